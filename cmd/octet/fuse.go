@@ -133,7 +133,7 @@ func runFuse(inv *invocation, args []string) error {
 		if *explain {
 			writeExplanation(&out, report)
 		}
-		if err := printer.Fprint(&out, m, printer.ConfigFor(style)); err != nil {
+		if err := printer.Fprint(&out, m, printConfig(style)); err != nil {
 			return err
 		}
 		if o.Verify != nil {

@@ -32,7 +32,6 @@ ENTRY e {
 	//   b = f8e4m3fn[16,32] parameter(1)
 	//   s = f32[] parameter(2)
 	//   gemm = (bf16[16,16], s8[1024]) custom-call(a, b, s, s), custom_call_target="__cublas$lt$matmul$f8"
-	//     // cuBLASLt FP8 GEMM: D bf16[16,16] = f8e4m3fn[16,32] × f8e4m3fn[16,32]ᵀ, a_scale=s b_scale=s, epilogue DEFAULT, alpha 1, beta 0, no amax [inferred: no backend_config]
 	//   ROOT d = bf16[16,16] get-tuple-element(gemm), index=0
 	// }
 }
