@@ -175,13 +175,13 @@ func TestRewriteLlama(t *testing.T) {
 	m := load(t, shared.Path(t, "corpus", "hlo", "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz"))
 	r := fuse.Rewrite(m, fuse.Options{})
 	fused := 0
-	for _, g := range r.GEMMs {
+	for _, g := range r.Decisions {
 		if g.Fused {
 			fused++
 		}
 	}
-	if len(r.GEMMs) != 27 || fused != 27 {
-		t.Errorf("%d FP8 dots, %d fused; want 27 and 27", len(r.GEMMs), fused)
+	if len(r.Decisions) != 27 || fused != 27 {
+		t.Errorf("%d FP8 dots, %d fused; want 27 and 27", len(r.Decisions), fused)
 	}
 	checkInvariants(t, m)
 	if after := fuse.Check(m); after.Fused != 27 || after.Unfused != 0 {

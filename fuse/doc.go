@@ -24,7 +24,7 @@
 //     (a, b, [c], a_scale, b_scale, [bias], [d_scale], or the legacy six-scalar form), and its D is sliced
 //     and reshaped back to the value it replaces.
 //
-// Every dot gets a GEMM decision with the reason for a refusal and an explanation of each piece that
+// Every dot gets a Decision with the reason for a refusal and an explanation of each piece that
 // matched. The rewrite keeps the IR's invariants: the result passes hlo.Verify when the input does, and
 // prints as text that parses back.
 //

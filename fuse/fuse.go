@@ -38,13 +38,13 @@ type Options struct {
 // Report is the outcome of Analyze or Rewrite for one module: a decision for every dot that has an FP8
 // value among its operand chains.
 type Report struct {
-	Module string  `json:"module"`
-	GEMMs  []*GEMM `json:"gemms"`
+	Module    string      `json:"module"`
+	Decisions []*Decision `json:"gemms"`
 }
 
-// GEMM is the decision about one dot with an FP8 value among its operand chains. Its JSON form is the
-// stable contract of "octet fuse --json".
-type GEMM struct {
+// Decision is the rewrite's decision about one dot with an FP8 value among its operand chains: fused
+// into one cuBLASLt FP8 call, or not and why. Its JSON form is the stable contract of "octet fuse --json".
+type Decision struct {
 	// Dot is the name of the dot in the input; Computation the computation it is in.
 	Dot         string `json:"dot"`
 	Computation string `json:"computation"`
@@ -114,7 +114,7 @@ func run(m *hlo.Module, opts *Options) *Report {
 				continue
 			}
 			g := p.report(why)
-			r.GEMMs = append(r.GEMMs, g)
+			r.Decisions = append(r.Decisions, g)
 			if why != nil {
 				continue
 			}
@@ -136,10 +136,10 @@ func run(m *hlo.Module, opts *Options) *Report {
 	return r
 }
 
-// report turns a plan (and the refusal, if any) into the GEMM decision.
-func (p *plan) report(why *refusal) *GEMM {
+// report turns a plan (and the refusal, if any) into the decision.
+func (p *plan) report(why *refusal) *Decision {
 	d := p.dot
-	g := &GEMM{Dot: d.Name, Computation: d.Parent.Name, Epilogue: cublas.EpilogueDefault, DType: d.Shape.Elem.String(),
+	g := &Decision{Dot: d.Name, Computation: d.Parent.Name, Epilogue: cublas.EpilogueDefault, DType: d.Shape.Elem.String(),
 		DotType: d.Shape.Elem.String(), M: p.m, N: p.n, K: p.k, Alpha: 1}
 	if p.a != nil {
 		g.AType = p.a.fp8.Shape.Elem.String()
