@@ -2,7 +2,6 @@ package fuse
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -477,16 +476,6 @@ func (t *tracer) blocker(gemm *hlo.Instruction, sides []*side) string {
 		return fmt.Sprintf("the GEMM reads %s values: no FP8 GEMM was formed for it", gemm.Operand(0).Shape.Elem)
 	}
 	return strings.Join(parts, "; ")
-}
-
-func dedupe(l []string) []string {
-	var out []string
-	for _, s := range l {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // after describes what a GEMM fusion computes after its dot, and what its users do with the result.
