@@ -43,13 +43,12 @@ func refuse(at *hlo.Instruction, format string, args ...any) *refusal {
 	return r
 }
 
-// steps are the patterns of one step up an operand chain. Each binds the data operand to x (and a scale to
-// scale); they are matched one instruction at a time because the chain has any length.
+// steps are the patterns of one step up an operand chain that is not part of the dequantize (converts and
+// the scale step, match.FindDequantize). Each binds the data operand to x; they are matched one
+// instruction at a time because the chain has any length.
 type steps struct {
-	x, scale, zero *hlo.Instruction
+	x, zero *hlo.Instruction
 
-	// scaleMultiply and scaleDivide are the scale of a dequantize: x * broadcast(s), x / broadcast(s).
-	scaleMultiply, scaleDivide *match.Pattern
 	// commuting are the ops that commute with the dequantize: they move data without computing on it, or
 	// pad and select with zero.
 	commuting *match.Pattern
@@ -59,9 +58,6 @@ func newSteps() *steps {
 	s := &steps{}
 	x := func() *match.Pattern { return match.Op().Bind(&s.x) }
 	zero := func() *match.Pattern { return match.Op().Bind(&s.zero).Where("zero", isZero) }
-	s.scaleMultiply = match.Multiply(x().Where("not a broadcast scalar", notBroadcast),
-		match.BroadcastScalar(match.Op().Bind(&s.scale)))
-	s.scaleDivide = match.Divide(x(), match.BroadcastScalar(match.Op().Bind(&s.scale)))
 	s.commuting = match.AnyOf(
 		match.Bitcast(x()).Where("same element type", keepsElem),
 		match.Broadcast(x()),
@@ -74,10 +70,6 @@ func newSteps() *steps {
 		match.Select(nil, x(), zero()),
 		match.Select(nil, zero(), x()))
 	return s
-}
-
-func notBroadcast(in *hlo.Instruction) bool {
-	return in.Opcode != hlo.OpBroadcast || !in.Operand(0).Shape.IsScalar()
 }
 
 func keepsElem(in *hlo.Instruction) bool { return in.Shape.Elem == in.Operand(0).Shape.Elem }
@@ -114,8 +106,10 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 	op := &operand{index: i}
 	st := newSteps()
 	var path []*hlo.Instruction // dot side first
+	var scaleStep *hlo.Instruction
 	cur := dot.Operand(i)
 	for !isFP8(cur) {
+		x, _, _, scaled := match.ScaleStep(cur)
 		switch {
 		case cur.Opcode == hlo.OpConvert:
 			if !cur.Shape.Elem.IsFloat() || !cur.Operand(0).Shape.Elem.IsFloat() {
@@ -127,14 +121,14 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 			}
 			path = append(path, cur)
 			cur = cur.Operand(0)
-		case match.Match(cur, st.scaleMultiply) || match.Match(cur, st.scaleDivide):
-			if op.scaleOp != nil {
+		case scaled:
+			if scaleStep != nil {
 				return nil, blocked(i, cur, "a second scale (%s %%%s) follows %s %%%s: one scale per operand can be absorbed",
-					cur.Opcode, cur.Name, op.scaleOp.Opcode, op.scaleOp.Name)
+					cur.Opcode, cur.Name, scaleStep.Opcode, scaleStep.Name)
 			}
-			op.scaleOp, op.scale, op.divide = cur, st.scale, cur.Opcode == hlo.OpDivide
+			scaleStep = cur
 			path = append(path, cur)
-			cur = st.x
+			cur = x
 		case match.Match(cur, st.commuting):
 			path = append(path, cur)
 			cur = st.x
@@ -147,13 +141,12 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 	}
 	op.fp8 = cur
 	for j := len(path) - 1; j >= 0; j-- {
-		in := path[j]
-		op.chain = append(op.chain, in)
-		switch {
-		case in == op.scaleOp:
-		case in.Opcode == hlo.OpConvert:
-			op.converts = append(op.converts, in)
-		default:
+		op.chain = append(op.chain, path[j])
+	}
+	dq := match.FindDequantize(op.chain)
+	op.converts, op.scaleOp, op.scale, op.divide = dq.Converts, dq.Scale, dq.Factor, dq.Divide
+	for _, in := range op.chain {
+		if in != op.scaleOp && in.Opcode != hlo.OpConvert {
 			op.replay = append(op.replay, in)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"octet/fuse/match"
 	"octet/hlo"
 )
 
@@ -61,20 +62,12 @@ func (t *tracer) trace(x *hlo.Instruction) *side {
 		return nil
 	}
 	s := &side{fp8: path[0], path: path[1:]}
-	for _, in := range s.path {
-		switch {
-		case in.Opcode == hlo.OpConvert && s.convert == nil:
-			s.convert = in
-		case (in.Opcode == hlo.OpMultiply || in.Opcode == hlo.OpDivide) && s.convert != nil && s.scaleOp == nil:
-			for i, o := range in.Operands() {
-				if in.Opcode == hlo.OpDivide && i == 0 {
-					continue
-				}
-				if o.Opcode == hlo.OpBroadcast && o.Operand(0).Shape.IsScalar() {
-					s.scaleOp, s.scale = in, t.scalarSource(o.Operand(0))
-				}
-			}
-		}
+	dq := match.FindDequantize(s.path)
+	if len(dq.Converts) > 0 {
+		s.convert = dq.Converts[0]
+	}
+	if dq.Scale != nil {
+		s.scaleOp, s.scale = dq.Scale, t.scalarSource(dq.Factor)
 	}
 	return s
 }
