@@ -76,6 +76,9 @@ type Decision struct {
 	At     []string `json:"at,omitempty"`
 	// Explain says which pattern matched each piece and what was absorbed, one line each.
 	Explain []string `json:"explain"`
+	// Matched are the lines of Explain about what matched, without the rewrite's own: what each operand
+	// chain matched and, for a fused dot, what the epilogue absorbed.
+	Matched []string `json:"-"`
 }
 
 // Analyze decides, for every dot of m with an FP8 value among its operand chains, whether it can become
@@ -147,6 +150,7 @@ func (p *plan) report(why *refusal) *Decision {
 	if p.b != nil {
 		g.BType = p.b.fp8.Shape.Elem.String()
 	}
+	g.Matched = append(g.Matched, p.notes...)
 	g.Explain = append(g.Explain, p.notes...)
 	if why != nil {
 		g.Reason = why.msg
@@ -165,6 +169,7 @@ func (p *plan) report(why *refusal) *Decision {
 	for _, in := range e.absorbed {
 		g.Absorbed = append(g.Absorbed, in.Name)
 	}
+	g.Matched = append(g.Matched, e.notes...)
 	g.Explain = append(g.Explain, p.layoutNotes()...)
 	g.Explain = append(g.Explain, e.notes...)
 	if t := d.Shape.Elem; t.IsFP8() {

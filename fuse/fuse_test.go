@@ -265,3 +265,20 @@ func TestParseABI(t *testing.T) {
 		t.Errorf("ParseABI(v2) did not fail")
 	}
 }
+
+// TestRewriteLlama rewrites the training step: every FP8 dot becomes a call, and the module still verifies
+// and parses back.
+func TestRewriteLlama(t *testing.T) {
+	m := load(t, shared.Path(t, "corpus", "hlo", "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz"))
+	r := fuse.Rewrite(m, fuse.Options{})
+	fused := 0
+	for _, g := range r.Decisions {
+		if g.Fused {
+			fused++
+		}
+	}
+	if len(r.Decisions) != 27 || fused != 27 {
+		t.Errorf("%d FP8 dots, %d fused; want 27 and 27", len(r.Decisions), fused)
+	}
+	checkInvariants(t, m)
+}

@@ -1,4 +1,4 @@
-package fuse
+package report
 
 import (
 	"fmt"
@@ -78,7 +78,7 @@ func (t *tracer) walk(x *hlo.Instruction, depth int, seen map[*hlo.Instruction]b
 		return nil
 	}
 	seen[x] = true
-	if isFP8(x) {
+	if match.FP8(x) {
 		return []*hlo.Instruction{x}
 	}
 	up := func(y *hlo.Instruction) []*hlo.Instruction {
@@ -233,7 +233,7 @@ func (t *tracer) describe(s *side) string {
 	var b strings.Builder
 	o := t.origin(s.fp8)
 	fmt.Fprintf(&b, "%s%s %s", s.fp8.Shape.Elem, dimsString(s.fp8.Shape.Dims), describeValue(o))
-	if o.Opcode == hlo.OpConvert && !isFP8(o.Operand(0)) {
+	if o.Opcode == hlo.OpConvert && !match.FP8(o.Operand(0)) {
 		fmt.Fprintf(&b, " (quantized here from %s)", o.Operand(0).Shape.Elem)
 	}
 	var rest []*hlo.Instruction
