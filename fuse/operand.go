@@ -9,18 +9,12 @@ import (
 	"octet/hlo"
 )
 
-// operand is what one operand chain of a dot matched: an FP8 value, its dequantize (converts, an optional
-// multiply or divide by a broadcast scalar) and the ops between it and the dot that commute with the
-// dequantize and are replayed on the FP8 value.
+// operand is what one operand chain of a dot matched: an FP8 value, its dequantize and the ops between it
+// and the dot that commute with the dequantize and are replayed on the FP8 value.
 type operand struct {
 	index int              // 0 for the lhs (A), 1 for the rhs (B)
 	fp8   *hlo.Instruction // the FP8 value
-	// converts are the converts of the dequantize, FP8 side first.
-	converts []*hlo.Instruction
-	// scaleOp multiplies (or, when divide, divides) the converted value by broadcast(scale); nil when the
-	// operand is not scaled.
-	scaleOp, scale *hlo.Instruction
-	divide         bool
+	match.Dequantize
 	// replay are the ops that commute with the dequantize, FP8 side first.
 	replay []*hlo.Instruction
 	// chain is every instruction between the FP8 value (excluded) and the dot, FP8 side first.
@@ -143,10 +137,9 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 	for j := len(path) - 1; j >= 0; j-- {
 		op.chain = append(op.chain, path[j])
 	}
-	dq := match.FindDequantize(op.chain)
-	op.converts, op.scaleOp, op.scale, op.divide = dq.Converts, dq.Scale, dq.Factor, dq.Divide
+	op.Dequantize = match.FindDequantize(op.chain)
 	for _, in := range op.chain {
-		if in != op.scaleOp && in.Opcode != hlo.OpConvert {
+		if in != op.Scale && in.Opcode != hlo.OpConvert {
 			op.replay = append(op.replay, in)
 		}
 	}
@@ -224,8 +217,8 @@ func exactConvertType(t dtype.Type) bool {
 func (op *operand) check() *refusal {
 	// The converts between the FP8 value and the scale must not round: each goes to a type that holds
 	// every FP8 value. After the scale they may round (bf16 normalization puts a convert to bf16 there).
-	for _, c := range op.converts {
-		if op.scaleOp != nil && !before(op.chain, c, op.scaleOp) {
+	for _, c := range op.Converts {
+		if op.Scale != nil && !before(op.chain, c, op.Scale) {
 			if !c.Shape.Elem.IsFloat() {
 				return blocked(op.index, c, "convert %%%s turns the dequantized value into %s", c.Name, c.Shape.Elem)
 			}
@@ -236,8 +229,8 @@ func (op *operand) check() *refusal {
 				c.Name, c.Shape.Elem, op.fp8.Shape.Elem)
 		}
 	}
-	if op.scale != nil && !op.scale.Shape.Elem.IsFloat() {
-		return blocked(op.index, op.scale, "the scale %%%s is %s, not a floating-point scalar", op.scale.Name, op.scale.Shape.Elem)
+	if op.Factor != nil && !op.Factor.Shape.Elem.IsFloat() {
+		return blocked(op.index, op.Factor, "the scale %%%s is %s, not a floating-point scalar", op.Factor.Name, op.Factor.Shape.Elem)
 	}
 	return nil
 }
@@ -261,12 +254,12 @@ func (op *operand) describe() string {
 	parts = append(parts, fmt.Sprintf("%s %%%s", op.fp8.Shape.Elem, op.fp8.Name))
 	for _, in := range op.chain {
 		switch {
-		case in == op.scaleOp:
+		case in == op.Scale:
 			verb := "multiply %" + in.Name + " by"
-			if op.divide {
+			if op.Divide {
 				verb = "divide %" + in.Name + " by"
 			}
-			parts = append(parts, fmt.Sprintf("%s broadcast scalar %%%s (%s)", verb, op.scale.Name, op.scale.Shape.Elem))
+			parts = append(parts, fmt.Sprintf("%s broadcast scalar %%%s (%s)", verb, op.Factor.Name, op.Factor.Shape.Elem))
 		case in.Opcode == hlo.OpConvert:
 			parts = append(parts, fmt.Sprintf("convert %%%s to %s", in.Name, in.Shape.Elem))
 		default:
@@ -279,13 +272,13 @@ func (op *operand) describe() string {
 // pattern names the dequantize pattern the operand matched, in the notation of package match.
 func (op *operand) pattern() string {
 	x := "FP8"
-	for _, c := range op.converts {
-		if op.scaleOp == nil || before(op.chain, c, op.scaleOp) {
+	for _, c := range op.Converts {
+		if op.Scale == nil || before(op.chain, c, op.Scale) {
 			x = "convert(" + x + ")"
 		}
 	}
-	if op.scaleOp != nil {
-		if op.divide {
+	if op.Scale != nil {
+		if op.Divide {
 			x = "divide(" + x + ", broadcast(scalar))"
 		} else {
 			x = "multiply(" + x + ", broadcast(scalar))"

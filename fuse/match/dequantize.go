@@ -13,6 +13,14 @@ type Dequantize struct {
 	Divide        bool
 }
 
+// FirstConvert returns the first convert, where the dequantize begins, or nil when there is none.
+func (d *Dequantize) FirstConvert() *hlo.Instruction {
+	if len(d.Converts) == 0 {
+		return nil
+	}
+	return d.Converts[0]
+}
+
 // scaleMultiply and scaleDivide are the scale step: x * broadcast(s) in either operand order, with x not
 // itself a broadcast scalar, and x / broadcast(s).
 var (

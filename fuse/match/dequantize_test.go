@@ -102,6 +102,13 @@ ENTRY main {
 			if got := names(d.Converts); !slices.Equal(got, tc.converts) {
 				t.Errorf("converts %v, want %v", got, tc.converts)
 			}
+			var first *hlo.Instruction
+			if len(tc.converts) > 0 {
+				first = ins[tc.converts[0]]
+			}
+			if d.FirstConvert() != first {
+				t.Errorf("FirstConvert = %v, want %v", d.FirstConvert(), first)
+			}
 			if tc.scale == "" {
 				if d.Scale != nil || d.Factor != nil {
 					t.Errorf("scale %v by %v, want none", d.Scale, d.Factor)

@@ -413,17 +413,18 @@ func (t *tracer) blocker(gemm *hlo.Instruction, sides []*side) string {
 		var stop *hlo.Instruction
 		for j := len(s.path) - 1; j >= 0; j-- {
 			in := s.path[j]
-			if in == s.scaleOp || in.Opcode == hlo.OpConvert || plumbing(in) {
+			if in == s.Scale || in.Opcode == hlo.OpConvert || plumbing(in) {
 				continue
 			}
 			stop = in
 			break
 		}
 		apart := ""
-		if stop == nil && s.convert != nil && s.convert.Parent != gemm.Parent {
-			apart = strings.TrimPrefix(t.where(s.convert), " in ")
+		convert := s.FirstConvert()
+		if stop == nil && convert != nil && convert.Parent != gemm.Parent {
+			apart = strings.TrimPrefix(t.where(convert), " in ")
 		}
-		if s.scaleOp != nil && s.convert != nil && (s.scaleOp.Shape.Elem == dtype.BF16 || s.scaleOp.Shape.Elem == dtype.F16) {
+		if s.Scale != nil && convert != nil && (s.Scale.Shape.Elem == dtype.BF16 || s.Scale.Shape.Elem == dtype.F16) {
 			narrow = append(narrow, s)
 		}
 		if stop == nil && apart == "" {
@@ -460,15 +461,15 @@ func (t *tracer) blocker(gemm *hlo.Instruction, sides []*side) string {
 	case 1:
 		s := narrow[0]
 		parts = append(parts, fmt.Sprintf("the dequantize multiply %%%s is in %s and a convert (%%%s) sits between it and the FP8 value %s",
-			s.scaleOp.Name, s.scaleOp.Shape.Elem, s.convert.Name, describeValue(t.origin(s.fp8))))
+			s.Scale.Name, s.Scale.Shape.Elem, s.FirstConvert().Name, describeValue(t.origin(s.fp8))))
 	default:
 		var ms, cs []string
 		for _, s := range narrow {
-			ms = append(ms, "%"+s.scaleOp.Name)
-			cs = append(cs, fmt.Sprintf("%%%s of %s", s.convert.Name, describeValue(t.origin(s.fp8))))
+			ms = append(ms, "%"+s.Scale.Name)
+			cs = append(cs, fmt.Sprintf("%%%s of %s", s.FirstConvert().Name, describeValue(t.origin(s.fp8))))
 		}
 		parts = append(parts, fmt.Sprintf("the dequantize multiplies %s are in %s and a convert sits between each and its FP8 value (%s)",
-			strings.Join(ms, " and "), narrow[0].scaleOp.Shape.Elem, strings.Join(cs, ", ")))
+			strings.Join(ms, " and "), narrow[0].Scale.Shape.Elem, strings.Join(cs, ", ")))
 	}
 	if len(parts) == 0 {
 		return fmt.Sprintf("the GEMM reads %s values: no FP8 GEMM was formed for it", gemm.Operand(0).Shape.Elem)

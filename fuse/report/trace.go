@@ -47,9 +47,10 @@ type side struct {
 	// path is every instruction from the FP8 value (excluded) to the GEMM's operand, FP8 side first, across
 	// computations.
 	path []*hlo.Instruction
-	// convert is the first convert from the FP8 value; scaleOp the multiply or divide by a broadcast scalar
-	// after it, and scale its scalar traced out of fusions (nil when there is none).
-	convert, scaleOp, scale *hlo.Instruction
+	// The dequantize on the way, and scale, the scalar of its scale step traced out of fusions (nil when
+	// there is none).
+	match.Dequantize
+	scale *hlo.Instruction
 }
 
 const traceDepth = 40
@@ -61,13 +62,9 @@ func (t *tracer) trace(x *hlo.Instruction) *side {
 	if path == nil {
 		return nil
 	}
-	s := &side{fp8: path[0], path: path[1:]}
-	dq := match.FindDequantize(s.path)
-	if len(dq.Converts) > 0 {
-		s.convert = dq.Converts[0]
-	}
-	if dq.Scale != nil {
-		s.scaleOp, s.scale = dq.Scale, t.scalarSource(dq.Factor)
+	s := &side{fp8: path[0], path: path[1:], Dequantize: match.FindDequantize(path[1:])}
+	if s.Factor != nil {
+		s.scale = t.scalarSource(s.Factor)
 	}
 	return s
 }
@@ -237,15 +234,15 @@ func (t *tracer) describe(s *side) string {
 		fmt.Fprintf(&b, " (quantized here from %s)", o.Operand(0).Shape.Elem)
 	}
 	var rest []*hlo.Instruction
-	if s.convert != nil {
-		fmt.Fprintf(&b, ", dequantized in %s%s (convert %%%s", s.convert.Shape.Elem, t.where(s.convert), s.convert.Name)
-		if s.scaleOp != nil {
-			fmt.Fprintf(&b, ", %s %%%s by %s", s.scaleOp.Opcode, s.scaleOp.Name, describeValue(s.scale))
+	if convert := s.FirstConvert(); convert != nil {
+		fmt.Fprintf(&b, ", dequantized in %s%s (convert %%%s", convert.Shape.Elem, t.where(convert), convert.Name)
+		if s.Scale != nil {
+			fmt.Fprintf(&b, ", %s %%%s by %s", s.Scale.Opcode, s.Scale.Name, describeValue(s.scale))
 		}
 		b.WriteString(")")
-		last := s.convert
-		if s.scaleOp != nil {
-			last = s.scaleOp
+		last := convert
+		if s.Scale != nil {
+			last = s.Scale
 		}
 		rest = s.path[slices.Index(s.path, last)+1:]
 	} else {
