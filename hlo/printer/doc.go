@@ -68,7 +68,7 @@
 // The printer does not reorder, rename or canonicalise: it prints the instructions in the order of
 // Computation.Instructions and the names they have. It knows HLO and nothing built on it: what a custom
 // call means (cuBLAS, fusion decisions) reaches the output only through Config.Annotate, so the package
-// imports only hlo and dtype. Options of XLA's printer that only make sense for
+// imports nothing above package hlo. Options of XLA's printer that only make sense for
 // modules XLA builds itself (canonical names, print_ids, fingerprints, sorted computations) have no
 // counterpart in Config.
 package printer

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"octet/hlo"
 	"octet/hlo/parser"
 	"octet/hlo/printer"
 )
@@ -55,4 +56,25 @@ func ExampleShapeString() {
 	// Output:
 	// (f32[2,3]{0,1:T(8,128)}, s32[], token[])
 	// (f32[2,3], s32[], token[])
+}
+
+func ExampleConfig_annotate() {
+	m, _ := parser.ParseString("example", "HloModule m\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n")
+	cfg := printer.ConfigFor(printer.StyleReadable)
+	cfg.Annotate = func(in *hlo.Instruction) []string {
+		if in.Opcode == hlo.OpNegate {
+			return []string{fmt.Sprintf("%d users", len(in.Users())), "the root"}
+		}
+		return nil
+	}
+	printer.Fprint(os.Stdout, m, cfg)
+	// Output:
+	// HloModule m
+	//
+	// ENTRY e (x: f32[4]) -> f32[4] {
+	//   x = f32[4] parameter(0)
+	//   ROOT n = f32[4] negate(x)
+	//     // 0 users
+	//     // the root
+	// }
 }
