@@ -35,9 +35,9 @@ type Options struct {
 	ABI ABI
 }
 
-// Report is the outcome of Analyze or Rewrite for one module: a decision for every dot that has an FP8
+// Result is the outcome of Analyze or Rewrite for one module: a decision for every dot that has an FP8
 // value among its operand chains.
-type Report struct {
+type Result struct {
 	Module    string      `json:"module"`
 	Decisions []*Decision `json:"gemms"`
 }
@@ -83,15 +83,15 @@ type Decision struct {
 
 // Analyze decides, for every dot of m with an FP8 value among its operand chains, whether it can become
 // one cuBLASLt FP8 call, without changing m.
-func Analyze(m *hlo.Module) *Report { return run(m, nil) }
+func Analyze(m *hlo.Module) *Result { return run(m, nil) }
 
 // Rewrite replaces every dot of m that can become one cuBLASLt FP8 call (__cublas$lt$matmul$f8) by that
 // call, absorbing the dequantize of its operands and the epilogue after it, and returns the decisions. The
 // rewritten module passes hlo.Verify when m does.
-func Rewrite(m *hlo.Module, opts Options) *Report { return run(m, &opts) }
+func Rewrite(m *hlo.Module, opts Options) *Result { return run(m, &opts) }
 
-func run(m *hlo.Module, opts *Options) *Report {
-	r := &Report{Module: m.Name}
+func run(m *hlo.Module, opts *Options) *Result {
+	r := &Result{Module: m.Name}
 	fused := map[*hlo.Computation]bool{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {

@@ -156,7 +156,7 @@ func runFuse(inv *invocation, args []string) error {
 }
 
 // writeExplanation prints the decisions of a rewrite as comment lines.
-func writeExplanation(w io.Writer, r *fuse.Report) {
+func writeExplanation(w io.Writer, r *fuse.Result) {
 	fused := 0
 	for _, g := range r.Decisions {
 		if g.Fused {
