@@ -116,7 +116,7 @@ func run(m *hlo.Module, opts *Options) *Result {
 			if p == nil && why == nil {
 				continue
 			}
-			g := p.report(why)
+			g := p.decision(why)
 			r.Decisions = append(r.Decisions, g)
 			if why != nil {
 				continue
@@ -139,8 +139,8 @@ func run(m *hlo.Module, opts *Options) *Result {
 	return r
 }
 
-// report turns a plan (and the refusal, if any) into the decision.
-func (p *plan) report(why *refusal) *Decision {
+// decision turns a plan (and the refusal, if any) into the Decision.
+func (p *plan) decision(why *refusal) *Decision {
 	d := p.dot
 	g := &Decision{Dot: d.Name, Computation: d.Parent.Name, Epilogue: cublas.EpilogueDefault, DType: d.Shape.Elem.String(),
 		DotType: d.Shape.Elem.String(), M: p.m, N: p.n, K: p.k, Alpha: 1}
