@@ -91,8 +91,6 @@ func scalarValue(in *hlo.Instruction) (float64, bool) {
 	return 0, false
 }
 
-func isFP8(in *hlo.Instruction) bool { return in.Shape.IsArray() && in.Shape.Elem.IsFP8() }
-
 // matchOperand walks up the chain of operand i of dot, from the dot to an FP8 value. It returns the match,
 // or a refusal when the chain reaches an FP8 value through something that cannot be absorbed, or nil and
 // nil when there is no FP8 value behind the operand at all.
@@ -102,7 +100,7 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 	var path []*hlo.Instruction // dot side first
 	var scaleStep *hlo.Instruction
 	cur := dot.Operand(i)
-	for !isFP8(cur) {
+	for !match.FP8(cur) {
 		x, _, _, scaled := match.ScaleStep(cur)
 		switch {
 		case cur.Opcode == hlo.OpConvert:
@@ -182,7 +180,7 @@ func fp8Behind(in *hlo.Instruction, depth int) *hlo.Instruction {
 			return nil
 		}
 		seen[x] = true
-		if isFP8(x) {
+		if match.FP8(x) {
 			return x
 		}
 		if d == 0 {

@@ -97,7 +97,8 @@ type Config struct {
 	// OmitDefaultLayouts leaves out layouts that are the default row-major order with nothing else set
 	// (the readable style).
 	OmitDefaultLayouts bool
-	// Color uses ANSI colours for opcodes, names and types (readable style; set it only for terminals).
+	// Color uses ANSI colours for opcodes, names, types and annotations (readable style; set it only for
+	// terminals).
 	Color bool
 	// Annotate, when set, gives the comment lines the readable style prints under an instruction, one
 	// "// line" each, indented one level deeper than the instruction and before its backend config.
