@@ -96,6 +96,7 @@ func Check(m *hlo.Module) *Report {
 			}
 		}
 	}
+	// What octet fuse would do with each plain dot is the rewrite's own decision, by computation and dot.
 	decisions := map[[2]string]*fuse.Decision{}
 	for _, d := range fuse.Analyze(m).Decisions {
 		decisions[[2]string{d.Computation, d.Dot}] = d
