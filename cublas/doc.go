@@ -2,8 +2,9 @@
 // targets (__cublas$lt$matmul$f8, __cublas$lt$matmul, __cublas$gemm), the GemmBackendConfig JSON and
 // which operand and result plays which part.
 //
-// It is the one place that knows this ABI; the printer's summaries, the interpreter and the FP8 rewriter
-// all go through Decode and GemmConfig. It reads both operand forms of the FP8 call: today's
+// It is the one place that knows this ABI; the interpreter, the FP8 rewriter and the one-line Summary
+// that "octet print" puts under each call (through Annotate, a printer.Config.Annotate) all go through
+// Decode and GemmConfig. It reads both operand forms of the FP8 call: today's
 // a, b, [c], a_scale, b_scale, [bias], [d_scale], and the six-scalar form of XLA up to 2024,
 // a, b, [c], a_scale, b_scale, c_scale, d_scale. Results are D, then the auxiliary output of a *_AUX
 // epilogue or the f32[] abs-max of D, then the s8 workspace.

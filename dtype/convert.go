@@ -213,11 +213,6 @@ func (t Type) EncodeFloat64ViaFloat32(x float64) uint64 {
 	return t.encode(float64(float32(x)), false)
 }
 
-// EncodeFloat64ViaFloat32Saturate is EncodeFloat64ViaFloat32 with saturation (see EncodeFloat32Saturate).
-func (t Type) EncodeFloat64ViaFloat32Saturate(x float64) uint64 {
-	return t.encode(float64(float32(x)), true)
-}
-
 func (t Type) encode(x float64, saturate bool) uint64 {
 	if t >= numTypes {
 		return 0

@@ -172,11 +172,11 @@ func (p *plan) build(abi ABI) *hlo.Instruction {
 
 	// Scales: a_scale carries the output scales folded into it.
 	var aScale, bScale *hlo.Instruction
-	if p.a.scale != nil {
-		aScale = b.f32(p.a.scale, p.a.divide)
+	if p.a.Factor != nil {
+		aScale = b.f32(p.a.Factor, p.a.Divide)
 	}
-	if p.b.scale != nil {
-		bScale = b.f32(p.b.scale, p.b.divide)
+	if p.b.Factor != nil {
+		bScale = b.f32(p.b.Factor, p.b.Divide)
 	}
 	for _, s := range e.outScales {
 		switch {

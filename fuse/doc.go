@@ -1,7 +1,16 @@
 // Package fuse finds the FP8 matrix multiplications of an HLO module and turns each into one cuBLASLt FP8
 // GEMM (the custom call __cublas$lt$matmul$f8), the rewrite XLA's GPU GEMM rewriter makes for a Hopper
-// target; and, for modules a compiler already produced, it says which FP8 GEMMs were fused and why the
-// others were not.
+// target.
+//
+// The FP8 work is three packages, each with one job, so that the data flows one way:
+//
+//   - fuse/match is the pattern language and the one definition of an FP8 dequantize (converts, then at
+//     most one multiply or divide by a broadcast scalar); it only looks at the IR.
+//   - fuse (this package) is the rewrite: match, then legality, then build. Its output is the rewritten
+//     module and a Decision per dot.
+//   - fuse/report reads modules a compiler produced: which FP8 GEMMs were fused and why the others were
+//     not (Check), and what changed between two compiles (Diff). For a dot that is not fused it quotes
+//     this package's Decision, so "would octet fuse fuse it" has one answer.
 //
 // # The rewrite
 //
@@ -24,24 +33,14 @@
 //     (a, b, [c], a_scale, b_scale, [bias], [d_scale], or the legacy six-scalar form), and its D is sliced
 //     and reshaped back to the value it replaces.
 //
-// Every dot gets a GEMM decision with the reason for a refusal and an explanation of each piece that
+// The steps live in operand.go and epilogue.go (matching), plan.go (legality) and build.go (building);
+// fuse.go runs them over a module. Every dot gets a Decision with the reason for a refusal and an explanation of each piece that
 // matched. The rewrite keeps the IR's invariants: the result passes hlo.Verify when the input does, and
 // prints as text that parses back.
 //
-// # Compiled modules
-//
-// Check reports on a module a compiler produced: every __cublas$lt$matmul$f8 call (today's operand form
-// and the six-scalar form of XLA up to 2024; a call printed without backend_config gets the configuration
-// its operand shapes imply, and the report says so), and every GEMM on FP8 data that is not one: plain
-// dots, dots inside GEMM fusions (kCustom fusions such as __triton_gemm or gemm_fusion_dot) and other
-// cuBLAS calls. Their operands are traced across computations (a fusion parameter to the caller's
-// operand, a get-tuple-element into the producing fusion's root, a slice of a concatenation to the piece
-// it takes) back to FP8 values, so that the report says how each was dequantized and what blocked the
-// fusion. Diff matches the GEMMs of two such reports by what they multiply (the parameters and shapes of
-// their operands' sources), not by instruction names, and lists the fusions lost and gained.
-//
 // # What it is not
 //
-// It does not evaluate anything (package interp runs both modules to compare them), and it does not
-// rewrite inside fusion computations: a compiled module's GEMM fusions are what Check reports on.
+// It does not evaluate anything (package interp runs both modules to compare them), it does not rewrite
+// inside fusion computations (a compiled module's GEMM fusions are what package report is for), and it
+// does not trace values across computations.
 package fuse

@@ -248,7 +248,7 @@ func (e *epilogue) matrixBias(v, u, c *hlo.Instruction) bool {
 	case c.Opcode == hlo.OpBroadcast:
 		e.note("stops at add %%%s: %%%s is a broadcast, which as C would be materialized", u.Name, c.Name)
 		return false
-	case isFP8(c):
+	case match.FP8(c):
 		e.note("stops at add %%%s: C (%%%s) would be %s, and cuBLASLt forbids an FP8 C", u.Name, c.Name, c.Shape.Elem)
 		return false
 	case !slices.Equal(c.Shape.Dims, v.Shape.Dims) || c.Shape.Elem != v.Shape.Elem:

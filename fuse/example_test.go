@@ -32,7 +32,7 @@ ENTRY main {
 		panic(err)
 	}
 	r := fuse.Rewrite(m, fuse.Options{})
-	for _, g := range r.GEMMs {
+	for _, g := range r.Decisions {
 		fmt.Printf("%s: fused=%v %s epilogue=%s D=%s absorbed=%v\n", g.Dot, g.Fused, g.Target, g.Epilogue, g.DType, g.Absorbed)
 	}
 	fmt.Println(m.Entry.Root.Opcode, m.Entry.Root.Operand(0).CustomCallTarget())
@@ -54,7 +54,7 @@ ENTRY main {
 	if err != nil {
 		panic(err)
 	}
-	for _, g := range fuse.Analyze(m).GEMMs {
+	for _, g := range fuse.Analyze(m).Decisions {
 		fmt.Printf("%s: fused=%v: %s\n", g.Dot, g.Fused, g.Reason)
 	}
 	// Output:

@@ -35,16 +35,16 @@ type Options struct {
 	ABI ABI
 }
 
-// Report is the outcome of Analyze or Rewrite for one module: a decision for every dot that has an FP8
+// Result is the outcome of Analyze or Rewrite for one module: a decision for every dot that has an FP8
 // value among its operand chains.
-type Report struct {
-	Module string  `json:"module"`
-	GEMMs  []*GEMM `json:"gemms"`
+type Result struct {
+	Module    string      `json:"module"`
+	Decisions []*Decision `json:"gemms"`
 }
 
-// GEMM is the decision about one dot with an FP8 value among its operand chains. Its JSON form is the
-// stable contract of "octet fuse --json".
-type GEMM struct {
+// Decision is the rewrite's decision about one dot with an FP8 value among its operand chains: fused
+// into one cuBLASLt FP8 call, or not and why. Its JSON form is the stable contract of "octet fuse --json".
+type Decision struct {
 	// Dot is the name of the dot in the input; Computation the computation it is in.
 	Dot         string `json:"dot"`
 	Computation string `json:"computation"`
@@ -76,19 +76,22 @@ type GEMM struct {
 	At     []string `json:"at,omitempty"`
 	// Explain says which pattern matched each piece and what was absorbed, one line each.
 	Explain []string `json:"explain"`
+	// Matched are the lines of Explain about what matched, without the rewrite's own: what each operand
+	// chain matched and, for a fused dot, what the epilogue absorbed.
+	Matched []string `json:"-"`
 }
 
 // Analyze decides, for every dot of m with an FP8 value among its operand chains, whether it can become
 // one cuBLASLt FP8 call, without changing m.
-func Analyze(m *hlo.Module) *Report { return run(m, nil) }
+func Analyze(m *hlo.Module) *Result { return run(m, nil) }
 
 // Rewrite replaces every dot of m that can become one cuBLASLt FP8 call (__cublas$lt$matmul$f8) by that
 // call, absorbing the dequantize of its operands and the epilogue after it, and returns the decisions. The
 // rewritten module passes hlo.Verify when m does.
-func Rewrite(m *hlo.Module, opts Options) *Report { return run(m, &opts) }
+func Rewrite(m *hlo.Module, opts Options) *Result { return run(m, &opts) }
 
-func run(m *hlo.Module, opts *Options) *Report {
-	r := &Report{Module: m.Name}
+func run(m *hlo.Module, opts *Options) *Result {
+	r := &Result{Module: m.Name}
 	fused := map[*hlo.Computation]bool{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -113,8 +116,8 @@ func run(m *hlo.Module, opts *Options) *Report {
 			if p == nil && why == nil {
 				continue
 			}
-			g := p.report(why)
-			r.GEMMs = append(r.GEMMs, g)
+			g := p.decision(why)
+			r.Decisions = append(r.Decisions, g)
 			if why != nil {
 				continue
 			}
@@ -136,10 +139,10 @@ func run(m *hlo.Module, opts *Options) *Report {
 	return r
 }
 
-// report turns a plan (and the refusal, if any) into the GEMM decision.
-func (p *plan) report(why *refusal) *GEMM {
+// decision turns a plan (and the refusal, if any) into the Decision.
+func (p *plan) decision(why *refusal) *Decision {
 	d := p.dot
-	g := &GEMM{Dot: d.Name, Computation: d.Parent.Name, Epilogue: cublas.EpilogueDefault, DType: d.Shape.Elem.String(),
+	g := &Decision{Dot: d.Name, Computation: d.Parent.Name, Epilogue: cublas.EpilogueDefault, DType: d.Shape.Elem.String(),
 		DotType: d.Shape.Elem.String(), M: p.m, N: p.n, K: p.k, Alpha: 1}
 	if p.a != nil {
 		g.AType = p.a.fp8.Shape.Elem.String()
@@ -147,6 +150,7 @@ func (p *plan) report(why *refusal) *GEMM {
 	if p.b != nil {
 		g.BType = p.b.fp8.Shape.Elem.String()
 	}
+	g.Matched = append(g.Matched, p.notes...)
 	g.Explain = append(g.Explain, p.notes...)
 	if why != nil {
 		g.Reason = why.msg
@@ -165,6 +169,7 @@ func (p *plan) report(why *refusal) *GEMM {
 	for _, in := range e.absorbed {
 		g.Absorbed = append(g.Absorbed, in.Name)
 	}
+	g.Matched = append(g.Matched, e.notes...)
 	g.Explain = append(g.Explain, p.layoutNotes()...)
 	g.Explain = append(g.Explain, e.notes...)
 	if t := d.Shape.Elem; t.IsFP8() {

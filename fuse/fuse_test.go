@@ -139,10 +139,10 @@ func TestTestdata(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
 			m, orig := load(t, path), load(t, path)
 			r := fuse.Rewrite(m, fuse.Options{})
-			if len(r.GEMMs) == 0 {
+			if len(r.Decisions) == 0 {
 				t.Fatalf("no FP8 dot found")
 			}
-			g := r.GEMMs[len(r.GEMMs)-1]
+			g := r.Decisions[len(r.Decisions)-1]
 			text := g.Reason + "\n" + strings.Join(g.Explain, "\n")
 			if g.Fused != tc.fused {
 				t.Fatalf("fused = %v, want %v:\n%s", g.Fused, tc.fused, text)
@@ -201,7 +201,7 @@ func TestCorpusInvariants(t *testing.T) {
 				checkInvariants(t, m)
 				calls := fusedCalls(t, m)
 				fused := 0
-				for _, g := range r.GEMMs {
+				for _, g := range r.Decisions {
 					if g.Fused {
 						fused++
 					}
@@ -244,13 +244,13 @@ func TestExplainEveryDot(t *testing.T) {
 	if after := printer.Sprint(m, printer.ConfigFor(printer.StyleXLA)); after != before {
 		t.Fatalf("Analyze changed the module")
 	}
-	if len(r.GEMMs) != 1 || !r.GEMMs[0].Fused || r.GEMMs[0].Epilogue != cublas.EpilogueBiasGelu {
-		t.Fatalf("Analyze: %+v", r.GEMMs)
+	if len(r.Decisions) != 1 || !r.Decisions[0].Fused || r.Decisions[0].Epilogue != cublas.EpilogueBiasGelu {
+		t.Fatalf("Analyze: %+v", r.Decisions)
 	}
 	for _, want := range []string{"operand 0 (A): f8e4m3fn %a, convert %a_bf16 to bf16, multiply %a_dq",
 		"add %x of broadcast %bias: vector bias", "multiply %y: GELU"} {
-		if !strings.Contains(strings.Join(r.GEMMs[0].Explain, "\n"), want) {
-			t.Errorf("the explanation lacks %q:\n%s", want, strings.Join(r.GEMMs[0].Explain, "\n"))
+		if !strings.Contains(strings.Join(r.Decisions[0].Explain, "\n"), want) {
+			t.Errorf("the explanation lacks %q:\n%s", want, strings.Join(r.Decisions[0].Explain, "\n"))
 		}
 	}
 }
@@ -264,4 +264,21 @@ func TestParseABI(t *testing.T) {
 	if _, err := fuse.ParseABI("v2"); err == nil {
 		t.Errorf("ParseABI(v2) did not fail")
 	}
+}
+
+// TestRewriteLlama rewrites the training step: every FP8 dot becomes a call, and the module still verifies
+// and parses back.
+func TestRewriteLlama(t *testing.T) {
+	m := load(t, shared.Path(t, "corpus", "hlo", "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz"))
+	r := fuse.Rewrite(m, fuse.Options{})
+	fused := 0
+	for _, g := range r.Decisions {
+		if g.Fused {
+			fused++
+		}
+	}
+	if len(r.Decisions) != 27 || fused != 27 {
+		t.Errorf("%d FP8 dots, %d fused; want 27 and 27", len(r.Decisions), fused)
+	}
+	checkInvariants(t, m)
 }

@@ -9,18 +9,12 @@ import (
 	"octet/hlo"
 )
 
-// operand is what one operand chain of a dot matched: an FP8 value, its dequantize (converts, an optional
-// multiply or divide by a broadcast scalar) and the ops between it and the dot that commute with the
-// dequantize and are replayed on the FP8 value.
+// operand is what one operand chain of a dot matched: an FP8 value, its dequantize and the ops between it
+// and the dot that commute with the dequantize and are replayed on the FP8 value.
 type operand struct {
 	index int              // 0 for the lhs (A), 1 for the rhs (B)
 	fp8   *hlo.Instruction // the FP8 value
-	// converts are the converts of the dequantize, FP8 side first.
-	converts []*hlo.Instruction
-	// scaleOp multiplies (or, when divide, divides) the converted value by broadcast(scale); nil when the
-	// operand is not scaled.
-	scaleOp, scale *hlo.Instruction
-	divide         bool
+	match.Dequantize
 	// replay are the ops that commute with the dequantize, FP8 side first.
 	replay []*hlo.Instruction
 	// chain is every instruction between the FP8 value (excluded) and the dot, FP8 side first.
@@ -43,13 +37,12 @@ func refuse(at *hlo.Instruction, format string, args ...any) *refusal {
 	return r
 }
 
-// steps are the patterns of one step up an operand chain. Each binds the data operand to x (and a scale to
-// scale); they are matched one instruction at a time because the chain has any length.
+// steps are the patterns of one step up an operand chain that is not part of the dequantize (converts and
+// the scale step, match.FindDequantize). Each binds the data operand to x; they are matched one
+// instruction at a time because the chain has any length.
 type steps struct {
-	x, scale, zero *hlo.Instruction
+	x, zero *hlo.Instruction
 
-	// scaleMultiply and scaleDivide are the scale of a dequantize: x * broadcast(s), x / broadcast(s).
-	scaleMultiply, scaleDivide *match.Pattern
 	// commuting are the ops that commute with the dequantize: they move data without computing on it, or
 	// pad and select with zero.
 	commuting *match.Pattern
@@ -59,9 +52,6 @@ func newSteps() *steps {
 	s := &steps{}
 	x := func() *match.Pattern { return match.Op().Bind(&s.x) }
 	zero := func() *match.Pattern { return match.Op().Bind(&s.zero).Where("zero", isZero) }
-	s.scaleMultiply = match.Multiply(x().Where("not a broadcast scalar", notBroadcast),
-		match.BroadcastScalar(match.Op().Bind(&s.scale)))
-	s.scaleDivide = match.Divide(x(), match.BroadcastScalar(match.Op().Bind(&s.scale)))
 	s.commuting = match.AnyOf(
 		match.Bitcast(x()).Where("same element type", keepsElem),
 		match.Broadcast(x()),
@@ -74,10 +64,6 @@ func newSteps() *steps {
 		match.Select(nil, x(), zero()),
 		match.Select(nil, zero(), x()))
 	return s
-}
-
-func notBroadcast(in *hlo.Instruction) bool {
-	return in.Opcode != hlo.OpBroadcast || !in.Operand(0).Shape.IsScalar()
 }
 
 func keepsElem(in *hlo.Instruction) bool { return in.Shape.Elem == in.Operand(0).Shape.Elem }
@@ -105,8 +91,6 @@ func scalarValue(in *hlo.Instruction) (float64, bool) {
 	return 0, false
 }
 
-func isFP8(in *hlo.Instruction) bool { return in.Shape.IsArray() && in.Shape.Elem.IsFP8() }
-
 // matchOperand walks up the chain of operand i of dot, from the dot to an FP8 value. It returns the match,
 // or a refusal when the chain reaches an FP8 value through something that cannot be absorbed, or nil and
 // nil when there is no FP8 value behind the operand at all.
@@ -114,8 +98,10 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 	op := &operand{index: i}
 	st := newSteps()
 	var path []*hlo.Instruction // dot side first
+	var scaleStep *hlo.Instruction
 	cur := dot.Operand(i)
-	for !isFP8(cur) {
+	for !match.FP8(cur) {
+		x, _, _, scaled := match.ScaleStep(cur)
 		switch {
 		case cur.Opcode == hlo.OpConvert:
 			if !cur.Shape.Elem.IsFloat() || !cur.Operand(0).Shape.Elem.IsFloat() {
@@ -127,14 +113,14 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 			}
 			path = append(path, cur)
 			cur = cur.Operand(0)
-		case match.Match(cur, st.scaleMultiply) || match.Match(cur, st.scaleDivide):
-			if op.scaleOp != nil {
+		case scaled:
+			if scaleStep != nil {
 				return nil, blocked(i, cur, "a second scale (%s %%%s) follows %s %%%s: one scale per operand can be absorbed",
-					cur.Opcode, cur.Name, op.scaleOp.Opcode, op.scaleOp.Name)
+					cur.Opcode, cur.Name, scaleStep.Opcode, scaleStep.Name)
 			}
-			op.scaleOp, op.scale, op.divide = cur, st.scale, cur.Opcode == hlo.OpDivide
+			scaleStep = cur
 			path = append(path, cur)
-			cur = st.x
+			cur = x
 		case match.Match(cur, st.commuting):
 			path = append(path, cur)
 			cur = st.x
@@ -147,13 +133,11 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 	}
 	op.fp8 = cur
 	for j := len(path) - 1; j >= 0; j-- {
-		in := path[j]
-		op.chain = append(op.chain, in)
-		switch {
-		case in == op.scaleOp:
-		case in.Opcode == hlo.OpConvert:
-			op.converts = append(op.converts, in)
-		default:
+		op.chain = append(op.chain, path[j])
+	}
+	op.Dequantize = match.FindDequantize(op.chain)
+	for _, in := range op.chain {
+		if in != op.Scale && in.Opcode != hlo.OpConvert {
 			op.replay = append(op.replay, in)
 		}
 	}
@@ -196,7 +180,7 @@ func fp8Behind(in *hlo.Instruction, depth int) *hlo.Instruction {
 			return nil
 		}
 		seen[x] = true
-		if isFP8(x) {
+		if match.FP8(x) {
 			return x
 		}
 		if d == 0 {
@@ -231,8 +215,8 @@ func exactConvertType(t dtype.Type) bool {
 func (op *operand) check() *refusal {
 	// The converts between the FP8 value and the scale must not round: each goes to a type that holds
 	// every FP8 value. After the scale they may round (bf16 normalization puts a convert to bf16 there).
-	for _, c := range op.converts {
-		if op.scaleOp != nil && !before(op.chain, c, op.scaleOp) {
+	for _, c := range op.Converts {
+		if op.Scale != nil && !before(op.chain, c, op.Scale) {
 			if !c.Shape.Elem.IsFloat() {
 				return blocked(op.index, c, "convert %%%s turns the dequantized value into %s", c.Name, c.Shape.Elem)
 			}
@@ -243,8 +227,8 @@ func (op *operand) check() *refusal {
 				c.Name, c.Shape.Elem, op.fp8.Shape.Elem)
 		}
 	}
-	if op.scale != nil && !op.scale.Shape.Elem.IsFloat() {
-		return blocked(op.index, op.scale, "the scale %%%s is %s, not a floating-point scalar", op.scale.Name, op.scale.Shape.Elem)
+	if op.Factor != nil && !op.Factor.Shape.Elem.IsFloat() {
+		return blocked(op.index, op.Factor, "the scale %%%s is %s, not a floating-point scalar", op.Factor.Name, op.Factor.Shape.Elem)
 	}
 	return nil
 }
@@ -268,12 +252,12 @@ func (op *operand) describe() string {
 	parts = append(parts, fmt.Sprintf("%s %%%s", op.fp8.Shape.Elem, op.fp8.Name))
 	for _, in := range op.chain {
 		switch {
-		case in == op.scaleOp:
+		case in == op.Scale:
 			verb := "multiply %" + in.Name + " by"
-			if op.divide {
+			if op.Divide {
 				verb = "divide %" + in.Name + " by"
 			}
-			parts = append(parts, fmt.Sprintf("%s broadcast scalar %%%s (%s)", verb, op.scale.Name, op.scale.Shape.Elem))
+			parts = append(parts, fmt.Sprintf("%s broadcast scalar %%%s (%s)", verb, op.Factor.Name, op.Factor.Shape.Elem))
 		case in.Opcode == hlo.OpConvert:
 			parts = append(parts, fmt.Sprintf("convert %%%s to %s", in.Name, in.Shape.Elem))
 		default:
@@ -286,13 +270,13 @@ func (op *operand) describe() string {
 // pattern names the dequantize pattern the operand matched, in the notation of package match.
 func (op *operand) pattern() string {
 	x := "FP8"
-	for _, c := range op.converts {
-		if op.scaleOp == nil || before(op.chain, c, op.scaleOp) {
+	for _, c := range op.Converts {
+		if op.Scale == nil || before(op.chain, c, op.Scale) {
 			x = "convert(" + x + ")"
 		}
 	}
-	if op.scaleOp != nil {
-		if op.divide {
+	if op.Scale != nil {
+		if op.Divide {
 			x = "divide(" + x + ", broadcast(scalar))"
 		} else {
 			x = "multiply(" + x + ", broadcast(scalar))"

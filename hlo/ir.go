@@ -123,12 +123,6 @@ func (in *Instruction) SetOperands(ops ...*Instruction) {
 	}
 }
 
-// AppendOperand adds an operand at the end.
-func (in *Instruction) AppendOperand(op *Instruction) {
-	in.operands = append(in.operands, op)
-	op.addUser(in)
-}
-
 // SetOperand replaces operand i.
 func (in *Instruction) SetOperand(i int, op *Instruction) {
 	old := in.operands[i]
@@ -384,20 +378,6 @@ func (c *Computation) Add(name string, op Opcode, shape Shape, operands ...*Inst
 	return in
 }
 
-// AddBefore is Add, placing the new instruction just before before in the instruction list.
-func (c *Computation) AddBefore(before *Instruction, name string, op Opcode, shape Shape, operands ...*Instruction) *Instruction {
-	in := c.Add(name, op, shape, operands...)
-	c.Instructions = c.Instructions[:len(c.Instructions)-1]
-	for i, x := range c.Instructions {
-		if x == before {
-			c.Instructions = append(c.Instructions[:i], append([]*Instruction{in}, c.Instructions[i:]...)...)
-			return in
-		}
-	}
-	c.Instructions = append(c.Instructions, in)
-	return in
-}
-
 // Remove deletes an instruction that has no users from c, releasing its operands.
 func (c *Computation) Remove(in *Instruction) {
 	for i, x := range c.Instructions {
@@ -408,37 +388,6 @@ func (c *Computation) Remove(in *Instruction) {
 	}
 	in.SetOperands()
 	in.Parent = nil
-}
-
-// RemoveDead deletes every instruction whose value nothing uses (the root, parameters and instructions
-// with side effects stay) and returns how many it removed.
-func (c *Computation) RemoveDead() int {
-	removed := 0
-	for changed := true; changed; {
-		changed = false
-		for i := len(c.Instructions) - 1; i >= 0; i-- {
-			in := c.Instructions[i]
-			if len(in.users) > 0 || in == c.Root || in.Opcode == OpParameter || in.HasSideEffect() ||
-				isControlPredecessor(c, in) {
-				continue
-			}
-			c.Remove(in)
-			removed++
-			changed = true
-		}
-	}
-	return removed
-}
-
-func isControlPredecessor(c *Computation, in *Instruction) bool {
-	for _, x := range c.Instructions {
-		for _, p := range x.ControlPredecessors() {
-			if p == in {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // HasSideEffect reports whether in must stay even when its value is unused.

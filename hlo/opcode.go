@@ -22,15 +22,6 @@ func LookupOpcode(name string) (Opcode, bool) {
 	return op, ok
 }
 
-// Opcodes returns every valid opcode.
-func Opcodes() []Opcode {
-	ops := make([]Opcode, 0, numOpcodes-1)
-	for op := OpInvalid + 1; op < numOpcodes; op++ {
-		ops = append(ops, op)
-	}
-	return ops
-}
-
 // IsElementwiseUnary reports whether op maps each element of its one operand to one result element.
 func (op Opcode) IsElementwiseUnary() bool {
 	switch op {
@@ -52,12 +43,6 @@ func (op Opcode) IsElementwiseBinary() bool {
 		return true
 	}
 	return false
-}
-
-// IsElementwise reports whether op computes each result element from the same-index elements of its
-// operands (select and clamp included).
-func (op Opcode) IsElementwise() bool {
-	return op.IsElementwiseUnary() || op.IsElementwiseBinary() || op == OpSelect || op == OpClamp
 }
 
 // IsCommutative reports whether a binary op gives the same result with its operands swapped.

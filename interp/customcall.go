@@ -67,7 +67,7 @@ func scalarF32(t *tensor.Tensor) float32 {
 //
 //	D = d_scale * epilogue(alpha * a_scale * b_scale * (A @ B) + beta * c_scale * C + bias)
 //
-// A and B are decoded exactly to float32 and their product accumulated in float32 (through the GEMM);
+// A and B are decoded exactly to float32 and their product accumulated in float32 (through the MatMuler);
 // the rest is computed in float32, one operation after the other in the order written (bias broadcast
 // along D's rows, RELU max(x, 0), GELU the tanh approximation 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))),
 // tanh evaluated in float64), and rounded once to D's type. amax is max|x| over D taken after the epilogue

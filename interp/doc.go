@@ -17,7 +17,7 @@
 // A dot converts both operands to its result type (exact when that is wider, as for FP8 or bf16
 // operands with an f32 result), then accumulates in float32 for float results of 32 bits or fewer (so
 // bf16 x bf16 -> bf16 accumulates in float32 and rounds once), in float64 for f64, and in the result's
-// integer type (wrapping) for integers. Float products go through the GEMM interface (package gemm's
+// integer type (wrapping) for integers. Float products go through the MatMuler interface (package gemm's
 // kernels by default), which sums in blocks with fused multiply-adds: results equal a sequential sum up to
 // float32 rounding of the summation order.
 //
@@ -39,6 +39,6 @@
 // most custom calls, ...), "file:line:col: %name: message" for a malformed instruction. Evaluation never
 // panics on a module; an internal failure becomes an *Error too.
 //
-// What it is not: a compiler or a fast runtime. Apart from the GEMM, instructions run one at a time on one
-// core, and values are immutable (every instruction allocates its result).
+// What it is not: a compiler or a fast runtime. Apart from the MatMuler, instructions run one at a time on
+// one core, and values are immutable (every instruction allocates its result).
 package interp

@@ -10,17 +10,17 @@ import (
 	"octet/tensor"
 )
 
-// GEMM multiplies float32 matrices. Dot instructions with float results and the cuBLAS GEMM custom calls
-// go through it, so that a faster kernel can replace package gemm's (Options.GEMM).
-type GEMM interface {
+// MatMuler multiplies float32 matrices. Dot instructions with float results and the cuBLAS GEMM custom calls
+// go through it, so that a faster kernel can replace package gemm's (Options.MatMuler).
+type MatMuler interface {
 	// MatMulBatched computes count independent products C_i = alpha*A_i*B_i + beta*C_i, the i-th operands
 	// at element offsets i*strideA, i*strideB and i*strideC of their views' data, as gemm.MatMulBatched.
 	MatMulBatched(count int, c gemm.Matrix, strideC int, a gemm.Matrix, strideA int, b gemm.Matrix, strideB int, alpha, beta float32)
 }
 
-type defaultGEMM struct{}
+type defaultMatMuler struct{}
 
-func (defaultGEMM) MatMulBatched(count int, c gemm.Matrix, strideC int, a gemm.Matrix, strideA int, b gemm.Matrix, strideB int, alpha, beta float32) {
+func (defaultMatMuler) MatMulBatched(count int, c gemm.Matrix, strideC int, a gemm.Matrix, strideA int, b gemm.Matrix, strideB int, alpha, beta float32) {
 	if count == 1 {
 		gemm.MatMul(c, a, b, alpha, beta)
 		return
@@ -193,7 +193,7 @@ func (e *evaluator) dot(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tenso
 
 // dotGeneral evaluates a dot as XLA's evaluator does: both operands are first converted to the result's
 // element type (exact when that is wider), then multiplied and accumulated in float32 for float results of
-// 32 bits or fewer (through the GEMM; narrower results are rounded once at the end), in float64 for f64,
+// 32 bits or fewer (through the MatMuler; narrower results are rounded once at the end), in float64 for f64,
 // and in the result's integer type (wrapping) for integers.
 func (e *evaluator) dotGeneral(in *hlo.Instruction, lhs, rhs *tensor.Tensor, d dotDims) (*tensor.Tensor, error) {
 	out := in.Shape.Elem

@@ -108,28 +108,28 @@ func TestConvolution(t *testing.T) {
 	})
 }
 
-// countingGEMM records calls, to check that dots go through Options.GEMM.
-type countingGEMM struct{ calls int }
+// countingMatMuler records calls, to check that dots go through Options.MatMuler.
+type countingMatMuler struct{ calls int }
 
-func (c *countingGEMM) MatMulBatched(count int, cm gemm.Matrix, strideC int, a gemm.Matrix, strideA int, b gemm.Matrix, strideB int, alpha, beta float32) {
+func (c *countingMatMuler) MatMulBatched(count int, cm gemm.Matrix, strideC int, a gemm.Matrix, strideA int, b gemm.Matrix, strideB int, alpha, beta float32) {
 	c.calls++
 	gemm.MatMulBatched(count, cm, strideC, a, strideA, b, strideB, alpha, beta)
 }
 
-func TestGEMMInterface(t *testing.T) {
+func TestMatMuler(t *testing.T) {
 	m := parseModule(t, `ENTRY e {
   a = bf16[4,8] parameter(0)
   b = bf16[8,3] parameter(1)
   ROOT d = f32[4,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }`)
 	args, _ := RandomInputs(m, 3)
-	g := &countingGEMM{}
-	r, err := Run(m, args, Options{GEMM: g})
+	g := &countingMatMuler{}
+	r, err := Run(m, args, Options{MatMuler: g})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g.calls != 1 {
-		t.Errorf("GEMM called %d times, want 1", g.calls)
+		t.Errorf("MatMuler called %d times, want 1", g.calls)
 	}
 	// Compare with a float64 reference: bf16 products are exact in float32 and the sums of 8 terms are
 	// close.

@@ -329,12 +329,6 @@ func (e *evaluator) convert(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.T
 	return t, nil
 }
 
-type convertError struct{ from, to dtype.Type }
-
-func (c *convertError) Error() string {
-	return "convert from " + c.from.String() + " to " + c.to.String()
-}
-
 // convertTensor converts x to type to, giving the result the shape dims.
 func convertTensor(x *tensor.Tensor, to dtype.Type, dims []int64) (*tensor.Tensor, error) {
 	from := x.Type

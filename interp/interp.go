@@ -24,9 +24,9 @@ type Options struct {
 	MaxWork int64
 	// Context, when set, cancels the evaluation.
 	Context context.Context
-	// GEMM multiplies float32 matrices for dot instructions and the cuBLAS custom calls; nil means package
+	// MatMuler multiplies float32 matrices for dot instructions and the cuBLAS custom calls; nil means package
 	// gemm's kernels.
-	GEMM GEMM
+	MatMuler MatMuler
 }
 
 // Run evaluates the entry computation of m with the given arguments, one per entry parameter, and
@@ -50,9 +50,9 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 	if err := CheckMemory(m, opts); err != nil {
 		return Value{}, err
 	}
-	e := &evaluator{mod: m, opts: opts, gemm: opts.GEMM, comps: map[*hlo.Computation]*compiled{}}
+	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{}}
 	if e.gemm == nil {
-		e.gemm = defaultGEMM{}
+		e.gemm = defaultMatMuler{}
 	}
 	if opts.Context != nil {
 		e.ctx = opts.Context
@@ -90,7 +90,7 @@ func CheckMemory(m *hlo.Module, opts Options) error {
 type evaluator struct {
 	mod     *hlo.Module
 	opts    Options
-	gemm    GEMM
+	gemm    MatMuler
 	ctx     context.Context
 	work    int64
 	current *hlo.Instruction

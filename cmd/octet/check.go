@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"octet/fuse"
+	"octet/fuse/report"
 )
 
 func init() {
@@ -37,8 +37,8 @@ also says whether "octet fuse" would fuse it.
 
 // checkFile is the JSON form of the report on one file.
 type checkFile struct {
-	File    string              `json:"file"`
-	Modules []*fuse.CheckReport `json:"modules"`
+	File    string           `json:"file"`
+	Modules []*report.Report `json:"modules"`
 }
 
 func runCheck(inv *invocation, args []string) error {
@@ -68,9 +68,9 @@ func runCheck(inv *invocation, args []string) error {
 		}
 		cf := checkFile{File: display}
 		for _, m := range mods {
-			r := fuse.Check(m)
+			r := report.Check(m)
 			if r.GEMMs == nil {
-				r.GEMMs = []*fuse.Found{}
+				r.GEMMs = []*report.GEMM{}
 			}
 			unfused += r.Unfused
 			cf.Modules = append(cf.Modules, r)
@@ -100,7 +100,7 @@ func runCheck(inv *invocation, args []string) error {
 }
 
 // writeCheck prints the report on one module.
-func writeCheck(w io.Writer, file string, r *fuse.CheckReport) {
+func writeCheck(w io.Writer, file string, r *report.Report) {
 	fusible := ""
 	if r.Fusible > 0 {
 		fusible = fmt.Sprintf(" (%d of them fusible by octet fuse)", r.Fusible)
@@ -154,7 +154,7 @@ func writeCheck(w io.Writer, file string, r *fuse.CheckReport) {
 	}
 }
 
-func operandText(o *fuse.Operand) string {
+func operandText(o *report.Operand) string {
 	if o == nil {
 		return "?"
 	}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"octet/fuse"
+	"octet/fuse/report"
 	"octet/hlo"
 )
 
@@ -35,7 +35,7 @@ type diffOutput struct {
 	ModuleA   string `json:"module_a"`
 	ModuleB   string `json:"module_b"`
 	Regressed bool   `json:"regressed"`
-	*fuse.DiffReport
+	*report.Difference
 }
 
 func runDiff(inv *invocation, args []string) error {
@@ -60,9 +60,9 @@ func runDiff(inv *invocation, args []string) error {
 		}
 		mods[i] = ms[0]
 	}
-	ra, rb := fuse.Check(mods[0]), fuse.Check(mods[1])
-	d := fuse.Diff(ra, rb)
-	o := diffOutput{FileA: files[0], FileB: files[1], ModuleA: ra.Module, ModuleB: rb.Module, Regressed: d.Regressed(), DiffReport: d}
+	ra, rb := report.Check(mods[0]), report.Check(mods[1])
+	d := report.Diff(ra, rb)
+	o := diffOutput{FileA: files[0], FileB: files[1], ModuleA: ra.Module, ModuleB: rb.Module, Regressed: d.Regressed(), Difference: d}
 	var out bytes.Buffer
 	if *asJSON {
 		enc := json.NewEncoder(&out)
@@ -95,11 +95,11 @@ func runDiff(inv *invocation, args []string) error {
 	return nil
 }
 
-func writeDiff(w io.Writer, files []string, ra, rb *fuse.CheckReport, d *fuse.DiffReport) {
-	for i, r := range []*fuse.CheckReport{ra, rb} {
+func writeDiff(w io.Writer, files []string, ra, rb *report.Report, d *report.Difference) {
+	for i, r := range []*report.Report{ra, rb} {
 		fmt.Fprintf(w, "%s: %s (module %s): %s, %d fused\n", "AB"[i:i+1], files[i], r.Module, plural(len(r.GEMMs), "FP8 GEMM"), r.Fused)
 	}
-	section := func(title string, cs []*fuse.Change) {
+	section := func(title string, cs []*report.Change) {
 		if len(cs) == 0 {
 			return
 		}

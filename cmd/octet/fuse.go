@@ -46,9 +46,9 @@ d_scale). The exit status is 1 when the input does not parse or a run fails.`,
 
 // fuseOutput is the JSON form of one rewritten module.
 type fuseOutput struct {
-	Module string         `json:"module"`
-	GEMMs  []*fuse.GEMM   `json:"gemms"`
-	Verify *verifyOutcome `json:"verify,omitempty"`
+	Module string           `json:"module"`
+	GEMMs  []*fuse.Decision `json:"gemms"`
+	Verify *verifyOutcome   `json:"verify,omitempty"`
 }
 
 // verifyOutcome is what --verify found.
@@ -112,9 +112,9 @@ func runFuse(inv *invocation, args []string) error {
 				return fmt.Errorf("%s: internal error: the rewritten module %s does not verify:\n%v", display, m.Name, err)
 			}
 		}
-		o := fuseOutput{Module: report.Module, GEMMs: report.GEMMs}
+		o := fuseOutput{Module: report.Module, GEMMs: report.Decisions}
 		if o.GEMMs == nil {
-			o.GEMMs = []*fuse.GEMM{}
+			o.GEMMs = []*fuse.Decision{}
 		}
 		if *verify {
 			v, err := verifyRewrite(originals[i], m, *seed)
@@ -133,7 +133,7 @@ func runFuse(inv *invocation, args []string) error {
 		if *explain {
 			writeExplanation(&out, report)
 		}
-		if err := printer.Fprint(&out, m, printer.ConfigFor(style)); err != nil {
+		if err := printer.Fprint(&out, m, printConfig(style)); err != nil {
 			return err
 		}
 		if o.Verify != nil {
@@ -156,15 +156,15 @@ func runFuse(inv *invocation, args []string) error {
 }
 
 // writeExplanation prints the decisions of a rewrite as comment lines.
-func writeExplanation(w io.Writer, r *fuse.Report) {
+func writeExplanation(w io.Writer, r *fuse.Result) {
 	fused := 0
-	for _, g := range r.GEMMs {
+	for _, g := range r.Decisions {
 		if g.Fused {
 			fused++
 		}
 	}
-	fmt.Fprintf(w, "// %s: %s with an FP8 operand chain, %d fused\n", r.Module, plural(len(r.GEMMs), "dot"), fused)
-	for _, g := range r.GEMMs {
+	fmt.Fprintf(w, "// %s: %s with an FP8 operand chain, %d fused\n", r.Module, plural(len(r.Decisions), "dot"), fused)
+	for _, g := range r.Decisions {
 		verdict := "fused into %" + g.Call
 		if !g.Fused {
 			verdict = "not fused: " + g.Reason

@@ -76,10 +76,9 @@ func runPrint(inv *invocation, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	cfg := printer.ConfigFor(style)
+	cfg := printConfig(style)
 	cfg.PrintLargeConstants = cfg.PrintLargeConstants || f.largeConstants
 	if f.metadata {
-		cfg.Metadata = true
 		cfg.PrintMetadata = true
 	}
 	switch f.color {
@@ -119,6 +118,14 @@ func runPrint(inv *invocation, args []string) error {
 		mods = []*hlo.Module{m}
 	}
 	return writeModules(inv.stdout, mods, cfg)
+}
+
+// printConfig returns the options of style as the commands print modules: the readable style summarises
+// cuBLAS GEMM custom calls under them.
+func printConfig(style printer.Style) printer.Config {
+	cfg := printer.ConfigFor(style)
+	cfg.Annotate = cublas.Annotate
+	return cfg
 }
 
 // parseInterspersed parses flags that may come before or after the positional arguments

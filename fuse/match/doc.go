@@ -12,6 +12,10 @@
 // capture with Same; a failed alternative (the other operand order, a branch of AnyOf) undoes the captures
 // it made, and a failed Match leaves every capture as it was before the call.
 //
+// The package also holds the one definition of an FP8 dequantize (Dequantize, FindDequantize, ScaleStep):
+// converts to wider types and at most one multiply or divide by a broadcast scalar. The rewrite and the
+// report on compiled modules both read operand chains with it, so they agree on what a dequantize is.
+//
 // A pattern only looks: it never changes the IR. Deciding whether a match may be rewritten, and building the
 // replacement, belong to the pass that uses it (package fuse).
 package match

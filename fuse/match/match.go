@@ -139,9 +139,6 @@ func (p *Pattern) Where(desc string, f func(*hlo.Instruction) bool) *Pattern {
 	return q
 }
 
-// OneUser requires the matched instruction to have exactly one user (XLA's WithOneUser).
-func (p *Pattern) OneUser() *Pattern { return p.Where("one user", HasOneUser) }
-
 // Elem requires the matched instruction to be an array of element type t.
 func (p *Pattern) Elem(t dtype.Type) *Pattern {
 	return p.Where(t.String(), func(in *hlo.Instruction) bool { return in.Shape.IsArray() && in.Shape.Elem == t })
@@ -304,9 +301,6 @@ func Clamp(lo, x, hi *Pattern) *Pattern { return nary(hlo.OpClamp, lo, x, hi) }
 // Select matches select(p, x, y).
 func Select(p, x, y *Pattern) *Pattern { return nary(hlo.OpSelect, p, x, y) }
 
-// Reduce matches reduce(x, init) of one input.
-func Reduce(x, init *Pattern) *Pattern { return nary(hlo.OpReduce, x, init) }
-
 // Constant matches any constant.
 func Constant() *Pattern { return &Pattern{op: hlo.OpConstant} }
 
@@ -374,9 +368,6 @@ func BroadcastScalar(s *Pattern) *Pattern {
 
 // FP8 reports whether in is an array of an 8-bit floating-point type.
 func FP8(in *hlo.Instruction) bool { return in.Shape.IsArray() && in.Shape.Elem.IsFP8() }
-
-// HasOneUser reports whether in has exactly one user.
-func HasOneUser(in *hlo.Instruction) bool { return len(in.Users()) == 1 }
 
 // ConstantValue returns the value of a constant that holds one element (rank 0, or every dimension 1),
 // rounded to its element type as XLA's parser rounds a literal: "0.044715" in a bf16 constant is

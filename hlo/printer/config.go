@@ -3,6 +3,8 @@ package printer
 import (
 	"fmt"
 	"strings"
+
+	"octet/hlo"
 )
 
 // Style is a family of output forms: XLA's text in one of its option sets, Octet's readable form, or JSON.
@@ -58,7 +60,8 @@ const (
 // Config holds every option of a print. The fields named after XLA's HloPrintOptions mean what they mean
 // there; ConfigFor returns the option set of each style. Options that only change how XLA names or orders
 // things it builds itself (canonical names, print_ids, fingerprints) have no counterpart: Octet prints the
-// names and the order it was given.
+// names and the order it was given. A wrapped async instruction always prints in XLA's sugared form
+// (custom-call-start(...)), the form Octet's IR keeps.
 type Config struct {
 	// Style selects the form. The options below apply to the XLA styles; the readable style uses those
 	// that make sense for it (ConfigFor sets them), and JSON uses PrintLargeConstants and the metadata
@@ -86,9 +89,6 @@ type Config struct {
 	PrintParameterNumber                bool // N in parameter(N)
 	PrintFullReplicaGroupList           bool // expand iota replica groups into the explicit list
 	PrintNameAfterClosingBrace          bool // "} // name" after computations of more than 5 instructions
-	// SyntaxSugarAsyncOps prints a wrapped async instruction as custom-call-start(...) and so on. Octet's IR
-	// keeps the form it was given, so this only documents the default; it is always on.
-	SyntaxSugarAsyncOps bool
 	// CompactOperands prints at most 4 operands followed by ", ...(+N)" (the text no longer parses).
 	CompactOperands bool
 	// IndentAmount indents every line by 2*IndentAmount spaces.
@@ -97,10 +97,13 @@ type Config struct {
 	// OmitDefaultLayouts leaves out layouts that are the default row-major order with nothing else set
 	// (the readable style).
 	OmitDefaultLayouts bool
-	// Metadata shows metadata and the stack frame tables in the readable style.
-	Metadata bool
-	// Color uses ANSI colours for opcodes, names and types (readable style; set it only for terminals).
+	// Color uses ANSI colours for opcodes, names, types and annotations (readable style; set it only for
+	// terminals).
 	Color bool
+	// Annotate, when set, gives the comment lines the readable style prints under an instruction, one
+	// "// line" each, indented one level deeper than the instruction and before its backend config.
+	// Package cublas's Annotate summarises GEMM custom calls.
+	Annotate func(*hlo.Instruction) []string
 }
 
 // ConfigFor returns the option set of style s.
@@ -123,7 +126,6 @@ func ConfigFor(s Style) Config {
 		PrintOriginalValue:                  true,
 		PrintInfeedOutfeedConfig:            true,
 		PrintParameterNumber:                true,
-		SyntaxSugarAsyncOps:                 true,
 	}
 	switch s {
 	case StyleXLALong:
@@ -144,12 +146,4 @@ func ConfigFor(s Style) Config {
 		c.OmitDefaultLayouts = true
 	}
 	return c
-}
-
-// showMetadata reports whether metadata (and stack frames) are printed.
-func (c *Config) showMetadata() bool {
-	if c.Style == StyleReadable {
-		return c.Metadata || c.PrintMetadata
-	}
-	return c.PrintMetadata
 }

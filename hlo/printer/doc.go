@@ -19,14 +19,15 @@
 // # Readable style
 //
 // StyleReadable is "octet print"'s default: no "%", no operand shapes, default layouts left out, no
-// metadata or stack frames (Config.Metadata brings them back), no fingerprint entries in the module's
-// frontend attributes, every JSON backend_config indented under its instruction, and every cuBLAS GEMM
-// custom call summarised on a comment line under it, for example
+// metadata or stack frames (Config.PrintMetadata brings them back), no fingerprint entries in the
+// module's frontend attributes, and every JSON backend_config indented under its instruction.
+// Config.Annotate lets the caller put comment lines under instructions; "octet print" uses it to
+// summarise every cuBLAS GEMM custom call (package cublas), for example
 //
 //	// cuBLASLt FP8 GEMM: D f8e5m2[128,128] = f8e4m3fn[128,128] × f8e5m2[128,128]ᵀ, a_scale=constant_1 ...
 //
-// (see GemmSummary). Config.Color adds ANSI colours for names, opcodes and shapes. The readable form is
-// for reading; it is not meant to be parsed back.
+// Config.Color adds ANSI colours for names, opcodes, shapes and annotations. The readable form is for
+// reading; it is not meant to be parsed back.
 //
 // # JSON style
 //
@@ -65,7 +66,9 @@
 // # What it is not
 //
 // The printer does not reorder, rename or canonicalise: it prints the instructions in the order of
-// Computation.Instructions and the names they have. Options of XLA's printer that only make sense for
+// Computation.Instructions and the names they have. It knows HLO and nothing built on it: what a custom
+// call means (cuBLAS, fusion decisions) reaches the output only through Config.Annotate, so the package
+// imports nothing above package hlo. Options of XLA's printer that only make sense for
 // modules XLA builds itself (canonical names, print_ids, fingerprints, sorted computations) have no
 // counterpart in Config.
 package printer

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"octet/hlo"
 	"octet/hlo/parser"
 	"octet/hlo/printer"
 )
@@ -32,7 +33,6 @@ ENTRY e {
 	//   b = f8e4m3fn[16,32] parameter(1)
 	//   s = f32[] parameter(2)
 	//   gemm = (bf16[16,16], s8[1024]) custom-call(a, b, s, s), custom_call_target="__cublas$lt$matmul$f8"
-	//     // cuBLASLt FP8 GEMM: D bf16[16,16] = f8e4m3fn[16,32] × f8e4m3fn[16,32]ᵀ, a_scale=s b_scale=s, epilogue DEFAULT, alpha 1, beta 0, no amax [inferred: no backend_config]
 	//   ROOT d = bf16[16,16] get-tuple-element(gemm), index=0
 	// }
 }
@@ -56,4 +56,25 @@ func ExampleShapeString() {
 	// Output:
 	// (f32[2,3]{0,1:T(8,128)}, s32[], token[])
 	// (f32[2,3], s32[], token[])
+}
+
+func ExampleConfig_annotate() {
+	m, _ := parser.ParseString("example", "HloModule m\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n")
+	cfg := printer.ConfigFor(printer.StyleReadable)
+	cfg.Annotate = func(in *hlo.Instruction) []string {
+		if in.Opcode == hlo.OpNegate {
+			return []string{fmt.Sprintf("%d users", len(in.Users())), "the root"}
+		}
+		return nil
+	}
+	printer.Fprint(os.Stdout, m, cfg)
+	// Output:
+	// HloModule m
+	//
+	// ENTRY e (x: f32[4]) -> f32[4] {
+	//   x = f32[4] parameter(0)
+	//   ROOT n = f32[4] negate(x)
+	//     // 0 users
+	//     // the root
+	// }
 }

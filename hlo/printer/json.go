@@ -55,7 +55,7 @@ func (p *printer) jsonModule(m *hlo.Module) {
 		attr("entry_computation_layout", &ps)
 	}
 	p.byte('}')
-	if t := m.StackFrames; t != nil && p.cfg.showMetadata() {
+	if t := m.StackFrames; t != nil && p.cfg.PrintMetadata {
 		p.jsonStackFrames(t)
 	}
 	p.str(`,"computations":[`)
@@ -242,7 +242,7 @@ func (p *printer) jsonInstruction(in *hlo.Instruction, root bool, textValue func
 	if n > 0 {
 		p.byte('}')
 	}
-	if md != nil && p.cfg.showMetadata() {
+	if md != nil && p.cfg.PrintMetadata {
 		p.str(`,"metadata":{`)
 		for i, kv := range md {
 			if i > 0 {

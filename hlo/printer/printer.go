@@ -121,7 +121,7 @@ func (p *printer) module(m *hlo.Module) {
 	p.str("HloModule ")
 	p.str(m.Name)
 	p.moduleAttrs(m)
-	if p.cfg.showMetadata() {
+	if p.cfg.PrintMetadata {
 		p.stackFrames(m.StackFrames)
 	}
 	p.str("\n\n")
@@ -408,7 +408,7 @@ func (p *printer) instructionAt(in *hlo.Instruction, level int) {
 		p.attr(a, level)
 	}
 	if readable {
-		p.gemmNote(in, level)
+		p.annotationNote(in, level)
 	}
 }
 
@@ -469,7 +469,7 @@ var generalAttrs = map[string]bool{
 func (p *printer) keepAttr(a hlo.Attr) bool {
 	switch a.Name {
 	case "metadata":
-		if !p.cfg.showMetadata() {
+		if !p.cfg.PrintMetadata {
 			return false
 		}
 		md, ok := a.Value.(hlo.Metadata)
@@ -537,7 +537,7 @@ func (p *printer) attr(a hlo.Attr, level int) {
 			return
 		}
 	}
-	if a.Name == "sharding" && !p.cfg.showMetadata() {
+	if a.Name == "sharding" && !p.cfg.PrintMetadata {
 		if s, ok := a.Value.(*hlo.Sharding); ok {
 			p.str(stripShardingMetadata(s.Text))
 			return

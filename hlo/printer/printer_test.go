@@ -3,8 +3,10 @@ package printer_test
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -268,9 +270,9 @@ ENTRY %e () -> f32[] {
 		t.Errorf("readable style shows stack frames:\n%s", readable)
 	}
 	cfg := printer.ConfigFor(printer.StyleReadable)
-	cfg.Metadata = true
+	cfg.PrintMetadata = true
 	if readable := printer.Sprint(m, cfg); !strings.Contains(readable, "FileNames") || !strings.Contains(readable, "stack_frame_id=1") {
-		t.Errorf("readable style with Metadata hides stack frames:\n%s", readable)
+		t.Errorf("readable style with PrintMetadata hides stack frames:\n%s", readable)
 	}
 }
 
@@ -281,9 +283,12 @@ func TestReadable(t *testing.T) {
 	if strings.Contains(plain, "\x1b[") {
 		t.Errorf("colour without Config.Color")
 	}
+	if strings.Contains(plain, "//") {
+		t.Errorf("comment lines without Config.Annotate:\n%s", plain)
+	}
 	for _, want := range []string{
 		"frontend_attributes={keep=\"yes\"}",
-		"    // cuBLASLt FP8 GEMM: D f32[16,16] = f8e4m3fn[16,32] × f8e5m2[16,32]ᵀ, a_scale=s b_scale=s, epilogue RELU, alpha 2, beta 0, amax f32[]\n    backend_config={\n      \"operation_queue_id\": \"0\",",
+		"custom_call_target=\"__cublas$lt$matmul$f8\"\n    backend_config={\n      \"operation_queue_id\": \"0\",",
 		`backend_config="not \"json\"\n"`,
 	} {
 		if !strings.Contains(plain, want) {
@@ -299,6 +304,47 @@ func TestReadable(t *testing.T) {
 	colored := printer.Sprint(m, cfg)
 	if !strings.Contains(colored, "\x1b[1;34mcustom-call\x1b[0m") {
 		t.Errorf("Config.Color: opcodes are not coloured")
+	}
+}
+
+// TestAnnotate checks where the readable style puts Config.Annotate's lines: under their instruction,
+// one level deeper, before an indented backend config, dimmed with Config.Color; and that the XLA styles
+// and InstructionString leave them out.
+func TestAnnotate(t *testing.T) {
+	m := parse(t, readGolden(t, "gemm.hlo"))
+	var asked []string
+	annotate := func(in *hlo.Instruction) []string {
+		asked = append(asked, in.Name)
+		if in.Opcode != hlo.OpCustomCall {
+			return nil
+		}
+		return []string{"target " + in.CustomCallTarget(), fmt.Sprintf("%d operands", len(in.Operands()))}
+	}
+	cfg := printer.ConfigFor(printer.StyleReadable)
+	cfg.Annotate = annotate
+	got := printer.Sprint(m, cfg)
+	for _, want := range []string{
+		"custom_call_target=\"__cublas$lt$matmul$f8\"\n    // target __cublas$lt$matmul$f8\n    // 4 operands\n    backend_config={\n",
+		"  note = f32[16] custom-call(rmax, ones), custom_call_target=\"annotate\", backend_config=\"not \\\"json\\\"\\n\"\n    // target annotate\n    // 2 operands\n  ROOT out",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("annotated output lacks %q:\n%s", want, got)
+		}
+	}
+	if want := []string{"a", "b", "m", "x", "y", "s", "ones", "gemm", "d", "amax", "zero", "rmax", "note", "out"}; !slices.Equal(asked, want) {
+		t.Errorf("Annotate was asked about %v, want every instruction in order %v", asked, want)
+	}
+	cfg.Color = true
+	if colored := printer.Sprint(m, cfg); !strings.Contains(colored, "    \x1b[2m// 4 operands\x1b[0m\n") {
+		t.Errorf("Config.Color: annotations are not dimmed:\n%s", colored)
+	}
+	xla := printer.ConfigFor(printer.StyleXLA)
+	xla.Annotate = annotate
+	if got := printer.Sprint(m, xla); got != printer.Sprint(m, printer.ConfigFor(printer.StyleXLA)) {
+		t.Errorf("the XLA style prints annotations:\n%s", got)
+	}
+	if got := printer.InstructionString(m.Entry.Root, cfg); strings.Contains(got, "//") {
+		t.Errorf("InstructionString prints annotations: %s", got)
 	}
 }
 

@@ -1,29 +1,32 @@
-package fuse
+package report
 
 import (
 	"fmt"
-	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"octet/cublas"
 	"octet/dtype"
+	"octet/fuse"
+	"octet/fuse/match"
 	"octet/hlo"
 )
 
-// CheckReport lists the FP8 GEMMs of a module, typically one a compiler produced: the cuBLASLt FP8 calls
+// Report lists the FP8 GEMMs of a module, typically one a compiler produced: the cuBLASLt FP8 calls
 // it made, and every GEMM on FP8 data that did not become one.
-type CheckReport struct {
-	Module  string   `json:"module"`
-	GEMMs   []*Found `json:"gemms"`
-	Fused   int      `json:"fused"`
-	Unfused int      `json:"not_fused"`
+type Report struct {
+	Module  string  `json:"module"`
+	GEMMs   []*GEMM `json:"gemms"`
+	Fused   int     `json:"fused"`
+	Unfused int     `json:"not_fused"`
 	// Fusible counts the GEMMs not fused that octet fuse can fuse.
 	Fusible int `json:"fusible"`
 }
 
-// Found is one FP8 GEMM of a module.
-type Found struct {
+// GEMM is one FP8 GEMM of a module, fused or not: where it is, where its operands come from, and the call
+// it is or why it is not one.
+type GEMM struct {
 	// Name is the instruction: the custom call, the dot, or the fusion that holds the dot (then Dot names
 	// the dot inside it). Computation is where Name is.
 	Name        string `json:"name"`
@@ -82,9 +85,9 @@ type Operand struct {
 // Check finds the FP8 GEMMs of m: every __cublas$lt$matmul$f8 call (in both operand forms, with or without
 // backend_config), and every dot or other cuBLAS call whose operands trace back to FP8 values, through
 // fusions, tuples, bitcasts, slices and concatenations, which it reports as not fused with the reason.
-func Check(m *hlo.Module) *CheckReport {
+func Check(m *hlo.Module) *Report {
 	t := newTracer(m)
-	r := &CheckReport{Module: m.Name}
+	r := &Report{Module: m.Name}
 	fusedComp := map[*hlo.Computation]bool{}
 	for c, callers := range t.callers {
 		for _, f := range callers {
@@ -93,10 +96,14 @@ func Check(m *hlo.Module) *CheckReport {
 			}
 		}
 	}
-	claimed := map[*hlo.Instruction]*hlo.Instruction{}
+	// What octet fuse would do with each plain dot is the rewrite's own decision, by computation and dot.
+	decisions := map[[2]string]*fuse.Decision{}
+	for _, d := range fuse.Analyze(m).Decisions {
+		decisions[[2]string{d.Computation, d.Dot}] = d
+	}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			var f *Found
+			var f *GEMM
 			switch {
 			case in.Opcode == hlo.OpCustomCall && in.CustomCallTarget() == cublas.TargetF8:
 				f = t.fusedCall(in)
@@ -105,7 +112,7 @@ func Check(m *hlo.Module) *CheckReport {
 			case in.Opcode == hlo.OpDot && fusedComp[c]:
 				f = t.fusedDot(in)
 			case in.Opcode == hlo.OpDot:
-				f = t.plainDot(in, claimed)
+				f = t.plainDot(in, decisions[[2]string{c.Name, in.Name}])
 			}
 			if f == nil {
 				continue
@@ -127,7 +134,7 @@ func Check(m *hlo.Module) *CheckReport {
 }
 
 // numberKeys makes keys unique by numbering repeats in module order.
-func numberKeys(gs []*Found) {
+func numberKeys(gs []*GEMM) {
 	seen := map[string]int{}
 	for _, g := range gs {
 		seen[g.Key]++
@@ -212,8 +219,8 @@ func contractingSize(x *hlo.Instruction, dims []int64) int64 {
 }
 
 // fusedCall describes a __cublas$lt$matmul$f8 call.
-func (t *tracer) fusedCall(in *hlo.Instruction) *Found {
-	f := &Found{Name: in.Name, Computation: in.Parent.Name, Kind: "cublas-fp8", Fused: true, Target: cublas.TargetF8,
+func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
+	f := &GEMM{Name: in.Name, Computation: in.Parent.Name, Kind: "cublas-fp8", Fused: true, Target: cublas.TargetF8,
 		Epilogue: cublas.EpilogueDefault, Alpha: 1}
 	call, err := cublas.Decode(in)
 	if err != nil {
@@ -275,7 +282,7 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *Found {
 func shapeOf(x *hlo.Instruction) string { return x.Shape.Elem.String() + dimsString(x.Shape.Dims) }
 
 // otherCall reports a cuBLAS call that is not the FP8 one when its operands are dequantized FP8 data.
-func (t *tracer) otherCall(in *hlo.Instruction) *Found {
+func (t *tracer) otherCall(in *hlo.Instruction) *GEMM {
 	if in.NumOperands() < 2 {
 		return nil
 	}
@@ -290,7 +297,7 @@ func (t *tracer) otherCall(in *hlo.Instruction) *Found {
 }
 
 // fusedDot reports a dot inside a fusion whose operands trace back to FP8 values.
-func (t *tracer) fusedDot(dot *hlo.Instruction) *Found {
+func (t *tracer) fusedDot(dot *hlo.Instruction) *GEMM {
 	a, b := t.trace(dot.Operand(0)), t.trace(dot.Operand(1))
 	if a == nil && b == nil {
 		return nil
@@ -303,7 +310,7 @@ func (t *tracer) fusedDot(dot *hlo.Instruction) *Found {
 	kind := holder.Str("kind")
 	f.Reason = fmt.Sprintf("the dot %%%s computes in %s x %s inside the %s fusion %%%s (%%%s) instead of %s",
 		dot.Name, dot.Operand(0).Shape.Elem, dot.Operand(1).Shape.Elem, kind, holder.Name, dot.Parent.Name, cublas.TargetF8)
-	if !isFP8(dot.Operand(0)) || !isFP8(dot.Operand(1)) {
+	if !match.FP8(dot.Operand(0)) || !match.FP8(dot.Operand(1)) {
 		f.Reason += ", on dequantized FP8 data"
 	}
 	f.Explain = append(f.Explain, t.after(dot, holder)...)
@@ -311,57 +318,48 @@ func (t *tracer) fusedDot(dot *hlo.Instruction) *Found {
 }
 
 // plainDot reports a dot outside fusions with an FP8 value among its operand chains, with what octet
-// fuse would do with it.
-func (t *tracer) plainDot(dot *hlo.Instruction, claimed map[*hlo.Instruction]*hlo.Instruction) *Found {
-	p, why := analyze(dot, claimed)
+// fuse would do with it: d is the rewrite's decision, nil when the rewrite finds no FP8 value in reach.
+func (t *tracer) plainDot(dot *hlo.Instruction, d *fuse.Decision) *GEMM {
 	a, b := t.trace(dot.Operand(0)), t.trace(dot.Operand(1))
-	if p == nil && why == nil && a == nil && b == nil {
+	if d == nil && a == nil && b == nil {
 		return nil
 	}
 	f := t.unfused(dot, dot, "dot", a, b)
 	f.Reason = fmt.Sprintf("a plain dot computing %s x %s -> %s: no FP8 GEMM call was made for it "+
 		"(the module has not been through a GEMM rewrite, or the rewriter left the dot)",
 		dot.Operand(0).Shape.Elem, dot.Operand(1).Shape.Elem, dot.Shape.Elem)
-	yes := why == nil && p != nil
+	yes := d != nil && d.Fused
 	f.Fusible = &yes
 	switch {
 	case yes:
-		for _, in := range p.epi.absorbed {
-			claimed[in] = dot
-		}
-		e := p.epi
 		f.FuseNote = fmt.Sprintf("octet fuse makes it one %s: epilogue %s, D %s, alpha %v, beta %v%s", cublas.TargetF8,
-			e.Epilogue(), e.dType, e.alpha, map[bool]float64{true: 1, false: 0}[e.c != nil],
-			map[bool]string{true: ", with damax", false: ""}[e.amax != nil])
-		if len(e.absorbed) > 0 {
+			d.Epilogue, d.DType, d.Alpha, d.Beta, map[bool]string{true: ", with damax", false: ""}[d.Damax])
+		if len(d.Absorbed) > 0 {
 			var names []string
-			for _, in := range e.absorbed {
-				names = append(names, "%"+in.Name)
+			for _, name := range d.Absorbed {
+				names = append(names, "%"+name)
 			}
 			if len(names) > 4 {
 				names = append(names[:3], fmt.Sprintf("... (%d instructions)", len(names)))
 			}
 			f.FuseNote += ", absorbing " + strings.Join(names, ", ")
 		}
-	case why != nil:
-		f.FuseNote = "octet fuse cannot fuse it either: " + why.msg
-		f.BlockedBy = why.msg
+	case d != nil:
+		f.FuseNote = "octet fuse cannot fuse it either: " + d.Reason
+		f.BlockedBy = d.Reason
 	default:
 		f.FuseNote = "octet fuse cannot fuse it: its operands reach FP8 values only through other computations"
 	}
-	if p != nil {
-		f.Explain = append(f.Explain, p.notes...)
-		if p.epi != nil {
-			f.Explain = append(f.Explain, p.epi.notes...)
-		}
+	if d != nil {
+		f.Explain = append(f.Explain, d.Matched...)
 	}
 	f.Explain = append(f.Explain, f.FuseNote)
 	return f
 }
 
 // unfused fills what every GEMM that is not fused reports: its operands, and the pattern that blocked it.
-func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side) *Found {
-	f := &Found{Name: holder.Name, Computation: holder.Parent.Name, Kind: kind, Epilogue: cublas.EpilogueDefault,
+func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side) *GEMM {
+	f := &GEMM{Name: holder.Name, Computation: holder.Parent.Name, Kind: kind, Epilogue: cublas.EpilogueDefault,
 		DType: gemm.Shape.Elem.String(), D: shapeOf(gemm), Alpha: 1}
 	if gemm.Shape.IsTuple() && len(gemm.Shape.Tuple) > 0 {
 		f.DType = gemm.Shape.Tuple[0].Elem.String()
@@ -416,17 +414,18 @@ func (t *tracer) blocker(gemm *hlo.Instruction, sides []*side) string {
 		var stop *hlo.Instruction
 		for j := len(s.path) - 1; j >= 0; j-- {
 			in := s.path[j]
-			if in == s.scaleOp || in.Opcode == hlo.OpConvert || plumbing(in) {
+			if in == s.Scale || in.Opcode == hlo.OpConvert || plumbing(in) {
 				continue
 			}
 			stop = in
 			break
 		}
 		apart := ""
-		if stop == nil && s.convert != nil && s.convert.Parent != gemm.Parent {
-			apart = strings.TrimPrefix(t.where(s.convert), " in ")
+		convert := s.FirstConvert()
+		if stop == nil && convert != nil && convert.Parent != gemm.Parent {
+			apart = strings.TrimPrefix(t.where(convert), " in ")
 		}
-		if s.scaleOp != nil && s.convert != nil && (s.scaleOp.Shape.Elem == dtype.BF16 || s.scaleOp.Shape.Elem == dtype.F16) {
+		if s.Scale != nil && convert != nil && (s.Scale.Shape.Elem == dtype.BF16 || s.Scale.Shape.Elem == dtype.F16) {
 			narrow = append(narrow, s)
 		}
 		if stop == nil && apart == "" {
@@ -463,30 +462,20 @@ func (t *tracer) blocker(gemm *hlo.Instruction, sides []*side) string {
 	case 1:
 		s := narrow[0]
 		parts = append(parts, fmt.Sprintf("the dequantize multiply %%%s is in %s and a convert (%%%s) sits between it and the FP8 value %s",
-			s.scaleOp.Name, s.scaleOp.Shape.Elem, s.convert.Name, describeValue(t.origin(s.fp8))))
+			s.Scale.Name, s.Scale.Shape.Elem, s.FirstConvert().Name, describeValue(t.origin(s.fp8))))
 	default:
 		var ms, cs []string
 		for _, s := range narrow {
-			ms = append(ms, "%"+s.scaleOp.Name)
-			cs = append(cs, fmt.Sprintf("%%%s of %s", s.convert.Name, describeValue(t.origin(s.fp8))))
+			ms = append(ms, "%"+s.Scale.Name)
+			cs = append(cs, fmt.Sprintf("%%%s of %s", s.FirstConvert().Name, describeValue(t.origin(s.fp8))))
 		}
 		parts = append(parts, fmt.Sprintf("the dequantize multiplies %s are in %s and a convert sits between each and its FP8 value (%s)",
-			strings.Join(ms, " and "), narrow[0].scaleOp.Shape.Elem, strings.Join(cs, ", ")))
+			strings.Join(ms, " and "), narrow[0].Scale.Shape.Elem, strings.Join(cs, ", ")))
 	}
 	if len(parts) == 0 {
 		return fmt.Sprintf("the GEMM reads %s values: no FP8 GEMM was formed for it", gemm.Operand(0).Shape.Elem)
 	}
 	return strings.Join(parts, "; ")
-}
-
-func dedupe(l []string) []string {
-	var out []string
-	for _, s := range l {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // after describes what a GEMM fusion computes after its dot, and what its users do with the result.
@@ -518,7 +507,7 @@ func (t *tracer) after(dot, holder *hlo.Instruction) []string {
 			continue
 		}
 		root := c.Root
-		if root.Opcode == hlo.OpConvert && isFP8(root) {
+		if root.Opcode == hlo.OpConvert && match.FP8(root) {
 			what := fmt.Sprintf("the result is converted to %s in %%%s", root.Shape.Elem, u.Name)
 			for _, in := range c.Instructions {
 				if in.Opcode == hlo.OpClamp {
@@ -529,4 +518,20 @@ func (t *tracer) after(dot, holder *hlo.Instruction) []string {
 		}
 	}
 	return lines
+}
+
+func dimsString(d []int64) string {
+	parts := make([]string, len(d))
+	for i, x := range d {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// sideName names operand i of a GEMM as cuBLAS does: A or B.
+func sideName(i int) string {
+	if i == 0 {
+		return "A"
+	}
+	return "B"
 }

@@ -1,14 +1,14 @@
-package fuse
+package report
 
 import (
 	"fmt"
 	"strings"
 )
 
-// DiffReport compares the FP8 GEMMs of two modules, A (before) and B (after), matched by Found.Key: the
+// Difference compares the FP8 GEMMs of two modules, A (before) and B (after), matched by GEMM.Key: the
 // parameters and shapes of their operands, not instruction names, which change from one compile to the
 // next.
-type DiffReport struct {
+type Difference struct {
 	// Lost are GEMMs fused in A and not fused in B (or no longer there); Gained the reverse.
 	Lost   []*Change `json:"lost"`
 	Gained []*Change `json:"gained"`
@@ -24,18 +24,18 @@ type DiffReport struct {
 // Change is one GEMM that differs; A or B is nil when that module does not have it.
 type Change struct {
 	Key  string `json:"key"`
-	A    *Found `json:"a,omitempty"`
-	B    *Found `json:"b,omitempty"`
+	A    *GEMM  `json:"a,omitempty"`
+	B    *GEMM  `json:"b,omitempty"`
 	What string `json:"what"`
 }
 
 // Regressed reports whether some FP8 GEMM lost its fusion.
-func (d *DiffReport) Regressed() bool { return len(d.Lost) > 0 }
+func (d *Difference) Regressed() bool { return len(d.Lost) > 0 }
 
 // Diff matches the GEMMs of two check reports and says what was gained and lost.
-func Diff(a, b *CheckReport) *DiffReport {
-	d := &DiffReport{}
-	inB := map[string]*Found{}
+func Diff(a, b *Report) *Difference {
+	d := &Difference{}
+	inB := map[string]*GEMM{}
 	for _, g := range b.GEMMs {
 		inB[g.Key] = g
 	}
@@ -86,7 +86,7 @@ func Diff(a, b *CheckReport) *DiffReport {
 
 // summary describes a fused call in a few words: "%cublas-gemm.1 (__cublas$lt$matmul$f8, epilogue RELU,
 // D f8e4m3fn, damax)".
-func summary(g *Found) string {
+func summary(g *GEMM) string {
 	parts := []string{g.Target, "epilogue " + string(g.Epilogue), "D " + g.DType}
 	if g.Damax {
 		parts = append(parts, "damax")
@@ -94,7 +94,7 @@ func summary(g *Found) string {
 	return fmt.Sprintf("%%%s (%s)", g.Name, strings.Join(parts, ", "))
 }
 
-func unfusedSummary(g *Found) string {
+func unfusedSummary(g *GEMM) string {
 	s := "%" + g.Name
 	if g.Dot != "" {
 		s += " (dot %" + g.Dot + ")"
@@ -105,7 +105,7 @@ func unfusedSummary(g *Found) string {
 	return s
 }
 
-func callDifference(a, b *Found) string {
+func callDifference(a, b *GEMM) string {
 	var diffs []string
 	if a.Epilogue != b.Epilogue {
 		diffs = append(diffs, fmt.Sprintf("epilogue %s -> %s", a.Epilogue, b.Epilogue))

@@ -1,10 +1,11 @@
-package fuse
+package report
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"octet/fuse/match"
 	"octet/hlo"
 )
 
@@ -46,9 +47,10 @@ type side struct {
 	// path is every instruction from the FP8 value (excluded) to the GEMM's operand, FP8 side first, across
 	// computations.
 	path []*hlo.Instruction
-	// convert is the first convert from the FP8 value; scaleOp the multiply or divide by a broadcast scalar
-	// after it, and scale its scalar traced out of fusions (nil when there is none).
-	convert, scaleOp, scale *hlo.Instruction
+	// The dequantize on the way, and scale, the scalar of its scale step traced out of fusions (nil when
+	// there is none).
+	match.Dequantize
+	scale *hlo.Instruction
 }
 
 const traceDepth = 40
@@ -60,21 +62,9 @@ func (t *tracer) trace(x *hlo.Instruction) *side {
 	if path == nil {
 		return nil
 	}
-	s := &side{fp8: path[0], path: path[1:]}
-	for _, in := range s.path {
-		switch {
-		case in.Opcode == hlo.OpConvert && s.convert == nil:
-			s.convert = in
-		case (in.Opcode == hlo.OpMultiply || in.Opcode == hlo.OpDivide) && s.convert != nil && s.scaleOp == nil:
-			for i, o := range in.Operands() {
-				if in.Opcode == hlo.OpDivide && i == 0 {
-					continue
-				}
-				if o.Opcode == hlo.OpBroadcast && o.Operand(0).Shape.IsScalar() {
-					s.scaleOp, s.scale = in, t.scalarSource(o.Operand(0))
-				}
-			}
-		}
+	s := &side{fp8: path[0], path: path[1:], Dequantize: match.FindDequantize(path[1:])}
+	if s.Factor != nil {
+		s.scale = t.scalarSource(s.Factor)
 	}
 	return s
 }
@@ -85,7 +75,7 @@ func (t *tracer) walk(x *hlo.Instruction, depth int, seen map[*hlo.Instruction]b
 		return nil
 	}
 	seen[x] = true
-	if isFP8(x) {
+	if match.FP8(x) {
 		return []*hlo.Instruction{x}
 	}
 	up := func(y *hlo.Instruction) []*hlo.Instruction {
@@ -240,19 +230,19 @@ func (t *tracer) describe(s *side) string {
 	var b strings.Builder
 	o := t.origin(s.fp8)
 	fmt.Fprintf(&b, "%s%s %s", s.fp8.Shape.Elem, dimsString(s.fp8.Shape.Dims), describeValue(o))
-	if o.Opcode == hlo.OpConvert && !isFP8(o.Operand(0)) {
+	if o.Opcode == hlo.OpConvert && !match.FP8(o.Operand(0)) {
 		fmt.Fprintf(&b, " (quantized here from %s)", o.Operand(0).Shape.Elem)
 	}
 	var rest []*hlo.Instruction
-	if s.convert != nil {
-		fmt.Fprintf(&b, ", dequantized in %s%s (convert %%%s", s.convert.Shape.Elem, t.where(s.convert), s.convert.Name)
-		if s.scaleOp != nil {
-			fmt.Fprintf(&b, ", %s %%%s by %s", s.scaleOp.Opcode, s.scaleOp.Name, describeValue(s.scale))
+	if convert := s.FirstConvert(); convert != nil {
+		fmt.Fprintf(&b, ", dequantized in %s%s (convert %%%s", convert.Shape.Elem, t.where(convert), convert.Name)
+		if s.Scale != nil {
+			fmt.Fprintf(&b, ", %s %%%s by %s", s.Scale.Opcode, s.Scale.Name, describeValue(s.scale))
 		}
 		b.WriteString(")")
-		last := s.convert
-		if s.scaleOp != nil {
-			last = s.scaleOp
+		last := convert
+		if s.Scale != nil {
+			last = s.Scale
 		}
 		rest = s.path[slices.Index(s.path, last)+1:]
 	} else {

@@ -1,0 +1,68 @@
+package match
+
+import "octet/hlo"
+
+// Dequantize is the dequantize on the way from an FP8 value to the GEMM that reads it: converts to wider
+// types, and at most one scale step, a multiply or divide by a broadcast scalar, after the first convert.
+type Dequantize struct {
+	// Converts are the converts on the way, FP8 side first.
+	Converts []*hlo.Instruction
+	// Scale is the scale step (nil when there is none), Factor the scalar it multiplies or divides by, and
+	// Divide is set when it divides.
+	Scale, Factor *hlo.Instruction
+	Divide        bool
+}
+
+// FirstConvert returns the first convert, where the dequantize begins, or nil when there is none.
+func (d *Dequantize) FirstConvert() *hlo.Instruction {
+	if len(d.Converts) == 0 {
+		return nil
+	}
+	return d.Converts[0]
+}
+
+// scaleMultiply and scaleDivide are the scale step: x * broadcast(s) in either operand order, with x not
+// itself a broadcast scalar, and x / broadcast(s).
+var (
+	scaleMultiply = Multiply(Op().Where("not a broadcast scalar", notBroadcastScalar), BroadcastScalar(nil))
+	scaleDivide   = Divide(nil, BroadcastScalar(nil))
+)
+
+func notBroadcastScalar(in *hlo.Instruction) bool {
+	return in.Opcode != hlo.OpBroadcast || !in.Operand(0).Shape.IsScalar()
+}
+
+// ScaleStep recognises the scale step of a dequantize, multiply(x, broadcast(s)) or divide(x,
+// broadcast(s)) with s a scalar. It returns the data operand x and the scalar s, and reports whether the
+// step divides and whether in is one.
+func ScaleStep(in *hlo.Instruction) (x, factor *hlo.Instruction, divide, ok bool) {
+	switch {
+	case Match(in, scaleMultiply):
+		x, b := in.Operand(0), in.Operand(1)
+		if !notBroadcastScalar(x) {
+			x, b = b, x
+		}
+		return x, b.Operand(0), false, true
+	case Match(in, scaleDivide):
+		return in.Operand(0), in.Operand(1).Operand(0), true, true
+	}
+	return nil, nil, false, false
+}
+
+// FindDequantize reads the dequantize on chain, the instructions from an FP8 value (excluded) to the GEMM,
+// FP8 side first: every convert, and the first scale step after the first convert.
+func FindDequantize(chain []*hlo.Instruction) Dequantize {
+	var d Dequantize
+	for _, in := range chain {
+		if in.Opcode == hlo.OpConvert {
+			d.Converts = append(d.Converts, in)
+			continue
+		}
+		if d.Scale == nil && len(d.Converts) > 0 {
+			if _, factor, divide, ok := ScaleStep(in); ok {
+				d.Scale, d.Factor, d.Divide = in, factor, divide
+			}
+		}
+	}
+	return d
+}

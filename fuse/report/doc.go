@@ -1,0 +1,28 @@
+// Package report says what became of the FP8 GEMMs of a module a compiler produced, and what changed
+// between two compiles.
+//
+// Check reports every __cublas$lt$matmul$f8 call (today's operand form and the six-scalar form of XLA up
+// to 2024; a call printed without backend_config gets the configuration its operand shapes imply, and the
+// report says so), and every GEMM on FP8 data that is not one: plain dots, dots inside GEMM fusions
+// (kCustom fusions such as __triton_gemm or gemm_fusion_dot) and other cuBLAS calls. Their operands are
+// traced across computations (a fusion parameter to the caller's operand, a get-tuple-element into the
+// producing fusion's root, a slice of a concatenation to the piece it takes) back to FP8 values, so that
+// the report says how each was dequantized and what blocked the fusion. Diff matches the GEMMs of two
+// such reports by what they multiply (the parameters and shapes of their operands' sources), not by
+// instruction names, and lists the fusions lost and gained.
+//
+// Files: check.go builds the Report (one GEMM per FP8 GEMM of the module), trace.go follows values
+// across computations, diff.go compares two reports.
+//
+// # Invariants
+//
+// A GEMM is in a report once, in module order. What a dequantize is comes from package match, the same
+// definition the rewrite uses; whether octet fuse would fuse a plain dot, and why not, is the rewrite's
+// own fuse.Decision, quoted rather than decided again. The JSON form of Report and Difference is the
+// stable contract of "octet check --json" and "octet diff --json".
+//
+// # What it is not
+//
+// It never changes a module and evaluates nothing. It does not decide fusions: the rewrite (package fuse)
+// does.
+package report
