@@ -260,6 +260,7 @@ func optComps(name, role string) AttrSpec { return AttrSpec{Name: name, Kind: At
 var CommonAttrs = []AttrSpec{
 	opt("sharding", AttrSharding),
 	opt("frontend_attributes", AttrFrontendAttributes),
+	opt("statistics", AttrText),
 	opt("statistics_viz", AttrText),
 	opt("parameter_replication", AttrText),
 	opt("control-predecessors", AttrInsts),
