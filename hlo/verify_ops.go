@@ -8,7 +8,7 @@ import (
 
 // CheckOperation checks in against its opcode's OpInfo: the number of operands, that every attribute is
 // one the opcode accepts and of the right kind (an enum one of its words), and that the required ones are
-// present. An async-start, -update or -done written in XLA's syntax sugar ("custom-call-start") also takes
+// present (a conditional's branches in either form). An async-start, -update or -done written in XLA's syntax sugar ("custom-call-start") also takes
 // the wrapped opcode's attributes, and an async-start its operand count.
 //
 // numOperands is the operand count to check; the parser passes the count it read before the operands are
@@ -58,6 +58,10 @@ func CheckOperation(in *Instruction, numOperands int, report func(attr int, msg 
 	missing(info.Attrs)
 	if wrapped != nil && in.Opcode == OpAsyncStart {
 		missing(wrapped.Attrs)
+	}
+	if in.Opcode == OpConditional && findAttr(in.Attrs, "branch_computations") == nil &&
+		(findAttr(in.Attrs, "true_computation") == nil || findAttr(in.Attrs, "false_computation") == nil) {
+		report(-1, "conditional needs branch_computations, or true_computation and false_computation")
 	}
 }
 

@@ -26,6 +26,9 @@ func opModule(op hlo.Opcode, n int, attrs string) string {
 // requiredAttrs writes a value of the right kind for each attribute op requires.
 func requiredAttrs(info *hlo.OpInfo) string {
 	var b strings.Builder
+	if info.Opcode == hlo.OpConditional {
+		b.WriteString(", branch_computations={%f}") // one of its two forms is required
+	}
 	for _, s := range info.Attrs {
 		if !s.Required {
 			continue
@@ -148,6 +151,7 @@ func TestOperationErrors(t *testing.T) {
 		{"wrong kind", "ROOT b = f32[4,4] broadcast(p), dimensions=1", "op.hlo:5:35: attribute dimensions on broadcast takes an integer list, got 1"},
 		{"wrong kind of number", "ROOT g = f32[4] get-tuple-element(p), index=one", "op.hlo:5:41: attribute index on get-tuple-element takes an integer, got one"},
 		{"wrong enum word", "ROOT c = pred[4] compare(p, p), direction=LESS", "op.hlo:5:35: attribute direction on compare is one of EQ, NE, GE, GT, LE, LT, got LESS"},
+		{"conditional without branches", "ROOT c = f32[4] conditional(s, p, p)", "op.hlo:5:19: conditional needs branch_computations, or true_computation and false_computation"},
 		{"nested instruction", "ROOT a = f32[4] add(p, f32[4] negate(p, p))", "op.hlo:5:33: negate takes 1 operand, got 2"},
 		{"operand defined later", "ROOT a = f32[4] add(q)\n  q = f32[4] negate(p)", "op.hlo:5:19: add takes 2 operands, got 1"},
 		{"sugared async", "cs = ((f32[4]), f32[4]) custom-call-start(p), custom_call_target=\"t\", foo=1\n  ROOT d = f32[4] custom-call-done(cs)", "op.hlo:5:73: unknown attribute foo on custom-call-start"},
