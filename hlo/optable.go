@@ -27,21 +27,29 @@ type OpInfo struct {
 	StableHLO string
 }
 
-// Arity is the number of operands an opcode takes: Min to Max, or Min or more when Max is Variadic.
-type Arity struct{ Min, Max int }
+// Arity is the number of operands an opcode takes: Min to Max, or Min or more when Max is Variadic; with
+// Step 2, only every other count from Min (reduce takes inputs and initial values in pairs).
+type Arity struct{ Min, Max, Step int }
 
 // Variadic as Arity.Max means no upper bound.
 const Variadic = -1
 
-func fixed(n int) Arity   { return Arity{n, n} }
-func atLeast(n int) Arity { return Arity{n, Variadic} }
+func fixed(n int) Arity   { return Arity{Min: n, Max: n} }
+func atLeast(n int) Arity { return Arity{Min: n, Max: Variadic} }
+
+// everyOther is min, min+2, min+4, ... operands.
+func everyOther(min int) Arity { return Arity{Min: min, Max: Variadic, Step: 2} }
 
 // Allows reports whether n operands fit a.
-func (a Arity) Allows(n int) bool { return n >= a.Min && (a.Max == Variadic || n <= a.Max) }
+func (a Arity) Allows(n int) bool {
+	return n >= a.Min && (a.Max == Variadic || n <= a.Max) && (a.Step <= 1 || (n-a.Min)%a.Step == 0)
+}
 
-// String is the arity as a count: "2", "1..4", "1+".
+// String is the arity as a count: "2", "1..4", "1+", "2,4,...".
 func (a Arity) String() string {
 	switch {
+	case a.Step > 1:
+		return strconv.Itoa(a.Min) + "," + strconv.Itoa(a.Min+a.Step) + ",..."
 	case a.Max == Variadic:
 		return strconv.Itoa(a.Min) + "+"
 	case a.Min == a.Max:
@@ -50,7 +58,8 @@ func (a Arity) String() string {
 	return strconv.Itoa(a.Min) + ".." + strconv.Itoa(a.Max)
 }
 
-// describe is the arity in a sentence: "2 operands", "at least 1 operand", "1 to 4 operands".
+// describe is the arity in a sentence: "2 operands", "at least 1 operand", "1 to 4 operands", "an even
+// number of operands, at least 2".
 func (a Arity) describe() string {
 	plural := func(n int) string {
 		if n == 1 {
@@ -59,6 +68,10 @@ func (a Arity) describe() string {
 		return strconv.Itoa(n) + " operands"
 	}
 	switch {
+	case a.Step == 2 && a.Min%2 == 0:
+		return "an even number of operands, at least " + strconv.Itoa(a.Min)
+	case a.Step == 2:
+		return "an odd number of operands, at least " + strconv.Itoa(a.Min)
 	case a.Max == Variadic:
 		return "at least " + plural(a.Min)
 	case a.Min == a.Max:
@@ -261,13 +274,13 @@ var CommonAttrs = []AttrSpec{
 	opt("sharding", AttrSharding),
 	opt("frontend_attributes", AttrFrontendAttributes),
 	opt("statistics", AttrText),
-	opt("statistics_viz", AttrText),
 	opt("parameter_replication", AttrText),
 	opt("control-predecessors", AttrInsts),
 	opt("metadata", AttrMetadata),
 	opt("backend_config", AttrBackendConfig),
 	opt("origin", AttrText),
-	opt("original_value", AttrText),
+	opt("original_value", AttrText),             // the earlier spelling of origin
+	opt("outer_dimension_partitions", AttrInts), // accepted by earlier versions of XLA
 }
 
 // Attribute groups shared by several opcodes.
@@ -282,8 +295,8 @@ var (
 		opt("constrain_layout", AttrBool), opt("use_global_device_ids", AttrBool),
 	}
 	accuracy       = []AttrSpec{opt("result_accuracy", AttrText)}
-	hostTransfer   = []AttrSpec{req("channel_id", AttrInt), opt("is_host_transfer", AttrBool)}
-	asyncAttrs     = []AttrSpec{optComps("calls", "async computation"), opt("async_execution_thread", AttrText), opt("async_group_id", AttrInt), opt("output_to_operand_aliasing", AttrAliasing)}
+	hostTransfer   = []AttrSpec{opt("channel_id", AttrInt), opt("is_host_transfer", AttrBool)}
+	asyncAttrs     = []AttrSpec{optComp("calls", "async computation"), opt("async_execution_thread", AttrString), opt("async_group_id", AttrInt), opt("output_to_operand_aliasing", AttrAliasing)}
 	permuteAttrs   = []AttrSpec{req("source_target_pairs", AttrIntLists), opt("slice_sizes", AttrIntLists), opt("channel_id", AttrInt)}
 	allGatherAttrs = append([]AttrSpec{req("dimensions", AttrInts)}, collective...)
 	allReduceAttrs = append([]AttrSpec{reqComp("to_apply", "reducer")}, collective...)
@@ -395,7 +408,7 @@ var opInfos = map[Opcode]OpInfo{
 		req("index_vector_dim", AttrInt), req("slice_sizes", AttrInts), opt("indices_are_sorted", AttrBool),
 		opt("operand_batching_dims", AttrInts), opt("start_indices_batching_dims", AttrInts),
 	}},
-	OpScatter: {Operands: atLeast(3), StableHLO: "stablehlo.scatter", Attrs: []AttrSpec{
+	OpScatter: {Operands: everyOther(3), StableHLO: "stablehlo.scatter", Attrs: []AttrSpec{
 		req("update_window_dims", AttrInts), req("inserted_window_dims", AttrInts),
 		req("scatter_dims_to_operand_dims", AttrInts), req("index_vector_dim", AttrInt),
 		reqComp("to_apply", "update function"), opt("indices_are_sorted", AttrBool), opt("unique_indices", AttrBool),
@@ -427,9 +440,9 @@ var opInfos = map[Opcode]OpInfo{
 		Attrs: []AttrSpec{req("epsilon", AttrFloat), req("feature_index", AttrInt)}},
 
 	// Reductions and calls.
-	OpReduce: {Operands: atLeast(2), StableHLO: "stablehlo.reduce",
+	OpReduce: {Operands: everyOther(2), StableHLO: "stablehlo.reduce",
 		Attrs: []AttrSpec{req("dimensions", AttrInts), reqComp("to_apply", "reducer")}},
-	OpReduceWindow: {Operands: atLeast(2), StableHLO: "stablehlo.reduce_window",
+	OpReduceWindow: {Operands: everyOther(2), StableHLO: "stablehlo.reduce_window",
 		Attrs: []AttrSpec{opt("window", AttrWindow), reqComp("to_apply", "reducer")}},
 	OpSelectAndScatter: {Operands: fixed(3), StableHLO: "stablehlo.select_and_scatter", Attrs: []AttrSpec{
 		opt("window", AttrWindow), reqComp("select", "selector"), reqComp("scatter", "scatterer"),
@@ -463,16 +476,14 @@ var opInfos = map[Opcode]OpInfo{
 		opt("api_version", AttrEnum), opt("operand_layout_constraints", AttrText),
 		opt("output_to_operand_aliasing", AttrAliasing), opt("called_computations", AttrComps),
 		optComp("to_apply", "called computation"), opt("literal", AttrText), opt("schedule", AttrEnum),
-		opt("custom_call_schedule", AttrEnum), opt("window", AttrWindow), opt("dim_labels", AttrText),
+		opt("window", AttrWindow), opt("dim_labels", AttrText),
 		opt("feature_group_count", AttrInt), opt("batch_group_count", AttrInt),
 		opt("operand_precision", AttrText), opt("padding_type", AttrEnum),
 	}},
 	OpOptimizationBarrier: {Operands: fixed(1), MayAlias: true, StableHLO: "stablehlo.optimization_barrier"},
-	OpDomain: {Operands: fixed(1), MayAlias: true, Attrs: []AttrSpec{
-		opt("domain", AttrText), opt("entry_sharding", AttrSharding), opt("exit_sharding", AttrSharding),
-	}},
-	OpAddDependency: {Operands: fixed(2), SideEffect: true, MayAlias: true},
-	OpAfterAll:      {Operands: atLeast(0), SideEffect: true, StableHLO: "stablehlo.after_all"},
+	OpDomain:              {Operands: fixed(1), MayAlias: true, Attrs: []AttrSpec{req("domain", AttrText)}},
+	OpAddDependency:       {Operands: fixed(2), SideEffect: true, MayAlias: true},
+	OpAfterAll:            {Operands: atLeast(0), SideEffect: true, StableHLO: "stablehlo.after_all"},
 
 	// Random numbers.
 	OpRng: {Operands: fixed(2), SideEffect: true, StableHLO: "stablehlo.rng",
@@ -493,8 +504,10 @@ var opInfos = map[Opcode]OpInfo{
 	OpCollectiveReduce: {Operands: atLeast(1), Attrs: allReduceAttrs},
 	OpAllToAll: {Operands: atLeast(1), StableHLO: "stablehlo.all_to_all",
 		Attrs: join([]AttrSpec{opt("dimensions", AttrInts)}, collective)},
-	OpRaggedAllToAll:      {Operands: fixed(6), Attrs: collective},
-	OpCollectiveBroadcast: {Operands: atLeast(1), StableHLO: "stablehlo.collective_broadcast", Attrs: join([]AttrSpec{opt("has_dynamic_root", AttrBool)}, collective)},
+	OpRaggedAllToAll: {Operands: fixed(6), Attrs: join([]AttrSpec{opt("dimensions", AttrInts)}, collective)},
+	OpCollectiveBroadcast: {Operands: atLeast(1), StableHLO: "stablehlo.collective_broadcast", Attrs: []AttrSpec{
+		req("replica_groups", AttrReplicaGroups), opt("channel_id", AttrInt), opt("has_dynamic_root", AttrBool),
+	}},
 	OpCollectivePermute: {Operands: atLeast(1), StableHLO: "stablehlo.collective_permute",
 		Attrs: permuteAttrs},
 	OpCollectivePermuteStart: {Operands: atLeast(1), SideEffect: true, Attrs: permuteAttrs},
@@ -506,12 +519,12 @@ var opInfos = map[Opcode]OpInfo{
 	OpAsyncUpdate: {Operands: fixed(1), SideEffect: true, MayAlias: true, Attrs: asyncAttrs},
 	OpAsyncDone:   {Operands: fixed(1), SideEffect: true, MayAlias: true, Attrs: asyncAttrs},
 	OpCopyStart: {Operands: fixed(1), SideEffect: true, MayAlias: true,
-		Attrs: []AttrSpec{opt("cross_program_prefetch_index", AttrInt)}},
+		Attrs: []AttrSpec{opt("cross_program_prefetch_index", AttrInt), opt("is_cross_program_prefetch", AttrBool)}},
 	OpCopyDone: {Operands: fixed(1), SideEffect: true, MayAlias: true},
 	OpSend:     {Operands: fixed(2), SideEffect: true, StableHLO: "stablehlo.send", Attrs: hostTransfer},
-	OpSendDone: {Operands: fixed(1), SideEffect: true, Attrs: []AttrSpec{opt("channel_id", AttrInt), opt("is_host_transfer", AttrBool)}},
+	OpSendDone: {Operands: fixed(1), SideEffect: true, Attrs: hostTransfer},
 	OpRecv:     {Operands: fixed(1), SideEffect: true, StableHLO: "stablehlo.recv", Attrs: hostTransfer},
-	OpRecvDone: {Operands: fixed(1), SideEffect: true, Attrs: []AttrSpec{opt("channel_id", AttrInt), opt("is_host_transfer", AttrBool)}},
+	OpRecvDone: {Operands: fixed(1), SideEffect: true, Attrs: hostTransfer},
 	OpInfeed: {Operands: fixed(1), SideEffect: true, StableHLO: "stablehlo.infeed",
 		Attrs: []AttrSpec{opt("infeed_config", AttrString)}},
 	OpOutfeed: {Operands: fixed(2), SideEffect: true, StableHLO: "stablehlo.outfeed",

@@ -145,7 +145,9 @@ func TestArity(t *testing.T) {
 		{fixed(2), "2", "2 operands", 2, 3},
 		{fixed(1), "1", "1 operand", 1, 0},
 		{atLeast(1), "1+", "at least 1 operand", 5, 0},
-		{Arity{1, 4}, "1..4", "1 to 4 operands", 4, 5},
+		{Arity{Min: 1, Max: 4}, "1..4", "1 to 4 operands", 4, 5},
+		{everyOther(2), "2,4,...", "an even number of operands, at least 2", 6, 5},
+		{everyOther(3), "3,5,...", "an odd number of operands, at least 3", 5, 4},
 	}
 	for _, tt := range tests {
 		if tt.a.String() != tt.str || tt.a.describe() != tt.words || !tt.a.Allows(tt.ok) || tt.a.Allows(tt.notOK) {

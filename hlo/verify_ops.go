@@ -8,7 +8,8 @@ import (
 
 // CheckOperation checks in against its opcode's OpInfo: the number of operands, that every attribute is
 // one the opcode accepts and of the right kind (an enum one of its words), and that the required ones are
-// present (a conditional's branches in either form). An async-start, -update or -done written in XLA's syntax sugar ("custom-call-start") also takes
+// present (a conditional's branches in either form, the calls of an async-start not written in syntax
+// sugar). An async-start, -update or -done written in XLA's syntax sugar ("custom-call-start") also takes
 // the wrapped opcode's attributes, and an async-start its operand count.
 //
 // numOperands is the operand count to check; the parser passes the count it read before the operands are
@@ -28,6 +29,9 @@ func CheckOperation(in *Instruction, numOperands int, report func(attr int, msg 
 		if in.Opcode == OpAsyncStart {
 			arity = wrapped.Operands
 		}
+	}
+	if in.Opcode == OpDot && findAttr(in.Attrs, "sparsity") != nil {
+		arity = Arity{Min: 3, Max: 4} // a sparse dot adds one metadata operand per sparse side
 	}
 	if !arity.Allows(numOperands) {
 		report(-1, fmt.Sprintf("%s takes %s, got %d", name, arity.describe(), numOperands))
@@ -58,6 +62,9 @@ func CheckOperation(in *Instruction, numOperands int, report func(attr int, msg 
 	missing(info.Attrs)
 	if wrapped != nil && in.Opcode == OpAsyncStart {
 		missing(wrapped.Attrs)
+	}
+	if in.Opcode == OpAsyncStart && wrapped == nil && findAttr(in.Attrs, "calls") == nil {
+		report(-1, "async-start needs attribute calls")
 	}
 	if in.Opcode == OpConditional && findAttr(in.Attrs, "branch_computations") == nil &&
 		(findAttr(in.Attrs, "true_computation") == nil || findAttr(in.Attrs, "false_computation") == nil) {

@@ -16,18 +16,23 @@ const instructionPrefix = "  ROOT x = f32[4] "
 
 // opModule is a module whose root, on line 8, is "x = f32[4] <op>(operands), <required attributes><attrs>"
 // with n operands, all %p.
-func opModule(op hlo.Opcode, n int, attrs string) string {
+func opModule(t *testing.T, op hlo.Opcode, n int, attrs string) string {
+	t.Helper()
 	ops := strings.TrimSuffix(strings.Repeat("%p, ", n), ", ")
 	return fmt.Sprintf("HloModule m\n%%f {\n  %%a = f32[] parameter(0)\n  ROOT %%b = f32[] parameter(1)\n}\n"+
 		"ENTRY %%e {\n  %%p = f32[4] parameter(0)\n%s%s(%s)%s%s\n}\n",
-		instructionPrefix, op, ops, requiredAttrs(op.Info()), attrs)
+		instructionPrefix, op, ops, requiredAttrs(t, op.Info()), attrs)
 }
 
 // requiredAttrs writes a value of the right kind for each attribute op requires.
-func requiredAttrs(info *hlo.OpInfo) string {
+func requiredAttrs(t *testing.T, info *hlo.OpInfo) string {
+	t.Helper()
 	var b strings.Builder
-	if info.Opcode == hlo.OpConditional {
+	switch info.Opcode {
+	case hlo.OpConditional:
 		b.WriteString(", branch_computations={%f}") // one of its two forms is required
+	case hlo.OpAsyncStart:
+		b.WriteString(", calls=%f") // required unless written in syntax sugar
 	}
 	for _, s := range info.Attrs {
 		if !s.Required {
@@ -36,13 +41,13 @@ func requiredAttrs(info *hlo.OpInfo) string {
 		v := map[hlo.AttrKind]string{
 			hlo.AttrInt: "0", hlo.AttrFloat: "0.5", hlo.AttrInts: "{0}", hlo.AttrIntLists: "{{0,1}}",
 			hlo.AttrString: `"t"`, hlo.AttrEnum: "E", hlo.AttrComp: "%f", hlo.AttrSlice: "{[0:4]}",
-			hlo.AttrPadding: "0_0", hlo.AttrConvDims: "b0f_0io->b0f",
+			hlo.AttrPadding: "0_0", hlo.AttrConvDims: "b0f_0io->b0f", hlo.AttrReplicaGroups: "{{0}}", hlo.AttrText: "x",
 		}[s.Kind]
 		if len(s.Values) > 0 {
 			v = s.Values[0]
 		}
 		if v == "" {
-			panic("no test value for attributes of kind " + s.Kind.String())
+			t.Fatalf("no test value for attributes of kind %s", s.Kind)
 		}
 		fmt.Fprintf(&b, ", %s=%s", s.Name, v)
 	}
@@ -94,15 +99,16 @@ func TestOperationChecksEveryOpcode(t *testing.T) {
 				if info.Operands.Max == hlo.Variadic && info.Operands.Min == 0 {
 					break // any count is right
 				}
-				list := parseErrors(t, opModule(op, bad, ""))
-				want := fmt.Sprintf("%s takes %s, got %d", op, describeArity(info.Operands), bad)
-				if !hasError(list, 8, opCol, want) {
-					t.Errorf("want op.hlo:8:%d: %s; got\n%v", opCol, want, list)
+				list := parseErrors(t, opModule(t, op, bad, ""))
+				prefix, suffix := fmt.Sprintf("%s takes ", op), fmt.Sprintf(", got %d", bad)
+				if len(list) == 0 || list[0].Pos.Line != 8 || list[0].Pos.Column != opCol ||
+					!strings.HasPrefix(list[0].Msg, prefix) || !strings.HasSuffix(list[0].Msg, suffix) {
+					t.Errorf("want op.hlo:8:%d: %s...%s; got\n%v", opCol, prefix, suffix, list)
 				}
 			}
 
 			n := info.Operands.Min
-			src := opModule(op, n, ", foo=bar")
+			src := opModule(t, op, n, ", foo=bar")
 			if op == hlo.OpParameter {
 				src = strings.Replace(src, "parameter()", "parameter(1)", 1)
 			} else if op == hlo.OpConstant {
@@ -117,23 +123,6 @@ func TestOperationChecksEveryOpcode(t *testing.T) {
 			}
 		})
 	}
-}
-
-// describeArity is the arity as the messages give it.
-func describeArity(a hlo.Arity) string {
-	plural := func(n int) string {
-		if n == 1 {
-			return "1 operand"
-		}
-		return fmt.Sprint(n, " operands")
-	}
-	switch {
-	case a.Max == hlo.Variadic:
-		return "at least " + plural(a.Min)
-	case a.Min == a.Max:
-		return plural(a.Min)
-	}
-	return fmt.Sprint(a.Min, " to ", plural(a.Max))
 }
 
 // TestOperationErrors checks the message and position of each kind of problem.
@@ -151,6 +140,9 @@ func TestOperationErrors(t *testing.T) {
 		{"wrong kind", "ROOT b = f32[4,4] broadcast(p), dimensions=1", "op.hlo:5:35: attribute dimensions on broadcast takes an integer list, got 1"},
 		{"wrong kind of number", "ROOT g = f32[4] get-tuple-element(p), index=one", "op.hlo:5:41: attribute index on get-tuple-element takes an integer, got one"},
 		{"wrong enum word", "ROOT c = pred[4] compare(p, p), direction=LESS", "op.hlo:5:35: attribute direction on compare is one of EQ, NE, GE, GT, LE, LT, got LESS"},
+		{"odd operand count of reduce", "ROOT r = f32[] reduce(p, s, s), dimensions={0}, to_apply=f", "op.hlo:5:18: reduce takes an even number of operands, at least 2, got 3"},
+		{"sparse dot", "ROOT d = f32[4] dot(p, p), sparsity=L.0@2:4", "op.hlo:5:19: dot takes 3 to 4 operands, got 2"},
+		{"async-start without calls", "cs = ((f32[4]), f32[4]) async-start(p)\n  ROOT d = f32[4] async-done(cs)", "op.hlo:5:27: async-start needs attribute calls"},
 		{"conditional without branches", "ROOT c = f32[4] conditional(s, p, p)", "op.hlo:5:19: conditional needs branch_computations, or true_computation and false_computation"},
 		{"nested instruction", "ROOT a = f32[4] add(p, f32[4] negate(p, p))", "op.hlo:5:33: negate takes 1 operand, got 2"},
 		{"operand defined later", "ROOT a = f32[4] add(q)\n  q = f32[4] negate(p)", "op.hlo:5:19: add takes 2 operands, got 1"},
