@@ -540,7 +540,8 @@ var opTable = func() *[numOpcodes]OpInfo {
 	return &t
 }()
 
-// Info returns the table entry of op; nil for OpInvalid and values out of range.
+// Info returns the table entry of op; nil for OpInvalid and values out of range. The entry is shared and
+// must not be modified.
 func (op Opcode) Info() *OpInfo {
 	if op == OpInvalid || op >= numOpcodes {
 		return nil
