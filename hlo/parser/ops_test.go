@@ -180,3 +180,24 @@ ENTRY e {
 		t.Fatal(err)
 	}
 }
+
+// TestAttrKindsKnownToTheTable keeps the parser's readers of attribute values and the op table in step:
+// every instruction attribute the parser reads specially is one some opcode accepts.
+func TestAttrKindsKnownToTheTable(t *testing.T) {
+	moduleOnly := map[string]bool{"entry_computation_layout": true}
+	for name := range attrKinds {
+		if moduleOnly[name] {
+			continue
+		}
+		found := false
+		for _, op := range hlo.Opcodes() {
+			if op.Info().Attr(name) != nil {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("the parser reads attribute %s, which no opcode accepts", name)
+		}
+	}
+}
