@@ -23,7 +23,8 @@ type OpInfo struct {
 	// MayAlias: the result may share memory with an operand (bitcast, get-tuple-element, in-place updates,
 	// and instructions that declare output_to_operand_aliasing).
 	MayAlias bool
-	// StableHLO is the name of the corresponding StableHLO operation ("stablehlo.add"); "" when none.
+	// StableHLO is the operation a StableHLO program writes for the opcode: "stablehlo.add", "chlo.erf"
+	// where only the CHLO dialect has one, "func.call" for call; "" when there is none.
 	StableHLO string
 }
 
