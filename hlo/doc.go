@@ -10,6 +10,10 @@
 //   - attributes keep their written order, those Octet reasons about typed (see attr.go) and every other
 //     one kept as Raw text, so that text XLA printed prints back byte for byte.
 //
+// Each opcode's operand count, attributes and properties are one table (Opcode.Info, OpInfo), which the
+// parser, Verify, the interpreter and "octet ops" read.
+//
 // Text is turned into this IR by package hlo/parser and back by package hlo/printer; nothing here reads or
-// writes HLO text. Verify checks shapes and structure and is run after every pass in tests.
+// writes HLO text. Verify checks shapes, structure and each instruction against its opcode's table entry,
+// and is run after every pass in tests.
 package hlo

@@ -392,15 +392,11 @@ func (c *Computation) Remove(in *Instruction) {
 
 // HasSideEffect reports whether in must stay even when its value is unused.
 func (in *Instruction) HasSideEffect() bool {
-	switch in.Opcode {
-	case OpSend, OpSendDone, OpRecv, OpRecvDone, OpInfeed, OpOutfeed, OpRng, OpRngGetAndUpdateState,
-		OpAllReduceStart, OpAllGatherStart, OpCollectivePermuteStart, OpAsyncStart, OpAsyncUpdate,
-		OpAsyncDone, OpCopyStart, OpCopyDone, OpAfterAll, OpAddDependency:
-		return true
-	case OpCustomCall:
+	if in.Opcode == OpCustomCall {
 		return in.Str("custom_call_has_side_effect") == "true"
 	}
-	return false
+	info := in.Opcode.Info()
+	return info != nil && info.SideEffect
 }
 
 // SortTopologically orders c's instructions so that every operand (and control predecessor) comes

@@ -24,32 +24,34 @@ func LookupOpcode(name string) (Opcode, bool) {
 
 // IsElementwiseUnary reports whether op maps each element of its one operand to one result element.
 func (op Opcode) IsElementwiseUnary() bool {
-	switch op {
-	case OpAbs, OpAcos, OpAcosh, OpAsin, OpAsinh, OpAtan, OpAtanh, OpCbrt, OpCeil, OpClz, OpCos, OpCosh,
-		OpErf, OpExp, OpExpm1, OpFloor, OpImag, OpIsFinite, OpLog, OpLog1p, OpLogistic, OpNegate, OpNot,
-		OpPopulationCount, OpReal, OpRoundNearestAfz, OpRoundNearestEven, OpRsqrt, OpSign, OpSin, OpSinh,
-		OpSqrt, OpTan, OpTanh, OpConvert, OpBitcastConvert, OpReducePrecision, OpCopy:
-		return true
-	}
-	return false
+	info := op.Info()
+	return info != nil && info.Elementwise && info.Operands == fixed(1)
 }
 
 // IsElementwiseBinary reports whether op combines two same-shaped operands element by element.
 func (op Opcode) IsElementwiseBinary() bool {
-	switch op {
-	case OpAdd, OpAtan2, OpComplex, OpDivide, OpMaximum, OpMinimum, OpMulhi, OpMultiply, OpPower,
-		OpRemainder, OpSubtract, OpAnd, OpOr, OpXor, OpShiftLeft, OpShiftRightArithmetic,
-		OpShiftRightLogical, OpCompare, OpStochasticConvert:
-		return true
-	}
-	return false
+	info := op.Info()
+	return info != nil && info.Elementwise && info.Operands == fixed(2)
+}
+
+// IsElementwise reports whether op computes each result element from the same-index elements of its
+// operands (select and clamp included).
+func (op Opcode) IsElementwise() bool {
+	info := op.Info()
+	return info != nil && info.Elementwise
 }
 
 // IsCommutative reports whether a binary op gives the same result with its operands swapped.
 func (op Opcode) IsCommutative() bool {
-	switch op {
-	case OpAdd, OpMultiply, OpMulhi, OpMaximum, OpMinimum, OpAnd, OpOr, OpXor:
-		return true
+	info := op.Info()
+	return info != nil && info.Commutative
+}
+
+// Opcodes returns every valid opcode, in the order of the Opcode constants.
+func Opcodes() []Opcode {
+	ops := make([]Opcode, 0, numOpcodes-1)
+	for op := OpInvalid + 1; op < numOpcodes; op++ {
+		ops = append(ops, op)
 	}
-	return false
+	return ops
 }

@@ -192,6 +192,7 @@ func TestVerify(t *testing.T) {
 			m.AddComputation(cond)
 			cp := addParams(cond, Scalar(s32))
 			cond.Root = cond.Add("lt", OpCompare, Scalar(pred), cp[0], cp[0])
+			cond.Root.SetAttr("direction", Enum("LT"))
 			body := &Computation{Name: "body"}
 			m.AddComputation(body)
 			bp := addParams(body, Scalar(s32))

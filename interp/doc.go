@@ -37,7 +37,8 @@
 // Every failure is positioned at the instruction: "file:line:col: unsupported: what" for what the
 // interpreter does not implement (collectives over several devices, host transfers, FFT, dynamic shapes,
 // most custom calls, ...), "file:line:col: %name: message" for a malformed instruction. Evaluation never
-// panics on a module; an internal failure becomes an *Error too.
+// panics on a module; an internal failure becomes an *Error too. Which opcodes have an evaluator is a fact
+// to query: Supported(op), Ops().
 //
 // What it is not: a compiler or a fast runtime. Apart from the MatMuler, instructions run one at a time on
 // one core, and values are immutable (every instruction allocates its result).

@@ -154,7 +154,7 @@ func TestConvert(t *testing.T) {
   x = f32[4] parameter(0)
   lo = f32[] constant(-448)
   hi = f32[] constant(448)
-  c = f32[4] clamp(f32[4] broadcast(lo), x, f32[4] broadcast(hi)), dimensions={}
+  c = f32[4] clamp(f32[4] broadcast(lo), x, f32[4] broadcast(hi))
   ROOT r = f8e4m3fn[4] convert(c)
 }`, []string{"f32[4] {1000, -1e9, inf, nan}"}, []string{"f8e4m3fn[4] bits:{0x7e, 0xfe, 0x7e, 0x7f}"}},
 		{"f32-e5m2", unary("convert", "f32[4]", "f8e5m2[4]"), []string{"f32[4] {57344, 61440, 1e6, -inf}"}, []string{"f8e5m2[4] bits:{0x7b, 0x7c, 0x7c, 0xfc}"}},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -263,159 +262,10 @@ func arrays(in *hlo.Instruction, ops []Value) ([]*tensor.Tensor, error) {
 
 // eval evaluates one instruction whose operands have the values ops.
 func (e *evaluator) eval(in *hlo.Instruction, ops []Value) (Value, error) {
-	op := in.Opcode
-	switch op {
-	case hlo.OpConstant:
-		t, err := literalValue(in)
-		if err != nil {
-			return Value{}, err
-		}
-		return t, nil
-	case hlo.OpTuple:
-		return TupleValue(append([]Value(nil), ops...)...), nil
-	case hlo.OpGetTupleElement:
-		i, ok := in.Int("index")
-		if !ok || len(ops) != 1 || ops[0].Kind != KindTuple || i < 0 || i >= int64(len(ops[0].Tuple)) {
-			return Value{}, errorf(in, "get-tuple-element index out of range or operand not a tuple")
-		}
-		return ops[0].Tuple[i], nil
-	case hlo.OpOptimizationBarrier, hlo.OpDomain:
-		if len(ops) != 1 {
-			return Value{}, errorf(in, "%s takes one operand", op)
-		}
-		return ops[0], nil
-	case hlo.OpAddDependency:
-		if len(ops) != 2 {
-			return Value{}, errorf(in, "add-dependency takes two operands")
-		}
-		return ops[0], nil
-	case hlo.OpAfterAll:
-		return TokenValue(), nil
-	case hlo.OpCall:
-		return e.call(in.CalledComputation("to_apply"), ops)
-	case hlo.OpFusion:
-		return e.call(in.CalledComputation("calls"), ops)
-	case hlo.OpWhile:
-		return e.while(in, ops)
-	case hlo.OpConditional:
-		return e.conditional(in, ops)
-	case hlo.OpCustomCall:
-		return e.customCall(in, ops)
-	case hlo.OpAsyncStart:
-		return e.asyncStart(in, ops)
-	case hlo.OpAsyncUpdate:
-		return ops[0], nil
-	case hlo.OpAsyncDone:
-		if len(ops) != 1 || ops[0].Kind != KindTuple || len(ops[0].Tuple) < 2 {
-			return Value{}, errorf(in, "async-done needs the tuple of an async-start")
-		}
-		return ops[0].Tuple[1], nil
-	case hlo.OpCopyStart:
-		if len(ops) != 1 {
-			return Value{}, errorf(in, "copy-start takes one operand")
-		}
-		return TupleValue(ops[0], ops[0], ArrayValue(tensor.New(dtype.U32, nil))), nil
-	case hlo.OpCopyDone:
-		if len(ops) != 1 || ops[0].Kind != KindTuple || len(ops[0].Tuple) < 2 {
-			return Value{}, errorf(in, "copy-done needs the tuple of a copy-start")
-		}
-		return ops[0].Tuple[1], nil
-	case hlo.OpPartitionId, hlo.OpReplicaId:
-		return ArrayValue(tensor.New(dtype.U32, nil)), nil
-	case hlo.OpIota:
-		return e.iota(in)
-	case hlo.OpRngBitGenerator:
-		return e.rngBitGenerator(in, ops)
-	case hlo.OpSort:
-		return e.sort(in, ops)
-	case hlo.OpReduce:
-		return e.reduce(in, ops)
-	case hlo.OpReduceWindow:
-		return e.reduceWindow(in, ops)
-	case hlo.OpScatter:
-		return e.scatter(in, ops)
-	case hlo.OpMap:
-		return e.mapOp(in, ops)
-	case hlo.OpSelectAndScatter:
-		return e.selectAndScatter(in, ops)
-	case hlo.OpTopk:
-		return e.topK(in, ops)
-	case hlo.OpAllReduce, hlo.OpAllGather, hlo.OpReduceScatter, hlo.OpAllToAll, hlo.OpCollectiveBroadcast,
-		hlo.OpCollectivePermute, hlo.OpAllReduceStart:
-		return e.collective(in, ops)
-	case hlo.OpAllReduceDone:
-		if len(ops) != 1 {
-			return Value{}, errorf(in, "all-reduce-done takes one operand")
-		}
-		return ops[0], nil
-	case hlo.OpRng:
-		return e.rng(in, ops)
-	case hlo.OpRngGetAndUpdateState:
-		return e.rngState(in)
+	if f := evaluatorOf(in.Opcode); f != nil {
+		return f(e, in, ops)
 	}
-	if !in.Shape.IsArray() {
-		return Value{}, unsupportedf(in, "%s", describeOp(in))
-	}
-	ts, err := arrays(in, ops)
-	if err != nil {
-		return Value{}, err
-	}
-	var t *tensor.Tensor
-	switch {
-	case op == hlo.OpCompare:
-		t, err = e.compare(in, ts)
-	case op == hlo.OpSelect:
-		t, err = e.selectOp(in, ts)
-	case op == hlo.OpClamp:
-		t, err = e.clamp(in, ts)
-	case op == hlo.OpConvert:
-		t, err = e.convert(in, ts)
-	case op == hlo.OpBitcastConvert:
-		t, err = e.bitcastConvert(in, ts)
-	case op == hlo.OpReducePrecision:
-		t, err = e.reducePrecision(in, ts)
-	case op == hlo.OpCopy:
-		t = ts[0]
-	case op.IsElementwiseUnary():
-		t, err = e.unary(in, ts)
-	case op.IsElementwiseBinary():
-		t, err = e.binary(in, ts)
-	case op == hlo.OpBroadcast:
-		t, err = e.broadcast(in, ts)
-	case op == hlo.OpReshape:
-		t, err = e.reshape(in, ts)
-	case op == hlo.OpBitcast:
-		t, err = e.bitcast(in, ts)
-	case op == hlo.OpTranspose:
-		t, err = e.transpose(in, ts)
-	case op == hlo.OpSlice:
-		t, err = e.slice(in, ts)
-	case op == hlo.OpDynamicSlice:
-		t, err = e.dynamicSlice(in, ts)
-	case op == hlo.OpDynamicUpdateSlice:
-		t, err = e.dynamicUpdateSlice(in, ts)
-	case op == hlo.OpPad:
-		t, err = e.pad(in, ts)
-	case op == hlo.OpConcatenate:
-		t, err = e.concatenate(in, ts)
-	case op == hlo.OpReverse:
-		t, err = e.reverse(in, ts)
-	case op == hlo.OpDot:
-		t, err = e.dot(in, ts)
-	case op == hlo.OpConvolution:
-		t, err = e.convolution(in, ts)
-	case op == hlo.OpGather:
-		t, err = e.gather(in, ts)
-	default:
-		return Value{}, unsupportedf(in, "%s", describeOp(in))
-	}
-	if err != nil {
-		return Value{}, err
-	}
-	if t.Type != in.Shape.Elem || !slices.Equal(t.Shape, in.Shape.Dims) {
-		return Value{}, errorf(in, "produced %s where its shape says %s", t, in.Shape.String())
-	}
-	return ArrayValue(t), nil
+	return Value{}, unsupportedf(in, "%s", describeOp(in))
 }
 
 // describeOp names an instruction's operation for an "unsupported" message.
@@ -430,6 +280,8 @@ func describeOp(in *hlo.Instruction) string {
 		return "collective " + in.Opcode.String() + " (the interpreter runs one device)"
 	case hlo.OpSend, hlo.OpRecv, hlo.OpSendDone, hlo.OpRecvDone, hlo.OpInfeed, hlo.OpOutfeed:
 		return "host transfer " + in.Opcode.String()
+	case hlo.OpRngBitGenerator:
+		return "rng-bit-generator (XLA's bit generator algorithms are not implemented)"
 	}
 	return in.Opcode.String()
 }
@@ -518,9 +370,4 @@ func (e *evaluator) asyncStart(in *hlo.Instruction, ops []Value) (Value, error) 
 		}
 	}
 	return TupleValue(elems...), nil
-}
-
-// rngBitGenerator would need XLA's exact Philox and ThreeFry expansions to give the same bits.
-func (e *evaluator) rngBitGenerator(in *hlo.Instruction, ops []Value) (Value, error) {
-	return Value{}, unsupportedf(in, "rng-bit-generator (XLA's bit generator algorithms are not implemented)")
 }

@@ -12,6 +12,10 @@
 // computation the entry when none is marked ENTRY, and makes names unique in the module (a later "b"
 // becomes "b.1"), so a module that reuses a name in two computations is still valid.
 //
+// Like XLA's parser, it rejects an instruction that does not fit its opcode's entry in the operation table
+// (hlo.OpInfo): a wrong number of operands, an attribute the opcode does not take, a missing required one,
+// or a value of the wrong kind.
+//
 // Errors are collected, sorted and returned as a go/scanner.ErrorList whose entries read
 // "file:line:col: message". The parser never panics, whatever the bytes.
 package parser

@@ -1135,7 +1135,11 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 			return nil
 		}
 	}
+	attrStart, errs := p.off, len(p.errs)
 	in.Attrs = p.attributes(in)
+	if len(p.errs) == errs { // checked only when every attribute was read
+		p.checkOperation(in, opStart, attrStart)
+	}
 	if !hasShape {
 		in.Shape = hlo.Shape{Kind: hlo.ArrayShape} // inferred when the computation is complete
 		if op == hlo.OpParameter || op == hlo.OpConstant {

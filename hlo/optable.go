@@ -1,0 +1,588 @@
+package hlo
+
+import (
+	"strconv"
+	"strings"
+)
+
+// OpInfo describes an opcode: how many operands it takes, the attributes it accepts, and the properties
+// that passes, the verifier, the interpreter and the printer ask about. The parser rejects instructions that
+// do not fit their opcode's OpInfo, and Verify rejects built ones.
+type OpInfo struct {
+	Opcode   Opcode
+	Operands Arity
+	// Attrs are the attributes specific to the opcode; CommonAttrs are accepted on every instruction too.
+	Attrs []AttrSpec
+	// Elementwise: each result element depends only on the same-index elements of the operands.
+	Elementwise bool
+	// Commutative: a binary op whose operands may be swapped.
+	Commutative bool
+	// SideEffect: the instruction must stay even when its value is unused (a custom-call has one only
+	// when custom_call_has_side_effect=true; see Instruction.HasSideEffect).
+	SideEffect bool
+	// MayAlias: the result may share memory with an operand (bitcast, get-tuple-element, in-place updates,
+	// and instructions that declare output_to_operand_aliasing).
+	MayAlias bool
+	// StableHLO is the operation a StableHLO program writes for the opcode: "stablehlo.add", "chlo.erf"
+	// where only the CHLO dialect has one, "func.call" for call; "" when there is none.
+	StableHLO string
+}
+
+// Arity is the number of operands an opcode takes: Min to Max, or Min or more when Max is Variadic; with
+// Step 2, only every other count from Min (reduce takes inputs and initial values in pairs).
+type Arity struct{ Min, Max, Step int }
+
+// Variadic as Arity.Max means no upper bound.
+const Variadic = -1
+
+func fixed(n int) Arity   { return Arity{Min: n, Max: n} }
+func atLeast(n int) Arity { return Arity{Min: n, Max: Variadic} }
+
+// everyOther is min, min+2, min+4, ... operands.
+func everyOther(min int) Arity { return Arity{Min: min, Max: Variadic, Step: 2} }
+
+// Allows reports whether n operands fit a.
+func (a Arity) Allows(n int) bool {
+	return n >= a.Min && (a.Max == Variadic || n <= a.Max) && (a.Step <= 1 || (n-a.Min)%a.Step == 0)
+}
+
+// String is the arity as a count: "2", "1..4", "1+", "2,4,...".
+func (a Arity) String() string {
+	switch {
+	case a.Step > 1:
+		return strconv.Itoa(a.Min) + "," + strconv.Itoa(a.Min+a.Step) + ",..."
+	case a.Max == Variadic:
+		return strconv.Itoa(a.Min) + "+"
+	case a.Min == a.Max:
+		return strconv.Itoa(a.Min)
+	}
+	return strconv.Itoa(a.Min) + ".." + strconv.Itoa(a.Max)
+}
+
+// describe is the arity in a sentence: "2 operands", "at least 1 operand", "1 to 4 operands", "an even
+// number of operands, at least 2".
+func (a Arity) describe() string {
+	plural := func(n int) string {
+		if n == 1 {
+			return "1 operand"
+		}
+		return strconv.Itoa(n) + " operands"
+	}
+	switch {
+	case a.Step == 2 && a.Min%2 == 0:
+		return "an even number of operands, at least " + strconv.Itoa(a.Min)
+	case a.Step == 2:
+		return "an odd number of operands, at least " + strconv.Itoa(a.Min)
+	case a.Max == Variadic:
+		return "at least " + plural(a.Min)
+	case a.Min == a.Max:
+		return plural(a.Min)
+	}
+	return strconv.Itoa(a.Min) + " to " + plural(a.Max)
+}
+
+// AttrKind is the kind of value an attribute takes; each is one of the Value types of attr.go.
+type AttrKind uint8
+
+// The attribute kinds.
+const (
+	AttrText               AttrKind = iota // any value, kept as written (Raw and the typed forms alike)
+	AttrInt                                // Int
+	AttrFloat                              // a number: Int, or Raw that reads as a float (epsilon=0.001)
+	AttrBool                               // Bool
+	AttrInts                               // Ints
+	AttrIntLists                           // IntLists
+	AttrString                             // String, or a quoted Raw
+	AttrEnum                               // Enum, or a bare word kept as Raw
+	AttrComp                               // CompRef
+	AttrComps                              // CompList (or one CompRef)
+	AttrInsts                              // InstList
+	AttrSlice                              // Slice
+	AttrPadding                            // Padding
+	AttrWindow                             // Window
+	AttrConvDims                           // *ConvDims
+	AttrBackendConfig                      // *BackendConfig
+	AttrMetadata                           // Metadata
+	AttrFrontendAttributes                 // FrontendAttributes
+	AttrReplicaGroups                      // *ReplicaGroups
+	AttrSharding                           // *Sharding
+	AttrAliasing                           // Aliasing
+	numAttrKinds
+)
+
+var attrKindNames = [numAttrKinds]string{
+	AttrText:               "text",
+	AttrInt:                "integer",
+	AttrFloat:              "number",
+	AttrBool:               "bool",
+	AttrInts:               "integer list",
+	AttrIntLists:           "list of integer lists",
+	AttrString:             "string",
+	AttrEnum:               "enum",
+	AttrComp:               "computation",
+	AttrComps:              "computation list",
+	AttrInsts:              "instruction list",
+	AttrSlice:              "slice",
+	AttrPadding:            "padding",
+	AttrWindow:             "window",
+	AttrConvDims:           "dimension labels",
+	AttrBackendConfig:      "backend config",
+	AttrMetadata:           "metadata",
+	AttrFrontendAttributes: "frontend attributes",
+	AttrReplicaGroups:      "replica groups",
+	AttrSharding:           "sharding",
+	AttrAliasing:           "aliasing",
+}
+
+// String names the kind in words ("integer list").
+func (k AttrKind) String() string {
+	if k < numAttrKinds {
+		return attrKindNames[k]
+	}
+	return "invalid"
+}
+
+// Accepts reports whether v is a value of kind k.
+func (k AttrKind) Accepts(v Value) bool {
+	switch k {
+	case AttrText:
+		return v != nil
+	case AttrInt:
+		_, ok := v.(Int)
+		return ok
+	case AttrFloat:
+		switch v := v.(type) {
+		case Int:
+			return true
+		case Raw:
+			_, err := strconv.ParseFloat(string(v), 64)
+			return err == nil
+		}
+	case AttrBool:
+		_, ok := v.(Bool)
+		return ok
+	case AttrInts:
+		_, ok := v.(Ints)
+		return ok
+	case AttrIntLists:
+		_, ok := v.(IntLists)
+		return ok
+	case AttrString:
+		switch v := v.(type) {
+		case String:
+			return true
+		case Raw:
+			return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"'
+		}
+	case AttrEnum:
+		switch v := v.(type) {
+		case Enum:
+			return true
+		case Raw:
+			return isWord(string(v))
+		}
+	case AttrComp:
+		_, ok := v.(CompRef)
+		return ok
+	case AttrComps:
+		switch v.(type) {
+		case CompList, CompRef:
+			return true
+		}
+	case AttrInsts:
+		_, ok := v.(InstList)
+		return ok
+	case AttrSlice:
+		_, ok := v.(Slice)
+		return ok
+	case AttrPadding:
+		_, ok := v.(Padding)
+		return ok
+	case AttrWindow:
+		_, ok := v.(Window)
+		return ok
+	case AttrConvDims:
+		_, ok := v.(*ConvDims)
+		return ok
+	case AttrBackendConfig:
+		_, ok := v.(*BackendConfig)
+		return ok
+	case AttrMetadata:
+		_, ok := v.(Metadata)
+		return ok
+	case AttrFrontendAttributes:
+		_, ok := v.(FrontendAttributes)
+		return ok
+	case AttrReplicaGroups:
+		_, ok := v.(*ReplicaGroups)
+		return ok
+	case AttrSharding:
+		_, ok := v.(*Sharding)
+		return ok
+	case AttrAliasing:
+		_, ok := v.(Aliasing)
+		return ok
+	}
+	return false
+}
+
+// isWord reports whether s is a bare word: letters, digits and underscores, not starting with a digit.
+func isWord(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// AttrSpec describes one attribute an opcode accepts.
+type AttrSpec struct {
+	Name     string
+	Kind     AttrKind
+	Required bool
+	// Values are the words an AttrEnum may take; nil when any word is accepted.
+	Values []string
+	// Role says what a called computation is for ("reducer", "loop body"); "" for other kinds.
+	Role string
+}
+
+func req(name string, k AttrKind) AttrSpec { return AttrSpec{Name: name, Kind: k, Required: true} }
+func opt(name string, k AttrKind) AttrSpec { return AttrSpec{Name: name, Kind: k} }
+
+func reqEnum(name string, values ...string) AttrSpec {
+	return AttrSpec{Name: name, Kind: AttrEnum, Required: true, Values: values}
+}
+
+func optEnum(name string, values ...string) AttrSpec {
+	return AttrSpec{Name: name, Kind: AttrEnum, Values: values}
+}
+
+func reqComp(name, role string) AttrSpec {
+	return AttrSpec{Name: name, Kind: AttrComp, Required: true, Role: role}
+}
+
+func optComp(name, role string) AttrSpec { return AttrSpec{Name: name, Kind: AttrComp, Role: role} }
+
+func optComps(name, role string) AttrSpec { return AttrSpec{Name: name, Kind: AttrComps, Role: role} }
+
+// CommonAttrs are the attributes every instruction accepts.
+var CommonAttrs = []AttrSpec{
+	opt("sharding", AttrSharding),
+	opt("frontend_attributes", AttrFrontendAttributes),
+	opt("statistics", AttrText),
+	opt("parameter_replication", AttrText),
+	opt("control-predecessors", AttrInsts),
+	opt("metadata", AttrMetadata),
+	opt("backend_config", AttrBackendConfig),
+	opt("origin", AttrText),
+	opt("original_value", AttrText),             // the earlier spelling of origin
+	opt("outer_dimension_partitions", AttrInts), // accepted by earlier versions of XLA
+}
+
+// Attribute groups shared by several opcodes.
+var (
+	dotDims = []AttrSpec{
+		opt("lhs_batch_dims", AttrInts), opt("lhs_contracting_dims", AttrInts),
+		opt("rhs_batch_dims", AttrInts), opt("rhs_contracting_dims", AttrInts),
+		opt("operand_precision", AttrText), opt("algorithm", AttrEnum), opt("sparsity", AttrText),
+	}
+	collective = []AttrSpec{
+		opt("replica_groups", AttrReplicaGroups), opt("channel_id", AttrInt),
+		opt("constrain_layout", AttrBool), opt("use_global_device_ids", AttrBool),
+	}
+	accuracy       = []AttrSpec{opt("result_accuracy", AttrText)}
+	hostTransfer   = []AttrSpec{opt("channel_id", AttrInt), opt("is_host_transfer", AttrBool)}
+	asyncAttrs     = []AttrSpec{optComp("calls", "async computation"), opt("async_execution_thread", AttrString), opt("async_group_id", AttrInt), opt("output_to_operand_aliasing", AttrAliasing)}
+	permuteAttrs   = []AttrSpec{req("source_target_pairs", AttrIntLists), opt("slice_sizes", AttrIntLists), opt("channel_id", AttrInt)}
+	allGatherAttrs = append([]AttrSpec{req("dimensions", AttrInts)}, collective...)
+	allReduceAttrs = append([]AttrSpec{reqComp("to_apply", "reducer")}, collective...)
+)
+
+// join concatenates attribute groups.
+func join(groups ...[]AttrSpec) []AttrSpec {
+	var out []AttrSpec
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// The operation table, one entry per opcode; the attribute lists follow what XLA's HLO parser accepts.
+var opInfos = map[Opcode]OpInfo{
+	// Elementwise unary.
+	OpAbs:              {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.abs"},
+	OpAcos:             {Operands: fixed(1), Elementwise: true, StableHLO: "chlo.acos"},
+	OpAcosh:            {Operands: fixed(1), Elementwise: true, StableHLO: "chlo.acosh"},
+	OpAsin:             {Operands: fixed(1), Elementwise: true, StableHLO: "chlo.asin"},
+	OpAsinh:            {Operands: fixed(1), Elementwise: true, StableHLO: "chlo.asinh"},
+	OpAtan:             {Operands: fixed(1), Elementwise: true, StableHLO: "chlo.atan"},
+	OpAtanh:            {Operands: fixed(1), Elementwise: true, StableHLO: "chlo.atanh"},
+	OpCbrt:             {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.cbrt"},
+	OpCeil:             {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.ceil"},
+	OpClz:              {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.count_leading_zeros"},
+	OpCos:              {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.cosine"},
+	OpCosh:             {Operands: fixed(1), Elementwise: true, StableHLO: "chlo.cosh"},
+	OpErf:              {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "chlo.erf"},
+	OpExp:              {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.exponential"},
+	OpExpm1:            {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.exponential_minus_one"},
+	OpFloor:            {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.floor"},
+	OpImag:             {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.imag"},
+	OpIsFinite:         {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.is_finite"},
+	OpLog:              {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.log"},
+	OpLog1p:            {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.log_plus_one"},
+	OpLogistic:         {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.logistic"},
+	OpNegate:           {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.negate"},
+	OpNot:              {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.not"},
+	OpPopulationCount:  {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.popcnt"},
+	OpReal:             {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.real"},
+	OpRoundNearestAfz:  {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.round_nearest_afz"},
+	OpRoundNearestEven: {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.round_nearest_even"},
+	OpRsqrt:            {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.rsqrt"},
+	OpSign:             {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.sign"},
+	OpSin:              {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.sine"},
+	OpSinh:             {Operands: fixed(1), Elementwise: true, StableHLO: "chlo.sinh"},
+	OpSqrt:             {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.sqrt"},
+	OpTan:              {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.tan"},
+	OpTanh:             {Operands: fixed(1), Attrs: accuracy, Elementwise: true, StableHLO: "stablehlo.tanh"},
+	OpConvert:          {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.convert"},
+	OpBitcastConvert:   {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.bitcast_convert"},
+	OpCopy:             {Operands: fixed(1), Elementwise: true},
+	OpReducePrecision: {Operands: fixed(1), Elementwise: true, StableHLO: "stablehlo.reduce_precision",
+		Attrs: []AttrSpec{req("exponent_bits", AttrInt), req("mantissa_bits", AttrInt)}},
+
+	// Elementwise binary and ternary.
+	OpAdd:                  {Operands: fixed(2), Elementwise: true, Commutative: true, StableHLO: "stablehlo.add"},
+	OpAtan2:                {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.atan2"},
+	OpComplex:              {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.complex"},
+	OpDivide:               {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.divide"},
+	OpMaximum:              {Operands: fixed(2), Elementwise: true, Commutative: true, StableHLO: "stablehlo.maximum"},
+	OpMinimum:              {Operands: fixed(2), Elementwise: true, Commutative: true, StableHLO: "stablehlo.minimum"},
+	OpMulhi:                {Operands: fixed(2), Elementwise: true, Commutative: true},
+	OpMultiply:             {Operands: fixed(2), Elementwise: true, Commutative: true, StableHLO: "stablehlo.multiply"},
+	OpPower:                {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.power"},
+	OpRemainder:            {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.remainder"},
+	OpSubtract:             {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.subtract"},
+	OpAnd:                  {Operands: fixed(2), Elementwise: true, Commutative: true, StableHLO: "stablehlo.and"},
+	OpOr:                   {Operands: fixed(2), Elementwise: true, Commutative: true, StableHLO: "stablehlo.or"},
+	OpXor:                  {Operands: fixed(2), Elementwise: true, Commutative: true, StableHLO: "stablehlo.xor"},
+	OpShiftLeft:            {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.shift_left"},
+	OpShiftRightArithmetic: {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.shift_right_arithmetic"},
+	OpShiftRightLogical:    {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.shift_right_logical"},
+	OpStochasticConvert:    {Operands: fixed(2), Elementwise: true},
+	OpCompare: {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.compare", Attrs: []AttrSpec{
+		reqEnum("direction", "EQ", "NE", "GE", "GT", "LE", "LT"),
+		optEnum("type", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"),
+	}},
+	OpSelect: {Operands: fixed(3), Elementwise: true, StableHLO: "stablehlo.select"},
+	OpClamp:  {Operands: fixed(3), Elementwise: true, StableHLO: "stablehlo.clamp"},
+
+	// Leaves.
+	OpParameter:   {Operands: fixed(0)},
+	OpConstant:    {Operands: fixed(0), StableHLO: "stablehlo.constant"},
+	OpIota:        {Operands: fixed(0), StableHLO: "stablehlo.iota", Attrs: []AttrSpec{req("iota_dimension", AttrInt)}},
+	OpPartitionId: {Operands: fixed(0), StableHLO: "stablehlo.partition_id"},
+	OpReplicaId:   {Operands: fixed(0), StableHLO: "stablehlo.replica_id"},
+
+	// Shape and data movement.
+	OpBitcast:            {Operands: fixed(1), MayAlias: true},
+	OpBroadcast:          {Operands: fixed(1), StableHLO: "stablehlo.broadcast_in_dim", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
+	OpConcatenate:        {Operands: atLeast(1), StableHLO: "stablehlo.concatenate", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
+	OpDynamicReshape:     {Operands: atLeast(1), StableHLO: "stablehlo.dynamic_reshape"},
+	OpDynamicSlice:       {Operands: atLeast(1), StableHLO: "stablehlo.dynamic_slice", Attrs: []AttrSpec{req("dynamic_slice_sizes", AttrInts)}},
+	OpDynamicUpdateSlice: {Operands: atLeast(2), MayAlias: true, StableHLO: "stablehlo.dynamic_update_slice"},
+	OpGetDimensionSize:   {Operands: fixed(1), StableHLO: "stablehlo.get_dimension_size", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
+	OpSetDimensionSize:   {Operands: fixed(2), StableHLO: "stablehlo.set_dimension_size", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
+	OpGetTupleElement:    {Operands: fixed(1), MayAlias: true, StableHLO: "stablehlo.get_tuple_element", Attrs: []AttrSpec{req("index", AttrInt)}},
+	OpPad:                {Operands: fixed(2), StableHLO: "stablehlo.pad", Attrs: []AttrSpec{req("padding", AttrPadding)}},
+	OpReshape:            {Operands: fixed(1), StableHLO: "stablehlo.reshape", Attrs: []AttrSpec{opt("inferred_dimension", AttrInt)}},
+	OpReverse:            {Operands: fixed(1), StableHLO: "stablehlo.reverse", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
+	OpSlice:              {Operands: fixed(1), StableHLO: "stablehlo.slice", Attrs: []AttrSpec{req("slice", AttrSlice)}},
+	OpTranspose:          {Operands: fixed(1), StableHLO: "stablehlo.transpose", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
+	OpTuple:              {Operands: atLeast(0), MayAlias: true, StableHLO: "stablehlo.tuple"},
+	OpGather: {Operands: fixed(2), StableHLO: "stablehlo.gather", Attrs: []AttrSpec{
+		req("offset_dims", AttrInts), req("collapsed_slice_dims", AttrInts), req("start_index_map", AttrInts),
+		req("index_vector_dim", AttrInt), req("slice_sizes", AttrInts), opt("indices_are_sorted", AttrBool),
+		opt("operand_batching_dims", AttrInts), opt("start_indices_batching_dims", AttrInts),
+	}},
+	OpScatter: {Operands: everyOther(3), StableHLO: "stablehlo.scatter", Attrs: []AttrSpec{
+		req("update_window_dims", AttrInts), req("inserted_window_dims", AttrInts),
+		req("scatter_dims_to_operand_dims", AttrInts), req("index_vector_dim", AttrInt),
+		reqComp("to_apply", "update function"), opt("indices_are_sorted", AttrBool), opt("unique_indices", AttrBool),
+		opt("input_batching_dims", AttrInts), opt("scatter_indices_batching_dims", AttrInts),
+	}},
+
+	// Contractions and windows.
+	OpDot:       {Operands: fixed(2), StableHLO: "stablehlo.dot_general", Attrs: dotDims},
+	OpScaledDot: {Operands: fixed(4), Attrs: dotDims},
+	OpRaggedDot: {Operands: fixed(3), StableHLO: "chlo.ragged_dot",
+		Attrs: join(dotDims, []AttrSpec{opt("lhs_ragged_dims", AttrInts), opt("rhs_group_dims", AttrInts)})},
+	OpConvolution: {Operands: fixed(2), StableHLO: "stablehlo.convolution", Attrs: []AttrSpec{
+		opt("window", AttrWindow), req("dim_labels", AttrConvDims), opt("feature_group_count", AttrInt),
+		opt("batch_group_count", AttrInt), opt("operand_precision", AttrText), opt("algorithm", AttrEnum),
+	}},
+	OpFft: {Operands: fixed(1), StableHLO: "stablehlo.fft", Attrs: []AttrSpec{
+		reqEnum("fft_type", "FFT", "IFFT", "RFFT", "IRFFT"), req("fft_length", AttrInts),
+	}},
+	OpCholesky: {Operands: fixed(1), StableHLO: "stablehlo.cholesky", Attrs: []AttrSpec{opt("lower", AttrBool)}},
+	OpTriangularSolve: {Operands: fixed(2), StableHLO: "stablehlo.triangular_solve", Attrs: []AttrSpec{
+		opt("left_side", AttrBool), opt("lower", AttrBool), opt("unit_diagonal", AttrBool),
+		optEnum("transpose_a", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"),
+	}},
+	OpBatchNormGrad: {Operands: fixed(5), StableHLO: "stablehlo.batch_norm_grad",
+		Attrs: []AttrSpec{req("epsilon", AttrFloat), req("feature_index", AttrInt)}},
+	OpBatchNormInference: {Operands: fixed(5), StableHLO: "stablehlo.batch_norm_inference",
+		Attrs: []AttrSpec{req("epsilon", AttrFloat), req("feature_index", AttrInt)}},
+	OpBatchNormTraining: {Operands: fixed(3), StableHLO: "stablehlo.batch_norm_training",
+		Attrs: []AttrSpec{req("epsilon", AttrFloat), req("feature_index", AttrInt)}},
+
+	// Reductions and calls.
+	OpReduce: {Operands: everyOther(2), StableHLO: "stablehlo.reduce",
+		Attrs: []AttrSpec{req("dimensions", AttrInts), reqComp("to_apply", "reducer")}},
+	OpReduceWindow: {Operands: everyOther(2), StableHLO: "stablehlo.reduce_window",
+		Attrs: []AttrSpec{opt("window", AttrWindow), reqComp("to_apply", "reducer")}},
+	OpSelectAndScatter: {Operands: fixed(3), StableHLO: "stablehlo.select_and_scatter", Attrs: []AttrSpec{
+		opt("window", AttrWindow), reqComp("select", "selector"), reqComp("scatter", "scatterer"),
+	}},
+	OpMap: {Operands: atLeast(1), StableHLO: "stablehlo.map",
+		Attrs: []AttrSpec{opt("dimensions", AttrInts), reqComp("to_apply", "mapped function")}},
+	OpSort: {Operands: atLeast(1), StableHLO: "stablehlo.sort", Attrs: []AttrSpec{
+		req("dimensions", AttrInts), reqComp("to_apply", "comparator"), opt("is_stable", AttrBool),
+	}},
+	OpTopk: {Operands: fixed(1), StableHLO: "chlo.top_k", Attrs: []AttrSpec{req("k", AttrInt), opt("largest", AttrBool), opt("is_stable", AttrBool)}},
+	OpScan: {Operands: atLeast(1), Attrs: []AttrSpec{
+		req("dimensions", AttrInts), reqComp("to_apply", "scanned function"), opt("is_reverse", AttrBool),
+		opt("is_associative", AttrBool), opt("num_carries", AttrInt),
+	}},
+	OpCall: {Operands: atLeast(0), StableHLO: "func.call", Attrs: []AttrSpec{
+		reqComp("to_apply", "callee"), opt("is_composite", AttrBool),
+	}},
+	OpFusion: {Operands: atLeast(0), MayAlias: true, Attrs: []AttrSpec{
+		reqEnum("kind", "kLoop", "kInput", "kOutput", "kCustom"), reqComp("calls", "fused computation"),
+		opt("output_to_operand_aliasing", AttrAliasing),
+	}},
+	OpWhile: {Operands: fixed(1), MayAlias: true, StableHLO: "stablehlo.while", Attrs: []AttrSpec{
+		reqComp("condition", "loop condition"), reqComp("body", "loop body"),
+	}},
+	OpConditional: {Operands: atLeast(2), StableHLO: "stablehlo.case", Attrs: []AttrSpec{
+		optComps("branch_computations", "branches"), optComp("true_computation", "true branch"),
+		optComp("false_computation", "false branch"),
+	}},
+	OpCustomCall: {Operands: atLeast(0), MayAlias: true, StableHLO: "stablehlo.custom_call", Attrs: []AttrSpec{
+		req("custom_call_target", AttrString), opt("custom_call_has_side_effect", AttrBool),
+		opt("api_version", AttrEnum), opt("operand_layout_constraints", AttrText),
+		opt("output_to_operand_aliasing", AttrAliasing), opt("called_computations", AttrComps),
+		optComp("to_apply", "called computation"), opt("literal", AttrText), opt("schedule", AttrEnum),
+		opt("window", AttrWindow), opt("dim_labels", AttrText),
+		opt("feature_group_count", AttrInt), opt("batch_group_count", AttrInt),
+		opt("operand_precision", AttrText), opt("padding_type", AttrEnum),
+	}},
+	OpOptimizationBarrier: {Operands: fixed(1), MayAlias: true, StableHLO: "stablehlo.optimization_barrier"},
+	OpDomain:              {Operands: fixed(1), MayAlias: true, Attrs: []AttrSpec{req("domain", AttrText)}},
+	OpAddDependency:       {Operands: fixed(2), SideEffect: true, MayAlias: true},
+	OpAfterAll:            {Operands: atLeast(0), SideEffect: true, StableHLO: "stablehlo.after_all"},
+
+	// Random numbers.
+	OpRng: {Operands: fixed(2), SideEffect: true, StableHLO: "stablehlo.rng",
+		Attrs: []AttrSpec{reqEnum("distribution", "rng_uniform", "rng_normal")}},
+	OpRngBitGenerator: {Operands: fixed(1), StableHLO: "stablehlo.rng_bit_generator",
+		Attrs: []AttrSpec{reqEnum("algorithm", "rng_default", "rng_three_fry", "rng_philox")}},
+	OpRngGetAndUpdateState: {Operands: fixed(0), SideEffect: true, Attrs: []AttrSpec{req("delta", AttrInt)}},
+
+	// Collectives.
+	OpAllGather:      {Operands: atLeast(1), StableHLO: "stablehlo.all_gather", Attrs: allGatherAttrs},
+	OpAllGatherStart: {Operands: atLeast(1), SideEffect: true, Attrs: allGatherAttrs},
+	OpAllGatherDone:  {Operands: fixed(1)},
+	OpAllReduce:      {Operands: atLeast(1), StableHLO: "stablehlo.all_reduce", Attrs: allReduceAttrs},
+	OpAllReduceStart: {Operands: atLeast(1), SideEffect: true, Attrs: allReduceAttrs},
+	OpAllReduceDone:  {Operands: fixed(1)},
+	OpReduceScatter: {Operands: atLeast(1), StableHLO: "stablehlo.reduce_scatter",
+		Attrs: join([]AttrSpec{req("dimensions", AttrInts)}, allReduceAttrs)},
+	OpCollectiveReduce: {Operands: atLeast(1), Attrs: allReduceAttrs},
+	OpAllToAll: {Operands: atLeast(1), StableHLO: "stablehlo.all_to_all",
+		Attrs: join([]AttrSpec{opt("dimensions", AttrInts)}, collective)},
+	OpRaggedAllToAll: {Operands: fixed(6), Attrs: join([]AttrSpec{opt("dimensions", AttrInts)}, collective)},
+	OpCollectiveBroadcast: {Operands: atLeast(1), StableHLO: "stablehlo.collective_broadcast", Attrs: []AttrSpec{
+		req("replica_groups", AttrReplicaGroups), opt("channel_id", AttrInt), opt("has_dynamic_root", AttrBool),
+	}},
+	OpCollectivePermute: {Operands: atLeast(1), StableHLO: "stablehlo.collective_permute",
+		Attrs: permuteAttrs},
+	OpCollectivePermuteStart: {Operands: atLeast(1), SideEffect: true, Attrs: permuteAttrs},
+	OpCollectivePermuteDone:  {Operands: fixed(1)},
+	OpShuffle:                {Operands: atLeast(1)},
+
+	// Asynchronous pairs and host transfers.
+	OpAsyncStart:  {Operands: atLeast(0), SideEffect: true, MayAlias: true, Attrs: asyncAttrs},
+	OpAsyncUpdate: {Operands: fixed(1), SideEffect: true, MayAlias: true, Attrs: asyncAttrs},
+	OpAsyncDone:   {Operands: fixed(1), SideEffect: true, MayAlias: true, Attrs: asyncAttrs},
+	OpCopyStart: {Operands: fixed(1), SideEffect: true, MayAlias: true,
+		Attrs: []AttrSpec{opt("cross_program_prefetch_index", AttrInt), opt("is_cross_program_prefetch", AttrBool)}},
+	OpCopyDone: {Operands: fixed(1), SideEffect: true, MayAlias: true},
+	OpSend:     {Operands: fixed(2), SideEffect: true, StableHLO: "stablehlo.send", Attrs: hostTransfer},
+	OpSendDone: {Operands: fixed(1), SideEffect: true, Attrs: hostTransfer},
+	OpRecv:     {Operands: fixed(1), SideEffect: true, StableHLO: "stablehlo.recv", Attrs: hostTransfer},
+	OpRecvDone: {Operands: fixed(1), SideEffect: true, Attrs: hostTransfer},
+	OpInfeed: {Operands: fixed(1), SideEffect: true, StableHLO: "stablehlo.infeed",
+		Attrs: []AttrSpec{opt("infeed_config", AttrString)}},
+	OpOutfeed: {Operands: fixed(2), SideEffect: true, StableHLO: "stablehlo.outfeed",
+		Attrs: []AttrSpec{opt("outfeed_shape", AttrText), opt("outfeed_config", AttrString)}},
+}
+
+var opTable = func() *[numOpcodes]OpInfo {
+	var t [numOpcodes]OpInfo
+	for op, info := range opInfos {
+		info.Opcode = op
+		t[op] = info
+	}
+	return &t
+}()
+
+// Info returns the table entry of op; nil for OpInvalid and values out of range. The entry is shared and
+// must not be modified.
+func (op Opcode) Info() *OpInfo {
+	if op == OpInvalid || op >= numOpcodes {
+		return nil
+	}
+	return &opTable[op]
+}
+
+// Attr returns the spec of the attribute named name on the opcode, the opcode's own before CommonAttrs;
+// nil when the opcode does not accept it.
+func (info *OpInfo) Attr(name string) *AttrSpec {
+	for i := range info.Attrs {
+		if info.Attrs[i].Name == name {
+			return &info.Attrs[i]
+		}
+	}
+	return commonAttr(name)
+}
+
+func commonAttr(name string) *AttrSpec {
+	for i := range CommonAttrs {
+		if CommonAttrs[i].Name == name {
+			return &CommonAttrs[i]
+		}
+	}
+	return nil
+}
+
+// String describes the spec as the ops table shows it: "dimensions:ints", "?to_apply:computation" for an
+// optional one, "direction:EQ|NE|..." for an enum with known words.
+func (s *AttrSpec) String() string {
+	var b strings.Builder
+	if !s.Required {
+		b.WriteByte('?')
+	}
+	b.WriteString(s.Name)
+	b.WriteByte(':')
+	if len(s.Values) > 0 {
+		b.WriteString(strings.Join(s.Values, "|"))
+	} else {
+		b.WriteString(strings.ReplaceAll(s.Kind.String(), " ", "-"))
+	}
+	return b.String()
+}

@@ -1,0 +1,203 @@
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"strings"
+	"testing"
+
+	"octet/hlo"
+)
+
+// instructionPrefix is what precedes the opcode on the line the tests below write.
+const instructionPrefix = "  ROOT x = f32[4] "
+
+// opModule is a module whose root, on line 8, is "x = f32[4] <op>(operands), <required attributes><attrs>"
+// with n operands, all %p.
+func opModule(t *testing.T, op hlo.Opcode, n int, attrs string) string {
+	t.Helper()
+	ops := strings.TrimSuffix(strings.Repeat("%p, ", n), ", ")
+	return fmt.Sprintf("HloModule m\n%%f {\n  %%a = f32[] parameter(0)\n  ROOT %%b = f32[] parameter(1)\n}\n"+
+		"ENTRY %%e {\n  %%p = f32[4] parameter(0)\n%s%s(%s)%s%s\n}\n",
+		instructionPrefix, op, ops, requiredAttrs(t, op.Info()), attrs)
+}
+
+// requiredAttrs writes a value of the right kind for each attribute op requires.
+func requiredAttrs(t *testing.T, info *hlo.OpInfo) string {
+	t.Helper()
+	var b strings.Builder
+	switch info.Opcode {
+	case hlo.OpConditional:
+		b.WriteString(", branch_computations={%f}") // one of its two forms is required
+	case hlo.OpAsyncStart:
+		b.WriteString(", calls=%f") // required unless written in syntax sugar
+	}
+	for _, s := range info.Attrs {
+		if !s.Required {
+			continue
+		}
+		v := map[hlo.AttrKind]string{
+			hlo.AttrInt: "0", hlo.AttrFloat: "0.5", hlo.AttrInts: "{0}", hlo.AttrIntLists: "{{0,1}}",
+			hlo.AttrString: `"t"`, hlo.AttrEnum: "E", hlo.AttrComp: "%f", hlo.AttrSlice: "{[0:4]}",
+			hlo.AttrPadding: "0_0", hlo.AttrConvDims: "b0f_0io->b0f", hlo.AttrReplicaGroups: "{{0}}", hlo.AttrText: "x",
+		}[s.Kind]
+		if len(s.Values) > 0 {
+			v = s.Values[0]
+		}
+		if v == "" {
+			t.Fatalf("no test value for attributes of kind %s", s.Kind)
+		}
+		fmt.Fprintf(&b, ", %s=%s", s.Name, v)
+	}
+	return b.String()
+}
+
+// parseErrors parses src and returns its errors; the test fails when there are none.
+func parseErrors(t *testing.T, src string) scanner.ErrorList {
+	t.Helper()
+	_, err := ParseFile(token.NewFileSet(), "op.hlo", []byte(src))
+	if err == nil {
+		t.Fatalf("no error for\n%s", src)
+	}
+	var list scanner.ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("error is %T, not a scanner.ErrorList: %v", err, err)
+	}
+	return list
+}
+
+// hasError reports whether list holds msg at line:col.
+func hasError(list scanner.ErrorList, line, col int, msg string) bool {
+	for _, e := range list {
+		if e.Pos.Line == line && e.Pos.Column == col && e.Msg == msg {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOperationChecksEveryOpcode writes every opcode with a wrong number of operands and with an unknown
+// attribute, and expects each rejected at the right place.
+func TestOperationChecksEveryOpcode(t *testing.T) {
+	opCol := len(instructionPrefix) + 1
+	for _, op := range hlo.Opcodes() {
+		t.Run(op.String(), func(t *testing.T) {
+			info := op.Info()
+			switch op {
+			case hlo.OpParameter, hlo.OpConstant:
+				// Their parentheses hold a number or a literal, never operands.
+				if info.Operands.Min != 0 || info.Operands.Max != 0 {
+					t.Errorf("%s takes %s operands", op, info.Operands)
+				}
+			default:
+				bad := info.Operands.Min - 1
+				if bad < 0 {
+					bad = info.Operands.Max + 1
+				}
+				if info.Operands.Max == hlo.Variadic && info.Operands.Min == 0 {
+					break // any count is right
+				}
+				list := parseErrors(t, opModule(t, op, bad, ""))
+				prefix, suffix := fmt.Sprintf("%s takes ", op), fmt.Sprintf(", got %d", bad)
+				if len(list) == 0 || list[0].Pos.Line != 8 || list[0].Pos.Column != opCol ||
+					!strings.HasPrefix(list[0].Msg, prefix) || !strings.HasSuffix(list[0].Msg, suffix) {
+					t.Errorf("want op.hlo:8:%d: %s...%s; got\n%v", opCol, prefix, suffix, list)
+				}
+			}
+
+			n := info.Operands.Min
+			src := opModule(t, op, n, ", foo=bar")
+			if op == hlo.OpParameter {
+				src = strings.Replace(src, "parameter()", "parameter(1)", 1)
+			} else if op == hlo.OpConstant {
+				src = strings.Replace(src, "constant()", "constant({1, 2, 3, 4})", 1)
+			}
+			list := parseErrors(t, src)
+			line := strings.Split(src, "\n")[7]
+			col := strings.Index(line, "foo=") + 1
+			want := fmt.Sprintf("unknown attribute foo on %s", op)
+			if !hasError(list, 8, col, want) {
+				t.Errorf("want op.hlo:8:%d: %s; got\n%v", col, want, list)
+			}
+		})
+	}
+}
+
+// TestOperationErrors checks the message and position of each kind of problem.
+func TestOperationErrors(t *testing.T) {
+	const head = "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  s = f32[] parameter(1)\n"
+	for _, tc := range []struct {
+		name, line, want string
+	}{
+		{"dot without operands", "ROOT d = f32[4] dot()", "op.hlo:5:19: dot takes 2 operands, got 0"},
+		{"broadcast with two operands", "ROOT b = f32[4,4] broadcast(p, p), dimensions={0}", "op.hlo:5:21: broadcast takes 1 operand, got 2"},
+		{"unknown attribute", "ROOT a = f32[4] add(p, p), foo=bar", "op.hlo:5:30: unknown attribute foo on add"},
+		{"unknown attribute after a nested value", "ROOT a = f32[4] add(p, p), metadata={op_name=\"a, foo=b\"}, foo=bar", "op.hlo:5:61: unknown attribute foo on add"},
+		{"missing attribute", "ROOT b = f32[4,4] broadcast(p)", "op.hlo:5:21: broadcast needs attribute dimensions"},
+		{"missing computation", "ROOT r = f32[] reduce(p, s), dimensions={0}", "op.hlo:5:18: reduce needs attribute to_apply"},
+		{"wrong kind", "ROOT b = f32[4,4] broadcast(p), dimensions=1", "op.hlo:5:35: attribute dimensions on broadcast takes an integer list, got 1"},
+		{"wrong kind of number", "ROOT g = f32[4] get-tuple-element(p), index=one", "op.hlo:5:41: attribute index on get-tuple-element takes an integer, got one"},
+		{"wrong enum word", "ROOT c = pred[4] compare(p, p), direction=LESS", "op.hlo:5:35: attribute direction on compare is one of EQ, NE, GE, GT, LE, LT, got LESS"},
+		{"odd operand count of reduce", "ROOT r = f32[] reduce(p, s, s), dimensions={0}, to_apply=f", "op.hlo:5:18: reduce takes an even number of operands, at least 2, got 3"},
+		{"sparse dot", "ROOT d = f32[4] dot(p, p), sparsity=L.0@2:4", "op.hlo:5:19: dot takes 3 to 4 operands, got 2"},
+		{"async-start without calls", "cs = ((f32[4]), f32[4]) async-start(p)\n  ROOT d = f32[4] async-done(cs)", "op.hlo:5:27: async-start needs attribute calls"},
+		{"conditional without branches", "ROOT c = f32[4] conditional(s, p, p)", "op.hlo:5:19: conditional needs branch_computations, or true_computation and false_computation"},
+		{"nested instruction", "ROOT a = f32[4] add(p, f32[4] negate(p, p))", "op.hlo:5:33: negate takes 1 operand, got 2"},
+		{"operand defined later", "ROOT a = f32[4] add(q)\n  q = f32[4] negate(p)", "op.hlo:5:19: add takes 2 operands, got 1"},
+		{"sugared async", "cs = ((f32[4]), f32[4]) custom-call-start(p), custom_call_target=\"t\", foo=1\n  ROOT d = f32[4] custom-call-done(cs)", "op.hlo:5:73: unknown attribute foo on custom-call-start"},
+		{"sugared async without target", "cs = ((f32[4]), f32[4]) custom-call-start(p)\n  ROOT d = f32[4] custom-call-done(cs)", "op.hlo:5:27: custom-call-start needs attribute custom_call_target"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			list := parseErrors(t, head+"  "+tc.line+"\n}\n")
+			found := false
+			for _, e := range list {
+				found = found || e.Error() == tc.want
+			}
+			if !found {
+				t.Errorf("want %s; got\n%v", tc.want, list)
+			}
+		})
+	}
+}
+
+// TestOperationsAccepted parses instructions that use each form the table allows.
+func TestOperationsAccepted(t *testing.T) {
+	src := `HloModule m
+ENTRY e {
+  p = f32[4] parameter(0), sharding={replicated}, metadata={op_name="p"}
+  s = f32[] parameter(1)
+  b = f32[4] broadcast(s)
+  c = pred[4] compare(p, b), direction=LT, type=TOTALORDER
+  bn = (f32[4], f32[1], f32[1]) batch-norm-training(p, s, s), epsilon=0.001, feature_index=0
+  cs = ((f32[4]), f32[4]) custom-call-start(p), custom_call_target="t", async_execution_thread="main"
+  cd = f32[4] custom-call-done(cs)
+  ROOT t = (f32[4], pred[4]) tuple(cd, c), frontend_attributes={a="1"}
+}
+`
+	if _, err := ParseFile(token.NewFileSet(), "ok.hlo", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAttrKindsKnownToTheTable keeps the parser's readers of attribute values and the op table in step:
+// every instruction attribute the parser reads specially is one some opcode accepts.
+func TestAttrKindsKnownToTheTable(t *testing.T) {
+	moduleOnly := map[string]bool{"entry_computation_layout": true}
+	for name := range attrKinds {
+		if moduleOnly[name] {
+			continue
+		}
+		found := false
+		for _, op := range hlo.Opcodes() {
+			if op.Info().Attr(name) != nil {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("the parser reads attribute %s, which no opcode accepts", name)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package hlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// CheckOperation checks in against its opcode's OpInfo: the number of operands, that every attribute is
+// one the opcode accepts and of the right kind (an enum one of its words), and that the required ones are
+// present (a conditional's branches in either form, the calls of an async-start not written in syntax
+// sugar). An async-start, -update or -done written in XLA's syntax sugar ("custom-call-start") also takes
+// the wrapped opcode's attributes, and an async-start its operand count.
+//
+// numOperands is the operand count to check; the parser passes the count it read before the operands are
+// connected. report is called once per problem with the index in in.Attrs of the attribute at fault, or -1
+// when the problem is the instruction's as a whole.
+func CheckOperation(in *Instruction, numOperands int, report func(attr int, msg string)) {
+	info := in.Opcode.Info()
+	if info == nil {
+		report(-1, fmt.Sprintf("invalid opcode %d", in.Opcode))
+		return
+	}
+	name := in.Opcode.String()
+	arity := info.Operands
+	wrapped := in.AsyncWrapped.Info()
+	if wrapped != nil {
+		name = wrappedName(in)
+		if in.Opcode == OpAsyncStart {
+			arity = wrapped.Operands
+		}
+	}
+	if in.Opcode == OpDot && findAttr(in.Attrs, "sparsity") != nil {
+		arity = Arity{Min: 3, Max: 4} // a sparse dot adds one metadata operand per sparse side
+	}
+	if !arity.Allows(numOperands) {
+		report(-1, fmt.Sprintf("%s takes %s, got %d", name, arity.describe(), numOperands))
+	}
+	for i, a := range in.Attrs {
+		spec := info.Attr(a.Name)
+		if spec == nil && wrapped != nil {
+			spec = wrapped.Attr(a.Name)
+		}
+		switch {
+		case spec == nil:
+			report(i, fmt.Sprintf("unknown attribute %s on %s", a.Name, name))
+		case !spec.Kind.Accepts(a.Value):
+			report(i, fmt.Sprintf("attribute %s on %s takes %s, got %s", a.Name, name, withArticle(spec.Kind.String()), describeValue(a.Value)))
+		case len(spec.Values) > 0:
+			if w := enumWord(a.Value); !containsString(spec.Values, w) {
+				report(i, fmt.Sprintf("attribute %s on %s is one of %s, got %s", a.Name, name, strings.Join(spec.Values, ", "), w))
+			}
+		}
+	}
+	missing := func(specs []AttrSpec) {
+		for _, s := range specs {
+			if s.Required && findAttr(in.Attrs, s.Name) == nil && !scalarBroadcast(in, s.Name) {
+				report(-1, fmt.Sprintf("%s needs attribute %s", name, s.Name))
+			}
+		}
+	}
+	missing(info.Attrs)
+	if wrapped != nil && in.Opcode == OpAsyncStart {
+		missing(wrapped.Attrs)
+	}
+	if in.Opcode == OpAsyncStart && wrapped == nil && findAttr(in.Attrs, "calls") == nil {
+		report(-1, "async-start needs attribute calls")
+	}
+	if in.Opcode == OpConditional && findAttr(in.Attrs, "branch_computations") == nil &&
+		(findAttr(in.Attrs, "true_computation") == nil || findAttr(in.Attrs, "false_computation") == nil) {
+		report(-1, "conditional needs branch_computations, or true_computation and false_computation")
+	}
+}
+
+// scalarBroadcast reports whether in is a broadcast of a scalar (or of an operand not yet known) that
+// omits its dimensions, which XLA accepts: a scalar has none to map.
+func scalarBroadcast(in *Instruction, attr string) bool {
+	if in.Opcode != OpBroadcast || attr != "dimensions" {
+		return false
+	}
+	return len(in.operands) != 1 || in.operands[0] == nil || in.operands[0].Shape.IsArray() && len(in.operands[0].Shape.Dims) == 0
+}
+
+// wrappedName is the sugared opcode name of an async instruction: "custom-call-start".
+func wrappedName(in *Instruction) string {
+	suffix := strings.TrimPrefix(in.Opcode.String(), "async")
+	return in.AsyncWrapped.String() + suffix
+}
+
+func enumWord(v Value) string {
+	switch v := v.(type) {
+	case Enum:
+		return string(v)
+	case Raw:
+		return string(v)
+	}
+	return ""
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func withArticle(s string) string {
+	switch s[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + s
+	}
+	return "a " + s
+}
+
+// describeValue names a value for a message: its text when it is short and plain, its kind otherwise.
+func describeValue(v Value) string {
+	switch v := v.(type) {
+	case Raw:
+		if len(v) <= 40 {
+			return string(v)
+		}
+		return "text " + strconv.Quote(string(v[:40])+"...")
+	case Int:
+		return strconv.FormatInt(int64(v), 10)
+	case Bool:
+		return strconv.FormatBool(bool(v))
+	case String:
+		return strconv.Quote(string(v))
+	case Enum:
+		return string(v)
+	case Ints:
+		return "an integer list"
+	case IntLists:
+		return "a list of integer lists"
+	case CompRef:
+		return "a computation"
+	case CompList:
+		return "a computation list"
+	case InstList:
+		return "an instruction list"
+	case Slice:
+		return "a slice"
+	case Padding:
+		return "a padding"
+	case Window:
+		return "a window"
+	case *ConvDims:
+		return "dimension labels"
+	case *BackendConfig:
+		return "a backend config"
+	case Metadata:
+		return "metadata"
+	case FrontendAttributes:
+		return "frontend attributes"
+	case *ReplicaGroups:
+		return "replica groups"
+	case *Sharding:
+		return "a sharding"
+	case Aliasing:
+		return "an aliasing"
+	case *ProgramShape:
+		return "a program shape"
+	}
+	return "no value"
+}
+
+// operations checks every instruction of m against the opcode table.
+func (v *verifier) operations() {
+	if v.m == nil {
+		return
+	}
+	for _, c := range v.m.Computations {
+		if c == nil || !v.comps[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in == nil {
+				continue
+			}
+			CheckOperation(in, in.NumOperands(), func(attr int, msg string) { v.errorAt(in, "%s", msg) })
+		}
+	}
+}
