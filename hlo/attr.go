@@ -38,6 +38,7 @@ type Attr struct {
 //	Sharding     its Text
 //	Aliasing     {{0}: (0, {}), {1}: (1, {1})}
 //	*ProgramShape {(f32[2]{0}, s32[])->f32[2]{0}}   (shapes with layouts; see the printer for index comments)
+//	*ShapedLiteral  f32[2]{0} {1, 2.5}         (the shape, a space, the literal as a constant prints it)
 type Value interface{ isValue() }
 
 // Raw is an attribute value Octet does not interpret, kept as its exact text ("kLoop", "true", "{...}").
@@ -161,6 +162,12 @@ type OutputOperandAlias struct {
 // Aliasing is output_to_operand_aliasing.
 type Aliasing []OutputOperandAlias
 
+// ShapedLiteral is a literal written after its shape: a custom-call's literal=s32[] 1.
+type ShapedLiteral struct {
+	Shape   Shape
+	Literal *Literal
+}
+
 func (Raw) isValue()                {}
 func (Int) isValue()                {}
 func (Bool) isValue()               {}
@@ -182,6 +189,7 @@ func (*ReplicaGroups) isValue()     {}
 func (*Sharding) isValue()          {}
 func (Aliasing) isValue()           {}
 func (*ProgramShape) isValue()      {}
+func (*ShapedLiteral) isValue()     {}
 
 // Get returns the value of key in the metadata, unquoted when it was a quoted string.
 func (m Metadata) Get(key string) (string, bool) { return getKV(m, key) }

@@ -113,23 +113,25 @@ func (c *Computation) Pad(x, padValue *Instruction, cfg Padding) *Instruction {
 		[]Attr{{"padding", append(Padding{}, cfg...)}}))
 }
 
-// Constant returns constant(literal) of the given shape; literal is the value's text as HLO writes it
-// ("1.5", "{1, 2, 3}", "{ { 1, 2 }, { 3, 4 } }"). The text is not checked against the shape.
-func (c *Computation) Constant(shape Shape, literal string) *Instruction {
-	in := &Instruction{Opcode: OpConstant, Shape: shape.Clone(), Literal: &Literal{Text: literal}}
+// Constant returns constant(literal) of the given shape. The literal is not checked against the shape.
+func (c *Computation) Constant(shape Shape, literal *Literal) *Instruction {
+	in := &Instruction{Opcode: OpConstant, Shape: shape.Clone(), Literal: literal}
 	in.Shape.SetDefaultLayouts()
 	c.insert(in, "")
 	return in
 }
 
-// ScalarConstant returns the constant v of type elem[], v rounded to elem and written as XLA writes it
-// (FormatScalar).
+// ScalarConstant returns the constant v of type elem[], v rounded to elem as XLA's parser rounds a
+// literal. It panics when elem is an integer type that cannot hold v.
 func (c *Computation) ScalarConstant(elem dtype.Type, v float64) *Instruction {
-	text, err := FormatScalar(elem, v)
-	if err != nil {
+	if _, err := FormatScalar(elem, v); err != nil {
 		panic("hlo: ScalarConstant: " + err.Error())
 	}
-	return c.Constant(Scalar(elem), text)
+	lit, ok := ScalarLiteral(elem, v)
+	if !ok {
+		panic("hlo: ScalarConstant: no scalar constants of type " + elem.String())
+	}
+	return c.Constant(Scalar(elem), lit)
 }
 
 // Tuple returns tuple(elems...).

@@ -47,8 +47,11 @@ func TestBuilders(t *testing.T) {
 	lo := c.ScalarConstant(f32, -448)
 	check(lo, "constant", "f32[]", "")
 	hi := c.ScalarConstant(f32, 448)
-	if lo.Literal.Text != "-448" || hi.Literal.Text != "448" {
-		t.Errorf("constants %q and %q; want -448 and 448", lo.Literal.Text, hi.Literal.Text)
+	if l, _ := lo.Literal.Float(0); l != -448 {
+		t.Errorf("constant %v; want -448", l)
+	}
+	if h, _ := hi.Literal.Float(0); h != 448 {
+		t.Errorf("constant %v; want 448", h)
 	}
 	check(c.Clamp(lo, mul, hi), "clamp", "f32[16,32]", "")
 	check(c.Maximum(mul, c.Broadcast(c.ScalarConstant(f32, 0), mul.Shape, nil)), "maximum", "f32[16,32]", "")

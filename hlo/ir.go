@@ -3,7 +3,6 @@ package hlo
 import (
 	"go/token"
 	"strconv"
-	"strings"
 )
 
 // Module is an HLO module: a set of computations, one of which is the entry.
@@ -85,15 +84,6 @@ type Instruction struct {
 	operands []*Instruction
 	users    []*Instruction // one entry per distinct user
 }
-
-// Literal is the value of a constant instruction, kept as written: "1", "{1, 2, 3}", "{ { 1, 2 }, { 3, 4 } }",
-// "{...}" when the printer elided it. Values are decoded on demand.
-type Literal struct {
-	Text string
-}
-
-// Elided reports whether the literal's values were left out of the text ("{...}").
-func (l *Literal) Elided() bool { return strings.TrimSpace(l.Text) == "{...}" }
 
 // Operands returns the instruction's operands. The slice must not be modified; use SetOperand.
 func (in *Instruction) Operands() []*Instruction { return in.operands }

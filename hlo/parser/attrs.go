@@ -211,16 +211,16 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 		if !p.startsShape() {
 			break
 		}
-		if _, ok := p.shape(); !ok {
-			return nil, false
-		}
-		p.skipSpaceLine()
-		end, ok := p.balancedEnd(p.off)
+		s, ok := p.shape()
 		if !ok {
 			return nil, false
 		}
-		p.off = end
-		return hlo.Raw(p.src[start:end]), true
+		s = s.Clone()
+		lit := p.literal(s)
+		if lit == nil {
+			return nil, false
+		}
+		return &hlo.ShapedLiteral{Shape: s, Literal: lit}, true
 	case kindProgramShape:
 		if in != nil || p.peek() != '{' {
 			break

@@ -1119,14 +1119,13 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 			return nil
 		}
 	case hlo.OpConstant:
-		p.skipSpace()
-		litStart := p.off
-		end, ok := p.literalEnd()
-		if !ok {
+		if !hasShape {
+			p.errorAt(start, "constant %%%s needs a shape", name)
 			return nil
 		}
-		in.Literal = &hlo.Literal{Text: strings.TrimSpace(p.src[litStart:end])}
-		p.off = end
+		if in.Literal = p.literal(in.Shape); in.Literal == nil {
+			return nil
+		}
 		if !p.expect(')', "after the constant's literal") {
 			return nil
 		}

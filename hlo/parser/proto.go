@@ -13,6 +13,7 @@ package parser
 // profiling figures) are read and set aside on purpose.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"go/scanner"
 	"go/token"
@@ -24,6 +25,7 @@ import (
 
 	"octet/dtype"
 	"octet/hlo"
+	"octet/tensor"
 )
 
 // maxProtoDepth bounds the nesting of messages, so that hostile input cannot exhaust the stack.
@@ -1045,7 +1047,11 @@ func (c *protoConverter) instruction(comp *hlo.Computation, f *protoField) *hlo.
 			c.errorAt(f.off, "constant %%%s has no literal", in.Name)
 			return nil
 		}
-		in.Literal = &hlo.Literal{Text: c.literal(lf, false)}
+		var ls hlo.Shape
+		if in.Literal, ls = c.literal(lf); in.Literal != nil && !ls.Compatible(in.Shape) {
+			// The constant's shape is its literal's, as XLA builds it.
+			in.Shape = ls
+		}
 	}
 	return in
 }
@@ -1418,40 +1424,34 @@ func layoutString(l hlo.Layout) string {
 	return b.String()
 }
 
-// literal returns the text of a LiteralProto as XLA prints a literal in one line: 1, {1, 2},
-// { { 1, 2 }, { 3, 4 } }, ( {1}, 2 ); with each array's shape first when withShape is set (a
-// custom-call's literal=f32[2]{0} {1, 2}). Unlike XLA's default printing, large literals keep their
-// values rather than becoming {...}.
-func (c *protoConverter) literal(m *protoField, withShape bool) string {
+// literal decodes a LiteralProto into a literal and its shape.
+func (c *protoConverter) literal(m *protoField) (*hlo.Literal, hlo.Shape) {
 	sf := c.sub(m, "shape")
 	if sf == nil {
 		c.errorAt(m.off, "literal has no shape")
 		c.done(m, "LiteralProto")
-		return ""
+		return nil, hlo.Shape{}
 	}
 	s := c.shape(sf)
-	var text string
+	var lit *hlo.Literal
 	switch s.Kind {
 	case hlo.TupleShape:
 		elems := c.subs(m, "tuple_literals")
 		if len(elems) != len(s.Tuple) {
 			c.errorAt(m.off, "tuple literal has %d elements but its shape %d", len(elems), len(s.Tuple))
 		}
-		parts := make([]string, len(elems))
+		parts := make([]*hlo.Literal, len(elems))
 		for i, e := range elems {
-			parts[i] = c.literal(e, withShape)
+			parts[i], _ = c.literal(e)
 		}
-		text = "( " + strings.Join(parts, ", ") + " )"
+		lit = hlo.TupleLiteral(parts...)
 	case hlo.ArrayShape:
-		text = c.arrayLiteral(m, s)
-		if withShape {
-			text = shapeString(s) + " " + text
-		}
+		lit = c.arrayLiteral(m, s)
 	default:
 		c.errorAt(sf.off, "literals of %s shape are not supported", shapeString(s))
 	}
 	c.done(m, "LiteralProto")
-	return text
+	return lit, s
 }
 
 // literalFields names, for each element type, the LiteralProto field holding its values.
@@ -1465,43 +1465,54 @@ var literalFields = map[dtype.Type]string{
 	dtype.F8E8M0FNU: "f8e8m0fnus", dtype.F4E2M1FN: "f4e2m1fns",
 }
 
-// arrayLiteral reads the values of an array literal, stored in the order of its layout, and writes them
-// in XLA's nesting of braces.
-func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) string {
+// arrayLiteral reads the values of an array literal, stored in the order of its layout.
+func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) *hlo.Literal {
 	t := s.Elem
 	name, ok := literalFields[t]
 	if !ok {
 		c.errorAt(m.off, "literals of type %s are not supported", t)
-		return ""
+		return nil
 	}
-	// The number of values, and of the braces around them (a zero-sized dimension still has its outer
-	// dimensions written), must be sizes the input could have asked for.
+	// The number of values must be one the input could have asked for.
 	const maxLiteral = 1 << 24
-	n, groups := int64(1), int64(1)
+	n := int64(1)
 	for _, d := range s.Dims {
-		if d < 0 || d > maxLiteral || n > maxLiteral || groups > maxLiteral {
+		if d < 0 || d > maxLiteral || n > maxLiteral {
 			c.errorAt(m.off, "literal shape %s is too large or unbounded", shapeString(s))
-			return ""
+			return nil
 		}
 		n *= d
-		if n > 0 {
-			groups = n
+	}
+	if n > maxLiteral {
+		c.errorAt(m.off, "literal shape %s is too large or unbounded", shapeString(s))
+		return nil
+	}
+	// Values are stored in the layout's order, minor-to-major.
+	rank := len(s.Dims)
+	m2m := hlo.DefaultLayout(rank).MinorToMajor
+	if s.Layout != nil && len(s.Layout.MinorToMajor) == rank && validPermutation(s.Layout.MinorToMajor) {
+		m2m = s.Layout.MinorToMajor
+		if len(s.Layout.Tiles) > 0 {
+			c.errorAt(m.off, "literals with a tiled layout are not supported")
+			return nil
 		}
 	}
-	rank := len(s.Dims)
-	var vals []string
+	stored := tensor.New(t, []int64{n})
+	count := int64(0)
+	put := func(bits uint64) {
+		if count < n {
+			stored.SetBitsAt(count, bits)
+		}
+		count++
+	}
 	fields := c.take(m, name)
 	switch {
 	case t == dtype.PRED:
 		for _, f := range fields {
-			v := c.boolOf(f)
-			switch {
-			case rank > 0 && v:
-				vals = append(vals, "1")
-			case rank > 0:
-				vals = append(vals, "0")
-			default:
-				vals = append(vals, strconv.FormatBool(v))
+			if c.boolOf(f) {
+				put(1)
+			} else {
+				put(0)
 			}
 		}
 	case t == dtype.S32 || t == dtype.S64:
@@ -1510,7 +1521,7 @@ func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) string {
 			if t == dtype.S32 && int64(int32(v)) != v {
 				c.errorAt(f.valOff, "%d does not fit in s32", v)
 			}
-			vals = append(vals, strconv.FormatInt(v, 10))
+			put(uint64(v))
 		}
 	case t == dtype.U32 || t == dtype.U64:
 		for _, f := range fields {
@@ -1518,22 +1529,31 @@ func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) string {
 			if t == dtype.U32 && v > math.MaxUint32 {
 				c.errorAt(f.valOff, "%d does not fit in u32", v)
 			}
-			vals = append(vals, strconv.FormatUint(v, 10))
+			put(v)
 		}
-	case t == dtype.F32 || t == dtype.F64:
+	case t == dtype.F32:
 		for _, f := range fields {
-			vals = append(vals, formatFloat(c.floatOf(f), t))
+			put(uint64(math.Float32bits(float32(c.floatOf(f)))))
+		}
+	case t == dtype.F64:
+		for _, f := range fields {
+			put(math.Float64bits(c.floatOf(f)))
 		}
 	case t.IsComplex():
-		part := dtype.F32
-		if t == dtype.C128 {
-			part = dtype.F64
-		}
 		if len(fields)%2 != 0 {
 			c.errorAt(m.off, "%s holds %d numbers; complex values need pairs", name, len(fields))
 		}
 		for i := 0; i+1 < len(fields); i += 2 {
-			vals = append(vals, "("+formatFloat(c.floatOf(fields[i]), part)+", "+formatFloat(c.floatOf(fields[i+1]), part)+")")
+			re, im := c.floatOf(fields[i]), c.floatOf(fields[i+1])
+			if count < n {
+				if t == dtype.C64 {
+					stored.SetBitsAt(count, uint64(math.Float32bits(float32(re)))|uint64(math.Float32bits(float32(im)))<<32)
+				} else {
+					binary.LittleEndian.PutUint64(stored.Data[16*count:], math.Float64bits(re))
+					binary.LittleEndian.PutUint64(stored.Data[16*count+8:], math.Float64bits(im))
+				}
+			}
+			count++
 		}
 	default:
 		// Bytes: one element per byte (for types of 8 bits or fewer), or two, little-endian.
@@ -1550,64 +1570,26 @@ func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) string {
 		}
 		if len(data)%size != 0 {
 			c.errorAt(fields[0].valOff, "%s holds %d bytes, not a whole number of %s values", name, len(data), t)
-			return ""
+			return nil
 		}
 		for i := 0; i+size <= len(data); i += size {
 			bits := uint64(data[i])
 			if size == 2 {
 				bits |= uint64(data[i+1]) << 8
 			}
-			vals = append(vals, formatElement(t, bits))
+			put(bits)
 		}
 	}
-	if int64(len(vals)) != n {
-		c.errorAt(m.off, "literal of shape %s has %d values, not %d", shapeString(s), len(vals), n)
-		return ""
+	if count != n {
+		c.errorAt(m.off, "literal of shape %s has %d values, not %d", shapeString(s), count, n)
+		return nil
 	}
-	if rank == 0 {
-		return vals[0]
+	a, err := tensor.FromLayout(t, s.Dims, m2m, stored.Data)
+	if err != nil {
+		c.errorAt(m.off, "literal of shape %s: %v", shapeString(s), err)
+		return nil
 	}
-	// Values are stored in the layout's order, minor-to-major; printing goes in index order.
-	stride := make([]int64, rank)
-	m2m := hlo.DefaultLayout(rank).MinorToMajor
-	if s.Layout != nil && len(s.Layout.MinorToMajor) == rank && validPermutation(s.Layout.MinorToMajor) {
-		m2m = s.Layout.MinorToMajor
-		if len(s.Layout.Tiles) > 0 {
-			c.errorAt(m.off, "literals with a tiled layout are not supported")
-			return ""
-		}
-	}
-	step := int64(1)
-	for _, d := range m2m {
-		stride[d] = step
-		step *= s.Dims[d]
-	}
-	var b strings.Builder
-	index := make([]int64, 0, rank)
-	var write func()
-	write = func() {
-		rest := s.Dims[len(index):]
-		if len(rest) == 0 {
-			var off int64
-			for i, x := range index {
-				off += x * stride[i]
-			}
-			b.WriteString(vals[off])
-			return
-		}
-		b.WriteString(literalOpen(rank, rest, index))
-		for i := int64(0); i < rest[0]; i++ {
-			index = append(index, i)
-			write()
-			index = index[:len(index)-1]
-			if i < rest[0]-1 {
-				b.WriteString(", ")
-			}
-		}
-		b.WriteString(literalClose(rank, rest))
-	}
-	write()
-	return b.String()
+	return hlo.ArrayLiteral(a)
 }
 
 func validPermutation(p []int64) bool {
@@ -1619,98 +1601,6 @@ func validPermutation(p []int64) bool {
 		seen[d] = true
 	}
 	return true
-}
-
-// literalOpen is the opening brace XLA writes before the dimensions rest of a rank-rank literal, at
-// index: "{" for a vector, "{ " or "{" (one element) for an innermost row, "{ /*i1=0*/ " for the outer
-// dimensions of a literal of rank 4 or more, "{ " otherwise.
-func literalOpen(rank int, rest, index []int64) string {
-	switch {
-	case rank == 1:
-		return "{"
-	case len(rest) == 1 && rest[0] <= 1:
-		return "{"
-	case len(rest) == 1:
-		return "{ "
-	case rank > 3 && len(index) > 0:
-		s := fmt.Sprintf("{ /*i%d=%d*/", len(index)-1, index[len(index)-1])
-		if rest[0] > 0 {
-			s += " "
-		}
-		return s
-	}
-	return "{ "
-}
-
-func literalClose(rank int, rest []int64) string {
-	switch {
-	case rank == 1:
-		return "}"
-	case len(rest) == 1 && rest[0] <= 1:
-		return "}"
-	}
-	return " }"
-}
-
-// formatElement writes the value of one element given by its bits, as XLA prints literals.
-func formatElement(t dtype.Type, bits uint64) string {
-	switch {
-	case t.IsSigned():
-		w := t.BitWidth()
-		v := int64(bits<<(64-w)) >> (64 - w)
-		return strconv.FormatInt(v, 10)
-	case t.IsFloat():
-		return formatFloat(t.DecodeFloat64(bits), t)
-	}
-	if w := t.BitWidth(); w < 64 {
-		bits &= 1<<w - 1
-	}
-	return strconv.FormatUint(bits, 10)
-}
-
-// formatFloat writes a floating-point value as XLA prints literals: f32 and f64 with the fewest of 6 or 9
-// (15 or 17) significant digits that read back exactly, narrower types with their max_digits10, and
-// nan, -nan, inf, -inf.
-func formatFloat(v float64, t dtype.Type) string {
-	switch {
-	case math.IsNaN(v):
-		s := "nan"
-		if math.Signbit(v) {
-			s = "-nan"
-		}
-		// f32 and f64 show a NaN's payload when it is not the quiet NaN's.
-		if t == dtype.F32 {
-			if p := math.Float32bits(float32(v)) & (1<<23 - 1); p != 1<<22 {
-				s += fmt.Sprintf("(0x%x)", p)
-			}
-		} else if t == dtype.F64 {
-			if p := math.Float64bits(v) & (1<<52 - 1); p != 1<<51 {
-				s += fmt.Sprintf("(0x%x)", p)
-			}
-		}
-		return s
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	case t == dtype.F32:
-		s := strconv.FormatFloat(float64(float32(v)), 'g', 6, 64)
-		if back, err := strconv.ParseFloat(s, 32); err != nil || float32(back) != float32(v) {
-			s = strconv.FormatFloat(float64(float32(v)), 'g', 9, 64)
-		}
-		return s
-	case t == dtype.F64:
-		s := strconv.FormatFloat(v, 'g', 15, 64)
-		if back, err := strconv.ParseFloat(s, 64); err != nil || back != v {
-			s = strconv.FormatFloat(v, 'g', 17, 64)
-		}
-		return s
-	}
-	digits := 9
-	if f, ok := t.Format(); ok {
-		digits = 2 + (f.MantissaBits+1)*30103/100000
-	}
-	return strconv.FormatFloat(v, 'g', digits, 64)
 }
 
 // --- instruction attributes -------------------------------------------------------------------------------
@@ -2290,7 +2180,9 @@ func (c *protoConverter) customCall(l *attrList, f *protoField) {
 		l.add("custom_call_has_side_effect", hlo.Bool(true))
 	}
 	if lf := c.sub(f, "literal"); lf != nil {
-		l.add("literal", hlo.Raw(c.literal(lf, true)))
+		if lit, s := c.literal(lf); lit != nil {
+			l.add("literal", &hlo.ShapedLiteral{Shape: s, Literal: lit})
+		}
 	}
 	c.aliasing(l, f)
 	if s := c.enum(f, "custom_call_schedule", protoSchedule); s != "SCHEDULE_NONE" && s != "" {

@@ -102,7 +102,7 @@ func TestBuiltModule(t *testing.T) {
 	x.ParameterNumber = 0
 	c.Params = []*hlo.Instruction{x}
 	one := c.Add("one", hlo.OpConstant, hlo.Scalar(dtype.F32))
-	one.Literal = &hlo.Literal{Text: "1"}
+	one.Literal, _ = hlo.ScalarLiteral(dtype.F32, 1)
 	b := c.Add("b", hlo.OpBroadcast, hlo.Array(dtype.F32, 4), one)
 	b.SetAttr("dimensions", hlo.Ints{})
 	add := c.Add("add", hlo.OpAdd, hlo.Array(dtype.F32, 4), x, b)
@@ -189,7 +189,7 @@ ENTRY %e (x: f32[12], y: f32[12]) -> f32[12] {
 		{"10 elements printed", nil, "c10", `%c10 = f32[10]{0} constant({1, 2, 3, 4, 5, 6, 7, 8, 9, 10})`},
 		{"11 elements elided", nil, "c11", `%c11 = f32[11]{0} constant({...})`},
 		{"tuple constants elided", nil, "t", `%t = (f32[], f32[]) constant({...})`},
-		{"large constants", func(c *printer.Config) { c.PrintLargeConstants = true }, "t", `%t = (f32[], f32[]) constant((1, 2))`},
+		{"large constants", func(c *printer.Config) { c.PrintLargeConstants = true }, "t", `%t = (f32[], f32[]) constant(( 1, 2 ))`},
 		{"operand index annotation", nil, "cc",
 			`%cc = f32[12]{0} custom-call(f32[12]{0} %x, f32[12]{0} %y, f32[12]{0} %x, f32[12]{0} %y, f32[12]{0} %x, /*index=5*/f32[12]{0} %y), custom_call_target="t", backend_config="cfg"`},
 		{"compact operands, no backend config", func(c *printer.Config) {

@@ -16,6 +16,10 @@ func (p *printer) appendValue(b []byte, v hlo.Value) []byte {
 	switch v := v.(type) {
 	case hlo.Raw:
 		return append(b, v...)
+	case *hlo.ShapedLiteral:
+		b = appendShape(b, v.Shape, true, false)
+		b = append(b, ' ')
+		return appendLiteral(b, v.Literal, v.Shape)
 	case hlo.Int:
 		return strconv.AppendInt(b, int64(v), 10)
 	case hlo.Bool:
