@@ -1607,6 +1607,14 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 					p.errorAt(st, "unknown element type %q in a layout", p.src[st:p.off])
 					return l, false
 				}
+				if !t.IsInteger() {
+					what := "pointer"
+					if c == '#' {
+						what = "index"
+					}
+					p.errorAt(st, "the %s type of a layout must be an integer type, not %s", what, t)
+					return l, false
+				}
 				if !p.expect(')', "in a layout") {
 					return l, false
 				}

@@ -1276,6 +1276,10 @@ func (c *protoConverter) layout(m *protoField, rank int) hlo.Layout {
 				}
 				continue
 			}
+			if !t.IsInteger() {
+				c.errorAt(f.valOff, "field %s: expected an integer type, found %s", name, f.text)
+				continue
+			}
 			if name == "index_primitive_type" {
 				l.IndexType = t
 			} else {
@@ -2037,7 +2041,7 @@ func (c *protoConverter) precision(l *attrList, f *protoField) {
 			for i := range precs {
 				precs[i] = strings.ToLower(precs[i])
 			}
-			l.add("operand_precision", genericValue("{"+strings.Join(precs, ",")+"}"))
+			l.add("operand_precision", hlo.Enums(precs))
 			break
 		}
 	}
@@ -2541,57 +2545,41 @@ func (c *protoConverter) moduleAttrs(m *protoField, comps map[int64]*protoComp) 
 		c.schedule(sf, comps)
 	}
 	if af := c.sub(m, "input_output_alias"); af != nil {
-		type entry struct {
-			out  []int64
-			text string
-		}
-		var entries []entry
+		var al hlo.InputOutputAliasing
 		for _, ef := range c.subs(af, "entries") {
-			out := c.ints(ef, "output_shape_index")
-			param, _ := c.int(ef, "parameter_number")
-			index := c.ints(ef, "parameter_shape_index")
-			kind := "may-alias"
+			e := hlo.InputOutputAlias{Output: nonNil(c.ints(ef, "output_shape_index")), Kind: hlo.MayAlias}
+			e.Parameter, _ = c.int(ef, "parameter_number")
+			e.ParameterIndex = nonNil(c.ints(ef, "parameter_shape_index"))
 			if c.enum(ef, "kind", protoAliasKind) == "MUST_ALIAS" {
-				kind = "must-alias"
+				e.Kind = hlo.MustAlias
 			}
 			c.done(ef, "AliasEntryProto")
-			entries = append(entries, entry{out, fmt.Sprintf("{%s}: (%d, {%s}, %s)", joinInts(out), param, joinInts(index), kind)})
+			al = append(al, e)
 		}
 		c.done(af, "HloInputOutputAliasProto")
 		// XLA keeps aliases in a tree by output index and prints them in its pre-order.
-		sort.SliceStable(entries, func(i, j int) bool { return lessIndex(entries[i].out, entries[j].out) })
-		if len(entries) > 0 {
-			parts := make([]string, len(entries))
-			for i, e := range entries {
-				parts[i] = e.text
-			}
-			l.add("input_output_alias", genericValue("{ "+strings.Join(parts, ", ")+" }"))
+		sort.SliceStable(al, func(i, j int) bool { return lessIndex(al[i].Output, al[j].Output) })
+		if len(al) > 0 {
+			l.add("input_output_alias", al)
 		}
 	}
 	if df := c.sub(m, "buffer_donor"); df != nil {
-		type donor struct {
-			param int64
-			index []int64
-		}
-		var donors []donor
+		var donors hlo.BufferDonors
 		for _, ef := range c.subs(df, "entries") {
-			param, _ := c.int(ef, "parameter_number")
-			donors = append(donors, donor{param, c.ints(ef, "parameter_shape_index")})
+			d := hlo.BufferDonor{ParameterIndex: nonNil(c.ints(ef, "parameter_shape_index"))}
+			d.Parameter, _ = c.int(ef, "parameter_number")
+			donors = append(donors, d)
 			c.done(ef, "BufferDonorEntryProto")
 		}
 		c.done(df, "HloBufferDonorProto")
 		sort.SliceStable(donors, func(i, j int) bool {
-			if donors[i].param != donors[j].param {
-				return donors[i].param < donors[j].param
+			if donors[i].Parameter != donors[j].Parameter {
+				return donors[i].Parameter < donors[j].Parameter
 			}
-			return lessIndex(donors[i].index, donors[j].index)
+			return lessIndex(donors[i].ParameterIndex, donors[j].ParameterIndex)
 		})
 		if len(donors) > 0 {
-			parts := make([]string, len(donors))
-			for i, d := range donors {
-				parts[i] = fmt.Sprintf("(%d, {%s})", d.param, joinInts(d.index))
-			}
-			l.add("buffer_donor", genericValue("{ "+strings.Join(parts, ", ")+" }"))
+			l.add("buffer_donor", donors)
 		}
 	}
 	if pf := c.sub(m, "host_program_shape"); pf != nil {

@@ -44,7 +44,7 @@ func TestShapeString(t *testing.T) {
 	phys.Layout = layout(0)
 	full.Layout = &hlo.Layout{MinorToMajor: []int64{0}, DimLevelTypes: []string{"C+"},
 		Tiles: []hlo.Tile{{hlo.CombineDim, 2}}, TailPaddingAlignment: 4, IndexType: dtype.S32,
-		PointerType: dtype.F32, SplitConfigs: []hlo.SplitConfig{{Dimension: 0, SplitIndices: []int64{1, 3}}},
+		PointerType: dtype.U64, SplitConfigs: []hlo.SplitConfig{{Dimension: 0, SplitIndices: []int64{1, 3}}},
 		PhysicalShape: &phys, DynamicShapeMetadataPrefixBytes: 8}
 	var six []hlo.Shape
 	for i := 0; i < 6; i++ {
@@ -61,7 +61,7 @@ func TestShapeString(t *testing.T) {
 		{plainScalar, "f32[]", "f32[]"},
 		{dyn, "s32[<=5,?,7]", "s32[<=5,?,7]"},
 		{tiled, "bf16[8,128]{1,0:T(8,128)(2,1)E(4)S(1)}", "bf16[8,128]"},
-		{full, "f32[4]{0:D(C+)T(*,2)L(4)#(s32)*(invalid)SC(0:1,3)P(u8[4]{0})M(8)}", "f32[4]"},
+		{full, "f32[4]{0:D(C+)T(*,2)L(4)#(s32)*(u64)SC(0:1,3)P(u8[4]{0})M(8)}", "f32[4]"},
 		{hlo.Tuple(f32x23, plainScalar), "(f32[2,3]{1,0}, f32[])", "(f32[2,3], f32[])"},
 		{hlo.Tuple(six...), "(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])",
 			"(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])"},

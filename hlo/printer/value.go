@@ -101,6 +101,54 @@ func (p *printer) appendValue(b []byte, v hlo.Value) []byte {
 		b = append(b, '{')
 		b = appendComputationLayout(b, v)
 		return append(b, '}')
+	case hlo.Enums:
+		b = append(b, '{')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, e...)
+		}
+		return append(b, '}')
+	case hlo.InputOutputAliasing:
+		if len(v) == 0 {
+			return append(b, "{}"...)
+		}
+		b = append(b, "{ "...)
+		for i, a := range v {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, '{')
+			b = appendInts(b, a.Output, ",")
+			b = append(b, "}: ("...)
+			b = strconv.AppendInt(b, a.Parameter, 10)
+			b = append(b, ", {"...)
+			b = appendInts(b, a.ParameterIndex, ",")
+			b = append(b, '}')
+			if a.Kind != hlo.AliasUnspecified {
+				b = append(b, ", "...)
+				b = append(b, a.Kind.String()...)
+			}
+			b = append(b, ')')
+		}
+		return append(b, " }"...)
+	case hlo.BufferDonors:
+		if len(v) == 0 {
+			return append(b, "{}"...)
+		}
+		b = append(b, "{ "...)
+		for i, d := range v {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, '(')
+			b = strconv.AppendInt(b, d.Parameter, 10)
+			b = append(b, ", {"...)
+			b = appendInts(b, d.ParameterIndex, ",")
+			b = append(b, "})"...)
+		}
+		return append(b, " }"...)
 	}
 	return b
 }
