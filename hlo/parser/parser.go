@@ -17,7 +17,8 @@ const maxErrors = 50
 
 // ParseFile parses every module of src (modules are separated by lines that start with "// -----", as XLA's
 // test tools split files). The error, when not nil, is a scanner.ErrorList of every problem found, sorted by
-// position; the modules that parsed are returned with it.
+// position; the modules that parsed are returned with it. A file of a registered format (RegisterFormat)
+// goes to that format's reader.
 func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Module, err error) {
 	file := fset.AddFile(filename, -1, len(src))
 	file.SetLinesForContent(src)
@@ -29,9 +30,9 @@ func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Mo
 			mods, err = nil, errs
 		}
 	}()
-	if looksLikeProtoText(src) {
-		// An HloModuleProto in protobuf text format (proto.go).
-		return parseProtoText(fset, file, src)
+	if read := readerFor(src); read != nil {
+		// Another registered format (an HloModuleProto in protobuf text format).
+		return read(fset, file, src)
 	}
 	text := string(src)
 	for _, ch := range splitModules(text) {

@@ -1,4 +1,4 @@
-package parser
+package prototext
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"octet/hlo"
+	"octet/hlo/parser"
 	"octet/hlo/printer"
 	"octet/internal/shared"
 )
@@ -30,7 +31,7 @@ func readProtoCorpus(t testing.TB, name string) []*hlo.Module {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mods, err := ParseFile(token.NewFileSet(), name, src)
+	mods, err := parser.ParseFile(token.NewFileSet(), name, src)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -617,11 +618,11 @@ func TestProtoMatchesText(t *testing.T) {
 }
 
 func protoMatchesText(t *testing.T, proto, text string) {
-	fromProto, err := ParseString("proto.pbtxt", proto)
+	fromProto, err := parser.ParseString("proto.pbtxt", proto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromText, err := ParseString("text.hlo", text)
+	fromText, err := parser.ParseString("text.hlo", text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -737,7 +738,7 @@ func diffLines(got, want string) string {
 func TestProtoRoundTrip(t *testing.T) {
 	var mods []*hlo.Module
 	for _, src := range []string{coverProto, opsProto} {
-		m, err := ParseString("proto.pbtxt", src)
+		m, err := parser.ParseString("proto.pbtxt", src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -750,7 +751,7 @@ func TestProtoRoundTrip(t *testing.T) {
 	}
 	for _, m := range mods {
 		text := xlaText(m)
-		again, err := ParseString(m.Name+".hlo", text)
+		again, err := parser.ParseString(m.Name+".hlo", text)
 		if err != nil {
 			t.Errorf("%s: the printed module does not parse: %v\n%s", m.Name, err, text)
 			continue
@@ -800,7 +801,7 @@ func TestProtoLiterals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		src := protoModule(`name: "k" opcode: "constant" shape { element_type: F32 } literal { ` + tt.literal + ` }`)
-		m, err := ParseString("literal.pbtxt", src)
+		m, err := parser.ParseString("literal.pbtxt", src)
 		if err != nil {
 			t.Errorf("%s: %v", tt.literal, err)
 			continue
@@ -836,8 +837,8 @@ func TestLooksLikeProtoText(t *testing.T) {
 		{"{", false},
 	}
 	for _, tt := range tests {
-		if got := looksLikeProtoText([]byte(tt.src)); got != tt.want {
-			t.Errorf("looksLikeProtoText(%q) = %v, want %v", tt.src, got, tt.want)
+		if got := Match([]byte(tt.src)); got != tt.want {
+			t.Errorf("Match(%q) = %v, want %v", tt.src, got, tt.want)
 		}
 	}
 }
@@ -859,7 +860,7 @@ func TestProtoHloProtoAndSchedule(t *testing.T) {
 }
 buffer_assignment { logical_buffers { id: 1 size: 4 } }
 `
-	m, err := ParseString("sched.pbtxt", src)
+	m, err := parser.ParseString("sched.pbtxt", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -965,11 +966,11 @@ func TestProtoErrors(t *testing.T) {
 // as such, and its errors carry the file's name.
 func TestParseFileReadsProtoText(t *testing.T) {
 	src := "// RUN: hlo-translate %s\n# CHECK: x\n" + protoModule(`name: "k" opcode: "parameter" shape { element_type: F32 }`)
-	m, err := ParseString("ok.pbtxt", src)
+	m, err := parser.ParseString("ok.pbtxt", src)
 	if err != nil || m.Entry.Root.Name != "k" {
 		t.Fatalf("module %v, error %v", m, err)
 	}
-	_, err = ParseString("bad.pbtxt", src+"oops: 1\n")
+	_, err = parser.ParseString("bad.pbtxt", src+"oops: 1\n")
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.pbtxt:10:1: field oops of HloModuleProto is not supported") {
 		t.Errorf("error %v", err)
 	}
@@ -1021,11 +1022,43 @@ func FuzzParseProtoText(f *testing.F) {
 			checkInvariants(t, m)
 			text := xlaText(m)
 			// A module that prints as parsable HLO text must print the same once parsed again.
-			if again, err := ParseString("again.hlo", text); err == nil {
+			if again, err := parser.ParseString("again.hlo", text); err == nil {
 				if got := xlaText(again); got != text {
 					t.Fatalf("printed differently after a round trip:\n%s", diffLines(got, text))
 				}
 			}
 		}
 	})
+}
+
+// checkInvariants checks what every parsed module must satisfy whether or not it verifies.
+func checkInvariants(t *testing.T, m *hlo.Module) {
+	t.Helper()
+	if m.Entry == nil {
+		t.Fatalf("module %s has no entry", m.Name)
+	}
+	for _, c := range m.Computations {
+		if c.Root == nil || c.Root.Parent != c {
+			t.Fatalf("computation %s: bad root", c.Name)
+		}
+		for _, in := range c.Instructions {
+			for _, o := range in.Operands() {
+				if o == nil || o.Parent != c {
+					t.Fatalf("%s: operand outside the computation", in.Name)
+				}
+				found := false
+				for _, u := range o.Users() {
+					found = found || u == in
+				}
+				if !found {
+					t.Fatalf("%s is not among the users of %s", in.Name, o.Name)
+				}
+			}
+			for _, callee := range in.Called() {
+				if callee == nil || callee.Module != m {
+					t.Fatalf("%s calls a computation outside the module", in.Name)
+				}
+			}
+		}
+	}
 }

@@ -1,6 +1,4 @@
-package parser
-
-// This file reads HLO modules written as XLA's HloModuleProto (or an HloProto wrapping one) in protobuf
+// Package prototext reads HLO modules written as XLA's HloModuleProto (or an HloProto wrapping one) in protobuf
 // text format, the form xla-translate's tests and some dumps use, into the same IR that HLO text gives.
 //
 // It has two layers. A small reader turns the text format into a tree of fields, each with its offset in
@@ -11,6 +9,10 @@ package parser
 // converter does not use is reported as an error, so nothing a proto says is dropped unnoticed; the few
 // fields that mean nothing in HLO text (ids, program shapes that repeat the instructions' shapes,
 // profiling figures) are read and set aside on purpose.
+//
+// Importing the package registers the format with octet/hlo/parser, whose ParseFile then reads such files
+// too.
+package prototext
 
 import (
 	"encoding/binary"
@@ -25,18 +27,63 @@ import (
 
 	"octet/dtype"
 	"octet/hlo"
+	"octet/hlo/parser"
 	"octet/tensor"
 )
+
+func init() { parser.RegisterFormat("HloModuleProto text", Match, parseProtoText) }
+
+// ParseFile reads every module of src, an HloModuleProto or HloProto in protobuf text format, as
+// parser.ParseFile reads HLO text: modules separated by "// -----" lines, errors a sorted
+// scanner.ErrorList with file:line:col positions, and the modules that converted cleanly.
+func ParseFile(fset *token.FileSet, filename string, src []byte) ([]*hlo.Module, error) {
+	file := fset.AddFile(filename, -1, len(src))
+	file.SetLinesForContent(src)
+	return parseProtoText(fset, file, src)
+}
+
+// maxErrors bounds the errors one read reports; past it the read stops.
+const maxErrors = 50
+
+// bailout is the panic that stops a read at maxErrors errors.
+type bailout struct{}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func hexVal(c byte) int {
+	switch {
+	case isDigit(c):
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return int(c-'A') + 10
+}
+
+// isNameByte reports whether c may appear in an HLO name.
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_' || c == '.' || c == '-' || c == '$'
+}
+
+func joinInts(xs []int64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(parts, ",")
+}
 
 // maxProtoDepth bounds the nesting of messages, so that hostile input cannot exhaust the stack.
 const maxProtoDepth = 200
 
-// looksLikeProtoText reports whether src is protobuf text format rather than HLO text: after blank
+// Match reports whether src is protobuf text format rather than HLO text: after blank
 // lines and comment lines ('#' or '//'), it starts with a field name followed by ':' (name: "m"), or
 // with a field name and '{' opening a message whose first field follows (hlo_module { name: ...). HLO
 // text never starts so: its first word is HloModule, ENTRY, a computation name followed by its
 // signature or '{', or an instruction name followed by '='.
-func looksLikeProtoText(src []byte) bool {
+func Match(src []byte) bool {
 	// The decision needs only the first words after the leading comments: look at a prefix.
 	head := src[:min(len(src), 1<<16)]
 	r := protoScan{src: string(head), end: len(head)}
@@ -96,16 +143,16 @@ func parseProtoText(fset *token.FileSet, file *token.File, src []byte) (mods []*
 		e.errs.RemoveMultiples()
 		err = e.errs.Err()
 	}()
-	for _, ch := range splitModules(text) {
+	for _, ch := range parser.SplitModules(text) {
 		before := len(e.errs)
-		top, ok := readProtoText(e, text, ch.start, ch.end)
+		top, ok := readProtoText(e, text, ch.Start, ch.End)
 		if !ok || len(top.fields) == 0 {
 			continue
 		}
 		c := &protoConverter{protoErrors: e, fset: fset}
 		m := c.module(top)
 		if m != nil && len(e.errs) == before {
-			uniquifyNames(m)
+			parser.UniquifyNames(m)
 			mods = append(mods, m)
 		}
 	}
@@ -1645,7 +1692,7 @@ func (c *protoConverter) attrs(pc *protoComp, pi *protoInst, comps map[int64]*pr
 	c.opcodeAttrs(&l, in, f)
 	c.calledAttrs(&l, in, f, comps)
 	if sf := c.sub(f, "sharding"); sf != nil {
-		l.add("sharding", decodeSharding(c.sharding(sf)))
+		l.add("sharding", parser.DecodeSharding(c.sharding(sf)))
 	}
 	if ff := c.sub(f, "frontend_attributes"); ff != nil {
 		if kvs := c.frontendAttributes(ff); len(kvs) > 0 {
@@ -2125,7 +2172,7 @@ func (c *protoConverter) convDims(f *protoField) hlo.Value {
 		labels("output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions", "b", "f")
 	c.done(f, "ConvolutionDimensionNumbers")
 	if strings.IndexByte(text, '?') < 0 {
-		if cd, err := parseConvDims(text); err == "" {
+		if cd, err := parser.ParseConvDims(text); err == nil {
 			return cd
 		}
 	}
