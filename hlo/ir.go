@@ -194,9 +194,6 @@ func (in *Instruction) Int(name string) (int64, bool) {
 	switch v := in.Attr(name).(type) {
 	case Int:
 		return int64(v), true
-	case Raw:
-		n, err := strconv.ParseInt(string(v), 10, 64)
-		return n, err == nil
 	}
 	return 0, false
 }

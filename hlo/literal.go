@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"fmt"
 	"math"
 
 	"octet/dtype"
@@ -29,13 +30,12 @@ func TupleLiteral(elems ...*Literal) *Literal { return &Literal{Tuple: elems} }
 // ElidedLiteral returns the literal whose values are unknown ("{...}").
 func ElidedLiteral() *Literal { return &Literal{Elided: true} }
 
-// ScalarLiteral returns the literal of the scalar v of type t, rounded to t once (bf16 and f16 through
-// f32, as XLA's parser converts a value). It reports false when t cannot hold v: an integer type and a
-// value that is not an integer in its range. A float too large for t becomes what the conversion gives
-// (infinity, or NaN for a type without infinities).
-func ScalarLiteral(t dtype.Type, v float64) (*Literal, bool) {
+// ScalarLiteral returns the literal of the scalar v of type t, rounded to t as XLA's parser rounds a
+// literal (EncodeFloat); a complex type gets v as its real part. An integer type must hold v exactly; a
+// float too large for t becomes what the conversion gives (an infinity, or NaN for a type without them).
+func ScalarLiteral(t dtype.Type, v float64) (*Literal, error) {
 	if !t.Valid() {
-		return nil, false
+		return nil, fmt.Errorf("no scalar constants of type %s", t)
 	}
 	a := tensor.New(t, nil)
 	switch {
@@ -43,31 +43,29 @@ func ScalarLiteral(t dtype.Type, v float64) (*Literal, bool) {
 		a.SetBitsAt(0, b2u(v != 0))
 	case t.IsInteger():
 		if v != math.Trunc(v) || math.IsInf(v, 0) {
-			return nil, false
+			return nil, fmt.Errorf("%v is not an integer", v)
 		}
 		if t.IsSigned() {
 			if lim := math.Ldexp(1, t.BitWidth()-1); v < -lim || v >= lim {
-				return nil, false
+				return nil, fmt.Errorf("%v is out of the range of %s", v, t)
 			}
 			a.SetBitsAt(0, uint64(int64(v)))
 		} else {
 			if v < 0 || v >= math.Ldexp(1, t.BitWidth()) {
-				return nil, false
+				return nil, fmt.Errorf("%v is out of the range of %s", v, t)
 			}
 			a.SetBitsAt(0, uint64(v))
 		}
-	case t.IsComplex():
-		if t == dtype.C128 {
-			a.SetBitsAt(0, math.Float64bits(v))
-		} else {
-			a.SetBitsAt(0, uint64(math.Float32bits(float32(v))))
-		}
+	case t == dtype.C64:
+		a.SetBitsAt(0, uint64(math.Float32bits(float32(v))))
+	case t == dtype.C128:
+		a.SetBitsAt(0, math.Float64bits(v))
 	case t.IsFloat():
 		a.SetBitsAt(0, EncodeFloat(t, v))
 	default:
-		return nil, false
+		return nil, fmt.Errorf("no scalar constants of type %s", t)
 	}
-	return ArrayLiteral(a), true
+	return ArrayLiteral(a), nil
 }
 
 // EncodeFloat returns the bits of v in the floating-point type t as XLA's parser rounds a literal: once

@@ -28,6 +28,7 @@ import (
 	"octet/dtype"
 	"octet/hlo"
 	"octet/hlo/parser"
+	"octet/hlo/printer"
 	"octet/tensor"
 )
 
@@ -1351,129 +1352,8 @@ func (c *protoConverter) layout(m *protoField, rank int) hlo.Layout {
 	return l
 }
 
-// shapeString writes s as XLA prints a shape with its layout (f32[2,3]{1,0}, (s32[], token[])). It is
-// needed for the few attributes the IR keeps as text: outfeed_shape, operand_layout_constraints and a
-// custom-call's literal.
-func shapeString(s hlo.Shape) string {
-	var b strings.Builder
-	writeShape(&b, s)
-	return b.String()
-}
-
-func writeShape(b *strings.Builder, s hlo.Shape) {
-	switch s.Kind {
-	case hlo.TupleShape:
-		b.WriteByte('(')
-		for i, e := range s.Tuple {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeShape(b, e)
-		}
-		b.WriteByte(')')
-		return
-	case hlo.TokenShape:
-		b.WriteString("token[]")
-		return
-	case hlo.OpaqueShape:
-		b.WriteString("opaque[]")
-		return
-	case hlo.BufferShape:
-		b.WriteString("b(")
-		if len(s.Tuple) == 1 {
-			writeShape(b, s.Tuple[0])
-		}
-		b.WriteByte(')')
-		return
-	}
-	b.WriteString(s.Elem.String())
-	b.WriteByte('[')
-	for i, d := range s.Dims {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		switch {
-		case d == hlo.UnboundedDim:
-			b.WriteByte('?')
-			continue
-		case s.Dynamic != nil && i < len(s.Dynamic) && s.Dynamic[i]:
-			b.WriteString("<=")
-		}
-		b.WriteString(strconv.FormatInt(d, 10))
-	}
-	b.WriteByte(']')
-	if s.Layout == nil {
-		return
-	}
-	l := layoutString(*s.Layout)
-	if len(s.Dims) > 0 || l != "{}" {
-		b.WriteString(l)
-	}
-}
-
-// layoutString writes a layout as XLA prints it: {1,0:T(8,128)(2,1)E(4)S(1)}.
-func layoutString(l hlo.Layout) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	b.WriteString(joinInts(l.MinorToMajor))
-	colon := false
-	part := func(s string) {
-		if !colon {
-			b.WriteByte(':')
-			colon = true
-		}
-		b.WriteString(s)
-	}
-	if len(l.DimLevelTypes) > 0 {
-		part("D(" + strings.Join(l.DimLevelTypes, ",") + ")")
-	}
-	if len(l.Tiles) > 0 {
-		part("T")
-		for _, t := range l.Tiles {
-			b.WriteByte('(')
-			for i, d := range t {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				if d == hlo.CombineDim {
-					b.WriteByte('*')
-				} else {
-					b.WriteString(strconv.FormatInt(d, 10))
-				}
-			}
-			b.WriteByte(')')
-		}
-	}
-	if l.TailPaddingAlignment > 1 {
-		part(fmt.Sprintf("L(%d)", l.TailPaddingAlignment))
-	}
-	if l.IndexType != dtype.Invalid {
-		part("#(" + l.IndexType.String() + ")")
-	}
-	if l.PointerType != dtype.Invalid {
-		part("*(" + l.PointerType.String() + ")")
-	}
-	if l.ElementSizeBits != 0 {
-		part(fmt.Sprintf("E(%d)", l.ElementSizeBits))
-	}
-	if l.MemorySpace != 0 {
-		part(fmt.Sprintf("S(%d)", l.MemorySpace))
-	}
-	if len(l.SplitConfigs) > 0 {
-		part("SC")
-		for _, sc := range l.SplitConfigs {
-			fmt.Fprintf(&b, "(%d:%s)", sc.Dimension, joinInts(sc.SplitIndices))
-		}
-	}
-	if l.PhysicalShape != nil {
-		part("P(" + shapeString(*l.PhysicalShape) + ")")
-	}
-	if l.DynamicShapeMetadataPrefixBytes > 0 {
-		part(fmt.Sprintf("M(%d)", l.DynamicShapeMetadataPrefixBytes))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
+// shapeString writes s with its layout, as the printer does.
+func shapeString(s hlo.Shape) string { return printer.ShapeString(s, true) }
 
 // literal decodes a LiteralProto into a literal and its shape.
 func (c *protoConverter) literal(m *protoField) (*hlo.Literal, hlo.Shape) {
