@@ -547,7 +547,11 @@ func (p *parser) parseModule() (m *hlo.Module) {
 			// "HloModule name:" appears in old dumps; the colon is not part of the name.
 			p.off++
 		}
+		errs := len(p.errs)
 		p.mod.Attrs = p.attributes(nil)
+		if len(p.errs) > errs {
+			p.skipLine() // a header value did not read: go on at the next line
+		}
 	} else {
 		p.mod.NoHeader = true
 	}
