@@ -82,19 +82,6 @@ func EncodeFloat(t dtype.Type, v float64) uint64 {
 	return t.EncodeFloat64(v)
 }
 
-// IntRange returns the smallest and largest value of the integer type t; for u64 the largest is returned
-// as its bits (-1).
-func IntRange(t dtype.Type) (lo, hi int64) {
-	w := t.BitWidth()
-	if t.IsSigned() {
-		return -1 << (w - 1), 1<<(w-1) - 1
-	}
-	if w == 64 {
-		return 0, -1
-	}
-	return 0, 1<<w - 1
-}
-
 func b2u(b bool) uint64 {
 	if b {
 		return 1

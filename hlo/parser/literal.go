@@ -53,8 +53,8 @@ func (p *parser) literal(s hlo.Shape) *hlo.Literal {
 		p.errorAt(p.off, "a constant needs an array shape with an element type")
 		return nil
 	}
-	for i, d := range s.Dims {
-		if d < 0 || s.IsDynamic(i) && d == hlo.UnboundedDim {
+	for _, d := range s.Dims {
+		if d < 0 {
 			p.errorAt(p.off, "constants of dynamic shape %s are not supported", s.String())
 			return nil
 		}
@@ -223,24 +223,24 @@ func (p *parser) element(a *tensor.Tensor, i int64) bool {
 }
 
 // intValue decodes a decimal integer of type t, which must hold it.
-func (p *parser) intValue(w string, off int, t dtype.Type) (uint64, bool) {
-	digits := strings.TrimPrefix(strings.TrimPrefix(w, "-"), "+")
+func (p *parser) intValue(text string, off int, t dtype.Type) (uint64, bool) {
+	digits := strings.TrimPrefix(strings.TrimPrefix(text, "-"), "+")
 	if digits == "" || strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-		p.errorAt(off, "%s is not an integer", strconv.Quote(w))
+		p.errorAt(off, "%s is not an integer", strconv.Quote(text))
 		return 0, false
 	}
-	lo, hi := hlo.IntRange(t)
+	w := t.BitWidth()
 	if t.IsUnsigned() {
-		v, err := strconv.ParseUint(strings.TrimPrefix(w, "+"), 10, 64)
-		if err != nil || hi >= 0 && v > uint64(hi) {
-			p.errorAt(off, "%s is out of range for %s", w, t)
+		v, err := strconv.ParseUint(strings.TrimPrefix(text, "+"), 10, w)
+		if err != nil {
+			p.errorAt(off, "%s is out of range for %s", text, t)
 			return 0, false
 		}
 		return v, true
 	}
-	v, err := strconv.ParseInt(w, 10, 64)
-	if err != nil || v < lo || v > hi {
-		p.errorAt(off, "%s is out of range for %s", w, t)
+	v, err := strconv.ParseInt(text, 10, w)
+	if err != nil {
+		p.errorAt(off, "%s is out of range for %s", text, t)
 		return 0, false
 	}
 	return uint64(v), true
