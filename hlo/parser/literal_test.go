@@ -143,3 +143,36 @@ func TestLiteralErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseLiteral reads arbitrary text as a literal of a few shapes: it must never panic, errors must be
+// positioned, and a literal that reads must print as text that reads back to the same print.
+func FuzzParseLiteral(f *testing.F) {
+	for _, seed := range []string{"1", "{1, 2.5}", "{ { 1, 2 }, { 3, 4 } }", "( 1, {2, 3} )", "{...}", "nan(0x1)",
+		"-inf", "{(1, 2), (3, 4)}", "{ { /*i0=0*/ { /*i1=0*/ { 1, 2 } } } }", "true", "{}", "300", "1e999"} {
+		f.Add(seed)
+	}
+	shapes := []string{"f32[]", "s8[2]", "f32[2,2]", "(f32[], s32[2])", "c64[2]", "pred[]", "f8e4m3fn[1,1,1,2]", "bf16[0,3]"}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, st := range shapes {
+			shape, err := parser.ParseShape(st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lit, err := parser.ParseLiteral(text, shape)
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "literal:") {
+					t.Fatalf("error without a position: %v", err)
+				}
+				continue
+			}
+			printed := printer.LiteralString(lit, shape)
+			again, err := parser.ParseLiteral(printed, shape)
+			if err != nil {
+				t.Fatalf("%s %q prints as %q, which does not read: %v", st, text, printed, err)
+			}
+			if p2 := printer.LiteralString(again, shape); p2 != printed {
+				t.Fatalf("%s %q prints as %q, then as %q", st, text, printed, p2)
+			}
+		}
+	})
+}
