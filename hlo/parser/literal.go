@@ -87,14 +87,16 @@ func (p *parser) literal(s hlo.Shape) *hlo.Literal {
 			next++
 			return ok
 		}
-		if !p.expect('{', "to open dimension "+strconv.Itoa(d)+" of a literal of shape "+s.String()) {
+		if !p.accept('{') {
+			p.errorAt(p.off, "expected '{' to open dimension %d of a literal of shape %s, found %s", d, s.String(), p.describe())
 			return false
 		}
 		if empty && p.accept('}') {
 			return true // {} for any array without elements
 		}
 		for i := int64(0); i < s.Dims[d]; i++ {
-			if i > 0 && !p.expect(',', "between the elements of dimension "+strconv.Itoa(d)+" of a literal of shape "+s.String()) {
+			if i > 0 && !p.accept(',') {
+				p.errorAt(p.off, "expected ',' between the elements of dimension %d of a literal of shape %s, found %s", d, s.String(), p.describe())
 				return false
 			}
 			if !level(d + 1) {
@@ -273,7 +275,8 @@ func (p *parser) floatValue(w string, off int, t dtype.Type) (uint64, bool) {
 		}
 		return nanBits(t, neg, payload), true
 	}
-	if s == "" || !(isDigit(s[0]) || s[0] == '.') || strings.ContainsAny(s, "_xXpP") {
+	// Decimal only: strconv would also take hexadecimal (0x1p-2) and "infinity".
+	if s == "" || !(isDigit(s[0]) || s[0] == '.') || len(s) > 1 && s[0] == '0' && s[1]|0x20 == 'x' {
 		p.errorAt(off, "%s is not a %s value", strconv.Quote(w), t)
 		return 0, false
 	}
