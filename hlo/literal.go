@@ -25,7 +25,12 @@ type Literal struct {
 func ArrayLiteral(t *tensor.Tensor) *Literal { return &Literal{Array: t} }
 
 // TupleLiteral returns the literal of a tuple with the given elements.
-func TupleLiteral(elems ...*Literal) *Literal { return &Literal{Tuple: elems} }
+func TupleLiteral(elems ...*Literal) *Literal {
+	if elems == nil {
+		elems = []*Literal{}
+	}
+	return &Literal{Tuple: elems}
+}
 
 // ElidedLiteral returns the literal whose values are unknown ("{...}").
 func ElidedLiteral() *Literal { return &Literal{Elided: true} }
@@ -66,6 +71,40 @@ func ScalarLiteral(t dtype.Type, v float64) (*Literal, error) {
 		return nil, fmt.Errorf("no scalar constants of type %s", t)
 	}
 	return ArrayLiteral(a), nil
+}
+
+// Fits reports whether l holds values of shape s: an array of its element type and dimensions, a tuple of
+// literals that fit its elements, or elided values.
+func (l *Literal) Fits(s Shape) bool {
+	if l.Elided {
+		return true
+	}
+	switch s.Kind {
+	case TupleShape:
+		if len(l.Tuple) != len(s.Tuple) {
+			return false
+		}
+		for i, e := range l.Tuple {
+			if e == nil || !e.Fits(s.Tuple[i]) {
+				return false
+			}
+		}
+		return true
+	case ArrayShape:
+		a := l.Array
+		if a == nil || a.Type != s.Elem || len(a.Shape) != len(s.Dims) {
+			return false
+		}
+		for i, d := range s.Dims {
+			if a.Shape[i] != d {
+				return false
+			}
+		}
+		return true
+	case TokenShape:
+		return true
+	}
+	return false
 }
 
 // EncodeFloat returns the bits of v in the floating-point type t as XLA's parser rounds a literal: once

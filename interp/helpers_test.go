@@ -49,11 +49,10 @@ func val(t *testing.T, s string) Value {
 	if err != nil {
 		t.Fatalf("bad value %q: %v", s, err)
 	}
-	v, ok := literalToValue(lit, shape)
-	if !ok {
-		t.Fatalf("bad value %q", s)
+	if !lit.Fits(shape) {
+		t.Fatalf("bad value %q: the literal does not fit %s", s, shape.String())
 	}
-	return v
+	return literalToValue(lit, shape)
 }
 
 func parseShapeText(t *testing.T, s string) hlo.Shape {
