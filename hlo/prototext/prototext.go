@@ -1027,7 +1027,7 @@ func (c *protoConverter) computation(cf *protoField) *protoComp {
 	// follows from its caller.
 	c.skip(cf, "program_shape", "is_fusion_computation")
 	if th := c.str(cf, "execution_thread"); th != "" && th != "main" {
-		comp.Attrs = append(comp.Attrs, hlo.Attr{Name: "execution_thread", Value: genericValue(`"` + th + `"`)})
+		comp.Attrs = append(comp.Attrs, hlo.Attr{Name: "execution_thread", Value: genericValue(`"` + cstring.Escape(th) + `"`)})
 	}
 	names := map[string]*hlo.Instruction{}
 	instFields := c.subs(cf, "instructions")
@@ -1640,7 +1640,7 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 		l.add("fft_length", nonNil(c.ints(f, "fft_length")))
 	case hlo.OpAsyncStart:
 		if th := c.str(f, "async_execution_thread"); th != "" && th != "main" {
-			l.add("async_execution_thread", genericValue(`"`+th+`"`))
+			l.add("async_execution_thread", genericValue(`"`+cstring.Escape(th)+`"`))
 		}
 	case hlo.OpCopyStart:
 		deprecated := c.boolean(f, "is_cross_program_prefetch")
