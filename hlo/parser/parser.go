@@ -1207,36 +1207,6 @@ func asyncSugar(name string) (hlo.Opcode, hlo.Opcode, bool) {
 	return hlo.OpInvalid, hlo.OpInvalid, false
 }
 
-// literalEnd returns the offset of the ')' that closes a constant's literal.
-func (p *parser) literalEnd() (int, bool) {
-	depth := 0
-	for i := p.off; i < p.end; i++ {
-		switch p.src[i] {
-		case '(', '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth < 0 {
-				p.errorAt(i, "unbalanced %q in constant literal", p.src[i])
-				return i, false
-			}
-		case ')':
-			if depth == 0 {
-				return i, true
-			}
-			depth--
-		case '"':
-			e, ok := p.stringEnd(i)
-			if !ok {
-				return e, false
-			}
-			i = e - 1
-		}
-	}
-	p.errorAt(p.off, "constant literal is not closed: ')' expected before the end of input")
-	return p.end, false
-}
-
 // operands reads operand list entries up to ')': [shape] name[#i...], or a nested [shape] opcode(...).
 func (p *parser) operands(in *hlo.Instruction) bool {
 	var ops []*hlo.Instruction
@@ -1686,15 +1656,3 @@ func joinInts(xs []int64) string {
 	return b.String()
 }
 
-func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
-
-func hexVal(c byte) int {
-	switch {
-	case isDigit(c):
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	default:
-		return int(c-'A') + 10
-	}
-}
