@@ -1655,4 +1655,3 @@ func joinInts(xs []int64) string {
 	}
 	return b.String()
 }
-
