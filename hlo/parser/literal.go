@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -59,14 +58,21 @@ func (p *parser) literal(s hlo.Shape) *hlo.Literal {
 			return nil
 		}
 	}
-	a, err := newTensor(s.Elem, s.Dims)
-	if err != nil {
-		p.errorAt(p.off, "constant of shape %s: %v", s.String(), err)
-		return nil
-	}
 	rank := len(s.Dims)
 	p.skipSpace()
-	if rank > 0 && p.peek() != '{' {
+	broadcast := rank > 0 && p.peek() != '{'
+	// The values take memory only in proportion to the text that writes them (a character each at least),
+	// except the one value written for a whole array, which is bounded by maxBroadcastBytes.
+	limit := int64(p.end-p.off) * int64(s.Elem.ByteSize())
+	if broadcast {
+		limit = maxBroadcastBytes
+	}
+	a, ok := newTensor(s.Elem, s.Dims, limit)
+	if !ok {
+		p.errorAt(p.off, "a literal of shape %s is larger than its text allows", s.String())
+		return nil
+	}
+	if broadcast {
 		// One value for the whole array, which XLA's parser gives every element.
 		if !p.element(a, 0) {
 			return nil
@@ -124,17 +130,22 @@ func (p *parser) literal(s hlo.Shape) *hlo.Literal {
 	return hlo.ArrayLiteral(a)
 }
 
-// newTensor allocates a tensor, refusing shapes whose size the input cannot have asked for.
-func newTensor(t dtype.Type, dims []int64) (a *tensor.Tensor, err error) {
-	const maxBytes = 1 << 34
+// maxBroadcastBytes bounds an array literal written as one value for every element.
+const maxBroadcastBytes = 1 << 30
+
+// newTensor allocates a tensor of the given dimensions if its data takes at most limit bytes.
+func newTensor(t dtype.Type, dims []int64, limit int64) (*tensor.Tensor, bool) {
 	n := int64(t.ByteSize())
 	for _, d := range dims {
-		if d != 0 && n > maxBytes/d {
-			return nil, errors.New("too many elements")
+		if d != 0 && n > limit/d {
+			return nil, false
 		}
 		n *= d
 	}
-	return tensor.New(t, dims), nil
+	if n > limit && n > 0 {
+		return nil, false
+	}
+	return tensor.New(t, dims), true
 }
 
 // scalarWord reads one scalar of a literal: a number, true, false, inf, nan, or nan(0xPAYLOAD), with an

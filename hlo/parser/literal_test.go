@@ -134,6 +134,8 @@ func TestLiteralErrors(t *testing.T) {
 		{"s32[]", "1.5", `test.hlo:2:27: "1.5" is not an integer`},
 		{"f32[2]", "{1, 2, 3}", "test.hlo:2:33: expected '}' after the 2 elements of dimension 0"},
 		{"f32[2,2]", "{1, 2}", "test.hlo:2:31: expected '{' to open dimension 1"},
+		{"f32[1000000000]", "{1}", "test.hlo:2:37: a literal of shape f32[1000000000] is larger than its text allows"},
+		{"f32[1000000000]", "1", "test.hlo:2:37: a literal of shape f32[1000000000] is larger than its text allows"},
 		{"f32[]", "abc", `test.hlo:2:27: "abc" is not a f32 value`},
 	} {
 		src := "ENTRY e {\n  ROOT c = " + tt.shape + " constant(" + tt.in + ")\n}\n"
