@@ -40,6 +40,7 @@ type Attr struct {
 //	*ProgramShape {(f32[2]{0}, s32[])->f32[2]{0}}   (shapes with layouts; see the printer for index comments)
 //	*ShapedLiteral  f32[2]{0} {1, 2.5}         (the shape, a space, the literal as a constant prints it)
 //	Enums        {high,default}              (no spaces)
+//	Shapes       {f32[2,3]{0,1}, s32[]}      (shapes with layouts)
 //	InputOutputAliasing  { {0}: (0, {}, may-alias), {1}: (1, {1}) }   (the kind only when written)
 //	BufferDonors { (0, {}), (1, {1}) }
 type Value interface{ isValue() }
@@ -174,6 +175,9 @@ type ShapedLiteral struct {
 // Enums is a list of enum values in braces: operand_precision={high,default}.
 type Enums []string
 
+// Shapes is a list of shapes with layouts: a custom-call's operand_layout_constraints.
+type Shapes []Shape
+
 // AliasKind says whether an input_output_alias entry must alias or only may.
 type AliasKind uint8
 
@@ -250,6 +254,7 @@ func (Aliasing) isValue()            {}
 func (*ProgramShape) isValue()       {}
 func (*ShapedLiteral) isValue()      {}
 func (Enums) isValue()               {}
+func (Shapes) isValue()              {}
 func (InputOutputAliasing) isValue() {}
 func (BufferDonors) isValue()        {}
 

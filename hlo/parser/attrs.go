@@ -34,6 +34,7 @@ const (
 	kindEnums
 	kindInputOutputAlias
 	kindBufferDonor
+	kindShapes
 )
 
 var attrKinds = map[string]attrKind{
@@ -85,6 +86,8 @@ var attrKinds = map[string]attrKind{
 	"entry_computation_layout":      kindProgramShape,
 	"literal":                       kindLiteral,
 	"operand_precision":             kindEnums,
+	"parameter_replication":         kindEnums,
+	"operand_layout_constraints":    kindShapes,
 	"input_output_alias":            kindInputOutputAlias,
 	"buffer_donor":                  kindBufferDonor,
 }
@@ -241,6 +244,11 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 			break
 		}
 		return p.enums(name)
+	case kindShapes:
+		if p.peek() != '{' {
+			break
+		}
+		return p.shapeList(name)
 	case kindInputOutputAlias:
 		if in != nil {
 			break
@@ -872,6 +880,23 @@ func (p *parser) enums(name string) (hlo.Value, bool) {
 			return nil, false
 		}
 		l = append(l, w)
+	}
+	return l, true
+}
+
+// shapeList reads {shape, shape, ...}.
+func (p *parser) shapeList(name string) (hlo.Value, bool) {
+	p.off++ // {
+	l := hlo.Shapes{}
+	for !p.accept('}') {
+		if len(l) > 0 && !p.expect(',', "between the shapes of "+name) {
+			return nil, false
+		}
+		s, ok := p.shape()
+		if !ok {
+			return nil, false
+		}
+		l = append(l, s.Clone())
 	}
 	return l, true
 }

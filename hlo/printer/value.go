@@ -110,6 +110,15 @@ func (p *printer) appendValue(b []byte, v hlo.Value) []byte {
 			b = append(b, e...)
 		}
 		return append(b, '}')
+	case hlo.Shapes:
+		b = append(b, '{')
+		for i, s := range v {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendShape(b, s, true, false)
+		}
+		return append(b, '}')
 	case hlo.InputOutputAliasing:
 		if len(v) == 0 {
 			return append(b, "{}"...)

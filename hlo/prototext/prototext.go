@@ -1791,13 +1791,13 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 		l.add("distribution", genericValue(strings.ToLower(c.enum(f, "distribution", protoDistribution))))
 	case hlo.OpParameter:
 		if rf := c.sub(f, "parameter_replication"); rf != nil {
-			var parts []string
+			var leaves hlo.Enums
 			for _, b := range c.bools(rf, "replicated_at_leaf_buffers") {
-				parts = append(parts, strconv.FormatBool(b))
+				leaves = append(leaves, strconv.FormatBool(b))
 			}
 			c.done(rf, "ParameterReplication")
-			if parts != nil {
-				l.add("parameter_replication", genericValue("{"+strings.Join(parts, ",")+"}"))
+			if leaves != nil {
+				l.add("parameter_replication", leaves)
 			}
 		}
 	case hlo.OpGetTupleElement:
@@ -2099,11 +2099,11 @@ func (c *protoConverter) customCall(l *attrList, f *protoField) {
 	l.add("custom_call_target", hlo.String(c.str(f, "custom_call_target")))
 	layouts := c.subs(f, "operand_shapes_with_layout")
 	if c.boolean(f, "constrain_layout") {
-		parts := make([]string, len(layouts))
+		shapes := make(hlo.Shapes, len(layouts))
 		for i, sf := range layouts {
-			parts[i] = shapeString(c.shape(sf))
+			shapes[i] = c.shape(sf)
 		}
-		l.add("operand_layout_constraints", genericValue("{"+strings.Join(parts, ", ")+"}"))
+		l.add("operand_layout_constraints", shapes)
 	} else if len(layouts) > 0 {
 		c.errorAt(layouts[0].off, "operand_shapes_with_layout is given without constrain_layout")
 	}

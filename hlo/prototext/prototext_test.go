@@ -688,6 +688,10 @@ func compareAttrs(t *testing.T, where string, got, want []hlo.Attr) {
 				fmt.Fprintf(&b, "%#v", *v)
 			case *hlo.BackendConfig:
 				fmt.Fprintf(&b, "%#v", *v)
+			case hlo.Shapes:
+				for _, s := range v {
+					b.WriteString(shapeString(s) + " ")
+				}
 			case *hlo.ShapedLiteral:
 				b.WriteString(shapeString(v.Shape) + " " + printer.LiteralString(v.Literal, v.Shape))
 			default:
