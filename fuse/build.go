@@ -2,9 +2,7 @@ package fuse
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 
 	"octet/cublas"
 	"octet/dtype"
@@ -320,8 +318,6 @@ func seq(n int) []int64 {
 	return l
 }
 
-var aliasParam = regexp.MustCompile(`\(\s*(\d+)\s*,\s*\{\s*\}`)
-
 // canOverwrite reports whether the call may write D over C, as XLA decides: C has no other user, and is
 // not a parameter unless the module aliases that parameter with an output.
 func canOverwrite(c *hlo.Instruction) bool {
@@ -335,12 +331,9 @@ func canOverwrite(c *hlo.Instruction) bool {
 	if comp == nil || comp.Module == nil || comp.Module.Entry != comp {
 		return false
 	}
-	raw, ok := comp.Module.Attr("input_output_alias").(hlo.Raw)
-	if !ok {
-		return false
-	}
-	for _, m := range aliasParam.FindAllStringSubmatch(string(raw), -1) {
-		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n == c.ParameterNumber {
+	aliases, _ := comp.Module.Attr("input_output_alias").(hlo.InputOutputAliasing)
+	for _, a := range aliases {
+		if a.Parameter == c.ParameterNumber && len(a.ParameterIndex) == 0 {
 			return true
 		}
 	}

@@ -114,13 +114,10 @@ func (p *plan) types() *refusal {
 // precision returns the dot's operand_precision as cuBLAS's config spells it (DEFAULT, HIGH, HIGHEST).
 func precision(dot *hlo.Instruction) []string {
 	out := []string{"DEFAULT", "DEFAULT"}
-	text := strings.Trim(dot.Str("operand_precision"), "{} ")
-	if text == "" {
-		return out
-	}
-	for i, f := range strings.Split(text, ",") {
+	precs, _ := dot.Attr("operand_precision").(hlo.Enums)
+	for i, p := range precs {
 		if i < 2 {
-			out[i] = strings.ToUpper(strings.TrimSpace(f))
+			out[i] = strings.ToUpper(p)
 		}
 	}
 	return out

@@ -38,6 +38,11 @@ type Attr struct {
 //	Sharding     its Text
 //	Aliasing     {{0}: (0, {}), {1}: (1, {1})}
 //	*ProgramShape {(f32[2]{0}, s32[])->f32[2]{0}}   (shapes with layouts; see the printer for index comments)
+//	*ShapedLiteral  f32[2]{0} {1, 2.5}         (the shape, a space, the literal as a constant prints it)
+//	Enums        {high,default}              (no spaces)
+//	Shapes       {f32[2,3]{0,1}, s32[]}      (shapes with layouts)
+//	InputOutputAliasing  { {0}: (0, {}, may-alias), {1}: (1, {1}) }   (the kind only when written)
+//	BufferDonors { (0, {}), (1, {1}) }
 type Value interface{ isValue() }
 
 // Raw is an attribute value Octet does not interpret, kept as its exact text ("kLoop", "true", "{...}").
@@ -45,6 +50,10 @@ type Raw string
 
 // Int is an integer value (index=0, channel_id=1, feature_group_count=2).
 type Int int64
+
+// Float is a floating-point number (epsilon=0.001); XLA holds it as a C++ float and prints six significant
+// digits.
+type Float float32
 
 // Bool is true or false.
 type Bool bool
@@ -161,27 +170,98 @@ type OutputOperandAlias struct {
 // Aliasing is output_to_operand_aliasing.
 type Aliasing []OutputOperandAlias
 
-func (Raw) isValue()                {}
-func (Int) isValue()                {}
-func (Bool) isValue()               {}
-func (Ints) isValue()               {}
-func (IntLists) isValue()           {}
-func (String) isValue()             {}
-func (Enum) isValue()               {}
-func (CompRef) isValue()            {}
-func (CompList) isValue()           {}
-func (InstList) isValue()           {}
-func (Slice) isValue()              {}
-func (Padding) isValue()            {}
-func (Window) isValue()             {}
-func (*ConvDims) isValue()          {}
-func (*BackendConfig) isValue()     {}
-func (Metadata) isValue()           {}
-func (FrontendAttributes) isValue() {}
-func (*ReplicaGroups) isValue()     {}
-func (*Sharding) isValue()          {}
-func (Aliasing) isValue()           {}
-func (*ProgramShape) isValue()      {}
+// ShapedLiteral is a literal written after its shape: a custom-call's literal=s32[] 1.
+type ShapedLiteral struct {
+	Shape   Shape
+	Literal *Literal
+}
+
+// Enums is a list of enum values in braces: operand_precision={high,default}.
+type Enums []string
+
+// Shapes is a list of shapes with layouts: a custom-call's operand_layout_constraints.
+type Shapes []Shape
+
+// AliasKind says whether an input_output_alias entry must alias or only may.
+type AliasKind uint8
+
+// The alias kinds. AliasUnspecified is an entry written without a kind, which XLA reads as may-alias.
+const (
+	AliasUnspecified AliasKind = iota
+	MayAlias
+	MustAlias
+)
+
+// String returns the kind as HLO writes it ("may-alias", "must-alias"; "" when unspecified).
+func (k AliasKind) String() string {
+	switch k {
+	case MayAlias:
+		return "may-alias"
+	case MustAlias:
+		return "must-alias"
+	}
+	return ""
+}
+
+// InputOutputAlias is one entry of a module's input_output_alias: the entry's result at index Output
+// shares its buffer with parameter Parameter at index ParameterIndex.
+type InputOutputAlias struct {
+	Output         []int64
+	Parameter      int64
+	ParameterIndex []int64
+	Kind           AliasKind
+}
+
+// InputOutputAliasing is a module's input_output_alias.
+type InputOutputAliasing []InputOutputAlias
+
+// Aliases reports whether some part of parameter n aliases an output.
+func (a InputOutputAliasing) Aliases(n int64) bool {
+	for _, e := range a {
+		if e.Parameter == n {
+			return true
+		}
+	}
+	return false
+}
+
+// BufferDonor is one entry of a module's buffer_donor: parameter Parameter at index ParameterIndex may
+// give its buffer to any output.
+type BufferDonor struct {
+	Parameter      int64
+	ParameterIndex []int64
+}
+
+// BufferDonors is a module's buffer_donor.
+type BufferDonors []BufferDonor
+
+func (Raw) isValue()                 {}
+func (Int) isValue()                 {}
+func (Float) isValue()              {}
+func (Bool) isValue()                {}
+func (Ints) isValue()                {}
+func (IntLists) isValue()            {}
+func (String) isValue()              {}
+func (Enum) isValue()                {}
+func (CompRef) isValue()             {}
+func (CompList) isValue()            {}
+func (InstList) isValue()            {}
+func (Slice) isValue()               {}
+func (Padding) isValue()             {}
+func (Window) isValue()              {}
+func (*ConvDims) isValue()           {}
+func (*BackendConfig) isValue()      {}
+func (Metadata) isValue()            {}
+func (FrontendAttributes) isValue()  {}
+func (*ReplicaGroups) isValue()      {}
+func (*Sharding) isValue()           {}
+func (Aliasing) isValue()            {}
+func (*ProgramShape) isValue()       {}
+func (*ShapedLiteral) isValue()      {}
+func (Enums) isValue()               {}
+func (Shapes) isValue()              {}
+func (InputOutputAliasing) isValue() {}
+func (BufferDonors) isValue()        {}
 
 // Get returns the value of key in the metadata, unquoted when it was a quoted string.
 func (m Metadata) Get(key string) (string, bool) { return getKV(m, key) }

@@ -2,8 +2,6 @@ package hlo
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 
 	"octet/dtype"
 )
@@ -113,23 +111,22 @@ func (c *Computation) Pad(x, padValue *Instruction, cfg Padding) *Instruction {
 		[]Attr{{"padding", append(Padding{}, cfg...)}}))
 }
 
-// Constant returns constant(literal) of the given shape; literal is the value's text as HLO writes it
-// ("1.5", "{1, 2, 3}", "{ { 1, 2 }, { 3, 4 } }"). The text is not checked against the shape.
-func (c *Computation) Constant(shape Shape, literal string) *Instruction {
-	in := &Instruction{Opcode: OpConstant, Shape: shape.Clone(), Literal: &Literal{Text: literal}}
+// Constant returns constant(literal) of the given shape. The literal is not checked against the shape.
+func (c *Computation) Constant(shape Shape, literal *Literal) *Instruction {
+	in := &Instruction{Opcode: OpConstant, Shape: shape.Clone(), Literal: literal}
 	in.Shape.SetDefaultLayouts()
 	c.insert(in, "")
 	return in
 }
 
-// ScalarConstant returns the constant v of type elem[], v rounded to elem and written as XLA writes it
-// (FormatScalar).
+// ScalarConstant returns the constant v of type elem[], v rounded to elem as XLA's parser rounds a
+// literal. It panics when elem is an integer type that cannot hold v.
 func (c *Computation) ScalarConstant(elem dtype.Type, v float64) *Instruction {
-	text, err := FormatScalar(elem, v)
+	lit, err := ScalarLiteral(elem, v)
 	if err != nil {
 		panic("hlo: ScalarConstant: " + err.Error())
 	}
-	return c.Constant(Scalar(elem), text)
+	return c.Constant(Scalar(elem), lit)
 }
 
 // Tuple returns tuple(elems...).
@@ -207,76 +204,4 @@ func (c *Computation) CustomCall(target string, shape Shape, operands []*Instruc
 	}
 	c.insert(in, "")
 	return in
-}
-
-// FormatScalar returns v, rounded to the element type t, written as XLA's HLO printer writes a constant of
-// type t: true or false for pred; the integer for integer types (v must be one, in range); for
-// floating-point types XLA's RoundTripFpToString: f32 and f64 with 6 and 15 significant digits when that
-// reads back as the same value, else 9 and 17; narrower types with as many digits as their max_digits10
-// (4 for bf16, 5 for f16, 2 or 3 for the 8-, 6- and 4-bit types); "inf", "-inf" and "nan" for the special
-// values; (re, im) for complex types.
-func FormatScalar(t dtype.Type, v float64) (string, error) {
-	switch {
-	case t == dtype.PRED:
-		return strconv.FormatBool(v != 0), nil
-	case t.IsInteger():
-		if v != math.Trunc(v) || math.IsInf(v, 0) {
-			return "", fmt.Errorf("%v is not an integer", v)
-		}
-		bits := t.BitWidth()
-		if t.IsSigned() {
-			lo, hi := -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1)
-			if v < lo || v >= hi {
-				return "", fmt.Errorf("%v is out of the range of %s", v, t)
-			}
-			return strconv.FormatInt(int64(v), 10), nil
-		}
-		if v < 0 || v >= math.Ldexp(1, bits) {
-			return "", fmt.Errorf("%v is out of the range of %s", v, t)
-		}
-		return strconv.FormatUint(uint64(v), 10), nil
-	case t.IsComplex():
-		part := complexComponent(t)
-		re, _ := FormatScalar(part, v)
-		return "(" + re + ", 0)", nil
-	case t == dtype.F32:
-		return formatRoundTrip(float64(float32(v)), 32, 6, 9), nil
-	case t == dtype.F64:
-		return formatRoundTrip(v, 64, 15, 17), nil
-	case t.IsFloat():
-		f, ok := t.Format()
-		if !ok {
-			return "", fmt.Errorf("no format for %s", t)
-		}
-		// max_digits10 of the type as ml_dtypes and Eigen define it: 2 + digits*log10(2), digits counting
-		// the implicit bit.
-		return formatG(t.DecodeFloat64(t.EncodeFloat64(v)), 2+(f.MantissaBits+1)*30103/100000), nil
-	}
-	return "", fmt.Errorf("no scalar constants of type %s", t)
-}
-
-// formatRoundTrip is XLA's RoundTripFpToString for f32 (bits 32) and f64: short digits when they read back
-// as v, else long.
-func formatRoundTrip(v float64, bits, short, long int) string {
-	s := formatG(v, short)
-	if r, err := strconv.ParseFloat(s, bits); err == nil && r == v {
-		return s
-	}
-	return formatG(v, long)
-}
-
-// formatG formats v as C's %.*g does, with "inf", "-inf" and "nan".
-func formatG(v float64, digits int) string {
-	switch {
-	case math.IsNaN(v):
-		if math.Signbit(v) {
-			return "-nan"
-		}
-		return "nan"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	}
-	return strconv.FormatFloat(v, 'g', digits, 64)
 }

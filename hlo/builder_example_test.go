@@ -83,21 +83,3 @@ func ExampleInferShape() {
 	// bf16[8,16,32]{2,1,0} <nil>
 	// reshape: the result shape cannot be inferred from the operand; it must be given
 }
-
-// FormatScalar writes constants as XLA prints them.
-func ExampleFormatScalar() {
-	for _, c := range []struct {
-		t dtype.Type
-		v float64
-	}{{dtype.F32, 0.1}, {dtype.F32, 0.7978845608}, {dtype.BF16, 0.1}, {dtype.F8E4M3FN, 500}, {dtype.F8E5M2, -1e6}, {dtype.S32, 7}} {
-		s, _ := hlo.FormatScalar(c.t, c.v)
-		fmt.Printf("%s[] constant(%s)\n", c.t, s)
-	}
-	// Output:
-	// f32[] constant(0.1)
-	// f32[] constant(0.797884583)
-	// bf16[] constant(0.1001)
-	// f8e4m3fn[] constant(nan)
-	// f8e5m2[] constant(-inf)
-	// s32[] constant(7)
-}

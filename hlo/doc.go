@@ -7,6 +7,8 @@
 //     step, so a rewrite never rescans a computation to find them);
 //   - Computation.Instructions lists every operand before its users; Root is one of them;
 //   - names are unique in a module (Module.UniqueName makes new ones);
+//   - a constant's Literal holds its values, decoded once, in the element type and dimensions of its shape
+//     (or a tuple of literals, or Elided when the text left them out);
 //   - attributes keep their written order, those Octet reasons about typed (see attr.go) and every other
 //     one kept as Raw text, so that text XLA printed prints back byte for byte.
 //

@@ -3,7 +3,6 @@ package hlo
 import (
 	"go/token"
 	"strconv"
-	"strings"
 )
 
 // Module is an HLO module: a set of computations, one of which is the entry.
@@ -85,15 +84,6 @@ type Instruction struct {
 	operands []*Instruction
 	users    []*Instruction // one entry per distinct user
 }
-
-// Literal is the value of a constant instruction, kept as written: "1", "{1, 2, 3}", "{ { 1, 2 }, { 3, 4 } }",
-// "{...}" when the printer elided it. Values are decoded on demand.
-type Literal struct {
-	Text string
-}
-
-// Elided reports whether the literal's values were left out of the text ("{...}").
-func (l *Literal) Elided() bool { return strings.TrimSpace(l.Text) == "{...}" }
 
 // Operands returns the instruction's operands. The slice must not be modified; use SetOperand.
 func (in *Instruction) Operands() []*Instruction { return in.operands }
@@ -198,9 +188,6 @@ func (in *Instruction) Int(name string) (int64, bool) {
 	switch v := in.Attr(name).(type) {
 	case Int:
 		return int64(v), true
-	case Raw:
-		n, err := strconv.ParseInt(string(v), 10, 64)
-		return n, err == nil
 	}
 	return 0, false
 }

@@ -88,7 +88,7 @@ type AttrKind uint8
 const (
 	AttrText               AttrKind = iota // any value, kept as written (Raw and the typed forms alike)
 	AttrInt                                // Int
-	AttrFloat                              // a number: Int, or Raw that reads as a float (epsilon=0.001)
+	AttrFloat                              // a number: Float (epsilon=0.001) or Int
 	AttrBool                               // Bool
 	AttrInts                               // Ints
 	AttrIntLists                           // IntLists
@@ -151,12 +151,9 @@ func (k AttrKind) Accepts(v Value) bool {
 		_, ok := v.(Int)
 		return ok
 	case AttrFloat:
-		switch v := v.(type) {
-		case Int:
+		switch v.(type) {
+		case Int, Float:
 			return true
-		case Raw:
-			_, err := strconv.ParseFloat(string(v), 64)
-			return err == nil
 		}
 	case AttrBool:
 		_, ok := v.(Bool)

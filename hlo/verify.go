@@ -348,7 +348,14 @@ func (v *verifier) layouts(in *Instruction, s Shape) {
 
 func (v *verifier) shape(in *Instruction) {
 	switch in.Opcode {
-	case OpParameter, OpConstant:
+	case OpParameter:
+		return
+	case OpConstant:
+		if in.Literal == nil {
+			v.errorAt(in, "constant %%%s has no literal", in.Name)
+		} else if !in.Literal.Fits(in.Shape) {
+			v.errorAt(in, "the literal of constant %%%s does not hold values of its shape %s", in.Name, in.Shape.String())
+		}
 		return
 	case OpIota:
 		v.iota(in)

@@ -32,6 +32,12 @@ func TestVerify(t *testing.T) {
 			c.Root = c.Maximum(d, c.Broadcast(c.ScalarConstant(f32, 0), d.Shape, nil))
 			return m
 		}, nil},
+		{"literal of another shape", func() *Module {
+			m, c, _ := testModule(Array(f32, 4))
+			lit, _ := ScalarLiteral(dtype.S32, 1)
+			c.Root = c.Constant(Array(f32, 2), lit)
+			return m
+		}, []string{"computation %main, instruction %constant: the literal of constant %constant does not hold values of its shape f32[2]"}},
 		{"wrong dot shape", func() *Module {
 			m, c, p := testModule(Array(f32, 16, 64), Array(f32, 64, 32))
 			d := c.Dot(p[0], p[1], []int64{1}, []int64{0}, nil, nil, 0)

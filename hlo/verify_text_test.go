@@ -10,6 +10,7 @@ import (
 
 	"octet/hlo"
 	"octet/hlo/parser"
+	_ "octet/hlo/prototext" // the corpus holds HloModuleProto text files too
 	"octet/internal/shared"
 )
 

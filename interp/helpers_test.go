@@ -34,7 +34,7 @@ func val(t *testing.T, s string) Value {
 	shape := parseShapeText(t, s[:sp])
 	text := strings.TrimSpace(s[sp+1:])
 	if strings.HasPrefix(text, "bits:") {
-		toks := literalTokens(text[5:])
+		toks := strings.FieldsFunc(text[5:], func(r rune) bool { return strings.ContainsRune(" ,{}", r) })
 		bits := make([]uint64, len(toks))
 		for i, tok := range toks {
 			b, err := strconv.ParseUint(strings.TrimPrefix(tok, "0x"), 16, 64)
@@ -45,11 +45,14 @@ func val(t *testing.T, s string) Value {
 		}
 		return ArrayValue(tensor.FromBits(shape.Elem, shape.Dims, bits))
 	}
-	v, err := parseLiteral(text, shape)
+	lit, err := parser.ParseLiteral(text, shape)
 	if err != nil {
 		t.Fatalf("bad value %q: %v", s, err)
 	}
-	return v
+	if !lit.Fits(shape) {
+		t.Fatalf("bad value %q: the literal does not fit %s", s, shape.String())
+	}
+	return literalToValue(lit, shape)
 }
 
 func parseShapeText(t *testing.T, s string) hlo.Shape {

@@ -87,7 +87,7 @@ func TestConstants(t *testing.T) {
 			[]string{"f32[2,3] bits:{0x3f800000, 0x40200000, 0xbcf5c28f, 0x7f800000, 0xff800000, 0x7fc00000}"}},
 		{"pred", "ENTRY e {\n  ROOT c = pred[3] constant({true, false, 1})\n}", nil, []string{"pred[3] {1, 0, 1}"}},
 		{"bf16", "ENTRY e {\n  ROOT c = bf16[2] constant({1.00390625, -nan})\n}", nil, []string{"bf16[2] bits:{0x3f80, 0xffc0}"}},
-		{"f8", "ENTRY e {\n  ROOT c = f8e4m3fn[3] constant({448, 1000, -0})\n}", nil, []string{"f8e4m3fn[3] bits:{0x7e, 0x7f, 0x80}"}},
+		{"f8", "ENTRY e {\n  ROOT c = f8e4m3fn[3] constant({448, nan, -0})\n}", nil, []string{"f8e4m3fn[3] bits:{0x7e, 0x7f, 0x80}"}},
 		{"nan-payload", "ENTRY e {\n  ROOT c = f32[] constant(nan(0x1))\n}", nil, []string{"f32[] bits:{0x7f800001}"}},
 		{"ints", "ENTRY e {\n  ROOT c = (s8[2], u64[1], s4[2]) constant(({-128, 127}, {18446744073709551615}, {-8, 7}))\n}", nil,
 			[]string{"s8[2] {-128, 127}", "u64[1] {18446744073709551615}", "s4[2] {-8, 7}"}},

@@ -12,6 +12,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	_ "octet/hlo/prototext" // every command reads HloModuleProto text files as well as HLO text
 )
 
 func main() {

@@ -3,7 +3,6 @@ package match
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"octet/dtype"
@@ -369,37 +368,15 @@ func BroadcastScalar(s *Pattern) *Pattern {
 // FP8 reports whether in is an array of an 8-bit floating-point type.
 func FP8(in *hlo.Instruction) bool { return in.Shape.IsArray() && in.Shape.Elem.IsFP8() }
 
-// ConstantValue returns the value of a constant that holds one element (rank 0, or every dimension 1),
-// rounded to its element type as XLA's parser rounds a literal: "0.044715" in a bf16 constant is
-// 0.044677734375. It reports false for anything else, and for an elided literal.
+// ConstantValue returns the value of a constant that holds one element (rank 0, or every dimension 1) of
+// a real number type, as the literal holds it (rounded to its element type when it was read: "0.044715" in
+// a bf16 constant is 0.044677734375). It reports false for anything else, and for an elided literal.
 func ConstantValue(in *hlo.Instruction) (float64, bool) {
 	if in == nil || in.Opcode != hlo.OpConstant || in.Literal == nil || !in.Shape.IsArray() ||
 		in.Shape.NumElements() != 1 {
 		return 0, false
 	}
-	text := strings.TrimSpace(in.Literal.Text)
-	for strings.HasPrefix(text, "{") && strings.HasSuffix(text, "}") {
-		text = strings.TrimSpace(text[1 : len(text)-1])
-	}
-	if text == "..." || text == "" {
-		return 0, false
-	}
-	t := in.Shape.Elem
-	switch text {
-	case "true":
-		return 1, t == dtype.PRED
-	case "false":
-		return 0, t == dtype.PRED
-	}
-	v, err := strconv.ParseFloat(strings.TrimSuffix(text, "."), 64)
-	if err != nil {
-		// "-nan", "nan(0x...)" and the like.
-		if strings.Contains(strings.ToLower(text), "nan") {
-			return math.NaN(), t.IsFloat()
-		}
-		return 0, false
-	}
-	return RoundTo(t, v), true
+	return in.Literal.Float(0)
 }
 
 // RoundTo rounds v to the nearest value of the floating-point type t (ties to even, as ml_dtypes does);

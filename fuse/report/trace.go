@@ -7,6 +7,7 @@ import (
 
 	"octet/fuse/match"
 	"octet/hlo"
+	"octet/hlo/printer"
 )
 
 // tracer follows values of a compiled module across computation boundaries: from a fusion's parameter to
@@ -194,7 +195,7 @@ func describeValue(x *hlo.Instruction) string {
 		}
 	case hlo.OpConstant:
 		if x.Literal != nil && x.Shape.IsScalar() {
-			return "constant " + strings.TrimSuffix(strings.TrimSpace(x.Literal.Text), ".")
+			return "constant " + printer.LiteralString(x.Literal, x.Shape)
 		}
 	}
 	return "%" + x.Name

@@ -31,6 +31,11 @@ const (
 	kindAliasing
 	kindProgramShape
 	kindLiteral
+	kindEnums
+	kindInputOutputAlias
+	kindBufferDonor
+	kindShapes
+	kindFloat
 )
 
 var attrKinds = map[string]attrKind{
@@ -81,6 +86,12 @@ var attrKinds = map[string]attrKind{
 	"output_to_operand_aliasing":    kindAliasing,
 	"entry_computation_layout":      kindProgramShape,
 	"literal":                       kindLiteral,
+	"operand_precision":             kindEnums,
+	"parameter_replication":         kindEnums,
+	"operand_layout_constraints":    kindShapes,
+	"input_output_alias":            kindInputOutputAlias,
+	"buffer_donor":                  kindBufferDonor,
+	"epsilon":                       kindFloat,
 }
 
 // attributes reads ", name=value" pairs while they follow. in is nil for module and computation
@@ -134,6 +145,15 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 		}
 		l, ok := p.intList("in " + name)
 		return hlo.Ints(l), ok
+	case kindFloat:
+		start := p.off
+		text := p.valueToken()
+		f, err := strconv.ParseFloat(text, 32)
+		if err != nil || text == "" {
+			p.errorAt(start, "expected a number for %s, found %q", name, text)
+			return nil, false
+		}
+		return hlo.Float(f), true
 	case kindIntLists:
 		if p.peek() != '{' {
 			break
@@ -211,21 +231,45 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 		if !p.startsShape() {
 			break
 		}
-		if _, ok := p.shape(); !ok {
-			return nil, false
-		}
-		p.skipSpaceLine()
-		end, ok := p.balancedEnd(p.off)
+		s, ok := p.shape()
 		if !ok {
 			return nil, false
 		}
-		p.off = end
-		return hlo.Raw(p.src[start:end]), true
+		s = s.Clone()
+		lit := p.literal(s)
+		if lit == nil {
+			return nil, false
+		}
+		return &hlo.ShapedLiteral{Shape: s, Literal: lit}, true
 	case kindProgramShape:
-		if in != nil || p.peek() != '{' {
+		if in != nil {
 			break
 		}
+		if p.peek() != '{' {
+			p.errorAt(p.off, "expected '{' to open entry_computation_layout, found %s", p.describe())
+			return nil, false
+		}
 		return p.programShape()
+	case kindEnums:
+		if p.peek() != '{' {
+			break
+		}
+		return p.enums(name)
+	case kindShapes:
+		if p.peek() != '{' {
+			break
+		}
+		return p.shapeList(name)
+	case kindInputOutputAlias:
+		if in != nil {
+			break
+		}
+		return p.inputOutputAlias()
+	case kindBufferDonor:
+		if in != nil {
+			break
+		}
+		return p.bufferDonors()
 	}
 	// Generic: by the form of the value.
 	end, ok := p.balancedEnd(p.off)
@@ -830,6 +874,116 @@ func (p *parser) aliasing() (hlo.Value, bool) {
 		al = append(al, hlo.OutputOperandAlias{Output: out, Operand: opnd, OperandIndex: idx})
 	}
 	return al, true
+}
+
+// enums reads {a,b,c}, a list of bare words.
+func (p *parser) enums(name string) (hlo.Value, bool) {
+	p.off++ // {
+	l := hlo.Enums{}
+	for !p.accept('}') {
+		if len(l) > 0 && !p.expect(',', "between the values of "+name) {
+			return nil, false
+		}
+		p.skipSpace()
+		w := p.word()
+		if w == "" {
+			p.errorAt(p.off, "expected a value of %s, found %s", name, p.describe())
+			return nil, false
+		}
+		l = append(l, w)
+	}
+	return l, true
+}
+
+// shapeList reads {shape, shape, ...}.
+func (p *parser) shapeList(name string) (hlo.Value, bool) {
+	p.off++ // {
+	l := hlo.Shapes{}
+	for !p.accept('}') {
+		if len(l) > 0 && !p.expect(',', "between the shapes of "+name) {
+			return nil, false
+		}
+		s, ok := p.shape()
+		if !ok {
+			return nil, false
+		}
+		l = append(l, s.Clone())
+	}
+	return l, true
+}
+
+// inputOutputAlias reads { {0}: (0, {}, may-alias), ... }: output index, parameter number, parameter
+// index and an optional kind.
+func (p *parser) inputOutputAlias() (hlo.Value, bool) {
+	const ctx = "in input_output_alias"
+	if !p.expect('{', "to open input_output_alias") {
+		return nil, false
+	}
+	al := hlo.InputOutputAliasing{}
+	for !p.accept('}') {
+		if len(al) > 0 && !p.expect(',', ctx) {
+			return nil, false
+		}
+		out, ok := p.intList("as an output index " + ctx)
+		if !ok || !p.expect(':', ctx) || !p.expect('(', ctx) {
+			return nil, false
+		}
+		param, ok := p.integer("as a parameter number " + ctx)
+		if !ok || !p.expect(',', ctx) {
+			return nil, false
+		}
+		idx, ok := p.intList("as a parameter index " + ctx)
+		if !ok {
+			return nil, false
+		}
+		e := hlo.InputOutputAlias{Output: out, Parameter: param, ParameterIndex: idx}
+		if p.accept(',') {
+			p.skipSpace()
+			at := p.off
+			switch w := p.word(); w {
+			case "may-alias":
+				e.Kind = hlo.MayAlias
+			case "must-alias":
+				e.Kind = hlo.MustAlias
+			default:
+				p.off = at
+				p.errorAt(at, "expected may-alias or must-alias %s, found %s", ctx, p.describe())
+				return nil, false
+			}
+		}
+		if !p.expect(')', ctx) {
+			return nil, false
+		}
+		al = append(al, e)
+	}
+	return al, true
+}
+
+// bufferDonors reads { (0, {}), (1, {1}) }: parameter numbers and indices.
+func (p *parser) bufferDonors() (hlo.Value, bool) {
+	const ctx = "in buffer_donor"
+	if !p.expect('{', "to open buffer_donor") {
+		return nil, false
+	}
+	ds := hlo.BufferDonors{}
+	for !p.accept('}') {
+		if len(ds) > 0 && !p.expect(',', ctx) {
+			return nil, false
+		}
+		if !p.expect('(', ctx) {
+			return nil, false
+		}
+		param, ok := p.integer("as a parameter number " + ctx)
+		if !ok || !p.expect(',', ctx) {
+			return nil, false
+		}
+		idx, ok := p.intList("as a parameter index " + ctx)
+		if !ok || !p.expect(')', ctx) {
+			return nil, false
+		}
+		ds = append(ds, hlo.BufferDonor{Parameter: param, ParameterIndex: idx})
+	}
+	return ds, true
 }
 
 // programShape reads {(shapes)->shape}.

@@ -1,4 +1,4 @@
-package parser
+package parser_test
 
 import (
 	"go/token"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"octet/hlo/parser"
+	_ "octet/hlo/prototext" // the corpus holds HloModuleProto text files too
 	"octet/internal/shared"
 )
 
@@ -36,7 +38,7 @@ func TestCorpusParses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mods, err := ParseFile(token.NewFileSet(), filepath.Base(path), src)
+		mods, err := parser.ParseFile(token.NewFileSet(), filepath.Base(path), src)
 		if err != nil {
 			msg := err.Error()
 			if len(msg) > 600 {
@@ -65,7 +67,7 @@ func BenchmarkParseLargest(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ParseFile(token.NewFileSet(), "largest.hlo", src); err != nil {
+		if _, err := parser.ParseFile(token.NewFileSet(), "largest.hlo", src); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,7 +6,13 @@
 // nowhere (they are inferred) or use the compact get-tuple-element form %tuple#1. A file may hold several
 // modules separated by "// -----" lines.
 //
-// It also reads an HloModuleProto written in protobuf text format (proto.go), into the same IR.
+// Constants' literals are decoded against their shape (integers must fit their type, finite numbers must
+// stay finite), and attribute values Octet reasons about are read into hlo's typed values. The readers of
+// single values, ParseShape, ParseLayout and ParseLiteral, are the only ones in the project: other
+// packages use them rather than reading HLO syntax themselves.
+//
+// Other formats register with RegisterFormat and ParseFile hands them their files: importing
+// octet/hlo/prototext adds HloModuleProto in protobuf text format.
 //
 // As XLA's parser does, it gives every array shape without a layout the default one, makes the last
 // computation the entry when none is marked ENTRY, and makes names unique in the module (a later "b"

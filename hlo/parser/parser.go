@@ -17,7 +17,8 @@ const maxErrors = 50
 
 // ParseFile parses every module of src (modules are separated by lines that start with "// -----", as XLA's
 // test tools split files). The error, when not nil, is a scanner.ErrorList of every problem found, sorted by
-// position; the modules that parsed are returned with it.
+// position; the modules that parsed are returned with it. A file of a registered format (RegisterFormat)
+// goes to that format's reader.
 func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Module, err error) {
 	file := fset.AddFile(filename, -1, len(src))
 	file.SetLinesForContent(src)
@@ -29,9 +30,9 @@ func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Mo
 			mods, err = nil, errs
 		}
 	}()
-	if looksLikeProtoText(src) {
-		// An HloModuleProto in protobuf text format (proto.go).
-		return parseProtoText(fset, file, src)
+	if read := readerFor(src); read != nil {
+		// Another registered format (an HloModuleProto in protobuf text format).
+		return read(fset, file, src)
 	}
 	text := string(src)
 	for _, ch := range splitModules(text) {
@@ -546,7 +547,11 @@ func (p *parser) parseModule() (m *hlo.Module) {
 			// "HloModule name:" appears in old dumps; the colon is not part of the name.
 			p.off++
 		}
+		errs := len(p.errs)
 		p.mod.Attrs = p.attributes(nil)
+		if len(p.errs) > errs {
+			p.skipLine() // a header value did not read: go on at the next line
+		}
 	} else {
 		p.mod.NoHeader = true
 	}
@@ -1119,14 +1124,13 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 			return nil
 		}
 	case hlo.OpConstant:
-		p.skipSpace()
-		litStart := p.off
-		end, ok := p.literalEnd()
-		if !ok {
+		if !hasShape {
+			p.errorAt(start, "constant %%%s needs a shape", name)
 			return nil
 		}
-		in.Literal = &hlo.Literal{Text: strings.TrimSpace(p.src[litStart:end])}
-		p.off = end
+		if in.Literal = p.literal(in.Shape); in.Literal == nil {
+			return nil
+		}
 		if !p.expect(')', "after the constant's literal") {
 			return nil
 		}
@@ -1205,36 +1209,6 @@ func asyncSugar(name string) (hlo.Opcode, hlo.Opcode, bool) {
 		}
 	}
 	return hlo.OpInvalid, hlo.OpInvalid, false
-}
-
-// literalEnd returns the offset of the ')' that closes a constant's literal.
-func (p *parser) literalEnd() (int, bool) {
-	depth := 0
-	for i := p.off; i < p.end; i++ {
-		switch p.src[i] {
-		case '(', '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth < 0 {
-				p.errorAt(i, "unbalanced %q in constant literal", p.src[i])
-				return i, false
-			}
-		case ')':
-			if depth == 0 {
-				return i, true
-			}
-			depth--
-		case '"':
-			e, ok := p.stringEnd(i)
-			if !ok {
-				return e, false
-			}
-			i = e - 1
-		}
-	}
-	p.errorAt(p.off, "constant literal is not closed: ')' expected before the end of input")
-	return p.end, false
 }
 
 // operands reads operand list entries up to ')': [shape] name[#i...], or a nested [shape] opcode(...).
@@ -1612,6 +1586,14 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 					p.errorAt(st, "unknown element type %q in a layout", p.src[st:p.off])
 					return l, false
 				}
+				if !t.IsInteger() {
+					what := "pointer"
+					if c == '#' {
+						what = "index"
+					}
+					p.errorAt(st, "the %s type of a layout must be an integer type, not %s", what, t)
+					return l, false
+				}
 				if !p.expect(')', "in a layout") {
 					return l, false
 				}
@@ -1676,17 +1658,4 @@ func joinInts(xs []int64) string {
 		b.WriteString(strconv.FormatInt(x, 10))
 	}
 	return b.String()
-}
-
-func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
-
-func hexVal(c byte) int {
-	switch {
-	case isDigit(c):
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	default:
-		return int(c-'A') + 10
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"octet/hlo/parser"
 	"octet/hlo/printer"
+	_ "octet/hlo/prototext" // the corpus holds HloModuleProto text files too
 	"octet/internal/shared"
 )
 

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"octet/dtype"
 	"octet/hlo"
 )
 
@@ -86,6 +87,36 @@ func TestExpandIota(t *testing.T) {
 		got, ok := expandIota(&tc.il)
 		if !ok || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("expandIota(%+v) = %v, %v; want %v", tc.il, got, ok, tc.want)
+		}
+	}
+}
+
+func TestFormatFloat(t *testing.T) {
+	tests := []struct {
+		v    float64
+		t    dtype.Type
+		want string
+	}{
+		{0.1, dtype.F32, "0.1"},
+		{float64(float32(1.0 / 3)), dtype.F32, "0.333333343"},
+		{float64(float32(3.14159265)), dtype.F32, "3.14159274"},
+		{float64(float32(1.1920929e-07)), dtype.F32, "1.1920929e-07"},
+		{1e6, dtype.F32, "1e+06"},
+		{100000, dtype.F32, "100000"},
+		{0.1, dtype.F64, "0.1"},
+		{1.0 / 3, dtype.F64, "0.33333333333333331"},
+		{0.5, dtype.F64, "0.5"},
+		{0.6931471805599453, dtype.F64, "0.69314718055994529"},
+		{1.6759759912428242e+147, dtype.F64, "1.6759759912428242e+147"},
+		{500, dtype.F16, "500"},
+		{0.125, dtype.BF16, "0.125"},
+		{dtype.BF16.DecodeFloat64(0x3727), dtype.BF16, "9.954e-06"},
+		{0, dtype.F8E4M3FN, "0"},
+		{dtype.F8E5M2.DecodeFloat64(0x3d), dtype.F8E5M2, "1.2"},
+	}
+	for _, tt := range tests {
+		if got := string(appendFloat(nil, tt.t, hlo.EncodeFloat(tt.t, tt.v))); got != tt.want {
+			t.Errorf("appendFloat(%v, %s) = %s, want %s", tt.v, tt.t, got, tt.want)
 		}
 	}
 }

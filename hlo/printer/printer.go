@@ -412,14 +412,14 @@ func (p *printer) instructionAt(in *hlo.Instruction, level int) {
 	}
 }
 
-// literal prints a constant's value: the literal text, or {...} for a large one unless asked.
+// literal prints a constant's value as XLA does, or {...} for a large one unless asked.
 func (p *printer) literal(in *hlo.Instruction) {
 	if in.Literal == nil {
 		p.str("{...}")
 		return
 	}
 	if p.cfg.PrintLargeConstants || (in.Shape.IsArray() && in.Shape.NumElements() >= 0 && in.Shape.NumElements() <= 10) {
-		p.str(in.Literal.Text)
+		p.b = appendLiteral(p.b, in.Literal, in.Shape)
 		return
 	}
 	p.str("{...}")

@@ -46,7 +46,7 @@ func TestShapeString(t *testing.T) {
 	phys.Layout = layout(0)
 	full.Layout = &hlo.Layout{MinorToMajor: []int64{0}, DimLevelTypes: []string{"C+"},
 		Tiles: []hlo.Tile{{hlo.CombineDim, 2}}, TailPaddingAlignment: 4, IndexType: dtype.S32,
-		PointerType: dtype.F32, SplitConfigs: []hlo.SplitConfig{{Dimension: 0, SplitIndices: []int64{1, 3}}},
+		PointerType: dtype.U64, SplitConfigs: []hlo.SplitConfig{{Dimension: 0, SplitIndices: []int64{1, 3}}},
 		PhysicalShape: &phys, DynamicShapeMetadataPrefixBytes: 8}
 	var six []hlo.Shape
 	for i := 0; i < 6; i++ {
@@ -63,7 +63,7 @@ func TestShapeString(t *testing.T) {
 		{plainScalar, "f32[]", "f32[]"},
 		{dyn, "s32[<=5,?,7]", "s32[<=5,?,7]"},
 		{tiled, "bf16[8,128]{1,0:T(8,128)(2,1)E(4)S(1)}", "bf16[8,128]"},
-		{full, "f32[4]{0:D(C+)T(*,2)L(4)#(s32)*(invalid)SC(0:1,3)P(u8[4]{0})M(8)}", "f32[4]"},
+		{full, "f32[4]{0:D(C+)T(*,2)L(4)#(s32)*(u64)SC(0:1,3)P(u8[4]{0})M(8)}", "f32[4]"},
 		{hlo.Tuple(f32x23, plainScalar), "(f32[2,3]{1,0}, f32[])", "(f32[2,3], f32[])"},
 		{hlo.Tuple(six...), "(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])",
 			"(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])"},
@@ -104,7 +104,7 @@ func TestBuiltModule(t *testing.T) {
 	x.ParameterNumber = 0
 	c.Params = []*hlo.Instruction{x}
 	one := c.Add("one", hlo.OpConstant, hlo.Scalar(dtype.F32))
-	one.Literal = &hlo.Literal{Text: "1"}
+	one.Literal, _ = hlo.ScalarLiteral(dtype.F32, 1)
 	b := c.Add("b", hlo.OpBroadcast, hlo.Array(dtype.F32, 4), one)
 	b.SetAttr("dimensions", hlo.Ints{})
 	add := c.Add("add", hlo.OpAdd, hlo.Array(dtype.F32, 4), x, b)
@@ -191,7 +191,7 @@ ENTRY %e (x: f32[12], y: f32[12]) -> f32[12] {
 		{"10 elements printed", nil, "c10", `%c10 = f32[10]{0} constant({1, 2, 3, 4, 5, 6, 7, 8, 9, 10})`},
 		{"11 elements elided", nil, "c11", `%c11 = f32[11]{0} constant({...})`},
 		{"tuple constants elided", nil, "t", `%t = (f32[], f32[]) constant({...})`},
-		{"large constants", func(c *printer.Config) { c.PrintLargeConstants = true }, "t", `%t = (f32[], f32[]) constant((1, 2))`},
+		{"large constants", func(c *printer.Config) { c.PrintLargeConstants = true }, "t", `%t = (f32[], f32[]) constant(( 1, 2 ))`},
 		{"operand index annotation", nil, "cc",
 			`%cc = f32[12]{0} custom-call(f32[12]{0} %x, f32[12]{0} %y, f32[12]{0} %x, f32[12]{0} %y, f32[12]{0} %x, /*index=5*/f32[12]{0} %y), custom_call_target="t", backend_config="cfg"`},
 		{"compact operands, no backend config", func(c *printer.Config) {

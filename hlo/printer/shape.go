@@ -125,12 +125,12 @@ func appendLayout(b []byte, l *hlo.Layout) []byte {
 	}
 	if l.IndexType != dtype.Invalid {
 		field("#(")
-		b = appendIntegralTypeName(b, l.IndexType)
+		b = append(b, l.IndexType.String()...)
 		b = append(b, ')')
 	}
 	if l.PointerType != dtype.Invalid {
 		field("*(")
-		b = appendIntegralTypeName(b, l.PointerType)
+		b = append(b, l.PointerType.String()...)
 		b = append(b, ')')
 	}
 	if l.ElementSizeBits != 0 {
@@ -164,14 +164,6 @@ func appendLayout(b []byte, l *hlo.Layout) []byte {
 		b = append(b, ')')
 	}
 	return append(b, '}')
-}
-
-// appendIntegralTypeName appends an index or pointer type, "invalid" when it is not an integer type (as XLA).
-func appendIntegralTypeName(b []byte, t dtype.Type) []byte {
-	if t.IsInteger() {
-		return append(b, t.String()...)
-	}
-	return append(b, "invalid"...)
 }
 
 func appendInts(b []byte, l []int64, sep string) []byte {

@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"math"
 	"octet/internal/cstring"
 	"strconv"
 
@@ -16,8 +17,23 @@ func (p *printer) appendValue(b []byte, v hlo.Value) []byte {
 	switch v := v.(type) {
 	case hlo.Raw:
 		return append(b, v...)
+	case *hlo.ShapedLiteral:
+		b = appendShape(b, v.Shape, true, false)
+		b = append(b, ' ')
+		return appendLiteral(b, v.Literal, v.Shape)
 	case hlo.Int:
 		return strconv.AppendInt(b, int64(v), 10)
+	case hlo.Float:
+		// absl::StrCat of a float: six significant digits, as %g; nan, inf and -inf.
+		switch f := float64(v); {
+		case math.IsNaN(f):
+			return append(b, "nan"...)
+		case math.IsInf(f, 1):
+			return append(b, "inf"...)
+		case math.IsInf(f, -1):
+			return append(b, "-inf"...)
+		}
+		return strconv.AppendFloat(b, float64(v), 'g', 6, 32)
 	case hlo.Bool:
 		return strconv.AppendBool(b, bool(v))
 	case hlo.Ints:
@@ -97,6 +113,63 @@ func (p *printer) appendValue(b []byte, v hlo.Value) []byte {
 		b = append(b, '{')
 		b = appendComputationLayout(b, v)
 		return append(b, '}')
+	case hlo.Enums:
+		b = append(b, '{')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, e...)
+		}
+		return append(b, '}')
+	case hlo.Shapes:
+		b = append(b, '{')
+		for i, s := range v {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendShape(b, s, true, false)
+		}
+		return append(b, '}')
+	case hlo.InputOutputAliasing:
+		if len(v) == 0 {
+			return append(b, "{}"...)
+		}
+		b = append(b, "{ "...)
+		for i, a := range v {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, '{')
+			b = appendInts(b, a.Output, ",")
+			b = append(b, "}: ("...)
+			b = strconv.AppendInt(b, a.Parameter, 10)
+			b = append(b, ", {"...)
+			b = appendInts(b, a.ParameterIndex, ",")
+			b = append(b, '}')
+			if a.Kind != hlo.AliasUnspecified {
+				b = append(b, ", "...)
+				b = append(b, a.Kind.String()...)
+			}
+			b = append(b, ')')
+		}
+		return append(b, " }"...)
+	case hlo.BufferDonors:
+		if len(v) == 0 {
+			return append(b, "{}"...)
+		}
+		b = append(b, "{ "...)
+		for i, d := range v {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, '(')
+			b = strconv.AppendInt(b, d.Parameter, 10)
+			b = append(b, ", {"...)
+			b = appendInts(b, d.ParameterIndex, ",")
+			b = append(b, "})"...)
+		}
+		return append(b, " }"...)
 	}
 	return b
 }

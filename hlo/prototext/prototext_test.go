@@ -1,4 +1,4 @@
-package parser
+package prototext
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"octet/dtype"
 	"octet/hlo"
+	"octet/hlo/parser"
 	"octet/hlo/printer"
 	"octet/internal/shared"
 )
@@ -31,7 +31,7 @@ func readProtoCorpus(t testing.TB, name string) []*hlo.Module {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mods, err := ParseFile(token.NewFileSet(), name, src)
+	mods, err := parser.ParseFile(token.NewFileSet(), name, src)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -618,11 +618,11 @@ func TestProtoMatchesText(t *testing.T) {
 }
 
 func protoMatchesText(t *testing.T, proto, text string) {
-	fromProto, err := ParseString("proto.pbtxt", proto)
+	fromProto, err := parser.ParseString("proto.pbtxt", proto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromText, err := ParseString("text.hlo", text)
+	fromText, err := parser.ParseString("text.hlo", text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -688,6 +688,12 @@ func compareAttrs(t *testing.T, where string, got, want []hlo.Attr) {
 				fmt.Fprintf(&b, "%#v", *v)
 			case *hlo.BackendConfig:
 				fmt.Fprintf(&b, "%#v", *v)
+			case hlo.Shapes:
+				for _, s := range v {
+					b.WriteString(shapeString(s) + " ")
+				}
+			case *hlo.ShapedLiteral:
+				b.WriteString(shapeString(v.Shape) + " " + printer.LiteralString(v.Literal, v.Shape))
 			default:
 				fmt.Fprintf(&b, "%#v", v)
 			}
@@ -736,7 +742,7 @@ func diffLines(got, want string) string {
 func TestProtoRoundTrip(t *testing.T) {
 	var mods []*hlo.Module
 	for _, src := range []string{coverProto, opsProto} {
-		m, err := ParseString("proto.pbtxt", src)
+		m, err := parser.ParseString("proto.pbtxt", src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -749,7 +755,7 @@ func TestProtoRoundTrip(t *testing.T) {
 	}
 	for _, m := range mods {
 		text := xlaText(m)
-		again, err := ParseString(m.Name+".hlo", text)
+		again, err := parser.ParseString(m.Name+".hlo", text)
 		if err != nil {
 			t.Errorf("%s: the printed module does not parse: %v\n%s", m.Name, err, text)
 			continue
@@ -799,43 +805,13 @@ func TestProtoLiterals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		src := protoModule(`name: "k" opcode: "constant" shape { element_type: F32 } literal { ` + tt.literal + ` }`)
-		m, err := ParseString("literal.pbtxt", src)
+		m, err := parser.ParseString("literal.pbtxt", src)
 		if err != nil {
 			t.Errorf("%s: %v", tt.literal, err)
 			continue
 		}
-		if got := m.Entry.Root.Literal.Text; got != tt.want {
+		if got := printer.LiteralString(m.Entry.Root.Literal, m.Entry.Root.Shape); got != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.literal, got, tt.want)
-		}
-	}
-}
-
-func TestFormatFloat(t *testing.T) {
-	tests := []struct {
-		v    float64
-		t    dtype.Type
-		want string
-	}{
-		{0.1, dtype.F32, "0.1"},
-		{float64(float32(1.0 / 3)), dtype.F32, "0.333333343"},
-		{float64(float32(3.14159265)), dtype.F32, "3.14159274"},
-		{float64(float32(1.1920929e-07)), dtype.F32, "1.1920929e-07"},
-		{1e6, dtype.F32, "1e+06"},
-		{100000, dtype.F32, "100000"},
-		{0.1, dtype.F64, "0.1"},
-		{1.0 / 3, dtype.F64, "0.33333333333333331"},
-		{0.5, dtype.F64, "0.5"},
-		{0.6931471805599453, dtype.F64, "0.69314718055994529"},
-		{1.6759759912428242e+147, dtype.F64, "1.6759759912428242e+147"},
-		{500, dtype.F16, "500"},
-		{0.125, dtype.BF16, "0.125"},
-		{dtype.BF16.DecodeFloat64(0x3727), dtype.BF16, "9.954e-06"},
-		{0, dtype.F8E4M3FN, "0"},
-		{dtype.F8E5M2.DecodeFloat64(0x3d), dtype.F8E5M2, "1.2"},
-	}
-	for _, tt := range tests {
-		if got := formatFloat(tt.v, tt.t); got != tt.want {
-			t.Errorf("formatFloat(%v, %s) = %s, want %s", tt.v, tt.t, got, tt.want)
 		}
 	}
 }
@@ -865,8 +841,8 @@ func TestLooksLikeProtoText(t *testing.T) {
 		{"{", false},
 	}
 	for _, tt := range tests {
-		if got := looksLikeProtoText([]byte(tt.src)); got != tt.want {
-			t.Errorf("looksLikeProtoText(%q) = %v, want %v", tt.src, got, tt.want)
+		if got := Match([]byte(tt.src)); got != tt.want {
+			t.Errorf("Match(%q) = %v, want %v", tt.src, got, tt.want)
 		}
 	}
 }
@@ -888,7 +864,7 @@ func TestProtoHloProtoAndSchedule(t *testing.T) {
 }
 buffer_assignment { logical_buffers { id: 1 size: 4 } }
 `
-	m, err := ParseString("sched.pbtxt", src)
+	m, err := parser.ParseString("sched.pbtxt", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -994,11 +970,11 @@ func TestProtoErrors(t *testing.T) {
 // as such, and its errors carry the file's name.
 func TestParseFileReadsProtoText(t *testing.T) {
 	src := "// RUN: hlo-translate %s\n# CHECK: x\n" + protoModule(`name: "k" opcode: "parameter" shape { element_type: F32 }`)
-	m, err := ParseString("ok.pbtxt", src)
+	m, err := parser.ParseString("ok.pbtxt", src)
 	if err != nil || m.Entry.Root.Name != "k" {
 		t.Fatalf("module %v, error %v", m, err)
 	}
-	_, err = ParseString("bad.pbtxt", src+"oops: 1\n")
+	_, err = parser.ParseString("bad.pbtxt", src+"oops: 1\n")
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.pbtxt:10:1: field oops of HloModuleProto is not supported") {
 		t.Errorf("error %v", err)
 	}
@@ -1050,11 +1026,43 @@ func FuzzParseProtoText(f *testing.F) {
 			checkInvariants(t, m)
 			text := xlaText(m)
 			// A module that prints as parsable HLO text must print the same once parsed again.
-			if again, err := ParseString("again.hlo", text); err == nil {
+			if again, err := parser.ParseString("again.hlo", text); err == nil {
 				if got := xlaText(again); got != text {
 					t.Fatalf("printed differently after a round trip:\n%s", diffLines(got, text))
 				}
 			}
 		}
 	})
+}
+
+// checkInvariants checks what every parsed module must satisfy whether or not it verifies.
+func checkInvariants(t *testing.T, m *hlo.Module) {
+	t.Helper()
+	if m.Entry == nil {
+		t.Fatalf("module %s has no entry", m.Name)
+	}
+	for _, c := range m.Computations {
+		if c.Root == nil || c.Root.Parent != c {
+			t.Fatalf("computation %s: bad root", c.Name)
+		}
+		for _, in := range c.Instructions {
+			for _, o := range in.Operands() {
+				if o == nil || o.Parent != c {
+					t.Fatalf("%s: operand outside the computation", in.Name)
+				}
+				found := false
+				for _, u := range o.Users() {
+					found = found || u == in
+				}
+				if !found {
+					t.Fatalf("%s is not among the users of %s", in.Name, o.Name)
+				}
+			}
+			for _, callee := range in.Called() {
+				if callee == nil || callee.Module != m {
+					t.Fatalf("%s calls a computation outside the module", in.Name)
+				}
+			}
+		}
+	}
 }

@@ -1,6 +1,4 @@
-package parser
-
-// This file reads HLO modules written as XLA's HloModuleProto (or an HloProto wrapping one) in protobuf
+// Package prototext reads HLO modules written as XLA's HloModuleProto (or an HloProto wrapping one) in protobuf
 // text format, the form xla-translate's tests and some dumps use, into the same IR that HLO text gives.
 //
 // It has two layers. A small reader turns the text format into a tree of fields, each with its offset in
@@ -11,8 +9,13 @@ package parser
 // converter does not use is reported as an error, so nothing a proto says is dropped unnoticed; the few
 // fields that mean nothing in HLO text (ids, program shapes that repeat the instructions' shapes,
 // profiling figures) are read and set aside on purpose.
+//
+// Importing the package registers the format with octet/hlo/parser, whose ParseFile then reads such files
+// too.
+package prototext
 
 import (
+	"encoding/binary"
 	"fmt"
 	"go/scanner"
 	"go/token"
@@ -24,17 +27,64 @@ import (
 
 	"octet/dtype"
 	"octet/hlo"
+	"octet/hlo/parser"
+	"octet/hlo/printer"
+	"octet/tensor"
 )
+
+func init() { parser.RegisterFormat("HloModuleProto text", Match, parseProtoText) }
+
+// ParseFile reads every module of src, an HloModuleProto or HloProto in protobuf text format, as
+// parser.ParseFile reads HLO text: modules separated by "// -----" lines, errors a sorted
+// scanner.ErrorList with file:line:col positions, and the modules that converted cleanly.
+func ParseFile(fset *token.FileSet, filename string, src []byte) ([]*hlo.Module, error) {
+	file := fset.AddFile(filename, -1, len(src))
+	file.SetLinesForContent(src)
+	return parseProtoText(fset, file, src)
+}
+
+// maxErrors bounds the errors one read reports; past it the read stops.
+const maxErrors = 50
+
+// bailout is the panic that stops a read at maxErrors errors.
+type bailout struct{}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func hexVal(c byte) int {
+	switch {
+	case isDigit(c):
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return int(c-'A') + 10
+}
+
+// isNameByte reports whether c may appear in an HLO name.
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_' || c == '.' || c == '-' || c == '$'
+}
+
+func joinInts(xs []int64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(parts, ",")
+}
 
 // maxProtoDepth bounds the nesting of messages, so that hostile input cannot exhaust the stack.
 const maxProtoDepth = 200
 
-// looksLikeProtoText reports whether src is protobuf text format rather than HLO text: after blank
+// Match reports whether src is protobuf text format rather than HLO text: after blank
 // lines and comment lines ('#' or '//'), it starts with a field name followed by ':' (name: "m"), or
 // with a field name and '{' opening a message whose first field follows (hlo_module { name: ...). HLO
 // text never starts so: its first word is HloModule, ENTRY, a computation name followed by its
 // signature or '{', or an instruction name followed by '='.
-func looksLikeProtoText(src []byte) bool {
+func Match(src []byte) bool {
 	// The decision needs only the first words after the leading comments: look at a prefix.
 	head := src[:min(len(src), 1<<16)]
 	r := protoScan{src: string(head), end: len(head)}
@@ -94,16 +144,16 @@ func parseProtoText(fset *token.FileSet, file *token.File, src []byte) (mods []*
 		e.errs.RemoveMultiples()
 		err = e.errs.Err()
 	}()
-	for _, ch := range splitModules(text) {
+	for _, ch := range parser.SplitModules(text) {
 		before := len(e.errs)
-		top, ok := readProtoText(e, text, ch.start, ch.end)
+		top, ok := readProtoText(e, text, ch.Start, ch.End)
 		if !ok || len(top.fields) == 0 {
 			continue
 		}
 		c := &protoConverter{protoErrors: e, fset: fset}
 		m := c.module(top)
 		if m != nil && len(e.errs) == before {
-			uniquifyNames(m)
+			parser.UniquifyNames(m)
 			mods = append(mods, m)
 		}
 	}
@@ -977,7 +1027,7 @@ func (c *protoConverter) computation(cf *protoField) *protoComp {
 	// follows from its caller.
 	c.skip(cf, "program_shape", "is_fusion_computation")
 	if th := c.str(cf, "execution_thread"); th != "" && th != "main" {
-		comp.Attrs = append(comp.Attrs, hlo.Attr{Name: "execution_thread", Value: genericValue(`"` + th + `"`)})
+		comp.Attrs = append(comp.Attrs, hlo.Attr{Name: "execution_thread", Value: genericValue(`"` + cstring.Escape(th) + `"`)})
 	}
 	names := map[string]*hlo.Instruction{}
 	instFields := c.subs(cf, "instructions")
@@ -1045,7 +1095,11 @@ func (c *protoConverter) instruction(comp *hlo.Computation, f *protoField) *hlo.
 			c.errorAt(f.off, "constant %%%s has no literal", in.Name)
 			return nil
 		}
-		in.Literal = &hlo.Literal{Text: c.literal(lf, false)}
+		var ls hlo.Shape
+		if in.Literal, ls = c.literal(lf); in.Literal != nil && !ls.Compatible(in.Shape) {
+			// The constant's shape is its literal's, as XLA builds it.
+			in.Shape = ls
+		}
 	}
 	return in
 }
@@ -1270,6 +1324,10 @@ func (c *protoConverter) layout(m *protoField, rank int) hlo.Layout {
 				}
 				continue
 			}
+			if !t.IsInteger() {
+				c.errorAt(f.valOff, "field %s: expected an integer type, found %s", name, f.text)
+				continue
+			}
 			if name == "index_primitive_type" {
 				l.IndexType = t
 			} else {
@@ -1294,164 +1352,37 @@ func (c *protoConverter) layout(m *protoField, rank int) hlo.Layout {
 	return l
 }
 
-// shapeString writes s as XLA prints a shape with its layout (f32[2,3]{1,0}, (s32[], token[])). It is
-// needed for the few attributes the IR keeps as text: outfeed_shape, operand_layout_constraints and a
-// custom-call's literal.
-func shapeString(s hlo.Shape) string {
-	var b strings.Builder
-	writeShape(&b, s)
-	return b.String()
-}
+// shapeString writes s with its layout, as the printer does.
+func shapeString(s hlo.Shape) string { return printer.ShapeString(s, true) }
 
-func writeShape(b *strings.Builder, s hlo.Shape) {
-	switch s.Kind {
-	case hlo.TupleShape:
-		b.WriteByte('(')
-		for i, e := range s.Tuple {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeShape(b, e)
-		}
-		b.WriteByte(')')
-		return
-	case hlo.TokenShape:
-		b.WriteString("token[]")
-		return
-	case hlo.OpaqueShape:
-		b.WriteString("opaque[]")
-		return
-	case hlo.BufferShape:
-		b.WriteString("b(")
-		if len(s.Tuple) == 1 {
-			writeShape(b, s.Tuple[0])
-		}
-		b.WriteByte(')')
-		return
-	}
-	b.WriteString(s.Elem.String())
-	b.WriteByte('[')
-	for i, d := range s.Dims {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		switch {
-		case d == hlo.UnboundedDim:
-			b.WriteByte('?')
-			continue
-		case s.Dynamic != nil && i < len(s.Dynamic) && s.Dynamic[i]:
-			b.WriteString("<=")
-		}
-		b.WriteString(strconv.FormatInt(d, 10))
-	}
-	b.WriteByte(']')
-	if s.Layout == nil {
-		return
-	}
-	l := layoutString(*s.Layout)
-	if len(s.Dims) > 0 || l != "{}" {
-		b.WriteString(l)
-	}
-}
-
-// layoutString writes a layout as XLA prints it: {1,0:T(8,128)(2,1)E(4)S(1)}.
-func layoutString(l hlo.Layout) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	b.WriteString(joinInts(l.MinorToMajor))
-	colon := false
-	part := func(s string) {
-		if !colon {
-			b.WriteByte(':')
-			colon = true
-		}
-		b.WriteString(s)
-	}
-	if len(l.DimLevelTypes) > 0 {
-		part("D(" + strings.Join(l.DimLevelTypes, ",") + ")")
-	}
-	if len(l.Tiles) > 0 {
-		part("T")
-		for _, t := range l.Tiles {
-			b.WriteByte('(')
-			for i, d := range t {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				if d == hlo.CombineDim {
-					b.WriteByte('*')
-				} else {
-					b.WriteString(strconv.FormatInt(d, 10))
-				}
-			}
-			b.WriteByte(')')
-		}
-	}
-	if l.TailPaddingAlignment > 1 {
-		part(fmt.Sprintf("L(%d)", l.TailPaddingAlignment))
-	}
-	if l.IndexType != dtype.Invalid {
-		part("#(" + l.IndexType.String() + ")")
-	}
-	if l.PointerType != dtype.Invalid {
-		part("*(" + l.PointerType.String() + ")")
-	}
-	if l.ElementSizeBits != 0 {
-		part(fmt.Sprintf("E(%d)", l.ElementSizeBits))
-	}
-	if l.MemorySpace != 0 {
-		part(fmt.Sprintf("S(%d)", l.MemorySpace))
-	}
-	if len(l.SplitConfigs) > 0 {
-		part("SC")
-		for _, sc := range l.SplitConfigs {
-			fmt.Fprintf(&b, "(%d:%s)", sc.Dimension, joinInts(sc.SplitIndices))
-		}
-	}
-	if l.PhysicalShape != nil {
-		part("P(" + shapeString(*l.PhysicalShape) + ")")
-	}
-	if l.DynamicShapeMetadataPrefixBytes > 0 {
-		part(fmt.Sprintf("M(%d)", l.DynamicShapeMetadataPrefixBytes))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// literal returns the text of a LiteralProto as XLA prints a literal in one line: 1, {1, 2},
-// { { 1, 2 }, { 3, 4 } }, ( {1}, 2 ); with each array's shape first when withShape is set (a
-// custom-call's literal=f32[2]{0} {1, 2}). Unlike XLA's default printing, large literals keep their
-// values rather than becoming {...}.
-func (c *protoConverter) literal(m *protoField, withShape bool) string {
+// literal decodes a LiteralProto into a literal and its shape.
+func (c *protoConverter) literal(m *protoField) (*hlo.Literal, hlo.Shape) {
 	sf := c.sub(m, "shape")
 	if sf == nil {
 		c.errorAt(m.off, "literal has no shape")
 		c.done(m, "LiteralProto")
-		return ""
+		return nil, hlo.Shape{}
 	}
 	s := c.shape(sf)
-	var text string
+	var lit *hlo.Literal
 	switch s.Kind {
 	case hlo.TupleShape:
 		elems := c.subs(m, "tuple_literals")
 		if len(elems) != len(s.Tuple) {
 			c.errorAt(m.off, "tuple literal has %d elements but its shape %d", len(elems), len(s.Tuple))
 		}
-		parts := make([]string, len(elems))
+		parts := make([]*hlo.Literal, len(elems))
 		for i, e := range elems {
-			parts[i] = c.literal(e, withShape)
+			parts[i], _ = c.literal(e)
 		}
-		text = "( " + strings.Join(parts, ", ") + " )"
+		lit = hlo.TupleLiteral(parts...)
 	case hlo.ArrayShape:
-		text = c.arrayLiteral(m, s)
-		if withShape {
-			text = shapeString(s) + " " + text
-		}
+		lit = c.arrayLiteral(m, s)
 	default:
 		c.errorAt(sf.off, "literals of %s shape are not supported", shapeString(s))
 	}
 	c.done(m, "LiteralProto")
-	return text
+	return lit, s
 }
 
 // literalFields names, for each element type, the LiteralProto field holding its values.
@@ -1465,43 +1396,54 @@ var literalFields = map[dtype.Type]string{
 	dtype.F8E8M0FNU: "f8e8m0fnus", dtype.F4E2M1FN: "f4e2m1fns",
 }
 
-// arrayLiteral reads the values of an array literal, stored in the order of its layout, and writes them
-// in XLA's nesting of braces.
-func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) string {
+// arrayLiteral reads the values of an array literal, stored in the order of its layout.
+func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) *hlo.Literal {
 	t := s.Elem
 	name, ok := literalFields[t]
 	if !ok {
 		c.errorAt(m.off, "literals of type %s are not supported", t)
-		return ""
+		return nil
 	}
-	// The number of values, and of the braces around them (a zero-sized dimension still has its outer
-	// dimensions written), must be sizes the input could have asked for.
+	// The number of values must be one the input could have asked for.
 	const maxLiteral = 1 << 24
-	n, groups := int64(1), int64(1)
+	n := int64(1)
 	for _, d := range s.Dims {
-		if d < 0 || d > maxLiteral || n > maxLiteral || groups > maxLiteral {
+		if d < 0 || d > maxLiteral || n > maxLiteral {
 			c.errorAt(m.off, "literal shape %s is too large or unbounded", shapeString(s))
-			return ""
+			return nil
 		}
 		n *= d
-		if n > 0 {
-			groups = n
+	}
+	if n > maxLiteral {
+		c.errorAt(m.off, "literal shape %s is too large or unbounded", shapeString(s))
+		return nil
+	}
+	// Values are stored in the layout's order, minor-to-major.
+	rank := len(s.Dims)
+	m2m := hlo.DefaultLayout(rank).MinorToMajor
+	if s.Layout != nil && len(s.Layout.MinorToMajor) == rank && validPermutation(s.Layout.MinorToMajor) {
+		m2m = s.Layout.MinorToMajor
+		if len(s.Layout.Tiles) > 0 {
+			c.errorAt(m.off, "literals with a tiled layout are not supported")
+			return nil
 		}
 	}
-	rank := len(s.Dims)
-	var vals []string
+	stored := tensor.New(t, []int64{n})
+	count := int64(0)
+	put := func(bits uint64) {
+		if count < n {
+			stored.SetBitsAt(count, bits)
+		}
+		count++
+	}
 	fields := c.take(m, name)
 	switch {
 	case t == dtype.PRED:
 		for _, f := range fields {
-			v := c.boolOf(f)
-			switch {
-			case rank > 0 && v:
-				vals = append(vals, "1")
-			case rank > 0:
-				vals = append(vals, "0")
-			default:
-				vals = append(vals, strconv.FormatBool(v))
+			if c.boolOf(f) {
+				put(1)
+			} else {
+				put(0)
 			}
 		}
 	case t == dtype.S32 || t == dtype.S64:
@@ -1510,7 +1452,7 @@ func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) string {
 			if t == dtype.S32 && int64(int32(v)) != v {
 				c.errorAt(f.valOff, "%d does not fit in s32", v)
 			}
-			vals = append(vals, strconv.FormatInt(v, 10))
+			put(uint64(v))
 		}
 	case t == dtype.U32 || t == dtype.U64:
 		for _, f := range fields {
@@ -1518,22 +1460,31 @@ func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) string {
 			if t == dtype.U32 && v > math.MaxUint32 {
 				c.errorAt(f.valOff, "%d does not fit in u32", v)
 			}
-			vals = append(vals, strconv.FormatUint(v, 10))
+			put(v)
 		}
-	case t == dtype.F32 || t == dtype.F64:
+	case t == dtype.F32:
 		for _, f := range fields {
-			vals = append(vals, formatFloat(c.floatOf(f), t))
+			put(uint64(math.Float32bits(float32(c.floatOf(f)))))
+		}
+	case t == dtype.F64:
+		for _, f := range fields {
+			put(math.Float64bits(c.floatOf(f)))
 		}
 	case t.IsComplex():
-		part := dtype.F32
-		if t == dtype.C128 {
-			part = dtype.F64
-		}
 		if len(fields)%2 != 0 {
 			c.errorAt(m.off, "%s holds %d numbers; complex values need pairs", name, len(fields))
 		}
 		for i := 0; i+1 < len(fields); i += 2 {
-			vals = append(vals, "("+formatFloat(c.floatOf(fields[i]), part)+", "+formatFloat(c.floatOf(fields[i+1]), part)+")")
+			re, im := c.floatOf(fields[i]), c.floatOf(fields[i+1])
+			if count < n {
+				if t == dtype.C64 {
+					stored.SetBitsAt(count, uint64(math.Float32bits(float32(re)))|uint64(math.Float32bits(float32(im)))<<32)
+				} else {
+					binary.LittleEndian.PutUint64(stored.Data[16*count:], math.Float64bits(re))
+					binary.LittleEndian.PutUint64(stored.Data[16*count+8:], math.Float64bits(im))
+				}
+			}
+			count++
 		}
 	default:
 		// Bytes: one element per byte (for types of 8 bits or fewer), or two, little-endian.
@@ -1550,64 +1501,26 @@ func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) string {
 		}
 		if len(data)%size != 0 {
 			c.errorAt(fields[0].valOff, "%s holds %d bytes, not a whole number of %s values", name, len(data), t)
-			return ""
+			return nil
 		}
 		for i := 0; i+size <= len(data); i += size {
 			bits := uint64(data[i])
 			if size == 2 {
 				bits |= uint64(data[i+1]) << 8
 			}
-			vals = append(vals, formatElement(t, bits))
+			put(bits)
 		}
 	}
-	if int64(len(vals)) != n {
-		c.errorAt(m.off, "literal of shape %s has %d values, not %d", shapeString(s), len(vals), n)
-		return ""
+	if count != n {
+		c.errorAt(m.off, "literal of shape %s has %d values, not %d", shapeString(s), count, n)
+		return nil
 	}
-	if rank == 0 {
-		return vals[0]
+	a, err := tensor.FromLayout(t, s.Dims, m2m, stored.Data)
+	if err != nil {
+		c.errorAt(m.off, "literal of shape %s: %v", shapeString(s), err)
+		return nil
 	}
-	// Values are stored in the layout's order, minor-to-major; printing goes in index order.
-	stride := make([]int64, rank)
-	m2m := hlo.DefaultLayout(rank).MinorToMajor
-	if s.Layout != nil && len(s.Layout.MinorToMajor) == rank && validPermutation(s.Layout.MinorToMajor) {
-		m2m = s.Layout.MinorToMajor
-		if len(s.Layout.Tiles) > 0 {
-			c.errorAt(m.off, "literals with a tiled layout are not supported")
-			return ""
-		}
-	}
-	step := int64(1)
-	for _, d := range m2m {
-		stride[d] = step
-		step *= s.Dims[d]
-	}
-	var b strings.Builder
-	index := make([]int64, 0, rank)
-	var write func()
-	write = func() {
-		rest := s.Dims[len(index):]
-		if len(rest) == 0 {
-			var off int64
-			for i, x := range index {
-				off += x * stride[i]
-			}
-			b.WriteString(vals[off])
-			return
-		}
-		b.WriteString(literalOpen(rank, rest, index))
-		for i := int64(0); i < rest[0]; i++ {
-			index = append(index, i)
-			write()
-			index = index[:len(index)-1]
-			if i < rest[0]-1 {
-				b.WriteString(", ")
-			}
-		}
-		b.WriteString(literalClose(rank, rest))
-	}
-	write()
-	return b.String()
+	return hlo.ArrayLiteral(a)
 }
 
 func validPermutation(p []int64) bool {
@@ -1619,98 +1532,6 @@ func validPermutation(p []int64) bool {
 		seen[d] = true
 	}
 	return true
-}
-
-// literalOpen is the opening brace XLA writes before the dimensions rest of a rank-rank literal, at
-// index: "{" for a vector, "{ " or "{" (one element) for an innermost row, "{ /*i1=0*/ " for the outer
-// dimensions of a literal of rank 4 or more, "{ " otherwise.
-func literalOpen(rank int, rest, index []int64) string {
-	switch {
-	case rank == 1:
-		return "{"
-	case len(rest) == 1 && rest[0] <= 1:
-		return "{"
-	case len(rest) == 1:
-		return "{ "
-	case rank > 3 && len(index) > 0:
-		s := fmt.Sprintf("{ /*i%d=%d*/", len(index)-1, index[len(index)-1])
-		if rest[0] > 0 {
-			s += " "
-		}
-		return s
-	}
-	return "{ "
-}
-
-func literalClose(rank int, rest []int64) string {
-	switch {
-	case rank == 1:
-		return "}"
-	case len(rest) == 1 && rest[0] <= 1:
-		return "}"
-	}
-	return " }"
-}
-
-// formatElement writes the value of one element given by its bits, as XLA prints literals.
-func formatElement(t dtype.Type, bits uint64) string {
-	switch {
-	case t.IsSigned():
-		w := t.BitWidth()
-		v := int64(bits<<(64-w)) >> (64 - w)
-		return strconv.FormatInt(v, 10)
-	case t.IsFloat():
-		return formatFloat(t.DecodeFloat64(bits), t)
-	}
-	if w := t.BitWidth(); w < 64 {
-		bits &= 1<<w - 1
-	}
-	return strconv.FormatUint(bits, 10)
-}
-
-// formatFloat writes a floating-point value as XLA prints literals: f32 and f64 with the fewest of 6 or 9
-// (15 or 17) significant digits that read back exactly, narrower types with their max_digits10, and
-// nan, -nan, inf, -inf.
-func formatFloat(v float64, t dtype.Type) string {
-	switch {
-	case math.IsNaN(v):
-		s := "nan"
-		if math.Signbit(v) {
-			s = "-nan"
-		}
-		// f32 and f64 show a NaN's payload when it is not the quiet NaN's.
-		if t == dtype.F32 {
-			if p := math.Float32bits(float32(v)) & (1<<23 - 1); p != 1<<22 {
-				s += fmt.Sprintf("(0x%x)", p)
-			}
-		} else if t == dtype.F64 {
-			if p := math.Float64bits(v) & (1<<52 - 1); p != 1<<51 {
-				s += fmt.Sprintf("(0x%x)", p)
-			}
-		}
-		return s
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	case t == dtype.F32:
-		s := strconv.FormatFloat(float64(float32(v)), 'g', 6, 64)
-		if back, err := strconv.ParseFloat(s, 32); err != nil || float32(back) != float32(v) {
-			s = strconv.FormatFloat(float64(float32(v)), 'g', 9, 64)
-		}
-		return s
-	case t == dtype.F64:
-		s := strconv.FormatFloat(v, 'g', 15, 64)
-		if back, err := strconv.ParseFloat(s, 64); err != nil || back != v {
-			s = strconv.FormatFloat(v, 'g', 17, 64)
-		}
-		return s
-	}
-	digits := 9
-	if f, ok := t.Format(); ok {
-		digits = 2 + (f.MantissaBits+1)*30103/100000
-	}
-	return strconv.FormatFloat(v, 'g', digits, 64)
 }
 
 // --- instruction attributes -------------------------------------------------------------------------------
@@ -1751,7 +1572,7 @@ func (c *protoConverter) attrs(pc *protoComp, pi *protoInst, comps map[int64]*pr
 	c.opcodeAttrs(&l, in, f)
 	c.calledAttrs(&l, in, f, comps)
 	if sf := c.sub(f, "sharding"); sf != nil {
-		l.add("sharding", decodeSharding(c.sharding(sf)))
+		l.add("sharding", parser.DecodeSharding(c.sharding(sf)))
 	}
 	if ff := c.sub(f, "frontend_attributes"); ff != nil {
 		if kvs := c.frontendAttributes(ff); len(kvs) > 0 {
@@ -1811,7 +1632,7 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 	switch op := in.Opcode; op {
 	case hlo.OpBatchNormTraining, hlo.OpBatchNormInference, hlo.OpBatchNormGrad:
 		eps, _ := c.float(f, "epsilon")
-		l.add("epsilon", genericValue(formatSixDigits(float64(float32(eps)))))
+		l.add("epsilon", hlo.Float(eps))
 		n, _ := c.int(f, "feature_index")
 		l.add("feature_index", hlo.Int(n))
 	case hlo.OpFft:
@@ -1819,7 +1640,7 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 		l.add("fft_length", nonNil(c.ints(f, "fft_length")))
 	case hlo.OpAsyncStart:
 		if th := c.str(f, "async_execution_thread"); th != "" && th != "main" {
-			l.add("async_execution_thread", genericValue(`"`+th+`"`))
+			l.add("async_execution_thread", genericValue(`"`+cstring.Escape(th)+`"`))
 		}
 	case hlo.OpCopyStart:
 		deprecated := c.boolean(f, "is_cross_program_prefetch")
@@ -1970,13 +1791,13 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 		l.add("distribution", genericValue(strings.ToLower(c.enum(f, "distribution", protoDistribution))))
 	case hlo.OpParameter:
 		if rf := c.sub(f, "parameter_replication"); rf != nil {
-			var parts []string
+			var leaves hlo.Enums
 			for _, b := range c.bools(rf, "replicated_at_leaf_buffers") {
-				parts = append(parts, strconv.FormatBool(b))
+				leaves = append(leaves, strconv.FormatBool(b))
 			}
 			c.done(rf, "ParameterReplication")
-			if parts != nil {
-				l.add("parameter_replication", genericValue("{"+strings.Join(parts, ",")+"}"))
+			if leaves != nil {
+				l.add("parameter_replication", leaves)
 			}
 		}
 	case hlo.OpGetTupleElement:
@@ -2147,7 +1968,7 @@ func (c *protoConverter) precision(l *attrList, f *protoField) {
 			for i := range precs {
 				precs[i] = strings.ToLower(precs[i])
 			}
-			l.add("operand_precision", genericValue("{"+strings.Join(precs, ",")+"}"))
+			l.add("operand_precision", hlo.Enums(precs))
 			break
 		}
 	}
@@ -2231,7 +2052,7 @@ func (c *protoConverter) convDims(f *protoField) hlo.Value {
 		labels("output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions", "b", "f")
 	c.done(f, "ConvolutionDimensionNumbers")
 	if strings.IndexByte(text, '?') < 0 {
-		if cd, err := parseConvDims(text); err == "" {
+		if cd, err := parser.ParseConvDims(text); err == nil {
 			return cd
 		}
 	}
@@ -2278,11 +2099,11 @@ func (c *protoConverter) customCall(l *attrList, f *protoField) {
 	l.add("custom_call_target", hlo.String(c.str(f, "custom_call_target")))
 	layouts := c.subs(f, "operand_shapes_with_layout")
 	if c.boolean(f, "constrain_layout") {
-		parts := make([]string, len(layouts))
+		shapes := make(hlo.Shapes, len(layouts))
 		for i, sf := range layouts {
-			parts[i] = shapeString(c.shape(sf))
+			shapes[i] = c.shape(sf)
 		}
-		l.add("operand_layout_constraints", genericValue("{"+strings.Join(parts, ", ")+"}"))
+		l.add("operand_layout_constraints", shapes)
 	} else if len(layouts) > 0 {
 		c.errorAt(layouts[0].off, "operand_shapes_with_layout is given without constrain_layout")
 	}
@@ -2290,7 +2111,9 @@ func (c *protoConverter) customCall(l *attrList, f *protoField) {
 		l.add("custom_call_has_side_effect", hlo.Bool(true))
 	}
 	if lf := c.sub(f, "literal"); lf != nil {
-		l.add("literal", hlo.Raw(c.literal(lf, true)))
+		if lit, s := c.literal(lf); lit != nil {
+			l.add("literal", &hlo.ShapedLiteral{Shape: s, Literal: lit})
+		}
 	}
 	c.aliasing(l, f)
 	if s := c.enum(f, "custom_call_schedule", protoSchedule); s != "SCHEDULE_NONE" && s != "" {
@@ -2649,57 +2472,41 @@ func (c *protoConverter) moduleAttrs(m *protoField, comps map[int64]*protoComp) 
 		c.schedule(sf, comps)
 	}
 	if af := c.sub(m, "input_output_alias"); af != nil {
-		type entry struct {
-			out  []int64
-			text string
-		}
-		var entries []entry
+		var al hlo.InputOutputAliasing
 		for _, ef := range c.subs(af, "entries") {
-			out := c.ints(ef, "output_shape_index")
-			param, _ := c.int(ef, "parameter_number")
-			index := c.ints(ef, "parameter_shape_index")
-			kind := "may-alias"
+			e := hlo.InputOutputAlias{Output: nonNil(c.ints(ef, "output_shape_index")), Kind: hlo.MayAlias}
+			e.Parameter, _ = c.int(ef, "parameter_number")
+			e.ParameterIndex = nonNil(c.ints(ef, "parameter_shape_index"))
 			if c.enum(ef, "kind", protoAliasKind) == "MUST_ALIAS" {
-				kind = "must-alias"
+				e.Kind = hlo.MustAlias
 			}
 			c.done(ef, "AliasEntryProto")
-			entries = append(entries, entry{out, fmt.Sprintf("{%s}: (%d, {%s}, %s)", joinInts(out), param, joinInts(index), kind)})
+			al = append(al, e)
 		}
 		c.done(af, "HloInputOutputAliasProto")
 		// XLA keeps aliases in a tree by output index and prints them in its pre-order.
-		sort.SliceStable(entries, func(i, j int) bool { return lessIndex(entries[i].out, entries[j].out) })
-		if len(entries) > 0 {
-			parts := make([]string, len(entries))
-			for i, e := range entries {
-				parts[i] = e.text
-			}
-			l.add("input_output_alias", genericValue("{ "+strings.Join(parts, ", ")+" }"))
+		sort.SliceStable(al, func(i, j int) bool { return lessIndex(al[i].Output, al[j].Output) })
+		if len(al) > 0 {
+			l.add("input_output_alias", al)
 		}
 	}
 	if df := c.sub(m, "buffer_donor"); df != nil {
-		type donor struct {
-			param int64
-			index []int64
-		}
-		var donors []donor
+		var donors hlo.BufferDonors
 		for _, ef := range c.subs(df, "entries") {
-			param, _ := c.int(ef, "parameter_number")
-			donors = append(donors, donor{param, c.ints(ef, "parameter_shape_index")})
+			d := hlo.BufferDonor{ParameterIndex: nonNil(c.ints(ef, "parameter_shape_index"))}
+			d.Parameter, _ = c.int(ef, "parameter_number")
+			donors = append(donors, d)
 			c.done(ef, "BufferDonorEntryProto")
 		}
 		c.done(df, "HloBufferDonorProto")
 		sort.SliceStable(donors, func(i, j int) bool {
-			if donors[i].param != donors[j].param {
-				return donors[i].param < donors[j].param
+			if donors[i].Parameter != donors[j].Parameter {
+				return donors[i].Parameter < donors[j].Parameter
 			}
-			return lessIndex(donors[i].index, donors[j].index)
+			return lessIndex(donors[i].ParameterIndex, donors[j].ParameterIndex)
 		})
 		if len(donors) > 0 {
-			parts := make([]string, len(donors))
-			for i, d := range donors {
-				parts[i] = fmt.Sprintf("(%d, {%s})", d.param, joinInts(d.index))
-			}
-			l.add("buffer_donor", genericValue("{ "+strings.Join(parts, ", ")+" }"))
+			l.add("buffer_donor", donors)
 		}
 	}
 	if pf := c.sub(m, "host_program_shape"); pf != nil {

@@ -1,0 +1,98 @@
+package parser_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"octet/hlo"
+	"octet/hlo/parser"
+	"octet/hlo/printer"
+)
+
+// TestHeaderErrors checks that header attributes whose value does not read are positioned errors.
+func TestHeaderErrors(t *testing.T) {
+	for _, tt := range []struct{ header, want string }{
+		{"entry_computation_layout=abc", "test.hlo:1:39: expected '{' to open entry_computation_layout, found \"abc\""},
+		{"entry_computation_layout={()->f32[]}, entry_computation_layout={()->f32[]}", "test.hlo:1:52: attribute entry_computation_layout is given twice"},
+		{"input_output_alias={ {0}: (0, {}, maybe) }", "test.hlo:1:48: expected may-alias or must-alias in input_output_alias"},
+		{"input_output_alias={ {0} (0, {}) }", "test.hlo:1:39: expected ':' in input_output_alias"},
+		{"buffer_donor={ (0) }", "test.hlo:1:31: expected ',' in buffer_donor"},
+	} {
+		src := "HloModule m, " + tt.header + "\n\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n"
+		_, err := parser.ParseString("test.hlo", src)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.header, err, tt.want)
+		}
+	}
+}
+
+// TestLayoutTypes checks that a layout's index and pointer types must be integer types, and print back.
+func TestLayoutTypes(t *testing.T) {
+	if _, err := parser.ParseShape("f32[2]{0:*(f32)}"); err == nil ||
+		!strings.Contains(err.Error(), "shape:1:12: the pointer type of a layout must be an integer type, not f32") {
+		t.Errorf("*(f32): error %v", err)
+	}
+	if _, err := parser.ParseShape("f32[2]{0:#(bf16)}"); err == nil ||
+		!strings.Contains(err.Error(), "the index type of a layout must be an integer type, not bf16") {
+		t.Errorf("#(bf16): error %v", err)
+	}
+	for _, text := range []string{"f32[2]{0:#(s32)*(u64)}", "f32[8,128]{1,0:T(8,128)(2,1)E(4)S(1)}", "s4[2]{0:E(4)}"} {
+		s, err := parser.ParseShape(text)
+		if err != nil {
+			t.Errorf("%s: %v", text, err)
+			continue
+		}
+		if got := printer.ShapeString(s, true); got != text {
+			t.Errorf("%s prints as %s", text, got)
+		}
+		if s.Layout == nil {
+			continue
+		}
+		l, err := parser.ParseLayout(text[strings.IndexByte(text, '{'):], len(s.Dims))
+		if err != nil || !l.Equal(*s.Layout) {
+			t.Errorf("ParseLayout(%s) = %v, %v; want %v", text, l, err, *s.Layout)
+		}
+	}
+}
+
+// TestTypedHeaderAttributes checks that input_output_alias, buffer_donor and operand_precision are read
+// as structures and print back as XLA writes them.
+func TestTypedHeaderAttributes(t *testing.T) {
+	src := `HloModule m, input_output_alias={ {0}: (1, {}, may-alias), {1}: (0, {2}, must-alias), {2}: (2, {}) }, buffer_donor={ (0, {}), (3, {1}) }
+
+ENTRY e {
+  a = f32[2,2]{1,0} parameter(0)
+  ROOT d = f32[2,2]{1,0} dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={high,default}
+}
+`
+	m, err := parser.ParseString("test.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAlias := hlo.InputOutputAliasing{
+		{Output: []int64{0}, Parameter: 1, ParameterIndex: []int64{}, Kind: hlo.MayAlias},
+		{Output: []int64{1}, Parameter: 0, ParameterIndex: []int64{2}, Kind: hlo.MustAlias},
+		{Output: []int64{2}, Parameter: 2, ParameterIndex: []int64{}, Kind: hlo.AliasUnspecified},
+	}
+	if got := m.Attr("input_output_alias"); !reflect.DeepEqual(got, wantAlias) {
+		t.Errorf("input_output_alias = %#v, want %#v", got, wantAlias)
+	}
+	wantDonors := hlo.BufferDonors{{Parameter: 0, ParameterIndex: []int64{}}, {Parameter: 3, ParameterIndex: []int64{1}}}
+	if got := m.Attr("buffer_donor"); !reflect.DeepEqual(got, wantDonors) {
+		t.Errorf("buffer_donor = %#v, want %#v", got, wantDonors)
+	}
+	if got, want := m.Entry.Root.Attr("operand_precision"), (hlo.Enums{"high", "default"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("operand_precision = %#v, want %#v", got, want)
+	}
+	out := printer.Sprint(m, printer.ConfigFor(printer.StyleXLA))
+	for _, want := range []string{
+		"input_output_alias={ {0}: (1, {}, may-alias), {1}: (0, {2}, must-alias), {2}: (2, {}) }",
+		"buffer_donor={ (0, {}), (3, {1}) }",
+		"operand_precision={high,default}",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("printed module lacks %s:\n%s", want, out)
+		}
+	}
+}
