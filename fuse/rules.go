@@ -118,7 +118,7 @@ func commuting(name string, op func(*match.Pattern) *match.Pattern) *rule {
 }
 
 func zero(c *captures) *match.Pattern {
-	return match.Op().Bind(&c.zero).Where("zero", isZero).As("0")
+	return match.Op().Bind(&c.zero).Where("zero", isZero).As("zero")
 }
 
 func floatConvert(in *hlo.Instruction) bool {
@@ -281,12 +281,13 @@ var rules = []*rule{
 // Rule is one entry of the table of what the rewrite absorbs.
 type Rule struct {
 	// Name names the rule; Side is "operand" (before the dot) or "epilogue" (after it).
-	Name, Side string
+	Name string `json:"name"`
+	Side string `json:"side"`
 	// Pattern is the HLO the rule matches, with the conditions on each instruction in braces; x is the
 	// value an operand step applies to, D the dot's result.
-	Pattern string
+	Pattern string `json:"pattern"`
 	// Effect says what the cuBLASLt call does with the match.
-	Effect string
+	Effect string `json:"effect"`
 }
 
 // Rules returns the table of what the rewrite absorbs, the operand side first and each side in the order

@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -199,7 +200,8 @@ func (p *Pattern) clone() *Pattern {
 }
 
 // String describes the pattern in the HLO-like notation it is written in, with the conditions on each
-// instruction in braces: multiply(convert(x{FP8}), broadcast(x{scalar})). A named pattern prints as its name.
+// instruction in braces: multiply(convert(x{FP8}), broadcast(scalar)). A named pattern prints as its name
+// and its conditions.
 func (p *Pattern) String() string {
 	var b strings.Builder
 	p.format(&b, true)
@@ -217,6 +219,9 @@ func (p *Pattern) Short() string {
 func (p *Pattern) format(b *strings.Builder, conditions bool) {
 	if p.name != "" {
 		b.WriteString(p.name)
+		if conditions {
+			p.formatWhere(b)
+		}
 		return
 	}
 	if p.alts != nil {
@@ -234,11 +239,7 @@ func (p *Pattern) format(b *strings.Builder, conditions bool) {
 		b.WriteString(p.op.String())
 	}
 	if conditions {
-		for _, w := range p.where {
-			if w.desc != "" {
-				b.WriteString("{" + w.desc + "}")
-			}
-		}
+		p.formatWhere(b)
 	}
 	if p.args != nil {
 		b.WriteByte('(')
@@ -252,6 +253,18 @@ func (p *Pattern) format(b *strings.Builder, conditions bool) {
 			b.WriteString(", ...")
 		}
 		b.WriteByte(')')
+	}
+}
+
+// formatWhere prints the conditions of p in braces, each once, leaving out one its name already says.
+func (p *Pattern) formatWhere(b *strings.Builder) {
+	var done []string
+	for _, w := range p.where {
+		if w.desc == "" || w.desc == p.name || slices.Contains(done, w.desc) || p.same != nil && w.desc == "same" {
+			continue
+		}
+		done = append(done, w.desc)
+		b.WriteString("{" + w.desc + "}")
 	}
 }
 
