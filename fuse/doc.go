@@ -24,10 +24,10 @@
 //     slice, dynamic-slice, pad of zero, select against zero); after the dot, in cuBLASLt's order,
 //     multiplies by constants (alpha), output scales, a matrix bias C, a vector bias, ReLU or the
 //     tanh-approximation GELU (x * (0.5 * (1 + tanh(...))) as XLA and jax.nn.gelu(approximate=True)
-//     write it, or (0.5 * x) * (1 + tanh(...))), and for an FP8 result the abs-max, the d_scale, a widening convert, the clamp and the convert to FP8. The
-//     table is the documentation of what fuses: Rules returns it and "octet fuse --rules" prints it, and
-//     the pattern in brackets on each line of a Decision's explanation is the text of the rule that
-//     matched;
+//     write it, or (0.5 * x) * (1 + tanh(...))), and for an FP8 result the abs-max, the d_scale, a
+//     widening convert, the clamp and the convert to FP8. The table is the documentation of what fuses:
+//     Rules returns it and "octet fuse --rules" prints it, and the pattern in brackets on each line of a
+//     Decision's explanation is the text of the rule that matched;
 //   - legality: the types cuBLASLt takes on Hopper (f8e4m3fn and f8e5m2, never both f8e5m2, no fnuz
 //     types), the result types, C never FP8, a bias type that goes with D, at most 65535 batches;
 //   - building: the FP8 values are replayed through the commuting ops, transposed and reshaped so that A
