@@ -72,7 +72,7 @@ func (r *rule) match(in *hlo.Instruction, x *match.Pattern, c *captures) bool {
 var (
 	ruleFP8 = &rule{name: "fp8", side: operandSide,
 		pattern: func(_ *match.Pattern, _ *captures) *match.Pattern {
-			return match.Op().Where("f8e4m3fn|f8e5m2|...", match.FP8).As("FP8")
+			return match.Op().Where("an 8-bit float", match.FP8).As("FP8")
 		},
 		effect: "the FP8 value the call reads as A or B"}
 	ruleConvert = &rule{name: "convert", side: operandSide,
@@ -105,7 +105,8 @@ var (
 		effect:  "replayed on the FP8 value: zero is zero after the dequantize"}
 	ruleCommuteSelect = &rule{name: "commute-select-zero", side: operandSide,
 		pattern: func(x *match.Pattern, c *captures) *match.Pattern {
-			return match.AnyOf(match.Select(nil, x, zero(c)), match.Select(nil, zero(c), x))
+			pred := match.Op().As("pred")
+			return match.AnyOf(match.Select(pred, x, zero(c)), match.Select(pred, zero(c), x))
 		},
 		effect: "replayed on the FP8 value: zero is zero after the dequantize"}
 )
