@@ -24,6 +24,7 @@ type rule struct {
 	effect string
 }
 
+// side is the side of the dot a rule looks at.
 type side int
 
 const (
@@ -269,13 +270,14 @@ func maxOverAll(in *hlo.Instruction) bool {
 	return a.Opcode == hlo.OpParameter && b.Opcode == hlo.OpParameter && a != b
 }
 
-// rules is every rule, the operand side first: the table --rules prints.
+// rules is every rule, the operand side first, each side in the order its rules are tried: the table
+// --rules prints. (A vector bias is tried before a matrix bias, whose pattern also matches it.)
 var rules = []*rule{
 	ruleFP8, ruleConvert, ruleScale, ruleInverseScale,
 	ruleCommuteBitcast, ruleCommuteBroadcast, ruleCommuteCopy, ruleCommuteReshape, ruleCommuteTranspose,
 	ruleCommuteSlice, ruleCommuteDynamicSlice, ruleCommutePad, ruleCommuteSelect,
-	ruleReshapeD, ruleSliceD, ruleAlpha, ruleOutputScale, ruleOutputInverseScale, ruleMatrixBias,
-	ruleVectorBias, ruleRelu, ruleGelu, ruleGeluHalfX, ruleAbsMax, ruleAbsMaxRelu, ruleDScale,
+	ruleReshapeD, ruleSliceD, ruleAlpha, ruleOutputScale, ruleOutputInverseScale, ruleVectorBias,
+	ruleMatrixBias, ruleRelu, ruleGelu, ruleGeluHalfX, ruleAbsMax, ruleAbsMaxRelu, ruleDScale,
 	ruleDInverseScale, ruleWiden, ruleFP8Output,
 }
 
