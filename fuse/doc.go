@@ -17,14 +17,17 @@
 // Rewrite (and Analyze, which decides without changing anything) looks at every dot with an FP8 value
 // among its operand chains, in three steps kept apart:
 //
-//   - matching, with the patterns of package match: for each operand, an FP8 value, its dequantize (one or
-//     more exact converts to a wider float type, then an optional multiply or divide by a broadcast scalar
-//     of any float type, in either operand order) and the ops between it and the dot that commute with it
-//     (bitcast, broadcast, copy, reshape, transpose, slice, dynamic-slice, pad of zero, select against a
-//     broadcast zero); after the dot, in cuBLASLt's order, multiplies by constants (alpha), output scales,
-//     a matrix bias C, a vector bias, ReLU or the tanh-approximation GELU (XLA's form and
-//     jax.nn.gelu(approximate=True)'s), and for an FP8 result the abs-max, the d_scale, the clamp to
-//     exactly the format's range and the convert;
+//   - matching, with the rule table of rules.go: one named pattern of package match per thing a call can
+//     absorb, with what the call does with it. For each operand, an FP8 value, its dequantize (one or
+//     more converts to a wider float type, then an optional multiply or divide by a broadcast scalar) and
+//     the ops between it and the dot that commute with it (bitcast, broadcast, copy, reshape, transpose,
+//     slice, dynamic-slice, pad of zero, select against zero); after the dot, in cuBLASLt's order,
+//     multiplies by constants (alpha), output scales, a matrix bias C, a vector bias, ReLU or the
+//     tanh-approximation GELU (x * (0.5 * (1 + tanh(...))) as XLA and jax.nn.gelu(approximate=True)
+//     write it, or (0.5 * x) * (1 + tanh(...))), and for an FP8 result the abs-max, the d_scale, a
+//     widening convert, the clamp and the convert to FP8. The table is the documentation of what fuses:
+//     Rules returns it and "octet fuse --rules" prints it, and the pattern in brackets on each line of a
+//     Decision's explanation is the text of the rule that matched;
 //   - legality: the types cuBLASLt takes on Hopper (f8e4m3fn and f8e5m2, never both f8e5m2, no fnuz
 //     types), the result types, C never FP8, a bias type that goes with D, at most 65535 batches;
 //   - building: the FP8 values are replayed through the commuting ops, transposed and reshaped so that A
@@ -33,9 +36,9 @@
 //     (a, b, [c], a_scale, b_scale, [bias], [d_scale], or the legacy six-scalar form), and its D is sliced
 //     and reshaped back to the value it replaces.
 //
-// The steps live in operand.go and epilogue.go (matching), plan.go (legality) and build.go (building);
-// fuse.go runs them over a module. Every dot gets a Decision with the reason for a refusal and an explanation of each piece that
-// matched. The rewrite keeps the IR's invariants: the result passes hlo.Verify when the input does, and
+// The steps live in rules.go, operand.go and epilogue.go (matching), plan.go (legality) and build.go
+// (building); fuse.go runs them over a module. Every dot gets a Decision with the reason for a refusal and
+// an explanation of each piece that matched. The rewrite keeps the IR's invariants: the result passes hlo.Verify when the input does, and
 // prints as text that parses back.
 //
 // # What it is not

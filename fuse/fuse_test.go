@@ -134,6 +134,8 @@ func TestTestdata(t *testing.T) {
 		{"slice_then_bias.hlo", true, cublas.EpilogueDefault, "f32", 1, "matrix bias C"},
 		{"matrix_bias_alias.hlo", true, cublas.EpilogueDefault, "f32", 1, "add %out of %c: matrix bias C, beta 1"},
 		{"relu_amax_noabs.hlo", true, cublas.EpilogueRelu, "f8e4m3fn", 1, "reduce %amax: the abs-max"},
+		{"copy_dynamic_slice.hlo", true, cublas.EpilogueDefault, "f32", 1, "copy %bc [convert(FP8)]"},
+		{"widen_before_clamp.hlo", true, cublas.EpilogueDefault, "f8e4m3fn", 1, "d_scale [divide(D, broadcast(scalar))]"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)

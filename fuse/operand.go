@@ -19,6 +19,8 @@ type operand struct {
 	replay []*hlo.Instruction
 	// chain is every instruction between the FP8 value (excluded) and the dot, FP8 side first.
 	chain []*hlo.Instruction
+	// used are the rules the chain matched, dot side first.
+	used []*rule
 }
 
 // refusal is why a dot is not rewritten, with the instructions the reason is about.
@@ -35,35 +37,6 @@ func refuse(at *hlo.Instruction, format string, args ...any) *refusal {
 		r.at = append(r.at, at)
 	}
 	return r
-}
-
-// steps are the patterns of one step up an operand chain that is not part of the dequantize (converts and
-// the scale step, match.FindDequantize). Each binds the data operand to x; they are matched one
-// instruction at a time because the chain has any length.
-type steps struct {
-	x, zero *hlo.Instruction
-
-	// commuting are the ops that commute with the dequantize: they move data without computing on it, or
-	// pad and select with zero.
-	commuting *match.Pattern
-}
-
-func newSteps() *steps {
-	s := &steps{}
-	x := func() *match.Pattern { return match.Op().Bind(&s.x) }
-	zero := func() *match.Pattern { return match.Op().Bind(&s.zero).Where("zero", isZero) }
-	s.commuting = match.AnyOf(
-		match.Bitcast(x()).Where("same element type", keepsElem),
-		match.Broadcast(x()),
-		match.Copy(x()),
-		match.Reshape(x()),
-		match.Transpose(x()),
-		match.Slice(x()),
-		match.DynamicSlice(x()),
-		match.Pad(x(), zero()),
-		match.Select(nil, x(), zero()),
-		match.Select(nil, zero(), x()))
-	return s
 }
 
 func keepsElem(in *hlo.Instruction) bool { return in.Shape.Elem == in.Operand(0).Shape.Elem }
@@ -96,41 +69,52 @@ func scalarValue(in *hlo.Instruction) (float64, bool) {
 // nil when there is no FP8 value behind the operand at all.
 func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 	op := &operand{index: i}
-	st := newSteps()
 	var path []*hlo.Instruction // dot side first
 	var scaleStep *hlo.Instruction
 	cur := dot.Operand(i)
 	for !match.FP8(cur) {
-		x, _, _, scaled := match.ScaleStep(cur)
+		var c captures
+		x := match.Op().Bind(&c.x)
+		var r *rule
 		switch {
 		case cur.Opcode == hlo.OpConvert:
-			if !cur.Shape.Elem.IsFloat() || !cur.Operand(0).Shape.Elem.IsFloat() {
+			if !ruleConvert.match(cur, x, &c) {
 				if f := fp8Behind(cur, 8); f != nil {
 					return nil, blocked(i, cur, "convert %%%s turns %s into %s between the FP8 value %%%s and the dot",
 						cur.Name, cur.Operand(0).Shape.Elem, cur.Shape.Elem, f.Name)
 				}
 				return nil, nil
 			}
-			path = append(path, cur)
-			cur = cur.Operand(0)
-		case scaled:
+			r = ruleConvert
+		case ruleScale.match(cur, x, &c), ruleInverseScale.match(cur, x, &c):
 			if scaleStep != nil {
 				return nil, blocked(i, cur, "a second scale (%s %%%s) follows %s %%%s: one scale per operand can be absorbed",
 					cur.Opcode, cur.Name, scaleStep.Opcode, scaleStep.Name)
 			}
 			scaleStep = cur
-			path = append(path, cur)
-			cur = x
-		case match.Match(cur, st.commuting):
-			path = append(path, cur)
-			cur = st.x
-		default:
-			if f := fp8Behind(cur, 8); f != nil {
-				return nil, blocked(i, cur, "%s", whyNotCommuting(cur, f))
+			r = ruleScale
+			if cur.Opcode == hlo.OpDivide {
+				r = ruleInverseScale
 			}
-			return nil, nil
+		default:
+			for _, s := range operandSteps {
+				if s.match(cur, x, &c) {
+					r = s
+					break
+				}
+			}
+			if r == nil {
+				if f := fp8Behind(cur, 8); f != nil {
+					return nil, blocked(i, cur, "%s", whyNotCommuting(cur, f))
+				}
+				return nil, nil
+			}
 		}
+		op.used = append(op.used, r)
+		path = append(path, cur)
+		cur = c.x
 	}
+	op.used = append(op.used, ruleFP8)
 	op.fp8 = cur
 	for j := len(path) - 1; j >= 0; j-- {
 		op.chain = append(op.chain, path[j])
@@ -267,20 +251,21 @@ func (op *operand) describe() string {
 	return strings.Join(parts, ", ")
 }
 
-// pattern names the dequantize pattern the operand matched, in the notation of package match.
+// pattern is the dequantize the operand matched, in the notation of package match: the operand rules
+// composed, as multiply(convert(FP8), broadcast(scalar)).
 func (op *operand) pattern() string {
-	x := "FP8"
+	converts := 0
 	for _, c := range op.Converts {
 		if op.Scale == nil || before(op.chain, c, op.Scale) {
-			x = "convert(" + x + ")"
+			converts++
 		}
 	}
-	if op.Scale != nil {
-		if op.Divide {
-			x = "divide(" + x + ", broadcast(scalar))"
-		} else {
-			x = "multiply(" + x + ", broadcast(scalar))"
-		}
+	var scale *rule
+	switch {
+	case op.Scale != nil && op.Divide:
+		scale = ruleInverseScale
+	case op.Scale != nil:
+		scale = ruleScale
 	}
-	return x
+	return dequantizePattern(converts, scale).Short()
 }

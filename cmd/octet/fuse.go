@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		Name:      "fuse",
-		UsageLine: "fuse [--json] [--explain] [--verify] [--abi=current|legacy] [--format=FORMAT] FILE",
+		UsageLine: "fuse [--json] [--explain] [--verify] [--abi=current|legacy] [--format=FORMAT] FILE|--rules",
 		Short:     "rewrite FP8 matmuls into cuBLASLt FP8 GEMM calls",
 		Long: `Fuse runs Octet's FP8 scaled-GEMM rewrite on the modules in FILE (HLO text, gzipped or not; - is
 standard input) and prints the result. Every dot with an FP8 value among its operand chains becomes one
@@ -36,6 +36,12 @@ beta, reason and the explanation.
 --verify runs the original and the rewritten module on the same random inputs (--seed) with Octet's
 interpreter and prints the share of bit-identical result elements and the largest difference. The
 fused call rounds once where the original rounds after every step, so bits may differ in bf16 and f16.
+
+--rules prints, instead of rewriting a FILE, the table of the patterns the rewrite absorbs: for each rule
+its name, the side of the dot it looks at, the HLO it matches (x is the value a step up an operand chain
+applies to, D the dot's result; conditions on an instruction in braces) and what the call does with it.
+These are the patterns the rewrite matches with, and the brackets of --explain are their text. With
+--json the table is a JSON array of {"name", "side", "pattern", "effect"}.
 
 --abi=legacy makes the six-scalar operand form of XLA up to 2024 (a, b, a_scale, b_scale, c_scale,
 d_scale). The exit status is 1 when the input does not parse or a run fails.`,
@@ -73,9 +79,16 @@ func runFuse(inv *invocation, args []string) error {
 	abiName := fs.String("abi", "current", "operand form of the custom call: current or legacy")
 	format := fs.String("format", "readable", "output format: readable, xla, xla-long, xla-short or json")
 	seed := fs.Uint64("seed", 1, "seed of the random inputs of --verify")
+	listRules := fs.Bool("rules", false, "print the table of the patterns the rewrite absorbs instead of rewriting FILE")
 	files, err := parseInterspersed(inv, fs, args)
 	if err != nil {
 		return err
+	}
+	if *listRules {
+		if len(files) != 0 {
+			return usagef("fuse --rules takes no FILE")
+		}
+		return writeRules(inv.stdout, *asJSON)
 	}
 	if len(files) != 1 {
 		return usagef("fuse takes one FILE")
@@ -152,6 +165,32 @@ func runFuse(inv *invocation, args []string) error {
 		}
 	}
 	_, err = inv.stdout.Write(out.Bytes())
+	return err
+}
+
+// writeRules prints the rewrite's rule table, as text or as JSON.
+func writeRules(w io.Writer, asJSON bool) error {
+	rules := fuse.Rules()
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rules)
+	}
+	var b bytes.Buffer
+	side := ""
+	for _, r := range rules {
+		if r.Side != side {
+			side = r.Side
+			switch side {
+			case "operand":
+				b.WriteString("# before the dot, one step up an operand chain at a time (x is the step's operand)\n")
+			default:
+				b.WriteString("\n# after the dot, in the order cuBLASLt computes them (D is the dot's result)\n")
+			}
+		}
+		fmt.Fprintf(&b, "%s\n    %s\n    %s\n", r.Name, r.Pattern, r.Effect)
+	}
+	_, err := w.Write(b.Bytes())
 	return err
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"octet/cublas"
 	"octet/dtype"
+	"octet/fuse"
 	"octet/hlo"
 	"octet/hlo/parser"
 	"octet/internal/shared"
@@ -291,5 +292,38 @@ func TestFuseExplainAndFormats(t *testing.T) {
 	}
 	if code, _, errs := runOctet(t, "HloModule broken\nENTRY {", "fuse", "-"); code != 1 || !strings.Contains(errs, "<stdin>:") {
 		t.Errorf("bad input: exit %d, %q", code, errs)
+	}
+}
+
+func TestFuseRules(t *testing.T) {
+	code, out, errs := runOctet(t, "", "fuse", "--rules")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"\nvector-bias\n    add(D, broadcast(vector))\n", "\nscale\n    multiply(x{not a broadcast scalar}, broadcast(scalar))\n",
+		"\nfp8-output\n    convert{f8e4m3fn|f8e5m2}(clamp(-max, D, max))\n", "\ngelu-half-x\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--rules output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = runOctet(t, "", "fuse", "--rules", "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errs)
+	}
+	var rules []fuse.Rule
+	if err := json.Unmarshal([]byte(out), &rules); err != nil {
+		t.Fatalf("--rules --json: %v\n%s", err, out)
+	}
+	if len(rules) != len(fuse.Rules()) || len(rules) < 20 {
+		t.Fatalf("--rules --json lists %d rules, the table has %d", len(rules), len(fuse.Rules()))
+	}
+	for _, r := range rules {
+		if r.Name == "" || r.Pattern == "" || r.Effect == "" || (r.Side != "operand" && r.Side != "epilogue") {
+			t.Errorf("incomplete rule %+v", r)
+		}
+	}
+	path := shared.Path(t, "examples", "bf16_dequant.before.hlo")
+	if code, _, _ := runOctet(t, "", "fuse", "--rules", path); code != 2 {
+		t.Errorf("fuse --rules FILE: exit %d, want 2", code)
 	}
 }

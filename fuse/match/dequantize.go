@@ -21,12 +21,18 @@ func (d *Dequantize) FirstConvert() *hlo.Instruction {
 	return d.Converts[0]
 }
 
-// scaleMultiply and scaleDivide are the scale step: x * broadcast(s) in either operand order, with x not
-// itself a broadcast scalar, and x / broadcast(s).
-var (
-	scaleMultiply = Multiply(Op().Where("not a broadcast scalar", notBroadcastScalar), BroadcastScalar(nil))
-	scaleDivide   = Divide(nil, BroadcastScalar(nil))
-)
+// ScaleMultiply is the pattern of a multiplying scale step, multiply(x, broadcast(s)) in either operand
+// order, with x not itself a broadcast scalar and s a scalar. A nil x or s stands for any instruction.
+func ScaleMultiply(x, s *Pattern) *Pattern {
+	if x == nil {
+		x = Op()
+	}
+	return Multiply(x.Where("not a broadcast scalar", notBroadcastScalar), BroadcastScalar(s))
+}
+
+// ScaleDivide is the pattern of a dividing scale step, divide(x, broadcast(s)) with s a scalar. A nil x or
+// s stands for any instruction.
+func ScaleDivide(x, s *Pattern) *Pattern { return Divide(x, BroadcastScalar(s)) }
 
 func notBroadcastScalar(in *hlo.Instruction) bool {
 	return in.Opcode != hlo.OpBroadcast || !in.Operand(0).Shape.IsScalar()
@@ -37,14 +43,10 @@ func notBroadcastScalar(in *hlo.Instruction) bool {
 // step divides and whether in is one.
 func ScaleStep(in *hlo.Instruction) (x, factor *hlo.Instruction, divide, ok bool) {
 	switch {
-	case Match(in, scaleMultiply):
-		x, b := in.Operand(0), in.Operand(1)
-		if !notBroadcastScalar(x) {
-			x, b = b, x
-		}
-		return x, b.Operand(0), false, true
-	case Match(in, scaleDivide):
-		return in.Operand(0), in.Operand(1).Operand(0), true, true
+	case Match(in, ScaleMultiply(Op().Bind(&x), Op().Bind(&factor))):
+		return x, factor, false, true
+	case Match(in, ScaleDivide(Op().Bind(&x), Op().Bind(&factor))):
+		return x, factor, true, true
 	}
 	return nil, nil, false, false
 }

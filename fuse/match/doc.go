@@ -12,6 +12,10 @@
 // capture with Same; a failed alternative (the other operand order, a branch of AnyOf) undoes the captures
 // it made, and a failed Match leaves every capture as it was before the call.
 //
+// A pattern prints as the HLO it matches: String with the conditions on each instruction in braces,
+// Short without them. As names a part (D, FP8, scalar) so that a pattern reads as a rule of a rewrite, and
+// a rewrite can print the rule that matched instead of a description written beside it.
+//
 // The package also holds the one definition of an FP8 dequantize (Dequantize, FindDequantize, ScaleStep):
 // converts to wider types and at most one multiply or divide by a broadcast scalar. The rewrite and the
 // report on compiled modules both read operand chains with it, so they agree on what a dequantize is.

@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"octet/dtype"
@@ -20,6 +21,8 @@ type Pattern struct {
 	bind   **hlo.Instruction
 	same   **hlo.Instruction
 	where  []predicate
+	// name is what String and Short print for the pattern instead of its structure ("" when unnamed).
+	name string
 }
 
 type predicate struct {
@@ -143,9 +146,18 @@ func (p *Pattern) Elem(t dtype.Type) *Pattern {
 	return p.Where(t.String(), func(in *hlo.Instruction) bool { return in.Shape.IsArray() && in.Shape.Elem == t })
 }
 
-// Value requires the matched instruction to be a scalar constant equal to v (as read in its own type).
+// As names p: String and Short print name in place of p's opcode, conditions and operands, as a rule names
+// the values it speaks of ("D", "FP8", "scalar"). Matching is unchanged.
+func (p *Pattern) As(name string) *Pattern {
+	q := p.clone()
+	q.name = name
+	return q
+}
+
+// Value requires the matched instruction to be a scalar constant equal to v (as read in its own type). An
+// unnamed pattern is named after v.
 func (p *Pattern) Value(v float64) *Pattern {
-	return p.Where(formatValue(v), func(in *hlo.Instruction) bool {
+	return p.valueName(formatValue(v)).Where(formatValue(v), func(in *hlo.Instruction) bool {
 		x, ok := ConstantValue(in)
 		return ok && (x == v || math.IsNaN(x) && math.IsNaN(v))
 	})
@@ -155,8 +167,10 @@ func (p *Pattern) Value(v float64) *Pattern {
 // larger of two units of its type's precision (2 * eps) and 1.5e-5, the tolerance XLA's
 // BcastConstScalarNear gives f32. A constant written for one type and rounded to bf16 (0.796875 for
 // sqrt(2/pi)) is near; a different constant is not.
+//
+// An unnamed pattern is named ≈v.
 func (p *Pattern) Near(v float64) *Pattern {
-	return p.Where("≈"+formatValue(v), func(in *hlo.Instruction) bool {
+	return p.valueName("≈"+formatValue(v)).Where("≈"+formatValue(v), func(in *hlo.Instruction) bool {
 		x, ok := ConstantValue(in)
 		if !ok {
 			return false
@@ -171,26 +185,50 @@ func (p *Pattern) Near(v float64) *Pattern {
 	})
 }
 
+func (p *Pattern) valueName(name string) *Pattern {
+	if p.name != "" {
+		return p
+	}
+	return p.As(name)
+}
+
 func (p *Pattern) clone() *Pattern {
 	q := *p
 	q.where = append([]predicate(nil), p.where...)
 	return &q
 }
 
-// String describes the pattern in the HLO-like notation it is written in: multiply(convert(FP8), broadcast(scalar)).
+// String describes the pattern in the HLO-like notation it is written in, with the conditions on each
+// instruction in braces: multiply(convert(x{FP8}), broadcast(scalar)). A named pattern prints as its name
+// and its conditions.
 func (p *Pattern) String() string {
 	var b strings.Builder
-	p.format(&b)
+	p.format(&b, true)
 	return b.String()
 }
 
-func (p *Pattern) format(b *strings.Builder) {
+// Short is String without the conditions: the shape of the HLO the pattern matches, with its named parts,
+// as multiply(convert(FP8), broadcast(scalar)).
+func (p *Pattern) Short() string {
+	var b strings.Builder
+	p.format(&b, false)
+	return b.String()
+}
+
+func (p *Pattern) format(b *strings.Builder, conditions bool) {
+	if p.name != "" {
+		b.WriteString(p.name)
+		if conditions {
+			p.formatWhere(b)
+		}
+		return
+	}
 	if p.alts != nil {
 		for i, a := range p.alts {
 			if i > 0 {
 				b.WriteString(" | ")
 			}
-			a.format(b)
+			a.format(b, conditions)
 		}
 		return
 	}
@@ -199,10 +237,8 @@ func (p *Pattern) format(b *strings.Builder) {
 	} else {
 		b.WriteString(p.op.String())
 	}
-	for _, w := range p.where {
-		if w.desc != "" {
-			b.WriteString("{" + w.desc + "}")
-		}
+	if conditions {
+		p.formatWhere(b)
 	}
 	if p.args != nil {
 		b.WriteByte('(')
@@ -210,9 +246,24 @@ func (p *Pattern) format(b *strings.Builder) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			a.format(b)
+			a.format(b, conditions)
+		}
+		if p.prefix {
+			b.WriteString(", ...")
 		}
 		b.WriteByte(')')
+	}
+}
+
+// formatWhere prints the conditions of p in braces, each once, leaving out one its name already says.
+func (p *Pattern) formatWhere(b *strings.Builder) {
+	var done []string
+	for _, w := range p.where {
+		if w.desc == "" || w.desc == p.name || slices.Contains(done, w.desc) || p.same != nil && w.desc == "same" {
+			continue
+		}
+		done = append(done, w.desc)
+		b.WriteString("{" + w.desc + "}")
 	}
 }
 
@@ -297,6 +348,9 @@ func Subtract(x, y *Pattern) *Pattern { return nary(hlo.OpSubtract, x, y) }
 // Clamp matches clamp(lo, x, hi).
 func Clamp(lo, x, hi *Pattern) *Pattern { return nary(hlo.OpClamp, lo, x, hi) }
 
+// Reduce matches reduce(x, init) (one array reduced).
+func Reduce(x, init *Pattern) *Pattern { return nary(hlo.OpReduce, x, init) }
+
 // Select matches select(p, x, y).
 func Select(p, x, y *Pattern) *Pattern { return nary(hlo.OpSelect, p, x, y) }
 
@@ -342,9 +396,9 @@ func targetIn(targets []string) func(*hlo.Instruction) bool {
 	}
 }
 
-// Scalar matches any rank-0 array.
+// Scalar matches any rank-0 array; it prints as "scalar".
 func Scalar() *Pattern {
-	return Op().Where("scalar", func(in *hlo.Instruction) bool { return in.Shape.IsScalar() })
+	return Op().Where("scalar", func(in *hlo.Instruction) bool { return in.Shape.IsScalar() }).As("scalar")
 }
 
 // ConstantScalar matches a constant holding one element (rank 0, or every dimension 1).

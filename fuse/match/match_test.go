@@ -132,8 +132,34 @@ func TestAnyOfAndString(t *testing.T) {
 	if !match.Match(ins["dq"], match.Multiply(match.Op().Bind(&a), match.Convert(nil))) || a != ins["sb"] {
 		t.Errorf("after the swapped order a = %v, want %%sb", a)
 	}
-	want := "multiply(convert(x{FP8}), broadcast(x{scalar}))"
+	want := "multiply(convert(x{FP8}), broadcast(scalar))"
 	if got := match.Multiply(match.Convert(match.Op().Where("FP8", match.FP8)), match.BroadcastScalar(nil)).String(); got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+func TestNamesAndShort(t *testing.T) {
+	ins := parse(t)
+	fp8 := match.Op().Where("FP8", match.FP8).As("FP8")
+	p := match.ScaleMultiply(match.Convert(fp8), nil)
+	if got, want := p.Short(), "multiply(convert(FP8), broadcast(scalar))"; got != want {
+		t.Errorf("Short() = %q, want %q", got, want)
+	}
+	if got, want := p.String(), "multiply(convert{not a broadcast scalar}(FP8), broadcast(scalar))"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	// A name changes only the printing: the named pattern still checks its conditions.
+	if !match.Match(ins["dq2"], p) || match.Match(ins["sq"], p) {
+		t.Errorf("a named FP8 leaf matches differently from an unnamed one")
+	}
+	half := match.BroadcastScalar(match.ConstantScalar().Value(0.5))
+	if got, want := half.Short(), "broadcast(0.5)"; got != want {
+		t.Errorf("Value names the constant: Short() = %q, want %q", got, want)
+	}
+	if got, want := match.ConstantScalar().Near(0.8).As("k").Short(), "k"; got != want {
+		t.Errorf("As after Near: Short() = %q, want %q", got, want)
+	}
+	if got, want := match.DynamicSlice(nil).String(), "dynamic-slice(x, ...)"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
