@@ -265,3 +265,100 @@ func checkFloatFold(t *testing.T, name string, op hlo.Opcode, x, init *tensor.Te
 		nextIndex(keptIdx, dimsOf(kept))
 	}
 }
+
+// windowDim is one dimension of a reduce-window's window.
+type windowDim struct{ size, stride, lo, hi, lhsDilate, rhsDilate int64 }
+
+// windowText writes a window attribute and returns it with the result's dimensions for an input of dims.
+func windowText(win []windowDim, dims []int64) (string, []int64) {
+	field := func(f func(w windowDim) string) string {
+		s := make([]string, len(win))
+		for i, w := range win {
+			s[i] = f(w)
+		}
+		return strings.Join(s, "x")
+	}
+	text := "size=" + field(func(w windowDim) string { return fmt.Sprint(w.size) }) +
+		" stride=" + field(func(w windowDim) string { return fmt.Sprint(w.stride) }) +
+		" pad=" + field(func(w windowDim) string { return fmt.Sprintf("%d_%d", w.lo, w.hi) }) +
+		" lhs_dilate=" + field(func(w windowDim) string { return fmt.Sprint(w.lhsDilate) }) +
+		" rhs_dilate=" + field(func(w windowDim) string { return fmt.Sprint(w.rhsDilate) })
+	out := make([]int64, len(win))
+	for i, w := range win {
+		in := int64(0)
+		if dims[i] > 0 {
+			in = (dims[i]-1)*w.lhsDilate + 1
+		}
+		padded, span := in+w.lo+w.hi, (w.size-1)*w.rhsDilate+1
+		if padded >= span {
+			out[i] = (padded-span)/w.stride + 1
+		}
+	}
+	return text, out
+}
+
+// TestReduceWindowFastPath checks reduce-window's loop for a single binary reducer on the float32-domain
+// types against the same reduction through the scalar program and the evaluator, over windows with
+// strides, padding, both dilations, and windows that cover nothing but padding.
+func TestReduceWindowFastPath(t *testing.T) {
+	windows := []struct {
+		dims []int64
+		win  []windowDim
+	}{
+		{[]int64{5, 4}, []windowDim{{2, 1, 0, 0, 1, 1}, {1, 1, 0, 0, 1, 1}}},
+		{[]int64{5, 4}, []windowDim{{3, 2, 1, 1, 1, 1}, {2, 1, 0, 1, 1, 1}}},
+		{[]int64{5, 4}, []windowDim{{2, 1, 0, 0, 2, 1}, {2, 2, 0, 0, 1, 2}}},
+		{[]int64{5, 4}, []windowDim{{1, 1, 3, 0, 1, 1}, {4, 1, 0, 0, 1, 1}}}, // three rows of padding only
+		{[]int64{0, 4}, []windowDim{{1, 1, 0, 0, 1, 1}, {2, 1, 0, 0, 1, 1}}}, // no result elements
+		{[]int64{7}, []windowDim{{7, 1, 0, 0, 1, 1}}},
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, ty := range dtype.All() {
+		if domainOf(ty) != domFloat32 {
+			continue
+		}
+		for _, op := range reducerOps(ty) {
+			for _, wc := range windows {
+				text, out := windowText(wc.win, wc.dims)
+				name := fmt.Sprintf("%s/%s/%v {%s}", ty, op, wc.dims, text)
+				n := int(product(wc.dims))
+				x := ArrayValue(tensor.FromBits(ty, wc.dims, elementBits(rng, ty, n, rng.IntN(2) == 0)))
+				init := ArrayValue(tensor.FromBits(ty, nil, []uint64{elementBits(rng, ty, 12, true)[rng.IntN(12)]}))
+				var results [numForms]Value
+				for form := range numForms {
+					src := reduceModule(ty, op, form, []int64{1}, []int64{0}) // for its reducer f
+					src = src[:strings.Index(src, "ENTRY")] + fmt.Sprintf("ENTRY e {\n  x = %s[%s] parameter(0)\n  z = %s[] parameter(1)\n"+
+						"  ROOT r = %s[%s] reduce-window(x, z), window={%s}, to_apply=f\n}\n", ty, joinInts(wc.dims), ty, ty, joinInts(out), text)
+					got, err := Run(parseModule(t, src), []Value{x, init}, Options{MaxMemory: 1 << 26})
+					if err != nil {
+						t.Fatalf("%s, %s form: %v", name, formNames[form], err)
+					}
+					results[form] = got
+				}
+				for form := formProgram; form < numForms; form++ {
+					if !sameBitsOrNaN(results[formFast].Array, results[form].Array) {
+						t.Errorf("%s: fast path %s, %s %s", name, describe(results[formFast]), formNames[form], describe(results[form]))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestReduceBitwiseFloatReducer checks that a bitwise reducer on floating-point elements, which has no
+// loop, is reported as unsupported.
+func TestReduceBitwiseFloatReducer(t *testing.T) {
+	for _, ty := range []string{"f32", "bf16", "f64"} {
+		for _, entry := range []string{
+			"ROOT r = TY[] reduce(x, z), dimensions={0}, to_apply=f",
+			"ROOT r = TY[2] reduce-window(x, z), window={size=2}, to_apply=f",
+		} {
+			src := strings.ReplaceAll("f {\n  a = TY[] parameter(0)\n  b = TY[] parameter(1)\n  ROOT r = TY[] and(a, b)\n}\n"+
+				"ENTRY e {\n  x = TY[3] parameter(0)\n  z = TY[] constant(0)\n  "+entry+"\n}\n", "TY", ty)
+			_, err := evalText(t, src, ty+"[3] {1, 2, 3}")
+			if !isUnsupported(err) {
+				t.Errorf("%s: got %v; want an unsupported error", strings.ReplaceAll(entry, "TY", ty), err)
+			}
+		}
+	}
+}
