@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -359,6 +360,26 @@ func TestReduceBitwiseFloatReducer(t *testing.T) {
 			if !isUnsupported(err) {
 				t.Errorf("%s: got %v; want an unsupported error", strings.ReplaceAll(entry, "TY", ty), err)
 			}
+		}
+	}
+}
+
+// TestReduceFastPathWork checks that the loops for a single binary reducer count their work against
+// Options.MaxWork like the general path: one unit an element folded.
+func TestReduceFastPathWork(t *testing.T) {
+	for _, entry := range []string{
+		"ROOT r = f32[4] reduce(x, z), dimensions={1}, to_apply=add",
+		"ROOT r = f32[4,63] reduce-window(x, z), window={size=1x2}, to_apply=add",
+	} {
+		m := parseModule(t, addF32+"ENTRY e {\n  x = f32[4,64] parameter(0)\n  z = f32[] constant(0)\n  "+entry+"\n}\n")
+		x := zeroValue(m.Entry.Params[0].Shape)
+		if _, err := Run(m, []Value{x}, Options{MaxWork: 1000}); err != nil {
+			t.Errorf("%s within its work: %v", entry, err)
+		}
+		_, err := Run(m, []Value{x}, Options{MaxWork: 200})
+		var we *WorkError
+		if !errors.As(err, &we) || we.Inst != "r" {
+			t.Errorf("%s beyond its work: %v; want a *WorkError at %%r", entry, err)
 		}
 	}
 }
