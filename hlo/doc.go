@@ -6,6 +6,9 @@
 //     users (Users is one field away; SetOperand, SetOperands and ReplaceAllUsesWith keep both sides in
 //     step, so a rewrite never rescans a computation to find them);
 //   - Computation.Instructions lists every operand before its users; Root is one of them;
+//   - control-predecessors name instructions of the same computation: ReplaceAllUsesWith moves an
+//     instruction's control dependencies to its replacement, and Remove hands its control predecessors to
+//     its control successors;
 //   - names are unique in a module (Module.UniqueName makes new ones);
 //   - attributes keep their written order, those Octet reasons about typed (see attr.go) and every other
 //     one kept as Raw text, so that text XLA printed prints back byte for byte.
