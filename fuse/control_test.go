@@ -75,6 +75,10 @@ ENTRY main {
   after = f32[] negate(s), control-predecessors={a2}
   ROOT t = (f32[32,48], f32[]) tuple(d, after)
 `, []string{"before<after"}},
+		{"dot after its own dequantize", `
+  a2 = f32[32,64] convert(a), control-predecessors={before}
+  ROOT d = f32[32,48] dot(a2, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}, control-predecessors={a2}
+`, []string{"before<call"}},
 		{"root dot with successor", `
   after = f32[] negate(s)
   ROOT d = f32[32,48] dot(af, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}, control-predecessors={before, after}

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -387,5 +388,43 @@ func TestUniqueName(t *testing.T) {
 	loose := &Computation{Name: "loose"}
 	if got := loose.Add("x", OpParameter, n["x"].Shape).Name; got != "x" {
 		t.Errorf("Add in a computation of no module named x %q", got)
+	}
+}
+
+func TestVerifyControlPredecessors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(m *Module, c *Computation, n map[string]*Instruction)
+		want []string
+	}{
+		{"in order", func(m *Module, c *Computation, n map[string]*Instruction) {
+			n["z"].AddControlPredecessor(n["y"])
+		}, nil},
+		{"after its successor", func(m *Module, c *Computation, n map[string]*Instruction) {
+			n["y"].AddControlPredecessor(n["z"])
+		}, []string{"computation %main, instruction %y: control predecessor %z of %y comes after it"}},
+		{"a cycle", func(m *Module, c *Computation, n map[string]*Instruction) {
+			n["y"].AddControlPredecessor(n["z"])
+			n["z"].AddControlPredecessor(n["y"])
+			c.SortTopologically()
+		}, []string{"computation %main, instruction %z: control predecessor %y of %z comes after it"}},
+		{"removed by hand", func(m *Module, c *Computation, n map[string]*Instruction) {
+			n["r"].AddControlPredecessor(n["q"])
+			c.Instructions = slices.DeleteFunc(c.Instructions, func(in *Instruction) bool { return in == n["q"] })
+			c.Params = c.Params[:1]
+		}, []string{"computation %main, instruction %r: control predecessor %q of %r is not an instruction of computation %main"}},
+		{"removed by Remove", func(m *Module, c *Computation, n map[string]*Instruction) {
+			n["r"].AddControlPredecessor(n["q"])
+			c.Remove(n["q"])
+			c.Params = c.Params[:1]
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, c, n := editFixture()
+			tc.edit(m, c, n)
+			if got := errorLines(Verify(m)); !slices.Equal(got, tc.want) {
+				t.Errorf("Verify says %q; want %q", got, tc.want)
+			}
+		})
 	}
 }
