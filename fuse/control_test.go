@@ -62,13 +62,13 @@ ENTRY main {
   sb = f32[32,48] broadcast(s), dimensions={}
   m = f32[32,48] multiply(d, sb), control-predecessors={mid}
   ROOT t = (f32[32,48], f32[]) tuple(m, mid)
-`, []string{"refused: %mid comes after %d"}},
+`, []string{"refused: control dependencies order %mid after %d"}},
 		{"successor as the scale", `
   d = f32[32,48] dot(af, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   mid = f32[] negate(s), control-predecessors={d}
   sb = f32[32,48] broadcast(mid), dimensions={}
   ROOT m = f32[32,48] multiply(d, sb)
-`, []string{"refused: %mid comes after %d"}},
+`, []string{"refused: control dependencies order %mid after %d"}},
 		{"removed dequantize between two others", `
   a2 = f32[32,64] convert(a), control-predecessors={before}
   d = f32[32,48] dot(a2, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}

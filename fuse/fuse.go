@@ -292,8 +292,8 @@ func controlBetween(p *plan) *refusal {
 			}
 			after[x] = true
 			if before[x] && !set[x] {
-				return refuse(x, "%%%s comes after %%%s or an instruction the call would absorb and before another "+
-					"(through control dependencies): one call cannot compute them on both sides of it", x.Name, p.dot.Name)
+				return refuse(x, "control dependencies order %%%s after %%%s or what the call would absorb and before "+
+					"another of them: one call cannot run on both sides of it", x.Name, p.dot.Name)
 			}
 			work = append(work, x)
 		}

@@ -141,39 +141,41 @@ func TestReduceFastPath(t *testing.T) {
 			continue // no element bit patterns in 64 bits, and no 1-bit integers in HLO text
 		}
 		for _, op := range reducerOps(ty) {
-			for _, sh := range shapes {
-				name := fmt.Sprintf("%s/%s/%v-%v", ty, op, sh.dims, sh.reduced)
-				n := 1
-				for _, d := range sh.dims {
-					n *= int(d)
-				}
-				x := ArrayValue(tensor.FromBits(ty, sh.dims, elementBits(rng, ty, n, rng.IntN(2) == 0)))
-				initBits := elementBits(rng, ty, 12, true)[rng.IntN(12)]
-				if ty.IsComplex() {
-					initBits = 0
-				}
-				init := ArrayValue(tensor.FromBits(ty, nil, []uint64{initBits}))
-				var results [numForms]Value
-				for form := range numForms {
-					m := parseModule(t, reduceModule(ty, op, form, sh.dims, sh.reduced))
-					if p, _ := compileScalar(m.Computation("f")); (p != nil && p.binop == op) != (form == formFast) {
-						t.Fatalf("%s: the %s form is not what it should be for the fast path", name, formNames[form])
+			t.Run(ty.String()+"/"+op.String(), func(t *testing.T) {
+				for _, sh := range shapes {
+					name := fmt.Sprintf("%s/%s/%v-%v", ty, op, sh.dims, sh.reduced)
+					n := 1
+					for _, d := range sh.dims {
+						n *= int(d)
 					}
-					got, err := Run(m, []Value{x, init}, Options{MaxMemory: 1 << 26})
-					if err != nil {
-						t.Fatalf("%s, %s form: %v", name, formNames[form], err)
+					x := ArrayValue(tensor.FromBits(ty, sh.dims, elementBits(rng, ty, n, rng.IntN(2) == 0)))
+					initBits := elementBits(rng, ty, 12, true)[rng.IntN(12)]
+					if ty.IsComplex() {
+						initBits = 0
 					}
-					results[form] = got
-				}
-				for form := formProgram; form < numForms; form++ {
-					if !sameBitsOrNaN(results[formFast].Array, results[form].Array) {
-						t.Errorf("%s: fast path %s, %s %s", name, describe(results[formFast]), formNames[form], describe(results[form]))
+					init := ArrayValue(tensor.FromBits(ty, nil, []uint64{initBits}))
+					var results [numForms]Value
+					for form := range numForms {
+						m := parseModule(t, reduceModule(ty, op, form, sh.dims, sh.reduced))
+						if p, _ := compileScalar(m.Computation("f")); (p != nil && p.binop == op) != (form == formFast) {
+							t.Fatalf("%s: the %s form is not what it should be for the fast path", name, formNames[form])
+						}
+						got, err := Run(m, []Value{x, init}, Options{MaxMemory: 1 << 26})
+						if err != nil {
+							t.Fatalf("%s, %s form: %v", name, formNames[form], err)
+						}
+						results[form] = got
+					}
+					for form := formProgram; form < numForms; form++ {
+						if !sameBitsOrNaN(results[formFast].Array, results[form].Array) {
+							t.Errorf("%s: fast path %s, %s %s", name, describe(results[formFast]), formNames[form], describe(results[form]))
+						}
+					}
+					if ty.IsFloat() {
+						checkFloatFold(t, name, op, x.Array, init.Array, sh.reduced, results[formFast].Array)
 					}
 				}
-				if ty.IsFloat() {
-					checkFloatFold(t, name, op, x.Array, init.Array, sh.reduced, results[formFast].Array)
-				}
-			}
+			})
 		}
 	}
 }
@@ -319,29 +321,31 @@ func TestReduceWindowFastPath(t *testing.T) {
 			continue
 		}
 		for _, op := range reducerOps(ty) {
-			for _, wc := range windows {
-				text, out := windowText(wc.win, wc.dims)
-				name := fmt.Sprintf("%s/%s/%v {%s}", ty, op, wc.dims, text)
-				n := int(product(wc.dims))
-				x := ArrayValue(tensor.FromBits(ty, wc.dims, elementBits(rng, ty, n, rng.IntN(2) == 0)))
-				init := ArrayValue(tensor.FromBits(ty, nil, []uint64{elementBits(rng, ty, 12, true)[rng.IntN(12)]}))
-				var results [numForms]Value
-				for form := range numForms {
-					src := reduceModule(ty, op, form, []int64{1}, []int64{0}) // for its reducer f
-					src = src[:strings.Index(src, "ENTRY")] + fmt.Sprintf("ENTRY e {\n  x = %s[%s] parameter(0)\n  z = %s[] parameter(1)\n"+
-						"  ROOT r = %s[%s] reduce-window(x, z), window={%s}, to_apply=f\n}\n", ty, joinInts(wc.dims), ty, ty, joinInts(out), text)
-					got, err := Run(parseModule(t, src), []Value{x, init}, Options{MaxMemory: 1 << 26})
-					if err != nil {
-						t.Fatalf("%s, %s form: %v", name, formNames[form], err)
+			t.Run(ty.String()+"/"+op.String(), func(t *testing.T) {
+				for _, wc := range windows {
+					text, out := windowText(wc.win, wc.dims)
+					name := fmt.Sprintf("%s/%s/%v {%s}", ty, op, wc.dims, text)
+					n := int(product(wc.dims))
+					x := ArrayValue(tensor.FromBits(ty, wc.dims, elementBits(rng, ty, n, rng.IntN(2) == 0)))
+					init := ArrayValue(tensor.FromBits(ty, nil, []uint64{elementBits(rng, ty, 12, true)[rng.IntN(12)]}))
+					var results [numForms]Value
+					for form := range numForms {
+						src := reduceModule(ty, op, form, []int64{1}, []int64{0}) // for its reducer f
+						src = src[:strings.Index(src, "ENTRY")] + fmt.Sprintf("ENTRY e {\n  x = %s[%s] parameter(0)\n  z = %s[] parameter(1)\n"+
+							"  ROOT r = %s[%s] reduce-window(x, z), window={%s}, to_apply=f\n}\n", ty, joinInts(wc.dims), ty, ty, joinInts(out), text)
+						got, err := Run(parseModule(t, src), []Value{x, init}, Options{MaxMemory: 1 << 26})
+						if err != nil {
+							t.Fatalf("%s, %s form: %v", name, formNames[form], err)
+						}
+						results[form] = got
 					}
-					results[form] = got
-				}
-				for form := formProgram; form < numForms; form++ {
-					if !sameBitsOrNaN(results[formFast].Array, results[form].Array) {
-						t.Errorf("%s: fast path %s, %s %s", name, describe(results[formFast]), formNames[form], describe(results[form]))
+					for form := formProgram; form < numForms; form++ {
+						if !sameBitsOrNaN(results[formFast].Array, results[form].Array) {
+							t.Errorf("%s: fast path %s, %s %s", name, describe(results[formFast]), formNames[form], describe(results[form]))
+						}
 					}
 				}
-			}
+			})
 		}
 	}
 }
