@@ -1,6 +1,7 @@
 package fuse_test
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"octet/fuse"
 	"octet/hlo"
 	"octet/hlo/parser"
+	"octet/internal/shared"
 )
 
 // TestRewriteKeepsControlDependencies rewrites FP8 dots whose dot, epilogue or result take part in control
@@ -166,4 +168,83 @@ func ordered(x, y *hlo.Instruction) bool {
 		return false
 	}
 	return x != y && reach(y)
+}
+
+// TestCorpusControlChain orders the dots of every computation of the FP8 corpus, the examples and the
+// Llama training step one after another with control dependencies, as a scheduler does, and rewrites
+// them: the result verifies and parses back, each dot is fused exactly when it is without the chain, and
+// the calls and the dots left keep the chain's order.
+func TestCorpusControlChain(t *testing.T) {
+	files, _ := filepath.Glob(shared.Path(t, "corpus", "fp8", "*.hlo"))
+	examples, _ := filepath.Glob(shared.Path(t, "examples", "*.before.hlo"))
+	files = append(files, examples...)
+	files = append(files, shared.Path(t, "corpus", "hlo", "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz"))
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			plain, m := load(t, f), load(t, f)
+			chains := map[string][]string{} // computation -> its dots in order
+			edges := 0
+			for _, c := range m.Computations {
+				var prev *hlo.Instruction
+				for _, in := range c.Instructions {
+					if in.Opcode != hlo.OpDot {
+						continue
+					}
+					if prev != nil {
+						in.AddControlPredecessor(prev)
+						edges++
+					}
+					prev = in
+					chains[c.Name] = append(chains[c.Name], in.Name)
+				}
+			}
+			if err := hlo.Verify(m); err != nil {
+				t.Fatalf("the chained input does not verify: %v", err)
+			}
+			want := fuse.Rewrite(plain, fuse.Options{})
+			got := fuse.Rewrite(m, fuse.Options{})
+			checkInvariants(t, m)
+			if len(got.Decisions) != len(want.Decisions) {
+				t.Fatalf("%d decisions with the chain, %d without", len(got.Decisions), len(want.Decisions))
+			}
+			now := map[string]string{} // dot -> the instruction that stands for it after the rewrite
+			fused := 0
+			for i, g := range got.Decisions {
+				w := want.Decisions[i]
+				if g.Fused != w.Fused && !strings.HasPrefix(g.Reason, "control dependencies order") {
+					t.Errorf("%%%s: fused %v with the chain (%s), %v without", g.Dot, g.Fused, g.Reason, w.Fused)
+				}
+				if g.Fused {
+					now[g.Dot] = g.Call
+					fused++
+				} else if w.Fused {
+					t.Logf("%%%s: %s; absorbs %v", g.Dot, g.Reason, w.Absorbed)
+				}
+			}
+			for comp, dots := range chains {
+				c := m.Computation(comp)
+				byName := map[string]*hlo.Instruction{}
+				for _, in := range c.Instructions {
+					byName[in.Name] = in
+				}
+				stand := func(dot string) *hlo.Instruction {
+					if n, ok := now[dot]; ok {
+						return byName[n]
+					}
+					return byName[dot]
+				}
+				for k := 1; k < len(dots); k++ {
+					x, y := stand(dots[k-1]), stand(dots[k])
+					if x == nil || y == nil {
+						t.Errorf("%s: %%%s or %%%s is gone", comp, dots[k-1], dots[k])
+						continue
+					}
+					if !ordered(x, y) {
+						t.Errorf("%s: %%%s (for %%%s) is no longer ordered before %%%s (for %%%s)", comp, x.Name, dots[k-1], y.Name, dots[k])
+					}
+				}
+			}
+			t.Logf("%d control edges, %d of %d dots fused", edges, fused, len(got.Decisions))
+		})
+	}
 }
