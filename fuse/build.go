@@ -293,6 +293,10 @@ func (p *plan) build(abi ABI) *hlo.Instruction {
 		ll := l.Clone()
 		out.Shape.Layout = &ll
 	}
+	// The call computes the dot and what it absorbed: their control dependencies become its own.
+	for _, in := range append([]*hlo.Instruction{p.dot}, e.absorbed...) {
+		in.MoveControlDependencies(call)
+	}
 	e.last.ReplaceAllUsesWith(out)
 	if e.amax != nil {
 		am := b.add(b.c.GetTupleElement(call, 1))

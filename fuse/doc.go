@@ -38,8 +38,10 @@
 //
 // The steps live in rules.go, operand.go and epilogue.go (matching), plan.go (legality) and build.go
 // (building); fuse.go runs them over a module. Every dot gets a Decision with the reason for a refusal and
-// an explanation of each piece that matched. The rewrite keeps the IR's invariants: the result passes hlo.Verify when the input does, and
-// prints as text that parses back.
+// an explanation of each piece that matched. The rewrite keeps the IR's invariants: the result passes
+// hlo.Verify when the input does, and prints as text that parses back. Control dependencies stay: the call
+// takes those of the dot and of what it absorbs, and a dot is not fused when they order another
+// instruction between it and what it would absorb.
 //
 // # What it is not
 //

@@ -108,6 +108,8 @@ func run(m *hlo.Module, opts *Options) *Result {
 			continue
 		}
 		changed := false
+		// A rewrite only moves control dependencies: a computation without any gets none.
+		control := slices.ContainsFunc(c.Instructions, func(in *hlo.Instruction) bool { return len(in.ControlPredecessors()) > 0 })
 		for _, dot := range slices.Clone(c.Instructions) {
 			if dot.Opcode != hlo.OpDot || dot.Parent != c {
 				continue
@@ -115,6 +117,9 @@ func run(m *hlo.Module, opts *Options) *Result {
 			p, why := analyze(dot, claimed)
 			if p == nil && why == nil {
 				continue
+			}
+			if why == nil && control {
+				why = controlBetween(p)
 			}
 			g := p.decision(why)
 			r.Decisions = append(r.Decisions, g)
@@ -241,4 +246,57 @@ func removeDead(p *plan) {
 		c.Remove(in)
 		work = append(work, ops...)
 	}
+}
+
+// controlBetween refuses a plan when an instruction the call would not compute comes, through operands and
+// control dependencies, both after the dot or an instruction it absorbs and before one of them: the call
+// computes them all at once and cannot keep that order.
+func controlBetween(p *plan) *refusal {
+	set := map[*hlo.Instruction]bool{p.dot: true}
+	for _, in := range p.epi.absorbed {
+		set[in] = true
+	}
+	succs := map[*hlo.Instruction][]*hlo.Instruction{}
+	for _, in := range p.dot.Parent.Instructions {
+		for _, pred := range in.ControlPredecessors() {
+			succs[pred] = append(succs[pred], in)
+		}
+	}
+	// before: everything the set needs first.
+	before := map[*hlo.Instruction]bool{}
+	var work []*hlo.Instruction
+	for in := range set {
+		work = append(work, in)
+	}
+	for len(work) > 0 {
+		in := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, x := range slices.Concat(in.Operands(), in.ControlPredecessors()) {
+			if !before[x] {
+				before[x] = true
+				work = append(work, x)
+			}
+		}
+	}
+	// after: everything that needs the set first; one of them in before is between two of the set.
+	after := map[*hlo.Instruction]bool{}
+	for in := range set {
+		work = append(work, in)
+	}
+	for len(work) > 0 {
+		in := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, x := range slices.Concat(in.Users(), succs[in]) {
+			if after[x] {
+				continue
+			}
+			after[x] = true
+			if before[x] && !set[x] {
+				return refuse(x, "control dependencies order %%%s after %%%s or what the call would absorb and before "+
+					"another of them: one call cannot run on both sides of it", x.Name, p.dot.Name)
+			}
+			work = append(work, x)
+		}
+	}
+	return nil
 }

@@ -6,6 +6,9 @@
 //     users (Users is one field away; SetOperand, SetOperands and ReplaceAllUsesWith keep both sides in
 //     step, so a rewrite never rescans a computation to find them);
 //   - Computation.Instructions lists every operand before its users; Root is one of them;
+//   - control-predecessors name instructions of the same computation: ReplaceAllUsesWith moves an
+//     instruction's control dependencies to its replacement, and Remove hands its control predecessors to
+//     its control successors;
 //   - names are unique in a module (Module.UniqueName makes new ones);
 //   - a constant's Literal holds its values, decoded once, in the element type and dimensions of its shape
 //     (or a tuple of literals, or Elided when the text left them out);

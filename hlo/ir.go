@@ -121,12 +121,19 @@ func (in *Instruction) SetOperand(i int, op *Instruction) {
 	old.dropUserIfUnused(in)
 }
 
-// ReplaceAllUsesWith makes every user of in use with instead, and makes with the root where in was.
+// ReplaceAllUsesWith makes every user of in other than with itself use with instead, makes with the root
+// where in was, and moves the control dependencies of in to with (MoveControlDependencies).
 func (in *Instruction) ReplaceAllUsesWith(with *Instruction) {
 	if in == with {
 		return
 	}
+	kept := in.users[:0]
 	for _, u := range append([]*Instruction(nil), in.users...) {
+		if u == with {
+			// with is made from in (an instruction inserted after it): it keeps using in.
+			kept = append(kept, u)
+			continue
+		}
 		for i, o := range u.operands {
 			if o == in {
 				u.operands[i] = with
@@ -134,10 +141,11 @@ func (in *Instruction) ReplaceAllUsesWith(with *Instruction) {
 		}
 		with.addUser(u)
 	}
-	in.users = nil
+	in.users = kept
 	if in.Parent != nil && in.Parent.Root == in {
 		in.Parent.Root = with
 	}
+	in.MoveControlDependencies(with)
 }
 
 func (in *Instruction) addUser(u *Instruction) {
@@ -365,8 +373,12 @@ func (c *Computation) Add(name string, op Opcode, shape Shape, operands ...*Inst
 	return in
 }
 
-// Remove deletes an instruction that has no users from c, releasing its operands.
+// Remove deletes an instruction that has no users from c, releasing its operands. Its control successors
+// take over its control predecessors (DropControlDependencies), so that none names a removed instruction.
 func (c *Computation) Remove(in *Instruction) {
+	if in.Parent == c {
+		in.DropControlDependencies()
+	}
 	for i, x := range c.Instructions {
 		if x == in {
 			c.Instructions = append(c.Instructions[:i], c.Instructions[i+1:]...)

@@ -284,6 +284,8 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 				name = p.Name
 			}
 			v.errorAt(in, "control predecessor %%%s of %%%s is not an instruction of computation %%%s", name, in.Name, c.Name)
+		} else if v.index[p] >= v.index[in] {
+			v.errorAt(in, "control predecessor %%%s of %%%s comes after it", p.Name, in.Name)
 		}
 	}
 	for _, a := range in.Attrs {

@@ -1,0 +1,78 @@
+package hlo
+
+// This file holds the editing of control dependencies. An instruction lists its control predecessors in
+// its control-predecessors attribute; its control successors are found from its computation's instructions
+// when asked for, so that the parser and every pass that copies attributes keep one list, not two.
+
+const controlPredecessors = "control-predecessors"
+
+// ControlSuccessors returns the instructions of in's computation that list in as a control predecessor, in
+// the computation's order.
+func (in *Instruction) ControlSuccessors() []*Instruction {
+	if in.Parent == nil {
+		return nil
+	}
+	var succs []*Instruction
+	for _, x := range in.Parent.Instructions {
+		if x != nil && containsInst(x.ControlPredecessors(), in) {
+			succs = append(succs, x)
+		}
+	}
+	return succs
+}
+
+// AddControlPredecessor makes p a control predecessor of in: in runs after p. It does nothing when p is in
+// or already listed.
+func (in *Instruction) AddControlPredecessor(p *Instruction) {
+	preds := in.ControlPredecessors()
+	if p == nil || p == in || containsInst(preds, p) {
+		return
+	}
+	// A new list: an attribute's value may be shared with the instruction it was copied from.
+	in.SetAttr(controlPredecessors, append(append(InstList(nil), preds...), p))
+}
+
+// RemoveControlPredecessor removes p from in's control predecessors, and the attribute with its last entry.
+func (in *Instruction) RemoveControlPredecessor(p *Instruction) {
+	preds := in.ControlPredecessors()
+	i := firstIndex(preds, p)
+	if i < 0 {
+		return
+	}
+	if len(preds) == 1 {
+		in.RemoveAttr(controlPredecessors)
+		return
+	}
+	in.SetAttr(controlPredecessors, append(append(InstList(nil), preds[:i]...), preds[i+1:]...))
+}
+
+// MoveControlDependencies gives to the control predecessors and control successors of in, and leaves in
+// with none: what had to run before in runs before to, what had to run after in runs after to.
+func (in *Instruction) MoveControlDependencies(to *Instruction) {
+	if to == nil || to == in {
+		return
+	}
+	for _, p := range in.ControlPredecessors() {
+		to.AddControlPredecessor(p)
+	}
+	in.RemoveAttr(controlPredecessors)
+	for _, s := range in.ControlSuccessors() {
+		s.RemoveControlPredecessor(in)
+		if s != to {
+			s.AddControlPredecessor(to)
+		}
+	}
+}
+
+// DropControlDependencies removes the control dependencies of in and keeps the order they gave the
+// others: each control successor of in gets in's control predecessors as its own.
+func (in *Instruction) DropControlDependencies() {
+	preds := in.ControlPredecessors()
+	in.RemoveAttr(controlPredecessors)
+	for _, s := range in.ControlSuccessors() {
+		s.RemoveControlPredecessor(in)
+		for _, p := range preds {
+			s.AddControlPredecessor(p)
+		}
+	}
+}
