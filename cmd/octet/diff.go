@@ -22,7 +22,8 @@ from), not by instruction names, and reports the fusions B lost, the ones it gai
 whose epilogue, abs-max output, D type, alpha or beta changed.
 
 Each FILE holds one module (gzipped or not; - is standard input for one of them). --fail-on-regression
-exits with status 1 when an FP8 GEMM fused in A is not fused in B, naming it.`,
+exits with status 1 when an FP8 GEMM fused in A is not fused in B, naming it. Both modules are verified (as
+"octet verify" does) before they are compared.`,
 		Order: 22,
 		Run:   runDiff,
 	})
@@ -51,7 +52,7 @@ func runDiff(inv *invocation, args []string) error {
 	}
 	var mods [2]*hlo.Module
 	for i, name := range files {
-		ms, err := inv.parseModules(name)
+		ms, err := inv.loadModules(name)
 		if err != nil {
 			return err
 		}

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"go/token"
 	"io"
 	"math"
 	"strings"
 
 	"octet/fuse"
 	"octet/hlo"
-	"octet/hlo/parser"
 	"octet/hlo/printer"
 	"octet/interp"
 )
@@ -38,7 +36,8 @@ interpreter and prints the share of bit-identical result elements and the larges
 fused call rounds once where the original rounds after every step, so bits may differ in bf16 and f16.
 
 --abi=legacy makes the six-scalar operand form of XLA up to 2024 (a, b, a_scale, b_scale, c_scale,
-d_scale). The exit status is 1 when the input does not parse or a run fails.`,
+d_scale). The input is verified (as "octet verify" does) before it is rewritten. The exit status is 1 when
+the input does not parse or verify, or a run fails.`,
 		Order: 21,
 		Run:   runFuse,
 	})
@@ -92,25 +91,22 @@ func runFuse(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	mods, err := parser.ParseFile(token.NewFileSet(), display, src)
+	mods, err := loadSource(display, src)
 	if err != nil {
-		return parseError(err)
+		return err
 	}
 	var originals []*hlo.Module
 	if *verify {
-		if originals, err = parser.ParseFile(token.NewFileSet(), display, src); err != nil {
-			return parseError(err)
+		if originals, err = loadSource(display, src); err != nil {
+			return err
 		}
 	}
 	var out bytes.Buffer
 	var outputs []fuseOutput
 	for i, m := range mods {
-		inputOK := hlo.Verify(m) == nil
 		report := fuse.Rewrite(m, fuse.Options{ABI: abi})
-		if inputOK {
-			if err := hlo.Verify(m); err != nil {
-				return fmt.Errorf("%s: internal error: the rewritten module %s does not verify:\n%v", display, m.Name, err)
-			}
+		if err := hlo.Verify(m); err != nil {
+			panic(fmt.Sprintf("%s: the rewritten module %s does not verify:\n%v", display, m.Name, err))
 		}
 		o := fuseOutput{Module: report.Module, GEMMs: report.GEMMs}
 		if o.GEMMs == nil {

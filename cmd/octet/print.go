@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"go/scanner"
-	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 
 	"octet/cublas"
 	"octet/hlo"
-	"octet/hlo/parser"
 	"octet/hlo/printer"
 )
 
@@ -169,19 +167,6 @@ func writeModules(w io.Writer, mods []*hlo.Module, cfg printer.Config) error {
 		return err
 	}
 	return nil
-}
-
-// parseModules reads and parses every module of a file ("-" is standard input).
-func (inv *invocation) parseModules(name string) ([]*hlo.Module, error) {
-	src, display, err := inv.readInput(name)
-	if err != nil {
-		return nil, err
-	}
-	mods, err := parser.ParseFile(token.NewFileSet(), display, src)
-	if err != nil {
-		return nil, parseError(err)
-	}
-	return mods, nil
 }
 
 // maxReportedErrors bounds the parse errors a command prints.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -100,7 +99,7 @@ func runRun(inv *invocation, args []string) error {
 		}
 	}
 
-	mods, err := inv.parseModules(pos[0])
+	mods, err := inv.loadModules(pos[0])
 	if err != nil {
 		return err
 	}
@@ -155,7 +154,7 @@ func runRun(inv *invocation, args []string) error {
 		if err := tensor.WriteNpz(&buf, names, arrays); err != nil {
 			return fmt.Errorf("%s: %v", *out, err)
 		}
-		if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+		if err := writeFileAtomic(inv.ctx, *out, buf.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -250,19 +249,6 @@ func (inv *invocation) readNpzInputs(params []*hlo.Instruction, file string) ([]
 		}
 	}
 	return vals, nil
-}
-
-// readInputRaw reads a binary input file ("-" is standard input), without gzip decompression.
-func (inv *invocation) readInputRaw(name string) ([]byte, string, error) {
-	if name == "-" {
-		data, err := io.ReadAll(inv.stdin)
-		return data, "<stdin>", err
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, name, fmt.Errorf("%s: %v", name, trimPathError(err))
-	}
-	return data, name, nil
 }
 
 // writeSummary prints one line about an output array and its first values.
