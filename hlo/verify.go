@@ -29,6 +29,7 @@ import (
 func Verify(m *Module) error {
 	v := &verifier{m: m}
 	v.module()
+	v.limits()
 	v.errs.Sort()
 	return v.errs.Err()
 }
