@@ -15,8 +15,8 @@ import (
 // Options control an evaluation.
 type Options struct {
 	// MaxMemory is the most bytes of buffers the program may need (see EstimateMemory); a program that
-	// needs more is refused before it runs, with a *MemoryError naming its largest buffers. Zero means
-	// DefaultMaxMemory(); a negative value means no limit.
+	// needs more is refused before it runs, with a *MemoryError naming its largest buffers. Zero or a
+	// negative value means no limit.
 	MaxMemory int64
 	// MaxWork stops an evaluation that exceeds this many units of work with a *WorkError: one unit per
 	// element an instruction produces, per multiply-add of a dot or convolution, and per element a
@@ -73,11 +73,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 // CheckMemory returns a *MemoryError when the buffers evaluating m needs (EstimateMemory) exceed
 // opts.MaxMemory. Run checks this itself; callers that build large inputs check it first.
 func CheckMemory(m *hlo.Module, opts Options) error {
-	limit := opts.MaxMemory
-	if limit == 0 {
-		limit = DefaultMaxMemory()
-	}
-	if limit > 0 {
+	if limit := opts.MaxMemory; limit > 0 {
 		est := EstimateMemory(m)
 		if est.Bytes > limit {
 			return &MemoryError{Need: est.Bytes, Limit: limit, Largest: est.Largest}
@@ -147,7 +143,10 @@ func (e *evaluator) charge(n int64) error {
 	return nil
 }
 
-const maxCallDepth = 200
+// maxCallDepth bounds how deeply computations may call each other during one evaluation. Valid HLO never
+// recurses (the verifier rejects it), so the depth is at most the number of computations; the bound keeps
+// the evaluator, which calls itself once per level, well inside the goroutine stack limit.
+const maxCallDepth = 10000
 
 // call evaluates computation c on args.
 func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {

@@ -134,6 +134,38 @@ func (inv *invocation) readInputRaw(name string) (data []byte, display string, e
 	return buf.Bytes(), name, nil
 }
 
+// An input is a binary input file open for reading, at random or in sequence.
+type input interface {
+	io.Reader
+	io.ReaderAt
+	io.Closer
+}
+
+// openInput opens a binary input file ("-" is standard input, read whole first) under the rules of
+// readInput, without decompression, and returns its size.
+func (inv *invocation) openInput(name string) (r input, size int64, display string, err error) {
+	if name == "-" {
+		data, display, err := inv.readInputRaw(name)
+		if err != nil {
+			return nil, 0, display, err
+		}
+		return nopCloser{bytes.NewReader(data)}, int64(len(data)), display, nil
+	}
+	f, size, err := openRegular(name)
+	if err != nil {
+		return nil, 0, name, err
+	}
+	if limit := inv.maxInputBytes(); size > limit {
+		f.Close()
+		return nil, 0, name, fmt.Errorf("%s: %s, more than the input limit of %s", name, interp.FormatBytes(size), interp.FormatBytes(limit))
+	}
+	return f, size, name, nil
+}
+
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }
+
 // openRegular opens a regular file for reading and returns its size. Anything else (a folder, a named pipe,
 // a device, a socket) is refused with an error that names it, before it is opened: opening a named pipe
 // would wait for a writer.
@@ -276,12 +308,12 @@ func explicitEntry(display string, m *hlo.Module, src []byte) error {
 		pos, m.Name, m.Entry.Name)
 }
 
-// writeFileAtomic writes data to name so that name never holds a partial file: through a temporary file in
+// writeFileAtomic writes what write writes to name so that name never holds a partial file: through a temporary file in
 // the same folder, synced to disk, then renamed over name. An existing file keeps its permissions; a symbolic
 // link is written through (its target is replaced, the link stays); a name that exists and is not a regular
 // file (a folder, a named pipe, a device) is refused. The temporary file is removed on any failure, and when
 // ctx is cancelled (by SIGINT or SIGTERM) before the rename.
-func writeFileAtomic(ctx context.Context, name string, data []byte) error {
+func writeFileAtomic(ctx context.Context, name string, write func(io.Writer) error) error {
 	target, err := resolveLinks(name)
 	if err != nil {
 		return fmt.Errorf("%s: %v", name, err)
@@ -302,7 +334,11 @@ func writeFileAtomic(ctx context.Context, name string, data []byte) error {
 		return fmt.Errorf("%s: %v", name, trimPathError(err))
 	}
 	tmp := f.Name()
-	_, werr := f.Write(data)
+	bw := bufio.NewWriterSize(f, 1<<16)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	if werr == nil {
 		werr = f.Chmod(perm)
 	}

@@ -176,15 +176,21 @@ func writeExplanation(w io.Writer, r *fuse.Report) {
 // verifyRewrite runs the original module and the rewritten one on the same random inputs and compares
 // their results.
 func verifyRewrite(orig, fused *hlo.Module, seed uint64) (*verifyOutcome, error) {
+	opts := interp.Options{MaxMemory: defaultMemoryBudget()}
+	for _, m := range []*hlo.Module{orig, fused} {
+		if err := interp.CheckMemory(m, opts); err != nil {
+			return nil, err
+		}
+	}
 	args, err := interp.RandomInputs(orig, seed)
 	if err != nil {
 		return nil, err
 	}
-	want, err := interp.Run(orig, args, interp.Options{})
+	want, err := interp.Run(orig, args, opts)
 	if err != nil {
 		return nil, fmt.Errorf("the original module: %v", err)
 	}
-	got, err := interp.Run(fused, args, interp.Options{})
+	got, err := interp.Run(fused, args, opts)
 	if err != nil {
 		return nil, fmt.Errorf("the rewritten module: %v", err)
 	}
