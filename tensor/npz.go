@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -52,9 +53,11 @@ func ReadNpzWithin(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBy
 		if err != nil {
 			return nil, nil, fmt.Errorf("npz: member %q: %v", f.Name, err)
 		}
-		limit := int64(-1)
+		// The archive says how large the member is (the zip reader holds the member to it): its array's
+		// data cannot be larger, whatever its header claims.
+		limit := int64(min(f.UncompressedSize64, math.MaxInt64))
 		if maxBytes > 0 {
-			limit = maxBytes - used
+			limit = min(limit, maxBytes-used)
 		}
 		t, err := readNpy(rc, types[name], limit)
 		if t != nil {

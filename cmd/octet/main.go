@@ -136,7 +136,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return code
 		}
 		if code == 0 {
-			fmt.Fprintf(stderr, "octet: writing the output: %v\n", trimPathError(out.err))
+			fmt.Fprintln(stderr, out.err)
 			code = 1
 		}
 	}
@@ -154,9 +154,17 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 		return 0, c.err
 	}
 	n, err := c.w.Write(p)
-	c.err = err
-	return n, err
+	if err != nil {
+		c.err = &outputError{err}
+	}
+	return n, c.err
 }
+
+// outputError is a failed write to standard output.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return "octet: writing the output: " + trimPathError(e.err).Error() }
+func (e *outputError) Unwrap() error { return e.err }
 
 func (inv *invocation) main(args []string) int {
 	if len(args) == 0 {

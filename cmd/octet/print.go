@@ -220,10 +220,11 @@ func readDumpFolder(dir string) ([]dumpModule, error) {
 	}
 	var mods []dumpModule
 	for _, e := range entries {
-		if e.IsDir() {
+		path := filepath.Join(dir, e.Name())
+		// Only regular files: a named pipe in the folder would make the read wait for a writer.
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
 		name, ok := hloModuleName(path)
 		if !ok {
 			continue
