@@ -163,7 +163,9 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 // outputError is a failed write to standard output.
 type outputError struct{ err error }
 
-func (e *outputError) Error() string { return "octet: writing the output: " + trimPathError(e.err).Error() }
+func (e *outputError) Error() string {
+	return "octet: writing the output: " + trimPathError(e.err).Error()
+}
 func (e *outputError) Unwrap() error { return e.err }
 
 func (inv *invocation) main(args []string) int {
