@@ -97,12 +97,8 @@ func runRun(inv *invocation, args []string) error {
 			return usagef("--max-memory: %q is not a size (like 512MiB or 8G)", *maxMem)
 		}
 	}
-	// The budget bounds the program's buffers and every input file; 0 is no limit.
+	// The budget bounds the program's buffers and its input arrays; 0 is no limit.
 	opts := interp.Options{Context: inv.ctx, MaxMemory: budget}
-	inv.maxInput = budget
-	if budget == 0 {
-		inv.maxInput = math.MaxInt64 - 1
-	}
 
 	mods, err := inv.loadModules(pos[0])
 	if err != nil {
@@ -122,6 +118,10 @@ func runRun(inv *invocation, args []string) error {
 			names[i] = x.Name
 		}
 		return fmt.Errorf("%s holds %d modules (%s): choose one with --module", pos[0], len(mods), strings.Join(names, ", "))
+	}
+	inv.maxInput = budget
+	if budget == 0 {
+		inv.maxInput = math.MaxInt64 - 1
 	}
 	if err := interp.CheckMemory(m, opts); err != nil {
 		return fmt.Errorf("%s: %v (--max-memory)", pos[0], err)
