@@ -15,12 +15,21 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
 	// SIGINT and SIGTERM cancel the context: a command stops, removes its temporary files and exits; a second
 	// signal kills the program.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+		// A command that does not watch the context (one reading a terminal) still ends, soon.
+		time.Sleep(2 * time.Second)
+		fmt.Fprintln(os.Stderr, "octet: interrupted")
+		os.Exit(1)
+	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -210,6 +219,9 @@ func (inv *invocation) report(err error) int {
 		return ee.code
 	case errors.Is(err, syscall.EPIPE):
 		return 0 // reported, or not, by run
+	case errors.Is(err, context.Canceled) && inv.ctx.Err() != nil:
+		fmt.Fprintln(inv.stderr, "octet: interrupted")
+		return 1
 	default:
 		msg := err.Error()
 		if !strings.HasSuffix(msg, "\n") {
