@@ -29,6 +29,10 @@ type Options struct {
 	GEMM GEMM
 }
 
+// ErrInternal is wrapped by the error Run returns for a failure of the interpreter itself (a recovered
+// panic), which no input should cause.
+var ErrInternal = errors.New("internal error")
+
 // Run evaluates the entry computation of m with the given arguments, one per entry parameter, and
 // returns its result. Each argument must have its parameter's shape (layouts aside).
 func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
@@ -64,7 +68,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 				name = e.current.Name
 			}
 			err = &Error{Pos: position(e.current), Inst: name,
-				Err: fmt.Errorf("internal error: %v\n%s", r, debug.Stack())}
+				Err: fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())}
 		}
 	}()
 	return e.call(entry, args)

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"octet/interp"
 )
 
 func main() {
@@ -219,6 +221,9 @@ func (inv *invocation) report(err error) int {
 		return ee.code
 	case errors.Is(err, syscall.EPIPE):
 		return 0 // reported, or not, by run
+	case errors.Is(err, interp.ErrInternal):
+		fmt.Fprintf(inv.stderr, "octet: %v\n", err)
+		return 3
 	case errors.Is(err, context.Canceled) && inv.ctx.Err() != nil:
 		fmt.Fprintln(inv.stderr, "octet: interrupted")
 		return 1
