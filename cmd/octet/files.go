@@ -244,7 +244,7 @@ func (inv *invocation) parseModules(name string) ([]*hlo.Module, error) {
 }
 
 // parseSource parses every module of src, read from the file display names. A file that holds no module,
-// or a module without an ENTRY computation (the sign of a truncated file), is an error.
+// or a module XLA printed that lacks its ENTRY computation (the sign of a truncated file), is an error.
 func parseSource(display string, src []byte) ([]*hlo.Module, error) {
 	mods, err := parser.ParseFile(token.NewFileSet(), display, src)
 	if err != nil {
@@ -285,12 +285,17 @@ func loadSource(display string, src []byte) ([]*hlo.Module, error) {
 	return mods, nil
 }
 
-// explicitEntry reports a module of HLO text whose entry computation is not marked ENTRY. XLA's parser takes
-// the last computation as the entry then; in a dump (which always marks it) that means the text was cut
-// off, and analysing what is left would report on the wrong program.
+// explicitEntry reports a module that XLA printed but whose text has no ENTRY computation: the sign of a
+// file cut off before its entry. XLA's parser takes the last computation as the entry when none is marked,
+// which hand-written modules rely on; but XLA always marks the entry of a module it prints, and always
+// prints entry_computation_layout in its header, so a module with that header and no ENTRY has lost its end,
+// and analysing what is left would report on the wrong program.
 func explicitEntry(display string, m *hlo.Module, src []byte) error {
 	if m.Entry == nil {
 		return fmt.Errorf("%s: module %s has no entry computation", display, m.Name)
+	}
+	if m.EntryComputationLayout() == nil {
+		return nil
 	}
 	pos := m.Position(m.Entry.Pos)
 	if !pos.IsValid() || pos.Offset < 0 || pos.Offset >= len(src) {
@@ -304,7 +309,7 @@ func explicitEntry(display string, m *hlo.Module, src []byte) error {
 		// Not HLO text (an HloModuleProto names its entry by other means).
 		return nil
 	}
-	return fmt.Errorf("%s: module %s has no ENTRY computation: is the text cut off? (without ENTRY, XLA would run the last computation, %%%s)",
+	return fmt.Errorf("%s: module %s has no ENTRY computation: is the text cut off? (its header gives the entry's layout, as XLA prints it, but the text ends after computation %%%s)",
 		pos, m.Name, m.Entry.Name)
 }
 

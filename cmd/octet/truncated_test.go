@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func TestTruncatedCorpus(t *testing.T) {
 			if testing.Short() && len(src) > 1<<20 || len(src) > 8<<20 {
 				continue
 			}
-			end, ok := entryEnd(src)
+			start, end, printed, ok := entryBounds(src)
 			if !ok {
 				continue
 			}
@@ -46,6 +47,14 @@ func TestTruncatedCorpus(t *testing.T) {
 			// Cut points: the start of every computation and of the entry's last lines, and points spread
 			// evenly through the text.
 			points := cutPoints(src, end)
+			if !printed {
+				// Without the header XLA prints, a module cut between computations before its entry is
+				// valid HLO (the last computation is the entry): cut only inside the entry.
+				points = slices.DeleteFunc(points, func(p int) bool { return p <= start })
+			}
+			if len(points) == 0 {
+				continue
+			}
 			if len(src) > 256<<10 {
 				// Large files cost more than they add: the cut inside the last lines and one in the middle.
 				points = []int{points[len(points)/2], points[len(points)-2]}
@@ -75,17 +84,19 @@ func TestTruncatedCorpus(t *testing.T) {
 	t.Logf("%d files, %d cuts (%d MB parsed)", files, cuts, sizes>>20)
 }
 
-// entryEnd returns the offset of the closing brace of the entry computation of src, which must hold one
-// module that verifies: any cut before it leaves an invalid module.
-func entryEnd(src []byte) (int, bool) {
+// entryBounds returns the offsets of the start of the entry computation of src and of its closing brace,
+// and whether the header is the one XLA prints (with entry_computation_layout). src must hold one module
+// that verifies: any cut before the brace leaves an invalid module, or, without XLA's header, one cut
+// before the entry that is valid by XLA's rules.
+func entryBounds(src []byte) (start, end int, printed, ok bool) {
 	mods, err := parser.ParseFile(token.NewFileSet(), "x.hlo", src)
 	if err != nil || len(mods) != 1 || hlo.Verify(mods[0]) != nil {
-		return 0, false
+		return 0, 0, false, false
 	}
 	m := mods[0]
-	start := m.Position(m.Entry.Pos).Offset
+	start = m.Position(m.Entry.Pos).Offset
 	if start <= 0 || !bytes.HasPrefix(src[start:], []byte("ENTRY")) {
-		return 0, false
+		return 0, 0, false, false
 	}
 	next := len(src)
 	for _, c := range m.Computations {
@@ -94,8 +105,8 @@ func entryEnd(src []byte) (int, bool) {
 		}
 	}
 	// The closing brace starts a line (comments after it may hold braces of their own).
-	end := bytes.LastIndex(src[:next], []byte("\n}"))
-	return end + 1, end > start
+	end = bytes.LastIndex(src[:next], []byte("\n}"))
+	return start, end + 1, m.EntryComputationLayout() != nil, end > start
 }
 
 // cutPoints picks where to cut src, all before end.
