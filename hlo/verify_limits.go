@@ -10,7 +10,9 @@ import (
 // ShapeUtil::ValidateShape and HloVerifier do:
 //   - every array shape has a byte size that fits in an int64 (so that its element count does too);
 //   - no computation calls itself, directly or through others (HLO has no recursion);
-//   - every input_output_alias pair names an output and a parameter of the entry with the same shape.
+//   - every input_output_alias pair names an output and a parameter of the entry with the same shape;
+//   - a float constant holds inf or nan only when its type has them (f8e4m3fn has no infinity, f4e2m1fn
+//     neither infinity nor NaN), as XLA's parser requires.
 func (v *verifier) limits() {
 	if v.m == nil {
 		return
@@ -22,6 +24,7 @@ func (v *verifier) limits() {
 		for _, in := range c.Instructions {
 			if in != nil {
 				v.shapeSize(in, in.Shape)
+				v.nonFinite(in)
 			}
 		}
 	}
@@ -299,3 +302,39 @@ func (sc *aliasScanner) word() string {
 	}
 	return sc.s[start:sc.i]
 }
+
+// nonFinite reports a constant whose literal holds inf or nan where its element type has no such value.
+func (v *verifier) nonFinite(in *Instruction) {
+	if in.Opcode != OpConstant || in.Literal == nil || !in.Shape.IsArray() || !in.Shape.Elem.IsFloat() {
+		return
+	}
+	t := in.Shape.Elem
+	hasInf := math.IsInf(t.DecodeFloat64(t.EncodeFloat64(math.Inf(1))), 1)
+	hasNaN := math.IsNaN(t.DecodeFloat64(t.EncodeFloat64(math.NaN())))
+	if hasInf && hasNaN {
+		return
+	}
+	text := in.Literal.Text
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !isLetter(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && (isLetter(text[j]) || text[j] >= '0' && text[j] <= '9') {
+			j++
+		}
+		switch word := strings.ToLower(text[i:j]); {
+		case word == "inf" && !hasInf:
+			v.errorAt(in, "the constant %%%s holds inf, but %s has no infinity", in.Name, t)
+			return
+		case word == "nan" && !hasNaN:
+			v.errorAt(in, "the constant %%%s holds nan, but %s has no NaN", in.Name, t)
+			return
+		}
+		i = j
+	}
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }

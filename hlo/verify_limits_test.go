@@ -36,6 +36,12 @@ func TestVerifyLimits(t *testing.T) {
 			"the entry's result (f32[4]) has no output {2}"},
 		{"alias twice", "HloModule m, input_output_alias={ {0}: (0, {}), {0}: (1, {}) }\nENTRY e {\n  p = f32[4] parameter(0)\n  q = f32[4] parameter(1)\n  ROOT t = (f32[4]) tuple(p)\n}\n",
 			"output {0} is aliased twice"},
+		{"inf in f8e4m3fn", "HloModule m\nENTRY e {\n  ROOT c = f8e4m3fn[2] constant({1, -inf})\n}\n",
+			"inf in f8e4m3fn.hlo:3:3: the constant %c holds inf, but f8e4m3fn has no infinity"},
+		{"nan in f4e2m1fn", "HloModule m\nENTRY e {\n  ROOT c = f4e2m1fn[] constant(nan)\n}\n",
+			"the constant %c holds nan, but f4e2m1fn has no NaN"},
+		{"nan in f8e4m3fn", "HloModule m\nENTRY e {\n  ROOT c = f8e4m3fn[2] constant({nan, 448})\n}\n", ""},
+		{"inf in bf16", "HloModule m\nENTRY e {\n  ROOT c = bf16[2] constant({inf, -nan})\n}\n", ""},
 		{"good aliases", "HloModule m, input_output_alias={ {0}: (1, {1}, may-alias), {1}: (0, {}, must-alias) }\nENTRY e {\n  p = f32[4] parameter(0)\n  q = (s32[], bf16[2,3]) parameter(1)\n  b = bf16[2,3] get-tuple-element(q), index=1\n  ROOT t = (bf16[2,3], f32[4]) tuple(b, p)\n}\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -115,6 +115,7 @@ var adversarialCases = []adversarialCase{
 	{name: "self call", make: text("HloModule m\nc {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"), positioned: true, printable: true},
 	{name: "mutual calls", make: text("HloModule m\na {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=b\n}\nb {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=a\n}\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=a\n}\n"), positioned: true, printable: true},
 	{name: "alias of another shape", make: text("HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }\nENTRY e {\n  p = s32[] parameter(0)\n  q = f32[80,1024] parameter(1)\n  ROOT r = (f32[80,1024]) tuple(q)\n}\n"), positioned: true, printable: true},
+	{name: "inf in f8e4m3fn", make: text("HloModule m\nENTRY e {\n  ROOT c = f8e4m3fn[2] constant({1, inf})\n}\n"), positioned: true, printable: true},
 	{name: "wrong operand count", make: text(entryHead + "  ROOT c = f32[] add(p, p, p)\n}\n"), positioned: true, printable: true},
 	{name: "undefined operand", make: text(entryHead + "  ROOT c = f32[] add(p, q)\n}\n"), positioned: true},
 	{name: "wrong shape", make: text(entryHead + "  ROOT c = f32[2] negate(p)\n}\n"), positioned: true, printable: true},
