@@ -50,6 +50,9 @@ func runDiff(inv *invocation, args []string) error {
 	if len(files) != 2 {
 		return usagef("diff takes two FILEs, A and B")
 	}
+	if files[0] == "-" && files[1] == "-" {
+		return usagef("only one of A and B can be standard input")
+	}
 	var mods [2]*hlo.Module
 	for i, name := range files {
 		ms, err := inv.loadModules(name)
@@ -60,6 +63,11 @@ func runDiff(inv *invocation, args []string) error {
 			return fmt.Errorf("%s: holds %d modules; diff compares one with one", name, len(ms))
 		}
 		mods[i] = ms[0]
+	}
+	for i := range files {
+		if files[i] == "-" {
+			files[i] = "<stdin>"
+		}
 	}
 	ra, rb := fuse.Check(mods[0]), fuse.Check(mods[1])
 	d := fuse.Diff(ra, rb)
