@@ -237,7 +237,7 @@ type BufferDonors []BufferDonor
 
 func (Raw) isValue()                 {}
 func (Int) isValue()                 {}
-func (Float) isValue()              {}
+func (Float) isValue()               {}
 func (Bool) isValue()                {}
 func (Ints) isValue()                {}
 func (IntLists) isValue()            {}

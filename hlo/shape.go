@@ -235,6 +235,17 @@ func (s *Shape) SetDefaultLayouts() {
 	}
 }
 
+// Subshape returns the shape at a tuple index path, or false when the path leaves s.
+func (s Shape) Subshape(index []int64) (Shape, bool) {
+	for _, i := range index {
+		if s.Kind != TupleShape || i < 0 || i >= int64(len(s.Tuple)) {
+			return Shape{}, false
+		}
+		s = s.Tuple[i]
+	}
+	return s, true
+}
+
 // Layout is how an array is laid out in memory: XLA's minor-to-major order plus tiling, element size,
 // memory space and the other fields of XLA's Layout, in the order the text prints them.
 type Layout struct {

@@ -30,6 +30,7 @@ func Verify(m *Module) error {
 	v := &verifier{m: m}
 	v.module()
 	v.operations()
+	v.limits()
 	v.errs.Sort()
 	return v.errs.Err()
 }

@@ -14,8 +14,8 @@ import (
 // Options control an evaluation.
 type Options struct {
 	// MaxMemory is the most bytes of buffers the program may need (see EstimateMemory); a program that
-	// needs more is refused before it runs, with a *MemoryError naming its largest buffers. Zero means
-	// DefaultMaxMemory(); a negative value means no limit.
+	// needs more is refused before it runs, with a *MemoryError naming its largest buffers. Zero or a
+	// negative value means no limit.
 	MaxMemory int64
 	// MaxWork stops an evaluation that exceeds this many units of work with a *WorkError: one unit per
 	// element an instruction produces, per multiply-add of a dot or convolution, and per element a
@@ -27,6 +27,10 @@ type Options struct {
 	// gemm's kernels.
 	MatMuler MatMuler
 }
+
+// ErrInternal is wrapped by the error Run returns for a failure of the interpreter itself (a recovered
+// panic), which no input should cause.
+var ErrInternal = errors.New("internal error")
 
 // Run evaluates the entry computation of m with the given arguments, one per entry parameter, and
 // returns its result. Each argument must have its parameter's shape (layouts aside).
@@ -63,7 +67,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 				name = e.current.Name
 			}
 			err = &Error{Pos: position(e.current), Inst: name,
-				Err: fmt.Errorf("internal error: %v\n%s", r, debug.Stack())}
+				Err: fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())}
 		}
 	}()
 	return e.call(entry, args)
@@ -72,11 +76,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 // CheckMemory returns a *MemoryError when the buffers evaluating m needs (EstimateMemory) exceed
 // opts.MaxMemory. Run checks this itself; callers that build large inputs check it first.
 func CheckMemory(m *hlo.Module, opts Options) error {
-	limit := opts.MaxMemory
-	if limit == 0 {
-		limit = DefaultMaxMemory()
-	}
-	if limit > 0 {
+	if limit := opts.MaxMemory; limit > 0 {
 		est := EstimateMemory(m)
 		if est.Bytes > limit {
 			return &MemoryError{Need: est.Bytes, Limit: limit, Largest: est.Largest}
@@ -146,7 +146,10 @@ func (e *evaluator) charge(n int64) error {
 	return nil
 }
 
-const maxCallDepth = 200
+// maxCallDepth bounds how deeply computations may call each other during one evaluation. Valid HLO never
+// recurses (the verifier rejects it), so the depth is at most the number of computations; the bound keeps
+// the evaluator, which calls itself once per level, well inside the goroutine stack limit.
+const maxCallDepth = 10000
 
 // call evaluates computation c on args.
 func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {

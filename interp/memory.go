@@ -1,13 +1,10 @@
 package interp
 
 import (
-	"bufio"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -113,7 +110,8 @@ func transientBytes(in *hlo.Instruction) int64 {
 	if s.Elem.BitWidth() < 32 || len(in.Operands()) > 1 {
 		t = min(n*int64(1+min(len(in.Operands()), 3)), hugeBytes)
 	}
-	return t
+	// An instruction computes into a working buffer of its result's size before the result takes it.
+	return max(t, shapeBytes(s))
 }
 
 func (est *estimator) peak(c *hlo.Computation, entry bool) int64 {
@@ -163,35 +161,6 @@ func (est *estimator) peak(c *hlo.Computation, entry bool) int64 {
 	}
 	est.peaks[c] = peak
 	return peak
-}
-
-var (
-	memOnce    sync.Once
-	memDefault int64
-)
-
-// DefaultMaxMemory is the memory budget when Options.MaxMemory is zero: half of the machine's physical
-// memory (MemTotal in /proc/meminfo), or 8 GiB where that cannot be read.
-func DefaultMaxMemory() int64 {
-	memOnce.Do(func() {
-		memDefault = 8 << 30
-		f, err := os.Open("/proc/meminfo")
-		if err != nil {
-			return
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) >= 2 && fields[0] == "MemTotal:" {
-				if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil && kb > 0 {
-					memDefault = kb * 1024 / 2
-				}
-				return
-			}
-		}
-	})
-	return memDefault
 }
 
 // ParseBytes reads a memory size: a number of bytes with an optional unit, binary (KiB, MiB, GiB, TiB;

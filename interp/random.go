@@ -19,6 +19,9 @@ import (
 //   - pred values are true or false with equal odds;
 //   - complex values have independent normal real and imaginary parts.
 //
+// The arguments are allocated without a budget: check the module's needs first (CheckMemory counts the
+// entry's parameters). Only a size that no machine holds is refused, with a *MemoryError.
+//
 // The generator is counter-based: element j of parameter i is computed from SplitMix64 hashes of
 // (seed, i, j), so values do not depend on the order they are drawn in.
 func RandomInputs(m *hlo.Module, seed uint64) ([]Value, error) {
@@ -33,8 +36,9 @@ func RandomInputs(m *hlo.Module, seed uint64) ([]Value, error) {
 		}
 		total = min(total+shapeBytes(p.Shape), hugeBytes)
 	}
-	if limit := DefaultMaxMemory(); total > limit {
-		return nil, &MemoryError{Need: total, Limit: limit}
+	if total >= hugeBytes {
+		// Too large for any machine; callers bound smaller sizes with CheckMemory.
+		return nil, &MemoryError{Need: total, Limit: hugeBytes}
 	}
 	for i, p := range m.Entry.Params {
 		v, err := randomValue(p.Shape, mix(seed, uint64(i)))

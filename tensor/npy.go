@@ -69,11 +69,25 @@ func ReadNpy(r io.Reader) (*Tensor, error) { return ReadNpyAs(r, dtype.Invalid) 
 // signed integer data of the same byte size holding a narrow type's bits ('|u1' read as f8e4m3fn). Bits
 // above a sub-byte type's width are cleared. For a standard type, want must be that type or Invalid.
 func ReadNpyAs(r io.Reader, want dtype.Type) (*Tensor, error) {
+	return ReadNpyWithin(r, want, 0)
+}
+
+// ReadNpyWithin is ReadNpyAs for an array of at most maxBytes bytes of data (no limit when maxBytes is zero
+// or less): a header that claims more is refused before any data is read or memory set aside for it.
+func ReadNpyWithin(r io.Reader, want dtype.Type, maxBytes int64) (*Tensor, error) {
+	if maxBytes <= 0 {
+		maxBytes = -1
+	}
+	return readNpy(r, want, maxBytes)
+}
+
+// readNpy reads an array of at most limit bytes of data; a negative limit is none.
+func readNpy(r io.Reader, want dtype.Type, limit int64) (*Tensor, error) {
 	h, err := ReadNpyHeader(r)
 	if err != nil {
 		return nil, err
 	}
-	return readNpyData(r, h, want)
+	return readNpyData(r, h, want, limit)
 }
 
 // ReadNpyHeader reads and checks the magic, version and header of a .npy file, leaving r at the data.
@@ -274,7 +288,7 @@ func descrType(descr string) (t dtype.Type, size int, bigEndian, raw bool, err e
 	return 0, 0, false, false, fmt.Errorf("descr %q: element type not supported", descr)
 }
 
-func readNpyData(r io.Reader, h *NpyHeader, want dtype.Type) (*Tensor, error) {
+func readNpyData(r io.Reader, h *NpyHeader, want dtype.Type, limit int64) (*Tensor, error) {
 	t, size, bigEndian, raw, err := descrType(h.Descr)
 	if err != nil {
 		return nil, fmt.Errorf("npy: %v", err)
@@ -299,29 +313,53 @@ func readNpyData(r io.Reader, h *NpyHeader, want dtype.Type) (*Tensor, error) {
 		return nil, fmt.Errorf("npy: %v", err)
 	}
 	nbytes := n * int64(size)
-	// Read what is there, growing the buffer as data arrives, so that a lying shape costs nothing.
-	var buf bytes.Buffer
-	buf.Grow(int(min(nbytes, 1<<24)))
-	got, err := io.CopyN(&buf, r, nbytes)
-	if err != nil && err != io.EOF {
-		return nil, fmt.Errorf("npy: reading the data: %v", err)
+	if limit >= 0 && nbytes > limit {
+		return nil, fmt.Errorf("npy: %s%s needs %d bytes of data, more than the %d left of the memory budget", t, shapeString(h.Shape), nbytes, limit)
 	}
-	if got < nbytes {
-		return nil, fmt.Errorf("npy: data truncated: %s%s needs %d bytes, the file has %d", t, shapeString(h.Shape), nbytes, got)
-	}
-	data := buf.Bytes()
-	if bigEndian {
-		swapBytes(data, size, t.IsComplex())
-	}
-	minorToMajor := RowMajor(len(h.Shape))
-	if h.FortranOrder {
-		for i := range minorToMajor {
-			minorToMajor[i] = int64(i)
+	var out *Tensor
+	if limit >= 0 && !h.FortranOrder {
+		// The caller bounded the size: read straight into the tensor, with no copy.
+		out = New(t, h.Shape)
+		if got, err := io.ReadFull(r, out.Data); err != nil {
+			if err != io.EOF && err != io.ErrUnexpectedEOF {
+				return nil, fmt.Errorf("npy: reading the data: %v", err)
+			}
+			return nil, fmt.Errorf("npy: data truncated: %s%s needs %d bytes, the file has %d", t, shapeString(h.Shape), nbytes, got)
 		}
-	}
-	out, err := FromLayout(t, h.Shape, minorToMajor, data)
-	if err != nil {
-		return nil, fmt.Errorf("npy: %v", err)
+		if bigEndian {
+			swapBytes(out.Data, size, t.IsComplex())
+		}
+		if t == dtype.PRED {
+			for i, b := range out.Data {
+				if b != 0 {
+					out.Data[i] = 1
+				}
+			}
+		}
+	} else {
+		// Read what is there, growing the buffer as data arrives, so that a lying shape costs nothing.
+		var buf bytes.Buffer
+		buf.Grow(int(min(nbytes, 1<<24)))
+		got, err := io.CopyN(&buf, r, nbytes)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("npy: reading the data: %v", err)
+		}
+		if got < nbytes {
+			return nil, fmt.Errorf("npy: data truncated: %s%s needs %d bytes, the file has %d", t, shapeString(h.Shape), nbytes, got)
+		}
+		data := buf.Bytes()
+		if bigEndian {
+			swapBytes(data, size, t.IsComplex())
+		}
+		minorToMajor := RowMajor(len(h.Shape))
+		if h.FortranOrder {
+			for i := range minorToMajor {
+				minorToMajor[i] = int64(i)
+			}
+		}
+		if out, err = FromLayout(t, h.Shape, minorToMajor, data); err != nil {
+			return nil, fmt.Errorf("npy: %v", err)
+		}
 	}
 	if w := t.BitWidth(); w < 8 {
 		for i := range out.Data {

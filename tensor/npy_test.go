@@ -243,7 +243,13 @@ func FuzzReadNpy(f *testing.F) {
 		if !ty.Valid() {
 			ty = dtype.Invalid
 		}
+		// Within a budget of the input's size, the array is read straight into place; without one, into a
+		// buffer that grows as data arrives. Both must agree.
+		within, werr := tensor.ReadNpyWithin(bytes.NewReader(data), ty, int64(len(data)))
 		x, err := tensor.ReadNpyAs(bytes.NewReader(data), ty)
+		if (err == nil) != (werr == nil) || err == nil && !within.Equal(x) {
+			t.Fatalf("ReadNpyAs: %v, %v; ReadNpyWithin: %v, %v", x, err, within, werr)
+		}
 		if err != nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -26,11 +27,20 @@ func ReadNpz(r io.ReaderAt, size int64) (names []string, arrays map[string]*Tens
 // ReadNpzAs is ReadNpz with the element types of some arrays given by name, as ReadNpyAs takes them: the
 // types of the arrays that hold raw '<V1' or '<V2' data must be there.
 func ReadNpzAs(r io.ReaderAt, size int64, types map[string]dtype.Type) (names []string, arrays map[string]*Tensor, err error) {
+	return ReadNpzWithin(r, size, types, 0)
+}
+
+// ReadNpzWithin is ReadNpzAs for archives whose arrays hold at most maxBytes bytes of data in all (no limit
+// when maxBytes is zero or less). Each member's header is checked against what is left of the budget before
+// its data is decompressed or memory set aside for it, so a small archive that claims huge arrays costs
+// nothing.
+func ReadNpzWithin(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBytes int64) (names []string, arrays map[string]*Tensor, err error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, nil, fmt.Errorf("npz: %v", err)
 	}
 	arrays = map[string]*Tensor{}
+	var used int64 // bytes of array data read so far
 	for _, f := range zr.File {
 		name, ok := strings.CutSuffix(f.Name, ".npy")
 		if !ok {
@@ -43,7 +53,16 @@ func ReadNpzAs(r io.ReaderAt, size int64, types map[string]dtype.Type) (names []
 		if err != nil {
 			return nil, nil, fmt.Errorf("npz: member %q: %v", f.Name, err)
 		}
-		t, err := ReadNpyAs(rc, types[name])
+		// The archive says how large the member is (the zip reader holds the member to it): its array's
+		// data cannot be larger, whatever its header claims.
+		limit := int64(min(f.UncompressedSize64, math.MaxInt64))
+		if maxBytes > 0 {
+			limit = min(limit, maxBytes-used)
+		}
+		t, err := readNpy(rc, types[name], limit)
+		if t != nil {
+			used += int64(len(t.Data))
+		}
 		if err == nil {
 			// The member must end with the data (and its checksum, which the zip reader checks at EOF).
 			var one [1]byte

@@ -29,7 +29,9 @@ fusion parameters, tuples, bitcasts, slices and concatenations to FP8 values. Th
 operand comes from, how it was dequantized, and the pattern that blocked the fusion; for a plain dot it
 also says whether "octet fuse" would fuse it.
 
---strict exits with status 1 when any FP8 GEMM is not fused.`,
+Every module is verified (as "octet verify" does) before it is analysed. A file that cannot be read, parsed
+or verified is reported on standard error (and, with --json, listed with an "error" field) and makes the
+exit status 1. --strict exits with status 1 when any FP8 GEMM is not fused.`,
 		Order: 20,
 		Run:   runCheck,
 	})
@@ -39,6 +41,8 @@ also says whether "octet fuse" would fuse it.
 type checkFile struct {
 	File    string           `json:"file"`
 	Modules []*report.Report `json:"modules"`
+	// Error says why the file could not be read, parsed or verified; Modules is empty then.
+	Error string `json:"error,omitempty"`
 }
 
 func runCheck(inv *invocation, args []string) error {
@@ -56,15 +60,18 @@ func runCheck(inv *invocation, args []string) error {
 	var reports []checkFile
 	unfused, failed := 0, 0
 	for _, name := range files {
-		mods, err := inv.parseModules(name)
-		if err != nil {
-			fmt.Fprintln(inv.stderr, err)
-			failed++
-			continue
-		}
 		display := name
 		if name == "-" {
 			display = "<stdin>"
+		}
+		mods, err := inv.loadModules(name)
+		if err != nil {
+			fmt.Fprintln(inv.stderr, err)
+			failed++
+			if *asJSON {
+				reports = append(reports, checkFile{File: display, Modules: []*report.Report{}, Error: err.Error()})
+			}
+			continue
 		}
 		cf := checkFile{File: display}
 		for _, m := range mods {
@@ -92,7 +99,7 @@ func runCheck(inv *invocation, args []string) error {
 	}
 	switch {
 	case failed > 0:
-		return &exitError{code: 1}
+		return &exitError{code: 1, msg: fmt.Sprintf("octet check: %s could not be checked", plural(failed, "file"))}
 	case *strict && unfused > 0:
 		return &exitError{code: 1, msg: fmt.Sprintf("octet check: %s not fused", plural(unfused, "FP8 GEMM"))}
 	}

@@ -22,7 +22,8 @@ from), not by instruction names, and reports the fusions B lost, the ones it gai
 whose epilogue, abs-max output, D type, alpha or beta changed.
 
 Each FILE holds one module (gzipped or not; - is standard input for one of them). --fail-on-regression
-exits with status 1 when an FP8 GEMM fused in A is not fused in B, naming it.`,
+exits with status 1 when an FP8 GEMM fused in A is not fused in B, naming it. Both modules are verified (as
+"octet verify" does) before they are compared.`,
 		Order: 22,
 		Run:   runDiff,
 	})
@@ -49,9 +50,12 @@ func runDiff(inv *invocation, args []string) error {
 	if len(files) != 2 {
 		return usagef("diff takes two FILEs, A and B")
 	}
+	if files[0] == "-" && files[1] == "-" {
+		return usagef("only one of A and B can be standard input")
+	}
 	var mods [2]*hlo.Module
 	for i, name := range files {
-		ms, err := inv.parseModules(name)
+		ms, err := inv.loadModules(name)
 		if err != nil {
 			return err
 		}
@@ -59,6 +63,11 @@ func runDiff(inv *invocation, args []string) error {
 			return fmt.Errorf("%s: holds %d modules; diff compares one with one", name, len(ms))
 		}
 		mods[i] = ms[0]
+	}
+	for i := range files {
+		if files[i] == "-" {
+			files[i] = "<stdin>"
+		}
 	}
 	ra, rb := report.Check(mods[0]), report.Check(mods[1])
 	d := report.Diff(ra, rb)

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"go/token"
 	"io"
 	"math"
 	"strings"
 
 	"octet/fuse"
 	"octet/hlo"
-	"octet/hlo/parser"
 	"octet/hlo/printer"
 	"octet/interp"
 )
@@ -44,7 +42,8 @@ These are the patterns the rewrite matches with, and the brackets of --explain a
 --json the table is a JSON array of {"name", "side", "pattern", "effect"}.
 
 --abi=legacy makes the six-scalar operand form of XLA up to 2024 (a, b, a_scale, b_scale, c_scale,
-d_scale). The exit status is 1 when the input does not parse or a run fails.`,
+d_scale). The input is verified (as "octet verify" does) before it is rewritten. The exit status is 1 when
+the input does not parse or verify, or a run fails.`,
 		Order: 21,
 		Run:   runFuse,
 	})
@@ -105,25 +104,22 @@ func runFuse(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	mods, err := parser.ParseFile(token.NewFileSet(), display, src)
+	mods, err := loadSource(display, src)
 	if err != nil {
-		return parseError(err)
+		return err
 	}
 	var originals []*hlo.Module
 	if *verify {
-		if originals, err = parser.ParseFile(token.NewFileSet(), display, src); err != nil {
-			return parseError(err)
+		if originals, err = loadSource(display, src); err != nil {
+			return err
 		}
 	}
 	var out bytes.Buffer
 	var outputs []fuseOutput
 	for i, m := range mods {
-		inputOK := hlo.Verify(m) == nil
 		report := fuse.Rewrite(m, fuse.Options{ABI: abi})
-		if inputOK {
-			if err := hlo.Verify(m); err != nil {
-				return fmt.Errorf("%s: internal error: the rewritten module %s does not verify:\n%v", display, m.Name, err)
-			}
+		if err := hlo.Verify(m); err != nil {
+			panic(fmt.Sprintf("%s: the rewritten module %s does not verify:\n%v", display, m.Name, err))
 		}
 		o := fuseOutput{Module: report.Module, GEMMs: report.Decisions}
 		if o.GEMMs == nil {
@@ -219,15 +215,21 @@ func writeExplanation(w io.Writer, r *fuse.Result) {
 // verifyRewrite runs the original module and the rewritten one on the same random inputs and compares
 // their results.
 func verifyRewrite(orig, fused *hlo.Module, seed uint64) (*verifyOutcome, error) {
+	opts := interp.Options{MaxMemory: defaultMemoryBudget()}
+	for _, m := range []*hlo.Module{orig, fused} {
+		if err := interp.CheckMemory(m, opts); err != nil {
+			return nil, err
+		}
+	}
 	args, err := interp.RandomInputs(orig, seed)
 	if err != nil {
 		return nil, err
 	}
-	want, err := interp.Run(orig, args, interp.Options{})
+	want, err := interp.Run(orig, args, opts)
 	if err != nil {
 		return nil, fmt.Errorf("the original module: %v", err)
 	}
-	got, err := interp.Run(fused, args, interp.Options{})
+	got, err := interp.Run(fused, args, opts)
 	if err != nil {
 		return nil, fmt.Errorf("the rewritten module: %v", err)
 	}

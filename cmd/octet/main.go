@@ -10,14 +10,32 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	_ "octet/hlo/prototext" // every command reads HloModuleProto text files as well as HLO text
+	"octet/interp"
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// SIGINT and SIGTERM cancel the context: a command stops, removes its temporary files and exits; a second
+	// signal kills the program.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+		// A command that does not watch the context (one reading a terminal) still ends, soon.
+		time.Sleep(2 * time.Second)
+		fmt.Fprintln(os.Stderr, "octet: interrupted")
+		os.Exit(1)
+	}()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // A command is one verb of the octet program. Every command lives in its own file and adds itself to the
@@ -67,6 +85,9 @@ type invocation struct {
 	// isTerminal reports whether stdout is a terminal (colour is used only then).
 	isTerminal bool
 	getenv     func(string) string
+	// maxInput, when positive, bounds the bytes of one input file (after decompression); zero means the
+	// default memory budget.
+	maxInput int64
 }
 
 // usageError is a mistake in how the program was called: exit status 2.
@@ -106,13 +127,58 @@ func (inv *invocation) parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	inv := &invocation{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+// run is the program: it runs the command args name and returns the exit status. A panic, which no input
+// should cause, is reported as an internal error with its stack and exit status 3.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	out := &checkedWriter{w: stdout}
+	inv := &invocation{ctx: ctx, stdin: stdin, stdout: out, stderr: stderr, getenv: os.Getenv}
 	if f, ok := stdout.(*os.File); ok {
 		inv.isTerminal = isTerminal(f)
 	}
-	return inv.main(args)
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "octet: internal error: %v\n%s", r, debug.Stack())
+			code = 3
+		}
+	}()
+	code = inv.main(args)
+	if out.err != nil {
+		if errors.Is(out.err, syscall.EPIPE) {
+			// The reader went away, as "octet print f | head" does: end quietly, as Unix tools do.
+			return code
+		}
+		if code == 0 {
+			fmt.Fprintln(stderr, out.err)
+			code = 1
+		}
+	}
+	return code
 }
+
+// checkedWriter remembers the first error of its writer; later writes fail with it without writing.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = &outputError{err}
+	}
+	return n, c.err
+}
+
+// outputError is a failed write to standard output.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string {
+	return "octet: writing the output: " + trimPathError(e.err).Error()
+}
+func (e *outputError) Unwrap() error { return e.err }
 
 func (inv *invocation) main(args []string) int {
 	if len(args) == 0 {
@@ -154,6 +220,14 @@ func (inv *invocation) report(err error) int {
 			fmt.Fprintln(inv.stderr, ee.msg)
 		}
 		return ee.code
+	case errors.Is(err, syscall.EPIPE):
+		return 0 // reported, or not, by run
+	case errors.Is(err, interp.ErrInternal):
+		fmt.Fprintf(inv.stderr, "octet: %v\n", err)
+		return 3
+	case errors.Is(err, context.Canceled) && inv.ctx.Err() != nil:
+		fmt.Fprintln(inv.stderr, "octet: interrupted")
+		return 1
 	default:
 		msg := err.Error()
 		if !strings.HasSuffix(msg, "\n") {
@@ -171,7 +245,7 @@ func printMainHelp(w io.Writer) {
 		fmt.Fprintf(w, "\t%-10s %s\n", c.Name, c.Short)
 	}
 	fmt.Fprintf(w, "\nUse \"octet help <command>\" for more information about a command.\n")
-	fmt.Fprintf(w, "Every command reads - as standard input. Exit status: 0 success, 1 bad input or a failed check, 2 usage error.\n")
+	fmt.Fprintf(w, "Every command reads - as standard input. Exit status: 0 success, 1 bad input or a failed check, 2 usage error, 3 internal error.\n")
 }
 
 func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"go/scanner"
-	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 
 	"octet/cublas"
 	"octet/hlo"
-	"octet/hlo/parser"
 	"octet/hlo/printer"
 )
 
@@ -178,19 +176,6 @@ func writeModules(w io.Writer, mods []*hlo.Module, cfg printer.Config) error {
 	return nil
 }
 
-// parseModules reads and parses every module of a file ("-" is standard input).
-func (inv *invocation) parseModules(name string) ([]*hlo.Module, error) {
-	src, display, err := inv.readInput(name)
-	if err != nil {
-		return nil, err
-	}
-	mods, err := parser.ParseFile(token.NewFileSet(), display, src)
-	if err != nil {
-		return nil, parseError(err)
-	}
-	return mods, nil
-}
-
 // maxReportedErrors bounds the parse errors a command prints.
 const maxReportedErrors = 10
 
@@ -242,10 +227,11 @@ func readDumpFolder(dir string) ([]dumpModule, error) {
 	}
 	var mods []dumpModule
 	for _, e := range entries {
-		if e.IsDir() {
+		path := filepath.Join(dir, e.Name())
+		// Only regular files: a named pipe in the folder would make the read wait for a writer.
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
 		name, ok := hloModuleName(path)
 		if !ok {
 			continue

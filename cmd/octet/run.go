@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -38,13 +37,17 @@ Inputs, one per entry parameter, come from one of:
 A module without parameters needs no input. The shape and type of every input must be its parameter's.
 
 Run prints, for each array of the result, its shape, minimum, maximum, mean, NaN and infinity counts and
-first values. With -o OUT.npz it also writes them (the file appears only complete): the arrays of the
-result, tuples flattened depth first, are named out0, out1, ... (an array result is out0), narrow types
-stored as raw bits like the inputs.
+first values. With -o OUT.npz it also writes them: the file appears only complete (it is written to a
+temporary file beside it, then renamed; an interrupted run leaves nothing behind), an existing file keeps
+its permissions, a symbolic link is written through to the file it names, and a name that is not a regular
+file (a folder, a named pipe, a device) is refused. The arrays of the result, tuples flattened depth
+first, are named out0, out1, ... (an array result is out0), narrow types stored as raw bits like the
+inputs.
 
 Before evaluating, run estimates the memory the program's buffers need and refuses, naming the largest
 buffers, a program over --max-memory (default: half of the physical memory; sizes like 512MiB or 8G;
-0 for no limit). What the interpreter does not implement (collectives over several devices, host
+0 for no limit). The same budget bounds the input files and the arrays read from them; a .npy or .npz
+header that claims more is refused before its data is read. What the interpreter does not implement (collectives over several devices, host
 transfers, FFT, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.`,
 		Order: 30,
 		Run:   runRun,
@@ -88,19 +91,16 @@ func runRun(inv *invocation, args []string) error {
 			return usagef("--random takes an unsigned integer seed, not %q", *random)
 		}
 	}
-	opts := interp.Options{Context: inv.ctx}
+	budget := defaultMemoryBudget()
 	if *maxMem != "" {
-		n, err := interp.ParseBytes(*maxMem)
-		if err != nil {
+		if budget, err = interp.ParseBytes(*maxMem); err != nil {
 			return usagef("--max-memory: %q is not a size (like 512MiB or 8G)", *maxMem)
 		}
-		opts.MaxMemory = n
-		if n == 0 {
-			opts.MaxMemory = -1
-		}
 	}
+	// The budget bounds the program's buffers and its input arrays; 0 is no limit.
+	opts := interp.Options{Context: inv.ctx, MaxMemory: budget}
 
-	mods, err := inv.parseModules(pos[0])
+	mods, err := inv.loadModules(pos[0])
 	if err != nil {
 		return err
 	}
@@ -119,8 +119,9 @@ func runRun(inv *invocation, args []string) error {
 		}
 		return fmt.Errorf("%s holds %d modules (%s): choose one with --module", pos[0], len(mods), strings.Join(names, ", "))
 	}
-	if m.Entry == nil {
-		return fmt.Errorf("%s: module %s has no entry computation", pos[0], m.Name)
+	inv.maxInput = budget
+	if budget == 0 {
+		inv.maxInput = math.MaxInt64 - 1
 	}
 	if err := interp.CheckMemory(m, opts); err != nil {
 		return fmt.Errorf("%s: %v (--max-memory)", pos[0], err)
@@ -131,9 +132,9 @@ func runRun(inv *invocation, args []string) error {
 	case *random != "":
 		vals, err = interp.RandomInputs(m, seed)
 	case len(inputs) > 0:
-		vals, err = inv.readNpyInputs(params, inputs)
+		vals, err = inv.readNpyInputs(params, inputs, budget)
 	case *npz != "":
-		vals, err = inv.readNpzInputs(params, *npz)
+		vals, err = inv.readNpzInputs(params, *npz, budget)
 	case len(params) > 0:
 		return fmt.Errorf("%s: the entry computation %s takes %d parameters: give --input, --inputs or --random",
 			pos[0], m.Entry.Name, len(params))
@@ -151,11 +152,7 @@ func runRun(inv *invocation, args []string) error {
 		names[i] = "out" + strconv.Itoa(i)
 	}
 	if *out != "" {
-		var buf bytes.Buffer
-		if err := tensor.WriteNpz(&buf, names, arrays); err != nil {
-			return fmt.Errorf("%s: %v", *out, err)
-		}
-		if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+		if err := writeFileAtomic(inv.ctx, *out, func(w io.Writer) error { return tensor.WriteNpz(w, names, arrays) }); err != nil {
 			return err
 		}
 	}
@@ -180,14 +177,16 @@ func checkInput(p *hlo.Instruction, t *tensor.Tensor, from string) error {
 	return nil
 }
 
-// readNpyInputs reads one .npy file per parameter, in order.
-func (inv *invocation) readNpyInputs(params []*hlo.Instruction, files []string) ([]interp.Value, error) {
+// readNpyInputs reads one .npy file per parameter, in order, holding at most budget bytes of array data
+// in all (0: no limit).
+func (inv *invocation) readNpyInputs(params []*hlo.Instruction, files []string, budget int64) ([]interp.Value, error) {
 	if len(files) != len(params) {
 		return nil, fmt.Errorf("%d --input files for %d parameters", len(files), len(params))
 	}
 	vals := make([]interp.Value, len(params))
+	var used int64
 	for i, p := range params {
-		data, display, err := inv.readInputRaw(files[i])
+		r, size, display, err := inv.openInput(files[i])
 		if err != nil {
 			return nil, err
 		}
@@ -195,10 +194,20 @@ func (inv *invocation) readNpyInputs(params []*hlo.Instruction, files []string) 
 		if p.Shape.IsArray() {
 			want = p.Shape.Elem
 		}
-		t, err := tensor.ReadNpyAs(bytes.NewReader(data), want)
+		// The data cannot be larger than the file.
+		limit := size
+		if budget > 0 {
+			if limit = min(limit, budget-used); limit <= 0 {
+				r.Close()
+				return nil, fmt.Errorf("%s: the inputs hold more than the memory budget of %s (--max-memory)", display, interp.FormatBytes(budget))
+			}
+		}
+		t, err := tensor.ReadNpyWithin(bufio.NewReaderSize(r, 1<<16), want, max(limit, 1))
+		r.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", display, err)
 		}
+		used += int64(len(t.Data))
 		if err := checkInput(p, t, display); err != nil {
 			return nil, err
 		}
@@ -207,12 +216,14 @@ func (inv *invocation) readNpyInputs(params []*hlo.Instruction, files []string) 
 	return vals, nil
 }
 
-// readNpzInputs reads the parameters from one .npz archive, by parameter name or argN.
-func (inv *invocation) readNpzInputs(params []*hlo.Instruction, file string) ([]interp.Value, error) {
-	data, display, err := inv.readInputRaw(file)
+// readNpzInputs reads the parameters from one .npz archive, by parameter name or argN, holding at most
+// budget bytes of array data (0: no limit).
+func (inv *invocation) readNpzInputs(params []*hlo.Instruction, file string, budget int64) ([]interp.Value, error) {
+	r, size, display, err := inv.openInput(file)
 	if err != nil {
 		return nil, err
 	}
+	defer r.Close()
 	types := map[string]dtype.Type{}
 	for i, p := range params {
 		if p.Shape.IsArray() {
@@ -220,7 +231,7 @@ func (inv *invocation) readNpzInputs(params []*hlo.Instruction, file string) ([]
 			types["arg"+strconv.Itoa(i)] = p.Shape.Elem
 		}
 	}
-	names, arrays, err := tensor.ReadNpzAs(bytes.NewReader(data), int64(len(data)), types)
+	names, arrays, err := tensor.ReadNpzWithin(r, size, types, budget)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", display, err)
 	}
@@ -252,19 +263,6 @@ func (inv *invocation) readNpzInputs(params []*hlo.Instruction, file string) ([]
 	return vals, nil
 }
 
-// readInputRaw reads a binary input file ("-" is standard input), without gzip decompression.
-func (inv *invocation) readInputRaw(name string) ([]byte, string, error) {
-	if name == "-" {
-		data, err := io.ReadAll(inv.stdin)
-		return data, "<stdin>", err
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, name, fmt.Errorf("%s: %v", name, trimPathError(err))
-	}
-	return data, name, nil
-}
-
 // writeSummary prints one line about an output array and its first values.
 func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 	n := t.NumElements()
@@ -274,16 +272,18 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 		return
 	}
 	ty := t.Type
-	var vals []float64
 	if ty.IsComplex() {
 		fmt.Fprintf(w, " complex\n")
 		return
 	}
-	vals = t.Float64s()
+	// Elements are decoded one at a time: a copy of a large result in float64 would take eight times an
+	// FP8 result's memory.
+	at := func(i int64) float64 { return ty.DecodeFloat64(t.BitsAt(i)) }
 	minV, maxV := math.Inf(1), math.Inf(-1)
 	var sum float64
 	var nans, infs, finite int64
-	for _, v := range vals {
+	for i := range n {
+		v := at(i)
 		switch {
 		case math.IsNaN(v):
 			nans++
@@ -310,7 +310,7 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 	const first = 8
 	parts := make([]string, 0, first)
 	for i := int64(0); i < n && i < first; i++ {
-		parts = append(parts, fmtValue(vals[i]))
+		parts = append(parts, fmtValue(at(i)))
 	}
 	more := ""
 	if n > first {

@@ -13,8 +13,11 @@ func init() {
 		UsageLine: "verify FILE...",
 		Short:     "check that HLO modules are well formed",
 		Long: `Verify parses each FILE (gzipped or not; - is standard input) and checks every module in it the
-way XLA's HloVerifier does: structure (names, operands, parameters, called computations) and shapes
-(each instruction's shape against the one its opcode and operands give).
+way XLA's HloVerifier does: structure (names, operands, parameters, called computations), shapes
+(each instruction's shape against the one its opcode and operands give) and what the types imply (sizes
+that fit in an int64, layouts that fit their shapes, no recursive calls, input_output_alias pairs of one
+shape, inf and nan only in types that have them). A file with no module is an error, and so is a module
+XLA printed (entry_computation_layout in its header) whose ENTRY computation is missing: the file was cut.
 
 It prints "FILE: ok (N computations, M instructions)" for a good file and every problem of a bad one as
 "file:line:col: message". The exit status is 1 when any file has a problem.`,

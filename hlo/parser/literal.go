@@ -269,8 +269,16 @@ func (p *parser) floatValue(w string, off int, t dtype.Type) (uint64, bool) {
 	}
 	switch low := strings.ToLower(s); {
 	case low == "inf":
+		if !math.IsInf(t.DecodeFloat64(hlo.EncodeFloat(t, math.Inf(1))), 1) {
+			p.errorAt(off, "%s has no infinity", t)
+			return 0, false
+		}
 		return hlo.EncodeFloat(t, math.Inf(sign(neg))), true
 	case strings.HasPrefix(low, "nan"):
+		if !math.IsNaN(t.DecodeFloat64(hlo.EncodeFloat(t, math.NaN()))) {
+			p.errorAt(off, "%s has no NaN", t)
+			return 0, false
+		}
 		payload := uint64(0)
 		if rest := low[3:]; rest != "" {
 			if !strings.HasPrefix(rest, "(0x") || !strings.HasSuffix(rest, ")") {

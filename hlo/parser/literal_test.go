@@ -130,6 +130,8 @@ func TestLiteralErrors(t *testing.T) {
 		{"f16[]", "65520", "test.hlo:2:27: 65520 is out of range for f16"},
 		{"bf16[]", "1e100", "test.hlo:2:28: 1e100 is out of range for bf16"},
 		{"f8e4m3fn[]", "1000", "test.hlo:2:32: 1000 is out of range for f8e4m3fn"},
+		{"f8e4m3fn[2]", "{1, -inf}", "test.hlo:2:37: f8e4m3fn has no infinity"},
+		{"f4e2m1fn[]", "nan", "test.hlo:2:32: f4e2m1fn has no NaN"},
 		{"pred[]", "2", `test.hlo:2:28: "2" is not a pred value`},
 		{"s32[]", "1.5", `test.hlo:2:27: "1.5" is not an integer`},
 		{"f32[2]", "{1, 2, 3}", "test.hlo:2:33: expected '}' after the 2 elements of dimension 0"},
