@@ -309,10 +309,13 @@ func (p *parser) compRefList(in *hlo.Instruction, name string, index int) (hlo.V
 	if in != nil && p.startsInlineComputation() {
 		// to_apply={ a = f32[] parameter(0) ... }: a computation written in place, named after its caller.
 		start := p.off
+		p.enter(start)
 		p.off++
 		c := &hlo.Computation{Name: p.uniqueName(in.Name + "." + name), Module: p.mod, Pos: p.pos(start)}
 		p.comps[c.Name] = c
-		if !p.computationBody(c, start) {
+		ok := p.computationBody(c, start)
+		p.leave()
+		if !ok {
 			return nil, false
 		}
 		p.mod.AddComputation(c)

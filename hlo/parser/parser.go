@@ -15,6 +15,11 @@ import (
 // maxErrors bounds the errors one parse reports; past it the parse stops.
 const maxErrors = 50
 
+// maxNesting bounds how deeply the text may nest: tuple shapes, instructions inside operand lists,
+// computations written in place, and the brackets of attribute values each count one level. Real modules
+// nest a few levels; the bound keeps the parser's (and its callers') recursion shallow whatever the input.
+const maxNesting = 1000
+
 // ParseFile parses every module of src (modules are separated by lines that start with "// -----", as XLA's
 // test tools split files). The error, when not nil, is a scanner.ErrorList of every problem found, sorted by
 // position; the modules that parsed are returned with it.
@@ -117,6 +122,9 @@ type parser struct {
 
 	// The computation being read; inline computations (to_apply={...}) nest.
 	*compState
+
+	// depth is the current nesting level (see maxNesting).
+	depth int
 
 	// Slabs that many small allocations are carved from: parsing large modules is allocation-bound.
 	instSlab   []hlo.Instruction
@@ -233,6 +241,22 @@ func (p *parser) errorAt(off int, format string, args ...any) {
 		panic(bailout{})
 	}
 }
+
+// enter goes one nesting level deeper for the construct that opens at off. Past maxNesting it reports an
+// error and stops the parse of the module: what follows could only be read as a cascade of errors.
+func (p *parser) enter(off int) {
+	if p.depth >= maxNesting {
+		p.tooDeep(off)
+	}
+	p.depth++
+}
+
+func (p *parser) tooDeep(off int) {
+	p.errorAt(off, "nesting deeper than %d", maxNesting)
+	panic(bailout{})
+}
+
+func (p *parser) leave() { p.depth-- }
 
 // --- lexical helpers -------------------------------------------------------------------------------------
 
@@ -475,6 +499,9 @@ func (p *parser) balancedEnd(off int) (int, bool) {
 			i = e
 			continue
 		case '{', '[', '(':
+			if p.depth+len(stack) >= maxNesting {
+				p.tooDeep(i)
+			}
 			stack = append(stack, c)
 		case '}', ']', ')':
 			if len(stack) == 0 {
@@ -1268,7 +1295,9 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 				s := opShape.Clone() // out of the scratch storage
 				opShape = &s
 			}
+			p.enter(nameStart)
 			nested := p.instructionRHS("", nameStart, opShape)
+			p.leave()
 			if nested == nil {
 				return false
 			}
@@ -1369,6 +1398,8 @@ func lookupType(w string) (dtype.Type, bool) {
 func (p *parser) shape() (hlo.Shape, bool) {
 	p.skipSpace()
 	if p.peek() == '(' {
+		p.enter(p.off)
+		defer p.leave()
 		p.off++
 		s := hlo.Shape{Kind: hlo.TupleShape, Tuple: []hlo.Shape{}}
 		if p.accept(')') {
@@ -1391,6 +1422,8 @@ func (p *parser) shape() (hlo.Shape, bool) {
 	start := p.off
 	if p.peek() == 'b' && p.peekAt(1) == '(' {
 		// b(f32[2,4]): a buffer.
+		p.enter(p.off)
+		defer p.leave()
 		p.off += 2
 		inner, ok := p.shape()
 		if !ok || !p.expect(')', "to close a buffer shape") {
@@ -1636,11 +1669,14 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 					l.SplitConfigs = append(l.SplitConfigs, sc)
 				}
 			case c == 'P':
+				p.enter(p.off)
 				p.off++
 				if !p.expect('(', "in a layout") {
+					p.leave()
 					return l, false
 				}
 				ps, ok := p.shape()
+				p.leave()
 				if !ok || !p.expect(')', "in a layout") {
 					return l, false
 				}
