@@ -118,6 +118,16 @@ func (in *Instruction) SetOperands(ops ...*Instruction) {
 	for _, o := range old {
 		o.dropUserIfUnused(in)
 	}
+	if len(old) == 0 {
+		// in was nobody's user, so where it is one now it is the last: no need to look through all the
+		// users of an operand that many instructions use.
+		for _, o := range in.operands {
+			if n := len(o.users); n == 0 || o.users[n-1] != in {
+				o.users = append(o.users, in)
+			}
+		}
+		return
+	}
 	for _, o := range in.operands {
 		o.addUser(in)
 	}
