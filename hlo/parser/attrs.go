@@ -3,6 +3,7 @@ package parser
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	"octet/hlo"
 )
@@ -87,6 +88,7 @@ var attrKinds = map[string]attrKind{
 // attributes.
 func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
 	var attrs []hlo.Attr
+	var seen map[string]bool
 	for {
 		save := p.off
 		p.skipSpace()
@@ -106,10 +108,8 @@ func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
 		}
 		p.off++
 		p.skipSpace()
-		for _, a := range attrs {
-			if a.Name == name {
-				p.errorAt(nameStart, "attribute %s is given twice", name)
-			}
+		if given(attrs, &seen, name) {
+			p.errorAt(nameStart, "attribute %s is given twice", name)
 		}
 		v, ok := p.attrValue(in, name, len(attrs))
 		if !ok {
@@ -117,6 +117,29 @@ func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
 		}
 		attrs = append(attrs, hlo.Attr{Name: name, Value: v})
 	}
+}
+
+// given reports whether attrs has an attribute called name, and notes name in *seen. Instructions have a
+// few attributes; past a handful, the set *seen keeps the check from growing with their number.
+func given(attrs []hlo.Attr, seen *map[string]bool, name string) bool {
+	const few = 16
+	if len(attrs) < few {
+		for _, a := range attrs {
+			if a.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]bool, 2*few)
+		for _, a := range attrs {
+			(*seen)[a.Name] = true
+		}
+	}
+	dup := (*seen)[name]
+	(*seen)[name] = true
+	return dup
 }
 
 func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Value, bool) {
@@ -869,27 +892,56 @@ func (p *parser) programShape() (hlo.Value, bool) {
 
 // decodeSharding decodes the parts of a sharding Octet reasons about; the text itself is kept whole.
 func decodeSharding(text string) *hlo.Sharding {
-	s := &hlo.Sharding{Text: text, Maximal: -1}
-	body := strings.TrimSpace(text)
-	if !strings.HasPrefix(body, "{") || !strings.HasSuffix(body, "}") {
+	// close[i] is the offset of the '}' that closes the '{' at offset i (-1 when none does), found in one
+	// pass so that a tuple's elements are found without reading nested ones again.
+	close := make([]int32, len(text))
+	var open []int32
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '{':
+			close[i] = -1
+			open = append(open, int32(i))
+		case '}':
+			if n := len(open); n > 0 {
+				close[open[n-1]] = int32(i)
+				open = open[:n-1]
+			}
+		}
+	}
+	return decodeShardingIn(text, 0, len(text), close)
+}
+
+// decodeShardingIn decodes text[lo:hi].
+func decodeShardingIn(text string, lo, hi int, close []int32) *hlo.Sharding {
+	s := &hlo.Sharding{Text: text[lo:hi], Maximal: -1}
+	trimmed := strings.TrimLeftFunc(text[lo:hi], unicode.IsSpace)
+	lo += hi - lo - len(trimmed)
+	hi = lo + len(strings.TrimRightFunc(trimmed, unicode.IsSpace))
+	if hi-lo < 2 || text[lo] != '{' || text[hi-1] != '}' {
 		return s
 	}
-	body = strings.TrimSpace(body[1 : len(body)-1])
+	trimmed = strings.TrimLeftFunc(text[lo+1:hi-1], unicode.IsSpace)
+	lo = hi - 1 - len(trimmed)
+	hi = lo + len(strings.TrimRightFunc(trimmed, unicode.IsSpace))
+	body := text[lo:hi]
 	if strings.HasPrefix(body, "{") {
-		// A tuple sharding: split the elements at depth 0.
-		depth, start := 0, 0
-		for i := 0; i < len(body); i++ {
-			switch body[i] {
+		// A tuple sharding: the elements are the groups at depth 0.
+		depth := 0
+		for i := lo; i < hi; i++ {
+			switch text[i] {
 			case '{':
 				if depth == 0 {
-					start = i
+					// Inside the group the depth stays above 0 until its closing brace, which is therefore
+					// the one that matches it.
+					if e := int(close[i]); e >= 0 && e < hi {
+						s.Tuple = append(s.Tuple, *decodeShardingIn(text, i, e+1, close))
+						i = e
+						continue
+					}
 				}
 				depth++
 			case '}':
 				depth--
-				if depth == 0 {
-					s.Tuple = append(s.Tuple, *decodeSharding(body[start : i+1]))
-				}
 			}
 		}
 		return s

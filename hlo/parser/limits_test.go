@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"runtime"
 	"strings"
 	"testing"
+
+	"octet/hlo"
 )
 
 // parseErrors parses src and returns its errors, failing the test when there are none.
@@ -86,4 +89,152 @@ func inlineComputations(n int) string {
 	b.WriteString(strings.Repeat("\n}", n))
 	b.WriteString("\n}\n")
 	return b.String()
+}
+
+// allocated returns the bytes one parse of src allocates, after checking that it parses.
+func allocated(t *testing.T, src string) uint64 {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ParseFile(token.NewFileSet(), "big.hlo", []byte(src))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestLinearAllocation: inputs that used to take time and memory growing with the square of their size
+// (names made unique by searching for a free suffix from the start, the name tables of nested computations
+// sized by the rest of the text) allocate in proportion to their size.
+func TestLinearAllocation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		gen  func(n int) string
+	}{
+		{"computations reusing names", 1000, reusedNames},
+		{"nested inline computations", (maxNesting - 100) / 2, inlineComputations},
+		{"inline computations in a row", 2000, func(n int) string {
+			var b strings.Builder
+			b.WriteString("ENTRY e {\n  a = f32[] parameter(0)\n")
+			prev := "a"
+			for i := range n {
+				fmt.Fprintf(&b, "  c%d = f32[] call(%s), to_apply={\n    a = f32[] parameter(0)\n    ROOT c = f32[] negate(a)\n  }\n", i, prev)
+				prev = fmt.Sprintf("c%d", i)
+			}
+			b.WriteString("}\n")
+			return b.String()
+		}},
+		{"anonymous instructions", 5000, func(n int) string {
+			var b strings.Builder
+			b.WriteString("ENTRY e {\n  a = f32[] parameter(0)\n")
+			for i := range n {
+				fmt.Fprintf(&b, "  c%d = f32[] add(a, negate(a))\n", i)
+			}
+			b.WriteString("}\n")
+			return b.String()
+		}},
+		{"compact get-tuple-elements", 2000, func(n int) string {
+			var b strings.Builder
+			b.WriteString("ENTRY e {\n")
+			for i := range n {
+				fmt.Fprintf(&b, "  p%d = ((f32[], f32[]), f32[]) parameter(%d)\n  n%d = f32[] negate(f32[] %%p%d#0#1)\n", i, i, i, i)
+			}
+			b.WriteString("}\n")
+			return b.String()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			small, large := tc.gen(tc.n), tc.gen(2*tc.n)
+			a1, a2 := allocated(t, small), allocated(t, large)
+			if ratio := float64(a2) / float64(a1); ratio > 2.5 {
+				t.Errorf("%d bytes parse with %d bytes allocated, %d bytes with %d: %.1f times as much for twice the input",
+					len(small), a1, len(large), a2, ratio)
+			}
+		})
+	}
+}
+
+// reusedNames returns a module of n computations that all name their instructions alike.
+func reusedNames(n int) string {
+	var b strings.Builder
+	b.WriteString("HloModule reused\n\n")
+	for i := range n {
+		fmt.Fprintf(&b, "c%d {\n  a = f32[] parameter(0)\n  b = f32[] negate(a)\n  b.1 = f32[] negate(b)\n  ROOT c = f32[] negate(b.1)\n}\n\n", i)
+	}
+	b.WriteString("ENTRY e {\n  a = f32[] parameter(0)\n  ROOT c = f32[] call(a), to_apply=c0\n}\n")
+	return b.String()
+}
+
+// TestReusedNames: a module of 4,000 computations that reuse their instruction names parses, with every
+// name unique in the module and made as XLA makes it.
+func TestReusedNames(t *testing.T) {
+	const n = 4000
+	m, err := ParseString("reused.hlo", reusedNames(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if seen[in.Name] {
+				t.Fatalf("%s is not unique", in.Name)
+			}
+			seen[in.Name] = true
+		}
+	}
+	// c0 keeps its names; c1 takes the first free suffixes: b -> b.2 (b.1 is c0's), b.1 -> b.3.
+	var got []string
+	for _, in := range m.Computations[1].Instructions {
+		got = append(got, in.Name)
+	}
+	if want := "a.1 b.2 b.3 c.1"; strings.Join(got, " ") != want {
+		t.Errorf("names of c1: %q, want %q", strings.Join(got, " "), want)
+	}
+	var last []string
+	for _, in := range m.Entry.Instructions {
+		last = append(last, in.Name)
+	}
+	if want := fmt.Sprintf("a.%d c.%d", n, n); strings.Join(last, " ") != want {
+		t.Errorf("names of the entry: %q, want %q", strings.Join(last, " "), want)
+	}
+}
+
+// TestShardingTuples: the elements of tuple shardings are found at every level, nested ones included.
+func TestShardingTuples(t *testing.T) {
+	s := decodeSharding("{ {replicated}, {maximal device=1}, {devices=[2,1]0,1 metadata={op_name=\"x\"}}, {{manual}, {device=3}} }")
+	if len(s.Tuple) != 4 {
+		t.Fatalf("%d elements, want 4: %+v", len(s.Tuple), s.Tuple)
+	}
+	if !s.Tuple[0].Replicated || s.Tuple[0].Text != "{replicated}" {
+		t.Errorf("element 0: %+v", s.Tuple[0])
+	}
+	if s.Tuple[1].Maximal != 1 {
+		t.Errorf("element 1: %+v", s.Tuple[1])
+	}
+	if e := s.Tuple[2]; len(e.TileDims) != 2 || len(e.Devices) != 2 || e.Devices[1] != 1 {
+		t.Errorf("element 2: %+v", e)
+	}
+	if e := s.Tuple[3]; len(e.Tuple) != 2 || !e.Tuple[0].Manual || e.Tuple[1].Maximal != 3 {
+		t.Errorf("element 3: %+v", e)
+	}
+
+	const n = maxNesting - 10
+	src := "ENTRY e {\n  ROOT p = f32[] parameter(0), sharding=" + strings.Repeat("{", n) + "replicated" + strings.Repeat("}", n) + "\n}\n"
+	m, err := ParseString("sharding.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := m.Entry.Root.Attr("sharding").(*hlo.Sharding)
+	for range n - 1 {
+		if d == nil || len(d.Tuple) != 1 {
+			t.Fatalf("tuple sharding lost a level: %+v", d)
+		}
+		d = &d.Tuple[0]
+	}
+	if !d.Replicated {
+		t.Errorf("innermost sharding: %+v", d)
+	}
 }

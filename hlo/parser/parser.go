@@ -117,6 +117,8 @@ type parser struct {
 	compRefs []compFixup
 	comps    map[string]*hlo.Computation
 	names    map[string]bool // every name used in the module, for making unique names
+	// nextSuffix[base] is the suffix uniqueName tries first for base.
+	nextSuffix map[string]int
 	// shapeless are the instructions written without a shape, in text order.
 	shapeless []*hlo.Instruction
 
@@ -188,7 +190,7 @@ type compState struct {
 	opRefs     []opFixup
 	ctrlRefs   []ctrlFixup
 	pendingOps map[*hlo.Instruction][]*hlo.Instruction // operands, nil where a name is still unresolved
-	gteCache   map[string]*hlo.Instruction
+	gteCache   map[gteKey]*hlo.Instruction
 	gteAfter   map[*hlo.Instruction][]*hlo.Instruction
 	order      []*hlo.Instruction // instructions in text order, anonymous ones before their user
 	sawROOT    bool
@@ -786,10 +788,14 @@ func (p *parser) parseComputation() *hlo.Computation {
 // computationBody reads instructions up to the closing brace of computation c (its opening brace read).
 func (p *parser) computationBody(c *hlo.Computation, start int) bool {
 	outer := p.compState
-	// Size the name table by the lines up to the closing brace: one instruction a line, as printed.
+	// Size the name table by the lines up to the closing brace: one instruction a line, as printed. Only
+	// for a computation of the module: those scans cover disjoint text, whereas the ones of computations
+	// written in place, nested, would cover the same text again.
 	lines := 8
-	if e := strings.Index(p.src[p.off:p.end], "\n}"); e >= 0 {
-		lines = strings.Count(p.src[p.off:p.off+e], "\n") + 1
+	if outer == nil {
+		if e := strings.Index(p.src[p.off:p.end], "\n}"); e >= 0 {
+			lines = strings.Count(p.src[p.off:p.off+e], "\n") + 1
+		}
 	}
 	p.compState = &compState{comp: c, insts: make(map[string]*hlo.Instruction, lines),
 		pendingOps: map[*hlo.Instruction][]*hlo.Instruction{}, order: make([]*hlo.Instruction, 0, lines)}
@@ -977,17 +983,18 @@ func (p *parser) offOf(pos token.Pos) int {
 }
 
 // compactGTE returns the get-tuple-element for %name#i (made once per tuple and index), named as XLA names
-// it: the tuple's name, "_" and the index.
+// it: the tuple's name, "_" and the index. path is the whole path up to i, for messages.
 func (p *parser) compactGTE(tuple *hlo.Instruction, idx int64, path []int64, base string, pos int) *hlo.Instruction {
-	key := base
-	for _, i := range path {
-		key += "#" + strconv.FormatInt(i, 10)
-	}
+	key := gteKey{tuple, idx}
 	if g, ok := p.gteCache[key]; ok {
 		return g
 	}
 	if tuple.Shape.Kind != hlo.TupleShape || idx < 0 || idx >= int64(len(tuple.Shape.Tuple)) {
-		p.errorAt(pos, "%%%s has no tuple element %d", key[:strings.LastIndexByte(key, '#')], idx)
+		name := base
+		for _, i := range path[:len(path)-1] {
+			name += "#" + strconv.FormatInt(i, 10)
+		}
+		p.errorAt(pos, "%%%s has no tuple element %d", name, idx)
 		return nil
 	}
 	g := &hlo.Instruction{
@@ -1000,7 +1007,7 @@ func (p *parser) compactGTE(tuple *hlo.Instruction, idx int64, path []int64, bas
 	}
 	g.SetOperands(tuple)
 	if p.gteCache == nil {
-		p.gteCache = map[string]*hlo.Instruction{}
+		p.gteCache = map[gteKey]*hlo.Instruction{}
 		p.gteAfter = map[*hlo.Instruction][]*hlo.Instruction{}
 	}
 	p.gteCache[key] = g
@@ -1008,14 +1015,32 @@ func (p *parser) compactGTE(tuple *hlo.Instruction, idx int64, path []int64, bas
 	return g
 }
 
+// gteKey names a compact get-tuple-element: element idx of tuple, itself an instruction or a compact
+// get-tuple-element (so a path such as %p#1#0 is a chain of keys).
+type gteKey struct {
+	tuple *hlo.Instruction
+	idx   int64
+}
+
 // uniqueName returns base, or base.N when base is taken in the computation or by a name made before, and
 // reserves it. (Names that collide across computations are made unique at the end, by uniquifyNames.)
 func (p *parser) uniqueName(base string) string {
+	// Start after the last suffix given to base: a later name never takes an earlier free suffix, which
+	// keeps the search linear in the names made.
+	i := p.nextSuffix[base]
 	name := base
-	for i := 1; p.names[name] || p.compState != nil && p.insts[name] != nil; i++ {
+	if i > 0 {
+		name = base + "." + strconv.Itoa(i)
+	}
+	for p.names[name] || p.compState != nil && p.insts[name] != nil {
+		i++
 		name = base + "." + strconv.Itoa(i)
 	}
 	p.names[name] = true
+	if p.nextSuffix == nil {
+		p.nextSuffix = map[string]int{}
+	}
+	p.nextSuffix[base] = i + 1
 	return name
 }
 
@@ -1185,18 +1210,31 @@ func uniquifyNames(m *hlo.Module) {
 	for _, c := range m.Computations {
 		n += len(c.Instructions)
 	}
-	comps, insts := map[string]bool{}, make(map[string]bool, n)
+	comps, insts := newNameSet(len(m.Computations)), newNameSet(n)
 	for _, c := range m.Computations {
-		c.Name = uniqueIn(comps, c.Name)
+		c.Name = comps.unique(c.Name)
 		for _, in := range c.Instructions {
-			in.Name = uniqueIn(insts, in.Name)
+			in.Name = insts.unique(in.Name)
 		}
 	}
 }
 
-func uniqueIn(seen map[string]bool, name string) string {
-	if !seen[name] {
-		seen[name] = true
+// nameSet hands out names that are unique in the set.
+type nameSet struct {
+	seen map[string]bool
+	// next[root] is the least N for which root.N may be free: the names only accumulate, so the first
+	// free ".N" of a root never moves back, and each taken candidate is passed over once.
+	next map[string]int
+}
+
+func newNameSet(n int) nameSet {
+	return nameSet{seen: make(map[string]bool, n), next: map[string]int{}}
+}
+
+// unique returns name when it is free, otherwise the first free ".N" after its root; it takes the name.
+func (s nameSet) unique(name string) string {
+	if !s.seen[name] {
+		s.seen[name] = true
 		return name
 	}
 	root := name
@@ -1205,10 +1243,12 @@ func uniqueIn(seen map[string]bool, name string) string {
 			root = name[:i]
 		}
 	}
-	for n := 1; ; n++ {
+	n := max(s.next[root], 1)
+	for ; ; n++ {
 		cand := root + "." + strconv.Itoa(n)
-		if !seen[cand] {
-			seen[cand] = true
+		if !s.seen[cand] {
+			s.seen[cand] = true
+			s.next[root] = n + 1
 			return cand
 		}
 	}
