@@ -155,7 +155,7 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 			ll, ok := p.intLists(name)
 			return hlo.IntLists(ll), ok
 		}
-		l, ok := p.intList("in " + name)
+		l, ok := p.intList("in ", name)
 		return hlo.Ints(l), ok
 	case kindIntLists:
 		if p.peek() != '{' {
@@ -280,7 +280,7 @@ func (p *parser) intLists(context string) ([][]int64, bool) {
 		return ll, true
 	}
 	for {
-		l, ok := p.intList("in " + context)
+		l, ok := p.intList("in ", context)
 		if !ok {
 			return nil, false
 		}
@@ -288,7 +288,7 @@ func (p *parser) intLists(context string) ([][]int64, bool) {
 		if p.accept('}') {
 			return ll, true
 		}
-		if !p.expect(',', "in "+context) {
+		if !p.expect(',', "in ", context) {
 			return nil, false
 		}
 	}
@@ -322,7 +322,7 @@ func (p *parser) nameList(what string) (names []string, poss []int, list bool, o
 		if p.accept('}') {
 			return names, poss, true, true
 		}
-		if !p.expect(',', "in a list of "+what+"s") {
+		if !p.expect(',', "in a list of ", what, "s") {
 			return nil, nil, true, false
 		}
 	}
@@ -511,7 +511,7 @@ func (p *parser) window() (hlo.Value, bool) {
 	for !p.accept('}') {
 		kstart := p.off
 		k := p.word()
-		if k == "" || !p.expect('=', "after "+k+" in window") {
+		if k == "" || !p.expect('=', "after ", k, " in window") {
 			p.errorAt(kstart, "expected field=value in window, found %s", p.describe())
 			return nil, false
 		}
@@ -662,7 +662,7 @@ func (p *parser) keyValues(what string, sep byte) ([]hlo.KV, bool) {
 			return kvs, true
 		}
 		if len(kvs) > 0 {
-			if sep == ',' && !p.expect(',', "between "+what) {
+			if sep == ',' && !p.expect(',', "between ", what) {
 				return nil, false
 			}
 			if sep == ' ' && p.peek() == ',' {
@@ -795,12 +795,12 @@ func (p *parser) iotaList(what string) (*hlo.IotaList, bool) {
 	il := &hlo.IotaList{Dims: dims, ReshapeDims: reshape}
 	if p.peek() == 'T' {
 		p.off++
-		if !p.expect('(', "after T in "+what) {
+		if !p.expect('(', "after T in ", what) {
 			return nil, false
 		}
 		perm := []int64{}
 		for !p.accept(')') {
-			n, ok := p.integer("in a transpose of " + what)
+			n, ok := p.integer("in a transpose of ", what)
 			if !ok {
 				return nil, false
 			}
@@ -813,12 +813,12 @@ func (p *parser) iotaList(what string) (*hlo.IotaList, bool) {
 }
 
 func (p *parser) bracketInts(what string) ([]int64, bool) {
-	if !p.expect('[', "in "+what) {
+	if !p.expect('[', "in ", what) {
 		return nil, false
 	}
 	l := []int64{}
 	for !p.accept(']') {
-		n, ok := p.integer("in " + what)
+		n, ok := p.integer("in ", what)
 		if !ok {
 			return nil, false
 		}

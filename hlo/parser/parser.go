@@ -138,6 +138,11 @@ type parser struct {
 	scratch        bool
 	scratchLayouts []hlo.Layout
 	scratchInts    []int64
+
+	// dimBuf collects the numbers of a shape's dimensions or layout before they are copied out.
+	dimBuf []int64
+	// opStack collects the operands of the instructions being read (nested ones above their user's).
+	opStack []*hlo.Instruction
 }
 
 func (p *parser) newInstruction() *hlo.Instruction {
@@ -341,12 +346,13 @@ func (p *parser) accept(c byte) bool {
 	return false
 }
 
-// expect skips space and consumes c, reporting an error when something else is there.
-func (p *parser) expect(c byte, context string) bool {
+// expect skips space and consumes c, reporting an error when something else is there. The context of the
+// message is the concatenation of its parts, made only for the error.
+func (p *parser) expect(c byte, context ...string) bool {
 	if p.accept(c) {
 		return true
 	}
-	p.errorAt(p.off, "expected %q %s, found %s", c, context, p.describe())
+	p.errorAt(p.off, "expected %q %s, found %s", c, strings.Join(context, ""), p.describe())
 	return false
 }
 
@@ -412,8 +418,8 @@ func (p *parser) peekWord() string {
 	return w
 }
 
-// integer reads a signed decimal integer.
-func (p *parser) integer(context string) (int64, bool) {
+// integer reads a signed decimal integer; context is as for expect.
+func (p *parser) integer(context ...string) (int64, bool) {
 	p.skipSpace()
 	start := p.off
 	if p.peek() == '-' || p.peek() == '+' {
@@ -425,15 +431,15 @@ func (p *parser) integer(context string) (int64, bool) {
 	n, err := strconv.ParseInt(p.src[start:p.off], 10, 64)
 	if err != nil {
 		p.off = start
-		p.errorAt(start, "expected an integer %s, found %s", context, p.describe())
+		p.errorAt(start, "expected an integer %s, found %s", strings.Join(context, ""), p.describe())
 		return 0, false
 	}
 	return n, true
 }
 
-// intList reads {a,b,c} (possibly empty).
-func (p *parser) intList(context string) ([]int64, bool) {
-	if !p.expect('{', context) {
+// intList reads {a,b,c} (possibly empty); context is as for expect.
+func (p *parser) intList(context ...string) ([]int64, bool) {
+	if !p.expect('{', context...) {
 		return nil, false
 	}
 	list := []int64{}
@@ -441,7 +447,7 @@ func (p *parser) intList(context string) ([]int64, bool) {
 		return list, true
 	}
 	for {
-		n, ok := p.integer(context)
+		n, ok := p.integer(context...)
 		if !ok {
 			return nil, false
 		}
@@ -449,7 +455,7 @@ func (p *parser) intList(context string) ([]int64, bool) {
 		if p.accept('}') {
 			return list, true
 		}
-		if !p.expect(',', context) {
+		if !p.expect(',', context...) {
 			return nil, false
 		}
 	}
@@ -693,16 +699,16 @@ func (p *parser) stackFrames() *hlo.StackFrameTables {
 // braceFields reads {key=int key=int ...}.
 func (p *parser) braceFields(context string) map[string]int64 {
 	fields := map[string]int64{}
-	if !p.expect('{', "in "+context) {
+	if !p.expect('{', "in ", context) {
 		return fields
 	}
 	for !p.accept('}') {
 		k := p.word()
-		if k == "" || !p.expect('=', "after "+k) {
+		if k == "" || !p.expect('=', "after ", k) {
 			p.errorAt(p.off, "expected key=value in %s, found %s", context, p.describe())
 			return fields
 		}
-		v, ok := p.integer("in " + context)
+		v, ok := p.integer("in ", context)
 		if !ok {
 			return fields
 		}
@@ -738,7 +744,7 @@ func (p *parser) parseComputation() *hlo.Computation {
 			if !p.expect(':', "after a parameter name") {
 				return nil
 			}
-			if _, ok := p.shape(); !ok {
+			if _, ok := p.scratchShape(); !ok {
 				return nil
 			}
 			if !p.accept(',') && !(p.skipSpaceAndPeek() == ')') {
@@ -749,7 +755,7 @@ func (p *parser) parseComputation() *hlo.Computation {
 		p.skipSpace()
 		if strings.HasPrefix(p.src[p.off:p.end], "->") {
 			p.off += 2
-			if _, ok := p.shape(); !ok {
+			if _, ok := p.scratchShape(); !ok {
 				return nil
 			}
 		} else {
@@ -757,7 +763,7 @@ func (p *parser) parseComputation() *hlo.Computation {
 			return nil
 		}
 	}
-	if !p.expect('{', "to open computation "+name) {
+	if !p.expect('{', "to open computation ", name) {
 		return nil
 	}
 	if prev, dup := p.comps[name]; dup {
@@ -798,7 +804,7 @@ func (p *parser) computationBody(c *hlo.Computation, start int) bool {
 		}
 	}
 	p.compState = &compState{comp: c, insts: make(map[string]*hlo.Instruction, lines),
-		pendingOps: map[*hlo.Instruction][]*hlo.Instruction{}, order: make([]*hlo.Instruction, 0, lines)}
+		order: make([]*hlo.Instruction, 0, lines)}
 	defer func() { p.compState = outer }()
 	errsBefore := len(p.errs)
 	for {
@@ -1086,7 +1092,7 @@ func (p *parser) instruction() bool {
 		p.errorAt(p.off, "expected an instruction, found %s", p.describe())
 		return false
 	}
-	if !p.expect('=', "after instruction name "+name) {
+	if !p.expect('=', "after instruction name ", name) {
 		return false
 	}
 	in := p.instructionRHS(name, start, nil)
@@ -1157,7 +1163,7 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 		}
 	}
 	in.Name = name
-	if !p.expect('(', "after opcode "+opName) {
+	if !p.expect('(', "after opcode ", opName) {
 		return nil
 	}
 	switch op {
@@ -1302,20 +1308,16 @@ func (p *parser) literalEnd() (int, bool) {
 
 // operands reads operand list entries up to ')': [shape] name[#i...], or a nested [shape] opcode(...).
 func (p *parser) operands(in *hlo.Instruction) bool {
-	var ops []*hlo.Instruction
 	if p.accept(')') {
 		return true
 	}
+	base := len(p.opStack)
 	deferred := false
 	for {
 		p.skipSpace()
 		var opShape *hlo.Shape
 		if p.peek() == '(' || p.startsShape() || p.peek() == 'b' && p.peekAt(1) == '(' {
-			p.scratch = true
-			p.scratchLayouts = p.scratchLayouts[:0]
-			p.scratchInts = p.scratchInts[:0]
-			s, ok := p.shape()
-			p.scratch = false
+			s, ok := p.scratchShape()
 			if !ok {
 				return false
 			}
@@ -1341,7 +1343,7 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 			if nested == nil {
 				return false
 			}
-			ops = append(ops, nested)
+			p.opStack = append(p.opStack, nested)
 		} else {
 			var path []int64
 			for p.peek() == '#' {
@@ -1359,10 +1361,10 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 			}
 			if target, ok := p.insts[name]; ok && path == nil {
 				// Defined already (the usual case): connect it now.
-				ops = append(ops, target)
+				p.opStack = append(p.opStack, target)
 			} else {
-				p.opRefs = append(p.opRefs, opFixup{user: in, index: len(ops), name: name, path: path, pos: nameStart})
-				ops = append(ops, nil)
+				p.opRefs = append(p.opRefs, opFixup{user: in, index: len(p.opStack) - base, name: name, path: path, pos: nameStart})
+				p.opStack = append(p.opStack, nil)
 				deferred = true
 			}
 		}
@@ -1374,13 +1376,29 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 			return false
 		}
 	}
+	ops := p.opStack[base:]
+	p.opStack = p.opStack[:base]
 	if deferred {
 		// The remaining names are resolved, and the operands connected, when the computation is complete.
-		p.pendingOps[in] = ops
+		if p.pendingOps == nil {
+			p.pendingOps = map[*hlo.Instruction][]*hlo.Instruction{}
+		}
+		p.pendingOps[in] = append([]*hlo.Instruction(nil), ops...)
 	} else {
 		in.SetOperands(ops...)
 	}
 	return true
+}
+
+// scratchShape reads a shape into storage that the next one overwrites: for shapes that are checked and
+// dropped, or cloned.
+func (p *parser) scratchShape() (hlo.Shape, bool) {
+	p.scratch = true
+	p.scratchLayouts = p.scratchLayouts[:0]
+	p.scratchInts = p.scratchInts[:0]
+	s, ok := p.shape()
+	p.scratch = false
+	return s, ok
 }
 
 // startsShape reports whether the text at the offset begins an array shape: a type name followed by '['.
@@ -1499,8 +1517,7 @@ func (p *parser) shape() (hlo.Shape, bool) {
 		return s, false
 	}
 	p.off++
-	var dimBuf [8]int64
-	s.Dims = dimBuf[:0]
+	s.Dims = p.dimBuf[:0] // copied out below; nothing in between reads a shape
 	p.skipSpace()
 	if p.peek() != ']' {
 		for {
@@ -1549,6 +1566,7 @@ func (p *parser) shape() (hlo.Shape, bool) {
 		return s, false
 	}
 	p.off++
+	p.dimBuf = s.Dims[:0]
 	s.Dims = p.intsFrom(s.Dims)
 	if s.Kind != hlo.ArrayShape {
 		if len(s.Dims) != 0 {
@@ -1585,8 +1603,7 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 	start := p.off
 	p.off++ // {
 	var l hlo.Layout
-	var buf [8]int64
-	l.MinorToMajor = buf[:0]
+	l.MinorToMajor = p.dimBuf[:0]
 	for p.skipSpace(); isDigit(p.peek()); p.skipSpace() {
 		n, ok := p.integer("in a layout")
 		if !ok {
@@ -1597,6 +1614,9 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 			break
 		}
 	}
+	// Copied out of the buffer before the fields, which may hold a shape (P(...)) that reuses it.
+	p.dimBuf = l.MinorToMajor[:0]
+	l.MinorToMajor = p.intsFrom(l.MinorToMajor)
 	p.skipSpace()
 	if p.peek() == ':' {
 		p.off++
@@ -1728,7 +1748,6 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 		}
 	}
 done:
-	l.MinorToMajor = p.intsFrom(l.MinorToMajor)
 	if !p.expect('}', "to close a layout") {
 		return l, false
 	}
