@@ -87,14 +87,16 @@ var attrKinds = map[string]attrKind{
 // attributes reads ", name=value" pairs while they follow. in is nil for module and computation
 // attributes.
 func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
-	var attrs []hlo.Attr
+	// The attributes are gathered above those of enclosing instructions (a value may hold a computation)
+	// and copied out at the end, into a slice of the right size.
+	base := len(p.attrStack)
 	var seen map[string]bool
 	for {
 		save := p.off
 		p.skipSpace()
 		if p.peek() != ',' {
 			p.off = save
-			return attrs
+			break
 		}
 		p.off++
 		p.skipSpace()
@@ -104,19 +106,27 @@ func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
 		if name == "" || p.peek() != '=' {
 			// Not an attribute: ", operand" in an enclosing operand list, or an error the caller reports.
 			p.off = save
-			return attrs
+			break
 		}
 		p.off++
 		p.skipSpace()
-		if given(attrs, &seen, name) {
+		if given(p.attrStack[base:], &seen, name) {
 			p.errorAt(nameStart, "attribute %s is given twice", name)
 		}
-		v, ok := p.attrValue(in, name, len(attrs))
+		v, ok := p.attrValue(in, name, len(p.attrStack)-base)
 		if !ok {
-			return attrs
+			break
 		}
-		attrs = append(attrs, hlo.Attr{Name: name, Value: v})
+		p.attrStack = append(p.attrStack, hlo.Attr{Name: name, Value: v})
 	}
+	var attrs []hlo.Attr
+	if n := len(p.attrStack) - base; n > 0 {
+		attrs = make([]hlo.Attr, n)
+		copy(attrs, p.attrStack[base:])
+		clear(p.attrStack[base:])
+		p.attrStack = p.attrStack[:base]
+	}
+	return attrs
 }
 
 // given reports whether attrs has an attribute called name, and notes name in *seen. Instructions have a
@@ -654,12 +664,14 @@ func parseConvDims(text string) (*hlo.ConvDims, string) {
 // keyValues reads {k=v k=v} (sep ' ') or {k=v,k=v} (sep ','), keeping each value's text.
 func (p *parser) keyValues(what string, sep byte) ([]hlo.KV, bool) {
 	p.off++ // {
-	kvs := []hlo.KV{}
+	// The pairs are gathered in a buffer reused for every value (no value nests another) and copied out.
+	kvs := p.kvBuf[:0]
+	defer func() { p.kvBuf = kvs[:0] }()
 	for {
 		p.skipSpace()
 		if p.peek() == '}' {
 			p.off++
-			return kvs, true
+			return append(make([]hlo.KV, 0, len(kvs)), kvs...), true
 		}
 		if len(kvs) > 0 {
 			if sep == ',' && !p.expect(',', "between ", what) {

@@ -238,3 +238,18 @@ func TestShardingTuples(t *testing.T) {
 		t.Errorf("innermost sharding: %+v", d)
 	}
 }
+
+// TestLineStarts: the line table is the one go/token makes.
+func TestLineStarts(t *testing.T) {
+	for _, src := range []string{"", "\n", "a", "ab\nc\n", "ab\nc", "\n\n\nx\n\n", strings.Repeat("line\n", 1000)} {
+		want := token.NewFileSet().AddFile("f", -1, len(src))
+		want.SetLinesForContent([]byte(src))
+		got := token.NewFileSet().AddFile("f", -1, len(src))
+		if !got.SetLines(lineStarts([]byte(src))) {
+			t.Fatalf("%q: SetLines refuses the table", src)
+		}
+		if fmt.Sprint(got.Lines()) != fmt.Sprint(want.Lines()) {
+			t.Errorf("%q: lines %v, want %v", src, got.Lines(), want.Lines())
+		}
+	}
+}

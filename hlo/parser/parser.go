@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"bytes"
 	"fmt"
 	"go/scanner"
 	"go/token"
@@ -25,7 +26,7 @@ const maxNesting = 1000
 // position; the modules that parsed are returned with it.
 func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Module, err error) {
 	file := fset.AddFile(filename, -1, len(src))
-	file.SetLinesForContent(src)
+	file.SetLines(lineStarts(src))
 	var errs scanner.ErrorList
 	defer func() {
 		// The parser is written not to panic; this turns a bug into an error instead of a crash.
@@ -53,6 +54,26 @@ func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Mo
 	errs.Sort()
 	errs.RemoveMultiples()
 	return mods, errs.Err()
+}
+
+// lineStarts returns the offset of the start of every line of src, as token.File.SetLinesForContent finds
+// them, searching for newlines a word at a time.
+func lineStarts(src []byte) []int {
+	if len(src) == 0 {
+		return nil
+	}
+	lines := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for off := 0; ; {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return lines
+		}
+		off += i + 1
+		if off == len(src) {
+			return lines
+		}
+		lines = append(lines, off)
+	}
 }
 
 // ParseModule parses src, which must hold exactly one module.
@@ -141,8 +162,12 @@ type parser struct {
 
 	// dimBuf collects the numbers of a shape's dimensions or layout before they are copied out.
 	dimBuf []int64
-	// opStack collects the operands of the instructions being read (nested ones above their user's).
-	opStack []*hlo.Instruction
+	// opStack collects the operands of the instructions being read (nested ones above their user's),
+	// attrStack their attributes.
+	opStack   []*hlo.Instruction
+	attrStack []hlo.Attr
+	// kvBuf collects the pairs of a metadata or frontend_attributes value.
+	kvBuf []hlo.KV
 }
 
 func (p *parser) newInstruction() *hlo.Instruction {
