@@ -138,6 +138,19 @@ type parser struct {
 	compRefs []compFixup
 	comps    map[string]*hlo.Computation
 	names    map[string]bool // every name used in the module, for making unique names
+	// defs maps a name to the last instruction defined with it. Names are mostly unique in a module,
+	// so one table serves every computation: an entry is of the current computation when the
+	// instruction's parent is.
+	defs map[string]*hlo.Instruction
+	// sameNames is set when two instructions may have the same name.
+	sameNames bool
+	// nested is set while a computation written inside another is read.
+	nested bool
+	// order holds the instructions of the computations being read, in text order (anonymous ones before
+	// their user); a nested computation's above its encloser's.
+	order []*hlo.Instruction
+	// freeStates are compStates to reuse.
+	freeStates []*compState
 	// nextSuffix[base] is the suffix uniqueName tries first for base.
 	nextSuffix map[string]int
 	// shapeless are the instructions written without a shape, in text order.
@@ -215,15 +228,43 @@ func (p *parser) intsFrom(xs []int64) []int64 {
 
 // compState is what the parser knows of the computation it is reading.
 type compState struct {
-	comp       *hlo.Computation
-	insts      map[string]*hlo.Instruction
+	comp *hlo.Computation
+	// shadowed are the definitions of p.defs that this computation, written inside another, hid: they
+	// are put back when it ends.
+	shadowed   []shadowed
 	opRefs     []opFixup
 	ctrlRefs   []ctrlFixup
 	pendingOps map[*hlo.Instruction][]*hlo.Instruction // operands, nil where a name is still unresolved
 	gteCache   map[gteKey]*hlo.Instruction
 	gteAfter   map[*hlo.Instruction][]*hlo.Instruction
-	order      []*hlo.Instruction // instructions in text order, anonymous ones before their user
+	orderBase  int // the computation's instructions are p.order[orderBase:]
 	sawROOT    bool
+}
+
+type shadowed struct {
+	name string
+	in   *hlo.Instruction
+}
+
+// lookup returns the instruction of the current computation named name, or nil.
+func (p *parser) lookup(name string) *hlo.Instruction {
+	if in := p.defs[name]; in != nil && in.Parent == p.comp {
+		return in
+	}
+	return nil
+}
+
+// define makes in, of the current computation, the instruction named name; the name must not be defined
+// in the computation already.
+func (p *parser) define(name string, in *hlo.Instruction) {
+	if prev := p.defs[name]; prev != nil {
+		// Another computation has the name too: uniquifyNames renames one of them.
+		p.sameNames = true
+		if p.nested {
+			p.shadowed = append(p.shadowed, shadowed{name, prev})
+		}
+	}
+	p.defs[name] = in
 }
 
 type compFixup struct {
@@ -592,6 +633,8 @@ func (p *parser) parseModule() (m *hlo.Module) {
 	p.mod = &hlo.Module{Fset: p.fset}
 	p.comps = map[string]*hlo.Computation{}
 	p.names = map[string]bool{}
+	// One instruction a line, as printed.
+	p.defs = make(map[string]*hlo.Instruction, p.file.LineCount()+8)
 	p.skipSpace()
 	p.mod.Pos = p.pos(p.off)
 	if p.peekWord() == "HloModule" {
@@ -647,7 +690,9 @@ func (p *parser) parseModule() (m *hlo.Module) {
 	for _, in := range p.shapeless {
 		p.inferShape(in)
 	}
-	uniquifyNames(p.mod)
+	if p.sameNames {
+		uniquifyNames(p.mod)
+	}
 	if len(p.errs) > 0 {
 		return nil
 	}
@@ -818,19 +863,29 @@ func (p *parser) parseComputation() *hlo.Computation {
 
 // computationBody reads instructions up to the closing brace of computation c (its opening brace read).
 func (p *parser) computationBody(c *hlo.Computation, start int) bool {
-	outer := p.compState
-	// Size the name table by the lines up to the closing brace: one instruction a line, as printed. Only
-	// for a computation of the module: those scans cover disjoint text, whereas the ones of computations
-	// written in place, nested, would cover the same text again.
-	lines := 8
-	if outer == nil {
-		if e := strings.Index(p.src[p.off:p.end], "\n}"); e >= 0 {
-			lines = strings.Count(p.src[p.off:p.off+e], "\n") + 1
-		}
+	outer, outerNested := p.compState, p.nested
+	var st *compState
+	if n := len(p.freeStates); n > 0 {
+		st = p.freeStates[n-1]
+		p.freeStates = p.freeStates[:n-1]
+		*st = compState{shadowed: st.shadowed[:0], opRefs: st.opRefs[:0], ctrlRefs: st.ctrlRefs[:0]}
+	} else {
+		st = &compState{}
 	}
-	p.compState = &compState{comp: c, insts: make(map[string]*hlo.Instruction, lines),
-		order: make([]*hlo.Instruction, 0, lines)}
-	defer func() { p.compState = outer }()
+	st.comp, st.orderBase = c, len(p.order)
+	p.compState, p.nested = st, outer != nil
+	defer func() {
+		for i := len(st.shadowed) - 1; i >= 0; i-- {
+			p.defs[st.shadowed[i].name] = st.shadowed[i].in
+		}
+		clear(p.order[st.orderBase:])
+		p.order = p.order[:st.orderBase]
+		clear(st.opRefs)
+		clear(st.ctrlRefs)
+		clear(st.shadowed)
+		p.freeStates = append(p.freeStates, st)
+		p.compState, p.nested = outer, outerNested
+	}()
 	errsBefore := len(p.errs)
 	for {
 		p.skipSpace()
@@ -877,8 +932,8 @@ func (p *parser) skipLine() {
 func (p *parser) finishComputation(c *hlo.Computation) {
 	// Operands by name.
 	for _, f := range p.opRefs {
-		target, ok := p.insts[f.name]
-		if !ok {
+		target := p.lookup(f.name)
+		if target == nil {
 			p.errorAt(f.pos, "operand %%%s of %%%s names no instruction of computation %s", f.name, f.user.Name, c.Name)
 			continue
 		}
@@ -895,8 +950,8 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 	for _, f := range p.ctrlRefs {
 		var list hlo.InstList
 		for i, n := range f.names {
-			target, ok := p.insts[n]
-			if !ok {
+			target := p.lookup(n)
+			if target == nil {
 				p.errorAt(f.poss[i], "control predecessor %%%s of %%%s names no instruction of computation %s", n, f.in.Name, c.Name)
 				continue
 			}
@@ -905,13 +960,14 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 		f.in.Attrs[f.attr].Value = list
 	}
 	// Instruction order: text order, with compact get-tuple-elements right after their tuple.
-	out := make([]*hlo.Instruction, 0, len(p.order))
-	for _, in := range p.order {
+	order := p.order[p.orderBase:]
+	out := make([]*hlo.Instruction, 0, len(order))
+	for _, in := range order {
 		out = append(out, in)
 		out = p.appendGTEs(out, in)
 	}
 	c.Instructions = out
-	for _, in := range p.order {
+	for _, in := range order {
 		ops, ok := p.pendingOps[in]
 		if !ok {
 			continue
@@ -1028,6 +1084,8 @@ func (p *parser) compactGTE(tuple *hlo.Instruction, idx int64, path []int64, bas
 		p.errorAt(pos, "%%%s has no tuple element %d", name, idx)
 		return nil
 	}
+	// The name is made unique in the computation only: let uniquifyNames make it unique in the module.
+	p.sameNames = true
 	g := &hlo.Instruction{
 		Name:   p.uniqueName(tuple.Name + "_" + strconv.FormatInt(idx, 10)),
 		Opcode: hlo.OpGetTupleElement,
@@ -1063,7 +1121,7 @@ func (p *parser) uniqueName(base string) string {
 	if i > 0 {
 		name = base + "." + strconv.Itoa(i)
 	}
-	for p.names[name] || p.compState != nil && p.insts[name] != nil {
+	for p.names[name] || p.compState != nil && p.lookup(name) != nil {
 		i++
 		name = base + "." + strconv.Itoa(i)
 	}
@@ -1182,7 +1240,7 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 	if name == "" {
 		name = p.uniqueName(opName + ".anon")
 	} else {
-		if prev, dup := p.insts[name]; dup {
+		if prev := p.lookup(name); prev != nil {
 			p.errorAt(start, "instruction %%%s is defined twice in computation %s (first at %s)", name, p.comp.Name, p.file.Position(prev.Pos))
 			return nil
 		}
@@ -1228,7 +1286,7 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 	}
 	// Place nested anonymous instructions (already in p.order) before this one.
 	p.order = append(p.order, in)
-	p.insts[name] = in
+	p.define(name, in)
 	return in
 }
 
@@ -1384,7 +1442,7 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 				}
 				path = append(path, n)
 			}
-			if target, ok := p.insts[name]; ok && path == nil {
+			if target := p.lookup(name); target != nil && path == nil {
 				// Defined already (the usual case): connect it now.
 				p.opStack = append(p.opStack, target)
 			} else {
