@@ -6,6 +6,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -250,6 +251,18 @@ func TestLineStarts(t *testing.T) {
 		}
 		if fmt.Sprint(got.Lines()) != fmt.Sprint(want.Lines()) {
 			t.Errorf("%q: lines %v, want %v", src, got.Lines(), want.Lines())
+		}
+	}
+}
+
+// TestDecimal: decimal reads what strconv.ParseInt reads in base 10, and refuses what it refuses.
+func TestDecimal(t *testing.T) {
+	for _, s := range []string{"0", "7", "-7", "+7", "123456789012345678", "-123456789012345678", "9223372036854775807",
+		"-9223372036854775808", "9223372036854775808", "99999999999999999999", "", "-", "+", "1a", "a1", "--1", "1_000", "007"} {
+		want, err := strconv.ParseInt(s, 10, 64)
+		got, ok := decimal(s)
+		if ok != (err == nil) || ok && got != want {
+			t.Errorf("decimal(%q) = %d, %v; strconv gives %d, %v", s, got, ok, want, err)
 		}
 	}
 }

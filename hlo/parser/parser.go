@@ -164,6 +164,7 @@ type parser struct {
 
 	// Slabs that many small allocations are carved from: parsing large modules is allocation-bound.
 	instSlab   []hlo.Instruction
+	opSlab     []*hlo.Instruction
 	layoutSlab []hlo.Layout
 	intSlab    []int64
 
@@ -222,6 +223,21 @@ func (p *parser) intsFrom(xs []int64) []int64 {
 	}
 	out := p.intSlab[:n:n]
 	p.intSlab = p.intSlab[n:]
+	copy(out, xs)
+	return out
+}
+
+// instsFrom returns a copy of xs carved from a slab, with its capacity capped as intsFrom's.
+func (p *parser) instsFrom(xs []*hlo.Instruction) []*hlo.Instruction {
+	n := len(xs)
+	if n > 64 {
+		return append([]*hlo.Instruction(nil), xs...)
+	}
+	if len(p.opSlab) < n {
+		p.opSlab = make([]*hlo.Instruction, 1024)
+	}
+	out := p.opSlab[:n:n]
+	p.opSlab = p.opSlab[n:]
 	copy(out, xs)
 	return out
 }
@@ -494,11 +510,36 @@ func (p *parser) integer(context ...string) (int64, bool) {
 	for p.off < p.end && isDigit(p.src[p.off]) {
 		p.off++
 	}
-	n, err := strconv.ParseInt(p.src[start:p.off], 10, 64)
-	if err != nil {
+	n, ok := decimal(p.src[start:p.off])
+	if !ok {
 		p.off = start
 		p.errorAt(start, "expected an integer %s, found %s", strings.Join(context, ""), p.describe())
 		return 0, false
+	}
+	return n, true
+}
+
+// decimal returns the value of s, a decimal integer with an optional sign, as strconv.ParseInt(s, 10, 64)
+// does, only faster for the short numbers of HLO text.
+func decimal(s string) (int64, bool) {
+	digits := s
+	if digits != "" && (digits[0] == '-' || digits[0] == '+') {
+		digits = digits[1:]
+	}
+	if digits == "" || len(digits) > 18 {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if s[0] == '-' {
+		n = -n
 	}
 	return n, true
 }
@@ -978,7 +1019,7 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 				return
 			}
 		}
-		in.SetOperands(ops...)
+		in.AdoptOperands(ops)
 	}
 	if len(p.pendingOps) > 0 && !p.acyclic(c) {
 		return
@@ -1166,8 +1207,8 @@ func (p *parser) instruction() bool {
 	p.skipSpace()
 	start := p.off
 	isRoot := false
-	if p.peekWord() == "ROOT" {
-		p.word()
+	if strings.HasPrefix(p.src[p.off:p.end], "ROOT") && (p.off+4 == p.end || !isNameByte(p.src[p.off+4])) {
+		p.off += 4
 		isRoot = true
 	}
 	name, ok := p.name()
@@ -1240,7 +1281,7 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 	if name == "" {
 		name = p.uniqueName(opName + ".anon")
 	} else {
-		if prev := p.lookup(name); prev != nil {
+		if prev := p.defs[name]; prev != nil && prev.Parent == p.comp {
 			p.errorAt(start, "instruction %%%s is defined twice in computation %s (first at %s)", name, p.comp.Name, p.file.Position(prev.Pos))
 			return nil
 		}
@@ -1435,8 +1476,8 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 				for p.off < p.end && isDigit(p.src[p.off]) {
 					p.off++
 				}
-				n, err := strconv.ParseInt(p.src[st:p.off], 10, 64)
-				if err != nil {
+				n, ok := decimal(p.src[st:p.off])
+				if !ok {
 					p.errorAt(st, "expected a tuple index after '#', found %s", p.describe())
 					return false
 				}
@@ -1466,9 +1507,9 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 		if p.pendingOps == nil {
 			p.pendingOps = map[*hlo.Instruction][]*hlo.Instruction{}
 		}
-		p.pendingOps[in] = append([]*hlo.Instruction(nil), ops...)
+		p.pendingOps[in] = p.instsFrom(ops)
 	} else {
-		in.SetOperands(ops...)
+		in.AdoptOperands(p.instsFrom(ops))
 	}
 	return true
 }
@@ -1620,8 +1661,8 @@ func (p *parser) shape() (hlo.Shape, bool) {
 				for p.off < p.end && isDigit(p.src[p.off]) {
 					p.off++
 				}
-				n, err := strconv.ParseInt(p.src[st:p.off], 10, 64)
-				if err != nil {
+				n, ok := decimal(p.src[st:p.off])
+				if !ok {
 					p.errorAt(st, "expected a dimension size, found %s", p.describe())
 					return s, false
 				}
