@@ -351,6 +351,17 @@ func (p *parser) leave() { p.depth-- }
 
 // skipSpace skips white space and comments (// to end of line, /* ... */).
 func (p *parser) skipSpace() {
+	// Most calls find none: this much is inlined.
+	if p.off < p.end && !spaceStarts[p.src[p.off]] {
+		return
+	}
+	p.skipSpaceMore()
+}
+
+// spaceStarts tells the bytes that may start white space or a comment.
+var spaceStarts = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '/': true}
+
+func (p *parser) skipSpaceMore() {
 	for p.off < p.end {
 		c := p.src[p.off]
 		switch {
@@ -457,10 +468,16 @@ func (p *parser) describe() string {
 	return strconv.QuoteRune(rune(c))
 }
 
-func isNameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' ||
-		c == '-' || c == '$'
-}
+func isNameByte(c byte) bool { return nameBytes[c] }
+
+// nameBytes tells the bytes of names: letters, digits and "_.-$".
+var nameBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' ||
+			c == '-' || c == '$'
+	}
+	return t
+}()
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
