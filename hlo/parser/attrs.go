@@ -277,10 +277,17 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 	case "false":
 		return hlo.Bool(false), true
 	}
-	if n, err := strconv.ParseInt(text, 10, 64); err == nil && strconv.FormatInt(n, 10) == text {
+	if n, ok := decimal(text); ok && canonicalInt(text) {
 		return hlo.Int(n), true
 	}
 	return hlo.Raw(text), true
+}
+
+// canonicalInt reports whether the decimal integer text is written as strconv.FormatInt writes it: no '+',
+// no leading zero, no "-0".
+func canonicalInt(text string) bool {
+	digits := strings.TrimPrefix(text, "-")
+	return text[0] != '+' && (digits[0] != '0' || text == "0")
 }
 
 func (p *parser) intLists(context string) ([][]int64, bool) {

@@ -266,3 +266,16 @@ func TestDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalInt: integers are kept as numbers only when printing them gives the text back.
+func TestCanonicalInt(t *testing.T) {
+	for _, s := range []string{"0", "7", "-7", "+7", "07", "-0", "00", "-07", "10", "-9223372036854775808"} {
+		n, ok := decimal(s)
+		if !ok {
+			t.Fatalf("decimal(%q) fails", s)
+		}
+		if got, want := canonicalInt(s), strconv.FormatInt(n, 10) == s; got != want {
+			t.Errorf("canonicalInt(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
