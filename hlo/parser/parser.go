@@ -1267,11 +1267,9 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 	if given != nil {
 		in.Shape = *given
 	} else if hasShape {
-		s, ok := p.shape()
-		if !ok {
+		if !p.shapeInto(&in.Shape) {
 			return nil
 		}
-		in.Shape = s
 	}
 	p.skipSpace()
 	opStart := p.off
@@ -1595,26 +1593,33 @@ func lookupType(w string) (dtype.Type, bool) {
 
 // shape reads an array shape with optional layout, a tuple shape, token[] or opaque[].
 func (p *parser) shape() (hlo.Shape, bool) {
+	var s hlo.Shape
+	ok := p.shapeInto(&s)
+	return s, ok
+}
+
+// shapeInto reads a shape into *s, which must be the zero Shape.
+func (p *parser) shapeInto(s *hlo.Shape) bool {
 	p.skipSpace()
 	if p.peek() == '(' {
 		p.enter(p.off)
 		defer p.leave()
 		p.off++
-		s := hlo.Shape{Kind: hlo.TupleShape, Tuple: []hlo.Shape{}}
+		*s = hlo.Shape{Kind: hlo.TupleShape, Tuple: []hlo.Shape{}}
 		if p.accept(')') {
-			return s, true
+			return true
 		}
 		for {
 			e, ok := p.shape()
 			if !ok {
-				return s, false
+				return false
 			}
 			s.Tuple = append(s.Tuple, e)
 			if p.accept(')') {
-				return s, true
+				return true
 			}
 			if !p.expect(',', "in a tuple shape") {
-				return s, false
+				return false
 			}
 		}
 	}
@@ -1626,15 +1631,15 @@ func (p *parser) shape() (hlo.Shape, bool) {
 		p.off += 2
 		inner, ok := p.shape()
 		if !ok || !p.expect(')', "to close a buffer shape") {
-			return hlo.Shape{}, false
+			return false
 		}
-		return hlo.Shape{Kind: hlo.BufferShape, Tuple: []hlo.Shape{inner}}, true
+		*s = hlo.Shape{Kind: hlo.BufferShape, Tuple: []hlo.Shape{inner}}
+		return true
 	}
 	for p.off < p.end && (p.src[p.off] >= 'a' && p.src[p.off] <= 'z' || isDigit(p.src[p.off])) {
 		p.off++
 	}
 	tname := p.src[start:p.off]
-	var s hlo.Shape
 	switch tname {
 	case "token":
 		s.Kind = hlo.TokenShape
@@ -1648,14 +1653,14 @@ func (p *parser) shape() (hlo.Shape, bool) {
 			} else {
 				p.errorAt(start, "unknown element type %q", tname)
 			}
-			return s, false
+			return false
 		}
 		s.Kind = hlo.ArrayShape
 		s.Elem = t
 	}
 	if p.peek() != '[' {
 		p.errorAt(p.off, "expected '[' after %s, found %s", tname, p.describe())
-		return s, false
+		return false
 	}
 	p.off++
 	s.Dims = p.dimBuf[:0] // copied out below; nothing in between reads a shape
@@ -1681,7 +1686,7 @@ func (p *parser) shape() (hlo.Shape, bool) {
 				n, ok := decimal(p.src[st:p.off])
 				if !ok {
 					p.errorAt(st, "expected a dimension size, found %s", p.describe())
-					return s, false
+					return false
 				}
 				d = n
 			}
@@ -1704,7 +1709,7 @@ func (p *parser) shape() (hlo.Shape, bool) {
 	}
 	if p.peek() != ']' {
 		p.errorAt(p.off, "expected ',' or ']' in the dimensions of a shape, found %s", p.describe())
-		return s, false
+		return false
 	}
 	p.off++
 	p.dimBuf = s.Dims[:0]
@@ -1712,18 +1717,16 @@ func (p *parser) shape() (hlo.Shape, bool) {
 	if s.Kind != hlo.ArrayShape {
 		if len(s.Dims) != 0 {
 			p.errorAt(start, "%s takes no dimensions", tname)
-			return s, false
+			return false
 		}
 		s.Dims = nil
-		return s, true
+		return true
 	}
 	s.Layout = p.newLayout()
 	if p.peek() == '{' {
-		l, ok := p.layout(len(s.Dims))
-		if !ok {
-			return s, false
+		if !p.layout(s.Layout, len(s.Dims)) {
+			return false
 		}
-		*s.Layout = l
 	} else {
 		m2m := []int64{}
 		if n := len(s.Dims); n > 0 {
@@ -1736,19 +1739,18 @@ func (p *parser) shape() (hlo.Shape, bool) {
 		}
 		s.Layout.MinorToMajor = m2m
 	}
-	return s, true
+	return true
 }
 
-// layout reads {minor_to_major[:fields]}.
-func (p *parser) layout(rank int) (hlo.Layout, bool) {
+// layout reads {minor_to_major[:fields]} into *l, which must be the zero Layout.
+func (p *parser) layout(l *hlo.Layout, rank int) bool {
 	start := p.off
 	p.off++ // {
-	var l hlo.Layout
 	l.MinorToMajor = p.dimBuf[:0]
 	for p.skipSpace(); isDigit(p.peek()); p.skipSpace() {
 		n, ok := p.integer("in a layout")
 		if !ok {
-			return l, false
+			return false
 		}
 		l.MinorToMajor = append(l.MinorToMajor, n)
 		if !p.accept(',') {
@@ -1780,13 +1782,13 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 						} else {
 							n, ok := p.integer("in a tile")
 							if !ok {
-								return l, false
+								return false
 							}
 							t = append(t, n)
 						}
 						if !p.accept(',') && p.skipSpaceAndPeek() != ')' {
 							p.errorAt(p.off, "expected ',' or ')' in a tile, found %s", p.describe())
-							return l, false
+							return false
 						}
 					}
 					l.Tiles = append(l.Tiles, t)
@@ -1794,7 +1796,7 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 			case c == 'D':
 				p.off++
 				if !p.expect('(', "after D in a layout") {
-					return l, false
+					return false
 				}
 				for !p.accept(')') {
 					st := p.off
@@ -1803,7 +1805,7 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 					}
 					if p.off == st || p.off >= p.end {
 						p.errorAt(st, "expected a dimension level type in D(...), found %s", p.describe())
-						return l, false
+						return false
 					}
 					l.DimLevelTypes = append(l.DimLevelTypes, strings.TrimSpace(p.src[st:p.off]))
 					p.accept(',')
@@ -1811,11 +1813,11 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 			case c == 'L' || c == 'E' || c == 'S' && p.peekAt(1) != 'C' || c == 'M':
 				p.off++
 				if !p.expect('(', "in a layout") {
-					return l, false
+					return false
 				}
 				n, ok := p.integer("in a layout")
 				if !ok || !p.expect(')', "in a layout") {
-					return l, false
+					return false
 				}
 				switch c {
 				case 'L':
@@ -1830,7 +1832,7 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 			case c == '#' || c == '*':
 				p.off++
 				if !p.expect('(', "in a layout") {
-					return l, false
+					return false
 				}
 				p.skipSpace()
 				st := p.off
@@ -1840,10 +1842,10 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 				t, ok := dtype.Lookup(p.src[st:p.off])
 				if !ok {
 					p.errorAt(st, "unknown element type %q in a layout", p.src[st:p.off])
-					return l, false
+					return false
 				}
 				if !p.expect(')', "in a layout") {
-					return l, false
+					return false
 				}
 				if c == '#' {
 					l.IndexType = t
@@ -1856,13 +1858,13 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 					p.off++
 					d, ok := p.integer("in a split config")
 					if !ok || !p.expect(':', "in a split config") {
-						return l, false
+						return false
 					}
 					sc := hlo.SplitConfig{Dimension: d}
 					for !p.accept(')') {
 						n, ok := p.integer("in a split config")
 						if !ok {
-							return l, false
+							return false
 						}
 						sc.SplitIndices = append(sc.SplitIndices, n)
 						p.accept(',')
@@ -1874,29 +1876,29 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 				p.off++
 				if !p.expect('(', "in a layout") {
 					p.leave()
-					return l, false
+					return false
 				}
 				ps, ok := p.shape()
 				p.leave()
 				if !ok || !p.expect(')', "in a layout") {
-					return l, false
+					return false
 				}
 				l.PhysicalShape = &ps
 			default:
 				p.errorAt(p.off, "unexpected %s in a layout", p.describe())
-				return l, false
+				return false
 			}
 		}
 	}
 done:
 	if !p.expect('}', "to close a layout") {
-		return l, false
+		return false
 	}
 	if len(l.MinorToMajor) != rank && !(len(l.MinorToMajor) == 0 && rank == 0) {
 		p.errorAt(start, "layout {%s} has %d dimensions but the shape has %d", joinInts(l.MinorToMajor), len(l.MinorToMajor), rank)
-		return l, false
+		return false
 	}
-	return l, true
+	return true
 }
 
 func joinInts(xs []int64) string {
