@@ -1082,33 +1082,55 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 }
 
 // acyclic reports an instruction that is its own operand, directly or through others (names used before
-// their definition make that possible), and orders the instructions so that operands come first.
+// their definition make that possible), and orders the instructions so that operands come first, as
+// hlo.Computation.SortTopologically does. The search keeps its own stack: a chain of forward references
+// can be as long as the computation.
 func (p *parser) acyclic(c *hlo.Computation) bool {
-	state := make(map[*hlo.Instruction]uint8, len(c.Instructions)) // 1 on the path, 2 done
-	var cyclic *hlo.Instruction
-	var visit func(in *hlo.Instruction)
-	visit = func(in *hlo.Instruction) {
-		if cyclic != nil || state[in] == 2 {
-			return
-		}
-		if state[in] == 1 {
-			cyclic = in
-			return
-		}
-		state[in] = 1
-		for _, o := range in.Operands() {
-			visit(o)
-		}
-		state[in] = 2
+	const (
+		onPath = 1
+		done   = 2
+	)
+	state := make(map[*hlo.Instruction]uint8, len(c.Instructions))
+	out := make([]*hlo.Instruction, 0, len(c.Instructions))
+	// A frame is an instruction and the index of its next edge: operands, then control predecessors.
+	type frame struct {
+		in   *hlo.Instruction
+		next int
 	}
-	for _, in := range c.Instructions {
-		visit(in)
+	var stack []frame
+	for _, root := range c.Instructions {
+		if state[root] != 0 {
+			continue
+		}
+		state[root] = onPath
+		stack = append(stack[:0], frame{in: root})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			ops, preds := f.in.Operands(), f.in.ControlPredecessors()
+			if f.next == len(ops)+len(preds) {
+				state[f.in] = done
+				out = append(out, f.in)
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			var e *hlo.Instruction
+			if f.next < len(ops) {
+				e = ops[f.next]
+				if state[e] == onPath {
+					p.errorAt(p.offOf(e.Pos), "%%%s depends on itself through its operands", e.Name)
+					return false
+				}
+			} else {
+				e = preds[f.next-len(ops)]
+			}
+			f.next++
+			if state[e] == 0 && e.Parent == c {
+				state[e] = onPath
+				stack = append(stack, frame{in: e})
+			}
+		}
 	}
-	if cyclic != nil {
-		p.errorAt(p.offOf(cyclic.Pos), "%%%s depends on itself through its operands", cyclic.Name)
-		return false
-	}
-	c.SortTopologically()
+	c.Instructions = out
 	return true
 }
 
