@@ -279,3 +279,34 @@ func TestCanonicalInt(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardReferenceChain: a computation whose every instruction uses the next one is put in operand
+// order, however long the chain.
+func TestForwardReferenceChain(t *testing.T) {
+	const n = 100_000
+	var b strings.Builder
+	b.WriteString("ENTRY e {\n")
+	for i := range n - 1 {
+		fmt.Fprintf(&b, "  a%d = f32[] negate(a%d)\n", i, i+1)
+	}
+	fmt.Fprintf(&b, "  a%d = f32[] parameter(0)\n}\n", n-1)
+	m, err := ParseString("chain.hlo", b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts := m.Entry.Instructions
+	if len(insts) != n || insts[0].Name != fmt.Sprintf("a%d", n-1) || insts[n-1].Name != "a0" {
+		t.Fatalf("%d instructions, first %s, last %s", len(insts), insts[0].Name, insts[len(insts)-1].Name)
+	}
+	for i := 1; i < n; i++ {
+		if insts[i].Operand(0) != insts[i-1] {
+			t.Fatalf("%s comes before its operand", insts[i].Name)
+		}
+	}
+	// A cycle through the chain is found.
+	src := strings.Replace(b.String(), "parameter(0)", "negate(a0)", 1)
+	list := parseErrors(t, src)
+	if !strings.Contains(list[0].Error(), "depends on itself through its operands") {
+		t.Errorf("errors %v", list)
+	}
+}
