@@ -255,8 +255,13 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 		p.off = end
 		return hlo.Raw(p.src[start:end]), true
 	case kindProgramShape:
-		if in != nil || p.peek() != '{' {
+		if in != nil {
 			break
+		}
+		if p.peek() != '{' {
+			// The module's layout is a program shape, which the printer writes from the entry computation.
+			p.errorAt(start, "expected '{' to open entry_computation_layout, found %s", p.describe())
+			return nil, false
 		}
 		return p.programShape()
 	}
