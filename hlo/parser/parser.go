@@ -254,6 +254,8 @@ type compState struct {
 	gteCache   map[gteKey]*hlo.Instruction
 	gteAfter   map[*hlo.Instruction][]*hlo.Instruction
 	orderBase  int // the computation's instructions are p.order[orderBase:]
+	// params are the parameters in text order, noShape the instructions written without a shape.
+	params, noShape []*hlo.Instruction
 	sawROOT    bool
 }
 
@@ -926,7 +928,8 @@ func (p *parser) computationBody(c *hlo.Computation, start int) bool {
 	if n := len(p.freeStates); n > 0 {
 		st = p.freeStates[n-1]
 		p.freeStates = p.freeStates[:n-1]
-		*st = compState{shadowed: st.shadowed[:0], opRefs: st.opRefs[:0], ctrlRefs: st.ctrlRefs[:0]}
+		*st = compState{shadowed: st.shadowed[:0], opRefs: st.opRefs[:0], ctrlRefs: st.ctrlRefs[:0],
+			params: st.params[:0], noShape: st.noShape[:0]}
 	} else {
 		st = &compState{}
 	}
@@ -941,6 +944,8 @@ func (p *parser) computationBody(c *hlo.Computation, start int) bool {
 		clear(st.opRefs)
 		clear(st.ctrlRefs)
 		clear(st.shadowed)
+		clear(st.params)
+		clear(st.noShape)
 		p.freeStates = append(p.freeStates, st)
 		p.compState, p.nested = outer, outerNested
 	}()
@@ -1049,17 +1054,20 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 		return
 	}
 	// Parameters by number.
-	for _, in := range out {
-		if in.Opcode != hlo.OpParameter {
-			continue
+	size := int64(0)
+	for _, in := range p.params {
+		if n := in.ParameterNumber; n >= size && n <= int64(len(out)) {
+			size = n + 1
 		}
+	}
+	if size > 0 {
+		c.Params = make([]*hlo.Instruction, size)
+	}
+	for _, in := range p.params {
 		n := in.ParameterNumber
 		if n < 0 || n > int64(len(out)) {
 			p.errorAt(p.offOf(in.Pos), "parameter number %d of %%%s is out of range", n, in.Name)
 			continue
-		}
-		for int64(len(c.Params)) <= n {
-			c.Params = append(c.Params, nil)
 		}
 		if prev := c.Params[n]; prev != nil {
 			p.errorAt(p.offOf(in.Pos), "parameter number %d is used by both %%%s and %%%s", n, prev.Name, in.Name)
@@ -1074,11 +1082,7 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 		}
 	}
 	// Shapes written nowhere are inferred once called computations are resolved (end of the module).
-	for _, in := range out {
-		if in.Shape.Kind == hlo.ArrayShape && in.Shape.Elem == dtype.Invalid {
-			p.shapeless = append(p.shapeless, in)
-		}
-	}
+	p.shapeless = append(p.shapeless, p.noShape...)
 }
 
 // acyclic reports an instruction that is its own operand, directly or through others (names used before
@@ -1361,6 +1365,10 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 			p.errorAt(opStart, "%s %%%s needs a shape", opName, name)
 			return nil
 		}
+		p.noShape = append(p.noShape, in)
+	}
+	if op == hlo.OpParameter {
+		p.params = append(p.params, in)
 	}
 	// Place nested anonymous instructions (already in p.order) before this one.
 	p.order = append(p.order, in)
