@@ -256,7 +256,7 @@ type compState struct {
 	orderBase  int // the computation's instructions are p.order[orderBase:]
 	// params are the parameters in text order, noShape the instructions written without a shape.
 	params, noShape []*hlo.Instruction
-	sawROOT    bool
+	sawROOT         bool
 }
 
 type shadowed struct {
