@@ -415,20 +415,18 @@ func (p *parser) instRefs(in *hlo.Instruction, name string, index int) (hlo.Valu
 // resolveComputations fills in computation references once every computation is known.
 func (p *parser) resolveComputations() {
 	for _, f := range p.compRefs {
-		comps := make([]*hlo.Computation, len(f.names))
+		list, isList := f.in.Attrs[f.attr].Value.(hlo.CompList)
 		for i, n := range f.names {
 			c, ok := p.comps[n]
 			if !ok {
 				p.errorAt(f.poss[i], "%%%s calls %%%s, which is not a computation of the module", f.in.Name, n)
 				return
 			}
-			comps[i] = c
-		}
-		switch f.in.Attrs[f.attr].Value.(type) {
-		case hlo.CompList:
-			f.in.Attrs[f.attr].Value = hlo.CompList(comps)
-		default:
-			f.in.Attrs[f.attr].Value = hlo.CompRef{Comp: comps[0]}
+			if !isList {
+				f.in.Attrs[f.attr].Value = hlo.CompRef{Comp: c}
+				break
+			}
+			list[i] = c
 		}
 	}
 }
@@ -916,6 +914,10 @@ func (p *parser) programShape() (hlo.Value, bool) {
 
 // decodeSharding decodes the parts of a sharding Octet reasons about; the text itself is kept whole.
 func decodeSharding(text string) *hlo.Sharding {
+	if !strings.HasPrefix(strings.TrimLeftFunc(strings.TrimPrefix(strings.TrimLeftFunc(text, unicode.IsSpace), "{"), unicode.IsSpace), "{") {
+		// Not a tuple ("{{" after white space): no braces to match.
+		return decodeShardingIn(text, 0, len(text), nil)
+	}
 	// close[i] is the offset of the '}' that closes the '{' at offset i (-1 when none does), found in one
 	// pass so that a tuple's elements are found without reading nested ones again.
 	close := make([]int32, len(text))

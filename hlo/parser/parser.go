@@ -174,7 +174,8 @@ type parser struct {
 	scratchLayouts []hlo.Layout
 	scratchInts    []int64
 
-	// dimBuf collects the numbers of a shape's dimensions or layout before they are copied out.
+	// dimBuf collects the numbers of a shape's dimensions or layout, or of a list, before they are copied
+	// out.
 	dimBuf []int64
 	// opStack collects the operands of the instructions being read (nested ones above their user's),
 	// attrStack their attributes.
@@ -568,10 +569,10 @@ func (p *parser) intList(context ...string) ([]int64, bool) {
 	if !p.expect('{', context...) {
 		return nil, false
 	}
-	list := []int64{}
 	if p.accept('}') {
-		return list, true
+		return []int64{}, true
 	}
+	list := p.dimBuf[:0]
 	for {
 		n, ok := p.integer(context...)
 		if !ok {
@@ -579,7 +580,8 @@ func (p *parser) intList(context ...string) ([]int64, bool) {
 		}
 		list = append(list, n)
 		if p.accept('}') {
-			return list, true
+			p.dimBuf = list[:0]
+			return p.intsFrom(list), true
 		}
 		if !p.expect(',', context...) {
 			return nil, false
