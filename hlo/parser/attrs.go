@@ -121,7 +121,15 @@ func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
 	}
 	var attrs []hlo.Attr
 	if n := len(p.attrStack) - base; n > 0 {
-		attrs = make([]hlo.Attr, n)
+		// Carved from a block, with the capacity capped so that appending to it cannot reach a neighbour.
+		if n > 32 {
+			attrs = make([]hlo.Attr, n)
+		} else {
+			if len(p.attrSlab) < n {
+				p.attrSlab = make([]hlo.Attr, 256)
+			}
+			attrs, p.attrSlab = p.attrSlab[:n:n], p.attrSlab[n:]
+		}
 		copy(attrs, p.attrStack[base:])
 		clear(p.attrStack[base:])
 		p.attrStack = p.attrStack[:base]
@@ -838,7 +846,7 @@ func (p *parser) bracketInts(what string) ([]int64, bool) {
 	if !p.expect('[', "in ", what) {
 		return nil, false
 	}
-	l := []int64{}
+	l := p.dimBuf[:0]
 	for !p.accept(']') {
 		n, ok := p.integer("in ", what)
 		if !ok {
@@ -850,7 +858,8 @@ func (p *parser) bracketInts(what string) ([]int64, bool) {
 			return nil, false
 		}
 	}
-	return l, true
+	p.dimBuf = l[:0]
+	return append(make([]int64, 0, len(l)), l...), true
 }
 
 // aliasing reads {{0}: (0, {}), {1}: (1, {1})} (an optional third part, such as may-alias, is kept out).

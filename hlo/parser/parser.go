@@ -165,6 +165,7 @@ type parser struct {
 	// Slabs that many small allocations are carved from: parsing large modules is allocation-bound.
 	instSlab   []hlo.Instruction
 	opSlab     []*hlo.Instruction
+	attrSlab   []hlo.Attr
 	layoutSlab []hlo.Layout
 	intSlab    []int64
 
