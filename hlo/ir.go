@@ -84,6 +84,8 @@ type Instruction struct {
 
 	operands []*Instruction
 	users    []*Instruction // one entry per distinct user
+	// firstUsers holds the first users until there are more: most instructions have one or two.
+	firstUsers [2]*Instruction
 }
 
 // Literal is the value of a constant instruction, kept as written: "1", "{1, 2, 3}", "{ { 1, 2 }, { 3, 4 } }",
@@ -145,10 +147,10 @@ func (in *Instruction) addAsNewUser() {
 	// of an operand that many instructions use.
 	for _, o := range in.operands {
 		switch n := len(o.users); {
-		case n == 0:
-			// Room for two: most instructions have one or two users.
-			o.users = append(make([]*Instruction, 0, 2), in)
-		case o.users[n-1] != in:
+		case n == 0 && o.users == nil && o.firstUsers[0] == nil:
+			// The buffer is used once only: a list handed out earlier never sees it change.
+			o.users = append(o.firstUsers[:0], in)
+		case n == 0 || o.users[n-1] != in:
 			o.users = append(o.users, in)
 		}
 	}
