@@ -144,6 +144,8 @@ type parser struct {
 	defs map[string]*hlo.Instruction
 	// sameNames is set when two instructions may have the same name.
 	sameNames bool
+	// defines counts the definitions made, to tell whether an entry of defs read earlier is still current.
+	defines int
 	// nested is set while a computation written inside another is read.
 	nested bool
 	// order holds the instructions of the computations being read, in text order (anonymous ones before
@@ -275,10 +277,11 @@ func (p *parser) lookup(name string) *hlo.Instruction {
 }
 
 // define makes in, of the current computation, the instruction named name; the name must not be defined
-// in the computation already.
-func (p *parser) define(name string, in *hlo.Instruction) {
-	if prev := p.defs[name]; prev != nil {
-		// Another computation has the name too: uniquifyNames renames one of them.
+// in the computation already, and prev is its entry in defs.
+func (p *parser) define(name string, in, prev *hlo.Instruction) {
+	p.defines++
+	if prev != nil {
+		// Another instruction has the name too: uniquifyNames renames one of them.
 		p.sameNames = true
 		if p.nested {
 			p.shadowed = append(p.shadowed, shadowed{name, prev})
@@ -1322,10 +1325,13 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 		return nil
 	}
 	in.Opcode = op
+	// The entry for a given name, which stays current unless instructions read inside this one define names.
+	var prev *hlo.Instruction
+	known, definesBefore := name != "", p.defines
 	if name == "" {
 		name = p.uniqueName(opName + ".anon")
 	} else {
-		if prev := p.defs[name]; prev != nil && prev.Parent == p.comp {
+		if prev = p.defs[name]; prev != nil && prev.Parent == p.comp {
 			p.errorAt(start, "instruction %%%s is defined twice in computation %s (first at %s)", name, p.comp.Name, p.file.Position(prev.Pos))
 			return nil
 		}
@@ -1375,7 +1381,10 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 	}
 	// Place nested anonymous instructions (already in p.order) before this one.
 	p.order = append(p.order, in)
-	p.define(name, in)
+	if !known || p.defines != definesBefore {
+		prev = p.defs[name]
+	}
+	p.define(name, in, prev)
 	return in
 }
 
