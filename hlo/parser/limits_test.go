@@ -310,3 +310,34 @@ func TestForwardReferenceChain(t *testing.T) {
 		t.Errorf("errors %v", list)
 	}
 }
+
+// TestStringEnd: a string ends at the first quote that no backslash escapes.
+func TestStringEnd(t *testing.T) {
+	for src, want := range map[string]int{
+		`"" x`:          2,
+		`"abc" x`:       5,
+		`"a\"b" x`:      6,
+		`"a\\" x`:       5,
+		`"a\\\"b" x`:    8,
+		`"\\\\" x`:      6,
+		`"a\nb\t" x`:    8,
+		`"unterminated`: -1,
+		`"ends in \`:    -1,
+		`"ends in \"`:   -1,
+	} {
+		p := &parser{src: src, end: len(src)}
+		got, ok := p.stringEnd(0)
+		if !ok {
+			got = -1
+		}
+		if got != want {
+			t.Errorf("stringEnd(%s) = %d, want %d", src, got, want)
+		}
+	}
+	// Long runs of escapes, of quotes and of other bytes.
+	long := `"` + strings.Repeat(`\"`, 100_000) + strings.Repeat(`\n`, 100_000) + `"`
+	p := &parser{src: long, end: len(long)}
+	if got, ok := p.stringEnd(0); !ok || got != len(long) {
+		t.Errorf("long string ends at %d, %v; want %d", got, ok, len(long))
+	}
+}

@@ -611,12 +611,20 @@ func (p *parser) quoted() (string, bool) {
 
 // stringEnd returns the offset just past the string literal starting at off.
 func (p *parser) stringEnd(off int) (int, bool) {
-	for i := off + 1; i < p.end; i++ {
-		switch p.src[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, true
+	// Search for the next quote, then for escapes before it, a word at a time; each byte is read once
+	// by each search.
+	for i := off + 1; i < p.end; {
+		q := strings.IndexByte(p.src[i:p.end], '"')
+		if q < 0 {
+			break
+		}
+		q += i
+		for i <= q {
+			b := strings.IndexByte(p.src[i:q], '\\')
+			if b < 0 {
+				return q + 1, true
+			}
+			i += b + 2 // past the escaped byte, which may be the quote
 		}
 	}
 	p.errorAt(off, "string not terminated")
