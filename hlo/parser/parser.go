@@ -173,9 +173,10 @@ type parser struct {
 
 	// Operand shapes ("f32[2]{0} %a") are read into scratch storage, reused for every operand: only a
 	// nested instruction keeps its (cloned) shape.
-	scratch        bool
-	scratchLayouts []hlo.Layout
-	scratchInts    []int64
+	scratch         bool
+	scratchLayouts  []hlo.Layout
+	scratchInts     []int64
+	scratchShapeVal hlo.Shape
 
 	// dimBuf collects the numbers of a shape's dimensions or layout, or of a list, before they are copied
 	// out.
@@ -233,16 +234,21 @@ func (p *parser) intsFrom(xs []int64) []int64 {
 
 // instsFrom returns a copy of xs carved from a slab, with its capacity capped as intsFrom's.
 func (p *parser) instsFrom(xs []*hlo.Instruction) []*hlo.Instruction {
-	n := len(xs)
+	out := p.newInsts(len(xs))
+	copy(out, xs)
+	return out
+}
+
+// newInsts returns n nil instructions carved from a slab, with the capacity capped.
+func (p *parser) newInsts(n int) []*hlo.Instruction {
 	if n > 64 {
-		return append([]*hlo.Instruction(nil), xs...)
+		return make([]*hlo.Instruction, n)
 	}
 	if len(p.opSlab) < n {
 		p.opSlab = make([]*hlo.Instruction, 1024)
 	}
 	out := p.opSlab[:n:n]
 	p.opSlab = p.opSlab[n:]
-	copy(out, xs)
 	return out
 }
 
@@ -1038,7 +1044,7 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 	}
 	// Instruction order: text order, with compact get-tuple-elements right after their tuple.
 	order := p.order[p.orderBase:]
-	out := make([]*hlo.Instruction, 0, len(order))
+	out := p.newInsts(len(order))[:0]
 	for _, in := range order {
 		out = append(out, in)
 		out = p.appendGTEs(out, in)
@@ -1075,7 +1081,7 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 		}
 	}
 	if size > 0 {
-		c.Params = make([]*hlo.Instruction, size)
+		c.Params = p.newInsts(int(size))
 	}
 	for _, in := range p.params {
 		n := in.ParameterNumber
@@ -1510,7 +1516,7 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 			if !ok {
 				return false
 			}
-			opShape = &s
+			opShape = s
 		}
 		p.skipSpace()
 		nameStart := p.off
@@ -1581,13 +1587,14 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 
 // scratchShape reads a shape into storage that the next one overwrites: for shapes that are checked and
 // dropped, or cloned.
-func (p *parser) scratchShape() (hlo.Shape, bool) {
+func (p *parser) scratchShape() (*hlo.Shape, bool) {
 	p.scratch = true
 	p.scratchLayouts = p.scratchLayouts[:0]
 	p.scratchInts = p.scratchInts[:0]
-	s, ok := p.shape()
+	p.scratchShapeVal = hlo.Shape{}
+	ok := p.shapeInto(&p.scratchShapeVal)
 	p.scratch = false
-	return s, ok
+	return &p.scratchShapeVal, ok
 }
 
 // startsShape reports whether the text at the offset begins an array shape: a type name followed by '['.
