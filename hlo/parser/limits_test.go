@@ -341,3 +341,21 @@ func TestStringEnd(t *testing.T) {
 		t.Errorf("long string ends at %d, %v; want %d", got, ok, len(long))
 	}
 }
+
+// TestManyModulesLinear: a file of many modules allocates in proportion to its size (each module's tables
+// are sized by that module, not by the file).
+func TestManyModulesLinear(t *testing.T) {
+	gen := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "HloModule m%d\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n// -----\n", i)
+		}
+		return b.String()
+	}
+	small, large := gen(2000), gen(4000)
+	a1, a2 := allocated(t, small), allocated(t, large)
+	if ratio := float64(a2) / float64(a1); ratio > 2.5 {
+		t.Errorf("%d bytes parse with %d bytes allocated, %d bytes with %d: %.1f times as much for twice the input",
+			len(small), a1, len(large), a2, ratio)
+	}
+}

@@ -713,8 +713,8 @@ func (p *parser) parseModule() (m *hlo.Module) {
 	p.mod = &hlo.Module{Fset: p.fset}
 	p.comps = map[string]*hlo.Computation{}
 	p.names = map[string]bool{}
-	// One instruction a line, as printed.
-	p.defs = make(map[string]*hlo.Instruction, p.file.LineCount()+8)
+	// One instruction a line, as printed; the module's lines only, as a file may hold many modules.
+	p.defs = make(map[string]*hlo.Instruction, strings.Count(p.src[p.off:p.end], "\n")+8)
 	p.skipSpace()
 	p.mod.Pos = p.pos(p.off)
 	if p.peekWord() == "HloModule" {
