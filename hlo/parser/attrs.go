@@ -994,7 +994,7 @@ func decodeShardingIn(text string, lo, hi int, close []int32) *hlo.Sharding {
 				s.Maximal = n
 			}
 		case strings.HasPrefix(f, "devices="):
-			sub := &parser{src: f, off: len("devices="), end: len(f)}
+			sub := &parser{src: f, off: len("devices="), end: len(f), slabs: &slabs{}}
 			dims, ok := sub.bracketInts("devices")
 			if !ok {
 				continue

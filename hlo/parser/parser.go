@@ -40,8 +40,9 @@ func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Mo
 		return parseProtoText(fset, file, src)
 	}
 	text := string(src)
+	shared := &slabs{}
 	for _, ch := range splitModules(text) {
-		p := &parser{src: text, off: ch.start, end: ch.end, file: file, fset: fset}
+		p := &parser{src: text, off: ch.start, end: ch.end, file: file, fset: fset, slabs: shared}
 		m := p.parseModule()
 		errs = append(errs, p.errs...)
 		if m != nil && len(p.errs) == 0 {
@@ -164,12 +165,7 @@ type parser struct {
 	// depth is the current nesting level (see maxNesting).
 	depth int
 
-	// Slabs that many small allocations are carved from: parsing large modules is allocation-bound.
-	instSlab   []hlo.Instruction
-	opSlab     []*hlo.Instruction
-	attrSlab   []hlo.Attr
-	layoutSlab []hlo.Layout
-	intSlab    []int64
+	*slabs
 
 	// Operand shapes ("f32[2]{0} %a") are read into scratch storage, reused for every operand: only a
 	// nested instruction keeps its (cloned) shape.
@@ -250,6 +246,16 @@ func (p *parser) newInsts(n int) []*hlo.Instruction {
 	out := p.opSlab[:n:n]
 	p.opSlab = p.opSlab[n:]
 	return out
+}
+
+// slabs are blocks that many small allocations are carved from: parsing large modules is
+// allocation-bound. The modules of a file share them, so that many small modules do not take a block each.
+type slabs struct {
+	instSlab   []hlo.Instruction
+	opSlab     []*hlo.Instruction
+	attrSlab   []hlo.Attr
+	layoutSlab []hlo.Layout
+	intSlab    []int64
 }
 
 // compState is what the parser knows of the computation it is reading.
