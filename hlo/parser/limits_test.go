@@ -343,7 +343,8 @@ func TestStringEnd(t *testing.T) {
 }
 
 // TestManyModulesLinear: a file of many modules allocates in proportion to its size (each module's tables
-// are sized by that module, not by the file).
+// are sized by that module, not by the file), and modestly (the modules share the blocks their
+// instructions are carved from).
 func TestManyModulesLinear(t *testing.T) {
 	gen := func(n int) string {
 		var b strings.Builder
@@ -357,5 +358,8 @@ func TestManyModulesLinear(t *testing.T) {
 	if ratio := float64(a2) / float64(a1); ratio > 2.5 {
 		t.Errorf("%d bytes parse with %d bytes allocated, %d bytes with %d: %.1f times as much for twice the input",
 			len(small), a1, len(large), a2, ratio)
+	}
+	if perByte := a2 / uint64(len(large)); perByte > 100 {
+		t.Errorf("%d bytes parse with %d bytes allocated, %d a byte", len(large), a2, perByte)
 	}
 }
