@@ -106,7 +106,7 @@ func splitModules(text string) []chunk {
 		if nl >= 0 {
 			lineEnd = off + nl
 		}
-		if strings.TrimRight(text[off:lineEnd], " \t\r") == "// -----" {
+		if line := text[off:lineEnd]; strings.HasPrefix(line, "// -----") && strings.TrimRight(line, " \t\r") == "// -----" {
 			chunks = append(chunks, chunk{start, off})
 			start = lineEnd
 		}
