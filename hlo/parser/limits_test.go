@@ -43,6 +43,8 @@ func TestNestingLimit(t *testing.T) {
 		{"buffer shape", "ENTRY e {\n  ROOT p = " + open("b(", deep) + "f32[]" + open(")", deep) + " parameter(0)\n}\n", 2, 12 + 2*maxNesting},
 		{"nested instructions", "ENTRY e {\n  a = f32[] parameter(0)\n  ROOT n = f32[] " + open("negate(", deep) + "a" + open(")", deep) + "\n}\n",
 			3, 18 + len("negate(")*(maxNesting+1)},
+		{"physical shapes in layouts", "ENTRY e {\n  ROOT p = " + open("f32[1]{0:P(", deep/10) + "f32[]" + open(")}", deep/10) + " parameter(0)\n}\n",
+			2, 12 + len("f32[1]{0:P(")*maxNesting + len("f32[1]{0:")},
 		{"attribute braces", "ENTRY e {\n  ROOT p = f32[] parameter(0), foo=" + open("{", deep) + open("}", deep) + "\n}\n", 2, 36 + maxNesting},
 		{"sharding", "ENTRY e {\n  ROOT p = f32[] parameter(0), sharding=" + open("{", deep) + "replicated" + open("}", deep) + "\n}\n",
 			2, 41 + maxNesting},
