@@ -83,6 +83,8 @@ type Instruction struct {
 
 	operands []*Instruction
 	users    []*Instruction // one entry per distinct user
+	// firstUsers holds the first users until there are more: most instructions have one or two.
+	firstUsers [2]*Instruction
 }
 
 // Operands returns the instruction's operands. The slice must not be modified; use SetOperand.
@@ -108,8 +110,39 @@ func (in *Instruction) SetOperands(ops ...*Instruction) {
 	for _, o := range old {
 		o.dropUserIfUnused(in)
 	}
+	if len(old) == 0 {
+		in.addAsNewUser()
+		return
+	}
 	for _, o := range in.operands {
 		o.addUser(in)
+	}
+}
+
+// AdoptOperands makes ops the operands of in, which has none, as SetOperands does but without copying ops:
+// in keeps the slice, which the caller must not use afterwards. It is for code that makes many
+// instructions at once and can carve their operand lists from larger blocks.
+func (in *Instruction) AdoptOperands(ops []*Instruction) {
+	if len(in.operands) > 0 {
+		in.SetOperands(ops...)
+		return
+	}
+	in.operands = ops
+	in.addAsNewUser()
+}
+
+// addAsNewUser adds in to the users of its operands, of which it was none's user.
+func (in *Instruction) addAsNewUser() {
+	// in was nobody's user, so where it is one now it is the last: no need to look through all the users
+	// of an operand that many instructions use.
+	for _, o := range in.operands {
+		switch n := len(o.users); {
+		case n == 0 && o.users == nil && o.firstUsers[0] == nil:
+			// The buffer is used once only: a list handed out earlier never sees it change.
+			o.users = append(o.firstUsers[:0], in)
+		case n == 0 || o.users[n-1] != in:
+			o.users = append(o.users, in)
+		}
 	}
 }
 

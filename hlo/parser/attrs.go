@@ -3,6 +3,7 @@ package parser
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	"octet/hlo"
 )
@@ -97,13 +98,16 @@ var attrKinds = map[string]attrKind{
 // attributes reads ", name=value" pairs while they follow. in is nil for module and computation
 // attributes.
 func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
-	var attrs []hlo.Attr
+	// The attributes are gathered above those of enclosing instructions (a value may hold a computation)
+	// and copied out at the end, into a slice of the right size.
+	base := len(p.attrStack)
+	var seen map[string]bool
 	for {
 		save := p.off
 		p.skipSpace()
 		if p.peek() != ',' {
 			p.off = save
-			return attrs
+			break
 		}
 		p.off++
 		p.skipSpace()
@@ -113,21 +117,58 @@ func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
 		if name == "" || p.peek() != '=' {
 			// Not an attribute: ", operand" in an enclosing operand list, or an error the caller reports.
 			p.off = save
-			return attrs
+			break
 		}
 		p.off++
 		p.skipSpace()
+		if given(p.attrStack[base:], &seen, name) {
+			p.errorAt(nameStart, "attribute %s is given twice", name)
+		}
+		v, ok := p.attrValue(in, name, len(p.attrStack)-base)
+		if !ok {
+			break
+		}
+		p.attrStack = append(p.attrStack, hlo.Attr{Name: name, Value: v})
+	}
+	var attrs []hlo.Attr
+	if n := len(p.attrStack) - base; n > 0 {
+		// Carved from a block, with the capacity capped so that appending to it cannot reach a neighbour.
+		if n > 32 {
+			attrs = make([]hlo.Attr, n)
+		} else {
+			if len(p.attrSlab) < n {
+				p.attrSlab = make([]hlo.Attr, 256)
+			}
+			attrs, p.attrSlab = p.attrSlab[:n:n], p.attrSlab[n:]
+		}
+		copy(attrs, p.attrStack[base:])
+		clear(p.attrStack[base:])
+		p.attrStack = p.attrStack[:base]
+	}
+	return attrs
+}
+
+// given reports whether attrs has an attribute called name, and notes name in *seen. Instructions have a
+// few attributes; past a handful, the set *seen keeps the check from growing with their number.
+func given(attrs []hlo.Attr, seen *map[string]bool, name string) bool {
+	const few = 16
+	if len(attrs) < few {
 		for _, a := range attrs {
 			if a.Name == name {
-				p.errorAt(nameStart, "attribute %s is given twice", name)
+				return true
 			}
 		}
-		v, ok := p.attrValue(in, name, len(attrs))
-		if !ok {
-			return attrs
-		}
-		attrs = append(attrs, hlo.Attr{Name: name, Value: v})
+		return false
 	}
+	if *seen == nil {
+		*seen = make(map[string]bool, 2*few)
+		for _, a := range attrs {
+			(*seen)[a.Name] = true
+		}
+	}
+	dup := (*seen)[name]
+	(*seen)[name] = true
+	return dup
 }
 
 func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Value, bool) {
@@ -143,7 +184,7 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 			ll, ok := p.intLists(name)
 			return hlo.IntLists(ll), ok
 		}
-		l, ok := p.intList("in " + name)
+		l, ok := p.intList("in ", name)
 		return hlo.Ints(l), ok
 	case kindFloat:
 		start := p.off
@@ -288,10 +329,17 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 	case "false":
 		return hlo.Bool(false), true
 	}
-	if n, err := strconv.ParseInt(text, 10, 64); err == nil && strconv.FormatInt(n, 10) == text {
+	if n, ok := decimal(text); ok && canonicalInt(text) {
 		return hlo.Int(n), true
 	}
 	return hlo.Raw(text), true
+}
+
+// canonicalInt reports whether the decimal integer text is written as strconv.FormatInt writes it: no '+',
+// no leading zero, no "-0".
+func canonicalInt(text string) bool {
+	digits := strings.TrimPrefix(text, "-")
+	return text[0] != '+' && (digits[0] != '0' || text == "0")
 }
 
 func (p *parser) intLists(context string) ([][]int64, bool) {
@@ -301,7 +349,7 @@ func (p *parser) intLists(context string) ([][]int64, bool) {
 		return ll, true
 	}
 	for {
-		l, ok := p.intList("in " + context)
+		l, ok := p.intList("in ", context)
 		if !ok {
 			return nil, false
 		}
@@ -309,7 +357,7 @@ func (p *parser) intLists(context string) ([][]int64, bool) {
 		if p.accept('}') {
 			return ll, true
 		}
-		if !p.expect(',', "in "+context) {
+		if !p.expect(',', "in ", context) {
 			return nil, false
 		}
 	}
@@ -343,7 +391,7 @@ func (p *parser) nameList(what string) (names []string, poss []int, list bool, o
 		if p.accept('}') {
 			return names, poss, true, true
 		}
-		if !p.expect(',', "in a list of "+what+"s") {
+		if !p.expect(',', "in a list of ", what, "s") {
 			return nil, nil, true, false
 		}
 	}
@@ -353,10 +401,13 @@ func (p *parser) compRefList(in *hlo.Instruction, name string, index int) (hlo.V
 	if in != nil && p.startsInlineComputation() {
 		// to_apply={ a = f32[] parameter(0) ... }: a computation written in place, named after its caller.
 		start := p.off
+		p.enter(start)
 		p.off++
 		c := &hlo.Computation{Name: p.uniqueName(in.Name + "." + name), Module: p.mod, Pos: p.pos(start)}
 		p.comps[c.Name] = c
-		if !p.computationBody(c, start) {
+		ok := p.computationBody(c, start)
+		p.leave()
+		if !ok {
 			return nil, false
 		}
 		p.mod.AddComputation(c)
@@ -411,20 +462,18 @@ func (p *parser) instRefs(in *hlo.Instruction, name string, index int) (hlo.Valu
 // resolveComputations fills in computation references once every computation is known.
 func (p *parser) resolveComputations() {
 	for _, f := range p.compRefs {
-		comps := make([]*hlo.Computation, len(f.names))
+		list, isList := f.in.Attrs[f.attr].Value.(hlo.CompList)
 		for i, n := range f.names {
 			c, ok := p.comps[n]
 			if !ok {
 				p.errorAt(f.poss[i], "%%%s calls %%%s, which is not a computation of the module", f.in.Name, n)
 				return
 			}
-			comps[i] = c
-		}
-		switch f.in.Attrs[f.attr].Value.(type) {
-		case hlo.CompList:
-			f.in.Attrs[f.attr].Value = hlo.CompList(comps)
-		default:
-			f.in.Attrs[f.attr].Value = hlo.CompRef{Comp: comps[0]}
+			if !isList {
+				f.in.Attrs[f.attr].Value = hlo.CompRef{Comp: c}
+				break
+			}
+			list[i] = c
 		}
 	}
 }
@@ -529,7 +578,7 @@ func (p *parser) window() (hlo.Value, bool) {
 	for !p.accept('}') {
 		kstart := p.off
 		k := p.word()
-		if k == "" || !p.expect('=', "after "+k+" in window") {
+		if k == "" || !p.expect('=', "after ", k, " in window") {
 			p.errorAt(kstart, "expected field=value in window, found %s", p.describe())
 			return nil, false
 		}
@@ -672,15 +721,17 @@ func parseConvDims(text string) (*hlo.ConvDims, string) {
 // keyValues reads {k=v k=v} (sep ' ') or {k=v,k=v} (sep ','), keeping each value's text.
 func (p *parser) keyValues(what string, sep byte) ([]hlo.KV, bool) {
 	p.off++ // {
-	kvs := []hlo.KV{}
+	// The pairs are gathered in a buffer reused for every value (no value nests another) and copied out.
+	kvs := p.kvBuf[:0]
+	defer func() { p.kvBuf = kvs[:0] }()
 	for {
 		p.skipSpace()
 		if p.peek() == '}' {
 			p.off++
-			return kvs, true
+			return append(make([]hlo.KV, 0, len(kvs)), kvs...), true
 		}
 		if len(kvs) > 0 {
-			if sep == ',' && !p.expect(',', "between "+what) {
+			if sep == ',' && !p.expect(',', "between ", what) {
 				return nil, false
 			}
 			if sep == ' ' && p.peek() == ',' {
@@ -813,12 +864,12 @@ func (p *parser) iotaList(what string) (*hlo.IotaList, bool) {
 	il := &hlo.IotaList{Dims: dims, ReshapeDims: reshape}
 	if p.peek() == 'T' {
 		p.off++
-		if !p.expect('(', "after T in "+what) {
+		if !p.expect('(', "after T in ", what) {
 			return nil, false
 		}
 		perm := []int64{}
 		for !p.accept(')') {
-			n, ok := p.integer("in a transpose of " + what)
+			n, ok := p.integer("in a transpose of ", what)
 			if !ok {
 				return nil, false
 			}
@@ -831,12 +882,12 @@ func (p *parser) iotaList(what string) (*hlo.IotaList, bool) {
 }
 
 func (p *parser) bracketInts(what string) ([]int64, bool) {
-	if !p.expect('[', "in "+what) {
+	if !p.expect('[', "in ", what) {
 		return nil, false
 	}
-	l := []int64{}
+	l := p.dimBuf[:0]
 	for !p.accept(']') {
-		n, ok := p.integer("in " + what)
+		n, ok := p.integer("in ", what)
 		if !ok {
 			return nil, false
 		}
@@ -846,7 +897,8 @@ func (p *parser) bracketInts(what string) ([]int64, bool) {
 			return nil, false
 		}
 	}
-	return l, true
+	p.dimBuf = l[:0]
+	return append(make([]int64, 0, len(l)), l...), true
 }
 
 // aliasing reads {{0}: (0, {}), {1}: (1, {1})} (an optional third part, such as may-alias, is kept out).
@@ -1020,27 +1072,60 @@ func (p *parser) programShape() (hlo.Value, bool) {
 
 // decodeSharding decodes the parts of a sharding Octet reasons about; the text itself is kept whole.
 func decodeSharding(text string) *hlo.Sharding {
-	s := &hlo.Sharding{Text: text, Maximal: -1}
-	body := strings.TrimSpace(text)
-	if !strings.HasPrefix(body, "{") || !strings.HasSuffix(body, "}") {
+	if !strings.HasPrefix(strings.TrimLeftFunc(strings.TrimPrefix(strings.TrimLeftFunc(text, unicode.IsSpace), "{"), unicode.IsSpace), "{") {
+		// Not a tuple ("{{" after white space): no braces to match.
+		return decodeShardingIn(text, 0, len(text), nil)
+	}
+	// close[i] is the offset of the '}' that closes the '{' at offset i (-1 when none does), found in one
+	// pass so that a tuple's elements are found without reading nested ones again.
+	close := make([]int32, len(text))
+	var open []int32
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '{':
+			close[i] = -1
+			open = append(open, int32(i))
+		case '}':
+			if n := len(open); n > 0 {
+				close[open[n-1]] = int32(i)
+				open = open[:n-1]
+			}
+		}
+	}
+	return decodeShardingIn(text, 0, len(text), close)
+}
+
+// decodeShardingIn decodes text[lo:hi].
+func decodeShardingIn(text string, lo, hi int, close []int32) *hlo.Sharding {
+	s := &hlo.Sharding{Text: text[lo:hi], Maximal: -1}
+	trimmed := strings.TrimLeftFunc(text[lo:hi], unicode.IsSpace)
+	lo += hi - lo - len(trimmed)
+	hi = lo + len(strings.TrimRightFunc(trimmed, unicode.IsSpace))
+	if hi-lo < 2 || text[lo] != '{' || text[hi-1] != '}' {
 		return s
 	}
-	body = strings.TrimSpace(body[1 : len(body)-1])
+	trimmed = strings.TrimLeftFunc(text[lo+1:hi-1], unicode.IsSpace)
+	lo = hi - 1 - len(trimmed)
+	hi = lo + len(strings.TrimRightFunc(trimmed, unicode.IsSpace))
+	body := text[lo:hi]
 	if strings.HasPrefix(body, "{") {
-		// A tuple sharding: split the elements at depth 0.
-		depth, start := 0, 0
-		for i := 0; i < len(body); i++ {
-			switch body[i] {
+		// A tuple sharding: the elements are the groups at depth 0.
+		depth := 0
+		for i := lo; i < hi; i++ {
+			switch text[i] {
 			case '{':
 				if depth == 0 {
-					start = i
+					// Inside the group the depth stays above 0 until its closing brace, which is therefore
+					// the one that matches it.
+					if e := int(close[i]); e >= 0 && e < hi {
+						s.Tuple = append(s.Tuple, *decodeShardingIn(text, i, e+1, close))
+						i = e
+						continue
+					}
 				}
 				depth++
 			case '}':
 				depth--
-				if depth == 0 {
-					s.Tuple = append(s.Tuple, *decodeSharding(body[start : i+1]))
-				}
 			}
 		}
 		return s
@@ -1058,7 +1143,7 @@ func decodeSharding(text string) *hlo.Sharding {
 				s.Maximal = n
 			}
 		case strings.HasPrefix(f, "devices="):
-			sub := &parser{src: f, off: len("devices="), end: len(f)}
+			sub := &parser{src: f, off: len("devices="), end: len(f), slabs: &slabs{}}
 			dims, ok := sub.bracketInts("devices")
 			if !ok {
 				continue

@@ -72,3 +72,26 @@ func BenchmarkParseLargest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParse parses two large modules of the corpus: one of many short instructions, one of fewer
+// longer ones.
+func BenchmarkParse(b *testing.B) {
+	for _, name := range []string{
+		"xla__tools__benchmarks__hlo__hlo_mixtral_8x7b_bf16_1x8.hlo.gz",
+		"xla__backends__cpu__benchmarks__hlo__gemma2_2b_keras_jax.hlo.gz",
+	} {
+		src, err := shared.ReadFile(shared.Path(b, "corpus", "hlo", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name[strings.LastIndex(name, "__")+2:], func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := parser.ParseFile(token.NewFileSet(), name, src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -23,5 +23,8 @@
 // or a value of the wrong kind.
 //
 // Errors are collected, sorted and returned as a go/scanner.ErrorList whose entries read
-// "file:line:col: message". The parser never panics, whatever the bytes.
+// "file:line:col: message". The parser never panics, whatever the bytes, and takes time and memory in
+// proportion to the input. Text nested more than 1000 levels deep (tuple shapes, instructions inside operand
+// lists, computations written in place, brackets in attribute values) is an error, "nesting deeper than
+// 1000", which keeps the recursion of the parser and of the code that walks what it builds bounded.
 package parser

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"bytes"
 	"fmt"
 	"go/scanner"
 	"go/token"
@@ -15,13 +16,18 @@ import (
 // maxErrors bounds the errors one parse reports; past it the parse stops.
 const maxErrors = 50
 
+// maxNesting bounds how deeply the text may nest: tuple shapes, instructions inside operand lists,
+// computations written in place, and the brackets of attribute values each count one level. Real modules
+// nest a few levels; the bound keeps the parser's (and its callers') recursion shallow whatever the input.
+const maxNesting = 1000
+
 // ParseFile parses every module of src (modules are separated by lines that start with "// -----", as XLA's
 // test tools split files). The error, when not nil, is a scanner.ErrorList of every problem found, sorted by
 // position; the modules that parsed are returned with it. A file of a registered format (RegisterFormat)
 // goes to that format's reader.
 func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Module, err error) {
 	file := fset.AddFile(filename, -1, len(src))
-	file.SetLinesForContent(src)
+	file.SetLines(lineStarts(src))
 	var errs scanner.ErrorList
 	defer func() {
 		// The parser is written not to panic; this turns a bug into an error instead of a crash.
@@ -35,8 +41,9 @@ func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Mo
 		return read(fset, file, src)
 	}
 	text := string(src)
+	shared := &slabs{}
 	for _, ch := range splitModules(text) {
-		p := &parser{src: text, off: ch.start, end: ch.end, file: file, fset: fset}
+		p := &parser{src: text, off: ch.start, end: ch.end, file: file, fset: fset, slabs: shared}
 		m := p.parseModule()
 		errs = append(errs, p.errs...)
 		if m != nil && len(p.errs) == 0 {
@@ -49,6 +56,26 @@ func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Mo
 	errs.Sort()
 	errs.RemoveMultiples()
 	return mods, errs.Err()
+}
+
+// lineStarts returns the offset of the start of every line of src, as token.File.SetLinesForContent finds
+// them, searching for newlines a word at a time.
+func lineStarts(src []byte) []int {
+	if len(src) == 0 {
+		return nil
+	}
+	lines := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for off := 0; ; {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return lines
+		}
+		off += i + 1
+		if off == len(src) {
+			return lines
+		}
+		lines = append(lines, off)
+	}
 }
 
 // ParseModule parses src, which must hold exactly one module.
@@ -80,7 +107,7 @@ func splitModules(text string) []chunk {
 		if nl >= 0 {
 			lineEnd = off + nl
 		}
-		if strings.TrimRight(text[off:lineEnd], " \t\r") == "// -----" {
+		if line := text[off:lineEnd]; strings.HasPrefix(line, "// -----") && strings.TrimRight(line, " \t\r") == "// -----" {
 			chunks = append(chunks, chunk{start, off})
 			start = lineEnd
 		}
@@ -113,22 +140,50 @@ type parser struct {
 	compRefs []compFixup
 	comps    map[string]*hlo.Computation
 	names    map[string]bool // every name used in the module, for making unique names
+	// defs maps a name to the last instruction defined with it. Names are mostly unique in a module,
+	// so one table serves every computation: an entry is of the current computation when the
+	// instruction's parent is.
+	defs map[string]*hlo.Instruction
+	// sameNames is set when two instructions may have the same name.
+	sameNames bool
+	// defines counts the definitions made, to tell whether an entry of defs read earlier is still current.
+	defines int
+	// nested is set while a computation written inside another is read.
+	nested bool
+	// order holds the instructions of the computations being read, in text order (anonymous ones before
+	// their user); a nested computation's above its encloser's.
+	order []*hlo.Instruction
+	// freeStates are compStates to reuse.
+	freeStates []*compState
+	// nextSuffix[base] is the suffix uniqueName tries first for base.
+	nextSuffix map[string]int
 	// shapeless are the instructions written without a shape, in text order.
 	shapeless []*hlo.Instruction
 
 	// The computation being read; inline computations (to_apply={...}) nest.
 	*compState
 
-	// Slabs that many small allocations are carved from: parsing large modules is allocation-bound.
-	instSlab   []hlo.Instruction
-	layoutSlab []hlo.Layout
-	intSlab    []int64
+	// depth is the current nesting level (see maxNesting).
+	depth int
+
+	*slabs
 
 	// Operand shapes ("f32[2]{0} %a") are read into scratch storage, reused for every operand: only a
 	// nested instruction keeps its (cloned) shape.
-	scratch        bool
-	scratchLayouts []hlo.Layout
-	scratchInts    []int64
+	scratch         bool
+	scratchLayouts  []hlo.Layout
+	scratchInts     []int64
+	scratchShapeVal hlo.Shape
+
+	// dimBuf collects the numbers of a shape's dimensions or layout, or of a list, before they are copied
+	// out.
+	dimBuf []int64
+	// opStack collects the operands of the instructions being read (nested ones above their user's),
+	// attrStack their attributes.
+	opStack   []*hlo.Instruction
+	attrStack []hlo.Attr
+	// kvBuf collects the pairs of a metadata or frontend_attributes value.
+	kvBuf []hlo.KV
 }
 
 func (p *parser) newInstruction() *hlo.Instruction {
@@ -174,17 +229,78 @@ func (p *parser) intsFrom(xs []int64) []int64 {
 	return out
 }
 
+// instsFrom returns a copy of xs carved from a slab, with its capacity capped as intsFrom's.
+func (p *parser) instsFrom(xs []*hlo.Instruction) []*hlo.Instruction {
+	out := p.newInsts(len(xs))
+	copy(out, xs)
+	return out
+}
+
+// newInsts returns n nil instructions carved from a slab, with the capacity capped.
+func (p *parser) newInsts(n int) []*hlo.Instruction {
+	if n > 64 {
+		return make([]*hlo.Instruction, n)
+	}
+	if len(p.opSlab) < n {
+		p.opSlab = make([]*hlo.Instruction, 1024)
+	}
+	out := p.opSlab[:n:n]
+	p.opSlab = p.opSlab[n:]
+	return out
+}
+
+// slabs are blocks that many small allocations are carved from: parsing large modules is
+// allocation-bound. The modules of a file share them, so that many small modules do not take a block each.
+type slabs struct {
+	instSlab   []hlo.Instruction
+	opSlab     []*hlo.Instruction
+	attrSlab   []hlo.Attr
+	layoutSlab []hlo.Layout
+	intSlab    []int64
+}
+
 // compState is what the parser knows of the computation it is reading.
 type compState struct {
-	comp       *hlo.Computation
-	insts      map[string]*hlo.Instruction
+	comp *hlo.Computation
+	// shadowed are the definitions of p.defs that this computation, written inside another, hid: they
+	// are put back when it ends.
+	shadowed   []shadowed
 	opRefs     []opFixup
 	ctrlRefs   []ctrlFixup
 	pendingOps map[*hlo.Instruction][]*hlo.Instruction // operands, nil where a name is still unresolved
-	gteCache   map[string]*hlo.Instruction
+	gteCache   map[gteKey]*hlo.Instruction
 	gteAfter   map[*hlo.Instruction][]*hlo.Instruction
-	order      []*hlo.Instruction // instructions in text order, anonymous ones before their user
-	sawROOT    bool
+	orderBase  int // the computation's instructions are p.order[orderBase:]
+	// params are the parameters in text order, noShape the instructions written without a shape.
+	params, noShape []*hlo.Instruction
+	sawROOT         bool
+}
+
+type shadowed struct {
+	name string
+	in   *hlo.Instruction
+}
+
+// lookup returns the instruction of the current computation named name, or nil.
+func (p *parser) lookup(name string) *hlo.Instruction {
+	if in := p.defs[name]; in != nil && in.Parent == p.comp {
+		return in
+	}
+	return nil
+}
+
+// define makes in, of the current computation, the instruction named name; the name must not be defined
+// in the computation already, and prev is its entry in defs.
+func (p *parser) define(name string, in, prev *hlo.Instruction) {
+	p.defines++
+	if prev != nil {
+		// Another instruction has the name too: uniquifyNames renames one of them.
+		p.sameNames = true
+		if p.nested {
+			p.shadowed = append(p.shadowed, shadowed{name, prev})
+		}
+	}
+	p.defs[name] = in
 }
 
 type compFixup struct {
@@ -235,10 +351,37 @@ func (p *parser) errorAt(off int, format string, args ...any) {
 	}
 }
 
+// enter goes one nesting level deeper for the construct that opens at off. Past maxNesting it reports an
+// error and stops the parse of the module: what follows could only be read as a cascade of errors.
+func (p *parser) enter(off int) {
+	if p.depth >= maxNesting {
+		p.tooDeep(off)
+	}
+	p.depth++
+}
+
+func (p *parser) tooDeep(off int) {
+	p.errorAt(off, "nesting deeper than %d", maxNesting)
+	panic(bailout{})
+}
+
+func (p *parser) leave() { p.depth-- }
+
 // --- lexical helpers -------------------------------------------------------------------------------------
 
 // skipSpace skips white space and comments (// to end of line, /* ... */).
 func (p *parser) skipSpace() {
+	// Most calls find none: this much is inlined.
+	if p.off < p.end && !spaceStarts[p.src[p.off]] {
+		return
+	}
+	p.skipSpaceMore()
+}
+
+// spaceStarts tells the bytes that may start white space or a comment.
+var spaceStarts = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '/': true}
+
+func (p *parser) skipSpaceMore() {
 	for p.off < p.end {
 		c := p.src[p.off]
 		switch {
@@ -316,12 +459,13 @@ func (p *parser) accept(c byte) bool {
 	return false
 }
 
-// expect skips space and consumes c, reporting an error when something else is there.
-func (p *parser) expect(c byte, context string) bool {
+// expect skips space and consumes c, reporting an error when something else is there. The context of the
+// message is the concatenation of its parts, made only for the error.
+func (p *parser) expect(c byte, context ...string) bool {
 	if p.accept(c) {
 		return true
 	}
-	p.errorAt(p.off, "expected %q %s, found %s", c, context, p.describe())
+	p.errorAt(p.off, "expected %q %s, found %s", c, strings.Join(context, ""), p.describe())
 	return false
 }
 
@@ -344,10 +488,16 @@ func (p *parser) describe() string {
 	return strconv.QuoteRune(rune(c))
 }
 
-func isNameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' ||
-		c == '-' || c == '$'
-}
+func isNameByte(c byte) bool { return nameBytes[c] }
+
+// nameBytes tells the bytes of names: letters, digits and "_.-$".
+var nameBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' ||
+			c == '-' || c == '$'
+	}
+	return t
+}()
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -387,8 +537,8 @@ func (p *parser) peekWord() string {
 	return w
 }
 
-// integer reads a signed decimal integer.
-func (p *parser) integer(context string) (int64, bool) {
+// integer reads a signed decimal integer; context is as for expect.
+func (p *parser) integer(context ...string) (int64, bool) {
 	p.skipSpace()
 	start := p.off
 	if p.peek() == '-' || p.peek() == '+' {
@@ -397,34 +547,60 @@ func (p *parser) integer(context string) (int64, bool) {
 	for p.off < p.end && isDigit(p.src[p.off]) {
 		p.off++
 	}
-	n, err := strconv.ParseInt(p.src[start:p.off], 10, 64)
-	if err != nil {
+	n, ok := decimal(p.src[start:p.off])
+	if !ok {
 		p.off = start
-		p.errorAt(start, "expected an integer %s, found %s", context, p.describe())
+		p.errorAt(start, "expected an integer %s, found %s", strings.Join(context, ""), p.describe())
 		return 0, false
 	}
 	return n, true
 }
 
-// intList reads {a,b,c} (possibly empty).
-func (p *parser) intList(context string) ([]int64, bool) {
-	if !p.expect('{', context) {
+// decimal returns the value of s, a decimal integer with an optional sign, as strconv.ParseInt(s, 10, 64)
+// does, only faster for the short numbers of HLO text.
+func decimal(s string) (int64, bool) {
+	digits := s
+	if digits != "" && (digits[0] == '-' || digits[0] == '+') {
+		digits = digits[1:]
+	}
+	if digits == "" || len(digits) > 18 {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if s[0] == '-' {
+		n = -n
+	}
+	return n, true
+}
+
+// intList reads {a,b,c} (possibly empty); context is as for expect.
+func (p *parser) intList(context ...string) ([]int64, bool) {
+	if !p.expect('{', context...) {
 		return nil, false
 	}
-	list := []int64{}
 	if p.accept('}') {
-		return list, true
+		return []int64{}, true
 	}
+	list := p.dimBuf[:0]
 	for {
-		n, ok := p.integer(context)
+		n, ok := p.integer(context...)
 		if !ok {
 			return nil, false
 		}
 		list = append(list, n)
 		if p.accept('}') {
-			return list, true
+			p.dimBuf = list[:0]
+			return p.intsFrom(list), true
 		}
-		if !p.expect(',', context) {
+		if !p.expect(',', context...) {
 			return nil, false
 		}
 	}
@@ -448,12 +624,20 @@ func (p *parser) quoted() (string, bool) {
 
 // stringEnd returns the offset just past the string literal starting at off.
 func (p *parser) stringEnd(off int) (int, bool) {
-	for i := off + 1; i < p.end; i++ {
-		switch p.src[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, true
+	// Search for the next quote, then for escapes before it, a word at a time; each byte is read once
+	// by each search.
+	for i := off + 1; i < p.end; {
+		q := strings.IndexByte(p.src[i:p.end], '"')
+		if q < 0 {
+			break
+		}
+		q += i
+		for i <= q {
+			b := strings.IndexByte(p.src[i:q], '\\')
+			if b < 0 {
+				return q + 1, true
+			}
+			i += b + 2 // past the escaped byte, which may be the quote
 		}
 	}
 	p.errorAt(off, "string not terminated")
@@ -476,6 +660,9 @@ func (p *parser) balancedEnd(off int) (int, bool) {
 			i = e
 			continue
 		case '{', '[', '(':
+			if p.depth+len(stack) >= maxNesting {
+				p.tooDeep(i)
+			}
 			stack = append(stack, c)
 		case '}', ']', ')':
 			if len(stack) == 0 {
@@ -533,6 +720,8 @@ func (p *parser) parseModule() (m *hlo.Module) {
 	p.mod = &hlo.Module{Fset: p.fset}
 	p.comps = map[string]*hlo.Computation{}
 	p.names = map[string]bool{}
+	// One instruction a line, as printed; the module's lines only, as a file may hold many modules.
+	p.defs = make(map[string]*hlo.Instruction, strings.Count(p.src[p.off:p.end], "\n")+8)
 	p.skipSpace()
 	p.mod.Pos = p.pos(p.off)
 	if p.peekWord() == "HloModule" {
@@ -592,7 +781,9 @@ func (p *parser) parseModule() (m *hlo.Module) {
 	for _, in := range p.shapeless {
 		p.inferShape(in)
 	}
-	uniquifyNames(p.mod)
+	if p.sameNames {
+		uniquifyNames(p.mod)
+	}
 	if len(p.errs) > 0 {
 		return nil
 	}
@@ -669,16 +860,16 @@ func (p *parser) stackFrames() *hlo.StackFrameTables {
 // braceFields reads {key=int key=int ...}.
 func (p *parser) braceFields(context string) map[string]int64 {
 	fields := map[string]int64{}
-	if !p.expect('{', "in "+context) {
+	if !p.expect('{', "in ", context) {
 		return fields
 	}
 	for !p.accept('}') {
 		k := p.word()
-		if k == "" || !p.expect('=', "after "+k) {
+		if k == "" || !p.expect('=', "after ", k) {
 			p.errorAt(p.off, "expected key=value in %s, found %s", context, p.describe())
 			return fields
 		}
-		v, ok := p.integer("in " + context)
+		v, ok := p.integer("in ", context)
 		if !ok {
 			return fields
 		}
@@ -714,7 +905,7 @@ func (p *parser) parseComputation() *hlo.Computation {
 			if !p.expect(':', "after a parameter name") {
 				return nil
 			}
-			if _, ok := p.shape(); !ok {
+			if _, ok := p.scratchShape(); !ok {
 				return nil
 			}
 			if !p.accept(',') && !(p.skipSpaceAndPeek() == ')') {
@@ -725,7 +916,7 @@ func (p *parser) parseComputation() *hlo.Computation {
 		p.skipSpace()
 		if strings.HasPrefix(p.src[p.off:p.end], "->") {
 			p.off += 2
-			if _, ok := p.shape(); !ok {
+			if _, ok := p.scratchShape(); !ok {
 				return nil
 			}
 		} else {
@@ -733,7 +924,7 @@ func (p *parser) parseComputation() *hlo.Computation {
 			return nil
 		}
 	}
-	if !p.expect('{', "to open computation "+name) {
+	if !p.expect('{', "to open computation ", name) {
 		return nil
 	}
 	if prev, dup := p.comps[name]; dup {
@@ -763,15 +954,32 @@ func (p *parser) parseComputation() *hlo.Computation {
 
 // computationBody reads instructions up to the closing brace of computation c (its opening brace read).
 func (p *parser) computationBody(c *hlo.Computation, start int) bool {
-	outer := p.compState
-	// Size the name table by the lines up to the closing brace: one instruction a line, as printed.
-	lines := 8
-	if e := strings.Index(p.src[p.off:p.end], "\n}"); e >= 0 {
-		lines = strings.Count(p.src[p.off:p.off+e], "\n") + 1
+	outer, outerNested := p.compState, p.nested
+	var st *compState
+	if n := len(p.freeStates); n > 0 {
+		st = p.freeStates[n-1]
+		p.freeStates = p.freeStates[:n-1]
+		*st = compState{shadowed: st.shadowed[:0], opRefs: st.opRefs[:0], ctrlRefs: st.ctrlRefs[:0],
+			params: st.params[:0], noShape: st.noShape[:0]}
+	} else {
+		st = &compState{}
 	}
-	p.compState = &compState{comp: c, insts: make(map[string]*hlo.Instruction, lines),
-		pendingOps: map[*hlo.Instruction][]*hlo.Instruction{}, order: make([]*hlo.Instruction, 0, lines)}
-	defer func() { p.compState = outer }()
+	st.comp, st.orderBase = c, len(p.order)
+	p.compState, p.nested = st, outer != nil
+	defer func() {
+		for i := len(st.shadowed) - 1; i >= 0; i-- {
+			p.defs[st.shadowed[i].name] = st.shadowed[i].in
+		}
+		clear(p.order[st.orderBase:])
+		p.order = p.order[:st.orderBase]
+		clear(st.opRefs)
+		clear(st.ctrlRefs)
+		clear(st.shadowed)
+		clear(st.params)
+		clear(st.noShape)
+		p.freeStates = append(p.freeStates, st)
+		p.compState, p.nested = outer, outerNested
+	}()
 	errsBefore := len(p.errs)
 	for {
 		p.skipSpace()
@@ -818,8 +1026,8 @@ func (p *parser) skipLine() {
 func (p *parser) finishComputation(c *hlo.Computation) {
 	// Operands by name.
 	for _, f := range p.opRefs {
-		target, ok := p.insts[f.name]
-		if !ok {
+		target := p.lookup(f.name)
+		if target == nil {
 			p.errorAt(f.pos, "operand %%%s of %%%s names no instruction of computation %s", f.name, f.user.Name, c.Name)
 			continue
 		}
@@ -836,8 +1044,8 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 	for _, f := range p.ctrlRefs {
 		var list hlo.InstList
 		for i, n := range f.names {
-			target, ok := p.insts[n]
-			if !ok {
+			target := p.lookup(n)
+			if target == nil {
 				p.errorAt(f.poss[i], "control predecessor %%%s of %%%s names no instruction of computation %s", n, f.in.Name, c.Name)
 				continue
 			}
@@ -846,13 +1054,14 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 		f.in.Attrs[f.attr].Value = list
 	}
 	// Instruction order: text order, with compact get-tuple-elements right after their tuple.
-	out := make([]*hlo.Instruction, 0, len(p.order))
-	for _, in := range p.order {
+	order := p.order[p.orderBase:]
+	out := p.newInsts(len(order))[:0]
+	for _, in := range order {
 		out = append(out, in)
 		out = p.appendGTEs(out, in)
 	}
 	c.Instructions = out
-	for _, in := range p.order {
+	for _, in := range order {
 		ops, ok := p.pendingOps[in]
 		if !ok {
 			continue
@@ -863,7 +1072,7 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 				return
 			}
 		}
-		in.SetOperands(ops...)
+		in.AdoptOperands(ops)
 	}
 	if len(p.pendingOps) > 0 && !p.acyclic(c) {
 		return
@@ -876,17 +1085,20 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 		return
 	}
 	// Parameters by number.
-	for _, in := range out {
-		if in.Opcode != hlo.OpParameter {
-			continue
+	size := int64(0)
+	for _, in := range p.params {
+		if n := in.ParameterNumber; n >= size && n <= int64(len(out)) {
+			size = n + 1
 		}
+	}
+	if size > 0 {
+		c.Params = p.newInsts(int(size))
+	}
+	for _, in := range p.params {
 		n := in.ParameterNumber
 		if n < 0 || n > int64(len(out)) {
 			p.errorAt(p.offOf(in.Pos), "parameter number %d of %%%s is out of range", n, in.Name)
 			continue
-		}
-		for int64(len(c.Params)) <= n {
-			c.Params = append(c.Params, nil)
 		}
 		if prev := c.Params[n]; prev != nil {
 			p.errorAt(p.offOf(in.Pos), "parameter number %d is used by both %%%s and %%%s", n, prev.Name, in.Name)
@@ -901,41 +1113,59 @@ func (p *parser) finishComputation(c *hlo.Computation) {
 		}
 	}
 	// Shapes written nowhere are inferred once called computations are resolved (end of the module).
-	for _, in := range out {
-		if in.Shape.Kind == hlo.ArrayShape && in.Shape.Elem == dtype.Invalid {
-			p.shapeless = append(p.shapeless, in)
-		}
-	}
+	p.shapeless = append(p.shapeless, p.noShape...)
 }
 
 // acyclic reports an instruction that is its own operand, directly or through others (names used before
-// their definition make that possible), and orders the instructions so that operands come first.
+// their definition make that possible), and orders the instructions so that operands come first, as
+// hlo.Computation.SortTopologically does. The search keeps its own stack: a chain of forward references
+// can be as long as the computation.
 func (p *parser) acyclic(c *hlo.Computation) bool {
-	state := make(map[*hlo.Instruction]uint8, len(c.Instructions)) // 1 on the path, 2 done
-	var cyclic *hlo.Instruction
-	var visit func(in *hlo.Instruction)
-	visit = func(in *hlo.Instruction) {
-		if cyclic != nil || state[in] == 2 {
-			return
-		}
-		if state[in] == 1 {
-			cyclic = in
-			return
-		}
-		state[in] = 1
-		for _, o := range in.Operands() {
-			visit(o)
-		}
-		state[in] = 2
+	const (
+		onPath = 1
+		done   = 2
+	)
+	state := make(map[*hlo.Instruction]uint8, len(c.Instructions))
+	out := make([]*hlo.Instruction, 0, len(c.Instructions))
+	// A frame is an instruction and the index of its next edge: operands, then control predecessors.
+	type frame struct {
+		in   *hlo.Instruction
+		next int
 	}
-	for _, in := range c.Instructions {
-		visit(in)
+	var stack []frame
+	for _, root := range c.Instructions {
+		if state[root] != 0 {
+			continue
+		}
+		state[root] = onPath
+		stack = append(stack[:0], frame{in: root})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			ops, preds := f.in.Operands(), f.in.ControlPredecessors()
+			if f.next == len(ops)+len(preds) {
+				state[f.in] = done
+				out = append(out, f.in)
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			var e *hlo.Instruction
+			if f.next < len(ops) {
+				e = ops[f.next]
+				if state[e] == onPath {
+					p.errorAt(p.offOf(e.Pos), "%%%s depends on itself through its operands", e.Name)
+					return false
+				}
+			} else {
+				e = preds[f.next-len(ops)]
+			}
+			f.next++
+			if state[e] == 0 && e.Parent == c {
+				state[e] = onPath
+				stack = append(stack, frame{in: e})
+			}
+		}
 	}
-	if cyclic != nil {
-		p.errorAt(p.offOf(cyclic.Pos), "%%%s depends on itself through its operands", cyclic.Name)
-		return false
-	}
-	c.SortTopologically()
+	c.Instructions = out
 	return true
 }
 
@@ -955,19 +1185,22 @@ func (p *parser) offOf(pos token.Pos) int {
 }
 
 // compactGTE returns the get-tuple-element for %name#i (made once per tuple and index), named as XLA names
-// it: the tuple's name, "_" and the index.
+// it: the tuple's name, "_" and the index. path is the whole path up to i, for messages.
 func (p *parser) compactGTE(tuple *hlo.Instruction, idx int64, path []int64, base string, pos int) *hlo.Instruction {
-	key := base
-	for _, i := range path {
-		key += "#" + strconv.FormatInt(i, 10)
-	}
+	key := gteKey{tuple, idx}
 	if g, ok := p.gteCache[key]; ok {
 		return g
 	}
 	if tuple.Shape.Kind != hlo.TupleShape || idx < 0 || idx >= int64(len(tuple.Shape.Tuple)) {
-		p.errorAt(pos, "%%%s has no tuple element %d", key[:strings.LastIndexByte(key, '#')], idx)
+		name := base
+		for _, i := range path[:len(path)-1] {
+			name += "#" + strconv.FormatInt(i, 10)
+		}
+		p.errorAt(pos, "%%%s has no tuple element %d", name, idx)
 		return nil
 	}
+	// The name is made unique in the computation only: let uniquifyNames make it unique in the module.
+	p.sameNames = true
 	g := &hlo.Instruction{
 		Name:   p.uniqueName(tuple.Name + "_" + strconv.FormatInt(idx, 10)),
 		Opcode: hlo.OpGetTupleElement,
@@ -978,7 +1211,7 @@ func (p *parser) compactGTE(tuple *hlo.Instruction, idx int64, path []int64, bas
 	}
 	g.SetOperands(tuple)
 	if p.gteCache == nil {
-		p.gteCache = map[string]*hlo.Instruction{}
+		p.gteCache = map[gteKey]*hlo.Instruction{}
 		p.gteAfter = map[*hlo.Instruction][]*hlo.Instruction{}
 	}
 	p.gteCache[key] = g
@@ -986,14 +1219,32 @@ func (p *parser) compactGTE(tuple *hlo.Instruction, idx int64, path []int64, bas
 	return g
 }
 
+// gteKey names a compact get-tuple-element: element idx of tuple, itself an instruction or a compact
+// get-tuple-element (so a path such as %p#1#0 is a chain of keys).
+type gteKey struct {
+	tuple *hlo.Instruction
+	idx   int64
+}
+
 // uniqueName returns base, or base.N when base is taken in the computation or by a name made before, and
 // reserves it. (Names that collide across computations are made unique at the end, by uniquifyNames.)
 func (p *parser) uniqueName(base string) string {
+	// Start after the last suffix given to base: a later name never takes an earlier free suffix, which
+	// keeps the search linear in the names made.
+	i := p.nextSuffix[base]
 	name := base
-	for i := 1; p.names[name] || p.compState != nil && p.insts[name] != nil; i++ {
+	if i > 0 {
+		name = base + "." + strconv.Itoa(i)
+	}
+	for p.names[name] || p.compState != nil && p.lookup(name) != nil {
+		i++
 		name = base + "." + strconv.Itoa(i)
 	}
 	p.names[name] = true
+	if p.nextSuffix == nil {
+		p.nextSuffix = map[string]int{}
+	}
+	p.nextSuffix[base] = i + 1
 	return name
 }
 
@@ -1030,8 +1281,8 @@ func (p *parser) instruction() bool {
 	p.skipSpace()
 	start := p.off
 	isRoot := false
-	if p.peekWord() == "ROOT" {
-		p.word()
+	if strings.HasPrefix(p.src[p.off:p.end], "ROOT") && (p.off+4 == p.end || !isNameByte(p.src[p.off+4])) {
+		p.off += 4
 		isRoot = true
 	}
 	name, ok := p.name()
@@ -1039,7 +1290,7 @@ func (p *parser) instruction() bool {
 		p.errorAt(p.off, "expected an instruction, found %s", p.describe())
 		return false
 	}
-	if !p.expect('=', "after instruction name "+name) {
+	if !p.expect('=', "after instruction name ", name) {
 		return false
 	}
 	in := p.instructionRHS(name, start, nil)
@@ -1073,11 +1324,9 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 	if given != nil {
 		in.Shape = *given
 	} else if hasShape {
-		s, ok := p.shape()
-		if !ok {
+		if !p.shapeInto(&in.Shape) {
 			return nil
 		}
-		in.Shape = s
 	}
 	p.skipSpace()
 	opStart := p.off
@@ -1101,16 +1350,19 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 		return nil
 	}
 	in.Opcode = op
+	// The entry for a given name, which stays current unless instructions read inside this one define names.
+	var prev *hlo.Instruction
+	known, definesBefore := name != "", p.defines
 	if name == "" {
 		name = p.uniqueName(opName + ".anon")
 	} else {
-		if prev, dup := p.insts[name]; dup {
+		if prev = p.defs[name]; prev != nil && prev.Parent == p.comp {
 			p.errorAt(start, "instruction %%%s is defined twice in computation %s (first at %s)", name, p.comp.Name, p.file.Position(prev.Pos))
 			return nil
 		}
 	}
 	in.Name = name
-	if !p.expect('(', "after opcode "+opName) {
+	if !p.expect('(', "after opcode ", opName) {
 		return nil
 	}
 	switch op {
@@ -1150,10 +1402,17 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 			p.errorAt(opStart, "%s %%%s needs a shape", opName, name)
 			return nil
 		}
+		p.noShape = append(p.noShape, in)
+	}
+	if op == hlo.OpParameter {
+		p.params = append(p.params, in)
 	}
 	// Place nested anonymous instructions (already in p.order) before this one.
 	p.order = append(p.order, in)
-	p.insts[name] = in
+	if !known || p.defines != definesBefore {
+		prev = p.defs[name]
+	}
+	p.define(name, in, prev)
 	return in
 }
 
@@ -1166,18 +1425,31 @@ func uniquifyNames(m *hlo.Module) {
 	for _, c := range m.Computations {
 		n += len(c.Instructions)
 	}
-	comps, insts := map[string]bool{}, make(map[string]bool, n)
+	comps, insts := newNameSet(len(m.Computations)), newNameSet(n)
 	for _, c := range m.Computations {
-		c.Name = uniqueIn(comps, c.Name)
+		c.Name = comps.unique(c.Name)
 		for _, in := range c.Instructions {
-			in.Name = uniqueIn(insts, in.Name)
+			in.Name = insts.unique(in.Name)
 		}
 	}
 }
 
-func uniqueIn(seen map[string]bool, name string) string {
-	if !seen[name] {
-		seen[name] = true
+// nameSet hands out names that are unique in the set.
+type nameSet struct {
+	seen map[string]bool
+	// next[root] is the least N for which root.N may be free: the names only accumulate, so the first
+	// free ".N" of a root never moves back, and each taken candidate is passed over once.
+	next map[string]int
+}
+
+func newNameSet(n int) nameSet {
+	return nameSet{seen: make(map[string]bool, n), next: map[string]int{}}
+}
+
+// unique returns name when it is free, otherwise the first free ".N" after its root; it takes the name.
+func (s nameSet) unique(name string) string {
+	if !s.seen[name] {
+		s.seen[name] = true
 		return name
 	}
 	root := name
@@ -1186,10 +1458,12 @@ func uniqueIn(seen map[string]bool, name string) string {
 			root = name[:i]
 		}
 	}
-	for n := 1; ; n++ {
+	n := max(s.next[root], 1)
+	for ; ; n++ {
 		cand := root + "." + strconv.Itoa(n)
-		if !seen[cand] {
-			seen[cand] = true
+		if !s.seen[cand] {
+			s.seen[cand] = true
+			s.next[root] = n + 1
 			return cand
 		}
 	}
@@ -1213,24 +1487,20 @@ func asyncSugar(name string) (hlo.Opcode, hlo.Opcode, bool) {
 
 // operands reads operand list entries up to ')': [shape] name[#i...], or a nested [shape] opcode(...).
 func (p *parser) operands(in *hlo.Instruction) bool {
-	var ops []*hlo.Instruction
 	if p.accept(')') {
 		return true
 	}
+	base := len(p.opStack)
 	deferred := false
 	for {
 		p.skipSpace()
 		var opShape *hlo.Shape
 		if p.peek() == '(' || p.startsShape() || p.peek() == 'b' && p.peekAt(1) == '(' {
-			p.scratch = true
-			p.scratchLayouts = p.scratchLayouts[:0]
-			p.scratchInts = p.scratchInts[:0]
-			s, ok := p.shape()
-			p.scratch = false
+			s, ok := p.scratchShape()
 			if !ok {
 				return false
 			}
-			opShape = &s
+			opShape = s
 		}
 		p.skipSpace()
 		nameStart := p.off
@@ -1246,11 +1516,13 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 				s := opShape.Clone() // out of the scratch storage
 				opShape = &s
 			}
+			p.enter(nameStart)
 			nested := p.instructionRHS("", nameStart, opShape)
+			p.leave()
 			if nested == nil {
 				return false
 			}
-			ops = append(ops, nested)
+			p.opStack = append(p.opStack, nested)
 		} else {
 			var path []int64
 			for p.peek() == '#' {
@@ -1259,19 +1531,19 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 				for p.off < p.end && isDigit(p.src[p.off]) {
 					p.off++
 				}
-				n, err := strconv.ParseInt(p.src[st:p.off], 10, 64)
-				if err != nil {
+				n, ok := decimal(p.src[st:p.off])
+				if !ok {
 					p.errorAt(st, "expected a tuple index after '#', found %s", p.describe())
 					return false
 				}
 				path = append(path, n)
 			}
-			if target, ok := p.insts[name]; ok && path == nil {
+			if target := p.lookup(name); target != nil && path == nil {
 				// Defined already (the usual case): connect it now.
-				ops = append(ops, target)
+				p.opStack = append(p.opStack, target)
 			} else {
-				p.opRefs = append(p.opRefs, opFixup{user: in, index: len(ops), name: name, path: path, pos: nameStart})
-				ops = append(ops, nil)
+				p.opRefs = append(p.opRefs, opFixup{user: in, index: len(p.opStack) - base, name: name, path: path, pos: nameStart})
+				p.opStack = append(p.opStack, nil)
 				deferred = true
 			}
 		}
@@ -1283,13 +1555,30 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 			return false
 		}
 	}
+	ops := p.opStack[base:]
+	p.opStack = p.opStack[:base]
 	if deferred {
 		// The remaining names are resolved, and the operands connected, when the computation is complete.
-		p.pendingOps[in] = ops
+		if p.pendingOps == nil {
+			p.pendingOps = map[*hlo.Instruction][]*hlo.Instruction{}
+		}
+		p.pendingOps[in] = p.instsFrom(ops)
 	} else {
-		in.SetOperands(ops...)
+		in.AdoptOperands(p.instsFrom(ops))
 	}
 	return true
+}
+
+// scratchShape reads a shape into storage that the next one overwrites: for shapes that are checked and
+// dropped, or cloned.
+func (p *parser) scratchShape() (*hlo.Shape, bool) {
+	p.scratch = true
+	p.scratchLayouts = p.scratchLayouts[:0]
+	p.scratchInts = p.scratchInts[:0]
+	p.scratchShapeVal = hlo.Shape{}
+	ok := p.shapeInto(&p.scratchShapeVal)
+	p.scratch = false
+	return &p.scratchShapeVal, ok
 }
 
 // startsShape reports whether the text at the offset begins an array shape: a type name followed by '['.
@@ -1345,42 +1634,53 @@ func lookupType(w string) (dtype.Type, bool) {
 
 // shape reads an array shape with optional layout, a tuple shape, token[] or opaque[].
 func (p *parser) shape() (hlo.Shape, bool) {
+	var s hlo.Shape
+	ok := p.shapeInto(&s)
+	return s, ok
+}
+
+// shapeInto reads a shape into *s, which must be the zero Shape.
+func (p *parser) shapeInto(s *hlo.Shape) bool {
 	p.skipSpace()
 	if p.peek() == '(' {
+		p.enter(p.off)
+		defer p.leave()
 		p.off++
-		s := hlo.Shape{Kind: hlo.TupleShape, Tuple: []hlo.Shape{}}
+		*s = hlo.Shape{Kind: hlo.TupleShape, Tuple: []hlo.Shape{}}
 		if p.accept(')') {
-			return s, true
+			return true
 		}
 		for {
 			e, ok := p.shape()
 			if !ok {
-				return s, false
+				return false
 			}
 			s.Tuple = append(s.Tuple, e)
 			if p.accept(')') {
-				return s, true
+				return true
 			}
 			if !p.expect(',', "in a tuple shape") {
-				return s, false
+				return false
 			}
 		}
 	}
 	start := p.off
 	if p.peek() == 'b' && p.peekAt(1) == '(' {
 		// b(f32[2,4]): a buffer.
+		p.enter(p.off)
+		defer p.leave()
 		p.off += 2
 		inner, ok := p.shape()
 		if !ok || !p.expect(')', "to close a buffer shape") {
-			return hlo.Shape{}, false
+			return false
 		}
-		return hlo.Shape{Kind: hlo.BufferShape, Tuple: []hlo.Shape{inner}}, true
+		*s = hlo.Shape{Kind: hlo.BufferShape, Tuple: []hlo.Shape{inner}}
+		return true
 	}
 	for p.off < p.end && (p.src[p.off] >= 'a' && p.src[p.off] <= 'z' || isDigit(p.src[p.off])) {
 		p.off++
 	}
 	tname := p.src[start:p.off]
-	var s hlo.Shape
 	switch tname {
 	case "token":
 		s.Kind = hlo.TokenShape
@@ -1394,18 +1694,17 @@ func (p *parser) shape() (hlo.Shape, bool) {
 			} else {
 				p.errorAt(start, "unknown element type %q", tname)
 			}
-			return s, false
+			return false
 		}
 		s.Kind = hlo.ArrayShape
 		s.Elem = t
 	}
 	if p.peek() != '[' {
 		p.errorAt(p.off, "expected '[' after %s, found %s", tname, p.describe())
-		return s, false
+		return false
 	}
 	p.off++
-	var dimBuf [8]int64
-	s.Dims = dimBuf[:0]
+	s.Dims = p.dimBuf[:0] // copied out below; nothing in between reads a shape
 	p.skipSpace()
 	if p.peek() != ']' {
 		for {
@@ -1425,10 +1724,10 @@ func (p *parser) shape() (hlo.Shape, bool) {
 				for p.off < p.end && isDigit(p.src[p.off]) {
 					p.off++
 				}
-				n, err := strconv.ParseInt(p.src[st:p.off], 10, 64)
-				if err != nil {
+				n, ok := decimal(p.src[st:p.off])
+				if !ok {
 					p.errorAt(st, "expected a dimension size, found %s", p.describe())
-					return s, false
+					return false
 				}
 				d = n
 			}
@@ -1451,25 +1750,24 @@ func (p *parser) shape() (hlo.Shape, bool) {
 	}
 	if p.peek() != ']' {
 		p.errorAt(p.off, "expected ',' or ']' in the dimensions of a shape, found %s", p.describe())
-		return s, false
+		return false
 	}
 	p.off++
+	p.dimBuf = s.Dims[:0]
 	s.Dims = p.intsFrom(s.Dims)
 	if s.Kind != hlo.ArrayShape {
 		if len(s.Dims) != 0 {
 			p.errorAt(start, "%s takes no dimensions", tname)
-			return s, false
+			return false
 		}
 		s.Dims = nil
-		return s, true
+		return true
 	}
 	s.Layout = p.newLayout()
 	if p.peek() == '{' {
-		l, ok := p.layout(len(s.Dims))
-		if !ok {
-			return s, false
+		if !p.layout(s.Layout, len(s.Dims)) {
+			return false
 		}
-		*s.Layout = l
 	} else {
 		m2m := []int64{}
 		if n := len(s.Dims); n > 0 {
@@ -1482,26 +1780,27 @@ func (p *parser) shape() (hlo.Shape, bool) {
 		}
 		s.Layout.MinorToMajor = m2m
 	}
-	return s, true
+	return true
 }
 
-// layout reads {minor_to_major[:fields]}.
-func (p *parser) layout(rank int) (hlo.Layout, bool) {
+// layout reads {minor_to_major[:fields]} into *l, which must be the zero Layout.
+func (p *parser) layout(l *hlo.Layout, rank int) bool {
 	start := p.off
 	p.off++ // {
-	var l hlo.Layout
-	var buf [8]int64
-	l.MinorToMajor = buf[:0]
+	l.MinorToMajor = p.dimBuf[:0]
 	for p.skipSpace(); isDigit(p.peek()); p.skipSpace() {
 		n, ok := p.integer("in a layout")
 		if !ok {
-			return l, false
+			return false
 		}
 		l.MinorToMajor = append(l.MinorToMajor, n)
 		if !p.accept(',') {
 			break
 		}
 	}
+	// Copied out of the buffer before the fields, which may hold a shape (P(...)) that reuses it.
+	p.dimBuf = l.MinorToMajor[:0]
+	l.MinorToMajor = p.intsFrom(l.MinorToMajor)
 	p.skipSpace()
 	if p.peek() == ':' {
 		p.off++
@@ -1524,13 +1823,13 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 						} else {
 							n, ok := p.integer("in a tile")
 							if !ok {
-								return l, false
+								return false
 							}
 							t = append(t, n)
 						}
 						if !p.accept(',') && p.skipSpaceAndPeek() != ')' {
 							p.errorAt(p.off, "expected ',' or ')' in a tile, found %s", p.describe())
-							return l, false
+							return false
 						}
 					}
 					l.Tiles = append(l.Tiles, t)
@@ -1538,7 +1837,7 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 			case c == 'D':
 				p.off++
 				if !p.expect('(', "after D in a layout") {
-					return l, false
+					return false
 				}
 				for !p.accept(')') {
 					st := p.off
@@ -1547,7 +1846,7 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 					}
 					if p.off == st || p.off >= p.end {
 						p.errorAt(st, "expected a dimension level type in D(...), found %s", p.describe())
-						return l, false
+						return false
 					}
 					l.DimLevelTypes = append(l.DimLevelTypes, strings.TrimSpace(p.src[st:p.off]))
 					p.accept(',')
@@ -1555,11 +1854,11 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 			case c == 'L' || c == 'E' || c == 'S' && p.peekAt(1) != 'C' || c == 'M':
 				p.off++
 				if !p.expect('(', "in a layout") {
-					return l, false
+					return false
 				}
 				n, ok := p.integer("in a layout")
 				if !ok || !p.expect(')', "in a layout") {
-					return l, false
+					return false
 				}
 				switch c {
 				case 'L':
@@ -1574,7 +1873,7 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 			case c == '#' || c == '*':
 				p.off++
 				if !p.expect('(', "in a layout") {
-					return l, false
+					return false
 				}
 				p.skipSpace()
 				st := p.off
@@ -1584,7 +1883,7 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 				t, ok := dtype.Lookup(p.src[st:p.off])
 				if !ok {
 					p.errorAt(st, "unknown element type %q in a layout", p.src[st:p.off])
-					return l, false
+					return false
 				}
 				if !t.IsInteger() {
 					what := "pointer"
@@ -1592,10 +1891,10 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 						what = "index"
 					}
 					p.errorAt(st, "the %s type of a layout must be an integer type, not %s", what, t)
-					return l, false
+					return false
 				}
 				if !p.expect(')', "in a layout") {
-					return l, false
+					return false
 				}
 				if c == '#' {
 					l.IndexType = t
@@ -1608,13 +1907,13 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 					p.off++
 					d, ok := p.integer("in a split config")
 					if !ok || !p.expect(':', "in a split config") {
-						return l, false
+						return false
 					}
 					sc := hlo.SplitConfig{Dimension: d}
 					for !p.accept(')') {
 						n, ok := p.integer("in a split config")
 						if !ok {
-							return l, false
+							return false
 						}
 						sc.SplitIndices = append(sc.SplitIndices, n)
 						p.accept(',')
@@ -1622,31 +1921,33 @@ func (p *parser) layout(rank int) (hlo.Layout, bool) {
 					l.SplitConfigs = append(l.SplitConfigs, sc)
 				}
 			case c == 'P':
+				p.enter(p.off)
 				p.off++
 				if !p.expect('(', "in a layout") {
-					return l, false
+					p.leave()
+					return false
 				}
 				ps, ok := p.shape()
+				p.leave()
 				if !ok || !p.expect(')', "in a layout") {
-					return l, false
+					return false
 				}
 				l.PhysicalShape = &ps
 			default:
 				p.errorAt(p.off, "unexpected %s in a layout", p.describe())
-				return l, false
+				return false
 			}
 		}
 	}
 done:
-	l.MinorToMajor = p.intsFrom(l.MinorToMajor)
 	if !p.expect('}', "to close a layout") {
-		return l, false
+		return false
 	}
 	if len(l.MinorToMajor) != rank && !(len(l.MinorToMajor) == 0 && rank == 0) {
 		p.errorAt(start, "layout {%s} has %d dimensions but the shape has %d", joinInts(l.MinorToMajor), len(l.MinorToMajor), rank)
-		return l, false
+		return false
 	}
-	return l, true
+	return true
 }
 
 func joinInts(xs []int64) string {

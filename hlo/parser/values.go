@@ -31,8 +31,7 @@ func ParseLayout(text string, rank int) (hlo.Layout, error) {
 			p.errorAt(p.off, "expected '{' to open a layout, found %s", p.describe())
 			return false
 		}
-		var ok bool
-		l, ok = p.layout(rank)
+		ok := p.layout(&l, rank)
 		l = l.Clone()
 		return ok
 	})
@@ -56,7 +55,7 @@ func parseValue(name, text string, read func(p *parser) bool) (err error) {
 	fset := token.NewFileSet()
 	file := fset.AddFile(name, -1, len(text))
 	file.SetLinesForContent([]byte(text))
-	p := &parser{src: text, end: len(text), file: file, fset: fset}
+	p := &parser{src: text, end: len(text), file: file, fset: fset, slabs: &slabs{}}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
