@@ -184,4 +184,3 @@ func (v *verifier) aliases() {
 		}
 	}
 }
-
