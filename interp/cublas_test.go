@@ -77,7 +77,6 @@ func fp8Args(d string) []string {
 	return []string{f8A, f8B, fp8CType(d) + f8C, "f32[] 0.5", "f32[] 2", f8Bias, "f32[] 0.5"}
 }
 
-
 func TestCublasFP8Epilogues(t *testing.T) {
 	type want struct {
 		y    [6]float64 // before d_scale
