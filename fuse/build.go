@@ -57,13 +57,18 @@ func (b *builder) f32One() *hlo.Instruction {
 	return b.one
 }
 
-// f32 returns the scalar s as f32, inverted when invert is set.
+// f32 returns the scalar s as f32, inverted when invert is set. As in XLA, the reciprocal is computed in
+// s's own type and then converted: 1/s rounds once to that type, as the divide it replaces did.
 func (b *builder) f32(s *hlo.Instruction, invert bool) *hlo.Instruction {
+	if invert {
+		one := b.f32One()
+		if s.Shape.Elem != dtype.F32 {
+			one = b.add(b.c.ScalarConstant(s.Shape.Elem, 1))
+		}
+		s = b.add(b.c.Divide(one, s))
+	}
 	if s.Shape.Elem != dtype.F32 {
 		s = b.add(b.c.Convert(s, dtype.F32))
-	}
-	if invert {
-		s = b.add(b.c.Divide(b.f32One(), s))
 	}
 	return s
 }

@@ -5,7 +5,9 @@ import (
 	"math"
 	"testing"
 
+	"octet/dtype"
 	"octet/fuse"
+	"octet/hlo"
 	"octet/hlo/parser"
 	"octet/interp"
 )
@@ -111,5 +113,37 @@ func TestPaddedAbsMax(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestReciprocalInScaleType checks that a dequantize by divide becomes the scale 1/s computed in s's type
+// and then converted to f32, as XLA computes it: a bf16 1/3 is 0.333984375, not f32's 0.33333334.
+func TestReciprocalInScaleType(t *testing.T) {
+	src := `HloModule inv
+
+ENTRY e {
+  a = f8e4m3fn[16,16] parameter(0)
+  b = f8e4m3fn[16,16] parameter(1)
+  s = bf16[] constant(3)
+  ac = bf16[16,16] convert(a)
+  sb = bf16[16,16] broadcast(s), dimensions={}
+  ad = bf16[16,16] divide(ac, sb)
+  bc = bf16[16,16] convert(b)
+  ROOT d = bf16[16,16] dot(ad, bc), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}
+`
+	m, err := parser.ParseString("inv.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := fuse.Rewrite(m, fuse.Options{})
+	if len(r.Decisions) != 1 || !r.Decisions[0].Fused {
+		t.Fatalf("not fused: %+v", r.Decisions)
+	}
+	checkInvariants(t, m)
+	call := fusedCalls(t, m)[0]
+	x := call.AScale
+	if x.Opcode != hlo.OpConvert || x.Operand(0).Opcode != hlo.OpDivide || x.Operand(0).Shape.Elem != dtype.BF16 {
+		t.Fatalf("a_scale is %s %%%s, want convert(divide(1, s)) with the divide in bf16", x.Opcode, x.Name)
 	}
 }
