@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"octet/cublas"
+	"octet/fuse/xlarules"
 	"octet/hlo"
 )
 
@@ -79,6 +80,16 @@ type Decision struct {
 	// Matched are the lines of Explain about what matched, without the rewrite's own: what each operand
 	// chain matched and, for a fused dot, what the epilogue absorbed.
 	Matched []string `json:"-"`
+	// XLA is what XLA's GEMM rewriter would do with the dot as it stands (package xlarules); Octet is
+	// this rewrite's own verdict, Fused and Reason in the same form.
+	XLA   xlarules.Verdict `json:"xla"`
+	Octet Verdict          `json:"octet"`
+}
+
+// Verdict is one rule set's answer for a dot: fusible or not, and why.
+type Verdict struct {
+	Fusible bool   `json:"fusible"`
+	Why     string `json:"why"`
 }
 
 // Analyze decides, for every dot of m with an FP8 value among its operand chains, whether it can become
@@ -157,12 +168,14 @@ func (p *plan) decision(why *refusal) *Decision {
 	}
 	g.Matched = append(g.Matched, p.notes...)
 	g.Explain = append(g.Explain, p.notes...)
+	g.XLA = xlarules.Decide(d)
 	if why != nil {
 		g.Reason = why.msg
 		for _, in := range why.at {
 			g.At = append(g.At, in.Name)
 		}
 		g.Explain = append(g.Explain, "not fused: "+why.msg)
+		g.Octet = Verdict{Why: why.msg}
 		return g
 	}
 	e := p.epi
@@ -183,6 +196,8 @@ func (p *plan) decision(why *refusal) *Decision {
 	}
 	g.Explain = append(g.Explain, fmt.Sprintf("fused: %s, epilogue %s, D %s%s, alpha %v, beta %v; replaces %%%s",
 		cublas.TargetF8, g.Epilogue, g.DType, map[bool]string{true: " with damax", false: ""}[g.Damax], g.Alpha, g.Beta, e.last.Name))
+	g.Octet = Verdict{Fusible: true, Why: fmt.Sprintf("octet fuse makes it one %s call: epilogue %s, D %s%s, alpha %v, beta %v",
+		cublas.TargetF8, g.Epilogue, g.DType, map[bool]string{true: " with damax", false: ""}[g.Damax], g.Alpha, g.Beta)}
 	return g
 }
 

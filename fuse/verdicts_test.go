@@ -1,0 +1,50 @@
+package fuse_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"octet/fuse"
+)
+
+// TestVerdictsSideBySide checks both verdicts on the cases where XLA's rules and Octet's differ, and on
+// some where they agree: each with the reason it gives.
+func TestVerdictsSideBySide(t *testing.T) {
+	for _, tc := range []struct {
+		file       string
+		xla, octet bool
+		xlaWhy     string
+		bug        bool
+	}{
+		{"chained_converts.hlo", false, true, "a second convert", false},
+		{"bf16_normalized.hlo", false, true, "a second convert", false},
+		{"transpose_before_scale.hlo", false, true, "multiply %adq lies between the dequantize and the dot", false},
+		{"pad_one.hlo", true, false, "converted and multiplied by %sa, then pad", false},
+		{"e4m3_e5m2_out.hlo", true, true, "__cublas$lt$matmul$f8", true},
+		{"per_channel_scale.hlo", false, false, "the scaling factors must be scalars", false},
+		{"copy_dynamic_slice.hlo", true, true, "then dynamic-slice", false},
+		{"negate.hlo", false, false, "negate", false},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			m := load(t, filepath.Join("testdata", tc.file))
+			r := fuse.Analyze(m)
+			if len(r.Decisions) == 0 {
+				t.Fatal("no FP8 dot found")
+			}
+			g := r.Decisions[len(r.Decisions)-1]
+			if g.XLA.Fusible != tc.xla || g.Octet.Fusible != tc.octet {
+				t.Errorf("xla %v (%s), octet %v (%s); want %v, %v", g.XLA.Fusible, g.XLA.Why, g.Octet.Fusible, g.Octet.Why, tc.xla, tc.octet)
+			}
+			if g.Octet.Fusible != g.Fused || g.Octet.Why == "" {
+				t.Errorf("the octet verdict %+v does not say what the decision does (fused %v)", g.Octet, g.Fused)
+			}
+			if !strings.Contains(g.XLA.Why, tc.xlaWhy) {
+				t.Errorf("XLA's why %q does not say %q", g.XLA.Why, tc.xlaWhy)
+			}
+			if (g.XLA.Bug != "") != tc.bug {
+				t.Errorf("bug %q, want one: %v", g.XLA.Bug, tc.bug)
+			}
+		})
+	}
+}
