@@ -130,6 +130,9 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 			if g.Inferred {
 				fmt.Fprintf(w, "             no backend_config: inferred both operands contracting their last dimension, alpha 1, beta 0, epilogue DEFAULT\n")
 			}
+			if g.XLA.Bug != "" {
+				fmt.Fprintf(w, "             XLA bug: %s\n", g.XLA.Bug)
+			}
 			continue
 		}
 		what := "%" + g.Name
@@ -140,15 +143,24 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 		fmt.Fprintf(w, "             why: %s\n", g.Reason)
 		fmt.Fprintf(w, "             A: %s\n", operandText(g.A))
 		fmt.Fprintf(w, "             B: %s\n", operandText(g.B))
-		if g.BlockedBy != "" {
+		if g.XLA.Bug != "" {
+			fmt.Fprintf(w, "             XLA bug: %s\n", g.XLA.Bug)
+		}
+		if g.BlockedBy != "" && g.Kind == "dot" {
 			fmt.Fprintf(w, "             blocked by: %s\n", g.BlockedBy)
 		}
 		if g.FuseNote != "" {
 			fmt.Fprintf(w, "             %s\n", g.FuseNote)
 		}
+		if g.Kind == "dot" && g.XLA.Fusible != g.Octet.Fusible {
+			fmt.Fprintf(w, "             XLA's rules differ: %s\n", xlaText(g.XLA.Fusible, g.XLA.Why))
+		}
 		for _, e := range g.Explain {
-			if strings.HasPrefix(e, "after the dot") || strings.HasPrefix(e, "the result is converted") {
-				fmt.Fprintf(w, "             %s\n", e)
+			for _, p := range []string{"after the dot", "the result is converted", "seen: ", "not a cause: ", "implies: ", "likely ", "next: "} {
+				if strings.HasPrefix(e, p) {
+					fmt.Fprintf(w, "             %s\n", e)
+					break
+				}
 			}
 		}
 	}

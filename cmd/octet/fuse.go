@@ -31,7 +31,10 @@ ReLU or GELU, the abs-max and the scaled, clamped conversion to FP8 are absorbed
 --explain prints, before the module, the decision for every such dot: the pattern each piece matched, what
 was absorbed, and for a dot left alone the exact reason. --json prints instead
 {"module": NAME, "gemms": [...]} with, for each dot, dot, fused, target, epilogue, damax, d_type, alpha,
-beta, reason and the explanation.
+beta, reason and the explanation, and two verdicts: "xla" {"fusible", "why", ["bug"]}, what XLA's GEMM
+rewriter would do with the dot as it stands (its rules, written from its source, apart from Octet's), and
+"octet" {"fusible", "why"}, this rewrite's. --explain prints XLA's where the two differ, and a call XLA
+would make outside cuBLASLt's FP8 type table as an XLA bug.
 
 --verify runs the original and the rewritten module on the same random inputs (--seed) with Octet's
 interpreter and prints the share of bit-identical result elements and the largest difference. The
@@ -212,6 +215,12 @@ func writeExplanation(w io.Writer, r *fuse.Result) {
 		for _, e := range g.Explain {
 			fmt.Fprintf(w, "//   %s\n", e)
 		}
+		if g.XLA.Fusible != g.Octet.Fusible {
+			fmt.Fprintf(w, "//   XLA's rules differ: %s\n", xlaText(g.XLA.Fusible, g.XLA.Why))
+		}
+		if g.XLA.Bug != "" {
+			fmt.Fprintf(w, "//   XLA bug: %s\n", g.XLA.Bug)
+		}
 	}
 	fmt.Fprintln(w)
 }
@@ -265,4 +274,12 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 		return []byte(`"-Infinity"`), nil
 	}
 	return json.Marshal(v)
+}
+
+// xlaText is XLA's verdict in words: "fusible (how)" or "not fusible: why".
+func xlaText(fusible bool, why string) string {
+	if fusible {
+		return "XLA fuses it: " + why
+	}
+	return "XLA does not fuse it: " + why
 }

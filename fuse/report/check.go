@@ -10,6 +10,7 @@ import (
 	"octet/dtype"
 	"octet/fuse"
 	"octet/fuse/match"
+	"octet/fuse/xlarules"
 	"octet/hlo"
 )
 
@@ -65,6 +66,10 @@ type GEMM struct {
 	// Fusible says, for a plain dot, whether octet fuse makes it one FP8 call; FuseNote says how or why not.
 	Fusible  *bool  `json:"fusible,omitempty"`
 	FuseNote string `json:"fuse,omitempty"`
+	// XLA is what XLA's GEMM rewriter does with the GEMM as the module stands (package xlarules), Octet
+	// what octet fuse does; for a fused call both say it is one.
+	XLA   xlarules.Verdict `json:"xla"`
+	Octet fuse.Verdict     `json:"octet"`
 	// Explain holds the details, one line each.
 	Explain []string `json:"explain,omitempty"`
 	// Key identifies the GEMM across modules (see Diff): its operands' sources and shapes.
@@ -276,7 +281,24 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 	}
 	f.Explain = append(f.Explain, "scales: "+strings.Join(scales, ", "))
 	f.Key = key(f.A, f.B, contractingSize(call.A, cfg.LhsContracting))
+	f.XLA = xlarules.Verdict{Fusible: true, Why: "the module holds the " + cublas.TargetF8 + " call"}
+	if err := fp8Types(call); err != nil {
+		f.XLA.Bug = fmt.Sprintf("the call is outside cuBLASLt's FP8 type table: %v; cuBLASLt rejects it", err)
+		f.Explain = append(f.Explain, f.XLA.Bug)
+	}
+	f.Octet = fuse.Verdict{Fusible: true, Why: "already one " + cublas.TargetF8 + " call"}
 	return f
+}
+
+// fp8Types checks a decoded FP8 call against cuBLASLt's type table.
+func fp8Types(call *cublas.Call) error {
+	elem := func(x *hlo.Instruction) dtype.Type {
+		if x == nil {
+			return dtype.Invalid
+		}
+		return x.Shape.Elem
+	}
+	return cublas.CheckFP8Types(call.A.Shape.Elem, call.B.Shape.Elem, elem(call.C), call.DType, elem(call.Bias))
 }
 
 func shapeOf(x *hlo.Instruction) string { return x.Shape.Elem.String() + dimsString(x.Shape.Dims) }
@@ -293,6 +315,9 @@ func (t *tracer) otherCall(in *hlo.Instruction) *GEMM {
 	f := t.unfused(in, in, "cublas", a, b)
 	f.Reason = fmt.Sprintf("%s computes in %s on dequantized FP8 data instead of %s", in.CustomCallTarget(),
 		in.Operand(0).Shape.Elem, cublas.TargetF8)
+	f.XLA = xlarules.Verdict{Why: fmt.Sprintf("the GEMM rewriter made the non-FP8 call %s of it: its FP8 pattern did not "+
+		"match the dot it saw", in.CustomCallTarget())}
+	f.Octet = fuse.Verdict{Why: "octet fuse rewrites dots, not cuBLAS calls"}
 	return f
 }
 
@@ -314,6 +339,9 @@ func (t *tracer) fusedDot(dot *hlo.Instruction) *GEMM {
 		f.Reason += ", on dequantized FP8 data"
 	}
 	f.Explain = append(f.Explain, t.after(dot, holder)...)
+	f.XLA = xlarules.Verdict{Why: fmt.Sprintf("the dot is inside the %s fusion %%%s: XLA's GEMM rewriter rewrites dots "+
+		"outside fusions only", kind, holder.Name)}
+	f.Octet = fuse.Verdict{Why: "octet fuse does not rewrite inside fusion computations"}
 	return f
 }
 
@@ -352,6 +380,10 @@ func (t *tracer) plainDot(dot *hlo.Instruction, d *fuse.Decision) *GEMM {
 	}
 	if d != nil {
 		f.Explain = append(f.Explain, d.Matched...)
+		f.XLA, f.Octet = d.XLA, d.Octet
+	} else {
+		f.XLA = xlarules.Decide(dot)
+		f.Octet = fuse.Verdict{Why: f.FuseNote}
 	}
 	f.Explain = append(f.Explain, f.FuseNote)
 	return f
@@ -389,93 +421,129 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	}
 	f.Key = key(f.A, f.B, k)
 	if kind != "dot" {
-		f.BlockedBy = t.blocker(gemm, sides)
-		f.Explain = append(f.Explain, "blocked by: "+f.BlockedBy)
+		var lines []string
+		f.BlockedBy, lines = t.diagnose(gemm, holder, kind, sides)
+		f.Explain = append(f.Explain, lines...)
 	}
 	return f
 }
 
-// blocker names the first thing, going up from the GEMM, that XLA's FP8 pattern does not look through:
-// an op other than a convert, a scalar scale and the data-movement ops; or else the fusion boundary that
-// separates the dequantize from the dot. It adds when a dequantize multiply is in a 16-bit type with a
-// convert between it and the FP8 value.
-func (t *tracer) blocker(gemm *hlo.Instruction, sides []*side) string {
-	type found struct {
-		sides []string
-		stop  *hlo.Instruction
-		apart string
+// laterPass reports whether an op on the way from a dequantize to a GEMM of an optimized module is one
+// the passes after the GEMM rewriter make: fusion boundaries, tuples, layout bitcasts and copies, and the
+// concatenates and slices of horizontal and input fusion. None of them can be why the rewrite failed.
+func laterPass(in *hlo.Instruction) bool {
+	return plumbing(in) || in.Opcode == hlo.OpConcatenate
+}
+
+// xlaForm reports whether a side's dequantize, as the module shows it, has the form XLA's FP8 pattern
+// accepts: one convert right after the FP8 value, then at most one multiply or divide by a broadcast
+// scalar right after the convert (fusion boundaries aside).
+func xlaForm(s *side) bool {
+	if len(s.Converts) != 1 {
+		return false
 	}
-	var stops []*found
-	var narrow []*side // sides whose dequantize multiply is in a 16-bit type
+	var ops []*hlo.Instruction
+	for _, in := range s.path {
+		if in.Opcode != hlo.OpParameter && in.Opcode != hlo.OpFusion && in.Opcode != hlo.OpGetTupleElement {
+			ops = append(ops, in)
+		}
+	}
+	if len(ops) == 0 || ops[0] != s.Converts[0] {
+		return false
+	}
+	return s.Scale == nil || len(ops) > 1 && ops[1] == s.Scale
+}
+
+// dequantizeText says in words what a side's dequantize is: "convert to bf16, multiply by a scalar in bf16".
+func dequantizeText(s *side) string {
+	var parts []string
+	for _, c := range s.Converts {
+		parts = append(parts, "convert to "+c.Shape.Elem.String())
+	}
+	if s.Scale != nil {
+		verb := "multiply"
+		if s.Divide {
+			verb = "divide"
+		}
+		parts = append(parts, fmt.Sprintf("%s by a scalar in %s", verb, s.Scale.Shape.Elem))
+	}
+	if len(parts) == 0 {
+		return "no convert"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// diagnose explains why a GEMM of an optimized module is not an FP8 call, keeping what the module shows
+// apart from what it implies and from the likely causes, and gives the next steps. It returns the one-line
+// cause that the module shows (the blocked_by field) and the explanation lines.
+func (t *tracer) diagnose(gemm, holder *hlo.Instruction, kind string, sides []*side) (string, []string) {
+	var seen string
+	switch kind {
+	case "gemm-fusion":
+		what := "GEMM fusion"
+		if triton(holder) {
+			what = "Triton GEMM fusion"
+		}
+		seen = fmt.Sprintf("the dot %%%s was claimed by the %s %%%s as %s x %s", gemm.Name, what, holder.Name,
+			gemm.Operand(0).Shape.Elem, gemm.Operand(1).Shape.Elem)
+	default:
+		seen = fmt.Sprintf("the GEMM became %s %%%s computing %s x %s", gemm.CustomCallTarget(), gemm.Name,
+			gemm.Operand(0).Shape.Elem, gemm.Operand(1).Shape.Elem)
+	}
+	if !match.FP8(gemm.Operand(0)) || !match.FP8(gemm.Operand(1)) {
+		seen += " on dequantized FP8 data"
+	}
+	lines := []string{"seen: " + seen}
+	accepted, stopped := true, false
 	for i, s := range sides {
 		if s == nil {
+			accepted = false
 			continue
 		}
 		var stop *hlo.Instruction
-		for j := len(s.path) - 1; j >= 0; j-- {
-			in := s.path[j]
-			if in == s.Scale || in.Opcode == hlo.OpConvert || plumbing(in) {
+		for _, in := range s.path {
+			if in == s.Scale || in.Opcode == hlo.OpConvert || laterPass(in) {
 				continue
 			}
 			stop = in
 			break
 		}
-		apart := ""
-		convert := s.FirstConvert()
-		if stop == nil && convert != nil && convert.Parent != gemm.Parent {
-			apart = strings.TrimPrefix(t.where(convert), " in ")
-		}
-		if s.Scale != nil && convert != nil && (s.Scale.Shape.Elem == dtype.BF16 || s.Scale.Shape.Elem == dtype.F16) {
-			narrow = append(narrow, s)
-		}
-		if stop == nil && apart == "" {
-			continue
-		}
-		merged := false
-		for _, f := range stops {
-			if f.stop == stop && f.apart == apart {
-				f.sides = append(f.sides, sideName(i))
-				merged = true
-			}
-		}
-		if !merged {
-			stops = append(stops, &found{[]string{sideName(i)}, stop, apart})
-		}
-	}
-	var parts []string
-	for _, f := range stops {
-		who := strings.Join(f.sides, " and ")
 		switch {
-		case f.stop != nil && f.stop.Opcode == hlo.OpConcatenate:
-			parts = append(parts, fmt.Sprintf("concatenate %%%s%s lies between the dequantize of %s and the GEMM, "+
-				"and XLA's FP8 pattern looks only through converts, a scalar multiply or divide, and bitcast, broadcast, copy, "+
-				"reshape, transpose, slice, dynamic-slice, pad and select", f.stop.Name, t.where(f.stop), who))
-		case f.stop != nil:
-			parts = append(parts, fmt.Sprintf("%s %%%s%s lies between the FP8 value of %s and the GEMM", f.stop.Opcode, f.stop.Name,
-				t.where(f.stop), who))
+		case stop != nil:
+			stopped, accepted = true, false
+			lines = append(lines, fmt.Sprintf("seen: %s %%%s%s lies between the dequantize of %s and the GEMM, and XLA's FP8 "+
+				"pattern does not look through it", stop.Opcode, stop.Name, t.where(stop), sideName(i)))
+		case xlaForm(s):
+			lines = append(lines, fmt.Sprintf("seen: %s is dequantized by %s, a form XLA's FP8 pattern accepts", sideName(i), dequantizeText(s)))
 		default:
-			parts = append(parts, fmt.Sprintf("the dequantize of %s was fused into %s, apart from the GEMM", who, f.apart))
+			accepted = false
+			lines = append(lines, fmt.Sprintf("seen: %s is dequantized by %s, which XLA's FP8 pattern does not accept "+
+				"(one convert right after the FP8 value, then at most one scalar scale)", sideName(i), dequantizeText(s)))
 		}
 	}
-	switch len(narrow) {
-	case 0:
-	case 1:
-		s := narrow[0]
-		parts = append(parts, fmt.Sprintf("the dequantize multiply %%%s is in %s and a convert (%%%s) sits between it and the FP8 value %s",
-			s.Scale.Name, s.Scale.Shape.Elem, s.FirstConvert().Name, describeValue(t.origin(s.fp8))))
-	default:
-		var ms, cs []string
-		for _, s := range narrow {
-			ms = append(ms, "%"+s.Scale.Name)
-			cs = append(cs, fmt.Sprintf("%%%s of %s", s.FirstConvert().Name, describeValue(t.origin(s.fp8))))
-		}
-		parts = append(parts, fmt.Sprintf("the dequantize multiplies %s are in %s and a convert sits between each and its FP8 value (%s)",
-			strings.Join(ms, " and "), narrow[0].Scale.Shape.Elem, strings.Join(cs, ", ")))
+	if !stopped {
+		lines = append(lines, "not a cause: the fusions, tuples, bitcasts, concatenates and slices between the dequantize and "+
+			"the GEMM are made by passes that run after the GEMM rewriter (horizontal and input fusion, layout assignment, copy insertion)")
 	}
-	if len(parts) == 0 {
-		return fmt.Sprintf("the GEMM reads %s values: no FP8 GEMM was formed for it", gemm.Operand(0).Shape.Elem)
+	if accepted {
+		lines = append(lines, "implies: the module shows the dot after the passes, not what the FP8 GEMM rewriter "+
+			"(cublas-gemm-rewriter) saw; when it ran, the dequantize had another form, or the dot was already taken")
+		lines = append(lines, "likely (inferred, not shown here): a pass before the rewriter changed the dequantize, such as float "+
+			"normalization or simplify-fp-conversions putting a convert round trip between the FP8 value and the scale; "+
+			"or the Triton GEMM fusion (triton-gemm-rewriter) claimed the dot first")
 	}
-	return strings.Join(parts, "; ")
+	lines = append(lines, "next: dump the passes with XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=cublas-gemm-rewriter|"+
+		"triton-gemm-rewriter|float-normalization.*|simplify-fp-conversions|algsimp' and read the dot before cublas-gemm-rewriter; "+
+		"retry with XLA_FLAGS=--xla_gpu_enable_triton_gemm=false; or dequantize in f32 (convert to f32, then the scale)")
+	return seen, lines
+}
+
+// triton reports whether a fusion is a Triton GEMM fusion: its backend_config or its name says so.
+func triton(f *hlo.Instruction) bool {
+	if bc := f.BackendConfig(); bc != nil && (strings.Contains(bc.Text, "__triton_gemm") || strings.Contains(bc.Text, "triton")) {
+		return true
+	}
+	return strings.Contains(f.Name, "triton") || strings.HasPrefix(f.Name, "gemm_fusion")
 }
 
 // after describes what a GEMM fusion computes after its dot, and what its users do with the result.

@@ -71,11 +71,30 @@ func TestCheckRegression(t *testing.T) {
 			t.Errorf("A's way does not say %q: %s", want, g.A.Via)
 		}
 	}
-	for _, want := range []string{"concatenate %concatenate in %input_slice_fusion",
-		"the dequantize multiplies %multiply.4.2 and %multiply.5.2 are in bf16 and a convert sits between each and its FP8 value"} {
-		if !strings.Contains(g.BlockedBy, want) {
-			t.Errorf("blocked_by does not say %q: %s", want, g.BlockedBy)
+	// What the module shows: the Triton GEMM fusion took the dot as bf16 x bf16, on dequantizes of the form
+	// XLA accepts. Nothing made after the GEMM rewriter (the input fusion's concatenate and slices) is blamed.
+	if want := "the dot %dot.1 was claimed by the Triton GEMM fusion %gemm_fusion_dot.19.0 as bf16 x bf16 on dequantized FP8 data"; g.BlockedBy != want {
+		t.Errorf("blocked_by %q, want %q", g.BlockedBy, want)
+	}
+	explain := strings.Join(g.Explain, "\n")
+	for _, want := range []string{
+		"seen: A is dequantized by convert to bf16, multiply by a scalar in bf16, a form XLA's FP8 pattern accepts",
+		"not a cause: the fusions, tuples, bitcasts, concatenates and slices",
+		"implies: ", "likely (inferred, not shown here): ",
+		"--xla_dump_hlo_pass_re=cublas-gemm-rewriter|triton-gemm-rewriter", "--xla_gpu_enable_triton_gemm=false",
+		"dequantize in f32",
+	} {
+		if !strings.Contains(explain, want) {
+			t.Errorf("the explanation does not say %q:\n%s", want, explain)
 		}
+	}
+	for _, line := range g.Explain {
+		if strings.HasPrefix(line, "seen: ") && (strings.Contains(line, "concatenate") || strings.Contains(line, "input_slice_fusion")) {
+			t.Errorf("a pass after the GEMM rewriter is presented as the cause: %s", line)
+		}
+	}
+	if g.XLA.Fusible || !strings.Contains(g.XLA.Why, "inside the kCustom fusion %gemm_fusion_dot.19.0") || g.Octet.Fusible {
+		t.Errorf("verdicts: xla %+v, octet %+v", g.XLA, g.Octet)
 	}
 	if !strings.Contains(g.Reason, "computes in bf16 x bf16 inside the kCustom fusion %gemm_fusion_dot.19.0") {
 		t.Errorf("reason: %s", g.Reason)

@@ -2,7 +2,8 @@
 // one cuBLASLt FP8 call (__cublas$lt$matmul$f8) on a CUDA Hopper target, as the module stands, and why
 // not: the first of its rules that fails.
 //
-// The rules are written from XLA's source (Version names it): HandleDot's preconditions, MatchFp8Param
+// The rules are written from XLA's source (Version names it): HandleDot's preconditions (a dot that is not
+// of rank batch+2 is first canonicalized, as DotDecomposer does before the rewriter), MatchFp8Param
 // and the walk of FindF8SubgraphRecursive on each operand, and the checks of CreateF8CustomCall (types,
 // scalar scales, the result type, one contracting and one non-contracting dimension). They are XLA's
 // rules, not octet fuse's: Octet accepts more (chained converts before the scale, data movement between
@@ -60,8 +61,14 @@ func Decide(dot *hlo.Instruction) Verdict {
 	if dot == nil || dot.Opcode != hlo.OpDot || dot.NumOperands() != 2 {
 		return no("not a dot")
 	}
+	canonical := true
 	if why := matrixMultiplication(dot); why != "" {
-		return no(why)
+		if !decomposable(dot) {
+			return no(why)
+		}
+		// DotDecomposer, which runs before the GEMM rewriter in every compile, makes such a dot one of
+		// rank batch+2 with transposes and reshapes of its operands, ops MatchFp8Param looks through.
+		canonical = false
 	}
 	for i := range 2 {
 		if x := dot.Operand(i); rank2Transpose(x) {
@@ -81,11 +88,14 @@ func Decide(dot *hlo.Instruction) Verdict {
 		}
 		ps[i] = p
 	}
-	if why := callChecks(dot, ps, len(batch)); why != "" {
+	if why := callChecks(dot, ps, len(batch), canonical); why != "" {
 		return no(why + " (CreateF8CustomCall)")
 	}
 	v := Verdict{Fusible: true, Why: fmt.Sprintf("XLA's GEMM rewriter makes it one %s call: A %s, B %s",
 		cublas.TargetF8, ps[0].describe(), ps[1].describe())}
+	if !canonical {
+		v.Why += " (after DotDecomposer makes the dot [batch..., m, k] x [batch..., k, n])"
+	}
 	v.Bug = outputBug(dot, ps[0].fp8.Shape.Elem, ps[1].fp8.Shape.Elem)
 	return v
 }
@@ -110,6 +120,17 @@ func matrixMultiplication(dot *hlo.Instruction) string {
 		}
 	}
 	return ""
+}
+
+// decomposable reports whether DotDecomposer canonicalizes the dot: it has contracting dimensions, its
+// operands have elements and are not rank batch+2 already.
+func decomposable(dot *hlo.Instruction) bool {
+	for i := range 2 {
+		if dot.Operand(i).Shape.NumElements() == 0 {
+			return false
+		}
+	}
+	return len(dot.Ints("lhs_contracting_dims")) > 0 && dot.Shape.Elem.IsFloat()
 }
 
 // rank2Transpose is HloInstruction::IsRank2Transpose.
@@ -275,7 +296,7 @@ func broadcastZero(in *hlo.Instruction) bool {
 }
 
 // callChecks are CreateF8CustomCall's checks, in its order.
-func callChecks(dot *hlo.Instruction, ps [2]*param, nb int) string {
+func callChecks(dot *hlo.Instruction, ps [2]*param, nb int, canonical bool) string {
 	at, bt := ps[0].fp8.Shape.Elem, ps[1].fp8.Shape.Elem
 	if at == dtype.F8E5M2 && bt == dtype.F8E5M2 {
 		return "operands are f8e5m2 x f8e5m2: one of them must be f8e4m3fn"
@@ -294,6 +315,9 @@ func callChecks(dot *hlo.Instruction, ps [2]*param, nb int) string {
 	case dtype.BF16, dtype.F16, dtype.F32, dtype.F8E4M3FN, dtype.F8E5M2:
 	default:
 		return fmt.Sprintf("the dot gives %s: the output element type must be f8e4m3fn, f8e5m2, bf16, f16 or f32", d)
+	}
+	if !canonical {
+		return ""
 	}
 	if len(dot.Ints("lhs_contracting_dims")) != 1 || len(dot.Ints("rhs_contracting_dims")) != 1 {
 		return "A and B must have one contracting dimension each"
