@@ -276,10 +276,10 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// xlaText is XLA's verdict in words: "fusible (how)" or "not fusible: why".
+// xlaText is XLA's verdict in words: how it fuses the dot, or why not.
 func xlaText(fusible bool, why string) string {
 	if fusible {
-		return "XLA fuses it: " + why
+		return why
 	}
-	return "XLA does not fuse it: " + why
+	return "XLA's GEMM rewriter does not fuse it: " + why
 }

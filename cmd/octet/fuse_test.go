@@ -327,3 +327,52 @@ func TestFuseRules(t *testing.T) {
 		t.Errorf("fuse --rules FILE: exit %d, want 2", code)
 	}
 }
+
+// TestFuseTwoVerdicts checks that --json gives XLA's and Octet's verdicts and that --explain and check
+// print XLA's where the two differ: here chained converts before the scale, which XLA's matcher refuses.
+func TestFuseTwoVerdicts(t *testing.T) {
+	src := `HloModule chained
+
+ENTRY main {
+  a = f8e4m3fn[32,64] parameter(0)
+  b = f8e4m3fn[48,64] parameter(1)
+  sa = f32[] parameter(2)
+  a16 = bf16[32,64] convert(a)
+  a32 = f32[32,64] convert(a16)
+  sab = f32[32,64] broadcast(sa), dimensions={}
+  adq = f32[32,64] multiply(a32, sab)
+  bf = f32[48,64] convert(b)
+  ROOT d = f32[32,48] dot(adq, bf), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}
+`
+	code, out, errs := runOctet(t, src, "fuse", "--json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		GEMMs []struct {
+			XLA struct {
+				Fusible bool   `json:"fusible"`
+				Why     string `json:"why"`
+			} `json:"xla"`
+			Octet struct {
+				Fusible bool   `json:"fusible"`
+				Why     string `json:"why"`
+			} `json:"octet"`
+		} `json:"gemms"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(res.GEMMs) != 1 || res.GEMMs[0].XLA.Fusible || !res.GEMMs[0].Octet.Fusible ||
+		!strings.Contains(res.GEMMs[0].XLA.Why, "convert %a32 lies between the dequantize and the dot: a second convert") {
+		t.Errorf("verdicts: %+v", res.GEMMs)
+	}
+	want := "XLA's rules differ: XLA's GEMM rewriter does not fuse it: operand 0: convert %a32"
+	if _, out, _ := runOctet(t, src, "fuse", "--explain", "-"); !strings.Contains(out, "//   "+want) {
+		t.Errorf("--explain does not say %q:\n%s", want, out)
+	}
+	if _, out, _ := runOctet(t, src, "check", "-"); !strings.Contains(out, want) {
+		t.Errorf("check does not say %q:\n%s", want, out)
+	}
+}

@@ -37,8 +37,9 @@ type Verdict struct {
 	Fusible bool `json:"fusible"`
 	// Why says how (fusible) or names the first rule that fails, with the instruction it fails at.
 	Why string `json:"why"`
-	// Bug is set when the call XLA would make is outside cuBLASLt's FP8 type table: a call cuBLASLt
-	// rejects at run time, which is a bug in XLA to report.
+	// Bug is set when what XLA would make is wrong: a call outside cuBLASLt's FP8 type table, which
+	// cuBLASLt rejects at run time, or a pad of a nonzero value moved before the scale. It is a bug in XLA
+	// to report.
 	Bug string `json:"bug,omitempty"`
 }
 
@@ -97,6 +98,11 @@ func Decide(dot *hlo.Instruction) Verdict {
 		v.Why += " (after DotDecomposer makes the dot [batch..., m, k] x [batch..., k, n])"
 	}
 	v.Bug = outputBug(dot, ps[0].fp8.Shape.Elem, ps[1].fp8.Shape.Elem)
+	for _, p := range ps {
+		if bug := p.padBug(); bug != "" && v.Bug == "" {
+			v.Bug = bug
+		}
+	}
 	return v
 }
 
@@ -330,6 +336,24 @@ func callChecks(dot *hlo.Instruction, ps [2]*param, nb int, canonical bool) stri
 		if input.Shape.Rank() != nb+2 {
 			return fmt.Sprintf("operand %d (%%%s) has rank %d: inputs must have exactly one contracting and one "+
 				"non-contracting dimension besides the %d batch dimensions", i, input.Name, input.Shape.Rank(), nb)
+		}
+	}
+	return ""
+}
+
+// padBug reports a pad XLA moves before a scale when it pads with a value other than zero: the call
+// then scales the padding too, which the original did not.
+func (p *param) padBug() string {
+	if p.scale == nil {
+		return ""
+	}
+	for _, st := range p.commuting {
+		if st.in.Opcode != hlo.OpPad {
+			continue
+		}
+		if v, ok := match.ConstantValue(st.in.Operand(1)); !ok || v != 0 {
+			return fmt.Sprintf("XLA moves pad %%%s before the scale %%%s, and it pads with %%%s, not zero: the call scales "+
+				"the padding, which the original does not", st.in.Name, p.scale.Name, st.in.Operand(1).Name)
 		}
 	}
 	return ""
