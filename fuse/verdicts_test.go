@@ -20,6 +20,7 @@ func TestVerdictsSideBySide(t *testing.T) {
 		{"chained_converts.hlo", false, true, "a second convert", false},
 		{"bf16_normalized.hlo", false, true, "a second convert", false},
 		{"transpose_before_scale.hlo", false, true, "multiply %adq lies between the dequantize and the dot", false},
+		{"widen_after_scale.hlo", false, true, "convert %a32 lies between the dequantize and the dot: a second convert", false},
 		{"pad_one.hlo", true, false, "converted and multiplied by %sa, then pad", true},
 		{"e4m3_e5m2_out.hlo", true, true, "__cublas$lt$matmul$f8", true},
 		{"per_channel_scale.hlo", false, false, "the scaling factors must be scalars", false},
