@@ -51,3 +51,32 @@ func TestDiffUsage(t *testing.T) {
 		t.Errorf("one FILE: exit %d, want 2", code)
 	}
 }
+
+// TestDiffPairsFusedCall diffs a module with padded sizes against what octet fuse makes of it: --json
+// pairs the dot with the padded call, by dataflow, and reports it gained.
+func TestDiffPairsFusedCall(t *testing.T) {
+	path := shared.Path(t, "corpus", "fp8", "09_ScaledABUnscaledDPaddedF8.hlo")
+	code, fused, errs := runOctet(t, "", "fuse", "--format=xla", path)
+	if code != 0 {
+		t.Fatalf("fuse: exit %d: %s", code, errs)
+	}
+	code, out, errs := runOctet(t, fused, "diff", "--json", path, "-")
+	if code != 0 {
+		t.Fatalf("diff: exit %d: %s", code, errs)
+	}
+	var d struct {
+		Gained []json.RawMessage `json:"gained"`
+		Lost   []json.RawMessage `json:"lost"`
+		Pairs  []struct {
+			A, B, By string
+		} `json:"pairs"`
+		Ambiguous int `json:"ambiguous"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Gained) != 1 || len(d.Lost) != 0 || d.Ambiguous != 0 || len(d.Pairs) != 1 ||
+		d.Pairs[0].A != "out" || d.Pairs[0].B != "cublas-gemm" || d.Pairs[0].By != "dataflow" {
+		t.Errorf("diff: %s", out)
+	}
+}

@@ -72,8 +72,21 @@ type GEMM struct {
 	Octet fuse.Verdict     `json:"octet"`
 	// Explain holds the details, one line each.
 	Explain []string `json:"explain,omitempty"`
-	// Key identifies the GEMM across modules (see Diff): its operands' sources and shapes.
+	// Key names the GEMM for a reader: its operands' sources and shapes and its contracting size k.
 	Key string `json:"key"`
+	// Flow is the GEMM's dataflow fingerprint (see Diff): what its FP8 sources are computed from,
+	// independent of names, instruction order and parameter numbering.
+	Flow string `json:"flow"`
+	// OpName is the op_name of the GEMM's metadata, when it has one.
+	OpName string `json:"op_name,omitempty"`
+
+	// inst is the instruction whose value the GEMM is (the call, the dot, or the fusion that holds the
+	// dot); src are the FP8 sources of A and B (the operand itself when none); local is Key without
+	// parameter numbers; flow is Flow as a number, once computed.
+	inst  *hlo.Instruction
+	src   [2]*hlo.Instruction
+	local string
+	flow  uint64
 }
 
 // Operand is where one GEMM operand comes from.
@@ -135,6 +148,10 @@ func Check(m *hlo.Module) *Report {
 		}
 	}
 	numberKeys(r.GEMMs)
+	fingerprint(m, r, decisions)
+	for _, g := range r.GEMMs {
+		g.OpName = opName(g)
+	}
 	return r
 }
 
@@ -171,7 +188,10 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 					next = c.Root.Operand(int(idx))
 				}
 			}
-		case hlo.OpTranspose, hlo.OpBitcast, hlo.OpCopy, hlo.OpReshape:
+		case hlo.OpTranspose, hlo.OpBitcast, hlo.OpCopy, hlo.OpReshape, hlo.OpPad, hlo.OpSlice, hlo.OpDynamicSlice,
+			hlo.OpBroadcast:
+			// Data movement, including what a fused call replays on its FP8 operands and the padding to
+			// multiples of 16.
 			next = x.Operand(0)
 		}
 		if next == nil || next.Shape.Elem != x.Shape.Elem {
@@ -191,21 +211,24 @@ func (t *tracer) operand(x *hlo.Instruction, via string) *Operand {
 	return op
 }
 
-// key identifies a GEMM by its operands (entry parameters, or the shapes of the FP8 values when they are
-// computed) and its contracting size k, the two sides in a fixed order.
-func key(a, b *Operand, k int64) string {
-	side := func(o *Operand) string {
+// key names a GEMM by its operands (entry parameters, or the shapes of the FP8 values when they are
+// computed) and its contracting size k, the two sides in a fixed order; local is the same without the
+// parameter numbers.
+func key(a, b *Operand, k int64) (name, local string) {
+	side := func(o *Operand, numbered bool) string {
 		if o == nil {
 			return "?"
 		}
-		if o.Parameter >= 0 {
+		if o.Parameter >= 0 && numbered {
 			return fmt.Sprintf("p%d:%s", o.Parameter, o.Shape)
 		}
 		return o.Shape
 	}
-	ks := []string{side(a), side(b)}
+	ks := []string{side(a, true), side(b, true)}
 	sort.Strings(ks)
-	return fmt.Sprintf("%s x %s, k=%d", ks[0], ks[1], k)
+	ls := []string{side(a, false), side(b, false)}
+	sort.Strings(ls)
+	return fmt.Sprintf("%s x %s, k=%d", ks[0], ks[1], k), fmt.Sprintf("%s x %s, k=%d", ls[0], ls[1], k)
 }
 
 // contractingSize is the product of the dimensions dims of x, looking through the pad that rounds an FP8
@@ -235,7 +258,8 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 		if in.NumOperands() >= 2 {
 			f.A, f.B = t.operand(in.Operand(0), ""), t.operand(in.Operand(1), "")
 		}
-		f.Key = key(f.A, f.B, 0)
+		f.Key, f.local = key(f.A, f.B, 0)
+		f.inst = in
 		return f
 	}
 	cfg := call.Config
@@ -280,7 +304,8 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 		scales = append(scales, "d_scale="+f.DScale)
 	}
 	f.Explain = append(f.Explain, "scales: "+strings.Join(scales, ", "))
-	f.Key = key(f.A, f.B, contractingSize(call.A, cfg.LhsContracting))
+	f.Key, f.local = key(f.A, f.B, contractingSize(call.A, cfg.LhsContracting))
+	f.inst, f.src = in, [2]*hlo.Instruction{t.origin(call.A), t.origin(call.B)}
 	f.XLA = xlarules.Verdict{Fusible: true, Why: "the module holds the " + cublas.TargetF8 + " call"}
 	if err := fp8Types(call); err != nil {
 		f.XLA.Bug = fmt.Sprintf("the call is outside cuBLASLt's FP8 type table: %v; cuBLASLt rejects it", err)
@@ -402,14 +427,17 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	}
 	sides := []*side{a, b}
 	ops := []*Operand{nil, nil}
+	f.inst = holder
 	for i, s := range sides {
 		if s == nil {
 			x := gemm.Operand(i)
+			f.src[i] = x
 			ops[i] = &Operand{Source: "%" + x.Name, Shape: shapeOf(x), Parameter: -1, Via: "no FP8 value behind it"}
 			f.Explain = append(f.Explain, fmt.Sprintf("%s: %s %%%s, with no FP8 value behind it", sideName(i), shapeOf(x), x.Name))
 			continue
 		}
 		ops[i] = t.operand(s.fp8, t.describe(s))
+		f.src[i] = t.origin(s.fp8)
 		f.Explain = append(f.Explain, fmt.Sprintf("%s: %s", sideName(i), ops[i].Via))
 	}
 	f.A, f.B = ops[0], ops[1]
@@ -419,7 +447,7 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	} else if call, err := cublas.Decode(gemm); err == nil {
 		k = contractingSize(call.A, call.Config.LhsContracting)
 	}
-	f.Key = key(f.A, f.B, k)
+	f.Key, f.local = key(f.A, f.B, k)
 	if kind != "dot" {
 		var lines []string
 		f.BlockedBy, lines = t.diagnose(gemm, holder, kind, sides)
