@@ -26,8 +26,16 @@ backend_config gets the configuration its operand shapes imply, which the report
 Every other GEMM on FP8 data is reported as not fused: plain dots, dots computed in bf16, f16 or f32 inside
 a GEMM fusion (__triton_gemm, gemm_fusion_dot, ...) or other cuBLAS calls, whose operands trace back through
 fusion parameters, tuples, bitcasts, slices and concatenations to FP8 values. The report says where each
-operand comes from, how it was dequantized, and the pattern that blocked the fusion; for a plain dot it
-also says whether "octet fuse" would fuse it.
+operand comes from and how it was dequantized; for a GEMM fusion of an optimized module it keeps apart what
+the module shows ("seen:"), what that implies, the likely causes (inferred) and the next steps, and never
+blames what the passes after the GEMM rewriter make. For a plain dot it says whether "octet fuse" would
+fuse it. A GEMM fusion whose dot reads the FP8 values themselves is reported as fused natively (FP8 kept);
+scaled-dot and block-scaled GEMM calls (MX, NVFP4) are reported apart, as block-scaled.
+
+Every GEMM carries two verdicts: XLA's ("would XLA's GEMM rewriter fuse this dot as the module stands",
+from rules written from XLA's source, with the first rule that fails) and Octet's ("can octet fuse fuse
+it"); --json gives each as {"fusible", "why"} under "xla" and "octet", XLA's with a "bug" where the call it
+would make is outside cuBLASLt's FP8 type table. The text shows XLA's verdict where the two differ.
 
 --strict exits with status 1 when any FP8 GEMM is not fused.`,
 		Order: 20,
@@ -105,8 +113,31 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 	if r.Fusible > 0 {
 		fusible = fmt.Sprintf(" (%d of them fusible by octet fuse)", r.Fusible)
 	}
-	fmt.Fprintf(w, "%s: module %s: %s: %d fused, %d not fused%s\n", file, r.Module, plural(len(r.GEMMs), "FP8 GEMM"), r.Fused, r.Unfused, fusible)
+	extra := ""
+	if r.Native > 0 {
+		extra += fmt.Sprintf(" (%d natively, FP8 kept)", r.Native)
+	}
+	fmt.Fprintf(w, "%s: module %s: %s: %d fused%s, %d not fused%s\n", file, r.Module, plural(len(r.GEMMs)-r.BlockScaled, "FP8 GEMM"),
+		r.Fused, extra, r.Unfused, fusible)
+	if r.BlockScaled > 0 {
+		fmt.Fprintf(w, "  and %s, reported apart\n", plural(r.BlockScaled, "block-scaled low-precision GEMM"))
+	}
 	for _, g := range r.GEMMs {
+		what := "%" + g.Name
+		if g.Dot != "" {
+			what += " (dot %" + g.Dot + ")"
+		}
+		switch g.Kind {
+		case "triton-fp8":
+			fmt.Fprintf(w, "  fused      %s in %%%s: D %s, natively: a GEMM fusion on FP8 operands (FP8 kept, no cuBLASLt call)\n",
+				what, g.Computation, g.D)
+			fmt.Fprintf(w, "             A: %s\n             B: %s\n", operandText(g.A), operandText(g.B))
+			continue
+		case "block-scaled":
+			fmt.Fprintf(w, "  BLOCK-SCALED %s in %%%s: D %s\n", what, g.Computation, g.D)
+			fmt.Fprintf(w, "             %s\n", g.Reason)
+			continue
+		}
 		if g.Fused {
 			fmt.Fprintf(w, "  fused      %%%s = %s\n", g.Name, g.Target)
 			fmt.Fprintf(w, "             D %s = A %s x B %s\n", g.D, operandText(g.A), operandText(g.B))
@@ -134,10 +165,6 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 				fmt.Fprintf(w, "             XLA bug: %s\n", g.XLA.Bug)
 			}
 			continue
-		}
-		what := "%" + g.Name
-		if g.Dot != "" {
-			what += " (dot %" + g.Dot + ")"
 		}
 		fmt.Fprintf(w, "  NOT FUSED  %s in %%%s: D %s\n", what, g.Computation, g.D)
 		fmt.Fprintf(w, "             why: %s\n", g.Reason)

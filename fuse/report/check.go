@@ -23,6 +23,11 @@ type Report struct {
 	Unfused int     `json:"not_fused"`
 	// Fusible counts the GEMMs not fused that octet fuse can fuse.
 	Fusible int `json:"fusible"`
+	// Native counts the fused GEMMs that are Triton GEMM fusions on FP8 operands (FP8 kept, no cuBLASLt
+	// call); BlockScaled the block-scaled low-precision GEMMs (scaled-dot, MX and NVFP4 calls), which are
+	// neither fused nor not fused in the FP8 sense.
+	Native      int `json:"native_fp8,omitempty"`
+	BlockScaled int `json:"block_scaled,omitempty"`
 }
 
 // GEMM is one FP8 GEMM of a module, fused or not: where it is, where its operands come from, and the call
@@ -34,8 +39,10 @@ type GEMM struct {
 	Computation string `json:"computation"`
 	Dot         string `json:"dot,omitempty"`
 	// Kind is "cublas-fp8" for a fused call, "dot" for a plain dot, "gemm-fusion" for a dot inside a fusion
-	// (a kCustom GEMM fusion such as __triton_gemm or gemm_fusion_dot), "cublas" for a cuBLAS call that is
-	// not the FP8 one.
+	// (a kCustom GEMM fusion such as __triton_gemm or gemm_fusion_dot) on dequantized data, "triton-fp8"
+	// for a GEMM fusion whose dot reads the FP8 values themselves (fused natively, FP8 kept), "cublas" for a
+	// cuBLAS call that is not the FP8 one, "block-scaled" for a scaled-dot or a block-scaled GEMM call
+	// (MX or NVFP4 formats, scales per block of values).
 	Kind  string `json:"kind"`
 	Fused bool   `json:"fused"`
 	// The call, when fused: its target, operand form ("current" or "legacy"), and whether its configuration
@@ -127,6 +134,8 @@ func Check(m *hlo.Module) *Report {
 				f = t.fusedCall(in)
 			case in.Opcode == hlo.OpCustomCall && cublas.IsTarget(in.CustomCallTarget()):
 				f = t.otherCall(in)
+			case in.Opcode == hlo.OpScaledDot || in.Opcode == hlo.OpCustomCall && blockScaledTarget(in.CustomCallTarget()):
+				f = t.blockScaled(in)
 			case in.Opcode == hlo.OpDot && fusedComp[c]:
 				f = t.fusedDot(in)
 			case in.Opcode == hlo.OpDot:
@@ -137,8 +146,13 @@ func Check(m *hlo.Module) *Report {
 			}
 			r.GEMMs = append(r.GEMMs, f)
 			switch {
+			case f.Kind == "block-scaled":
+				r.BlockScaled++
 			case f.Fused:
 				r.Fused++
+				if f.Kind == "triton-fp8" {
+					r.Native++
+				}
 			default:
 				r.Unfused++
 				if f.Fusible != nil && *f.Fusible {
@@ -346,6 +360,67 @@ func (t *tracer) otherCall(in *hlo.Instruction) *GEMM {
 	return f
 }
 
+// blockScaledTarget reports whether a custom-call target is a block-scaled GEMM (XLA's
+// __op$block_scaled_dot, cuDNN's block-scaled dot).
+func blockScaledTarget(target string) bool {
+	l := strings.ToLower(target)
+	return strings.Contains(l, "block_scaled") || strings.Contains(l, "blockscaled")
+}
+
+// blockScaled reports a scaled-dot or a block-scaled GEMM call: operands with one scale per block of
+// values, in the MX formats (f8e8m0fnu scales) or NVFP4 (f4e2m1fn data with f8e4m3fn scales).
+func (t *tracer) blockScaled(in *hlo.Instruction) *GEMM {
+	if in.NumOperands() < 2 {
+		return nil
+	}
+	holder := in
+	if f := t.fusionOf(in.Parent); f != nil {
+		holder = f
+	}
+	f := &GEMM{Name: holder.Name, Computation: holder.Parent.Name, Kind: "block-scaled", Epilogue: cublas.EpilogueDefault,
+		DType: in.Shape.Elem.String(), D: shapeOf(in), Alpha: 1}
+	if in.Shape.IsTuple() && len(in.Shape.Tuple) > 0 {
+		f.DType, f.D = in.Shape.Tuple[0].Elem.String(), shapeOf(&hlo.Instruction{Shape: in.Shape.Tuple[0]})
+	}
+	if holder != in {
+		f.Dot = in.Name
+	}
+	f.A, f.B = t.operand(in.Operand(0), ""), t.operand(in.Operand(1), "")
+	f.src = [2]*hlo.Instruction{t.origin(in.Operand(0)), t.origin(in.Operand(1))}
+	f.inst = holder
+	format := "block-scaled"
+	data, scale := in.Operand(0).Shape.Elem, dtype.Invalid
+	if in.NumOperands() >= 4 {
+		scale = in.Operand(2).Shape.Elem
+	}
+	switch {
+	case scale == dtype.F8E8M0FNU && data.IsFP8():
+		format = "MXFP8"
+	case scale == dtype.F8E8M0FNU:
+		format = "MX (" + data.String() + " data)"
+	case scale == dtype.F8E4M3FN && data == dtype.F4E2M1FN:
+		format = "NVFP4"
+	}
+	what := in.Opcode.String()
+	if in.Opcode == hlo.OpCustomCall {
+		what = in.CustomCallTarget()
+	}
+	f.Reason = fmt.Sprintf("a low-precision %s GEMM (%s of %s x %s", format, what, in.Operand(0).Shape.Elem, in.Operand(1).Shape.Elem)
+	if scale != dtype.Invalid {
+		f.Reason += fmt.Sprintf(" with %s block scales", scale)
+	}
+	f.Reason += "): not an FP8 cuBLASLt call, and not one to make: its scales are per block, not per tensor"
+	f.Explain = append(f.Explain, f.Reason)
+	f.XLA = xlarules.Verdict{Why: "block-scaled GEMMs are not the FP8 GEMM rewriter's: XLA lowers them itself (block scaling rewriter, cuDNN or Triton)"}
+	f.Octet = fuse.Verdict{Why: "octet fuse makes per-tensor FP8 calls only"}
+	k := int64(0)
+	if in.Opcode == hlo.OpScaledDot {
+		k = contractingSize(in.Operand(0), in.Ints("lhs_contracting_dims"))
+	}
+	f.Key, f.local = key(f.A, f.B, k)
+	return f
+}
+
 // fusedDot reports a dot inside a fusion whose operands trace back to FP8 values.
 func (t *tracer) fusedDot(dot *hlo.Instruction) *GEMM {
 	a, b := t.trace(dot.Operand(0)), t.trace(dot.Operand(1))
@@ -355,6 +430,9 @@ func (t *tracer) fusedDot(dot *hlo.Instruction) *GEMM {
 	holder := t.fusionOf(dot.Parent)
 	if holder == nil {
 		return nil
+	}
+	if match.FP8(dot.Operand(0)) && match.FP8(dot.Operand(1)) && holder.Str("kind") == "kCustom" {
+		return t.nativeDot(dot, holder, a, b)
 	}
 	f := t.unfused(holder, dot, "gemm-fusion", a, b)
 	kind := holder.Str("kind")
@@ -367,6 +445,19 @@ func (t *tracer) fusedDot(dot *hlo.Instruction) *GEMM {
 	f.XLA = xlarules.Verdict{Why: fmt.Sprintf("the dot is inside the %s fusion %%%s: XLA's GEMM rewriter rewrites dots "+
 		"outside fusions only", kind, holder.Name)}
 	f.Octet = fuse.Verdict{Why: "octet fuse does not rewrite inside fusion computations"}
+	return f
+}
+
+// nativeDot reports a GEMM fusion whose dot reads FP8 values as they are: fused natively (a Triton GEMM on
+// FP8 data), with no cuBLASLt call and no dequantize before it.
+func (t *tracer) nativeDot(dot, holder *hlo.Instruction, a, b *side) *GEMM {
+	f := t.unfused(holder, dot, "triton-fp8", a, b)
+	f.Fused = true
+	f.Target = "kCustom fusion, FP8 operands"
+	f.Explain = append(f.Explain, fmt.Sprintf("the fusion %%%s computes the dot %%%s on FP8 operands (%s x %s) itself: fused natively, FP8 kept",
+		holder.Name, dot.Name, dot.Operand(0).Shape.Elem, dot.Operand(1).Shape.Elem))
+	f.XLA = xlarules.Verdict{Fusible: true, Why: "fused natively: the GEMM fusion reads the FP8 values"}
+	f.Octet = fuse.Verdict{Fusible: true, Why: "already an FP8 GEMM (in a fusion, FP8 kept)"}
 	return f
 }
 
@@ -448,7 +539,7 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 		k = contractingSize(call.A, call.Config.LhsContracting)
 	}
 	f.Key, f.local = key(f.A, f.B, k)
-	if kind != "dot" {
+	if kind != "dot" && kind != "triton-fp8" {
 		var lines []string
 		f.BlockedBy, lines = t.diagnose(gemm, holder, kind, sides)
 		f.Explain = append(f.Explain, lines...)

@@ -218,3 +218,45 @@ func load(t *testing.T, path string) *hlo.Module {
 	}
 	return m
 }
+
+// TestCheckBlockScaled reports XLA's scaled-dot, a block-scaled GEMM, apart from the FP8 GEMMs: MXFP8 with
+// its own status, neither fused nor not fused.
+func TestCheckBlockScaled(t *testing.T) {
+	r := check(t, "corpus", "hlo", "xla__backends__gpu__codegen__triton__tests__scaled_dot__scaled_dot.hlo")
+	if len(r.GEMMs) != 1 || r.BlockScaled != 1 || r.Fused != 0 || r.Unfused != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	g := r.GEMMs[0]
+	if g.Kind != "block-scaled" || g.Fused || !strings.Contains(g.Reason, "MXFP8 GEMM (scaled-dot of f8e4m3fn x f8e4m3fn with f8e8m0fnu block scales)") {
+		t.Errorf("got %+v", *g)
+	}
+}
+
+// TestCheckNativeTriton reports a Triton GEMM fusion whose dot reads FP8 values as fused natively.
+func TestCheckNativeTriton(t *testing.T) {
+	m, err := parser.ParseString("native.hlo", `HloModule native
+
+triton_gemm {
+  p0 = f8e4m3fn[64,32] parameter(0)
+  p1 = f8e5m2[32,48] parameter(1)
+  ROOT d = bf16[64,48] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+ENTRY main {
+  a = f8e4m3fn[64,32] parameter(0)
+  b = f8e5m2[32,48] parameter(1)
+  ROOT f = bf16[64,48] fusion(a, b), kind=kCustom, calls=triton_gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := report.Check(m)
+	if len(r.GEMMs) != 1 || r.Fused != 1 || r.Native != 1 || r.Unfused != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	g := r.GEMMs[0]
+	if g.Kind != "triton-fp8" || !g.Fused || g.Reason != "" || !g.XLA.Fusible || !g.Octet.Fusible || g.A.Parameter != 0 || g.B.Parameter != 1 {
+		t.Errorf("got %+v", *g)
+	}
+}
