@@ -75,6 +75,9 @@ type Decision struct {
 	// Reason says why the dot is not fused; At names the instructions it is about.
 	Reason string   `json:"reason,omitempty"`
 	At     []string `json:"at,omitempty"`
+	// Source says where the dot came from (its metadata: op_name, source file and line, stack frames);
+	// the call keeps the dot's metadata.
+	Source string `json:"source,omitempty"`
 	// Explain says which pattern matched each piece and what was absorbed, one line each.
 	Explain []string `json:"explain"`
 	// Matched are the lines of Explain about what matched, without the rewrite's own: what each operand
@@ -165,6 +168,10 @@ func (p *plan) decision(why *refusal) *Decision {
 	}
 	if p.b != nil {
 		g.BType = p.b.fp8.Shape.Elem.String()
+	}
+	g.Source = Provenance(d)
+	if g.Source != "" {
+		g.Explain = append(g.Explain, "from "+g.Source)
 	}
 	g.Matched = append(g.Matched, p.notes...)
 	g.Explain = append(g.Explain, p.notes...)

@@ -127,19 +127,23 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 		if g.Dot != "" {
 			what += " (dot %" + g.Dot + ")"
 		}
+		from := ""
+		if g.Source != "" {
+			from = "             from " + g.Source + "\n"
+		}
 		switch g.Kind {
 		case "triton-fp8":
 			fmt.Fprintf(w, "  fused      %s in %%%s: D %s, natively: a GEMM fusion on FP8 operands (FP8 kept, no cuBLASLt call)\n",
 				what, g.Computation, g.D)
-			fmt.Fprintf(w, "             A: %s\n             B: %s\n", operandText(g.A), operandText(g.B))
+			fmt.Fprintf(w, "%s             A: %s\n             B: %s\n", from, operandText(g.A), operandText(g.B))
 			continue
 		case "block-scaled":
-			fmt.Fprintf(w, "  BLOCK-SCALED %s in %%%s: D %s\n", what, g.Computation, g.D)
+			fmt.Fprintf(w, "  BLOCK-SCALED %s in %%%s: D %s\n%s", what, g.Computation, g.D, from)
 			fmt.Fprintf(w, "             %s\n", g.Reason)
 			continue
 		}
 		if g.Fused {
-			fmt.Fprintf(w, "  fused      %%%s = %s\n", g.Name, g.Target)
+			fmt.Fprintf(w, "  fused      %%%s = %s\n%s", g.Name, g.Target, from)
 			fmt.Fprintf(w, "             D %s = A %s x B %s\n", g.D, operandText(g.A), operandText(g.B))
 			scales := []string{"a_scale " + g.AScale, "b_scale " + g.BScale}
 			if g.CScale != "" {
@@ -166,7 +170,7 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "  NOT FUSED  %s in %%%s: D %s\n", what, g.Computation, g.D)
+		fmt.Fprintf(w, "  NOT FUSED  %s in %%%s: D %s\n%s", what, g.Computation, g.D, from)
 		fmt.Fprintf(w, "             why: %s\n", g.Reason)
 		fmt.Fprintf(w, "             A: %s\n", operandText(g.A))
 		fmt.Fprintf(w, "             B: %s\n", operandText(g.B))

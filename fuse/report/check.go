@@ -84,13 +84,16 @@ type GEMM struct {
 	// Flow is the GEMM's dataflow fingerprint (see Diff): what its FP8 sources are computed from,
 	// independent of names, instruction order and parameter numbering.
 	Flow string `json:"flow"`
-	// OpName is the op_name of the GEMM's metadata, when it has one.
+	// OpName is the op_name of the GEMM's metadata, when it has one; Source says where the GEMM came
+	// from (op_name, source file and line, stack frames: fuse.Provenance).
 	OpName string `json:"op_name,omitempty"`
+	Source string `json:"source,omitempty"`
 
 	// inst is the instruction whose value the GEMM is (the call, the dot, or the fusion that holds the
 	// dot); src are the FP8 sources of A and B (the operand itself when none); local is Key without
 	// parameter numbers; flow is Flow as a number, once computed.
 	inst  *hlo.Instruction
+	meta  *hlo.Instruction // the instruction whose metadata says where the GEMM came from
 	src   [2]*hlo.Instruction
 	local string
 	flow  uint64
@@ -165,6 +168,7 @@ func Check(m *hlo.Module) *Report {
 	fingerprint(m, r, decisions)
 	for _, g := range r.GEMMs {
 		g.OpName = opName(g)
+		g.Source = fuse.Provenance(g.meta)
 	}
 	return r
 }
@@ -273,7 +277,7 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 			f.A, f.B = t.operand(in.Operand(0), ""), t.operand(in.Operand(1), "")
 		}
 		f.Key, f.local = key(f.A, f.B, 0)
-		f.inst = in
+		f.inst, f.meta = in, in
 		return f
 	}
 	cfg := call.Config
@@ -319,7 +323,7 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 	}
 	f.Explain = append(f.Explain, "scales: "+strings.Join(scales, ", "))
 	f.Key, f.local = key(f.A, f.B, contractingSize(call.A, cfg.LhsContracting))
-	f.inst, f.src = in, [2]*hlo.Instruction{t.origin(call.A), t.origin(call.B)}
+	f.inst, f.meta, f.src = in, in, [2]*hlo.Instruction{t.origin(call.A), t.origin(call.B)}
 	f.XLA = xlarules.Verdict{Fusible: true, Why: "the module holds the " + cublas.TargetF8 + " call"}
 	if err := fp8Types(call); err != nil {
 		f.XLA.Bug = fmt.Sprintf("the call is outside cuBLASLt's FP8 type table: %v; cuBLASLt rejects it", err)
@@ -387,7 +391,7 @@ func (t *tracer) blockScaled(in *hlo.Instruction) *GEMM {
 	}
 	f.A, f.B = t.operand(in.Operand(0), ""), t.operand(in.Operand(1), "")
 	f.src = [2]*hlo.Instruction{t.origin(in.Operand(0)), t.origin(in.Operand(1))}
-	f.inst = holder
+	f.inst, f.meta = holder, in
 	format := "block-scaled"
 	data, scale := in.Operand(0).Shape.Elem, dtype.Invalid
 	if in.NumOperands() >= 4 {
@@ -518,7 +522,7 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	}
 	sides := []*side{a, b}
 	ops := []*Operand{nil, nil}
-	f.inst = holder
+	f.inst, f.meta = holder, gemm
 	for i, s := range sides {
 		if s == nil {
 			x := gemm.Operand(i)

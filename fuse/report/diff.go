@@ -168,6 +168,9 @@ func Diff(a, b *Report) *Difference {
 		if c.What != "" && strings.HasPrefix(c.By, "ambiguous") {
 			c.What += " (" + c.By + ")"
 		}
+		if c.What != "" && ga.Source != "" {
+			c.What += "; from " + ga.Source
+		}
 	}
 	for _, gb := range b.GEMMs {
 		if usedB[gb] {
@@ -180,6 +183,9 @@ func Diff(a, b *Report) *Difference {
 		} else {
 			c.What = "not found in A; not fused in B: " + unfusedSummary(gb)
 			d.Added = append(d.Added, c)
+		}
+		if gb.Source != "" {
+			c.What += "; from " + gb.Source
 		}
 	}
 	return d

@@ -216,10 +216,10 @@ func fingerprint(m *hlo.Module, r *Report, decisions map[[2]string]*fuse.Decisio
 
 // opName is the op_name of a GEMM's metadata, or "".
 func opName(g *GEMM) string {
-	if g.inst == nil {
+	if g.meta == nil {
 		return ""
 	}
-	for _, kv := range g.inst.Metadata() {
+	for _, kv := range g.meta.Metadata() {
 		if kv.Key == "op_name" {
 			return kv.Value
 		}
