@@ -5,15 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"octet/fuse/report"
+	"octet/hlo"
 )
 
 func init() {
 	register(&command{
 		Name:      "check",
-		UsageLine: "check [--json] [--strict] FILE...",
+		UsageLine: "check [--json] [--strict] FILE|DIR...",
 		Short:     "list the FP8 GEMMs of compiled modules: fused or not, and why",
 		Long: `Check lists every FP8 matmul of the modules in each FILE (HLO text as XLA prints it, gzipped or
 not; - is standard input), typically what Compiled.as_text() or XLA_FLAGS=--xla_dump_to wrote.
@@ -37,16 +40,96 @@ from rules written from XLA's source, with the first rule that fails) and Octet'
 it"); --json gives each as {"fusible", "why"} under "xla" and "octet", XLA's with a "bug" where the call it
 would make is outside cuBLASLt's FP8 type table. The text shows XLA's verdict where the two differ.
 
---strict exits with status 1 when any FP8 GEMM is not fused.`,
+A DIR argument is a folder of per-pass dumps of a module, as XLA writes them with
+XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=PASSES' (module_NNNN.NAME.before_optimizations.txt
+and module_NNNN.NAME.SSSS.PIPELINE.after_PASS.txt). Check walks them in pass order and names, for each
+FP8 GEMM, the first pass after which XLA's rules no longer fuse it or another pass claimed the dot, with
+the rule that fails; or the pass that fused it. This is the way to find which pass lost a fusion.
+
+--strict exits with status 1 when any FP8 GEMM is not fused (for a DIR: when a pass broke a fusion).`,
 		Order: 20,
 		Run:   runCheck,
 	})
 }
 
-// checkFile is the JSON form of the report on one file.
+// checkFile is the JSON form of the report on one file, or on one module's per-pass dumps in a folder.
 type checkFile struct {
 	File    string           `json:"file"`
 	Modules []*report.Report `json:"modules"`
+	// Dumps and Passes are the walk of a dump folder: the dumps in pass order and what happened to each
+	// FP8 GEMM along them.
+	Dumps  []report.PassDump     `json:"dumps,omitempty"`
+	Passes []*report.PassFinding `json:"passes,omitempty"`
+}
+
+// checkDir walks the per-pass dumps of a folder (XLA's file names), one module at a time, in pass order,
+// and says for each FP8 GEMM which pass broke its fusion.
+func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool) ([]checkFile, int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	var dumps []report.PassDump
+	for _, e := range entries {
+		if d, ok := report.ParsePassDump(e.Name()); ok && !e.IsDir() {
+			dumps = append(dumps, d)
+		}
+	}
+	if len(dumps) == 0 {
+		return nil, 0, fmt.Errorf("%s: no per-pass dumps (module_NNNN.NAME.before_optimizations.txt, "+
+			"module_NNNN.NAME.SSSS.PIPELINE.after_PASS.txt) in the folder", dir)
+	}
+	report.SortPassDumps(dumps)
+	var files []checkFile
+	broken := 0
+	for start := 0; start < len(dumps); {
+		end := start
+		for end < len(dumps) && dumps[end].ModuleID == dumps[start].ModuleID {
+			end++
+		}
+		group := dumps[start:end]
+		start = end
+		var mods []*hlo.Module
+		for _, d := range group {
+			ms, err := inv.parseModules(filepath.Join(dir, d.File))
+			if err != nil {
+				return nil, 0, err
+			}
+			if len(ms) != 1 {
+				return nil, 0, fmt.Errorf("%s: holds %d modules; a dump holds one", d.File, len(ms))
+			}
+			mods = append(mods, ms[0])
+		}
+		findings := report.Passes(group, mods)
+		cf := checkFile{File: dir, Dumps: group, Passes: findings}
+		for _, f := range findings {
+			if f.Broken {
+				broken++
+			}
+		}
+		files = append(files, cf)
+		if asJSON {
+			continue
+		}
+		fmt.Fprintf(out, "%s: module %s (module_%04d): %s in pass order, %s to %s\n", dir, group[0].Name, group[0].ModuleID,
+			plural(len(group), "dump"), group[0].Pass, group[len(group)-1].Pass)
+		for _, f := range findings {
+			fmt.Fprintf(out, "  %%%s (%s)\n", f.GEMM, f.Key)
+			if f.Source != "" {
+				fmt.Fprintf(out, "             from %s\n", f.Source)
+			}
+			switch {
+			case f.Broken:
+				fmt.Fprintf(out, "             broken by pass %s (step %04d, %s): %s\n", f.Pass, f.Step, f.File, f.What)
+				if f.Then != "" {
+					fmt.Fprintf(out, "             %s\n", f.Then)
+				}
+			default:
+				fmt.Fprintf(out, "             %s\n", f.What)
+			}
+		}
+	}
+	return files, broken, nil
 }
 
 func runCheck(inv *invocation, args []string) error {
@@ -64,6 +147,17 @@ func runCheck(inv *invocation, args []string) error {
 	var reports []checkFile
 	unfused, failed := 0, 0
 	for _, name := range files {
+		if st, err := os.Stat(name); err == nil && st.IsDir() {
+			cfs, broken, err := checkDir(inv, name, &out, *asJSON)
+			if err != nil {
+				fmt.Fprintln(inv.stderr, err)
+				failed++
+				continue
+			}
+			unfused += broken
+			reports = append(reports, cfs...)
+			continue
+		}
 		mods, err := inv.parseModules(name)
 		if err != nil {
 			fmt.Fprintln(inv.stderr, err)

@@ -123,3 +123,27 @@ func TestCheckUsage(t *testing.T) {
 		t.Errorf("bad input: exit %d, %q", code, errs)
 	}
 }
+
+// TestCheckPassDumps runs check on a folder of per-pass dumps: it names the pass that broke the fusion.
+func TestCheckPassDumps(t *testing.T) {
+	dir := "../../fuse/report/testdata/passes"
+	code, out, errs := runOctet(t, "", "check", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"module jit_f (module_0001): 5 dumps in pass order, before_optimizations to triton-gemm-rewriter",
+		"broken by pass float-normalization-bf16 (step 0012, module_0001.jit_f.0012.float-normalization.after_float-normalization-bf16.txt): no longer fusible by XLA's rules: operand 0: convert %a32",
+		"then claimed by %gemm_fusion_dot.1 (gemm-fusion) after pass triton-gemm-rewriter (step 0021)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, _ := runOctet(t, "", "check", "--strict", dir); code != 1 {
+		t.Errorf("--strict on a broken fusion: exit %d, want 1", code)
+	}
+	if code, _, errs := runOctet(t, "", "check", "../../fuse/report"); code != 1 || !strings.Contains(errs, "no per-pass dumps") {
+		t.Errorf("a folder without dumps: exit %d, %q", code, errs)
+	}
+}

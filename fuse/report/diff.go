@@ -22,6 +22,9 @@ type Difference struct {
 	// dataflow and the metadata could not tell apart from another.
 	Pairs     []*Pair `json:"pairs"`
 	Ambiguous int     `json:"ambiguous"`
+
+	// pairOf is the GEMM of B each GEMM of A is paired with.
+	pairOf map[*GEMM]*GEMM
 }
 
 // Pair is one GEMM of A and the GEMM of B it is paired with.
@@ -133,6 +136,7 @@ func Diff(a, b *Report) *Difference {
 	assign(func(g *GEMM) string { return g.Flow }, "dataflow", one)
 	assign(func(g *GEMM) string { return g.local }, "shapes", one)
 
+	d.pairOf = pairOf
 	for _, ga := range a.GEMMs {
 		gb := pairOf[ga]
 		c := &Change{Key: ga.Key, A: ga, B: gb, By: how[ga]}
