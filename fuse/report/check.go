@@ -656,7 +656,7 @@ func (t *tracer) diagnose(gemm, holder *hlo.Instruction, kind string, sides []*s
 			"or the Triton GEMM fusion (triton-gemm-rewriter) claimed the dot first")
 	}
 	lines = append(lines, "next: dump the passes with XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=cublas-gemm-rewriter|"+
-		"triton-gemm-rewriter|float-normalization.*|simplify-fp-conversions|algsimp' and read the dot before cublas-gemm-rewriter; "+
+		"triton-gemm-rewriter|float-normalization.*|simplify-fp-conversions|algsimp' and run octet check DIR, which names the pass; "+
 		"retry with XLA_FLAGS=--xla_gpu_enable_triton_gemm=false; or dequantize in f32 (convert to f32, then the scale)")
 	return seen, lines
 }
