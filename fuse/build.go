@@ -73,6 +73,15 @@ func (b *builder) f32(s *hlo.Instruction, invert bool) *hlo.Instruction {
 	return s
 }
 
+// rounded returns the scalar s of a scale step as the step uses it: converted to the step's type when a
+// convert after the broadcast rounds it (convert(broadcast(s))), s itself otherwise.
+func (b *builder) rounded(s, step *hlo.Instruction) *hlo.Instruction {
+	if t := step.Shape.Elem; s.Shape.Elem != t {
+		return b.add(b.c.Convert(s, t))
+	}
+	return s
+}
+
 // replay applies the ops that commute with the dequantize to the FP8 value, in their order, and returns
 // the FP8 operand.
 func (b *builder) replay(op *operand) *hlo.Instruction {
@@ -176,10 +185,10 @@ func (p *plan) build(abi ABI) *hlo.Instruction {
 	// Scales: a_scale carries the output scales folded into it.
 	var aScale, bScale *hlo.Instruction
 	if p.a.Factor != nil {
-		aScale = b.f32(p.a.Factor, p.a.Divide)
+		aScale = b.f32(b.rounded(p.a.Factor, p.a.Scale), p.a.Divide)
 	}
 	if p.b.Factor != nil {
-		bScale = b.f32(p.b.Factor, p.b.Divide)
+		bScale = b.f32(b.rounded(p.b.Factor, p.b.Scale), p.b.Divide)
 	}
 	for _, s := range e.outScales {
 		switch {

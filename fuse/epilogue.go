@@ -3,6 +3,7 @@ package fuse
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"octet/cublas"
 	"octet/dtype"
@@ -176,7 +177,9 @@ func (e *epilogue) step(v, u *hlo.Instruction) bool {
 		return true
 	case ruleOutputScale.match(u, d, &c), ruleOutputInverseScale.match(u, d, &c):
 		if !bare {
-			e.note("stops at %s %%%s: a scale after a bias or activation can only be the d_scale of an FP8 output", u.Opcode, u.Name)
+			if !slices.ContainsFunc(e.notes, func(n string) bool { return strings.Contains(n, "is taken after the scale %"+u.Name+":") }) {
+				e.note("stops at %s %%%s: a scale after a bias or activation can only be the d_scale of an FP8 output", u.Opcode, u.Name)
+			}
 			return false
 		}
 		if !c.s.Shape.Elem.IsFloat() {

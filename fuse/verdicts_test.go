@@ -49,3 +49,22 @@ func TestVerdictsSideBySide(t *testing.T) {
 		})
 	}
 }
+
+// TestReasonWordings checks that the explanations name what the module does, not a reason of another
+// case: the old wordings of these cases said something true of other modules only.
+func TestReasonWordings(t *testing.T) {
+	for _, tc := range []struct{ file, not string }{
+		{"amax_after_scale.hlo", "can only be the d_scale of an FP8 output"},
+		{"two_matrix_adds.hlo", "comes before any activation"},
+		{"f16_bias_f32.hlo", "the bias %v32 is f32"},
+		{"convert_broadcast_scale.hlo", "only a multiply by a broadcast scalar (a per-tensor scale) is absorbed"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			r := fuse.Analyze(load(t, filepath.Join("testdata", tc.file)))
+			text := strings.Join(r.Decisions[0].Explain, "\n")
+			if strings.Contains(text, tc.not) {
+				t.Errorf("the explanation says %q:\n%s", tc.not, text)
+			}
+		})
+	}
+}

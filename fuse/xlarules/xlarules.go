@@ -239,6 +239,9 @@ func matchParam(dot *hlo.Instruction, i int) (*param, string) {
 			switch {
 			case in.Opcode == hlo.OpConvert:
 				what += ": a second convert; XLA's dequantize is one convert, then at most one scale, right after it"
+			case (in.Opcode == hlo.OpMultiply || in.Opcode == hlo.OpDivide) && st.from >= 0 && in.Operand(st.from) == path[1].in:
+				other := in.Operand(1 - st.from)
+				what += fmt.Sprintf(": the scale XLA absorbs is a broadcast right beside the convert, and %%%s is a %s", other.Name, other.Opcode)
 			case in.Opcode == hlo.OpMultiply || in.Opcode == hlo.OpDivide:
 				what += ": the scale must come right after the convert, and only one"
 			case in.Opcode == hlo.OpBitcast:
