@@ -26,6 +26,7 @@ func TestVerdictsSideBySide(t *testing.T) {
 		{"per_channel_scale.hlo", false, false, "the scaling factors must be scalars", false},
 		{"copy_dynamic_slice.hlo", true, true, "then dynamic-slice", false},
 		{"negate.hlo", false, false, "negate", false},
+		{"convert_broadcast_scale.hlo", false, true, "the scale XLA absorbs is a broadcast right beside the convert, and %sf is a convert", false},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			m := load(t, filepath.Join("testdata", tc.file))
