@@ -15,24 +15,12 @@ func Provenance(in *hlo.Instruction) string {
 	if in == nil {
 		return ""
 	}
-	var opName, file, line string
-	var frame int64
-	for _, kv := range in.Metadata() {
-		v := kv.Value
-		if u, err := strconv.Unquote(v); err == nil {
-			v = u
-		}
-		switch kv.Key {
-		case "op_name":
-			opName = v
-		case "source_file":
-			file = v
-		case "source_line":
-			line = v
-		case "stack_frame_id":
-			frame, _ = strconv.ParseInt(v, 10, 64)
-		}
-	}
+	md := in.Metadata()
+	opName, _ := md.Get("op_name")
+	file, _ := md.Get("source_file")
+	line, _ := md.Get("source_line")
+	frameID, _ := md.Get("stack_frame_id")
+	frame := frameNumber(in, frameID)
 	var parts []string
 	if opName != "" {
 		parts = append(parts, strconv.Quote(opName))
@@ -48,6 +36,19 @@ func Provenance(in *hlo.Instruction) string {
 		parts = append(parts, "stack "+s)
 	}
 	return strings.Join(parts, " ")
+}
+
+// frameNumber is the number of the stack frame of the module's tables whose id is written id, or 0.
+func frameNumber(in *hlo.Instruction, id string) int64 {
+	if id == "" || in.Parent == nil || in.Parent.Module == nil || in.Parent.Module.StackFrames == nil {
+		return 0
+	}
+	for i := range in.Parent.Module.StackFrames.Frames {
+		if strconv.Itoa(i+1) == id {
+			return int64(i + 1)
+		}
+	}
+	return 0
 }
 
 // stack follows stack frame id through the module's tables, innermost first: "f (a.py:3) <- g (b.py:10)".

@@ -18,7 +18,6 @@ package xlarules
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"octet/cublas"
@@ -288,12 +287,8 @@ func spmd(in *hlo.Instruction) bool {
 	if in.Parent == nil || in.Parent.Module == nil {
 		return false
 	}
-	v := in.Parent.Module.Attr("num_partitions")
-	if v == nil {
-		return false
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(v)))
-	return err == nil && n > 1
+	n, ok := in.Parent.Module.Attr("num_partitions").(hlo.Int)
+	return ok && n > 1
 }
 
 func broadcastZero(in *hlo.Instruction) bool {

@@ -83,3 +83,43 @@ func TestCorpusOutcomes(t *testing.T) {
 		t.Fatal("no fused or not_fused rows in expectations.tsv")
 	}
 }
+
+// TestCollectivesUnderSPMD checks that an all-gather between the dequantize and the dot commutes only in an
+// SPMD-partitioned module, as XLA's matcher says.
+func TestCollectivesUnderSPMD(t *testing.T) {
+	src := func(header string) string {
+		return header + `
+
+ENTRY main {
+  a = f8e4m3fn[16,64] parameter(0)
+  b = f8e4m3fn[48,64] parameter(1)
+  af = f32[16,64] convert(a)
+  ag = f32[32,64] all-gather(af), dimensions={0}, replica_groups={{0,1}}
+  bf = f32[48,64] convert(b)
+  ROOT d = f32[32,48] dot(ag, bf), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}
+`
+	}
+	for _, c := range []struct {
+		header  string
+		fusible bool
+	}{
+		{"HloModule spmd, num_partitions=2", true},
+		{"HloModule mpmd", false},
+	} {
+		m, err := parser.ParseString("spmd.hlo", src(c.header))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dot *hlo.Instruction
+		for _, in := range m.Entry.Instructions {
+			if in.Opcode == hlo.OpDot {
+				dot = in
+			}
+		}
+		v := xlarules.Decide(dot)
+		if v.Fusible != c.fusible || !c.fusible && !strings.Contains(v.Why, "only in an SPMD-partitioned module") {
+			t.Errorf("%s: %+v", c.header, v)
+		}
+	}
+}
