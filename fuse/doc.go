@@ -34,9 +34,10 @@
 //     outside the call when padded rows would hold a vector bias;
 //   - building: the FP8 values are replayed through the commuting ops, transposed and reshaped so that A
 //     is row-major [batch..., m, k] and B column-major [batch..., n, k], padded to multiples of 16; the
-//     scales become f32 scalars (1/s for a divide), the call gets XLA's GemmBackendConfig and operand order
-//     (a, b, [c], a_scale, b_scale, [bias], [d_scale], or the legacy six-scalar form), and its D is sliced
-//     and reshaped back to the value it replaces.
+//     scales become f32 scalars (1/s for a divide, computed in the scale's type as XLA does), the call
+//     gets XLA's GemmBackendConfig and operand order (a, b, [c], a_scale, b_scale, [bias], [d_scale], or
+//     the legacy six-scalar form) and the dot's metadata, and its D is sliced and reshaped back to the
+//     value it replaces.
 //
 // The steps live in rules.go, operand.go and epilogue.go (matching), plan.go (legality) and build.go
 // (building); fuse.go runs them over a module. Every dot gets a Decision with the reason for a refusal and
