@@ -580,15 +580,17 @@ func xlaForm(s *side) bool {
 // dequantizeText says in words what a side's dequantize is: "convert to bf16, multiply by a scalar in bf16".
 func dequantizeText(s *side) string {
 	var parts []string
-	for _, c := range s.Converts {
-		parts = append(parts, "convert to "+c.Shape.Elem.String())
-	}
-	if s.Scale != nil {
-		verb := "multiply"
-		if s.Divide {
-			verb = "divide"
+	for _, in := range s.path {
+		switch {
+		case in == s.Scale:
+			verb := "multiply"
+			if s.Divide {
+				verb = "divide"
+			}
+			parts = append(parts, fmt.Sprintf("%s by a scalar in %s", verb, s.Scale.Shape.Elem))
+		case in.Opcode == hlo.OpConvert:
+			parts = append(parts, "convert to "+in.Shape.Elem.String())
 		}
-		parts = append(parts, fmt.Sprintf("%s by a scalar in %s", verb, s.Scale.Shape.Elem))
 	}
 	if len(parts) == 0 {
 		return "no convert"
