@@ -60,7 +60,8 @@ func (d *Difference) Regressed() bool { return len(d.Lost) > 0 }
 // on each side, or by op_name. Whatever the rounds cannot tell apart is paired in module order and
 // reported as ambiguous, never as a certain pair.
 func Diff(a, b *Report) *Difference {
-	d := &Difference{}
+	d := &Difference{Lost: []*Change{}, Gained: []*Change{}, Changed: []*Change{}, Added: []*Change{}, Removed: []*Change{},
+		Pairs: []*Pair{}}
 	pairOf := map[*GEMM]*GEMM{}
 	how := map[*GEMM]string{}
 	usedB := map[*GEMM]bool{}
