@@ -57,13 +57,27 @@ func (b *builder) f32One() *hlo.Instruction {
 	return b.one
 }
 
-// f32 returns the scalar s as f32, inverted when invert is set.
+// f32 returns the scalar s as f32, inverted when invert is set. As in XLA, the reciprocal is computed in
+// s's own type and then converted: 1/s rounds once to that type, as the divide it replaces did.
 func (b *builder) f32(s *hlo.Instruction, invert bool) *hlo.Instruction {
+	if invert {
+		one := b.f32One()
+		if s.Shape.Elem != dtype.F32 {
+			one = b.add(b.c.ScalarConstant(s.Shape.Elem, 1))
+		}
+		s = b.add(b.c.Divide(one, s))
+	}
 	if s.Shape.Elem != dtype.F32 {
 		s = b.add(b.c.Convert(s, dtype.F32))
 	}
-	if invert {
-		s = b.add(b.c.Divide(b.f32One(), s))
+	return s
+}
+
+// rounded returns the scalar s of a scale step as the step uses it: converted to the step's type when a
+// convert after the broadcast rounds it (convert(broadcast(s))), s itself otherwise.
+func (b *builder) rounded(s, step *hlo.Instruction) *hlo.Instruction {
+	if t := step.Shape.Elem; s.Shape.Elem != t {
+		return b.add(b.c.Convert(s, t))
 	}
 	return s
 }
@@ -171,10 +185,10 @@ func (p *plan) build(abi ABI) *hlo.Instruction {
 	// Scales: a_scale carries the output scales folded into it.
 	var aScale, bScale *hlo.Instruction
 	if p.a.Factor != nil {
-		aScale = b.f32(p.a.Factor, p.a.Divide)
+		aScale = b.f32(b.rounded(p.a.Factor, p.a.Scale), p.a.Divide)
 	}
 	if p.b.Factor != nil {
-		bScale = b.f32(p.b.Factor, p.b.Divide)
+		bScale = b.f32(b.rounded(p.b.Factor, p.b.Scale), p.b.Divide)
 	}
 	for _, s := range e.outScales {
 		switch {

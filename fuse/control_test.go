@@ -248,3 +248,36 @@ func TestCorpusControlChain(t *testing.T) {
 		})
 	}
 }
+
+// TestRewriteKeepsOrder checks that the rewrite keeps the instructions it does not touch in their order.
+func TestRewriteKeepsOrder(t *testing.T) {
+	path := shared.Path(t, "corpus", "hlo", "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz")
+	m := load(t, path)
+	var before []string
+	for _, in := range m.Entry.Instructions {
+		before = append(before, in.Name)
+	}
+	fuse.Rewrite(m, fuse.Options{})
+	kept := map[string]bool{}
+	for _, in := range m.Entry.Instructions {
+		kept[in.Name] = true
+	}
+	orig := map[string]bool{}
+	for _, n := range before {
+		orig[n] = true
+	}
+	var was, now []string
+	for _, n := range before {
+		if kept[n] {
+			was = append(was, n)
+		}
+	}
+	for _, in := range m.Entry.Instructions {
+		if orig[in.Name] {
+			now = append(now, in.Name)
+		}
+	}
+	if len(was) < len(before)/2 || !slices.Equal(was, now) {
+		t.Errorf("the %d instructions the rewrite kept changed order", len(was))
+	}
+}

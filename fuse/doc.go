@@ -29,16 +29,20 @@
 //     Rules returns it and "octet fuse --rules" prints it, and the pattern in brackets on each line of a
 //     Decision's explanation is the text of the rule that matched;
 //   - legality: the types cuBLASLt takes on Hopper (f8e4m3fn and f8e5m2, never both f8e5m2, no fnuz
-//     types), the result types, C never FP8, a bias type that goes with D, at most 65535 batches;
+//     types), the result types, C never FP8, a bias type that goes with D, at most 65535 batches, and
+//     every call checked against cuBLASLt's FP8 type table (cublas.FP8TypeTable); an abs-max is left
+//     outside the call when padded rows would hold a vector bias;
 //   - building: the FP8 values are replayed through the commuting ops, transposed and reshaped so that A
 //     is row-major [batch..., m, k] and B column-major [batch..., n, k], padded to multiples of 16; the
-//     scales become f32 scalars (1/s for a divide), the call gets XLA's GemmBackendConfig and operand order
-//     (a, b, [c], a_scale, b_scale, [bias], [d_scale], or the legacy six-scalar form), and its D is sliced
-//     and reshaped back to the value it replaces.
+//     scales become f32 scalars (1/s for a divide, computed in the scale's type as XLA does), the call
+//     gets XLA's GemmBackendConfig and operand order (a, b, [c], a_scale, b_scale, [bias], [d_scale], or
+//     the legacy six-scalar form) and the dot's metadata, and its D is sliced and reshaped back to the
+//     value it replaces.
 //
 // The steps live in rules.go, operand.go and epilogue.go (matching), plan.go (legality) and build.go
 // (building); fuse.go runs them over a module. Every dot gets a Decision with the reason for a refusal and
-// an explanation of each piece that matched. The rewrite keeps the IR's invariants: the result passes
+// an explanation of each piece that matched, and two verdicts: XLA's (package fuse/xlarules, XLA's own
+// rules written from its source, which accept less) and this rewrite's. The rewrite keeps the IR's invariants: the result passes
 // hlo.Verify when the input does, and prints as text that parses back. Control dependencies stay: the call
 // takes those of the dot and of what it absorbs, and a dot is not fused when they order another
 // instruction between it and what it would absorb.

@@ -3,6 +3,7 @@ package fuse
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"octet/cublas"
 	"octet/dtype"
@@ -40,6 +41,11 @@ type epilogue struct {
 	dScale *scaleUse
 	out    *hlo.Instruction
 	dType  dtype.Type
+
+	// ab are the FP8 types of A and B; padRows is set when m is padded to a multiple of 16, so that the
+	// call computes rows the result does not have.
+	ab      [2]dtype.Type
+	padRows bool
 
 	// absorbed are the instructions the call replaces, in chain order.
 	absorbed []*hlo.Instruction
@@ -94,7 +100,8 @@ func (e *epilogue) note(format string, args ...any) {
 // before one of them.
 func (p *plan) matchEpilogue(claimed map[*hlo.Instruction]*hlo.Instruction) {
 	dot := p.dot
-	e := &epilogue{last: dot, dims: dot.Shape.Dims, region: p.canonical(), alpha: 1, dType: dot.Shape.Elem}
+	e := &epilogue{last: dot, dims: dot.Shape.Dims, region: p.canonical(), alpha: 1, dType: dot.Shape.Elem,
+		ab: [2]dtype.Type{p.a.fp8.Shape.Elem, p.b.fp8.Shape.Elem}, padRows: p.m%16 != 0}
 	e.reshaped = !slices.Equal(e.dims, e.region)
 	p.epi = e
 	v := dot
@@ -170,7 +177,9 @@ func (e *epilogue) step(v, u *hlo.Instruction) bool {
 		return true
 	case ruleOutputScale.match(u, d, &c), ruleOutputInverseScale.match(u, d, &c):
 		if !bare {
-			e.note("stops at %s %%%s: a scale after a bias or activation can only be the d_scale of an FP8 output", u.Opcode, u.Name)
+			if !slices.ContainsFunc(e.notes, func(n string) bool { return strings.Contains(n, "is taken after the scale %"+u.Name+":") }) {
+				e.note("stops at %s %%%s: a scale after a bias or activation can only be the d_scale of an FP8 output", u.Opcode, u.Name)
+			}
 			return false
 		}
 		if !c.s.Shape.Elem.IsFloat() {
@@ -239,8 +248,13 @@ func (e *epilogue) vectorBias(v, u, bcast, b *hlo.Instruction) bool {
 		// An f32 bias that is a bf16 value converted: the call takes the bf16 value (exactly the same numbers).
 		bias = b.Operand(0)
 	case t == dtype.BF16 && b.Shape.Elem == dtype.BF16, t == dtype.F16 && b.Shape.Elem == dtype.F16:
+	case t == dtype.F32 && b.Opcode == hlo.OpConvert && b.Operand(0).Shape.Elem == dtype.F16:
+		e.note("stops at add %%%s: the bias %%%s is an f16 value converted to f32; with an f32 result cuBLASLt's FP8 GEMM "+
+			"takes only a bf16 bias, and not every f16 value is a bf16 value", u.Name, b.Name)
+		return false
 	case b.Shape.Elem == dtype.F32:
-		e.note("stops at add %%%s: the bias %%%s is f32; cuBLASLt's FP8 GEMM takes a bf16 or f16 bias, and rounding it would change the result", u.Name, b.Name)
+		e.note("stops at add %%%s: the bias %%%s is f32; cuBLASLt's FP8 GEMM takes a bf16 bias with an f32 result, "+
+			"and rounding it to bf16 would change the result", u.Name, b.Name)
 		return false
 	default:
 		e.note("stops at add %%%s: a %s bias does not go with a %s result in cuBLASLt's FP8 GEMM", u.Name, b.Shape.Elem, t)
@@ -258,7 +272,10 @@ func (e *epilogue) vectorBias(v, u, bcast, b *hlo.Instruction) bool {
 // matrixBias absorbs u = add(v, c) as C with beta 1.
 func (e *epilogue) matrixBias(v, u, c *hlo.Instruction) bool {
 	switch {
-	case e.c != nil || e.activation != "":
+	case e.c != nil:
+		e.note("stops at add %%%s: a second matrix add; the call adds one C (%%%s is already absorbed)", u.Name, e.c.Name)
+		return false
+	case e.activation != "":
 		e.note("stops at add %%%s: a matrix bias comes before any activation", u.Name)
 		return false
 	case c.Opcode == hlo.OpBroadcast:
@@ -370,6 +387,14 @@ func (e *epilogue) matchOutput(v *hlo.Instruction) bool {
 	}
 	if dsRule != nil {
 		if len(main.Users()) != 1 || main.IsRoot() || !c.s.Shape.Elem.IsFloat() {
+			if amax == nil {
+				for _, u := range main.Users() {
+					if r, _ := absMax(u, main, false); r != nil {
+						e.note("the abs-max %%%s is taken after the scale %%%s: cuBLASLt's damax is the abs-max before d_scale, "+
+							"so neither the scale as d_scale nor the abs-max is absorbed", r.Name, main.Name)
+					}
+				}
+			}
 			return false
 		}
 		ds = &scaleUse{main, c.s, main.Opcode == hlo.OpDivide}
@@ -399,6 +424,16 @@ func (e *epilogue) matchOutput(v *hlo.Instruction) bool {
 	}
 	if e.c != nil && e.c.Shape.Elem != dtype.BF16 && e.c.Shape.Elem != dtype.F16 {
 		e.note("the FP8 output (convert %%%s) is not absorbed: with a matrix bias, cuBLASLt's FP8 output needs C in bf16 or f16, and C is %s", conv.Name, e.c.Shape.Elem)
+		return false
+	}
+	if t := conv.Shape.Elem; t == dtype.F8E5M2 && e.ab[0] != dtype.F8E5M2 && e.ab[1] != dtype.F8E5M2 {
+		e.note("the FP8 output (convert %%%s to %s) is not absorbed: cuBLASLt's FP8 type table has an f8e5m2 D only "+
+			"with an f8e5m2 operand, and A and B are %s x %s; the conversion stays outside the call", conv.Name, t, e.ab[0], e.ab[1])
+		return false
+	}
+	if amax != nil && e.padRows && e.bias != nil {
+		e.note("the abs-max %%%s is not absorbed: m is padded to a multiple of 16 and the padded rows of the call's "+
+			"result hold the vector bias, which its damax would count", amax.Name)
 		return false
 	}
 	// Everything matched: absorb.

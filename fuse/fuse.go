@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"octet/cublas"
+	"octet/fuse/xlarules"
 	"octet/hlo"
 )
 
@@ -74,11 +75,24 @@ type Decision struct {
 	// Reason says why the dot is not fused; At names the instructions it is about.
 	Reason string   `json:"reason,omitempty"`
 	At     []string `json:"at,omitempty"`
+	// Source says where the dot came from (its metadata: op_name, source file and line, stack frames);
+	// the call keeps the dot's metadata.
+	Source string `json:"source,omitempty"`
 	// Explain says which pattern matched each piece and what was absorbed, one line each.
 	Explain []string `json:"explain"`
 	// Matched are the lines of Explain about what matched, without the rewrite's own: what each operand
 	// chain matched and, for a fused dot, what the epilogue absorbed.
 	Matched []string `json:"-"`
+	// XLA is what XLA's GEMM rewriter would do with the dot as it stands (package xlarules); Octet is
+	// this rewrite's own verdict, Fused and Reason in the same form.
+	XLA   xlarules.Verdict `json:"xla"`
+	Octet Verdict          `json:"octet"`
+}
+
+// Verdict is one rule set's answer for a dot: fusible or not, and why.
+type Verdict struct {
+	Fusible bool   `json:"fusible"`
+	Why     string `json:"why"`
 }
 
 // Analyze decides, for every dot of m with an FP8 value among its operand chains, whether it can become
@@ -155,14 +169,20 @@ func (p *plan) decision(why *refusal) *Decision {
 	if p.b != nil {
 		g.BType = p.b.fp8.Shape.Elem.String()
 	}
+	g.Source = Provenance(d)
+	if g.Source != "" {
+		g.Explain = append(g.Explain, "from "+g.Source)
+	}
 	g.Matched = append(g.Matched, p.notes...)
 	g.Explain = append(g.Explain, p.notes...)
+	g.XLA = xlarules.Decide(d)
 	if why != nil {
 		g.Reason = why.msg
 		for _, in := range why.at {
 			g.At = append(g.At, in.Name)
 		}
 		g.Explain = append(g.Explain, "not fused: "+why.msg)
+		g.Octet = Verdict{Why: why.msg}
 		return g
 	}
 	e := p.epi
@@ -183,6 +203,8 @@ func (p *plan) decision(why *refusal) *Decision {
 	}
 	g.Explain = append(g.Explain, fmt.Sprintf("fused: %s, epilogue %s, D %s%s, alpha %v, beta %v; replaces %%%s",
 		cublas.TargetF8, g.Epilogue, g.DType, map[bool]string{true: " with damax", false: ""}[g.Damax], g.Alpha, g.Beta, e.last.Name))
+	g.Octet = Verdict{Fusible: true, Why: fmt.Sprintf("octet fuse makes it one %s call: epilogue %s, D %s%s, alpha %v, beta %v",
+		cublas.TargetF8, g.Epilogue, g.DType, map[bool]string{true: " with damax", false: ""}[g.Damax], g.Alpha, g.Beta)}
 	return g
 }
 

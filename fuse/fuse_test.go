@@ -125,8 +125,9 @@ func TestTestdata(t *testing.T) {
 		{"per_channel_scale.hlo", false, "", "", 0, "only a multiply by a broadcast scalar (a per-tensor scale) is absorbed"},
 		{"negate.hlo", false, "", "", 0, "negate %an lies between the FP8 value %a"},
 		{"mixed_e5m2_out.hlo", true, cublas.EpilogueDefault, "f8e5m2", 1, "clamp %c to ±57344"},
+		{"e4m3_e5m2_out.hlo", true, cublas.EpilogueDefault, "f32", 1, "an f8e5m2 D only with an f8e5m2 operand"},
 		{"gelu_half_x.hlo", true, cublas.EpilogueGelu, "f32", 1, "GELU"},
-		{"f32_bias.hlo", true, cublas.EpilogueDefault, "f32", 1, "the bias %bias is f32"},
+		{"f32_bias.hlo", true, cublas.EpilogueDefault, "f32", 1, "the bias %bias is f32; cuBLASLt's FP8 GEMM takes a bf16 bias with an f32 result"},
 		{"clamp_400.hlo", true, cublas.EpilogueDefault, "f32", 1, "not to exactly f8e4m3fn's range ±448"},
 		{"one_sided.hlo", false, "", "", 0, "operand 0 (%a, bf16) has no FP8 value behind it"},
 		{"relu_then_scale.hlo", true, cublas.EpilogueRelu, "f32", 1, "a scale after a bias or activation"},
@@ -136,6 +137,11 @@ func TestTestdata(t *testing.T) {
 		{"relu_amax_noabs.hlo", true, cublas.EpilogueRelu, "f8e4m3fn", 1, "reduce %amax: the abs-max"},
 		{"copy_dynamic_slice.hlo", true, cublas.EpilogueDefault, "f32", 1, "copy %bc [convert(FP8)]"},
 		{"widen_before_clamp.hlo", true, cublas.EpilogueDefault, "f8e4m3fn", 1, "d_scale [divide(D, broadcast(scalar))]"},
+		{"f16_bias_f32.hlo", true, cublas.EpilogueDefault, "f32", 1, "the bias %v32 is an f16 value converted to f32; with an f32 result cuBLASLt's FP8 GEMM takes only a bf16 bias"},
+		{"two_matrix_adds.hlo", true, cublas.EpilogueDefault, "f32", 1, "stops at add %out: a second matrix add; the call adds one C (%c1 is already absorbed)"},
+		{"amax_after_scale.hlo", true, cublas.EpilogueBias, "f32", 1, "the abs-max %amax is taken after the scale %ys: cuBLASLt's damax is the abs-max before d_scale"},
+		{"convert_broadcast_scale.hlo", true, cublas.EpilogueDefault, "f32", 1, "multiply %adq by converted broadcast scalar %s (bf16) [multiply(convert(FP8), convert(broadcast(scalar)))]"},
+		{"deepseek_scale.hlo", true, cublas.EpilogueDefault, "bf16", 1, "multiply %adq by broadcast scalar %s2 (bf16)"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)

@@ -86,15 +86,19 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 				return nil, nil
 			}
 			r = ruleConvert
-		case ruleScale.match(cur, x, &c), ruleInverseScale.match(cur, x, &c):
+		case ruleScale.match(cur, x, &c), ruleInverseScale.match(cur, x, &c), ruleConvertedScale.match(cur, x, &c):
 			if scaleStep != nil {
 				return nil, blocked(i, cur, "a second scale (%s %%%s) follows %s %%%s: one scale per operand can be absorbed",
 					cur.Opcode, cur.Name, scaleStep.Opcode, scaleStep.Name)
 			}
 			scaleStep = cur
-			r = ruleScale
-			if cur.Opcode == hlo.OpDivide {
+			switch {
+			case cur.Opcode == hlo.OpDivide:
 				r = ruleInverseScale
+			case ruleScale.match(cur, match.Op(), &captures{}):
+				r = ruleScale
+			default:
+				r = ruleConvertedScale
 			}
 		default:
 			for _, s := range operandSteps {
@@ -241,7 +245,11 @@ func (op *operand) describe() string {
 			if op.Divide {
 				verb = "divide %" + in.Name + " by"
 			}
-			parts = append(parts, fmt.Sprintf("%s broadcast scalar %%%s (%s)", verb, op.Factor.Name, op.Factor.Shape.Elem))
+			what := "broadcast scalar"
+			if op.Factor.Shape.Elem != in.Shape.Elem {
+				what = "converted broadcast scalar"
+			}
+			parts = append(parts, fmt.Sprintf("%s %s %%%s (%s)", verb, what, op.Factor.Name, op.Factor.Shape.Elem))
 		case in.Opcode == hlo.OpConvert:
 			parts = append(parts, fmt.Sprintf("convert %%%s to %s", in.Name, in.Shape.Elem))
 		default:
@@ -264,6 +272,8 @@ func (op *operand) pattern() string {
 	switch {
 	case op.Scale != nil && op.Divide:
 		scale = ruleInverseScale
+	case op.Scale != nil && op.Factor.Shape.Elem != op.Scale.Shape.Elem:
+		scale = ruleConvertedScale
 	case op.Scale != nil:
 		scale = ruleScale
 	}

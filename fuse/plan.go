@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"octet/cublas"
 	"octet/dtype"
 	"octet/hlo"
 )
@@ -172,7 +173,27 @@ func analyze(dot *hlo.Instruction, claimed map[*hlo.Instruction]*hlo.Instruction
 		return p, r
 	}
 	p.matchEpilogue(claimed)
+	if r := p.tableTypes(); r != nil {
+		return p, r
+	}
 	return p, nil
+}
+
+// tableTypes checks the call the plan makes against cuBLASLt's FP8 type table: the specific checks of the
+// matching keep every call inside it, and this says so if one did not.
+func (p *plan) tableTypes() *refusal {
+	e := p.epi
+	c, bias := dtype.Invalid, dtype.Invalid
+	if e.c != nil {
+		c = e.c.Shape.Elem
+	}
+	if e.bias != nil {
+		bias = e.bias.Shape.Elem
+	}
+	if err := cublas.CheckFP8Types(p.a.fp8.Shape.Elem, p.b.fp8.Shape.Elem, c, e.dType, bias); err != nil {
+		return refuse(p.dot, "the call would be %v", err)
+	}
+	return nil
 }
 
 func sideName(i int) string {

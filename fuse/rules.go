@@ -91,6 +91,11 @@ var (
 			return match.ScaleDivide(x, match.Scalar().Bind(&c.s))
 		},
 		effect: "dequantize: 1/scalar becomes a_scale or b_scale (f32)"}
+	ruleConvertedScale = &rule{name: "converted-scale", side: operandSide,
+		pattern: func(x *match.Pattern, c *captures) *match.Pattern {
+			return match.ConvertedScaleMultiply(x, match.Scalar().Bind(&c.s))
+		},
+		effect: "dequantize: a per-tensor scale converted after its broadcast; the scalar, rounded as the convert rounds it, becomes a_scale or b_scale (f32)"}
 
 	ruleCommuteBitcast = commuting("bitcast", func(x *match.Pattern) *match.Pattern {
 		return match.Bitcast(x).Where("same element type", keepsElem)
@@ -273,7 +278,7 @@ func maxOverAll(in *hlo.Instruction) bool {
 // rules is every rule, the operand side first, each side in the order its rules are tried: the table
 // --rules prints. (A vector bias is tried before a matrix bias, whose pattern also matches it.)
 var rules = []*rule{
-	ruleFP8, ruleConvert, ruleScale, ruleInverseScale,
+	ruleFP8, ruleConvert, ruleScale, ruleInverseScale, ruleConvertedScale,
 	ruleCommuteBitcast, ruleCommuteBroadcast, ruleCommuteCopy, ruleCommuteReshape, ruleCommuteTranspose,
 	ruleCommuteSlice, ruleCommuteDynamicSlice, ruleCommutePad, ruleCommuteSelect,
 	ruleReshapeD, ruleSliceD, ruleAlpha, ruleOutputScale, ruleOutputInverseScale, ruleVectorBias,

@@ -106,7 +106,7 @@ func TestExplainBrackets(t *testing.T) {
 		known[r.Short()] = true
 	}
 	for n := range 4 {
-		for _, s := range []*rule{nil, ruleScale, ruleInverseScale} {
+		for _, s := range []*rule{nil, ruleScale, ruleInverseScale, ruleConvertedScale} {
 			known[dequantizePattern(n, s).Short()] = true
 		}
 	}

@@ -21,8 +21,8 @@ import (
 const (
 	f8A     = "f8e4m3fn[2,4] {{1, 2, 0, -1}, {0.5, 1, 1, 1}}"
 	f8B     = "f8e4m3fn[3,4] {{1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 1, 1}}"
-	f8C     = "f32[2,3] {{-10, 0, 0}, {0, 0, -1}}"
-	f8Bias  = "f32[3] {1, -3, 0.5}"
+	f8C     = "[2,3] {{-10, 0, 0}, {0, 0, -1}}" // f32 C with an f32 D, bf16 with an FP8 D, as the type table wants
+	f8Bias  = "bf16[3] {1, -3, 0.5}"
 	f8Alpha = 2
 )
 
@@ -31,7 +31,8 @@ func gelu64(x float64) float64 {
 	return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
 }
 
-// fp8GemmModule writes a module with one __cublas$lt$matmul$f8 call in today's operand layout.
+// fp8GemmModule writes a module with one __cublas$lt$matmul$f8 call in today's operand layout, with the
+// C type cuBLASLt's FP8 type table goes with D.
 func fp8GemmModule(epilogue string, withC, damax bool, dType string) string {
 	var ops []string
 	ops = append(ops, "a", "b")
@@ -54,16 +55,27 @@ func fp8GemmModule(epilogue string, withC, damax bool, dType string) string {
 	return fmt.Sprintf(`ENTRY e {
   a = f8e4m3fn[2,4] parameter(0)
   b = f8e4m3fn[3,4] parameter(1)
-  c = f32[2,3] parameter(2)
+  c = %s[2,3] parameter(2)
   as = f32[] parameter(3)
   bs = f32[] parameter(4)
-  bias = f32[3] parameter(5)
+  bias = bf16[3] parameter(5)
   ds = f32[] parameter(6)
   ROOT r = %s custom-call(%s), custom_call_target="__cublas$lt$matmul$f8", backend_config=%s
-}`, result, strings.Join(ops, ", "), cfg)
+}`, fp8CType(dType), result, strings.Join(ops, ", "), cfg)
 }
 
-var fp8Args = []string{f8A, f8B, f8C, "f32[] 0.5", "f32[] 2", f8Bias, "f32[] 0.5"}
+// fp8CType is the type of C that goes with a D of type d in cuBLASLt's FP8 type table.
+func fp8CType(d string) string {
+	if d == "f32" {
+		return "f32"
+	}
+	return "bf16"
+}
+
+// fp8Args are the arguments of fp8GemmModule's module for a D of type d.
+func fp8Args(d string) []string {
+	return []string{f8A, f8B, fp8CType(d) + f8C, "f32[] 0.5", "f32[] 2", f8Bias, "f32[] 0.5"}
+}
 
 func TestCublasFP8Epilogues(t *testing.T) {
 	type want struct {
@@ -112,7 +124,7 @@ func TestCublasFP8Epilogues(t *testing.T) {
 			for _, dType := range []string{"f32", "f8e4m3fn"} {
 				name := fmt.Sprintf("%s/C=%v/damax=%v/%s", c.epilogue, c.withC, damax, dType)
 				t.Run(name, func(t *testing.T) {
-					got, err := evalText(t, fp8GemmModule(c.epilogue, c.withC, damax, dType), fp8Args...)
+					got, err := evalText(t, fp8GemmModule(c.epilogue, c.withC, damax, dType), fp8Args(dType)...)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -159,24 +171,27 @@ func TestCublasFP8Epilogues(t *testing.T) {
 // largest one (448 in f8e4m3fn, 57344 in f8e5m2) and keeps NaN, where a plain convert would give NaN or
 // infinity.
 func TestCublasFP8Saturates(t *testing.T) {
-	src := func(d string) string {
+	src := func(b, d string) string {
 		return `ENTRY e {
   a = f8e4m3fn[1,2] parameter(0)
-  b = f8e4m3fn[3,2] parameter(1)
+  b = ` + b + `[3,2] parameter(1)
   s = f32[] parameter(2)
   ROOT r = (` + d + `[1,3], s8[16]) custom-call(a, b, s, s, s), custom_call_target="__cublas$lt$matmul$f8", backend_config={"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"epilogue":"DEFAULT","damax_output":false}
 }`
 	}
 	// A @ B^T = [448*448, -448*448, 1]: far past both formats' range, then 1 * scales (all 1); the NaN
 	// operand makes the third column NaN.
-	args := []string{"f8e4m3fn[1,2] bits:{0x7e, 0x00}", "f8e4m3fn[3,2] bits:{0x7e, 0x00, 0xfe, 0x00, 0x7f, 0x00}", "f32[] 1"}
-	for _, c := range []struct{ d, want string }{
-		{"f8e4m3fn", "f8e4m3fn[1,3] bits:{0x7e, 0xfe, 0x7f}"},
-		{"f8e5m2", "f8e5m2[1,3] bits:{0x7b, 0xfb, 0x7e}"},
-		{"bf16", "bf16[1,3] bits:{0x4844, 0xc844, 0x7fc0}"}, // 200704 is exact in bf16,
+	// An f8e5m2 D needs an f8e5m2 operand: there B holds 57344, -57344 and NaN.
+	a := "f8e4m3fn[1,2] bits:{0x7e, 0x00}"
+	b4 := "f8e4m3fn[3,2] bits:{0x7e, 0x00, 0xfe, 0x00, 0x7f, 0x00}"
+	b5 := "f8e5m2[3,2] bits:{0x7b, 0x00, 0xfb, 0x00, 0x7e, 0x00}"
+	for _, c := range []struct{ b, d, want string }{
+		{b4, "f8e4m3fn", "f8e4m3fn[1,3] bits:{0x7e, 0xfe, 0x7f}"},
+		{b5, "f8e5m2", "f8e5m2[1,3] bits:{0x7b, 0xfb, 0x7e}"},
+		{b4, "bf16", "bf16[1,3] bits:{0x4844, 0xc844, 0x7fc0}"}, // 200704 is exact in bf16,
 	} {
 		t.Run(c.d, func(t *testing.T) {
-			got, err := evalText(t, src(c.d), args...)
+			got, err := evalText(t, src(c.b[:strings.Index(c.b, "[")], c.d), a, c.b, "f32[] 1")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,4 +244,37 @@ func TestCublasGemm(t *testing.T) {
 }`, []string{"f32[2,2] {{1, 2}, {3, 4}}", "f32[2,2] {{1, 0}, {0, 1}}", "f32[2,2] {{1, 1}, {1, 1}}"},
 			[]string{"f32[2,2] {{2, 5}, {8, 11}}"}},
 	})
+}
+
+// TestCublasFP8TypeTable checks that calls outside cuBLASLt's FP8 type table are refused, not run.
+func TestCublasFP8TypeTable(t *testing.T) {
+	src := func(a, b, d, bias string) string {
+		ops, params, epi := "x, y, s, s", "", "DEFAULT"
+		if bias != "" {
+			ops, params, epi = "x, y, s, s, v", "\n  v = "+bias+"[3] parameter(3)", "BIAS"
+		}
+		return `ENTRY e {
+  x = ` + a + `[2,4] parameter(0)
+  y = ` + b + `[3,4] parameter(1)
+  s = f32[] parameter(2)` + params + `
+  ROOT r = (` + d + `[2,3], s8[16]) custom-call(` + ops + `), custom_call_target="__cublas$lt$matmul$f8", backend_config={"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"epilogue":"` + epi + `","damax_output":false}
+}`
+	}
+	for _, c := range []struct{ a, b, d, bias, want string }{
+		{"f8e5m2", "f8e5m2", "f32", "", "one of A and B must be f8e4m3fn"},
+		{"f8e4m3fn", "f8e4m3fn", "f8e5m2", "", "an f8e5m2 D needs an f8e5m2 operand"},
+		{"f8e4m3fn", "f8e4m3fn", "f32", "f32", "bias f32 is not in cuBLASLt's FP8 matmul type table"},
+		{"f8e4m3fnuz", "f8e4m3fn", "f32", "", "A and B are f8e4m3fn or f8e5m2"},
+	} {
+		t.Run(c.a+"x"+c.b+"="+c.d+"+"+c.bias, func(t *testing.T) {
+			args := []string{c.a + "[2,4] {{1, 2, 0, -1}, {0.5, 1, 1, 1}}", c.b + "[3,4] {{1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 1, 1}}", "f32[] 1"}
+			if c.bias != "" {
+				args = append(args, c.bias+"[3] {1, 2, 3}")
+			}
+			_, err := evalText(t, src(c.a, c.b, c.d, c.bias), args...)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "type table") {
+				t.Errorf("error %v, want one that says %q and names the type table", err, c.want)
+			}
+		})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"octet/cublas"
+	"octet/dtype"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -74,7 +75,8 @@ func scalarF32(t *tensor.Tensor) float32 {
 // and before d_scale (NaN if any x is NaN). An FP8 D is converted with saturation to its largest finite
 // value, as cuBLASLt's FP8 output conversion does (and as the clamp XLA requires before fusing the convert
 // makes the unfused form do); NaN stays NaN. Other D types round to nearest even without saturation. The
-// workspace result is zeros.
+// workspace result is zeros. An FP8 call whose types are not in cuBLASLt's FP8 type table
+// (cublas.FP8TypeTable) is refused, not run: cuBLASLt would reject it.
 func (e *evaluator) cublasCall(in *hlo.Instruction, ops []Value) (Value, error) {
 	call, err := cublas.Decode(in)
 	if err != nil {
@@ -93,6 +95,17 @@ func (e *evaluator) cublasCall(in *hlo.Instruction, ops []Value) (Value, error) 
 	a, b := operandValue(in, ops, call.A), operandValue(in, ops, call.B)
 	if a == nil || b == nil {
 		return Value{}, errorf(in, "missing A or B operand")
+	}
+	if call.IsFP8() {
+		elem := func(x *hlo.Instruction) dtype.Type {
+			if x == nil {
+				return dtype.Invalid
+			}
+			return x.Shape.Elem
+		}
+		if err := cublas.CheckFP8Types(a.Type, b.Type, elem(call.C), call.DType, elem(call.Bias)); err != nil {
+			return Value{}, errorf(in, "%s: %v", call.Target, err)
+		}
 	}
 	for _, t := range []*tensor.Tensor{a, b} {
 		if domainOf(t.Type) != domFloat32 {

@@ -17,13 +17,19 @@ func init() {
 		UsageLine: "diff [--json] [--fail-on-regression] A B",
 		Short:     "compare the FP8 GEMM fusions of two compiled modules",
 		Long: `Diff runs "octet check" on two modules, A (before, say the module an older JAX compiled) and B
-(after), matches their FP8 GEMMs by what they multiply (the parameters and shapes their operands come
-from), not by instruction names, and reports the fusions B lost, the ones it gained, and the fused calls
-whose epilogue, abs-max output, D type, alpha or beta changed.
+(after), pairs their FP8 GEMMs by what they compute, and reports the fusions B lost, the ones it gained,
+and the fused calls whose epilogue, abs-max output, D type, alpha or beta changed.
 
-Each FILE holds one module (gzipped or not; - is standard input for one of them). --fail-on-regression
-exits with status 1 when an FP8 GEMM fused in A is not fused in B, naming it. Both modules are verified (as
-"octet verify" does) before they are compared.`,
+GEMMs are paired one to one: first by a dataflow fingerprint of their FP8 sources (what each is computed
+from, blind to instruction names, instruction order and parameter numbering; a dot and the call octet
+fuse made of it have the same one), then by the op_name of their metadata where several share one, then
+by their operand shapes and k. Pairs the rounds cannot tell apart are made in module order and reported
+as ambiguous, never as certain.
+
+Each FILE holds one module (gzipped or not; - is standard input for one of them). --json prints the
+changes and every pair with what paired it. --fail-on-regression exits with status 1 when an FP8 GEMM
+fused in A is not fused in B, naming it. Both modules are verified (as "octet verify" does) before they
+are compared.`,
 		Order: 22,
 		Run:   runDiff,
 	})
@@ -123,4 +129,13 @@ func writeDiff(w io.Writer, files []string, ra, rb *report.Report, d *report.Dif
 	section("only in B, not fused", d.Added)
 	section("only in A, not fused", d.Removed)
 	fmt.Fprintf(w, "%d lost, %d gained, %d changed, %d the same\n", len(d.Lost), len(d.Gained), len(d.Changed), d.Same)
+	if d.Ambiguous > 0 {
+		fmt.Fprintf(w, "%s ambiguous (the dataflow, op_name and shapes do not tell them apart; paired in module order):\n",
+			plural(d.Ambiguous, "pair"))
+		for _, p := range d.Pairs {
+			if strings.HasPrefix(p.By, "ambiguous") {
+				fmt.Fprintf(w, "  %%%s ~ %%%s (%s)\n", p.A, p.B, p.Key)
+			}
+		}
+	}
 }

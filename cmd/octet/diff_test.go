@@ -51,3 +51,59 @@ func TestDiffUsage(t *testing.T) {
 		t.Errorf("one FILE: exit %d, want 2", code)
 	}
 }
+
+// TestDiffPairsFusedCall diffs a module with padded sizes against what octet fuse makes of it, printed and
+// read back: --json pairs the dot with the padded call, by dataflow, and reports it gained. On the Llama
+// 3.1 70B training step, every one of the 27 dots is paired with its call by dataflow.
+func TestDiffPairsFusedCall(t *testing.T) {
+	llama := shared.Path(t, "corpus", "hlo", "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz")
+	code, fused, errs := runOctet(t, "", "fuse", "--format=xla", llama)
+	if code != 0 {
+		t.Fatalf("fuse: exit %d: %s", code, errs)
+	}
+	code, out, errs := runOctet(t, fused, "diff", "--json", llama, "-")
+	if code != 0 {
+		t.Fatalf("diff: exit %d: %s", code, errs)
+	}
+	var ld struct {
+		Gained    []json.RawMessage     `json:"gained"`
+		Pairs     []struct{ By string } `json:"pairs"`
+		Ambiguous int                   `json:"ambiguous"`
+	}
+	if err := json.Unmarshal([]byte(out), &ld); err != nil {
+		t.Fatal(err)
+	}
+	if len(ld.Gained) != 27 || ld.Ambiguous != 0 || len(ld.Pairs) != 27 {
+		t.Errorf("Llama: %d gained, %d pairs, %d ambiguous", len(ld.Gained), len(ld.Pairs), ld.Ambiguous)
+	}
+	for _, p := range ld.Pairs {
+		if p.By != "dataflow" {
+			t.Errorf("Llama: a pair made by %q", p.By)
+		}
+	}
+
+	path := shared.Path(t, "corpus", "fp8", "09_ScaledABUnscaledDPaddedF8.hlo")
+	code, fused, errs = runOctet(t, "", "fuse", "--format=xla", path)
+	if code != 0 {
+		t.Fatalf("fuse: exit %d: %s", code, errs)
+	}
+	code, out, errs = runOctet(t, fused, "diff", "--json", path, "-")
+	if code != 0 {
+		t.Fatalf("diff: exit %d: %s", code, errs)
+	}
+	var d struct {
+		Gained []json.RawMessage `json:"gained"`
+		Lost   []json.RawMessage `json:"lost"`
+		Pairs  []struct {
+			A, B, By string
+		} `json:"pairs"`
+		Ambiguous int `json:"ambiguous"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Gained) != 1 || len(d.Lost) != 0 || d.Ambiguous != 0 || len(d.Pairs) != 1 ||
+		d.Pairs[0].A != "out" || d.Pairs[0].B != "cublas-gemm" || d.Pairs[0].By != "dataflow" {
+		t.Errorf("diff: %s", out)
+	}
+}

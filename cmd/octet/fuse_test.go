@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -43,6 +42,11 @@ type fuseResult struct {
 		MaxAbs      float64 `json:"max_abs"`
 		NaNMismatch int64   `json:"nan_mismatches"`
 		Summary     string  `json:"summary"`
+		OK          bool    `json:"ok"`
+		Verdict     string  `json:"verdict"`
+		Families    []struct {
+			Name string `json:"name"`
+		} `json:"families"`
 	} `json:"verify"`
 }
 
@@ -57,43 +61,6 @@ func fuseJSON(t *testing.T, path string, flags ...string) *fuseResult {
 		t.Fatalf("octet fuse --json: %v\n%s", err, out)
 	}
 	return &r
-}
-
-// ulp returns the distance between x (> 0) and the next larger value of the floating-point type t.
-func ulp(t dtype.Type, x float64) float64 {
-	fi := t.Finfo()
-	if x < fi.SmallestNormal {
-		return fi.SmallestSubnormal
-	}
-	return fi.Eps * math.Pow(2, math.Floor(math.Log2(x)))
-}
-
-// tolerance is the largest difference --verify may find between the original module and the rewritten
-// one, for a GEMM whose dot computes in type t (the unfused module's chain type), with contracting size k,
-// and whose call writes D of type d and absorbs the given instructions after the dot. maxAbs is the largest
-// magnitude of the original results.
-//
-// The call computes everything from the exact FP8 values in f32 and rounds once, to D. The original rounds
-// to t after each step it takes in t: the dequantize of A and of B (2), the dot's result (1) and each
-// absorbed instruction (len(absorbed)); each of those n roundings moves a value by at most u_t (half of
-// t's epsilon) relative to it. The values are bounded by maxAbs times rho, where rho covers the cancellation
-// inside the dot (sum |a_i b_i| against |sum a_i b_i|); for the standard-normal inputs of --verify that
-// ratio is about sqrt(k)/4 for the largest result, and rho = 2 + sqrt(k)/4 leaves room. Both modules also
-// accumulate the k products in f32, in the same order but on different values: sqrt(k) * u_f32 more. The
-// final rounding to D of two such nearby values can land on neighbours: one ulp of D at maxAbs, and one
-// more for the abs-max output rounded in the original's type. So
-//
-//	tolerance = 2 ulp_d(maxAbs) + (n u_t + sqrt(k) u_f32) rho maxAbs.
-func tolerance(t, d dtype.Type, k int64, absorbed int, maxAbs float64) float64 {
-	ut, u32 := t.Finfo().Eps/2, dtype.F32.Finfo().Eps/2
-	if !t.IsFloat() || t.IsFP8() {
-		// An FP8 dot result rounds once in both modules: only the f32 accumulation differs.
-		ut = 0
-	}
-	n := float64(3 + absorbed)
-	sk := math.Sqrt(float64(k))
-	rho := 2 + sk/4
-	return 2*ulp(d, math.Max(maxAbs, 1e-30)) + (n*ut+sk*u32)*rho*maxAbs
 }
 
 // TestFuseCorpusExpectations checks every row of corpus/fp8/expectations.tsv: the outcome, epilogue,
@@ -180,6 +147,9 @@ func checkRow(t *testing.T, path string, row map[string]string) {
 	tol := tolerance(tt, dt, g.K, len(g.Absorbed), v.MaxAbs)
 	if v.NaNMismatch > 0 || v.MaxAbsDiff > tol {
 		t.Errorf("verify: %s; tolerance %g", v.Summary, tol)
+	}
+	if !v.OK || len(v.Families) != 1+len(verifyFamilies) {
+		t.Errorf("verify: %s (%d input families)", v.Verdict, len(v.Families))
 	}
 	t.Logf("verify: %s (tolerance %g)", v.Summary, tol)
 }
@@ -325,5 +295,98 @@ func TestFuseRules(t *testing.T) {
 	path := shared.Path(t, "examples", "bf16_dequant.before.hlo")
 	if code, _, _ := runOctet(t, "", "fuse", "--rules", path); code != 2 {
 		t.Errorf("fuse --rules FILE: exit %d, want 2", code)
+	}
+}
+
+// TestFuseTwoVerdicts checks that --json gives XLA's and Octet's verdicts and that --explain and check
+// print XLA's where the two differ: here chained converts before the scale, which XLA's matcher refuses.
+func TestFuseTwoVerdicts(t *testing.T) {
+	src := `HloModule chained
+
+ENTRY main {
+  a = f8e4m3fn[32,64] parameter(0)
+  b = f8e4m3fn[48,64] parameter(1)
+  sa = f32[] parameter(2)
+  a16 = bf16[32,64] convert(a)
+  a32 = f32[32,64] convert(a16)
+  sab = f32[32,64] broadcast(sa), dimensions={}
+  adq = f32[32,64] multiply(a32, sab)
+  bf = f32[48,64] convert(b)
+  ROOT d = f32[32,48] dot(adq, bf), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}
+`
+	code, out, errs := runOctet(t, src, "fuse", "--json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		GEMMs []struct {
+			XLA struct {
+				Fusible bool   `json:"fusible"`
+				Why     string `json:"why"`
+			} `json:"xla"`
+			Octet struct {
+				Fusible bool   `json:"fusible"`
+				Why     string `json:"why"`
+			} `json:"octet"`
+		} `json:"gemms"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(res.GEMMs) != 1 || res.GEMMs[0].XLA.Fusible || !res.GEMMs[0].Octet.Fusible ||
+		!strings.Contains(res.GEMMs[0].XLA.Why, "convert %a32 lies between the dequantize and the dot: a second convert") {
+		t.Errorf("verdicts: %+v", res.GEMMs)
+	}
+	want := "XLA's rules differ: XLA's GEMM rewriter does not fuse it: operand 0: convert %a32"
+	if _, out, _ := runOctet(t, src, "fuse", "--explain", "-"); !strings.Contains(out, "//   "+want) {
+		t.Errorf("--explain does not say %q:\n%s", want, out)
+	}
+	if _, out, _ := runOctet(t, src, "check", "-"); !strings.Contains(out, want) {
+		t.Errorf("check does not say %q:\n%s", want, out)
+	}
+}
+
+// TestVerifyCatchesBrokenRewrite corrupts one scale of a correct rewrite (a_scale doubled) and checks that
+// the verification fails with a verdict that says so, while the correct rewrite passes on every family.
+func TestVerifyCatchesBrokenRewrite(t *testing.T) {
+	path := shared.Path(t, "corpus", "fp8", "08_ScaledABUnscaledDF8.hlo")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := parser.ParseString(path, string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := parser.ParseString(path, string(src))
+	r := fuse.Rewrite(m, fuse.Options{})
+	good, err := verifyRewrite(orig, m, r.Decisions, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !good.OK || len(good.Families) != 1+len(verifyFamilies) || !strings.HasPrefix(good.Verdict, "ok: ") {
+		t.Fatalf("the correct rewrite does not verify: %s %+v", good.Verdict, good.Families)
+	}
+	call := onlyCall(t, m)
+	c := call.Inst.Parent
+	two := c.ScalarConstant(dtype.F32, 2)
+	call.Inst.SetOperand(2, c.Multiply(call.AScale, two))
+	c.SortTopologically()
+	if err := hlo.Verify(m); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := verifyRewrite(orig, m, r.Decisions, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad.OK || !strings.HasPrefix(bad.Verdict, "FAILED: ") || !strings.Contains(bad.Verdict, "exceeds the tolerance") {
+		t.Errorf("a doubled a_scale passes: %s", bad.Verdict)
+	}
+	// Only the zeros family cannot see it.
+	for _, f := range bad.Families {
+		if f.OK != (f.Name == "zeros") {
+			t.Errorf("family %s: ok %v (difference %g, tolerance %g)", f.Name, f.OK, float64(f.MaxAbsDiff), float64(f.Tolerance))
+		}
 	}
 }

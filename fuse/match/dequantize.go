@@ -38,14 +38,43 @@ func notBroadcastScalar(in *hlo.Instruction) bool {
 	return in.Opcode != hlo.OpBroadcast || !in.Operand(0).Shape.IsScalar()
 }
 
+// ConvertedScaleMultiply is the pattern of a multiplying scale step whose per-tensor scale is converted
+// after its broadcast, multiply(x, convert(broadcast(s))) in either operand order: one value everywhere,
+// s rounded to the multiply's type. A nil x or s stands for any instruction.
+func ConvertedScaleMultiply(x, s *Pattern) *Pattern {
+	if x == nil {
+		x = Op()
+	}
+	return Multiply(x.Where("not a per-tensor scale", notPerTensor), convertedScalar(s))
+}
+
+// ConvertedScaleDivide is divide(x, convert(broadcast(s))) with s a scalar.
+func ConvertedScaleDivide(x, s *Pattern) *Pattern { return Divide(x, convertedScalar(s)) }
+
+func convertedScalar(s *Pattern) *Pattern {
+	return Convert(BroadcastScalar(s)).Where("float from float", func(in *hlo.Instruction) bool {
+		return in.Shape.Elem.IsFloat() && in.Operand(0).Shape.Elem.IsFloat()
+	})
+}
+
+func notPerTensor(in *hlo.Instruction) bool {
+	if in.Opcode == hlo.OpConvert {
+		in = in.Operand(0)
+	}
+	return notBroadcastScalar(in)
+}
+
 // ScaleStep recognises the scale step of a dequantize, multiply(x, broadcast(s)) or divide(x,
-// broadcast(s)) with s a scalar. It returns the data operand x and the scalar s, and reports whether the
-// step divides and whether in is one.
+// broadcast(s)) with s a scalar, the broadcast possibly converted (convert(broadcast(s))). It returns the
+// data operand x and the scalar s, and reports whether the step divides and whether in is one. When the
+// broadcast is converted, s is to be rounded to in's type before use.
 func ScaleStep(in *hlo.Instruction) (x, factor *hlo.Instruction, divide, ok bool) {
 	switch {
-	case Match(in, ScaleMultiply(Op().Bind(&x), Op().Bind(&factor))):
+	case Match(in, ScaleMultiply(Op().Bind(&x), Op().Bind(&factor))),
+		Match(in, ConvertedScaleMultiply(Op().Bind(&x), Op().Bind(&factor))):
 		return x, factor, false, true
-	case Match(in, ScaleDivide(Op().Bind(&x), Op().Bind(&factor))):
+	case Match(in, ScaleDivide(Op().Bind(&x), Op().Bind(&factor))),
+		Match(in, ConvertedScaleDivide(Op().Bind(&x), Op().Bind(&factor))):
 		return x, factor, true, true
 	}
 	return nil, nil, false, false

@@ -17,7 +17,8 @@
 // a rewrite can print the rule that matched instead of a description written beside it.
 //
 // The package also holds the one definition of an FP8 dequantize (Dequantize, FindDequantize, ScaleStep):
-// converts to wider types and at most one multiply or divide by a broadcast scalar. The rewrite and the
+// converts to wider types and at most one multiply or divide by a broadcast scalar (the broadcast possibly
+// converted). The rewrite and the
 // report on compiled modules both read operand chains with it, so they agree on what a dequantize is.
 //
 // A pattern only looks: it never changes the IR. Deciding whether a match may be rewritten, and building the

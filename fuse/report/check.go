@@ -10,6 +10,7 @@ import (
 	"octet/dtype"
 	"octet/fuse"
 	"octet/fuse/match"
+	"octet/fuse/xlarules"
 	"octet/hlo"
 )
 
@@ -22,6 +23,11 @@ type Report struct {
 	Unfused int     `json:"not_fused"`
 	// Fusible counts the GEMMs not fused that octet fuse can fuse.
 	Fusible int `json:"fusible"`
+	// Native counts the fused GEMMs that are Triton GEMM fusions on FP8 operands (FP8 kept, no cuBLASLt
+	// call); BlockScaled the block-scaled low-precision GEMMs (scaled-dot, MX and NVFP4 calls), which are
+	// neither fused nor not fused in the FP8 sense.
+	Native      int `json:"native_fp8,omitempty"`
+	BlockScaled int `json:"block_scaled,omitempty"`
 }
 
 // GEMM is one FP8 GEMM of a module, fused or not: where it is, where its operands come from, and the call
@@ -33,8 +39,10 @@ type GEMM struct {
 	Computation string `json:"computation"`
 	Dot         string `json:"dot,omitempty"`
 	// Kind is "cublas-fp8" for a fused call, "dot" for a plain dot, "gemm-fusion" for a dot inside a fusion
-	// (a kCustom GEMM fusion such as __triton_gemm or gemm_fusion_dot), "cublas" for a cuBLAS call that is
-	// not the FP8 one.
+	// (a kCustom GEMM fusion such as __triton_gemm or gemm_fusion_dot) on dequantized data, "triton-fp8"
+	// for a GEMM fusion whose dot reads the FP8 values themselves (fused natively, FP8 kept), "cublas" for a
+	// cuBLAS call that is not the FP8 one, "block-scaled" for a scaled-dot or a block-scaled GEMM call
+	// (MX or NVFP4 formats, scales per block of values).
 	Kind  string `json:"kind"`
 	Fused bool   `json:"fused"`
 	// The call, when fused: its target, operand form ("current" or "legacy"), and whether its configuration
@@ -65,10 +73,30 @@ type GEMM struct {
 	// Fusible says, for a plain dot, whether octet fuse makes it one FP8 call; FuseNote says how or why not.
 	Fusible  *bool  `json:"fusible,omitempty"`
 	FuseNote string `json:"fuse,omitempty"`
+	// XLA is what XLA's GEMM rewriter does with the GEMM as the module stands (package xlarules), Octet
+	// what octet fuse does; for a fused call both say it is one.
+	XLA   xlarules.Verdict `json:"xla"`
+	Octet fuse.Verdict     `json:"octet"`
 	// Explain holds the details, one line each.
 	Explain []string `json:"explain,omitempty"`
-	// Key identifies the GEMM across modules (see Diff): its operands' sources and shapes.
+	// Key names the GEMM for a reader: its operands' sources and shapes and its contracting size k.
 	Key string `json:"key"`
+	// Flow is the GEMM's dataflow fingerprint (see Diff): what its FP8 sources are computed from,
+	// independent of names, instruction order and parameter numbering.
+	Flow string `json:"flow"`
+	// OpName is the op_name of the GEMM's metadata, when it has one; Source says where the GEMM came
+	// from (op_name, source file and line, stack frames: fuse.Provenance).
+	OpName string `json:"op_name,omitempty"`
+	Source string `json:"source,omitempty"`
+
+	// inst is the instruction whose value the GEMM is (the call, the dot, or the fusion that holds the
+	// dot); src are the FP8 sources of A and B (the operand itself when none); local is Key without
+	// parameter numbers; flow is Flow as a number, once computed.
+	inst  *hlo.Instruction
+	meta  *hlo.Instruction // the instruction whose metadata says where the GEMM came from
+	src   [2]*hlo.Instruction
+	local string
+	flow  uint64
 }
 
 // Operand is where one GEMM operand comes from.
@@ -109,6 +137,8 @@ func Check(m *hlo.Module) *Report {
 				f = t.fusedCall(in)
 			case in.Opcode == hlo.OpCustomCall && cublas.IsTarget(in.CustomCallTarget()):
 				f = t.otherCall(in)
+			case in.Opcode == hlo.OpScaledDot || in.Opcode == hlo.OpCustomCall && blockScaledTarget(in.CustomCallTarget()):
+				f = t.blockScaled(in)
 			case in.Opcode == hlo.OpDot && fusedComp[c]:
 				f = t.fusedDot(in)
 			case in.Opcode == hlo.OpDot:
@@ -119,8 +149,13 @@ func Check(m *hlo.Module) *Report {
 			}
 			r.GEMMs = append(r.GEMMs, f)
 			switch {
+			case f.Kind == "block-scaled":
+				r.BlockScaled++
 			case f.Fused:
 				r.Fused++
+				if f.Kind == "triton-fp8" {
+					r.Native++
+				}
 			default:
 				r.Unfused++
 				if f.Fusible != nil && *f.Fusible {
@@ -130,6 +165,11 @@ func Check(m *hlo.Module) *Report {
 		}
 	}
 	numberKeys(r.GEMMs)
+	fingerprint(m, r, decisions)
+	for _, g := range r.GEMMs {
+		g.OpName = opName(g)
+		g.Source = fuse.Provenance(g.meta)
+	}
 	return r
 }
 
@@ -166,7 +206,10 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 					next = c.Root.Operand(int(idx))
 				}
 			}
-		case hlo.OpTranspose, hlo.OpBitcast, hlo.OpCopy, hlo.OpReshape:
+		case hlo.OpTranspose, hlo.OpBitcast, hlo.OpCopy, hlo.OpReshape, hlo.OpPad, hlo.OpSlice, hlo.OpDynamicSlice,
+			hlo.OpBroadcast:
+			// Data movement, including what a fused call replays on its FP8 operands and the padding to
+			// multiples of 16.
 			next = x.Operand(0)
 		}
 		if next == nil || next.Shape.Elem != x.Shape.Elem {
@@ -186,21 +229,24 @@ func (t *tracer) operand(x *hlo.Instruction, via string) *Operand {
 	return op
 }
 
-// key identifies a GEMM by its operands (entry parameters, or the shapes of the FP8 values when they are
-// computed) and its contracting size k, the two sides in a fixed order.
-func key(a, b *Operand, k int64) string {
-	side := func(o *Operand) string {
+// key names a GEMM by its operands (entry parameters, or the shapes of the FP8 values when they are
+// computed) and its contracting size k, the two sides in a fixed order; local is the same without the
+// parameter numbers.
+func key(a, b *Operand, k int64) (name, local string) {
+	side := func(o *Operand, numbered bool) string {
 		if o == nil {
 			return "?"
 		}
-		if o.Parameter >= 0 {
+		if o.Parameter >= 0 && numbered {
 			return fmt.Sprintf("p%d:%s", o.Parameter, o.Shape)
 		}
 		return o.Shape
 	}
-	ks := []string{side(a), side(b)}
+	ks := []string{side(a, true), side(b, true)}
 	sort.Strings(ks)
-	return fmt.Sprintf("%s x %s, k=%d", ks[0], ks[1], k)
+	ls := []string{side(a, false), side(b, false)}
+	sort.Strings(ls)
+	return fmt.Sprintf("%s x %s, k=%d", ks[0], ks[1], k), fmt.Sprintf("%s x %s, k=%d", ls[0], ls[1], k)
 }
 
 // contractingSize is the product of the dimensions dims of x, looking through the pad that rounds an FP8
@@ -230,7 +276,8 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 		if in.NumOperands() >= 2 {
 			f.A, f.B = t.operand(in.Operand(0), ""), t.operand(in.Operand(1), "")
 		}
-		f.Key = key(f.A, f.B, 0)
+		f.Key, f.local = key(f.A, f.B, 0)
+		f.inst, f.meta = in, in
 		return f
 	}
 	cfg := call.Config
@@ -275,8 +322,26 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 		scales = append(scales, "d_scale="+f.DScale)
 	}
 	f.Explain = append(f.Explain, "scales: "+strings.Join(scales, ", "))
-	f.Key = key(f.A, f.B, contractingSize(call.A, cfg.LhsContracting))
+	f.Key, f.local = key(f.A, f.B, contractingSize(call.A, cfg.LhsContracting))
+	f.inst, f.meta, f.src = in, in, [2]*hlo.Instruction{t.origin(call.A), t.origin(call.B)}
+	f.XLA = xlarules.Verdict{Fusible: true, Why: "the module holds the " + cublas.TargetF8 + " call"}
+	if err := fp8Types(call); err != nil {
+		f.XLA.Bug = fmt.Sprintf("the call is outside cuBLASLt's FP8 type table: %v; cuBLASLt rejects it", err)
+		f.Explain = append(f.Explain, f.XLA.Bug)
+	}
+	f.Octet = fuse.Verdict{Fusible: true, Why: "already one " + cublas.TargetF8 + " call"}
 	return f
+}
+
+// fp8Types checks a decoded FP8 call against cuBLASLt's type table.
+func fp8Types(call *cublas.Call) error {
+	elem := func(x *hlo.Instruction) dtype.Type {
+		if x == nil {
+			return dtype.Invalid
+		}
+		return x.Shape.Elem
+	}
+	return cublas.CheckFP8Types(call.A.Shape.Elem, call.B.Shape.Elem, elem(call.C), call.DType, elem(call.Bias))
 }
 
 func shapeOf(x *hlo.Instruction) string { return x.Shape.Elem.String() + dimsString(x.Shape.Dims) }
@@ -293,6 +358,70 @@ func (t *tracer) otherCall(in *hlo.Instruction) *GEMM {
 	f := t.unfused(in, in, "cublas", a, b)
 	f.Reason = fmt.Sprintf("%s computes in %s on dequantized FP8 data instead of %s", in.CustomCallTarget(),
 		in.Operand(0).Shape.Elem, cublas.TargetF8)
+	f.XLA = xlarules.Verdict{Why: fmt.Sprintf("the GEMM rewriter made the non-FP8 call %s of it: its FP8 pattern did not "+
+		"match the dot it saw", in.CustomCallTarget())}
+	f.Octet = fuse.Verdict{Why: "octet fuse rewrites dots, not cuBLAS calls"}
+	return f
+}
+
+// blockScaledTarget reports whether a custom-call target is a block-scaled GEMM (XLA's
+// __op$block_scaled_dot, cuDNN's block-scaled dot).
+func blockScaledTarget(target string) bool {
+	l := strings.ToLower(target)
+	return strings.Contains(l, "block_scaled") || strings.Contains(l, "blockscaled")
+}
+
+// blockScaled reports a scaled-dot or a block-scaled GEMM call: operands with one scale per block of
+// values, in the MX formats (f8e8m0fnu scales) or NVFP4 (f4e2m1fn data with f8e4m3fn scales).
+func (t *tracer) blockScaled(in *hlo.Instruction) *GEMM {
+	if in.NumOperands() < 2 {
+		return nil
+	}
+	holder := in
+	if f := t.fusionOf(in.Parent); f != nil {
+		holder = f
+	}
+	f := &GEMM{Name: holder.Name, Computation: holder.Parent.Name, Kind: "block-scaled", Epilogue: cublas.EpilogueDefault,
+		DType: in.Shape.Elem.String(), D: shapeOf(in), Alpha: 1}
+	if in.Shape.IsTuple() && len(in.Shape.Tuple) > 0 {
+		f.DType, f.D = in.Shape.Tuple[0].Elem.String(), shapeOf(&hlo.Instruction{Shape: in.Shape.Tuple[0]})
+	}
+	if holder != in {
+		f.Dot = in.Name
+	}
+	f.A, f.B = t.operand(in.Operand(0), ""), t.operand(in.Operand(1), "")
+	f.src = [2]*hlo.Instruction{t.origin(in.Operand(0)), t.origin(in.Operand(1))}
+	f.inst, f.meta = holder, in
+	format := "block-scaled"
+	data, scale := in.Operand(0).Shape.Elem, dtype.Invalid
+	if in.NumOperands() >= 4 {
+		scale = in.Operand(2).Shape.Elem
+	}
+	switch {
+	case scale == dtype.F8E8M0FNU && data.IsFP8():
+		format = "MXFP8"
+	case scale == dtype.F8E8M0FNU:
+		format = "MX (" + data.String() + " data)"
+	case scale == dtype.F8E4M3FN && data == dtype.F4E2M1FN:
+		format = "NVFP4"
+	}
+	what := in.Opcode.String()
+	if in.Opcode == hlo.OpCustomCall {
+		what = in.CustomCallTarget()
+	}
+	f.Reason = fmt.Sprintf("a low-precision %s GEMM (%s of %s x %s", format, what, in.Operand(0).Shape.Elem, in.Operand(1).Shape.Elem)
+	if scale != dtype.Invalid {
+		f.Reason += fmt.Sprintf(" with %s block scales", scale)
+	}
+	f.Reason += "): not an FP8 cuBLASLt call, and not one to make: its scales are per block, not per tensor"
+	f.Explain = append(f.Explain, f.Reason)
+	f.XLA = xlarules.Verdict{Why: "block-scaled GEMMs are not the FP8 GEMM rewriter's: XLA lowers them itself (block scaling rewriter, cuDNN or Triton)"}
+	f.Octet = fuse.Verdict{Why: "octet fuse makes per-tensor FP8 calls only"}
+	k := int64(0)
+	if in.Opcode == hlo.OpScaledDot {
+		k = contractingSize(in.Operand(0), in.Ints("lhs_contracting_dims"))
+	}
+	f.Key, f.local = key(f.A, f.B, k)
 	return f
 }
 
@@ -306,6 +435,9 @@ func (t *tracer) fusedDot(dot *hlo.Instruction) *GEMM {
 	if holder == nil {
 		return nil
 	}
+	if match.FP8(dot.Operand(0)) && match.FP8(dot.Operand(1)) && holder.Str("kind") == "kCustom" {
+		return t.nativeDot(dot, holder, a, b)
+	}
 	f := t.unfused(holder, dot, "gemm-fusion", a, b)
 	kind := holder.Str("kind")
 	f.Reason = fmt.Sprintf("the dot %%%s computes in %s x %s inside the %s fusion %%%s (%%%s) instead of %s",
@@ -314,6 +446,22 @@ func (t *tracer) fusedDot(dot *hlo.Instruction) *GEMM {
 		f.Reason += ", on dequantized FP8 data"
 	}
 	f.Explain = append(f.Explain, t.after(dot, holder)...)
+	f.XLA = xlarules.Verdict{Why: fmt.Sprintf("the dot is inside the %s fusion %%%s: XLA's GEMM rewriter rewrites dots "+
+		"outside fusions only", kind, holder.Name)}
+	f.Octet = fuse.Verdict{Why: "octet fuse does not rewrite inside fusion computations"}
+	return f
+}
+
+// nativeDot reports a GEMM fusion whose dot reads FP8 values as they are: fused natively (a Triton GEMM on
+// FP8 data), with no cuBLASLt call and no dequantize before it.
+func (t *tracer) nativeDot(dot, holder *hlo.Instruction, a, b *side) *GEMM {
+	f := t.unfused(holder, dot, "triton-fp8", a, b)
+	f.Fused = true
+	f.Target = "kCustom fusion, FP8 operands"
+	f.Explain = append(f.Explain, fmt.Sprintf("the fusion %%%s computes the dot %%%s on FP8 operands (%s x %s) itself: fused natively, FP8 kept",
+		holder.Name, dot.Name, dot.Operand(0).Shape.Elem, dot.Operand(1).Shape.Elem))
+	f.XLA = xlarules.Verdict{Fusible: true, Why: "fused natively: the GEMM fusion reads the FP8 values"}
+	f.Octet = fuse.Verdict{Fusible: true, Why: "already an FP8 GEMM (in a fusion, FP8 kept)"}
 	return f
 }
 
@@ -352,6 +500,10 @@ func (t *tracer) plainDot(dot *hlo.Instruction, d *fuse.Decision) *GEMM {
 	}
 	if d != nil {
 		f.Explain = append(f.Explain, d.Matched...)
+		f.XLA, f.Octet = d.XLA, d.Octet
+	} else {
+		f.XLA = xlarules.Decide(dot)
+		f.Octet = fuse.Verdict{Why: f.FuseNote}
 	}
 	f.Explain = append(f.Explain, f.FuseNote)
 	return f
@@ -370,14 +522,17 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	}
 	sides := []*side{a, b}
 	ops := []*Operand{nil, nil}
+	f.inst, f.meta = holder, gemm
 	for i, s := range sides {
 		if s == nil {
 			x := gemm.Operand(i)
+			f.src[i] = x
 			ops[i] = &Operand{Source: "%" + x.Name, Shape: shapeOf(x), Parameter: -1, Via: "no FP8 value behind it"}
 			f.Explain = append(f.Explain, fmt.Sprintf("%s: %s %%%s, with no FP8 value behind it", sideName(i), shapeOf(x), x.Name))
 			continue
 		}
 		ops[i] = t.operand(s.fp8, t.describe(s))
+		f.src[i] = t.origin(s.fp8)
 		f.Explain = append(f.Explain, fmt.Sprintf("%s: %s", sideName(i), ops[i].Via))
 	}
 	f.A, f.B = ops[0], ops[1]
@@ -387,95 +542,133 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	} else if call, err := cublas.Decode(gemm); err == nil {
 		k = contractingSize(call.A, call.Config.LhsContracting)
 	}
-	f.Key = key(f.A, f.B, k)
-	if kind != "dot" {
-		f.BlockedBy = t.blocker(gemm, sides)
-		f.Explain = append(f.Explain, "blocked by: "+f.BlockedBy)
+	f.Key, f.local = key(f.A, f.B, k)
+	if kind != "dot" && kind != "triton-fp8" {
+		var lines []string
+		f.BlockedBy, lines = t.diagnose(gemm, holder, kind, sides)
+		f.Explain = append(f.Explain, lines...)
 	}
 	return f
 }
 
-// blocker names the first thing, going up from the GEMM, that XLA's FP8 pattern does not look through:
-// an op other than a convert, a scalar scale and the data-movement ops; or else the fusion boundary that
-// separates the dequantize from the dot. It adds when a dequantize multiply is in a 16-bit type with a
-// convert between it and the FP8 value.
-func (t *tracer) blocker(gemm *hlo.Instruction, sides []*side) string {
-	type found struct {
-		sides []string
-		stop  *hlo.Instruction
-		apart string
+// laterPass reports whether an op on the way from a dequantize to a GEMM of an optimized module is one
+// the passes after the GEMM rewriter make: fusion boundaries, tuples, layout bitcasts and copies, and the
+// concatenates and slices of horizontal and input fusion. None of them can be why the rewrite failed.
+func laterPass(in *hlo.Instruction) bool {
+	return plumbing(in) || in.Opcode == hlo.OpConcatenate
+}
+
+// xlaForm reports whether a side's dequantize, as the module shows it, has the form XLA's FP8 pattern
+// accepts: one convert right after the FP8 value, then at most one multiply or divide by a broadcast
+// scalar right after the convert (fusion boundaries aside).
+func xlaForm(s *side) bool {
+	if len(s.Converts) != 1 {
+		return false
 	}
-	var stops []*found
-	var narrow []*side // sides whose dequantize multiply is in a 16-bit type
+	var ops []*hlo.Instruction
+	for _, in := range s.path {
+		if in.Opcode != hlo.OpParameter && in.Opcode != hlo.OpFusion && in.Opcode != hlo.OpGetTupleElement {
+			ops = append(ops, in)
+		}
+	}
+	if len(ops) == 0 || ops[0] != s.Converts[0] {
+		return false
+	}
+	return s.Scale == nil || len(ops) > 1 && ops[1] == s.Scale
+}
+
+// dequantizeText says in words what a side's dequantize is: "convert to bf16, multiply by a scalar in bf16".
+func dequantizeText(s *side) string {
+	var parts []string
+	for _, in := range s.path {
+		switch {
+		case in == s.Scale:
+			verb := "multiply"
+			if s.Divide {
+				verb = "divide"
+			}
+			parts = append(parts, fmt.Sprintf("%s by a scalar in %s", verb, s.Scale.Shape.Elem))
+		case in.Opcode == hlo.OpConvert:
+			parts = append(parts, "convert to "+in.Shape.Elem.String())
+		}
+	}
+	if len(parts) == 0 {
+		return "no convert"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// diagnose explains why a GEMM of an optimized module is not an FP8 call, keeping what the module shows
+// apart from what it implies and from the likely causes, and gives the next steps. It returns the one-line
+// cause that the module shows (the blocked_by field) and the explanation lines.
+func (t *tracer) diagnose(gemm, holder *hlo.Instruction, kind string, sides []*side) (string, []string) {
+	var seen string
+	switch kind {
+	case "gemm-fusion":
+		what := "GEMM fusion"
+		if triton(holder) {
+			what = "Triton GEMM fusion"
+		}
+		seen = fmt.Sprintf("the dot %%%s was claimed by the %s %%%s as %s x %s", gemm.Name, what, holder.Name,
+			gemm.Operand(0).Shape.Elem, gemm.Operand(1).Shape.Elem)
+	default:
+		seen = fmt.Sprintf("the GEMM became %s %%%s computing %s x %s", gemm.CustomCallTarget(), gemm.Name,
+			gemm.Operand(0).Shape.Elem, gemm.Operand(1).Shape.Elem)
+	}
+	if !match.FP8(gemm.Operand(0)) || !match.FP8(gemm.Operand(1)) {
+		seen += " on dequantized FP8 data"
+	}
+	lines := []string{"seen: " + seen}
+	accepted, stopped := true, false
 	for i, s := range sides {
 		if s == nil {
+			accepted = false
 			continue
 		}
 		var stop *hlo.Instruction
-		for j := len(s.path) - 1; j >= 0; j-- {
-			in := s.path[j]
-			if in == s.Scale || in.Opcode == hlo.OpConvert || plumbing(in) {
+		for _, in := range s.path {
+			if in == s.Scale || in.Opcode == hlo.OpConvert || laterPass(in) {
 				continue
 			}
 			stop = in
 			break
 		}
-		apart := ""
-		convert := s.FirstConvert()
-		if stop == nil && convert != nil && convert.Parent != gemm.Parent {
-			apart = strings.TrimPrefix(t.where(convert), " in ")
-		}
-		if s.Scale != nil && convert != nil && (s.Scale.Shape.Elem == dtype.BF16 || s.Scale.Shape.Elem == dtype.F16) {
-			narrow = append(narrow, s)
-		}
-		if stop == nil && apart == "" {
-			continue
-		}
-		merged := false
-		for _, f := range stops {
-			if f.stop == stop && f.apart == apart {
-				f.sides = append(f.sides, sideName(i))
-				merged = true
-			}
-		}
-		if !merged {
-			stops = append(stops, &found{[]string{sideName(i)}, stop, apart})
-		}
-	}
-	var parts []string
-	for _, f := range stops {
-		who := strings.Join(f.sides, " and ")
 		switch {
-		case f.stop != nil && f.stop.Opcode == hlo.OpConcatenate:
-			parts = append(parts, fmt.Sprintf("concatenate %%%s%s lies between the dequantize of %s and the GEMM, "+
-				"and XLA's FP8 pattern looks only through converts, a scalar multiply or divide, and bitcast, broadcast, copy, "+
-				"reshape, transpose, slice, dynamic-slice, pad and select", f.stop.Name, t.where(f.stop), who))
-		case f.stop != nil:
-			parts = append(parts, fmt.Sprintf("%s %%%s%s lies between the FP8 value of %s and the GEMM", f.stop.Opcode, f.stop.Name,
-				t.where(f.stop), who))
+		case stop != nil:
+			stopped, accepted = true, false
+			lines = append(lines, fmt.Sprintf("seen: %s %%%s%s lies between the dequantize of %s and the GEMM, and XLA's FP8 "+
+				"pattern does not look through it", stop.Opcode, stop.Name, t.where(stop), sideName(i)))
+		case xlaForm(s):
+			lines = append(lines, fmt.Sprintf("seen: %s is dequantized by %s, a form XLA's FP8 pattern accepts", sideName(i), dequantizeText(s)))
 		default:
-			parts = append(parts, fmt.Sprintf("the dequantize of %s was fused into %s, apart from the GEMM", who, f.apart))
+			accepted = false
+			lines = append(lines, fmt.Sprintf("seen: %s is dequantized by %s, which XLA's FP8 pattern does not accept "+
+				"(one convert right after the FP8 value, then at most one scalar scale)", sideName(i), dequantizeText(s)))
 		}
 	}
-	switch len(narrow) {
-	case 0:
-	case 1:
-		s := narrow[0]
-		parts = append(parts, fmt.Sprintf("the dequantize multiply %%%s is in %s and a convert (%%%s) sits between it and the FP8 value %s",
-			s.Scale.Name, s.Scale.Shape.Elem, s.FirstConvert().Name, describeValue(t.origin(s.fp8))))
-	default:
-		var ms, cs []string
-		for _, s := range narrow {
-			ms = append(ms, "%"+s.Scale.Name)
-			cs = append(cs, fmt.Sprintf("%%%s of %s", s.FirstConvert().Name, describeValue(t.origin(s.fp8))))
-		}
-		parts = append(parts, fmt.Sprintf("the dequantize multiplies %s are in %s and a convert sits between each and its FP8 value (%s)",
-			strings.Join(ms, " and "), narrow[0].Scale.Shape.Elem, strings.Join(cs, ", ")))
+	if !stopped {
+		lines = append(lines, "not a cause: the fusions, tuples, bitcasts, concatenates and slices between the dequantize and "+
+			"the GEMM are made by passes that run after the GEMM rewriter (horizontal and input fusion, layout assignment, copy insertion)")
 	}
-	if len(parts) == 0 {
-		return fmt.Sprintf("the GEMM reads %s values: no FP8 GEMM was formed for it", gemm.Operand(0).Shape.Elem)
+	if accepted {
+		lines = append(lines, "implies: the module shows the dot after the passes, not what the FP8 GEMM rewriter "+
+			"(cublas-gemm-rewriter) saw; when it ran, the dequantize had another form, or the dot was already taken")
+		lines = append(lines, "likely (inferred, not shown here): a pass before the rewriter changed the dequantize, such as float "+
+			"normalization or simplify-fp-conversions putting a convert round trip between the FP8 value and the scale; "+
+			"or the Triton GEMM fusion (triton-gemm-rewriter) claimed the dot first")
 	}
-	return strings.Join(parts, "; ")
+	lines = append(lines, "next: dump the passes with XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=cublas-gemm-rewriter|"+
+		"triton-gemm-rewriter|float-normalization.*|simplify-fp-conversions|algsimp' and run octet check DIR, which names the pass; "+
+		"retry with XLA_FLAGS=--xla_gpu_enable_triton_gemm=false; or dequantize in f32 (convert to f32, then the scale)")
+	return seen, lines
+}
+
+// triton reports whether a fusion is a Triton GEMM fusion: its backend_config or its name says so.
+func triton(f *hlo.Instruction) bool {
+	if bc := f.BackendConfig(); bc != nil && (strings.Contains(bc.Text, "__triton_gemm") || strings.Contains(bc.Text, "triton")) {
+		return true
+	}
+	return strings.Contains(f.Name, "triton") || strings.HasPrefix(f.Name, "gemm_fusion")
 }
 
 // after describes what a GEMM fusion computes after its dot, and what its users do with the result.

@@ -71,11 +71,30 @@ func TestCheckRegression(t *testing.T) {
 			t.Errorf("A's way does not say %q: %s", want, g.A.Via)
 		}
 	}
-	for _, want := range []string{"concatenate %concatenate in %input_slice_fusion",
-		"the dequantize multiplies %multiply.4.2 and %multiply.5.2 are in bf16 and a convert sits between each and its FP8 value"} {
-		if !strings.Contains(g.BlockedBy, want) {
-			t.Errorf("blocked_by does not say %q: %s", want, g.BlockedBy)
+	// What the module shows: the Triton GEMM fusion took the dot as bf16 x bf16, on dequantizes of the form
+	// XLA accepts. Nothing made after the GEMM rewriter (the input fusion's concatenate and slices) is blamed.
+	if want := "the dot %dot.1 was claimed by the Triton GEMM fusion %gemm_fusion_dot.19.0 as bf16 x bf16 on dequantized FP8 data"; g.BlockedBy != want {
+		t.Errorf("blocked_by %q, want %q", g.BlockedBy, want)
+	}
+	explain := strings.Join(g.Explain, "\n")
+	for _, want := range []string{
+		"seen: A is dequantized by convert to bf16, multiply by a scalar in bf16, a form XLA's FP8 pattern accepts",
+		"not a cause: the fusions, tuples, bitcasts, concatenates and slices",
+		"implies: ", "likely (inferred, not shown here): ",
+		"--xla_dump_hlo_pass_re=cublas-gemm-rewriter|triton-gemm-rewriter", "--xla_gpu_enable_triton_gemm=false",
+		"dequantize in f32",
+	} {
+		if !strings.Contains(explain, want) {
+			t.Errorf("the explanation does not say %q:\n%s", want, explain)
 		}
+	}
+	for _, line := range g.Explain {
+		if strings.HasPrefix(line, "seen: ") && (strings.Contains(line, "concatenate") || strings.Contains(line, "input_slice_fusion")) {
+			t.Errorf("a pass after the GEMM rewriter is presented as the cause: %s", line)
+		}
+	}
+	if g.XLA.Fusible || !strings.Contains(g.XLA.Why, "inside the kCustom fusion %gemm_fusion_dot.19.0") || g.Octet.Fusible {
+		t.Errorf("verdicts: xla %+v, octet %+v", g.XLA, g.Octet)
 	}
 	if !strings.Contains(g.Reason, "computes in bf16 x bf16 inside the kCustom fusion %gemm_fusion_dot.19.0") {
 		t.Errorf("reason: %s", g.Reason)
@@ -198,4 +217,46 @@ func load(t *testing.T, path string) *hlo.Module {
 		t.Fatalf("the input does not verify: %v", err)
 	}
 	return m
+}
+
+// TestCheckBlockScaled reports XLA's scaled-dot, a block-scaled GEMM, apart from the FP8 GEMMs: MXFP8 with
+// its own status, neither fused nor not fused.
+func TestCheckBlockScaled(t *testing.T) {
+	r := check(t, "corpus", "hlo", "xla__backends__gpu__codegen__triton__tests__scaled_dot__scaled_dot.hlo")
+	if len(r.GEMMs) != 1 || r.BlockScaled != 1 || r.Fused != 0 || r.Unfused != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	g := r.GEMMs[0]
+	if g.Kind != "block-scaled" || g.Fused || !strings.Contains(g.Reason, "MXFP8 GEMM (scaled-dot of f8e4m3fn x f8e4m3fn with f8e8m0fnu block scales)") {
+		t.Errorf("got %+v", *g)
+	}
+}
+
+// TestCheckNativeTriton reports a Triton GEMM fusion whose dot reads FP8 values as fused natively.
+func TestCheckNativeTriton(t *testing.T) {
+	m, err := parser.ParseString("native.hlo", `HloModule native
+
+triton_gemm {
+  p0 = f8e4m3fn[64,32] parameter(0)
+  p1 = f8e5m2[32,48] parameter(1)
+  ROOT d = bf16[64,48] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+ENTRY main {
+  a = f8e4m3fn[64,32] parameter(0)
+  b = f8e5m2[32,48] parameter(1)
+  ROOT f = bf16[64,48] fusion(a, b), kind=kCustom, calls=triton_gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := report.Check(m)
+	if len(r.GEMMs) != 1 || r.Fused != 1 || r.Native != 1 || r.Unfused != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	g := r.GEMMs[0]
+	if g.Kind != "triton-fp8" || !g.Fused || g.Reason != "" || !g.XLA.Fusible || !g.Octet.Fusible || g.A.Parameter != 0 || g.B.Parameter != 1 {
+		t.Errorf("got %+v", *g)
+	}
 }

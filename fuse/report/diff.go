@@ -5,9 +5,8 @@ import (
 	"strings"
 )
 
-// Difference compares the FP8 GEMMs of two modules, A (before) and B (after), matched by GEMM.Key: the
-// parameters and shapes of their operands, not instruction names, which change from one compile to the
-// next.
+// Difference compares the FP8 GEMMs of two modules, A (before) and B (after), paired by what they
+// compute (see Diff), not by instruction names, which change from one compile to the next.
 type Difference struct {
 	// Lost are GEMMs fused in A and not fused in B (or no longer there); Gained the reverse.
 	Lost   []*Change `json:"lost"`
@@ -19,6 +18,24 @@ type Difference struct {
 	Removed []*Change `json:"removed"`
 	// Same counts the GEMMs that are the same on both sides.
 	Same int `json:"same"`
+	// Pairs are every GEMM of A paired with one of B, and how; Ambiguous counts the pairs that the
+	// dataflow and the metadata could not tell apart from another.
+	Pairs     []*Pair `json:"pairs"`
+	Ambiguous int     `json:"ambiguous"`
+
+	// pairOf is the GEMM of B each GEMM of A is paired with.
+	pairOf map[*GEMM]*GEMM
+}
+
+// Pair is one GEMM of A and the GEMM of B it is paired with.
+type Pair struct {
+	A   string `json:"a"`
+	B   string `json:"b"`
+	Key string `json:"key"`
+	// By says what paired them: "dataflow" (the same fingerprint, one GEMM each side), "dataflow and
+	// op_name", "op_name", "shapes" (the only GEMM of those shapes left on each side), or "ambiguous:
+	// ..." when several could pair and module order decided.
+	By string `json:"by"`
 }
 
 // Change is one GEMM that differs; A or B is nil when that module does not have it.
@@ -27,23 +44,109 @@ type Change struct {
 	A    *GEMM  `json:"a,omitempty"`
 	B    *GEMM  `json:"b,omitempty"`
 	What string `json:"what"`
+	// By says how A and B were paired (see Pair).
+	By string `json:"paired_by,omitempty"`
 }
 
 // Regressed reports whether some FP8 GEMM lost its fusion.
 func (d *Difference) Regressed() bool { return len(d.Lost) > 0 }
 
-// Diff matches the GEMMs of two check reports and says what was gained and lost.
+// Diff pairs the GEMMs of two check reports and says what was gained and lost.
+//
+// GEMMs are paired one to one, in rounds: first by dataflow fingerprint (GEMM.Flow: what the FP8 sources
+// are computed from, blind to names, instruction order and parameter numbering, and the same for a dot and
+// the call octet fuse made of it); where several GEMMs share a fingerprint, by the op_name of their
+// metadata; then what is left by shapes (the operand shapes and k), when one GEMM of those shapes is left
+// on each side, or by op_name. Whatever the rounds cannot tell apart is paired in module order and
+// reported as ambiguous, never as a certain pair.
 func Diff(a, b *Report) *Difference {
-	d := &Difference{}
-	inB := map[string]*GEMM{}
-	for _, g := range b.GEMMs {
-		inB[g.Key] = g
+	d := &Difference{Lost: []*Change{}, Gained: []*Change{}, Changed: []*Change{}, Added: []*Change{}, Removed: []*Change{},
+		Pairs: []*Pair{}}
+	pairOf := map[*GEMM]*GEMM{}
+	how := map[*GEMM]string{}
+	usedB := map[*GEMM]bool{}
+	assign := func(key func(*GEMM) string, name string, certain func(na, nb int) bool) {
+		groupA, groupB := map[string][]*GEMM{}, map[string][]*GEMM{}
+		var order []string
+		for _, g := range a.GEMMs {
+			if pairOf[g] == nil {
+				k := key(g)
+				if len(groupA[k]) == 0 {
+					order = append(order, k)
+				}
+				groupA[k] = append(groupA[k], g)
+			}
+		}
+		for _, g := range b.GEMMs {
+			if !usedB[g] {
+				groupB[key(g)] = append(groupB[key(g)], g)
+			}
+		}
+		for _, k := range order {
+			as, bs := groupA[k], groupB[k]
+			if len(bs) == 0 {
+				continue
+			}
+			if !certain(len(as), len(bs)) {
+				// Try to tell them apart by op_name before settling for module order.
+				byName := map[string][]*GEMM{}
+				for _, g := range bs {
+					byName[g.OpName] = append(byName[g.OpName], g)
+				}
+				countA := map[string]int{}
+				for _, g := range as {
+					countA[g.OpName]++
+				}
+				var rest []*GEMM
+				for _, ga := range as {
+					if n := ga.OpName; n != "" && countA[n] == 1 && len(byName[n]) == 1 && !usedB[byName[n][0]] {
+						gb := byName[n][0]
+						pairOf[ga], how[ga], usedB[gb] = gb, name+" and op_name", true
+						continue
+					}
+					rest = append(rest, ga)
+				}
+				as = rest
+				var left []*GEMM
+				for _, g := range bs {
+					if !usedB[g] {
+						left = append(left, g)
+					}
+				}
+				bs = left
+				if len(as) == 0 || len(bs) == 0 {
+					continue
+				}
+				if !certain(len(as), len(bs)) {
+					if name == "dataflow" && len(as) != len(bs) {
+						// Leave them to the shape round with the rest.
+						continue
+					}
+					for i := 0; i < len(as) && i < len(bs); i++ {
+						pairOf[as[i]], usedB[bs[i]] = bs[i], true
+						how[as[i]] = fmt.Sprintf("ambiguous: %d GEMMs in A and %d in B share the %s %q; paired in module order",
+							len(as), len(bs), name, k)
+					}
+					continue
+				}
+			}
+			pairOf[as[0]], how[as[0]], usedB[bs[0]] = bs[0], name, true
+		}
 	}
-	matched := map[string]bool{}
+	one := func(na, nb int) bool { return na == 1 && nb == 1 }
+	assign(func(g *GEMM) string { return g.Flow }, "dataflow", one)
+	assign(func(g *GEMM) string { return g.local }, "shapes", one)
+
+	d.pairOf = pairOf
 	for _, ga := range a.GEMMs {
-		gb := inB[ga.Key]
-		matched[ga.Key] = true
-		c := &Change{Key: ga.Key, A: ga, B: gb}
+		gb := pairOf[ga]
+		c := &Change{Key: ga.Key, A: ga, B: gb, By: how[ga]}
+		if gb != nil {
+			d.Pairs = append(d.Pairs, &Pair{A: ga.Name, B: gb.Name, Key: ga.Key, By: how[ga]})
+			if strings.HasPrefix(how[ga], "ambiguous") {
+				d.Ambiguous++
+			}
+		}
 		switch {
 		case gb == nil && ga.Fused:
 			c.What = fmt.Sprintf("fused in A as %s, not found in B", summary(ga))
@@ -67,9 +170,15 @@ func Diff(a, b *Report) *Difference {
 		default:
 			d.Same++
 		}
+		if c.What != "" && strings.HasPrefix(c.By, "ambiguous") {
+			c.What += " (" + c.By + ")"
+		}
+		if c.What != "" && ga.Source != "" {
+			c.What += "; from " + ga.Source
+		}
 	}
 	for _, gb := range b.GEMMs {
-		if matched[gb.Key] {
+		if usedB[gb] {
 			continue
 		}
 		c := &Change{Key: gb.Key, B: gb}
@@ -79,6 +188,9 @@ func Diff(a, b *Report) *Difference {
 		} else {
 			c.What = "not found in A; not fused in B: " + unfusedSummary(gb)
 			d.Added = append(d.Added, c)
+		}
+		if gb.Source != "" {
+			c.What += "; from " + gb.Source
 		}
 	}
 	return d

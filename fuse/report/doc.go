@@ -7,12 +7,19 @@
 // (kCustom fusions such as __triton_gemm or gemm_fusion_dot) and other cuBLAS calls. Their operands are
 // traced across computations (a fusion parameter to the caller's operand, a get-tuple-element into the
 // producing fusion's root, a slice of a concatenation to the piece it takes) back to FP8 values, so that
-// the report says how each was dequantized and what blocked the fusion. Diff matches the GEMMs of two
-// such reports by what they multiply (the parameters and shapes of their operands' sources), not by
-// instruction names, and lists the fusions lost and gained.
+// the report says how each was dequantized and, for a GEMM an optimized module shows not fused, what
+// the module shows apart from what it implies and from the likely causes. A GEMM fusion on FP8 operands is
+// reported as fused natively; scaled-dot and block-scaled calls are reported apart. Every GEMM carries
+// XLA's verdict (package xlarules) and Octet's (package fuse), and where it came from (its metadata).
+//
+// Diff pairs the GEMMs of two such reports one to one by what they compute: a dataflow fingerprint of
+// their FP8 sources, blind to names, instruction order and parameter numbering, then op_name, then
+// shapes; what none of these tell apart is reported as ambiguous. Passes walks a module's per-pass dumps
+// and names the pass after which an FP8 GEMM was no longer fusible by XLA's rules.
 //
 // Files: check.go builds the Report (one GEMM per FP8 GEMM of the module), trace.go follows values
-// across computations, diff.go compares two reports.
+// across computations, flow.go computes the dataflow fingerprints, diff.go compares two reports,
+// passes.go and dumpname.go walk per-pass dumps.
 //
 // # Invariants
 //

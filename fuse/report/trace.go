@@ -236,15 +236,30 @@ func (t *tracer) describe(s *side) string {
 	}
 	var rest []*hlo.Instruction
 	if convert := s.FirstConvert(); convert != nil {
-		fmt.Fprintf(&b, ", dequantized in %s%s (convert %%%s", convert.Shape.Elem, t.where(convert), convert.Name)
+		// The dequantize: the converts up to the scale (the first alone when there is none), then the scale,
+		// in the type the scale computes in.
+		last, elem := convert, convert.Shape.Elem
+		converts := []*hlo.Instruction{convert}
+		if s.Scale != nil {
+			last, elem = s.Scale, s.Scale.Shape.Elem
+			converts = nil
+			for _, c := range s.Converts {
+				if slices.Index(s.path, c) < slices.Index(s.path, s.Scale) {
+					converts = append(converts, c)
+				}
+			}
+		}
+		fmt.Fprintf(&b, ", dequantized in %s%s (", elem, t.where(convert))
+		for i, c := range converts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "convert %%%s", c.Name)
+		}
 		if s.Scale != nil {
 			fmt.Fprintf(&b, ", %s %%%s by %s", s.Scale.Opcode, s.Scale.Name, describeValue(s.scale))
 		}
 		b.WriteString(")")
-		last := convert
-		if s.Scale != nil {
-			last = s.Scale
-		}
 		rest = s.path[slices.Index(s.path, last)+1:]
 	} else {
 		rest = s.path

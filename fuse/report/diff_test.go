@@ -1,0 +1,234 @@
+package report_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"octet/fuse"
+	"octet/fuse/report"
+	"octet/hlo"
+	"octet/internal/shared"
+)
+
+const llama = "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz"
+
+// rename gives every computation and instruction of m a new name and returns the new name of each old
+// instruction name.
+func rename(m *hlo.Module) map[string]string {
+	names := map[string]string{}
+	n := 0
+	for i, c := range m.Computations {
+		c.Name = fmt.Sprintf("renamed_computation_%d", i)
+		for _, in := range c.Instructions {
+			n++
+			old := in.Name
+			in.Name = fmt.Sprintf("v%d", n)
+			names[old] = in.Name
+		}
+	}
+	return names
+}
+
+// insertParameter adds an unused parameter, of the shape of the entry's first FP8 parameter, before every
+// other parameter of the entry, so that every parameter number changes.
+func insertParameter(t *testing.T, m *hlo.Module) {
+	t.Helper()
+	e := m.Entry
+	shape := e.Params[0].Shape
+	for _, p := range e.Params {
+		if p.Shape.Elem.IsFP8() {
+			shape = p.Shape
+			break
+		}
+	}
+	p := e.Add("inserted_unused", hlo.OpParameter, shape)
+	e.Params = append([]*hlo.Instruction{p}, e.Params...)
+	for i, q := range e.Params {
+		q.ParameterNumber = int64(i)
+	}
+	// The module's attributes that number the parameters follow: the aliases move up by one, and the
+	// entry layout, which would need the new parameter, is dropped.
+	var attrs []hlo.Attr
+	for _, a := range m.Attrs {
+		switch v := a.Value.(type) {
+		case hlo.InputOutputAliasing:
+			moved := slices.Clone(v)
+			for i := range moved {
+				moved[i].Parameter++
+			}
+			a.Value = moved
+		}
+		if a.Name != "entry_computation_layout" {
+			attrs = append(attrs, a)
+		}
+	}
+	m.Attrs = attrs
+	e.SortTopologically()
+	if err := hlo.Verify(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reorder orders the entry's instructions so that, of every two that do not depend on each other, the
+// one that came later comes first: independent GEMMs swap places.
+func reorder(t *testing.T, m *hlo.Module) {
+	t.Helper()
+	c := m.Entry
+	pos := map[*hlo.Instruction]int{}
+	for i, in := range c.Instructions {
+		pos[in] = i
+	}
+	pending := map[*hlo.Instruction]int{}
+	var ready []*hlo.Instruction
+	for _, in := range c.Instructions {
+		n := 0
+		for _, o := range slices.Concat(in.Operands(), in.ControlPredecessors()) {
+			if o.Parent == c {
+				n++
+			}
+		}
+		pending[in] = n
+		if n == 0 {
+			ready = append(ready, in)
+		}
+	}
+	succ := map[*hlo.Instruction][]*hlo.Instruction{}
+	for _, in := range c.Instructions {
+		for _, o := range slices.Concat(in.Operands(), in.ControlPredecessors()) {
+			if o.Parent == c {
+				succ[o] = append(succ[o], in)
+			}
+		}
+	}
+	var out []*hlo.Instruction
+	for len(ready) > 0 {
+		// Take the ready instruction that came last.
+		best := 0
+		for i, in := range ready {
+			if pos[in] > pos[ready[best]] {
+				best = i
+			}
+		}
+		in := ready[best]
+		ready = append(ready[:best], ready[best+1:]...)
+		out = append(out, in)
+		for _, s := range succ[in] {
+			if pending[s]--; pending[s] == 0 {
+				ready = append(ready, s)
+			}
+		}
+	}
+	if len(out) != len(c.Instructions) {
+		t.Fatalf("reorder placed %d of %d instructions", len(out), len(c.Instructions))
+	}
+	c.Instructions = out
+	if err := hlo.Verify(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dotOrder is the order of the dots of m's entry.
+func dotOrder(m *hlo.Module) []string {
+	var names []string
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == hlo.OpDot {
+			names = append(names, in.Name)
+		}
+	}
+	return names
+}
+
+// TestDiffStableOnLlama changes the Llama 3.1 70B FP8 training step in ways that change nothing it
+// computes, and checks that the diff pairs every GEMM with itself, by dataflow, and reports no change.
+func TestDiffStableOnLlama(t *testing.T) {
+	path := shared.Path(t, "corpus", "hlo", llama)
+	base := report.Check(load(t, path))
+	if len(base.GEMMs) != 27 {
+		t.Fatalf("%d GEMMs, want 27", len(base.GEMMs))
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, m *hlo.Module) map[string]string
+	}{
+		{"rename", func(t *testing.T, m *hlo.Module) map[string]string { return rename(m) }},
+		{"insert-parameter", func(t *testing.T, m *hlo.Module) map[string]string { insertParameter(t, m); return nil }},
+		{"reorder", func(t *testing.T, m *hlo.Module) map[string]string {
+			before := dotOrder(m)
+			reorder(t, m)
+			if slices.Equal(before, dotOrder(m)) {
+				t.Fatal("the reordering leaves the dots in their order")
+			}
+			return nil
+		}},
+		{"all", func(t *testing.T, m *hlo.Module) map[string]string {
+			insertParameter(t, m)
+			reorder(t, m)
+			return rename(m)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := load(t, path)
+			names := tc.change(t, m)
+			d := report.Diff(base, report.Check(m))
+			if len(d.Lost)+len(d.Gained)+len(d.Changed)+len(d.Added)+len(d.Removed) != 0 || d.Same != 27 || d.Ambiguous != 0 {
+				t.Errorf("lost %d, gained %d, changed %d, added %d, removed %d, same %d, ambiguous %d",
+					len(d.Lost), len(d.Gained), len(d.Changed), len(d.Added), len(d.Removed), d.Same, d.Ambiguous)
+			}
+			if len(d.Pairs) != 27 {
+				t.Fatalf("%d pairs, want 27", len(d.Pairs))
+			}
+			for _, p := range d.Pairs {
+				want := p.A
+				if names != nil {
+					want = names[p.A]
+				}
+				if p.B != want || p.By != "dataflow" {
+					t.Errorf("%%%s paired with %%%s by %q, want %%%s by dataflow", p.A, p.B, p.By, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDiffPairsRewrite diffs a module with the module octet fuse made of it: each dot is paired with the
+// call that replaced it, and exactly those are gained.
+func TestDiffPairsRewrite(t *testing.T) {
+	for _, elem := range [][]string{
+		{"corpus", "hlo", llama},
+		{"corpus", "fp8", "09_ScaledABUnscaledDPaddedF8.hlo"},
+		{"corpus", "fp8", "37_Rank3ScaledABUnscaledDVectorBiasPaddedF8.hlo"},
+		{"corpus", "fp8", "13_UnscaledABUnscaledDUnaryOpsWithConvertF8.hlo"},
+		{"examples", "bf16_dequant.before.hlo"},
+	} {
+		t.Run(elem[len(elem)-1], func(t *testing.T) {
+			path := shared.Path(t, elem...)
+			m := load(t, path)
+			before := report.Check(m)
+			res := fuse.Rewrite(m, fuse.Options{})
+			callOf := map[string]string{}
+			for _, g := range res.Decisions {
+				if g.Fused {
+					callOf[g.Dot] = g.Call
+				}
+			}
+			if len(callOf) == 0 {
+				t.Fatal("nothing fused")
+			}
+			d := report.Diff(before, report.Check(m))
+			if len(d.Gained) != len(callOf) || len(d.Lost)+len(d.Changed)+len(d.Added)+len(d.Removed) != 0 || d.Ambiguous != 0 {
+				t.Errorf("gained %d (want %d), lost %d, changed %d, added %d, removed %d, ambiguous %d", len(d.Gained), len(callOf),
+					len(d.Lost), len(d.Changed), len(d.Added), len(d.Removed), d.Ambiguous)
+			}
+			for _, c := range d.Gained {
+				if c.A == nil || c.B == nil {
+					t.Errorf("gained without a pair: %s", c.What)
+					continue
+				}
+				if want := callOf[c.A.Name]; c.B.Name != want || c.By != "dataflow" {
+					t.Errorf("%%%s paired with %%%s by %q, want %%%s by dataflow", c.A.Name, c.B.Name, c.By, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package report_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"octet/fuse/report"
+	"octet/hlo"
+)
+
+// TestPasses walks the hand-built pass sequence of testdata/passes: float normalization breaks the bf16
+// dequantize XLA's rules accept, and the Triton GEMM fusion then claims the dot.
+func TestPasses(t *testing.T) {
+	dir := filepath.Join("testdata", "passes")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dumps []report.PassDump
+	for _, e := range entries {
+		if d, ok := report.ParsePassDump(e.Name()); ok {
+			dumps = append(dumps, d)
+		}
+	}
+	report.SortPassDumps(dumps)
+	var passes []string
+	var mods []*hlo.Module
+	for _, d := range dumps {
+		passes = append(passes, d.Pass)
+		mods = append(mods, load(t, filepath.Join(dir, d.File)))
+	}
+	if want := "before_optimizations algsimp float-normalization-bf16 cublas-gemm-rewriter triton-gemm-rewriter"; strings.Join(passes, " ") != want {
+		t.Fatalf("passes %q, want %q", strings.Join(passes, " "), want)
+	}
+	fs := report.Passes(dumps, mods)
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1", len(fs))
+	}
+	f := fs[0]
+	if !f.Broken || f.Pass != "float-normalization-bf16" || f.Step != 12 || !strings.Contains(f.What, "no longer fusible by XLA's rules") ||
+		!strings.Contains(f.What, "a second convert") {
+		t.Errorf("finding %+v", *f)
+	}
+	if !strings.Contains(f.Then, "then claimed by %gemm_fusion_dot.1 (gemm-fusion) after pass triton-gemm-rewriter") {
+		t.Errorf("then %q", f.Then)
+	}
+}
+
+func TestParsePassDump(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ok   bool
+		want report.PassDump
+	}{
+		{"module_0042.jit_train.step.0137.gpu-post-layout.after_cublas-gemm-rewriter.txt", true,
+			report.PassDump{ModuleID: 42, Name: "jit_train.step", Step: 137, Pipeline: "gpu-post-layout", Pass: "cublas-gemm-rewriter"}},
+		{"module_0001.jit_f.before_optimizations.txt", true, report.PassDump{ModuleID: 1, Name: "jit_f", Step: -1, Pass: "before_optimizations"}},
+		{"module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt", false, report.PassDump{}},
+		{"notes.txt", false, report.PassDump{}},
+	} {
+		d, ok := report.ParsePassDump(c.name)
+		c.want.File = c.name
+		if ok != c.ok || ok && d != c.want {
+			t.Errorf("%s: %+v %v, want %+v %v", c.name, d, ok, c.want, c.ok)
+		}
+	}
+}
