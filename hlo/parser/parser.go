@@ -139,11 +139,11 @@ type parser struct {
 	// compRefs are computation references to resolve once every computation is known.
 	compRefs []compFixup
 	comps    map[string]*hlo.Computation
-	names    map[string]bool // every name used in the module, for making unique names
+	names    map[string]bool // the names made by uniqueName
 	// defs maps a name to the last instruction defined with it. Names are mostly unique in a module,
 	// so one table serves every computation: an entry is of the current computation when the
 	// instruction's parent is.
-	defs map[string]*hlo.Instruction
+	defs *nameTable
 	// sameNames is set when two instructions may have the same name.
 	sameNames bool
 	// defines counts the definitions made, to tell whether an entry of defs read earlier is still current.
@@ -257,6 +257,8 @@ type slabs struct {
 	attrSlab   []hlo.Attr
 	layoutSlab []hlo.Layout
 	intSlab    []int64
+	// defaultLayouts[n] is the row-major layout of rank n, shared by the shapes that have it.
+	defaultLayouts [8]*hlo.Layout
 }
 
 // compState is what the parser knows of the computation it is reading.
@@ -283,15 +285,15 @@ type shadowed struct {
 
 // lookup returns the instruction of the current computation named name, or nil.
 func (p *parser) lookup(name string) *hlo.Instruction {
-	if in := p.defs[name]; in != nil && in.Parent == p.comp {
+	if in := p.defs.get(name); in != nil && in.Parent == p.comp {
 		return in
 	}
 	return nil
 }
 
 // define makes in, of the current computation, the instruction named name; the name must not be defined
-// in the computation already, and prev is its entry in defs.
-func (p *parser) define(name string, in, prev *hlo.Instruction) {
+// in the computation already, and prev is its entry in defs, found at slot.
+func (p *parser) define(name string, in, prev *hlo.Instruction, slot nameSlot) {
 	p.defines++
 	if prev != nil {
 		// Another instruction has the name too: uniquifyNames renames one of them.
@@ -300,7 +302,7 @@ func (p *parser) define(name string, in, prev *hlo.Instruction) {
 			p.shadowed = append(p.shadowed, shadowed{name, prev})
 		}
 	}
-	p.defs[name] = in
+	p.defs.setAt(slot, name, in)
 }
 
 type compFixup struct {
@@ -721,7 +723,7 @@ func (p *parser) parseModule() (m *hlo.Module) {
 	p.comps = map[string]*hlo.Computation{}
 	p.names = map[string]bool{}
 	// One instruction a line, as printed; the module's lines only, as a file may hold many modules.
-	p.defs = make(map[string]*hlo.Instruction, strings.Count(p.src[p.off:p.end], "\n")+8)
+	p.defs = newNameTable(strings.Count(p.src[p.off:p.end], "\n") + 8)
 	p.skipSpace()
 	p.mod.Pos = p.pos(p.off)
 	if p.peekWord() == "HloModule" {
@@ -931,7 +933,6 @@ func (p *parser) parseComputation() *hlo.Computation {
 		p.errorAt(start, "computation %s is defined twice (first at %s)", name, p.file.Position(prev.Pos))
 	}
 	p.comps[name] = c
-	p.names[name] = true
 	if isEntry {
 		if p.mod.Entry != nil {
 			p.errorAt(start, "a second ENTRY computation: %s (the first is %s)", name, p.mod.Entry.Name)
@@ -968,7 +969,7 @@ func (p *parser) computationBody(c *hlo.Computation, start int) bool {
 	p.compState, p.nested = st, outer != nil
 	defer func() {
 		for i := len(st.shadowed) - 1; i >= 0; i-- {
-			p.defs[st.shadowed[i].name] = st.shadowed[i].in
+			p.defs.set(st.shadowed[i].name, st.shadowed[i].in)
 		}
 		clear(p.order[st.orderBase:])
 		p.order = p.order[:st.orderBase]
@@ -1236,7 +1237,7 @@ func (p *parser) uniqueName(base string) string {
 	if i > 0 {
 		name = base + "." + strconv.Itoa(i)
 	}
-	for p.names[name] || p.compState != nil && p.lookup(name) != nil {
+	for p.taken(name) {
 		i++
 		name = base + "." + strconv.Itoa(i)
 	}
@@ -1246,6 +1247,15 @@ func (p *parser) uniqueName(base string) string {
 	}
 	p.nextSuffix[base] = i + 1
 	return name
+}
+
+// taken reports whether name is a computation's, was made by uniqueName, or is an instruction's of the
+// computation being read.
+func (p *parser) taken(name string) bool {
+	if _, ok := p.comps[name]; ok || p.names[name] {
+		return true
+	}
+	return p.compState != nil && p.lookup(name) != nil
 }
 
 // validShape reports whether every array in s has an element type.
@@ -1352,11 +1362,12 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 	in.Opcode = op
 	// The entry for a given name, which stays current unless instructions read inside this one define names.
 	var prev *hlo.Instruction
+	var slot nameSlot
 	known, definesBefore := name != "", p.defines
 	if name == "" {
 		name = p.uniqueName(opName + ".anon")
 	} else {
-		if prev = p.defs[name]; prev != nil && prev.Parent == p.comp {
+		if prev, slot = p.defs.find(name); prev != nil && prev.Parent == p.comp {
 			p.errorAt(start, "instruction %%%s is defined twice in computation %s (first at %s)", name, p.comp.Name, p.file.Position(prev.Pos))
 			return nil
 		}
@@ -1410,9 +1421,9 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 	// Place nested anonymous instructions (already in p.order) before this one.
 	p.order = append(p.order, in)
 	if !known || p.defines != definesBefore {
-		prev = p.defs[name]
+		prev, slot = p.defs.find(name)
 	}
-	p.define(name, in, prev)
+	p.define(name, in, prev, slot)
 	return in
 }
 
@@ -1763,45 +1774,83 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 		s.Dims = nil
 		return true
 	}
-	s.Layout = p.newLayout()
-	if p.peek() == '{' {
-		if !p.layout(s.Layout, len(s.Dims)) {
+	if p.peek() != '{' {
+		s.Layout = p.defaultLayout(len(s.Dims))
+		return true
+	}
+	l, ok := p.layout(len(s.Dims))
+	s.Layout = l
+	return ok
+}
+
+// defaultLayout returns the row-major layout of a rank-n array. The parser gives the layouts of low rank
+// to every shape that has them: most shapes do.
+func (p *parser) defaultLayout(n int) *hlo.Layout {
+	if n < len(p.defaultLayouts) {
+		if l := p.defaultLayouts[n]; l != nil {
+			return l
+		}
+	}
+	if n >= len(p.defaultLayouts) {
+		l := p.newLayout()
+		l.MinorToMajor = p.intsFrom(hlo.DefaultLayout(n).MinorToMajor)
+		return l
+	}
+	// Made outside the scratch storage, which the next scratch shape overwrites.
+	l := hlo.DefaultLayout(n)
+	p.defaultLayouts[n] = &l
+	return &l
+}
+
+// isDefaultOrder reports whether m2m is the minor-to-major order of a row-major rank-n array.
+func isDefaultOrder(m2m []int64, n int) bool {
+	if len(m2m) != n {
+		return false
+	}
+	for i, d := range m2m {
+		if d != int64(n-1-i) {
 			return false
 		}
-	} else {
-		m2m := []int64{}
-		if n := len(s.Dims); n > 0 {
-			var buf [8]int64
-			d := buf[:0]
-			for i := n - 1; i >= 0; i-- {
-				d = append(d, int64(i))
-			}
-			m2m = p.intsFrom(d)
-		}
-		s.Layout.MinorToMajor = m2m
 	}
 	return true
 }
 
-// layout reads {minor_to_major[:fields]} into *l, which must be the zero Layout.
-func (p *parser) layout(l *hlo.Layout, rank int) bool {
+// layout reads {minor_to_major[:fields]} of a rank-rank array.
+func (p *parser) layout(rank int) (*hlo.Layout, bool) {
 	start := p.off
 	p.off++ // {
-	l.MinorToMajor = p.dimBuf[:0]
+	m2m := p.dimBuf[:0]
 	for p.skipSpace(); isDigit(p.peek()); p.skipSpace() {
 		n, ok := p.integer("in a layout")
 		if !ok {
-			return false
+			return nil, false
 		}
-		l.MinorToMajor = append(l.MinorToMajor, n)
+		m2m = append(m2m, n)
 		if !p.accept(',') {
 			break
 		}
 	}
-	// Copied out of the buffer before the fields, which may hold a shape (P(...)) that reuses it.
-	p.dimBuf = l.MinorToMajor[:0]
-	l.MinorToMajor = p.intsFrom(l.MinorToMajor)
+	p.dimBuf = m2m[:0]
 	p.skipSpace()
+	if p.peek() == '}' && isDefaultOrder(m2m, rank) {
+		p.off++
+		return p.defaultLayout(rank), true
+	}
+	l := p.newLayout()
+	// Copied out of the buffer before the fields, which may hold a shape (P(...)) that reuses it.
+	l.MinorToMajor = p.intsFrom(m2m)
+	if !p.layoutFields(l) {
+		return nil, false
+	}
+	if len(l.MinorToMajor) != rank && !(len(l.MinorToMajor) == 0 && rank == 0) {
+		p.errorAt(start, "layout {%s} has %d dimensions but the shape has %d", joinInts(l.MinorToMajor), len(l.MinorToMajor), rank)
+		return nil, false
+	}
+	return l, true
+}
+
+// layoutFields reads the rest of a layout after its minor_to_major: [:fields]}.
+func (p *parser) layoutFields(l *hlo.Layout) bool {
 	if p.peek() == ':' {
 		p.off++
 		for {
@@ -1940,14 +1989,7 @@ func (p *parser) layout(l *hlo.Layout, rank int) bool {
 		}
 	}
 done:
-	if !p.expect('}', "to close a layout") {
-		return false
-	}
-	if len(l.MinorToMajor) != rank && !(len(l.MinorToMajor) == 0 && rank == 0) {
-		p.errorAt(start, "layout {%s} has %d dimensions but the shape has %d", joinInts(l.MinorToMajor), len(l.MinorToMajor), rank)
-		return false
-	}
-	return true
+	return p.expect('}', "to close a layout")
 }
 
 func joinInts(xs []int64) string {
