@@ -259,6 +259,7 @@ type slabs struct {
 	intSlab    []int64
 	// defaultLayouts[n] is the row-major layout of rank n, shared by the shapes that have it.
 	defaultLayouts [8]*hlo.Layout
+	opcodes        opcodeCache
 }
 
 // compState is what the parser knows of the computation it is reading.
@@ -1345,10 +1346,7 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 		p.errorAt(p.off, "expected an opcode, found %s", p.describe())
 		return nil
 	}
-	op, ok := hlo.LookupOpcode(opName)
-	if !ok {
-		op, in.AsyncWrapped, ok = asyncSugar(opName)
-	}
+	op, wrapped, ok := p.opcode(opName)
 	if !ok {
 		if _, isType := dtype.Lookup(opName); isType && !hasShape {
 			p.errorAt(opStart, "bad shape %s: expected '[' after the element type", strconv.Quote(opName))
@@ -1359,7 +1357,7 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 		}
 		return nil
 	}
-	in.Opcode = op
+	in.Opcode, in.AsyncWrapped = op, wrapped
 	// The entry for a given name, which stays current unless instructions read inside this one define names.
 	var prev *hlo.Instruction
 	var slot nameSlot
