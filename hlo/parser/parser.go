@@ -385,30 +385,33 @@ func (p *parser) skipSpace() {
 var spaceStarts = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '/': true}
 
 func (p *parser) skipSpaceMore() {
-	for p.off < p.end {
-		c := p.src[p.off]
+	s, i := p.src[:p.end], p.off
+	for i < len(s) {
+		c := s[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			p.off++
-		case c == '/' && p.off+1 < p.end && p.src[p.off+1] == '/':
-			nl := strings.IndexByte(p.src[p.off:p.end], '\n')
+			i++
+		case c == '/' && i+1 < len(s) && s[i+1] == '/':
+			nl := strings.IndexByte(s[i:], '\n')
 			if nl < 0 {
-				p.off = p.end
+				i = len(s)
 			} else {
-				p.off += nl + 1
+				i += nl + 1
 			}
-		case c == '/' && p.off+1 < p.end && p.src[p.off+1] == '*':
-			e := strings.Index(p.src[p.off+2:p.end], "*/")
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			e := strings.Index(s[i+2:], "*/")
 			if e < 0 {
-				p.errorAt(p.off, "comment not terminated")
-				p.off = p.end
+				p.errorAt(i, "comment not terminated")
+				i = len(s)
 			} else {
-				p.off += e + 4
+				i += e + 4
 			}
 		default:
+			p.off = i
 			return
 		}
 	}
+	p.off = i
 }
 
 // skipSpaceLine skips white space and comments but not a newline; it reports whether a newline (or the end)
@@ -513,9 +516,7 @@ func (p *parser) name() (string, bool) {
 		p.off++
 		start++
 	}
-	for p.off < p.end && isNameByte(p.src[p.off]) {
-		p.off++
-	}
+	p.off = p.nameEnd(p.off)
 	if p.off == start {
 		return "", false
 	}
@@ -526,10 +527,35 @@ func (p *parser) name() (string, bool) {
 func (p *parser) word() string {
 	p.skipSpace()
 	start := p.off
-	for p.off < p.end && isNameByte(p.src[p.off]) {
-		p.off++
-	}
+	p.off = p.nameEnd(p.off)
 	return p.src[start:p.off]
+}
+
+// nameEnd returns the end of the name bytes from off.
+func (p *parser) nameEnd(off int) int {
+	s := p.src[:p.end]
+	for off < len(s) && nameBytes[s[off]] {
+		off++
+	}
+	return off
+}
+
+// digitsEnd returns the end of the decimal digits from off.
+func (p *parser) digitsEnd(off int) int {
+	s := p.src[:p.end]
+	for off < len(s) && isDigit(s[off]) {
+		off++
+	}
+	return off
+}
+
+// typeNameEnd returns the end of the lower-case letters and digits (an element type's name) from off.
+func (p *parser) typeNameEnd(off int) int {
+	s := p.src[:p.end]
+	for off < len(s) && (s[off] >= 'a' && s[off] <= 'z' || isDigit(s[off])) {
+		off++
+	}
+	return off
 }
 
 // peekWord returns the identifier at the current offset without consuming it.
@@ -547,9 +573,7 @@ func (p *parser) integer(context ...string) (int64, bool) {
 	if p.peek() == '-' || p.peek() == '+' {
 		p.off++
 	}
-	for p.off < p.end && isDigit(p.src[p.off]) {
-		p.off++
-	}
+	p.off = p.digitsEnd(p.off)
 	n, ok := decimal(p.src[start:p.off])
 	if !ok {
 		p.off = start
@@ -1537,9 +1561,7 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 			for p.peek() == '#' {
 				p.off++
 				st := p.off
-				for p.off < p.end && isDigit(p.src[p.off]) {
-					p.off++
-				}
+				p.off = p.digitsEnd(p.off)
 				n, ok := decimal(p.src[st:p.off])
 				if !ok {
 					p.errorAt(st, "expected a tuple index after '#', found %s", p.describe())
@@ -1592,10 +1614,7 @@ func (p *parser) scratchShape() (*hlo.Shape, bool) {
 
 // startsShape reports whether the text at the offset begins an array shape: a type name followed by '['.
 func (p *parser) startsShape() bool {
-	i := p.off
-	for i < p.end && (p.src[i] >= 'a' && p.src[i] <= 'z' || isDigit(p.src[i])) {
-		i++
-	}
+	i := p.typeNameEnd(p.off)
 	if i == p.off || i >= p.end || p.src[i] != '[' {
 		return false
 	}
@@ -1686,9 +1705,7 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 		*s = hlo.Shape{Kind: hlo.BufferShape, Tuple: []hlo.Shape{inner}}
 		return true
 	}
-	for p.off < p.end && (p.src[p.off] >= 'a' && p.src[p.off] <= 'z' || isDigit(p.src[p.off])) {
-		p.off++
-	}
+	p.off = p.typeNameEnd(p.off)
 	tname := p.src[start:p.off]
 	switch tname {
 	case "token":
@@ -1730,9 +1747,7 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 				d = hlo.UnboundedDim
 			} else {
 				st := p.off
-				for p.off < p.end && isDigit(p.src[p.off]) {
-					p.off++
-				}
+				p.off = p.digitsEnd(p.off)
 				n, ok := decimal(p.src[st:p.off])
 				if !ok {
 					p.errorAt(st, "expected a dimension size, found %s", p.describe())
