@@ -17,6 +17,9 @@ import (
 // environment keeps the runtime's own pacing.
 const startingHeap = 64 << 20
 
+// startingHeapRaised is set once raiseStartingHeap has taken effect.
+var startingHeapRaised bool
+
 // raiseStartingHeap lets the heap grow to size before the collector runs, then restores GOGC=100 once the
 // live heap is half of size or more. It does nothing when GOGC is set in the environment.
 func raiseStartingHeap(size uint64) {
@@ -25,7 +28,19 @@ func raiseStartingHeap(size uint64) {
 	}
 	// The first goal is the 4 MB minimum heap scaled by GOGC/100.
 	debug.SetGCPercent(int(size / (4 << 20) * 100))
+	startingHeapRaised = true
 	watchHeap(size)
+}
+
+// collectorPacing describes how the collector is paced, for benchmarks' output.
+func collectorPacing() string {
+	if v, set := os.LookupEnv("GOGC"); set {
+		return "GOGC=" + v + " from the environment"
+	}
+	if startingHeapRaised {
+		return "GOGC=100 after a 64 MB starting heap (set GOGC to keep the runtime's pacing)"
+	}
+	return "GOGC=100"
 }
 
 // watchHeap calls afterGC once the next collection has run.
