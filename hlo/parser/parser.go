@@ -608,6 +608,36 @@ func decimal(s string) (int64, bool) {
 	return n, true
 }
 
+// plainInts reads from off, into buf, numbers of at most 18 digits separated by commas and ended by close,
+// as HLO text prints them ("2,1,0}"), and returns the offset of close. It reports false for any other
+// text (white space, signs, comments), which the caller reads the general way.
+func (p *parser) plainInts(off int, close byte, buf []int64) (int, []int64, bool) {
+	s := p.src[:p.end]
+	if off < len(s) && s[off] == close {
+		return off, buf, true
+	}
+	for {
+		st := off
+		var n int64
+		for off < len(s) && isDigit(s[off]) && off-st < 18 {
+			n = n*10 + int64(s[off]-'0')
+			off++
+		}
+		if off == st || off >= len(s) {
+			return 0, buf, false
+		}
+		buf = append(buf, n)
+		switch s[off] {
+		case ',':
+			off++
+		case close:
+			return off, buf, true
+		default:
+			return 0, buf, false
+		}
+	}
+}
+
 // intList reads {a,b,c} (possibly empty); context is as for expect.
 func (p *parser) intList(context ...string) ([]int64, bool) {
 	if !p.expect('{', context...) {
@@ -617,6 +647,12 @@ func (p *parser) intList(context ...string) ([]int64, bool) {
 		return []int64{}, true
 	}
 	list := p.dimBuf[:0]
+	if end, ints, ok := p.plainInts(p.off, '}', list); ok {
+		p.off = end + 1
+		p.dimBuf = ints[:0]
+		return p.intsFrom(ints), true
+	}
+	list = list[:0]
 	for {
 		n, ok := p.integer(context...)
 		if !ok {
@@ -1731,8 +1767,14 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 	}
 	p.off++
 	s.Dims = p.dimBuf[:0] // copied out below; nothing in between reads a shape
-	p.skipSpace()
-	if p.peek() != ']' {
+	end, dims, plain := p.plainInts(p.off, ']', s.Dims)
+	if plain {
+		s.Dims, p.off = dims, end
+	} else {
+		s.Dims = dims[:0]
+		p.skipSpace()
+	}
+	if !plain && p.peek() != ']' {
 		for {
 			p.skipSpace()
 			dyn := false
@@ -1833,14 +1875,19 @@ func (p *parser) layout(rank int) (*hlo.Layout, bool) {
 	start := p.off
 	p.off++ // {
 	m2m := p.dimBuf[:0]
-	for p.skipSpace(); isDigit(p.peek()); p.skipSpace() {
-		n, ok := p.integer("in a layout")
-		if !ok {
-			return nil, false
-		}
-		m2m = append(m2m, n)
-		if !p.accept(',') {
-			break
+	if end, ints, ok := p.plainInts(p.off, '}', m2m); ok {
+		m2m, p.off = ints, end
+	} else {
+		m2m = ints[:0]
+		for p.skipSpace(); isDigit(p.peek()); p.skipSpace() {
+			n, ok := p.integer("in a layout")
+			if !ok {
+				return nil, false
+			}
+			m2m = append(m2m, n)
+			if !p.accept(',') {
+				break
+			}
 		}
 	}
 	p.dimBuf = m2m[:0]
