@@ -389,7 +389,9 @@ func (p *parser) skipSpaceMore() {
 	for i < len(s) {
 		c := s[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case c == ' ' || c == '\n':
+			i++
+		case c == '\t' || c == '\r':
 			i++
 		case c == '/' && i+1 < len(s) && s[i+1] == '/':
 			nl := strings.IndexByte(s[i:], '\n')
@@ -539,6 +541,7 @@ func (p *parser) nameEnd(off int) int {
 	}
 	return off
 }
+
 
 // digitsEnd returns the end of the decimal digits from off.
 func (p *parser) digitsEnd(off int) int {
