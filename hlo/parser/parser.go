@@ -542,7 +542,6 @@ func (p *parser) nameEnd(off int) int {
 	return off
 }
 
-
 // digitsEnd returns the end of the decimal digits from off.
 func (p *parser) digitsEnd(off int) int {
 	s := p.src[:p.end]
