@@ -2,6 +2,7 @@ package parser
 
 import (
 	"hash/maphash"
+	"math/bits"
 
 	"octet/hlo"
 )
@@ -16,8 +17,8 @@ import (
 // overlap those of the others.
 type nameTable struct {
 	seed maphash.Seed
-	// slots hold, for each occupied slot, the upper 32 bits of the name's hash and its entry's index plus
-	// one; 0 is an empty slot. len(slots) is a power of two at least twice len(entries).
+	// slots hold, for each occupied slot, the lower 32 bits of the name's hash and its entry's index plus
+	// one; 0 is an empty slot. At most three slots in four are occupied.
 	slots   []uint64
 	entries []nameEntry
 	// placed is how many of the entries are in the slots; the others are the last made.
@@ -52,18 +53,32 @@ func newNameTable(n int) *nameTable {
 
 // size makes the slots and the filter for n entries, empty.
 func (t *nameTable) size(n int) {
-	slots := 16
-	for slots < 2*n {
-		slots *= 2
+	n = max(n, 16)
+	t.slots = make([]uint64, n+n/2)
+	// At least 8 bits a name: about one new name in 8 has its bit set already.
+	bits := 64
+	for bits < 8*n {
+		bits *= 2
 	}
-	t.slots = make([]uint64, slots)
-	// 16 bits a name: about one new name in 16 has its bit set already.
-	t.seen = make([]uint64, 8*slots/64)
+	t.seen = make([]uint64, bits/64)
+}
+
+// home returns the slot where the search for a name of hash h starts.
+func (t *nameTable) home(h uint64) int {
+	i, _ := bits.Mul64(h, uint64(len(t.slots)))
+	return int(i)
+}
+
+// next returns the slot after i.
+func (t *nameTable) next(i int) int {
+	if i++; i == len(t.slots) {
+		return 0
+	}
+	return i
 }
 
 func (t *nameTable) seenBit(h uint64) (int, uint64) {
-	// The bits of the hash above those that choose a slot.
-	i := int(h>>32) & (64*len(t.seen) - 1)
+	i := int(h) & (64*len(t.seen) - 1)
 	return i / 64, 1 << (i % 64)
 }
 
@@ -79,9 +94,8 @@ func (t *nameTable) find(name string) (*hlo.Instruction, nameSlot) {
 		return nil, nameSlot{h, -1, -1}
 	}
 	t.place()
-	tag := h &^ (1<<32 - 1)
-	mask := len(t.slots) - 1
-	for i := int(h) & mask; ; i = (i + 1) & mask {
+	tag := h << 32
+	for i := t.home(h); ; i = t.next(i) {
 		s := t.slots[i]
 		if s == 0 {
 			return nil, nameSlot{h, i, -1}
@@ -122,7 +136,7 @@ func (t *nameTable) setAt(s nameSlot, name string, in *hlo.Instruction) {
 	w, b := t.seenBit(s.hash)
 	t.seen[w] |= b
 	switch {
-	case 2*len(t.entries) > len(t.slots):
+	case 4*len(t.entries) > 3*len(t.slots):
 		t.size(len(t.entries))
 		for k := range t.entries {
 			w, b := t.seenBit(t.entries[k].hash)
@@ -132,7 +146,7 @@ func (t *nameTable) setAt(s nameSlot, name string, in *hlo.Instruction) {
 		t.place()
 	case s.slot >= 0:
 		// The slot was found with every other entry placed.
-		t.slots[s.slot] = s.hash&^(1<<32-1) | uint64(len(t.entries))
+		t.slots[s.slot] = s.hash<<32 | uint64(len(t.entries))
 		t.placed++
 	case len(t.entries)-t.placed >= maxUnplaced:
 		t.place()
@@ -141,14 +155,13 @@ func (t *nameTable) setAt(s nameSlot, name string, in *hlo.Instruction) {
 
 // place puts the entries not in the slots there.
 func (t *nameTable) place() {
-	mask := len(t.slots) - 1
 	for k := t.placed; k < len(t.entries); k++ {
 		h := t.entries[k].hash
-		i := int(h) & mask
+		i := t.home(h)
 		for t.slots[i] != 0 {
-			i = (i + 1) & mask
+			i = t.next(i)
 		}
-		t.slots[i] = h&^(1<<32-1) | uint64(k+1)
+		t.slots[i] = h<<32 | uint64(k+1)
 	}
 	t.placed = len(t.entries)
 }
