@@ -389,9 +389,7 @@ func (p *parser) skipSpaceMore() {
 	for i < len(s) {
 		c := s[i]
 		switch {
-		case c == ' ' || c == '\n':
-			i++
-		case c == '\t' || c == '\r':
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
 			i++
 		case c == '/' && i+1 < len(s) && s[i+1] == '/':
 			nl := strings.IndexByte(s[i:], '\n')
@@ -1840,8 +1838,8 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 	return ok
 }
 
-// defaultLayout returns the row-major layout of a rank-n array. The parser gives the layouts of low rank
-// to every shape that has them: most shapes do.
+// defaultLayout returns the row-major layout of a rank-n array. Below rank 8 it is one Layout, shared by
+// every shape of the file that has it: most shapes do.
 func (p *parser) defaultLayout(n int) *hlo.Layout {
 	if n < len(p.defaultLayouts) {
 		if l := p.defaultLayouts[n]; l != nil {
