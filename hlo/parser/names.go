@@ -137,7 +137,7 @@ func (t *nameTable) setAt(s nameSlot, name string, in *hlo.Instruction) {
 	t.seen[w] |= b
 	switch {
 	case 4*len(t.entries) > 3*len(t.slots):
-		t.size(len(t.entries))
+		t.size(2 * len(t.entries))
 		for k := range t.entries {
 			w, b := t.seenBit(t.entries[k].hash)
 			t.seen[w] |= b
