@@ -101,17 +101,22 @@ type chunk struct{ start, end int }
 func splitModules(text string) []chunk {
 	var chunks []chunk
 	start := 0
-	for off := 0; off < len(text); {
-		nl := strings.IndexByte(text[off:], '\n')
-		lineEnd := len(text)
-		if nl >= 0 {
-			lineEnd = off + nl
+	// Search for the separator's text, rare elsewhere, rather than look at every line.
+	for off := 0; ; {
+		i := strings.Index(text[off:], "// -----")
+		if i < 0 {
+			break
 		}
-		if line := text[off:lineEnd]; strings.HasPrefix(line, "// -----") && strings.TrimRight(line, " \t\r") == "// -----" {
-			chunks = append(chunks, chunk{start, off})
+		i += off
+		lineEnd := len(text)
+		if nl := strings.IndexByte(text[i:], '\n'); nl >= 0 {
+			lineEnd = i + nl
+		}
+		if (i == 0 || text[i-1] == '\n') && strings.TrimRight(text[i:lineEnd], " \t\r") == "// -----" {
+			chunks = append(chunks, chunk{start, i})
 			start = lineEnd
 		}
-		off = lineEnd + 1
+		off = lineEnd
 	}
 	chunks = append(chunks, chunk{start, len(text)})
 	// Drop chunks that hold nothing but white space and comments.
