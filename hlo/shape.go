@@ -30,7 +30,9 @@ type Shape struct {
 	// Dynamic marks bounded dynamic dimensions ("<=N": the size in Dims is the bound). Nil when none is.
 	Dynamic []bool
 	Tuple   []Shape // elements of a tuple; the one array shape of a buffer
-	Layout  *Layout // an array's layout; nil when it has none
+	// Layout is an array's layout; nil when it has none. Shapes may share a Layout (the parser gives every
+	// row-major shape of a rank the same one): to change a shape's layout, replace the pointer.
+	Layout *Layout
 }
 
 // String returns s as a person reads it in messages, without layouts: f32[16,32], (f32[2], s32[]),

@@ -34,8 +34,9 @@ func benchParse(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	// One parse first: it must succeed, and it tells how much a parse allocates.
-	var before, after runtime.MemStats
+	// One parse first: it must succeed, and it tells how much a parse allocates and how much of that the
+	// modules keep.
+	var before, after, kept runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	mods, err := parser.ParseFile(token.NewFileSet(), name, src)
@@ -43,8 +44,11 @@ func benchParse(inv *invocation, args []string) error {
 		return err
 	}
 	runtime.ReadMemStats(&after)
-	liveIR := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	runtime.GC()
+	runtime.ReadMemStats(&kept)
+	liveIR := int64(kept.HeapAlloc) - int64(before.HeapAlloc)
 	allocated := after.TotalAlloc - before.TotalAlloc
+	allocs := after.Mallocs - before.Mallocs
 	instructions := 0
 	for _, m := range mods {
 		for _, c := range m.Computations {
@@ -65,8 +69,9 @@ func benchParse(inv *invocation, args []string) error {
 	}
 	mbps := float64(len(src)) / best.Seconds() / 1e6
 	fmt.Fprintf(inv.stdout, "%s: %d bytes, %d instructions; best of %d parses %v\n", name, len(src), instructions, n, best.Round(time.Microsecond))
-	fmt.Fprintf(inv.stdout, "memory: %.1f MB allocated per parse, %.1f MB live IR, peak RSS %s\n",
-		float64(allocated)/1e6, float64(liveIR)/1e6, peakRSS())
+	fmt.Fprintf(inv.stdout, "memory: %.1f MB in %d allocations per parse, %.1f MB live IR, peak RSS %s\n",
+		float64(allocated)/1e6, allocs, float64(liveIR)/1e6, peakRSS())
+	fmt.Fprintf(inv.stdout, "collector: %s\n", collectorPacing())
 	fmt.Fprintf(inv.stdout, "%.1f MB/s\n", mbps)
 	return nil
 }

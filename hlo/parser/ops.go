@@ -59,3 +59,29 @@ func (p *parser) attrNameOffset(off int, name string) int {
 	}
 	return off
 }
+
+// opcodeCache remembers the opcodes last read, by a hash of their spelling: a module uses a few opcodes
+// over and over.
+type opcodeCache [64]struct {
+	name        string
+	op, wrapped hlo.Opcode
+}
+
+// opcode returns the opcode spelled name and, for XLA's async syntax sugar, the opcode it wraps.
+func (p *parser) opcode(name string) (op, wrapped hlo.Opcode, ok bool) {
+	if name == "" {
+		return hlo.OpInvalid, hlo.OpInvalid, false
+	}
+	e := &p.opcodes[(len(name)*7+int(name[0])*3+int(name[len(name)/2])+int(name[len(name)-1])*5)&(len(p.opcodes)-1)]
+	if e.name == name {
+		return e.op, e.wrapped, true
+	}
+	op, ok = hlo.LookupOpcode(name)
+	if !ok {
+		op, wrapped, ok = asyncSugar(name)
+	}
+	if ok {
+		e.name, e.op, e.wrapped = name, op, wrapped
+	}
+	return op, wrapped, ok
+}

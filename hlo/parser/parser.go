@@ -101,17 +101,22 @@ type chunk struct{ start, end int }
 func splitModules(text string) []chunk {
 	var chunks []chunk
 	start := 0
-	for off := 0; off < len(text); {
-		nl := strings.IndexByte(text[off:], '\n')
-		lineEnd := len(text)
-		if nl >= 0 {
-			lineEnd = off + nl
+	// Search for the separator's text, rare elsewhere, rather than look at every line.
+	for off := 0; ; {
+		i := strings.Index(text[off:], "// -----")
+		if i < 0 {
+			break
 		}
-		if line := text[off:lineEnd]; strings.HasPrefix(line, "// -----") && strings.TrimRight(line, " \t\r") == "// -----" {
-			chunks = append(chunks, chunk{start, off})
+		i += off
+		lineEnd := len(text)
+		if nl := strings.IndexByte(text[i:], '\n'); nl >= 0 {
+			lineEnd = i + nl
+		}
+		if (i == 0 || text[i-1] == '\n') && strings.TrimRight(text[i:lineEnd], " \t\r") == "// -----" {
+			chunks = append(chunks, chunk{start, i})
 			start = lineEnd
 		}
-		off = lineEnd + 1
+		off = lineEnd
 	}
 	chunks = append(chunks, chunk{start, len(text)})
 	// Drop chunks that hold nothing but white space and comments.
@@ -139,11 +144,11 @@ type parser struct {
 	// compRefs are computation references to resolve once every computation is known.
 	compRefs []compFixup
 	comps    map[string]*hlo.Computation
-	names    map[string]bool // every name used in the module, for making unique names
+	names    map[string]bool // the names made by uniqueName
 	// defs maps a name to the last instruction defined with it. Names are mostly unique in a module,
 	// so one table serves every computation: an entry is of the current computation when the
 	// instruction's parent is.
-	defs map[string]*hlo.Instruction
+	defs *nameTable
 	// sameNames is set when two instructions may have the same name.
 	sameNames bool
 	// defines counts the definitions made, to tell whether an entry of defs read earlier is still current.
@@ -257,6 +262,9 @@ type slabs struct {
 	attrSlab   []hlo.Attr
 	layoutSlab []hlo.Layout
 	intSlab    []int64
+	// defaultLayouts[n] is the row-major layout of rank n, shared by the shapes that have it.
+	defaultLayouts [8]*hlo.Layout
+	opcodes        opcodeCache
 }
 
 // compState is what the parser knows of the computation it is reading.
@@ -283,15 +291,15 @@ type shadowed struct {
 
 // lookup returns the instruction of the current computation named name, or nil.
 func (p *parser) lookup(name string) *hlo.Instruction {
-	if in := p.defs[name]; in != nil && in.Parent == p.comp {
+	if in := p.defs.get(name); in != nil && in.Parent == p.comp {
 		return in
 	}
 	return nil
 }
 
 // define makes in, of the current computation, the instruction named name; the name must not be defined
-// in the computation already, and prev is its entry in defs.
-func (p *parser) define(name string, in, prev *hlo.Instruction) {
+// in the computation already, and prev is its entry in defs, found at slot.
+func (p *parser) define(name string, in, prev *hlo.Instruction, slot nameSlot) {
 	p.defines++
 	if prev != nil {
 		// Another instruction has the name too: uniquifyNames renames one of them.
@@ -300,7 +308,7 @@ func (p *parser) define(name string, in, prev *hlo.Instruction) {
 			p.shadowed = append(p.shadowed, shadowed{name, prev})
 		}
 	}
-	p.defs[name] = in
+	p.defs.setAt(slot, name, in)
 }
 
 type compFixup struct {
@@ -382,30 +390,33 @@ func (p *parser) skipSpace() {
 var spaceStarts = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '/': true}
 
 func (p *parser) skipSpaceMore() {
-	for p.off < p.end {
-		c := p.src[p.off]
+	s, i := p.src[:p.end], p.off
+	for i < len(s) {
+		c := s[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			p.off++
-		case c == '/' && p.off+1 < p.end && p.src[p.off+1] == '/':
-			nl := strings.IndexByte(p.src[p.off:p.end], '\n')
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+			i++
+		case c == '/' && i+1 < len(s) && s[i+1] == '/':
+			nl := strings.IndexByte(s[i:], '\n')
 			if nl < 0 {
-				p.off = p.end
+				i = len(s)
 			} else {
-				p.off += nl + 1
+				i += nl + 1
 			}
-		case c == '/' && p.off+1 < p.end && p.src[p.off+1] == '*':
-			e := strings.Index(p.src[p.off+2:p.end], "*/")
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			e := strings.Index(s[i+2:], "*/")
 			if e < 0 {
-				p.errorAt(p.off, "comment not terminated")
-				p.off = p.end
+				p.errorAt(i, "comment not terminated")
+				i = len(s)
 			} else {
-				p.off += e + 4
+				i += e + 4
 			}
 		default:
+			p.off = i
 			return
 		}
 	}
+	p.off = i
 }
 
 // skipSpaceLine skips white space and comments but not a newline; it reports whether a newline (or the end)
@@ -510,9 +521,7 @@ func (p *parser) name() (string, bool) {
 		p.off++
 		start++
 	}
-	for p.off < p.end && isNameByte(p.src[p.off]) {
-		p.off++
-	}
+	p.off = p.nameEnd(p.off)
 	if p.off == start {
 		return "", false
 	}
@@ -523,10 +532,35 @@ func (p *parser) name() (string, bool) {
 func (p *parser) word() string {
 	p.skipSpace()
 	start := p.off
-	for p.off < p.end && isNameByte(p.src[p.off]) {
-		p.off++
-	}
+	p.off = p.nameEnd(p.off)
 	return p.src[start:p.off]
+}
+
+// nameEnd returns the end of the name bytes from off.
+func (p *parser) nameEnd(off int) int {
+	s := p.src[:p.end]
+	for off < len(s) && nameBytes[s[off]] {
+		off++
+	}
+	return off
+}
+
+// digitsEnd returns the end of the decimal digits from off.
+func (p *parser) digitsEnd(off int) int {
+	s := p.src[:p.end]
+	for off < len(s) && isDigit(s[off]) {
+		off++
+	}
+	return off
+}
+
+// typeNameEnd returns the end of the lower-case letters and digits (an element type's name) from off.
+func (p *parser) typeNameEnd(off int) int {
+	s := p.src[:p.end]
+	for off < len(s) && (s[off] >= 'a' && s[off] <= 'z' || isDigit(s[off])) {
+		off++
+	}
+	return off
 }
 
 // peekWord returns the identifier at the current offset without consuming it.
@@ -544,9 +578,7 @@ func (p *parser) integer(context ...string) (int64, bool) {
 	if p.peek() == '-' || p.peek() == '+' {
 		p.off++
 	}
-	for p.off < p.end && isDigit(p.src[p.off]) {
-		p.off++
-	}
+	p.off = p.digitsEnd(p.off)
 	n, ok := decimal(p.src[start:p.off])
 	if !ok {
 		p.off = start
@@ -581,6 +613,36 @@ func decimal(s string) (int64, bool) {
 	return n, true
 }
 
+// plainInts reads from off, into buf, numbers of at most 18 digits separated by commas and ended by close,
+// as HLO text prints them ("2,1,0}"), and returns the offset of close. It reports false for any other
+// text (white space, signs, comments), which the caller reads the general way.
+func (p *parser) plainInts(off int, close byte, buf []int64) (int, []int64, bool) {
+	s := p.src[:p.end]
+	if off < len(s) && s[off] == close {
+		return off, buf, true
+	}
+	for {
+		st := off
+		var n int64
+		for off < len(s) && isDigit(s[off]) && off-st < 18 {
+			n = n*10 + int64(s[off]-'0')
+			off++
+		}
+		if off == st || off >= len(s) {
+			return 0, buf, false
+		}
+		buf = append(buf, n)
+		switch s[off] {
+		case ',':
+			off++
+		case close:
+			return off, buf, true
+		default:
+			return 0, buf, false
+		}
+	}
+}
+
 // intList reads {a,b,c} (possibly empty); context is as for expect.
 func (p *parser) intList(context ...string) ([]int64, bool) {
 	if !p.expect('{', context...) {
@@ -590,6 +652,12 @@ func (p *parser) intList(context ...string) ([]int64, bool) {
 		return []int64{}, true
 	}
 	list := p.dimBuf[:0]
+	if end, ints, ok := p.plainInts(p.off, '}', list); ok {
+		p.off = end + 1
+		p.dimBuf = ints[:0]
+		return p.intsFrom(ints), true
+	}
+	list = list[:0]
 	for {
 		n, ok := p.integer(context...)
 		if !ok {
@@ -721,7 +789,7 @@ func (p *parser) parseModule() (m *hlo.Module) {
 	p.comps = map[string]*hlo.Computation{}
 	p.names = map[string]bool{}
 	// One instruction a line, as printed; the module's lines only, as a file may hold many modules.
-	p.defs = make(map[string]*hlo.Instruction, strings.Count(p.src[p.off:p.end], "\n")+8)
+	p.defs = newNameTable(strings.Count(p.src[p.off:p.end], "\n") + 8)
 	p.skipSpace()
 	p.mod.Pos = p.pos(p.off)
 	if p.peekWord() == "HloModule" {
@@ -931,7 +999,6 @@ func (p *parser) parseComputation() *hlo.Computation {
 		p.errorAt(start, "computation %s is defined twice (first at %s)", name, p.file.Position(prev.Pos))
 	}
 	p.comps[name] = c
-	p.names[name] = true
 	if isEntry {
 		if p.mod.Entry != nil {
 			p.errorAt(start, "a second ENTRY computation: %s (the first is %s)", name, p.mod.Entry.Name)
@@ -968,7 +1035,7 @@ func (p *parser) computationBody(c *hlo.Computation, start int) bool {
 	p.compState, p.nested = st, outer != nil
 	defer func() {
 		for i := len(st.shadowed) - 1; i >= 0; i-- {
-			p.defs[st.shadowed[i].name] = st.shadowed[i].in
+			p.defs.set(st.shadowed[i].name, st.shadowed[i].in)
 		}
 		clear(p.order[st.orderBase:])
 		p.order = p.order[:st.orderBase]
@@ -1236,7 +1303,7 @@ func (p *parser) uniqueName(base string) string {
 	if i > 0 {
 		name = base + "." + strconv.Itoa(i)
 	}
-	for p.names[name] || p.compState != nil && p.lookup(name) != nil {
+	for p.taken(name) {
 		i++
 		name = base + "." + strconv.Itoa(i)
 	}
@@ -1246,6 +1313,15 @@ func (p *parser) uniqueName(base string) string {
 	}
 	p.nextSuffix[base] = i + 1
 	return name
+}
+
+// taken reports whether name is a computation's, was made by uniqueName, or is an instruction's of the
+// computation being read.
+func (p *parser) taken(name string) bool {
+	if _, ok := p.comps[name]; ok || p.names[name] {
+		return true
+	}
+	return p.compState != nil && p.lookup(name) != nil
 }
 
 // validShape reports whether every array in s has an element type.
@@ -1335,10 +1411,7 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 		p.errorAt(p.off, "expected an opcode, found %s", p.describe())
 		return nil
 	}
-	op, ok := hlo.LookupOpcode(opName)
-	if !ok {
-		op, in.AsyncWrapped, ok = asyncSugar(opName)
-	}
+	op, wrapped, ok := p.opcode(opName)
 	if !ok {
 		if _, isType := dtype.Lookup(opName); isType && !hasShape {
 			p.errorAt(opStart, "bad shape %s: expected '[' after the element type", strconv.Quote(opName))
@@ -1349,14 +1422,15 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 		}
 		return nil
 	}
-	in.Opcode = op
+	in.Opcode, in.AsyncWrapped = op, wrapped
 	// The entry for a given name, which stays current unless instructions read inside this one define names.
 	var prev *hlo.Instruction
+	var slot nameSlot
 	known, definesBefore := name != "", p.defines
 	if name == "" {
 		name = p.uniqueName(opName + ".anon")
 	} else {
-		if prev = p.defs[name]; prev != nil && prev.Parent == p.comp {
+		if prev, slot = p.defs.find(name); prev != nil && prev.Parent == p.comp {
 			p.errorAt(start, "instruction %%%s is defined twice in computation %s (first at %s)", name, p.comp.Name, p.file.Position(prev.Pos))
 			return nil
 		}
@@ -1410,9 +1484,9 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 	// Place nested anonymous instructions (already in p.order) before this one.
 	p.order = append(p.order, in)
 	if !known || p.defines != definesBefore {
-		prev = p.defs[name]
+		prev, slot = p.defs.find(name)
 	}
-	p.define(name, in, prev)
+	p.define(name, in, prev, slot)
 	return in
 }
 
@@ -1528,9 +1602,7 @@ func (p *parser) operands(in *hlo.Instruction) bool {
 			for p.peek() == '#' {
 				p.off++
 				st := p.off
-				for p.off < p.end && isDigit(p.src[p.off]) {
-					p.off++
-				}
+				p.off = p.digitsEnd(p.off)
 				n, ok := decimal(p.src[st:p.off])
 				if !ok {
 					p.errorAt(st, "expected a tuple index after '#', found %s", p.describe())
@@ -1583,10 +1655,7 @@ func (p *parser) scratchShape() (*hlo.Shape, bool) {
 
 // startsShape reports whether the text at the offset begins an array shape: a type name followed by '['.
 func (p *parser) startsShape() bool {
-	i := p.off
-	for i < p.end && (p.src[i] >= 'a' && p.src[i] <= 'z' || isDigit(p.src[i])) {
-		i++
-	}
+	i := p.typeNameEnd(p.off)
 	if i == p.off || i >= p.end || p.src[i] != '[' {
 		return false
 	}
@@ -1677,9 +1746,7 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 		*s = hlo.Shape{Kind: hlo.BufferShape, Tuple: []hlo.Shape{inner}}
 		return true
 	}
-	for p.off < p.end && (p.src[p.off] >= 'a' && p.src[p.off] <= 'z' || isDigit(p.src[p.off])) {
-		p.off++
-	}
+	p.off = p.typeNameEnd(p.off)
 	tname := p.src[start:p.off]
 	switch tname {
 	case "token":
@@ -1705,8 +1772,14 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 	}
 	p.off++
 	s.Dims = p.dimBuf[:0] // copied out below; nothing in between reads a shape
-	p.skipSpace()
-	if p.peek() != ']' {
+	end, dims, plain := p.plainInts(p.off, ']', s.Dims)
+	if plain {
+		s.Dims, p.off = dims, end
+	} else {
+		s.Dims = dims[:0]
+		p.skipSpace()
+	}
+	if !plain && p.peek() != ']' {
 		for {
 			p.skipSpace()
 			dyn := false
@@ -1721,9 +1794,7 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 				d = hlo.UnboundedDim
 			} else {
 				st := p.off
-				for p.off < p.end && isDigit(p.src[p.off]) {
-					p.off++
-				}
+				p.off = p.digitsEnd(p.off)
 				n, ok := decimal(p.src[st:p.off])
 				if !ok {
 					p.errorAt(st, "expected a dimension size, found %s", p.describe())
@@ -1763,45 +1834,88 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 		s.Dims = nil
 		return true
 	}
-	s.Layout = p.newLayout()
-	if p.peek() == '{' {
-		if !p.layout(s.Layout, len(s.Dims)) {
+	if p.peek() != '{' {
+		s.Layout = p.defaultLayout(len(s.Dims))
+		return true
+	}
+	l, ok := p.layout(len(s.Dims))
+	s.Layout = l
+	return ok
+}
+
+// defaultLayout returns the row-major layout of a rank-n array. Below rank 8 it is one Layout, shared by
+// every shape of the file that has it: most shapes do.
+func (p *parser) defaultLayout(n int) *hlo.Layout {
+	if n < len(p.defaultLayouts) {
+		if l := p.defaultLayouts[n]; l != nil {
+			return l
+		}
+	}
+	if n >= len(p.defaultLayouts) {
+		l := p.newLayout()
+		l.MinorToMajor = p.intsFrom(hlo.DefaultLayout(n).MinorToMajor)
+		return l
+	}
+	// Made outside the scratch storage, which the next scratch shape overwrites.
+	l := hlo.DefaultLayout(n)
+	p.defaultLayouts[n] = &l
+	return &l
+}
+
+// isDefaultOrder reports whether m2m is the minor-to-major order of a row-major rank-n array.
+func isDefaultOrder(m2m []int64, n int) bool {
+	if len(m2m) != n {
+		return false
+	}
+	for i, d := range m2m {
+		if d != int64(n-1-i) {
 			return false
 		}
-	} else {
-		m2m := []int64{}
-		if n := len(s.Dims); n > 0 {
-			var buf [8]int64
-			d := buf[:0]
-			for i := n - 1; i >= 0; i-- {
-				d = append(d, int64(i))
-			}
-			m2m = p.intsFrom(d)
-		}
-		s.Layout.MinorToMajor = m2m
 	}
 	return true
 }
 
-// layout reads {minor_to_major[:fields]} into *l, which must be the zero Layout.
-func (p *parser) layout(l *hlo.Layout, rank int) bool {
+// layout reads {minor_to_major[:fields]} of a rank-rank array.
+func (p *parser) layout(rank int) (*hlo.Layout, bool) {
 	start := p.off
 	p.off++ // {
-	l.MinorToMajor = p.dimBuf[:0]
-	for p.skipSpace(); isDigit(p.peek()); p.skipSpace() {
-		n, ok := p.integer("in a layout")
-		if !ok {
-			return false
-		}
-		l.MinorToMajor = append(l.MinorToMajor, n)
-		if !p.accept(',') {
-			break
+	m2m := p.dimBuf[:0]
+	if end, ints, ok := p.plainInts(p.off, '}', m2m); ok {
+		m2m, p.off = ints, end
+	} else {
+		m2m = ints[:0]
+		for p.skipSpace(); isDigit(p.peek()); p.skipSpace() {
+			n, ok := p.integer("in a layout")
+			if !ok {
+				return nil, false
+			}
+			m2m = append(m2m, n)
+			if !p.accept(',') {
+				break
+			}
 		}
 	}
-	// Copied out of the buffer before the fields, which may hold a shape (P(...)) that reuses it.
-	p.dimBuf = l.MinorToMajor[:0]
-	l.MinorToMajor = p.intsFrom(l.MinorToMajor)
+	p.dimBuf = m2m[:0]
 	p.skipSpace()
+	if p.peek() == '}' && isDefaultOrder(m2m, rank) {
+		p.off++
+		return p.defaultLayout(rank), true
+	}
+	l := p.newLayout()
+	// Copied out of the buffer before the fields, which may hold a shape (P(...)) that reuses it.
+	l.MinorToMajor = p.intsFrom(m2m)
+	if !p.layoutFields(l) {
+		return nil, false
+	}
+	if len(l.MinorToMajor) != rank && !(len(l.MinorToMajor) == 0 && rank == 0) {
+		p.errorAt(start, "layout {%s} has %d dimensions but the shape has %d", joinInts(l.MinorToMajor), len(l.MinorToMajor), rank)
+		return nil, false
+	}
+	return l, true
+}
+
+// layoutFields reads the rest of a layout after its minor_to_major: [:fields]}.
+func (p *parser) layoutFields(l *hlo.Layout) bool {
 	if p.peek() == ':' {
 		p.off++
 		for {
@@ -1940,14 +2054,7 @@ func (p *parser) layout(l *hlo.Layout, rank int) bool {
 		}
 	}
 done:
-	if !p.expect('}', "to close a layout") {
-		return false
-	}
-	if len(l.MinorToMajor) != rank && !(len(l.MinorToMajor) == 0 && rank == 0) {
-		p.errorAt(start, "layout {%s} has %d dimensions but the shape has %d", joinInts(l.MinorToMajor), len(l.MinorToMajor), rank)
-		return false
-	}
-	return true
+	return p.expect('}', "to close a layout")
 }
 
 func joinInts(xs []int64) string {

@@ -31,8 +31,10 @@ func ParseLayout(text string, rank int) (hlo.Layout, error) {
 			p.errorAt(p.off, "expected '{' to open a layout, found %s", p.describe())
 			return false
 		}
-		ok := p.layout(&l, rank)
-		l = l.Clone()
+		pl, ok := p.layout(rank)
+		if ok {
+			l = pl.Clone()
+		}
 		return ok
 	})
 	return l, err
