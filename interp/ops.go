@@ -20,8 +20,9 @@ var evaluators []evalFunc
 
 // Supported reports whether the interpreter evaluates op. An evaluator may still refuse some operand types
 // or configurations (a custom-call target it does not know, a complex convolution) with an
-// *UnsupportedError; an opcode not supported is refused whatever its operands.
-func Supported(op hlo.Opcode) bool { return evaluatorOf(op) != nil }
+// *UnsupportedError; an opcode not supported is refused whatever its operands. A parameter has no
+// evaluator: it takes the value its caller passes.
+func Supported(op hlo.Opcode) bool { return op == hlo.OpParameter || evaluatorOf(op) != nil }
 
 // Ops returns the opcodes the interpreter evaluates, in opcode order.
 func Ops() []hlo.Opcode {
