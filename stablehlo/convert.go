@@ -1,0 +1,419 @@
+package stablehlo
+
+import (
+	"bytes"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"strconv"
+	"strings"
+
+	"octet/hlo"
+)
+
+// ParseFile reads the StableHLO text src and converts each of its modules into HLO. Errors are
+// positioned (file:line:col) through fset: the first syntax error, or the first op that cannot be
+// converted, naming it.
+func ParseFile(fset *token.FileSet, filename string, src []byte) ([]*hlo.Module, error) {
+	f, err := Parse(fset, filename, src)
+	if err != nil {
+		return nil, err
+	}
+	var out []*hlo.Module
+	for _, m := range f.Modules {
+		hm, err := Convert(fset, f, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hm)
+	}
+	return out, nil
+}
+
+// Looks reports whether src looks like MLIR text rather than HLO text: its first word (after comments)
+// is "module", "func.func" or an MLIR alias or attribute, where HLO text starts with "HloModule" or a
+// computation.
+func Looks(src []byte) bool {
+	for len(src) > 0 {
+		src = bytes.TrimLeft(src, " \t\r\n")
+		if bytes.HasPrefix(src, []byte("//")) {
+			if i := bytes.IndexByte(src, '\n'); i >= 0 {
+				src = src[i+1:]
+				continue
+			}
+			return false
+		}
+		break
+	}
+	for _, p := range []string{"module ", "module{", "module @", "builtin.module", "func.func", "#loc", "#map", "!"} {
+		if bytes.HasPrefix(src, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// stableHLOOps maps an op's StableHLO name to its opcode, from the op table.
+var stableHLOOps = func() map[string]hlo.Opcode {
+	m := map[string]hlo.Opcode{}
+	for _, op := range hlo.Opcodes() {
+		if name := op.Info().StableHLO; name != "" {
+			m[name] = op
+		}
+	}
+	return m
+}()
+
+// converter turns one module into HLO.
+type converter struct {
+	fset  *token.FileSet
+	file  *File
+	mod   *Module
+	out   *hlo.Module
+	funcs map[string]*Func
+	comps map[string]*hlo.Computation // converted functions, by name
+	busy  map[string]bool             // functions being converted, to refuse recursion
+	err   scanner.ErrorList
+}
+
+// Convert converts module m of file f into an HLO module that passes hlo.Verify. The function named
+// main (or the module's only public one) becomes the entry computation.
+func Convert(fset *token.FileSet, f *File, m *Module) (out *hlo.Module, err error) {
+	c := &converter{fset: fset, file: f, mod: m, funcs: map[string]*Func{}, comps: map[string]*hlo.Computation{},
+		busy: map[string]bool{}}
+	name := m.Name
+	if name == "" {
+		name = "main"
+	}
+	c.out = &hlo.Module{Name: sanitize(name), Fset: fset, Pos: m.Pos}
+	for _, fn := range m.Funcs {
+		c.funcs[fn.Name] = fn
+	}
+	entry := c.funcs["main"]
+	if entry == nil {
+		for _, fn := range m.Funcs {
+			if fn.Visibility != "private" && fn.Body != nil {
+				entry = fn
+				break
+			}
+		}
+	}
+	if entry == nil || entry.Body == nil {
+		return nil, c.errorAt(m.Pos, "module %s has no main function", name)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+			out, err = nil, c.err.Err()
+		}
+	}()
+	comp := c.function(entry)
+	comp.IsEntry = true
+	c.out.Entry = comp
+	for _, a := range m.Attrs {
+		if v, ok := a.Value.(IntAttr); ok && v.V != 1 {
+			switch a.Name {
+			case "mhlo.num_partitions":
+				c.out.SetAttr("num_partitions", hlo.Int(v.V))
+			case "mhlo.num_replicas":
+				c.out.SetAttr("replica_count", hlo.Int(v.V))
+			}
+		}
+	}
+	ps := comp.ProgramShape()
+	c.out.SetAttr("entry_computation_layout", &ps)
+	return c.out, nil
+}
+
+// errorAt returns a positioned error.
+func (c *converter) errorAt(pos token.Pos, format string, args ...any) error {
+	return errorAt(c.fset.Position(pos), fmt.Sprintf(format, args...))
+}
+
+// fail records a positioned error and stops the conversion.
+func (c *converter) fail(pos token.Pos, format string, args ...any) {
+	c.err.Add(c.fset.Position(pos), fmt.Sprintf(format, args...))
+	panic(bailout{})
+}
+
+// sanitize makes an HLO name of an MLIR symbol or value name.
+func sanitize(name string) string {
+	name = strings.TrimPrefix(name, "%")
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		if isIdentStart(ch) || isDigit(ch) || ch == '.' || ch == '-' {
+			b.WriteByte(ch)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if s == "" || isDigit(s[0]) {
+		s = "v" + s
+	}
+	return s
+}
+
+// function converts a function into a computation of the module (its callees first), once.
+func (c *converter) function(fn *Func) *hlo.Computation {
+	if comp := c.comps[fn.Name]; comp != nil {
+		return comp
+	}
+	if c.busy[fn.Name] {
+		c.fail(fn.Pos, "function @%s calls itself; HLO has no recursion", fn.Name)
+	}
+	if fn.Body == nil {
+		c.fail(fn.Pos, "function @%s has no body", fn.Name)
+	}
+	c.busy[fn.Name] = true
+	comp := c.region(sanitize(fn.Name), fn.Body, fn.Params, fn.Pos, nil, plainRegion)
+	c.busy[fn.Name] = false
+	c.comps[fn.Name] = comp
+	return comp
+}
+
+// scope maps the values of one region to the instructions that hold them.
+type scope struct {
+	comp   *hlo.Computation
+	vals   map[*Value]*hlo.Instruction
+	parent *scope
+}
+
+// region converts a one-block region with the given arguments (the block's own when nil) into a
+// computation added to the module, and returns it.
+func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos, parent *scope, mode regionMode) *hlo.Computation {
+	tupled := mode != plainRegion
+	if len(r.Blocks) != 1 {
+		c.fail(r.Pos, "a region of %d blocks; only one block is supported", len(r.Blocks))
+	}
+	b := r.Blocks[0]
+	if args == nil {
+		args = b.Args
+	}
+	comp := &hlo.Computation{Name: c.out.UniqueName(name), Module: c.out, Pos: pos}
+	sc := &scope{comp: comp, vals: map[*Value]*hlo.Instruction{}, parent: parent}
+	if tupled {
+		elems := make([]hlo.Shape, len(args))
+		for i, a := range args {
+			elems[i] = a.Type
+		}
+		p := comp.Add("state", hlo.OpParameter, paramShape(hlo.Tuple(elems...)))
+		p.Pos = pos
+		comp.Params = append(comp.Params, p)
+		for i, a := range args {
+			g := comp.Add(sanitize(a.Name), hlo.OpGetTupleElement, paramShape(a.Type), p)
+			g.SetAttr("index", hlo.Int(i))
+			g.Pos = a.Pos
+			sc.vals[a] = g
+		}
+	}
+	for i, a := range args {
+		if tupled {
+			break
+		}
+		p := comp.Add(sanitize(a.Name), hlo.OpParameter, paramShape(a.Type))
+		p.ParameterNumber = int64(i)
+		p.Pos = a.Pos
+		comp.Params = append(comp.Params, p)
+		sc.vals[a] = p
+	}
+	var ret *Op
+	for _, op := range b.Ops {
+		switch op.Name {
+		case "func.return", "stablehlo.return", "mhlo.return", "chlo.return":
+			ret = op
+			continue
+		}
+		c.op(sc, op)
+	}
+	if ret == nil {
+		c.fail(r.Pos, "a region without a return")
+	}
+	vals := c.operands(sc, ret)
+	switch {
+	case len(vals) == 1 && mode != bodyRegion:
+		comp.Root = vals[0]
+	default:
+		t := c.add(sc, ret, hlo.OpTuple, tupleShape(vals), vals...)
+		comp.Root = t
+	}
+	c.out.AddComputation(comp)
+	return comp
+}
+
+// regionMode says how a region's arguments and results become a computation's parameters and root.
+type regionMode uint8
+
+const (
+	plainRegion regionMode = iota // one parameter per argument; a tuple root for several results
+	condRegion                    // the arguments as the elements of one tuple parameter (while's condition)
+	bodyRegion                    // the same, and a tuple root whatever the number of results (while's body)
+)
+
+// paramShape is the shape of a parameter of type t, with default layouts.
+func paramShape(t hlo.Shape) hlo.Shape {
+	s := t.Clone()
+	s.SetDefaultLayouts()
+	return s
+}
+
+func tupleShape(vals []*hlo.Instruction) hlo.Shape {
+	elems := make([]hlo.Shape, len(vals))
+	for i, v := range vals {
+		elems[i] = v.Shape
+	}
+	return hlo.Tuple(elems...)
+}
+
+// value returns the instruction holding v in scope sc.
+func (c *converter) value(sc *scope, v *Value, user *Op) *hlo.Instruction {
+	if in, ok := sc.vals[v]; ok {
+		return in
+	}
+	for p := sc.parent; p != nil; p = p.parent {
+		if _, ok := p.vals[v]; ok {
+			c.fail(user.Pos, "%s uses %s from an enclosing region; implicit captures are not supported", user.Name, v.Name)
+		}
+	}
+	c.fail(user.Pos, "%s: %s has no value here", user.Name, v.Name)
+	return nil
+}
+
+// operands returns the instructions of op's operands.
+func (c *converter) operands(sc *scope, op *Op) []*hlo.Instruction {
+	out := make([]*hlo.Instruction, len(op.Operands))
+	for i, v := range op.Operands {
+		out[i] = c.value(sc, v, op)
+	}
+	return out
+}
+
+// add appends an instruction for op to the scope's computation, with op's location as metadata.
+func (c *converter) add(sc *scope, op *Op, code hlo.Opcode, shape hlo.Shape, operands ...*hlo.Instruction) *hlo.Instruction {
+	name := code.String()
+	if len(op.Results) == 1 {
+		if n := strings.TrimPrefix(op.Results[0].Name, "%"); n != "" && !isDigit(n[0]) {
+			name = sanitize(n)
+		}
+	}
+	s := shape.Clone()
+	s.SetDefaultLayouts()
+	in := sc.comp.Add(name, code, s, operands...)
+	in.Pos = op.Pos
+	if md := c.metadata(op.Loc); md != nil {
+		in.SetAttr("metadata", md)
+	}
+	return in
+}
+
+// bind records the instructions holding op's results: one per result, or the elements of a tuple.
+func (c *converter) bind(sc *scope, op *Op, in *hlo.Instruction) {
+	switch {
+	case len(op.Results) == 0:
+	case len(op.Results) == 1 && !(in.Shape.IsTuple() && len(op.OutTypes) == 1 && !op.OutTypes[0].IsTuple()):
+		sc.vals[op.Results[0]] = in
+	default:
+		for i, r := range op.Results {
+			g := sc.comp.Add("get-tuple-element", hlo.OpGetTupleElement, in.Shape.Tuple[i].Clone(), in)
+			g.SetAttr("index", hlo.Int(i))
+			g.Pos = op.Pos
+			sc.vals[r] = g
+		}
+	}
+}
+
+// resultShape is the shape of op's result: its one type, or a tuple of several.
+func resultShape(op *Op) hlo.Shape {
+	if len(op.OutTypes) == 1 {
+		return op.OutTypes[0]
+	}
+	return hlo.Tuple(op.OutTypes...)
+}
+
+// op converts one operation.
+func (c *converter) op(sc *scope, op *Op) {
+	if op.Name == "stablehlo.custom_call" && strings.HasPrefix(op.Callee, "check.") || strings.HasPrefix(op.Name, "check.") {
+		c.check(sc, op)
+		return
+	}
+	if h := special[op.Name]; h != nil {
+		c.bind(sc, op, h(c, sc, op))
+		return
+	}
+	code, ok := stableHLOOps[op.Name]
+	if !ok || !code.IsElementwise() && code != hlo.OpTuple && code != hlo.OpOptimizationBarrier &&
+		code != hlo.OpAfterAll && code != hlo.OpPartitionId && code != hlo.OpReplicaId {
+		c.fail(op.Pos, "%s is not supported", op.Name)
+	}
+	if len(op.OutTypes) == 0 {
+		c.fail(op.Pos, "%s without a result type", op.Name)
+	}
+	ins := c.operands(sc, op)
+	if code == hlo.OpOptimizationBarrier && len(ins) != 1 {
+		t := c.add(sc, op, hlo.OpTuple, tupleShape(ins), ins...)
+		ins = []*hlo.Instruction{t}
+	}
+	in := c.add(sc, op, code, resultShape(op), ins...)
+	c.bind(sc, op, in)
+}
+
+// metadata maps a location to op_name, source_file and source_line; nil when it says nothing.
+func (c *converter) metadata(l *Loc) hlo.Metadata {
+	if l == nil {
+		return nil
+	}
+	name, file, line := c.describeLoc(l, 0)
+	var md hlo.Metadata
+	if name != "" {
+		md = append(md, hlo.KV{Key: "op_name", Value: name})
+	}
+	if file != "" {
+		md = append(md, hlo.KV{Key: "source_file", Value: file}, hlo.KV{Key: "source_line", Value: strconv.Itoa(line)})
+	}
+	return md
+}
+
+// describeLoc finds the name and the innermost file position a location gives, following aliases; a
+// call site's callee (the innermost frame) wins over its caller.
+func (c *converter) describeLoc(l *Loc, depth int) (name, file string, line int) {
+	if l == nil || depth > maxDepth {
+		return "", "", 0
+	}
+	switch {
+	case l.Alias != "":
+		return c.describeLoc(c.file.Locs[l.Alias], depth+1)
+	case l.File != "":
+		return "", l.File, l.Line
+	case l.Name != "":
+		n, f, ln := c.describeLoc(l.Child, depth+1)
+		if n == "" {
+			n = l.Name
+		} else {
+			n = l.Name
+		}
+		return n, f, ln
+	case l.Callee != nil:
+		n, f, ln := c.describeLoc(l.Callee, depth+1)
+		if f == "" {
+			var n2 string
+			n2, f, ln = c.describeLoc(l.Caller, depth+1)
+			if n == "" {
+				n = n2
+			}
+		}
+		return n, f, ln
+	}
+	for _, x := range l.Fused {
+		n, f, ln := c.describeLoc(x, depth+1)
+		if name == "" {
+			name = n
+		}
+		if file == "" {
+			file, line = f, ln
+		}
+	}
+	return name, file, line
+}

@@ -1,0 +1,726 @@
+package stablehlo
+
+import (
+	"strconv"
+	"strings"
+
+	"octet/dtype"
+	"octet/hlo"
+)
+
+// handler converts one op whose conversion needs more than its opcode: attributes, regions, or a
+// different shape of operands. It returns the instruction holding the op's result (a tuple for several).
+type handler func(c *converter, sc *scope, op *Op) *hlo.Instruction
+
+// special holds the handlers, by StableHLO name; every other op of the op table converts one to one.
+var special map[string]handler
+
+func init() {
+	special = map[string]handler{
+		"stablehlo.constant":             (*converter).constant,
+		"stablehlo.broadcast_in_dim":     (*converter).broadcastInDim,
+		"stablehlo.transpose":            intsOp(hlo.OpTranspose, "dimensions", "dims", "permutation"),
+		"stablehlo.reverse":              intsOp(hlo.OpReverse, "dimensions", "dims", "dimensions"),
+		"stablehlo.dynamic_slice":        intsOp(hlo.OpDynamicSlice, "dynamic_slice_sizes", "sizes", "slice_sizes"),
+		"stablehlo.reshape":              plainOp(hlo.OpReshape),
+		"stablehlo.dynamic_update_slice": plainOp(hlo.OpDynamicUpdateSlice),
+		"stablehlo.dot_general":          (*converter).dotGeneral,
+		"stablehlo.dot":                  (*converter).dotGeneral,
+		"stablehlo.compare":              (*converter).compare,
+		"stablehlo.iota":                 (*converter).iota,
+		"stablehlo.slice":                (*converter).slice,
+		"stablehlo.concatenate":          (*converter).concatenate,
+		"stablehlo.pad":                  (*converter).pad,
+		"stablehlo.get_tuple_element":    (*converter).getTupleElement,
+		"stablehlo.reduce":               (*converter).reduce,
+		"stablehlo.reduce_window":        (*converter).reduceWindow,
+		"stablehlo.select_and_scatter":   (*converter).selectAndScatter,
+		"stablehlo.reduce_precision":     (*converter).reducePrecision,
+		"stablehlo.while":                (*converter).while_,
+		"stablehlo.sort":                 (*converter).sort,
+		"stablehlo.gather":               (*converter).gather,
+		"stablehlo.scatter":              (*converter).scatter,
+		"stablehlo.custom_call":          (*converter).customCall,
+		"func.call":                      (*converter).call,
+		"stablehlo.fft":                  (*converter).fft,
+		"stablehlo.rng_bit_generator":    (*converter).rngBitGenerator,
+		"stablehlo.triangular_solve":     (*converter).triangularSolve,
+		"stablehlo.cholesky":             (*converter).cholesky,
+		"stablehlo.case":                 (*converter).case_,
+		"stablehlo.if":                   (*converter).if_,
+		"chlo.tan":                       plainOp(hlo.OpTan),
+		"chlo.top_k":                     (*converter).topK,
+		"stablehlo.map":                  (*converter).map_,
+	}
+}
+
+// ints returns the integers of the first of the named attributes op has.
+func ints(op *Op, names ...string) ([]int64, bool) {
+	for _, n := range names {
+		if a := op.Attr(n); a != nil {
+			return attrInts(a)
+		}
+	}
+	return nil, false
+}
+
+// attrInts reads a list, an array<i64: ...> or an integer dense<...> as integers.
+func attrInts(a Attr) ([]int64, bool) {
+	switch a := a.(type) {
+	case *DenseAttr:
+		if a.Literal == nil || a.Literal.Array == nil || !a.Type.Elem.IsInteger() {
+			return nil, false
+		}
+		return a.Literal.Array.Int64s(), true
+	case IntAttr:
+		return []int64{a.V}, true
+	}
+	return intList(a)
+}
+
+// integer returns the first of the named integer attributes op has.
+func integer(op *Op, names ...string) (int64, bool) {
+	for _, n := range names {
+		switch a := op.Attr(n).(type) {
+		case IntAttr:
+			return a.V, true
+		case FloatAttr:
+			return int64(a.V), true
+		}
+	}
+	return 0, false
+}
+
+// boolean returns the named boolean attribute; false when absent.
+func boolean(op *Op, name string) bool {
+	b, _ := op.Attr(name).(BoolAttr)
+	return bool(b)
+}
+
+// word returns the first of the named enum attributes op has, as its bare word.
+func word(op *Op, names ...string) string {
+	for _, n := range names {
+		switch a := op.Attr(n).(type) {
+		case WordAttr:
+			return string(a)
+		case EnumAttr:
+			return a.Word
+		case StringAttr:
+			return string(a)
+		}
+	}
+	return ""
+}
+
+// need fails unless ok, naming what op lacks.
+func (c *converter) need(op *Op, ok bool, what string) {
+	if !ok {
+		c.fail(op.Pos, "%s: missing or malformed %s", op.Name, what)
+	}
+}
+
+// plainOp converts an op without attributes to the opcode.
+func plainOp(code hlo.Opcode) handler {
+	return func(c *converter, sc *scope, op *Op) *hlo.Instruction {
+		return c.add(sc, op, code, c.result(op), c.operands(sc, op)...)
+	}
+}
+
+// intsOp converts an op with one integer-list attribute, named as in HLO and as in StableHLO.
+func intsOp(code hlo.Opcode, hloName string, names ...string) handler {
+	return func(c *converter, sc *scope, op *Op) *hlo.Instruction {
+		v, ok := ints(op, names...)
+		c.need(op, ok, names[len(names)-1])
+		in := c.add(sc, op, code, c.result(op), c.operands(sc, op)...)
+		in.SetAttr(hloName, hlo.Ints(v))
+		return in
+	}
+}
+
+// result is the shape of op's result, failing when the op has no result type.
+func (c *converter) result(op *Op) hlo.Shape {
+	if len(op.OutTypes) == 0 {
+		c.fail(op.Pos, "%s without a result type", op.Name)
+	}
+	return resultShape(op)
+}
+
+func (c *converter) constant(sc *scope, op *Op) *hlo.Instruction {
+	d, ok := op.Attr("value").(*DenseAttr)
+	c.need(op, ok, "dense value")
+	in := c.add(sc, op, hlo.OpConstant, d.Type)
+	in.Literal = d.Literal
+	return in
+}
+
+func (c *converter) broadcastInDim(sc *scope, op *Op) *hlo.Instruction {
+	dims, ok := ints(op, "dims", "broadcast_dimensions")
+	c.need(op, ok, "broadcast_dimensions")
+	in := c.add(sc, op, hlo.OpBroadcast, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("dimensions", hlo.Ints(dims))
+	return in
+}
+
+func (c *converter) dotGeneral(sc *scope, op *Op) *hlo.Instruction {
+	var lb, rb, lc, rc []int64
+	if d, ok := op.Attr("contracting_dims").(DimsAttr); ok {
+		lc, rc = d.LHS, d.RHS
+	}
+	if d, ok := op.Attr("batching_dims").(DimsAttr); ok {
+		lb, rb = d.LHS, d.RHS
+	}
+	if st, ok := op.Attr("dot_dimension_numbers").(StructAttr); ok {
+		lb, _ = attrInts(lookup(st.Fields, "lhs_batching_dimensions"))
+		rb, _ = attrInts(lookup(st.Fields, "rhs_batching_dimensions"))
+		lc, _ = attrInts(lookup(st.Fields, "lhs_contracting_dimensions"))
+		rc, _ = attrInts(lookup(st.Fields, "rhs_contracting_dimensions"))
+	}
+	ins := c.operands(sc, op)
+	if op.Name == "stablehlo.dot" && len(ins) == 2 {
+		lc, rc = []int64{int64(ins[0].Shape.Rank() - 1)}, []int64{0}
+	}
+	in := c.add(sc, op, hlo.OpDot, c.result(op), ins...)
+	if len(lb) > 0 {
+		in.SetAttr("lhs_batch_dims", hlo.Ints(lb))
+	}
+	in.SetAttr("lhs_contracting_dims", hlo.Ints(nonNil(lc)))
+	if len(rb) > 0 {
+		in.SetAttr("rhs_batch_dims", hlo.Ints(rb))
+	}
+	in.SetAttr("rhs_contracting_dims", hlo.Ints(nonNil(rc)))
+	var prec []string
+	switch l := op.Attr("precision").(type) {
+	case ListAttr:
+		prec = words(l)
+	}
+	if l, ok := op.Attr("precision_config").(ListAttr); ok {
+		prec = words(l)
+	}
+	nonDefault := false
+	for _, p := range prec {
+		nonDefault = nonDefault || p != "DEFAULT"
+	}
+	if nonDefault {
+		in.SetAttr("operand_precision", hlo.Raw("{"+strings.ToLower(strings.Join(prec, ","))+"}"))
+	}
+	return in
+}
+
+func nonNil(v []int64) []int64 {
+	if v == nil {
+		return []int64{}
+	}
+	return v
+}
+
+// words reads a list of bare words or enums.
+func words(l ListAttr) []string {
+	var out []string
+	for _, e := range l {
+		switch e := e.(type) {
+		case WordAttr:
+			out = append(out, string(e))
+		case EnumAttr:
+			out = append(out, e.Word)
+		}
+	}
+	return out
+}
+
+func (c *converter) compare(sc *scope, op *Op) *hlo.Instruction {
+	dir := word(op, "comparison_direction")
+	typ := word(op, "compare_type")
+	if len(op.Words) > 0 {
+		dir = op.Words[0]
+	}
+	if len(op.Words) > 1 {
+		typ = op.Words[1]
+	}
+	c.need(op, dir != "", "comparison_direction")
+	in := c.add(sc, op, hlo.OpCompare, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("direction", hlo.Enum(dir))
+	if typ == "TOTALORDER" {
+		in.SetAttr("type", hlo.Enum(typ))
+	}
+	return in
+}
+
+func (c *converter) iota(sc *scope, op *Op) *hlo.Instruction {
+	d, ok := integer(op, "dim", "iota_dimension")
+	c.need(op, ok, "iota_dimension")
+	in := c.add(sc, op, hlo.OpIota, c.result(op))
+	in.SetAttr("iota_dimension", hlo.Int(d))
+	return in
+}
+
+func (c *converter) slice(sc *scope, op *Op) *hlo.Instruction {
+	var sl hlo.Slice
+	if l, ok := op.Attr(attrSlice).(ListAttr); ok {
+		for _, e := range l {
+			v, ok := attrInts(e)
+			c.need(op, ok && len(v) == 3, "slice bounds")
+			sl = append(sl, hlo.SliceDim{Start: v[0], Limit: v[1], Stride: v[2]})
+		}
+	} else {
+		starts, ok1 := ints(op, "start_indices")
+		limits, ok2 := ints(op, "limit_indices")
+		strides, ok3 := ints(op, "strides")
+		c.need(op, ok1 && ok2 && len(starts) == len(limits), "start_indices and limit_indices")
+		for i := range starts {
+			d := hlo.SliceDim{Start: starts[i], Limit: limits[i], Stride: 1}
+			if ok3 && i < len(strides) {
+				d.Stride = strides[i]
+			}
+			sl = append(sl, d)
+		}
+	}
+	if sl == nil {
+		sl = hlo.Slice{}
+	}
+	in := c.add(sc, op, hlo.OpSlice, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("slice", sl)
+	return in
+}
+
+func (c *converter) concatenate(sc *scope, op *Op) *hlo.Instruction {
+	d, ok := integer(op, "dim", "dimension")
+	c.need(op, ok, "dimension")
+	in := c.add(sc, op, hlo.OpConcatenate, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("dimensions", hlo.Ints{d})
+	return in
+}
+
+func (c *converter) pad(sc *scope, op *Op) *hlo.Instruction {
+	lo, ok1 := ints(op, "low", "edge_padding_low")
+	hi, ok2 := ints(op, "high", "edge_padding_high")
+	mid, ok3 := ints(op, "interior", "interior_padding")
+	c.need(op, ok1 && ok2 && ok3 && len(lo) == len(hi) && len(lo) == len(mid), "padding")
+	pd := make(hlo.Padding, len(lo))
+	for i := range lo {
+		pd[i] = hlo.PadDim{Low: lo[i], High: hi[i], Interior: mid[i]}
+	}
+	in := c.add(sc, op, hlo.OpPad, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("padding", pd)
+	return in
+}
+
+func (c *converter) getTupleElement(sc *scope, op *Op) *hlo.Instruction {
+	i, ok := integer(op, attrIndex, "index")
+	c.need(op, ok, "index")
+	in := c.add(sc, op, hlo.OpGetTupleElement, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("index", hlo.Int(i))
+	return in
+}
+
+// scalarArgs makes the arguments of a reducer-like computation: n scalars of each operand's element type,
+// twice over (accumulators, then elements).
+func scalarArgs(types []dtype.Type, twice bool) []*Value {
+	var out []*Value
+	for k := 0; k < 2 || !twice && k < 1; k++ {
+		for i, t := range types {
+			out = append(out, &Value{Name: "%p" + strconv.Itoa(k*len(types)+i), Type: hlo.Scalar(t)})
+		}
+		if !twice {
+			break
+		}
+	}
+	return out
+}
+
+// computation converts op's region number i into a called computation; applies, when op names a binary
+// op instead ("applies stablehlo.add"), builds it from that op over args.
+func (c *converter) computation(sc *scope, op *Op, i int, role string, elems []dtype.Type) *hlo.Computation {
+	name := strings.TrimPrefix(strings.TrimPrefix(op.Name, "stablehlo."), "chlo.") + "_" + role
+	if ap, ok := op.Attr(attrApplies).(WordAttr); ok {
+		code, known := stableHLOOps[string(ap)]
+		if !known || !code.IsElementwiseBinary() || len(elems) != 1 {
+			c.fail(op.Pos, "%s applies %s: not a binary op of one input", op.Name, ap)
+		}
+		comp := &hlo.Computation{Name: c.out.UniqueName(name), Module: c.out, Pos: op.Pos}
+		x := comp.Add("lhs", hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		y := comp.Add("rhs", hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		y.ParameterNumber = 1
+		comp.Params = []*hlo.Instruction{x, y}
+		shape := hlo.Scalar(elems[0])
+		if code == hlo.OpCompare {
+			shape = hlo.Scalar(dtype.PRED)
+		}
+		comp.Root = comp.Add(code.String(), code, paramShape(shape), x, y)
+		c.out.AddComputation(comp)
+		return comp
+	}
+	if i >= len(op.Regions) {
+		c.fail(op.Pos, "%s: missing region", op.Name)
+	}
+	return c.region(name, op.Regions[i], nil, op.Regions[i].Pos, sc, plainRegion)
+}
+
+// elemTypes returns the element types of instructions.
+func elemTypesOf(ins []*hlo.Instruction) []dtype.Type {
+	out := make([]dtype.Type, len(ins))
+	for i, in := range ins {
+		out[i] = in.Shape.Elem
+	}
+	return out
+}
+
+// inputsAndInits splits the operands of reduce and reduce_window: inputs, then initial values, or the
+// two interleaved in the pretty form "(%x init: %y), ...".
+func (c *converter) inputsAndInits(sc *scope, op *Op) []*hlo.Instruction {
+	ins := c.operands(sc, op)
+	if len(ins)%2 != 0 {
+		c.fail(op.Pos, "%s: an odd number of operands", op.Name)
+	}
+	if op.Attr(attrInit) != nil {
+		n := len(ins) / 2
+		out := make([]*hlo.Instruction, len(ins))
+		for i := 0; i < n; i++ {
+			out[i], out[n+i] = ins[2*i], ins[2*i+1]
+		}
+		ins = out
+	}
+	return ins
+}
+
+func (c *converter) reduce(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.inputsAndInits(sc, op)
+	dims, ok := ints(op, "dimensions")
+	c.need(op, ok, "dimensions")
+	comp := c.computation(sc, op, 0, "reducer", elemTypesOf(ins[len(ins)/2:]))
+	in := c.add(sc, op, hlo.OpReduce, c.result(op), ins...)
+	in.SetAttr("dimensions", hlo.Ints(dims))
+	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
+	return in
+}
+
+// window reads the window of reduce_window and select_and_scatter for an operand of the given rank.
+func (c *converter) window(op *Op, rank int) hlo.Window {
+	size, ok := ints(op, "window_dimensions")
+	c.need(op, ok && len(size) == rank, "window_dimensions")
+	w := make(hlo.Window, rank)
+	stride, _ := ints(op, "window_strides")
+	base, _ := ints(op, "base_dilations")
+	win, _ := ints(op, "window_dilations")
+	pad, _ := ints(op, "padding")
+	for i := range w {
+		w[i] = hlo.WindowDim{Size: size[i], Stride: 1, BaseDilation: 1, WindowDilation: 1}
+		if i < len(stride) {
+			w[i].Stride = stride[i]
+		}
+		if i < len(base) {
+			w[i].BaseDilation = base[i]
+		}
+		if i < len(win) {
+			w[i].WindowDilation = win[i]
+		}
+		if 2*i+1 < len(pad) {
+			w[i].PadLow, w[i].PadHigh = pad[2*i], pad[2*i+1]
+		}
+	}
+	return w
+}
+
+func (c *converter) reduceWindow(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.inputsAndInits(sc, op)
+	w := c.window(op, ins[0].Shape.Rank())
+	comp := c.computation(sc, op, 0, "reducer", elemTypesOf(ins[len(ins)/2:]))
+	in := c.add(sc, op, hlo.OpReduceWindow, c.result(op), ins...)
+	in.SetAttr("window", w)
+	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
+	return in
+}
+
+func (c *converter) selectAndScatter(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 3 && len(op.Regions) == 2, "operands and regions")
+	w := c.window(op, ins[0].Shape.Rank())
+	sel := c.region("select_and_scatter_select", op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion)
+	sca := c.region("select_and_scatter_scatter", op.Regions[1], nil, op.Regions[1].Pos, sc, plainRegion)
+	in := c.add(sc, op, hlo.OpSelectAndScatter, c.result(op), ins...)
+	in.SetAttr("window", w)
+	in.SetAttr("select", hlo.CompRef{Comp: sel})
+	in.SetAttr("scatter", hlo.CompRef{Comp: sca})
+	return in
+}
+
+func (c *converter) reducePrecision(sc *scope, op *Op) *hlo.Instruction {
+	e, ok1 := integer(op, "exponent_bits")
+	m, ok2 := integer(op, "mantissa_bits")
+	if f := word(op, "format"); f != "" {
+		// format = e5m10
+		if i := strings.IndexByte(f, 'm'); len(f) > 1 && f[0] == 'e' && i > 1 {
+			var err1, err2 error
+			e, err1 = strconv.ParseInt(f[1:i], 10, 64)
+			m, err2 = strconv.ParseInt(f[i+1:], 10, 64)
+			ok1, ok2 = err1 == nil, err2 == nil
+		}
+	}
+	c.need(op, ok1 && ok2, "exponent_bits and mantissa_bits")
+	in := c.add(sc, op, hlo.OpReducePrecision, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("exponent_bits", hlo.Int(e))
+	in.SetAttr("mantissa_bits", hlo.Int(m))
+	return in
+}
+
+func (c *converter) while_(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(op.Regions) == 2, "cond and body regions")
+	state := c.add(sc, op, hlo.OpTuple, tupleShape(ins), ins...)
+	args := func(r *Region) []*Value {
+		if len(r.Blocks) == 1 && len(r.Blocks[0].Args) == len(ins) {
+			return r.Blocks[0].Args
+		}
+		c.fail(r.Pos, "%s: the region takes %d arguments for %d values", op.Name, len(r.Blocks[0].Args), len(ins))
+		return nil
+	}
+	cond := c.region("while_cond", op.Regions[0], args(op.Regions[0]), op.Regions[0].Pos, sc, condRegion)
+	body := c.region("while_body", op.Regions[1], args(op.Regions[1]), op.Regions[1].Pos, sc, bodyRegion)
+	in := c.add(sc, op, hlo.OpWhile, state.Shape, state)
+	in.SetAttr("condition", hlo.CompRef{Comp: cond})
+	in.SetAttr("body", hlo.CompRef{Comp: body})
+	return in
+}
+
+func (c *converter) sort(sc *scope, op *Op) *hlo.Instruction {
+	d, ok := integer(op, "dimension")
+	if !ok {
+		d = -1
+	}
+	ins := c.operands(sc, op)
+	if d < 0 && len(ins) > 0 {
+		d += int64(ins[0].Shape.Rank())
+	}
+	cmp := c.computation(sc, op, 0, "comparator", nil)
+	in := c.add(sc, op, hlo.OpSort, c.result(op), ins...)
+	in.SetAttr("dimensions", hlo.Ints{d})
+	if boolean(op, "is_stable") {
+		in.SetAttr("is_stable", hlo.Bool(true))
+	}
+	in.SetAttr("to_apply", hlo.CompRef{Comp: cmp})
+	return in
+}
+
+// dimensionNumbers returns the fields of a #stablehlo.gather<...> or #stablehlo.scatter<...> attribute.
+func (c *converter) dimensionNumbers(op *Op, name string) []NamedAttr {
+	st, ok := op.Attr(name).(StructAttr)
+	c.need(op, ok, name)
+	return st.Fields
+}
+
+// setInts sets HLO attributes from the named integer fields (absent ones empty, or left out when
+// optional).
+func setInts(in *hlo.Instruction, fields []NamedAttr, pairs ...[2]string) {
+	for _, p := range pairs {
+		v, ok := attrInts(lookup(fields, p[0]))
+		optional := strings.HasSuffix(p[1], "?")
+		name := strings.TrimSuffix(p[1], "?")
+		if !ok || len(v) == 0 && optional {
+			if optional {
+				continue
+			}
+			v = []int64{}
+		}
+		in.SetAttr(name, hlo.Ints(v))
+	}
+}
+
+func (c *converter) gather(sc *scope, op *Op) *hlo.Instruction {
+	dn := c.dimensionNumbers(op, "dimension_numbers")
+	sizes, ok := ints(op, "slice_sizes")
+	c.need(op, ok, "slice_sizes")
+	in := c.add(sc, op, hlo.OpGather, c.result(op), c.operands(sc, op)...)
+	setInts(in, dn, [2]string{"offset_dims", "offset_dims"}, [2]string{"collapsed_slice_dims", "collapsed_slice_dims"},
+		[2]string{"operand_batching_dims", "operand_batching_dims?"},
+		[2]string{"start_indices_batching_dims", "start_indices_batching_dims?"},
+		[2]string{"start_index_map", "start_index_map"})
+	ivd, _ := lookup(dn, "index_vector_dim").(IntAttr)
+	in.SetAttr("index_vector_dim", hlo.Int(ivd.V))
+	in.SetAttr("slice_sizes", hlo.Ints(sizes))
+	if boolean(op, "indices_are_sorted") {
+		in.SetAttr("indices_are_sorted", hlo.Bool(true))
+	}
+	return in
+}
+
+func (c *converter) scatter(sc *scope, op *Op) *hlo.Instruction {
+	dn := c.dimensionNumbers(op, "scatter_dimension_numbers")
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) >= 3 && len(ins)%2 == 1, "operands")
+	n := (len(ins) - 1) / 2
+	fn := c.computation(sc, op, 0, "update", elemTypesOf(ins[:n]))
+	in := c.add(sc, op, hlo.OpScatter, c.result(op), ins...)
+	setInts(in, dn, [2]string{"update_window_dims", "update_window_dims"},
+		[2]string{"inserted_window_dims", "inserted_window_dims"},
+		[2]string{"input_batching_dims", "input_batching_dims?"},
+		[2]string{"scatter_indices_batching_dims", "scatter_indices_batching_dims?"},
+		[2]string{"scatter_dims_to_operand_dims", "scatter_dims_to_operand_dims"})
+	ivd, _ := lookup(dn, "index_vector_dim").(IntAttr)
+	in.SetAttr("index_vector_dim", hlo.Int(ivd.V))
+	if boolean(op, "indices_are_sorted") {
+		in.SetAttr("indices_are_sorted", hlo.Bool(true))
+	}
+	if boolean(op, "unique_indices") {
+		in.SetAttr("unique_indices", hlo.Bool(true))
+	}
+	in.SetAttr("to_apply", hlo.CompRef{Comp: fn})
+	return in
+}
+
+func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
+	target := op.Callee
+	if t, ok := op.Attr("call_target_name").(StringAttr); ok {
+		target = string(t)
+	}
+	c.need(op, target != "", "call target")
+	shape := hlo.Tuple()
+	if len(op.OutTypes) > 0 {
+		shape = resultShape(op)
+	}
+	in := c.add(sc, op, hlo.OpCustomCall, shape, c.operands(sc, op)...)
+	in.SetAttr("custom_call_target", hlo.String(target))
+	if boolean(op, "has_side_effect") {
+		in.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
+	}
+	if bc, ok := op.Attr("backend_config").(StringAttr); ok && bc != "" {
+		in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(bc), Quoted: true})
+	}
+	return in
+}
+
+func (c *converter) call(sc *scope, op *Op) *hlo.Instruction {
+	fn := c.funcs[op.Callee]
+	if fn == nil {
+		c.fail(op.Pos, "call of @%s, which the module does not define", op.Callee)
+	}
+	comp := c.function(fn)
+	shape := comp.Root.Shape
+	in := c.add(sc, op, hlo.OpCall, shape, c.operands(sc, op)...)
+	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
+	return in
+}
+
+func (c *converter) fft(sc *scope, op *Op) *hlo.Instruction {
+	typ := word(op, "type", "fft_type")
+	length, ok := ints(op, "length", "fft_length")
+	c.need(op, typ != "" && ok, "fft_type and fft_length")
+	in := c.add(sc, op, hlo.OpFft, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("fft_type", hlo.Enum(typ))
+	in.SetAttr("fft_length", hlo.Ints(length))
+	return in
+}
+
+func (c *converter) rngBitGenerator(sc *scope, op *Op) *hlo.Instruction {
+	alg := word(op, "algorithm", "rng_algorithm")
+	hloAlg := map[string]string{"DEFAULT": "rng_default", "THREE_FRY": "rng_three_fry", "PHILOX": "rng_philox"}[alg]
+	c.need(op, hloAlg != "", "rng_algorithm")
+	in := c.add(sc, op, hlo.OpRngBitGenerator, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("algorithm", hlo.Enum(hloAlg))
+	return in
+}
+
+func (c *converter) triangularSolve(sc *scope, op *Op) *hlo.Instruction {
+	in := c.add(sc, op, hlo.OpTriangularSolve, c.result(op), c.operands(sc, op)...)
+	for _, n := range []string{"left_side", "lower", "unit_diagonal"} {
+		in.SetAttr(n, hlo.Bool(boolean(op, n)))
+	}
+	if t := word(op, "transpose_a"); t != "" {
+		in.SetAttr("transpose_a", hlo.Enum(t))
+	}
+	return in
+}
+
+func (c *converter) cholesky(sc *scope, op *Op) *hlo.Instruction {
+	in := c.add(sc, op, hlo.OpCholesky, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("lower", hlo.Bool(boolean(op, "lower")))
+	return in
+}
+
+// case_ converts case, whose index selects a branch; the branches take no arguments in StableHLO, so
+// each computation gets one empty tuple parameter as HLO's conditional requires.
+func (c *converter) case_(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 1 && len(op.Regions) > 0, "index and branches")
+	return c.conditional(sc, op, ins[0], op.Regions, "branch_computations")
+}
+
+func (c *converter) if_(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 1 && len(op.Regions) == 2, "predicate and two branches")
+	return c.conditional(sc, op, ins[0], op.Regions, "true_computation")
+}
+
+func (c *converter) conditional(sc *scope, op *Op, index *hlo.Instruction, regions []*Region, kind string) *hlo.Instruction {
+	empty := c.add(sc, op, hlo.OpTuple, hlo.Tuple())
+	operands := []*hlo.Instruction{index}
+	var comps hlo.CompList
+	for i, r := range regions {
+		if len(r.Blocks) != 1 {
+			c.fail(r.Pos, "a region of %d blocks; only one block is supported", len(r.Blocks))
+		}
+		arg := &Value{Name: "%unused", Type: hlo.Tuple(), Pos: r.Pos}
+		comps = append(comps, c.region("branch_"+strconv.Itoa(i), r, []*Value{arg}, r.Pos, sc, plainRegion))
+		operands = append(operands, empty)
+	}
+	in := c.add(sc, op, hlo.OpConditional, c.result(op), operands...)
+	if kind == "true_computation" {
+		in.SetAttr("true_computation", hlo.CompRef{Comp: comps[0]})
+		in.SetAttr("false_computation", hlo.CompRef{Comp: comps[1]})
+	} else {
+		in.SetAttr("branch_computations", comps)
+	}
+	return in
+}
+
+func (c *converter) topK(sc *scope, op *Op) *hlo.Instruction {
+	k, ok := integer(op, "k")
+	c.need(op, ok, "k")
+	in := c.add(sc, op, hlo.OpTopk, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("k", hlo.Int(k))
+	in.SetAttr("largest", hlo.Bool(true))
+	return in
+}
+
+func (c *converter) map_(sc *scope, op *Op) *hlo.Instruction {
+	dims, ok := ints(op, "dimensions")
+	c.need(op, ok, "dimensions")
+	fn := c.computation(sc, op, 0, "mapped", nil)
+	in := c.add(sc, op, hlo.OpMap, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("dimensions", hlo.Ints(dims))
+	in.SetAttr("to_apply", hlo.CompRef{Comp: fn})
+	return in
+}
+
+// check converts a check op of the StableHLO tests (check.expect_eq, check.expect_eq_const, ... and the
+// custom_call @check.* forms) into a custom-call to the check's name with side effects, its expected
+// value as a second operand (a constant for the _const forms) and its tolerance, if any, as the backend
+// config.
+func (c *converter) check(sc *scope, op *Op) {
+	name := op.Name
+	if op.Name == "stablehlo.custom_call" {
+		name = op.Callee
+	}
+	ins := c.operands(sc, op)
+	if strings.HasSuffix(name, "_const") {
+		name = strings.TrimSuffix(name, "_const")
+		d, ok := op.Attr("value").(*DenseAttr)
+		c.need(op, ok, "expected value")
+		k := c.add(sc, op, hlo.OpConstant, d.Type)
+		k.Literal = d.Literal
+		ins = append(ins, k)
+	}
+	in := c.add(sc, op, hlo.OpCustomCall, hlo.Tuple(), ins...)
+	in.SetAttr("custom_call_target", hlo.String(name))
+	in.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
+	var cfg []string
+	for _, a := range op.Attrs {
+		switch v := a.Value.(type) {
+		case FloatAttr:
+			cfg = append(cfg, a.Name+"="+strconv.FormatFloat(v.V, 'g', -1, 64))
+		case IntAttr:
+			cfg = append(cfg, a.Name+"="+strconv.FormatInt(v.V, 10))
+		}
+	}
+	if len(cfg) > 0 {
+		in.SetAttr("backend_config", &hlo.BackendConfig{Text: strings.Join(cfg, ","), Quoted: true})
+	}
+}
