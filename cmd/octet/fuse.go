@@ -11,7 +11,6 @@ import (
 
 	"octet/fuse"
 	"octet/hlo"
-	"octet/hlo/parser"
 	"octet/hlo/printer"
 	"octet/interp"
 )
@@ -105,13 +104,13 @@ func runFuse(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	mods, err := parser.ParseFile(token.NewFileSet(), display, src)
+	mods, err := parseSource(token.NewFileSet(), display, src)
 	if err != nil {
 		return parseError(err)
 	}
 	var originals []*hlo.Module
 	if *verify {
-		if originals, err = parser.ParseFile(token.NewFileSet(), display, src); err != nil {
+		if originals, err = parseSource(token.NewFileSet(), display, src); err != nil {
 			return parseError(err)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 
 	"octet/cublas"
 	"octet/hlo"
-	"octet/hlo/parser"
 	"octet/hlo/printer"
 )
 
@@ -184,7 +183,7 @@ func (inv *invocation) parseModules(name string) ([]*hlo.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	mods, err := parser.ParseFile(token.NewFileSet(), display, src)
+	mods, err := parseSource(token.NewFileSet(), display, src)
 	if err != nil {
 		return nil, parseError(err)
 	}
