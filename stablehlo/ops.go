@@ -51,6 +51,7 @@ func init() {
 		"chlo.tan":                       plainOp(hlo.OpTan),
 		"chlo.top_k":                     (*converter).topK,
 		"stablehlo.map":                  (*converter).map_,
+		"stablehlo.select":               (*converter).select_,
 	}
 }
 
@@ -156,9 +157,43 @@ func (c *converter) constant(sc *scope, op *Op) *hlo.Instruction {
 func (c *converter) broadcastInDim(sc *scope, op *Op) *hlo.Instruction {
 	dims, ok := ints(op, "dims", "broadcast_dimensions")
 	c.need(op, ok, "broadcast_dimensions")
-	in := c.add(sc, op, hlo.OpBroadcast, c.result(op), c.operands(sc, op)...)
-	in.SetAttr("dimensions", hlo.Ints(dims))
+	x := c.operands(sc, op)[0]
+	out := c.result(op)
+	c.need(op, len(dims) == x.Shape.Rank() && out.IsArray(), "broadcast_dimensions")
+	// StableHLO also stretches a dimension of size 1 to any size; HLO's broadcast only adds dimensions,
+	// so such dimensions are first reshaped away, as XLA's translation does.
+	var keep []int64
+	var kept []int64
+	for i, d := range dims {
+		if d < 0 || int(d) >= out.Rank() {
+			c.fail(op.Pos, "%s: dimension %d out of range", op.Name, d)
+		}
+		if x.Shape.Dims[i] == 1 && out.Dims[d] != 1 {
+			continue
+		}
+		keep = append(keep, d)
+		kept = append(kept, x.Shape.Dims[i])
+	}
+	if len(keep) != len(dims) {
+		x = c.add(sc, op, hlo.OpReshape, hlo.Array(x.Shape.Elem, kept...), x)
+		dims = keep
+	}
+	in := c.add(sc, op, hlo.OpBroadcast, out, x)
+	in.SetAttr("dimensions", hlo.Ints(nonNil(dims)))
 	return in
+}
+
+// select_ converts select, broadcasting a scalar predicate over array operands as XLA's translation does.
+func (c *converter) select_(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	out := c.result(op)
+	c.need(op, len(ins) == 3, "operands")
+	if ins[0].Shape.IsScalar() && out.IsArray() && !out.IsScalar() {
+		b := c.add(sc, op, hlo.OpBroadcast, out.WithElem(dtype.PRED), ins[0])
+		b.SetAttr("dimensions", hlo.Ints{})
+		ins[0] = b
+	}
+	return c.add(sc, op, hlo.OpSelect, out, ins...)
 }
 
 func (c *converter) dotGeneral(sc *scope, op *Op) *hlo.Instruction {
