@@ -368,10 +368,10 @@ func (c *converter) metadata(l *Loc) hlo.Metadata {
 	name, file, line := c.describeLoc(l, 0)
 	var md hlo.Metadata
 	if name != "" {
-		md = append(md, hlo.KV{Key: "op_name", Value: name})
+		md = append(md, hlo.KV{Key: "op_name", Value: strconv.Quote(name)})
 	}
 	if file != "" {
-		md = append(md, hlo.KV{Key: "source_file", Value: file}, hlo.KV{Key: "source_line", Value: strconv.Itoa(line)})
+		md = append(md, hlo.KV{Key: "source_file", Value: strconv.Quote(file)}, hlo.KV{Key: "source_line", Value: strconv.Itoa(line)})
 	}
 	return md
 }

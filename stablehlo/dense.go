@@ -45,7 +45,7 @@ func (p *parser) dense(start int) *DenseAttr {
 	t, _ := p.typ()
 	d := &DenseAttr{Type: t}
 	if !t.IsArray() || t.Elem == dtype.Invalid {
-		s.failAt(start, "dense<...> of type %s", t)
+		s.failAt(start, "dense<...> of type %s", typeString(t))
 	}
 	for _, dim := range t.Dims {
 		if dim < 0 {
@@ -69,7 +69,7 @@ func (p *parser) dense(start int) *DenseAttr {
 		return d
 	}
 	if !splat && int64(len(elems)) != n && !(len(elems) == 1 && n != 1) {
-		s.failAt(start, "dense<...> has %d elements; %s has %d", len(elems), t, n)
+		s.failAt(start, "dense<...> has %d elements; %s has %d", len(elems), typeString(t), n)
 	}
 	a := tensor.New(t.Elem, t.Dims)
 	if n > 0 {

@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"strconv"
 	"strings"
 
 	"octet/dtype"
@@ -207,4 +208,31 @@ func (p *parser) quant() *Quant {
 	s.skipBalanced('>')
 	q.Text = string(s.src[start : s.off-1])
 	return q
+}
+
+// typeString writes a type as MLIR does: tensor<2x3xf32>, tuple<...>, !stablehlo.token.
+func typeString(t hlo.Shape) string {
+	switch t.Kind {
+	case hlo.TupleShape:
+		parts := make([]string, len(t.Tuple))
+		for i, e := range t.Tuple {
+			parts[i] = typeString(e)
+		}
+		return "tuple<" + strings.Join(parts, ", ") + ">"
+	case hlo.TokenShape:
+		return "!stablehlo.token"
+	case hlo.ArrayShape:
+		var b strings.Builder
+		b.WriteString("tensor<")
+		for _, d := range t.Dims {
+			if d == hlo.UnboundedDim {
+				b.WriteString("?x")
+			} else {
+				b.WriteString(strconv.FormatInt(d, 10) + "x")
+			}
+		}
+		b.WriteString(mlirElemName(t.Elem) + ">")
+		return b.String()
+	}
+	return t.String()
 }
