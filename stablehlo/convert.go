@@ -76,8 +76,9 @@ type converter struct {
 	err   scanner.ErrorList
 }
 
-// Convert converts module m of file f into an HLO module that passes hlo.Verify. The function named
-// main (or the module's only public one) becomes the entry computation.
+// Convert converts module m of file f into an HLO module that passes hlo.Verify: an op whose stated
+// types contradict its operands is an error at its position. The function named main (or else the first
+// public one) becomes the entry computation.
 func Convert(fset *token.FileSet, f *File, m *Module) (out *hlo.Module, err error) {
 	c := &converter{fset: fset, file: f, mod: m, funcs: map[string]*Func{}, comps: map[string]*hlo.Computation{},
 		busy: map[string]bool{}}
@@ -124,6 +125,11 @@ func Convert(fset *token.FileSet, f *File, m *Module) (out *hlo.Module, err erro
 	}
 	ps := comp.ProgramShape()
 	c.out.SetAttr("entry_computation_layout", &ps)
+	// The types the text states are trusted when instructions are made; an op whose types contradict
+	// its operands is reported here, at its position.
+	if err := hlo.Verify(c.out); err != nil {
+		return nil, err
+	}
 	return c.out, nil
 }
 
@@ -298,6 +304,9 @@ func (c *converter) add(sc *scope, op *Op, code hlo.Opcode, shape hlo.Shape, ope
 		if n := strings.TrimPrefix(op.Results[0].Name, "%"); n != "" && !isDigit(n[0]) {
 			name = sanitize(n)
 		}
+	}
+	if info := code.Info(); info != nil && !info.Operands.Allows(len(operands)) {
+		c.fail(op.Pos, "%s takes %s operands, has %d", op.Name, info.Operands, len(operands))
 	}
 	s := shape.Clone()
 	s.SetDefaultLayouts()

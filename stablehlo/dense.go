@@ -23,14 +23,14 @@ type denseElem struct {
 func (p *parser) dense(start int) *DenseAttr {
 	s := &p.scan
 	s.want('<', "after dense")
-	var hex string
+	var hex []byte
 	var elems []denseElem
 	splat := false
 	hexAt := s.off
 	switch c := s.peek(); {
 	case c == '"':
 		hexAt = s.off
-		hex = s.str()
+		hex = s.rawBytes()
 	case c == '>':
 	case c == '[':
 		p.denseList(&elems)
@@ -56,10 +56,10 @@ func (p *parser) dense(start int) *DenseAttr {
 	if n > int64(len(s.src))*8+64 && !(splat && n < 1<<28) {
 		s.failAt(start, "dense<...> of %d elements is larger than the input allows", n)
 	}
-	if hex != "" {
+	if hex != nil {
 		blob, ok := decodeHex(hex)
 		if !ok {
-			s.failAt(hexAt, "dense<%q>: not a hex blob", truncate(hex))
+			s.failAt(hexAt, "dense<%q>: not a hex blob", truncate(string(hex)))
 		}
 		lit, err := literalFromBytes(blob, t)
 		if err != nil {
@@ -257,33 +257,34 @@ func floatBits(t dtype.Type, text string) (uint64, error) {
 	return hlo.EncodeFloat(t, v), nil
 }
 
+// hexValue maps a hex digit to its value and every other byte to 0xff.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c-'a') + 10
+		t[c-'a'+'A'] = byte(c-'a') + 10
+	}
+	return t
+}()
+
 // decodeHex decodes "0x..." into bytes.
-func decodeHex(s string) ([]byte, bool) {
+func decodeHex[S string | []byte](s S) ([]byte, bool) {
 	if len(s) < 2 || s[0] != '0' || s[1] != 'x' && s[1] != 'X' || len(s)%2 != 0 {
 		return nil, false
 	}
 	out := make([]byte, (len(s)-2)/2)
+	bad := byte(0)
 	for i := range out {
-		hi, ok1 := unhex(s[2+2*i])
-		lo, ok2 := unhex(s[3+2*i])
-		if !ok1 || !ok2 {
-			return nil, false
-		}
+		hi, lo := hexValue[s[2+2*i]], hexValue[s[3+2*i]]
+		bad |= hi | lo
 		out[i] = hi<<4 | lo
 	}
-	return out, true
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
+	return out, bad&0xf0 == 0
 }
 
 // literalFromBytes makes a literal of type t from the raw little-endian bytes of a hex dense: one element

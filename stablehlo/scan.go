@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"bytes"
 	"fmt"
 	"go/scanner"
 	"go/token"
@@ -337,4 +338,22 @@ func (s *scan) skipBalanced(close byte) {
 		s.off++
 	}
 	s.fail("missing %q", close)
+}
+
+// rawBytes reads a quoted string and returns its body: the input's own bytes when it has no escapes
+// (hex blobs never do), so that a large constant is not copied before it is decoded.
+func (s *scan) rawBytes() []byte {
+	s.skip()
+	start := s.off
+	if start < len(s.src) && s.src[start] == '"' {
+		body := s.src[start+1:]
+		if end := bytes.IndexByte(body, '"'); end >= 0 {
+			body = body[:end]
+			if bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '\n') < 0 {
+				s.off = start + 2 + end
+				return body
+			}
+		}
+	}
+	return []byte(s.str())
 }
