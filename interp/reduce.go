@@ -102,6 +102,11 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 			return Value{}, unsupportedf(in, "reduce of %s with initial value %s giving %s", inputs[i].Type, inits[i].Type, types[i])
 		}
 	}
+	if n == 1 && inputs[0].Type.IsComplex() {
+		if t := reduceComplex(complexReducer(in.CalledComputation("to_apply")), inputs[0], inits[0], outDims, run); t != nil {
+			return ArrayValue(t), e.charge(outN * run)
+		}
+	}
 	f, err := e.scalarFunc(in, in.CalledComputation("to_apply"))
 	if err != nil {
 		return Value{}, err
@@ -200,6 +205,8 @@ func reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims []int64, run int
 			dst[o] = acc
 		}
 		return fromI64(x.Type, outDims, dst)
+	case domComplex:
+		return reduceComplex(op, x, init, outDims, run)
 	}
 	return nil
 }
