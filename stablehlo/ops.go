@@ -52,6 +52,7 @@ func init() {
 		"chlo.top_k":                     (*converter).topK,
 		"stablehlo.map":                  (*converter).map_,
 		"stablehlo.select":               (*converter).select_,
+		"stablehlo.convolution":          (*converter).convolution,
 	}
 }
 
@@ -758,4 +759,154 @@ func (c *converter) check(sc *scope, op *Op) {
 	if len(cfg) > 0 {
 		in.SetAttr("backend_config", &hlo.BackendConfig{Text: strings.Join(cfg, ","), Quoted: true})
 	}
+}
+
+// convolution converts convolution: its dimension numbers become dim_labels, its window attributes
+// (the pretty form's window = {stride = ..., pad = ...} or the generic window_strides, padding, ...) one
+// window whose sizes are the kernel's spatial dimensions.
+func (c *converter) convolution(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 2, "operands")
+	var labels string
+	switch a := op.Attr("dim_numbers").(type) {
+	case RawAttr:
+		labels = string(a)
+	}
+	if st, ok := op.Attr("dimension_numbers").(StructAttr); ok {
+		labels = st.Raw
+	}
+	dims, ok := parseConvLabels(labels)
+	c.need(op, ok, "dimension numbers")
+	get := func(pretty, generic string) []int64 {
+		if w, ok := op.Attr("window").(DictAttr); ok {
+			if v, ok := attrInts(lookup(w, pretty)); ok {
+				return v
+			}
+			if l, ok := lookup(w, pretty).(ListAttr); ok { // pad = [[1, 1], [2, 2]], reverse = [false, true]
+				var out []int64
+				for _, e := range l {
+					switch e := e.(type) {
+					case BoolAttr:
+						out = append(out, b2i(bool(e)))
+					default:
+						v, _ := attrInts(e)
+						out = append(out, v...)
+					}
+				}
+				return out
+			}
+		}
+		v, _ := ints(op, generic)
+		return v
+	}
+	stride := get("stride", "window_strides")
+	pad := get("pad", "padding")
+	lhs := get("lhs_dilate", "lhs_dilation")
+	rhs := get("rhs_dilate", "rhs_dilation")
+	rev := get("reverse", "window_reversal")
+	if rev == nil {
+		if a, ok := op.Attr("window_reversal").(ArrayAttr); ok {
+			rev = a.Vals
+		}
+	}
+	w := make(hlo.Window, len(dims.KernelSpatial))
+	for i, d := range dims.KernelSpatial {
+		if d < 0 || int(d) >= ins[1].Shape.Rank() {
+			c.fail(op.Pos, "%s: kernel dimension %d out of range", op.Name, d)
+		}
+		w[i] = hlo.WindowDim{Size: ins[1].Shape.Dims[d], Stride: 1, BaseDilation: 1, WindowDilation: 1}
+		if i < len(stride) {
+			w[i].Stride = stride[i]
+		}
+		if 2*i+1 < len(pad) {
+			w[i].PadLow, w[i].PadHigh = pad[2*i], pad[2*i+1]
+		}
+		if i < len(lhs) {
+			w[i].BaseDilation = lhs[i]
+		}
+		if i < len(rhs) {
+			w[i].WindowDilation = rhs[i]
+		}
+		if i < len(rev) {
+			w[i].Reversal = rev[i] != 0
+		}
+	}
+	in := c.add(sc, op, hlo.OpConvolution, c.result(op), ins...)
+	if len(w) > 0 {
+		in.SetAttr("window", w)
+	}
+	in.SetAttr("dim_labels", dims)
+	if g, ok := integer(op, "feature_group_count"); ok && g != 1 {
+		in.SetAttr("feature_group_count", hlo.Int(g))
+	}
+	if g, ok := integer(op, "batch_group_count"); ok && g != 1 {
+		in.SetAttr("batch_group_count", hlo.Int(g))
+	}
+	return in
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// parseConvLabels reads "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]": each list names, position by
+// position, what that dimension of the input, the kernel and the output is.
+func parseConvLabels(text string) (*hlo.ConvDims, bool) {
+	text = strings.ReplaceAll(text, " ", "")
+	lhs, out, ok := strings.Cut(text, "->")
+	if !ok {
+		return nil, false
+	}
+	in, kernel, ok := strings.Cut(lhs, "]x[")
+	if !ok {
+		return nil, false
+	}
+	split := func(s string) []string {
+		s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, ",")
+	}
+	d := &hlo.ConvDims{}
+	read := func(parts []string, a, b string, pa, pb *int64) ([]int64, bool) {
+		spatial := make([]int64, 0, len(parts))
+		seen := map[int64]bool{}
+		*pa, *pb = -1, -1
+		var idx []int64
+		for pos, p := range parts {
+			switch p {
+			case a:
+				*pa = int64(pos)
+			case b:
+				*pb = int64(pos)
+			default:
+				n, err := strconv.ParseInt(p, 10, 64)
+				if err != nil || n < 0 || n >= int64(len(parts)) || seen[n] {
+					return nil, false
+				}
+				seen[n] = true
+				idx = append(idx, n)
+				spatial = append(spatial, int64(pos))
+			}
+		}
+		// spatial[k] is where spatial dimension idx[k] lives; order them by spatial number.
+		out := make([]int64, len(spatial))
+		for k, n := range idx {
+			if n >= int64(len(out)) {
+				return nil, false
+			}
+			out[n] = spatial[k]
+		}
+		return out, *pa >= 0 && *pb >= 0
+	}
+	var ok1, ok2, ok3 bool
+	d.InputSpatial, ok1 = read(split(in), "b", "f", &d.InputBatch, &d.InputFeature)
+	d.KernelSpatial, ok2 = read(split(kernel), "i", "o", &d.KernelInputFeature, &d.KernelOutput)
+	d.OutputSpatial, ok3 = read(split(out), "b", "f", &d.OutputBatch, &d.OutputFeature)
+	ok = ok1 && ok2 && ok3 && len(d.InputSpatial) == len(d.KernelSpatial) && len(d.KernelSpatial) == len(d.OutputSpatial)
+	return d, ok
 }

@@ -158,6 +158,13 @@ func TestForms(t *testing.T) {
     return %0#0 : tensor<i64>
   }`, []string{"while = (s64[], s64[]) while(tuple), condition=while_cond, body=while_body",
 			"ROOT compare = pred[] compare(i, m), direction=LT", "ROOT tuple.1 = (s64[], s64[]) tuple(add, m.1)"}},
+		{"convolution", `
+  func.func @main(%x: tensor<2x3x9x10xf32>, %k: tensor<3x3x4x5xf32>) -> (tensor<2x3x3x2xf32>, tensor<2x3x3x2xf32>) {
+    %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 3], pad = [[0, 0], [0, 0]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x9x10xf32>, tensor<3x3x4x5xf32>) -> tensor<2x3x3x2xf32>
+    %1 = "stablehlo.convolution"(%x, %k) <{dimension_numbers = #stablehlo.conv<[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]>, window_strides = array<i64: 2, 3>, batch_group_count = 1 : i64, feature_group_count = 1 : i64}> : (tensor<2x3x9x10xf32>, tensor<3x3x4x5xf32>) -> tensor<2x3x3x2xf32>
+    return %0, %1 : tensor<2x3x3x2xf32>, tensor<2x3x3x2xf32>
+  }`, []string{"convolution = f32[2,3,3,2]{3,2,1,0} convolution(x, k), window={size=4x5 stride=2x3}, dim_labels=bf01_oi01->bf01",
+			"convolution.1 = f32[2,3,3,2]{3,2,1,0} convolution(x, k), window={size=4x5 stride=2x3}, dim_labels=bf01_oi01->bf01"}},
 		{"locations", `
   func.func @main(%a: tensor<f32>) -> tensor<f32> {
     %0 = stablehlo.sine %a : tensor<f32> loc(#loc2)
