@@ -52,6 +52,8 @@ func init() {
 		"chlo.top_k":                     (*converter).topK,
 		"stablehlo.map":                  (*converter).map_,
 		"stablehlo.select":               (*converter).select_,
+		"chlo.next_after":                (*converter).nextAfter,
+		"chlo.erfc":                      (*converter).erfc,
 		"stablehlo.convolution":          (*converter).convolution,
 	}
 }

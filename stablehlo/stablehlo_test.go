@@ -300,3 +300,20 @@ func TestLooks(t *testing.T) {
 		}
 	}
 }
+
+// TestCHLODecompositions: next_after and erfc, decomposed into HLO, on their edge cases.
+func TestCHLODecompositions(t *testing.T) {
+	m := convert(t, `module {
+  func.func @main() -> tensor<6xf32> {
+    %x = stablehlo.constant dense<[0.0, 0.0, 1.0, 1.0, -1.0, 0x7FC00000]> : tensor<6xf32>
+    %y = stablehlo.constant dense<[-1.0, 0.0, 2.0, 0.0, -2.0, 1.0]> : tensor<6xf32>
+    %0 = chlo.next_after %x, %y : tensor<6xf32>, tensor<6xf32> -> tensor<6xf32>
+    %want = stablehlo.constant dense<[0x80000001, 0x00000000, 0x3F800001, 0x3F7FFFFF, 0xBF800001, 0x7FC00000]> : tensor<6xf32>
+    check.expect_eq %0, %want : tensor<6xf32>
+    %e = chlo.erfc %x : tensor<6xf32> -> tensor<6xf32>
+    check.expect_almost_eq_const %e, dense<[1.0, 1.0, 0.15729921, 0.15729921, 1.8427008, 0x7FC00000]> : tensor<6xf32>
+    return %0 : tensor<6xf32>
+  }
+}`)
+	run(t, m)
+}
