@@ -80,6 +80,11 @@ type converter struct {
 // types contradict its operands is an error at its position. The function named main (or else the first
 // public one) becomes the entry computation.
 func Convert(fset *token.FileSet, f *File, m *Module) (out *hlo.Module, err error) {
+	return convertWithEntry(fset, f, m, "")
+}
+
+// convertWithEntry is Convert with the entry function named (the default choice when "").
+func convertWithEntry(fset *token.FileSet, f *File, m *Module, entryName string) (out *hlo.Module, err error) {
 	c := &converter{fset: fset, file: f, mod: m, funcs: map[string]*Func{}, comps: map[string]*hlo.Computation{},
 		busy: map[string]bool{}}
 	name := m.Name
@@ -91,7 +96,10 @@ func Convert(fset *token.FileSet, f *File, m *Module) (out *hlo.Module, err erro
 		c.funcs[fn.Name] = fn
 	}
 	entry := c.funcs["main"]
-	if entry == nil {
+	if entryName != "" {
+		entry = c.funcs[entryName]
+	}
+	if entry == nil && entryName == "" {
 		for _, fn := range m.Funcs {
 			if fn.Visibility != "private" && fn.Body != nil {
 				entry = fn
@@ -175,7 +183,7 @@ func (c *converter) function(fn *Func) *hlo.Computation {
 		c.fail(fn.Pos, "function @%s has no body", fn.Name)
 	}
 	c.busy[fn.Name] = true
-	comp := c.region(sanitize(fn.Name), fn.Body, fn.Params, fn.Pos, nil, plainRegion)
+	comp := c.region(sanitize(fn.Name), fn.Body, fn.Params, fn.Pos, nil, plainRegion, nil)
 	c.busy[fn.Name] = false
 	c.comps[fn.Name] = comp
 	return comp
@@ -190,7 +198,9 @@ type scope struct {
 
 // region converts a one-block region with the given arguments (the block's own when nil) into a
 // computation added to the module, and returns it.
-func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos, parent *scope, mode regionMode) *hlo.Computation {
+// captured are values of enclosing regions the region uses (implicit captures): a tupled region receives
+// them as further elements of its tuple parameter, and a body region passes them on unchanged.
+func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos, parent *scope, mode regionMode, captured []*Value) *hlo.Computation {
 	tupled := mode != plainRegion
 	if len(r.Blocks) != 1 {
 		c.fail(r.Pos, "a region of %d blocks; only one block is supported", len(r.Blocks))
@@ -201,19 +211,24 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 	}
 	comp := &hlo.Computation{Name: c.out.UniqueName(name), Module: c.out, Pos: pos}
 	sc := &scope{comp: comp, vals: map[*Value]*hlo.Instruction{}, parent: parent}
+	var passed []*hlo.Instruction // the captured values, as the region receives them
 	if tupled {
-		elems := make([]hlo.Shape, len(args))
-		for i, a := range args {
+		all := append(append([]*Value(nil), args...), captured...)
+		elems := make([]hlo.Shape, len(all))
+		for i, a := range all {
 			elems[i] = a.Type
 		}
 		p := comp.Add("state", hlo.OpParameter, paramShape(hlo.Tuple(elems...)))
 		p.Pos = pos
 		comp.Params = append(comp.Params, p)
-		for i, a := range args {
+		for i, a := range all {
 			g := comp.Add(sanitize(a.Name), hlo.OpGetTupleElement, paramShape(a.Type), p)
 			g.SetAttr("index", hlo.Int(i))
 			g.Pos = a.Pos
 			sc.vals[a] = g
+			if i >= len(args) {
+				passed = append(passed, g)
+			}
 		}
 	}
 	for i, a := range args {
@@ -239,6 +254,9 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 		c.fail(r.Pos, "a region without a return")
 	}
 	vals := c.operands(sc, ret)
+	if mode == bodyRegion {
+		vals = append(vals, passed...)
+	}
 	switch {
 	case len(vals) == 1 && mode != bodyRegion:
 		comp.Root = vals[0]
@@ -425,4 +443,43 @@ func (c *converter) describeLoc(l *Loc, depth int) (name, file string, line int)
 		}
 	}
 	return name, file, line
+}
+
+// captures returns the values the regions use but do not define, in the order of first use: what they
+// capture from the regions around them.
+func captures(regions ...*Region) []*Value {
+	defined := map[*Value]bool{}
+	var walk func(r *Region, visit func(op *Op))
+	walk = func(r *Region, visit func(op *Op)) {
+		for _, b := range r.Blocks {
+			for _, a := range b.Args {
+				defined[a] = true
+			}
+			for _, op := range b.Ops {
+				for _, v := range op.Results {
+					defined[v] = true
+				}
+				visit(op)
+				for _, inner := range op.Regions {
+					walk(inner, visit)
+				}
+			}
+		}
+	}
+	for _, r := range regions {
+		walk(r, func(*Op) {})
+	}
+	var out []*Value
+	seen := map[*Value]bool{}
+	for _, r := range regions {
+		walk(r, func(op *Op) {
+			for _, v := range op.Operands {
+				if !defined[v] && !seen[v] {
+					seen[v] = true
+					out = append(out, v)
+				}
+			}
+		})
+	}
+	return out
 }

@@ -167,3 +167,65 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("%d programs pass their checks; at least %d did", passed, min)
 	}
 }
+
+// TestInterpretSuite runs the StableHLO interpreter's op tests (../shared/corpus/stablehlo/
+// interpret.tar.gz): each function is a test whose check ops state the expected values. It logs how many
+// check ops pass, counting a function's checks as passing only when the whole function runs.
+func TestInterpretSuite(t *testing.T) {
+	var failures tally
+	var funcs, funcsPassed, checks, checksPassed int
+	for _, f := range readArchive(t, "interpret.tar.gz") {
+		fset := token.NewFileSet()
+		file, err := Parse(fset, f.name, f.src)
+		if err != nil {
+			failures.add("parse", err, f.name)
+			continue
+		}
+		for _, mod := range file.Modules {
+			for _, fn := range mod.Funcs {
+				if fn.Body == nil || len(fn.Params) > 0 {
+					continue
+				}
+				n := countChecks(fn.Body)
+				funcs++
+				checks += n
+				m, err := convertWithEntry(fset, file, mod, fn.Name)
+				if err != nil {
+					failures.add("convert", err, f.name)
+					continue
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				_, err = interp.Run(m, nil, interp.Options{MaxWork: 1e9, Context: ctx})
+				cancel()
+				if err != nil {
+					failures.add("run", err, f.name)
+					continue
+				}
+				funcsPassed++
+				checksPassed += n
+			}
+		}
+	}
+	failures.log(t)
+	t.Logf("%d test functions, %d pass; %d check ops, %d pass (%.1f%%)", funcs, funcsPassed, checks, checksPassed,
+		100*float64(checksPassed)/float64(checks))
+	if min := 404; checksPassed < min {
+		t.Errorf("%d check ops pass; at least %d did", checksPassed, min)
+	}
+}
+
+// countChecks counts the check ops of a region and the regions inside it.
+func countChecks(r *Region) int {
+	n := 0
+	for _, b := range r.Blocks {
+		for _, op := range b.Ops {
+			if strings.HasPrefix(op.Name, "check.") || op.Name == "stablehlo.custom_call" && strings.HasPrefix(op.Callee, "check.") {
+				n++
+			}
+			for _, inner := range op.Regions {
+				n += countChecks(inner)
+			}
+		}
+	}
+	return n
+}

@@ -390,7 +390,7 @@ func (c *converter) computation(sc *scope, op *Op, i int, role string, elems []d
 	if i >= len(op.Regions) {
 		c.fail(op.Pos, "%s: missing region", op.Name)
 	}
-	return c.region(name, op.Regions[i], nil, op.Regions[i].Pos, sc, plainRegion)
+	return c.region(name, op.Regions[i], nil, op.Regions[i].Pos, sc, plainRegion, nil)
 }
 
 // elemTypes returns the element types of instructions.
@@ -472,8 +472,8 @@ func (c *converter) selectAndScatter(sc *scope, op *Op) *hlo.Instruction {
 	ins := c.operands(sc, op)
 	c.need(op, len(ins) == 3 && len(op.Regions) == 2, "operands and regions")
 	w := c.window(op, ins[0].Shape.Rank())
-	sel := c.region("select_and_scatter_select", op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion)
-	sca := c.region("select_and_scatter_scatter", op.Regions[1], nil, op.Regions[1].Pos, sc, plainRegion)
+	sel := c.region("select_and_scatter_select", op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion, nil)
+	sca := c.region("select_and_scatter_scatter", op.Regions[1], nil, op.Regions[1].Pos, sc, plainRegion, nil)
 	in := c.add(sc, op, hlo.OpSelectAndScatter, c.result(op), ins...)
 	in.SetAttr("window", w)
 	in.SetAttr("select", hlo.CompRef{Comp: sel})
@@ -503,16 +503,21 @@ func (c *converter) reducePrecision(sc *scope, op *Op) *hlo.Instruction {
 func (c *converter) while_(sc *scope, op *Op) *hlo.Instruction {
 	ins := c.operands(sc, op)
 	c.need(op, len(op.Regions) == 2, "cond and body regions")
+	// Values the regions capture travel in the loop state after the op's own, unchanged by the body.
+	caps := captures(op.Regions...)
+	for _, v := range caps {
+		ins = append(ins, c.value(sc, v, op))
+	}
 	state := c.add(sc, op, hlo.OpTuple, tupleShape(ins), ins...)
 	args := func(r *Region) []*Value {
-		if len(r.Blocks) == 1 && len(r.Blocks[0].Args) == len(ins) {
+		if len(r.Blocks) == 1 && len(r.Blocks[0].Args) == len(op.Operands) {
 			return r.Blocks[0].Args
 		}
-		c.fail(r.Pos, "%s: the region takes %d arguments for %d values", op.Name, len(r.Blocks[0].Args), len(ins))
+		c.fail(r.Pos, "%s: the region does not take its %d values", op.Name, len(op.Operands))
 		return nil
 	}
-	cond := c.region("while_cond", op.Regions[0], args(op.Regions[0]), op.Regions[0].Pos, sc, condRegion)
-	body := c.region("while_body", op.Regions[1], args(op.Regions[1]), op.Regions[1].Pos, sc, bodyRegion)
+	cond := c.region("while_cond", op.Regions[0], args(op.Regions[0]), op.Regions[0].Pos, sc, condRegion, caps)
+	body := c.region("while_body", op.Regions[1], args(op.Regions[1]), op.Regions[1].Pos, sc, bodyRegion, caps)
 	in := c.add(sc, op, hlo.OpWhile, state.Shape, state)
 	in.SetAttr("condition", hlo.CompRef{Comp: cond})
 	in.SetAttr("body", hlo.CompRef{Comp: body})
@@ -687,17 +692,20 @@ func (c *converter) if_(sc *scope, op *Op) *hlo.Instruction {
 	return c.conditional(sc, op, ins[0], op.Regions, "true_computation")
 }
 
+// conditional converts the branches of case and if; the values they capture are passed to every branch
+// as one tuple operand.
 func (c *converter) conditional(sc *scope, op *Op, index *hlo.Instruction, regions []*Region, kind string) *hlo.Instruction {
-	empty := c.add(sc, op, hlo.OpTuple, hlo.Tuple())
+	caps := captures(regions...)
+	passed := make([]*hlo.Instruction, len(caps))
+	for i, v := range caps {
+		passed[i] = c.value(sc, v, op)
+	}
+	arg := c.add(sc, op, hlo.OpTuple, tupleShape(passed), passed...)
 	operands := []*hlo.Instruction{index}
 	var comps hlo.CompList
 	for i, r := range regions {
-		if len(r.Blocks) != 1 {
-			c.fail(r.Pos, "a region of %d blocks; only one block is supported", len(r.Blocks))
-		}
-		arg := &Value{Name: "%unused", Type: hlo.Tuple(), Pos: r.Pos}
-		comps = append(comps, c.region("branch_"+strconv.Itoa(i), r, []*Value{arg}, r.Pos, sc, plainRegion))
-		operands = append(operands, empty)
+		comps = append(comps, c.region("branch_"+strconv.Itoa(i), r, []*Value{}, r.Pos, sc, condRegion, caps))
+		operands = append(operands, arg)
 	}
 	in := c.add(sc, op, hlo.OpConditional, c.result(op), operands...)
 	if kind == "true_computation" {

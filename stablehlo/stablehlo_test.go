@@ -208,6 +208,38 @@ module @second {
 	}
 }
 
+// TestCaptures: values of enclosing regions used in a while or case region (implicit captures) travel in
+// the loop state or the branch operand.
+func TestCaptures(t *testing.T) {
+	m := convert(t, `module {
+  func.func @main() -> tensor<i64> {
+    %ten = stablehlo.constant dense<10> : tensor<i64>
+    %one = stablehlo.constant dense<1> : tensor<i64>
+    %zero = stablehlo.constant dense<0> : tensor<i64>
+    %0 = stablehlo.while(%i = %zero) : tensor<i64>
+     cond {
+      %1 = stablehlo.compare  LT, %i, %ten,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %1 : tensor<i1>
+    } do {
+      %1 = stablehlo.add %i, %one : tensor<i64>
+      stablehlo.return %1 : tensor<i64>
+    }
+    %idx = stablehlo.constant dense<1> : tensor<i32>
+    %2 = "stablehlo.case"(%idx) ({
+      stablehlo.return %one : tensor<i64>
+    }, {
+      %3 = stablehlo.multiply %0, %ten : tensor<i64>
+      stablehlo.return %3 : tensor<i64>
+    }) : (tensor<i32>) -> tensor<i64>
+    check.expect_eq_const %2, dense<100> : tensor<i64>
+    return %2 : tensor<i64>
+  }
+}`)
+	if got := run(t, m).Array.Int64s(); got[0] != 100 {
+		t.Errorf("got %v, want 100", got)
+	}
+}
+
 // TestRun: converted programs compute what StableHLO says they do.
 func TestRun(t *testing.T) {
 	m := convert(t, `module {
