@@ -45,7 +45,7 @@ stored as raw bits like the inputs.
 Before evaluating, run estimates the memory the program's buffers need and refuses, naming the largest
 buffers, a program over --max-memory (default: half of the physical memory; sizes like 512MiB or 8G;
 0 for no limit). What the interpreter does not implement (collectives over several devices, host
-transfers, FFT, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.`,
+transfers, Cholesky, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.`,
 		Order: 30,
 		Run:   runRun,
 	})
