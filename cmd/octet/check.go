@@ -109,6 +109,9 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 	for _, g := range r.GEMMs {
 		if g.Fused {
 			fmt.Fprintf(w, "  fused      %%%s = %s\n", g.Name, g.Target)
+			if g.Location != "" {
+				fmt.Fprintf(w, "             at %s\n", g.Location)
+			}
 			fmt.Fprintf(w, "             D %s = A %s x B %s\n", g.D, operandText(g.A), operandText(g.B))
 			scales := []string{"a_scale " + g.AScale, "b_scale " + g.BScale}
 			if g.CScale != "" {
@@ -137,6 +140,9 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 			what += " (dot %" + g.Dot + ")"
 		}
 		fmt.Fprintf(w, "  NOT FUSED  %s in %%%s: D %s\n", what, g.Computation, g.D)
+		if g.Location != "" {
+			fmt.Fprintf(w, "             at %s\n", g.Location)
+		}
 		fmt.Fprintf(w, "             why: %s\n", g.Reason)
 		fmt.Fprintf(w, "             A: %s\n", operandText(g.A))
 		fmt.Fprintf(w, "             B: %s\n", operandText(g.B))

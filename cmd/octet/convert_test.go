@@ -76,3 +76,28 @@ func TestConvertErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNamesSourceLines: on StableHLO printed with debug locations (loc(...) on every op, #loc
+// aliases, named and call-site locations), octet check names each FP8 matmul's Python file and line.
+func TestCheckNamesSourceLines(t *testing.T) {
+	const file = "../../stablehlo/testdata/two_fp8_matmuls_debug.mlir"
+	code, out, errs := runOctet(t, "", "check", file)
+	if code != 0 {
+		t.Fatalf("octet check: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"NOT FUSED  %dot in %main: D bf16[32,128]\n             at /home/user/mlp.py:10\n",
+		"NOT FUSED  %dot.1 in %main: D bf16[32,16]\n             at /home/user/layers.py:4\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("octet check: output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = runOctet(t, "", "check", "--json", file)
+	if code != 0 {
+		t.Fatalf("octet check --json: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{`"location": "/home/user/mlp.py:10"`, `"location": "/home/user/layers.py:4"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("octet check --json: output lacks %s:\n%s", want, out)
+		}
+	}
+}

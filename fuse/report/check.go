@@ -32,6 +32,9 @@ type GEMM struct {
 	Name        string `json:"name"`
 	Computation string `json:"computation"`
 	Dot         string `json:"dot,omitempty"`
+	// Location is the source the GEMM comes from, "file:line" from its metadata (source_file and
+	// source_line, which JAX and StableHLO's locations give), when the module says.
+	Location string `json:"location,omitempty"`
 	// Kind is "cublas-fp8" for a fused call, "dot" for a plain dot, "gemm-fusion" for a dot inside a fusion
 	// (a kCustom GEMM fusion such as __triton_gemm or gemm_fusion_dot), "cublas" for a cuBLAS call that is
 	// not the FP8 one.
@@ -117,6 +120,7 @@ func Check(m *hlo.Module) *Report {
 			if f == nil {
 				continue
 			}
+			f.Location = sourceLocation(in)
 			r.GEMMs = append(r.GEMMs, f)
 			switch {
 			case f.Fused:
@@ -534,4 +538,20 @@ func sideName(i int) string {
 		return "A"
 	}
 	return "B"
+}
+
+// sourceLocation is "file:line" of an instruction's metadata; "" when it names no source file.
+func sourceLocation(in *hlo.Instruction) string {
+	md := in.Metadata()
+	file, _ := md.Get("source_file")
+	if uq, err := strconv.Unquote(file); err == nil {
+		file = uq
+	}
+	if file == "" {
+		return ""
+	}
+	if line, ok := md.Get("source_line"); ok && line != "" && line != "0" {
+		file += ":" + line
+	}
+	return file
 }
