@@ -132,27 +132,30 @@ type (
 	TypeAttr hlo.Shape
 	// WordAttr is a bare word: an enum of a pretty form (FLOAT, THREE_FRY), unit, or a keyword value.
 	WordAttr string
+	// FuncTypeAttr is a function type, (operand types) -> result types.
+	FuncTypeAttr struct{ In, Out []hlo.Shape }
 	// DimsAttr is "[1, 2] x [3]" of dot_general's pretty form.
 	DimsAttr struct{ LHS, RHS []int64 }
 	// RawAttr is any other attribute, kept as written.
 	RawAttr string
 )
 
-func (IntAttr) isAttr()    {}
-func (FloatAttr) isAttr()  {}
-func (BoolAttr) isAttr()   {}
-func (StringAttr) isAttr() {}
-func (SymbolAttr) isAttr() {}
-func (ListAttr) isAttr()   {}
-func (DictAttr) isAttr()   {}
-func (ArrayAttr) isAttr()  {}
-func (DenseAttr) isAttr()  {}
-func (EnumAttr) isAttr()   {}
-func (StructAttr) isAttr() {}
-func (TypeAttr) isAttr()   {}
-func (WordAttr) isAttr()   {}
-func (DimsAttr) isAttr()   {}
-func (RawAttr) isAttr()    {}
+func (IntAttr) isAttr()      {}
+func (FloatAttr) isAttr()    {}
+func (BoolAttr) isAttr()     {}
+func (StringAttr) isAttr()   {}
+func (SymbolAttr) isAttr()   {}
+func (ListAttr) isAttr()     {}
+func (DictAttr) isAttr()     {}
+func (ArrayAttr) isAttr()    {}
+func (DenseAttr) isAttr()    {}
+func (EnumAttr) isAttr()     {}
+func (StructAttr) isAttr()   {}
+func (TypeAttr) isAttr()     {}
+func (WordAttr) isAttr()     {}
+func (DimsAttr) isAttr()     {}
+func (FuncTypeAttr) isAttr() {}
+func (RawAttr) isAttr()      {}
 
 // Loc is a location: a file position (File, Line, Col), a name (Name, with the location it names in
 // Child), a call site (Callee at Caller), a fusion of several (Fused), or a reference to an alias (Alias)

@@ -126,6 +126,27 @@ func (p *parser) attrValue() Attr {
 	case c == '!':
 		t, _ := p.typ()
 		return TypeAttr(t)
+	case c == '(':
+		// A function type: (a, b) -> c, or -> (c, d).
+		var ft FuncTypeAttr
+		s.off++
+		if !s.got(')') {
+			ft.In = p.typeList()
+			s.want(')', "closing the parameter types")
+		}
+		if !s.gotStr("->") {
+			s.fail("expected '->' in a function type")
+		}
+		if s.got('(') {
+			if !s.got(')') {
+				ft.Out = p.typeList()
+				s.want(')', "closing the result types")
+			}
+		} else {
+			t, _ := p.typ()
+			ft.Out = []hlo.Shape{t}
+		}
+		return ft
 	case c == '<':
 		s.off++
 		s.skipBalanced('>')

@@ -31,8 +31,8 @@ func ParseFile(fset *token.FileSet, filename string, src []byte) ([]*hlo.Module,
 }
 
 // Looks reports whether src looks like MLIR text rather than HLO text: its first word (after comments)
-// is "module", "func.func" or an MLIR alias or attribute, where HLO text starts with "HloModule" or a
-// computation.
+// is a module or a function, in the pretty or the generic form, or an alias (#loc1 = ..., !t = ...), where
+// HLO text starts with "HloModule" or a computation.
 func Looks(src []byte) bool {
 	for len(src) > 0 {
 		src = bytes.TrimLeft(src, " \t\r\n")
@@ -45,7 +45,7 @@ func Looks(src []byte) bool {
 		}
 		break
 	}
-	for _, p := range []string{"module ", "module{", "module @", "builtin.module", "func.func", "#loc", "#map", "!"} {
+	for _, p := range []string{"module ", "module{", "module @", "builtin.module", "func.func", `"builtin.module"`, `"func.func"`, "#", "!"} {
 		if bytes.HasPrefix(src, []byte(p)) {
 			return true
 		}

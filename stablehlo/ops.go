@@ -631,6 +631,9 @@ func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 }
 
 func (c *converter) call(sc *scope, op *Op) *hlo.Instruction {
+	if sym, ok := op.Attr("callee").(SymbolAttr); ok && op.Callee == "" {
+		op.Callee = string(sym)
+	}
 	fn := c.funcs[op.Callee]
 	if fn == nil {
 		c.fail(op.Pos, "call of @%s, which the module does not define", op.Callee)

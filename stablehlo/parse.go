@@ -73,6 +73,24 @@ func (p *parser) fileBody() {
 			p.typeAlias()
 		case c == '{' && s.peekAt(1) == '-' && s.peekAt(2) == '#':
 			p.resourceSection()
+		case c == '"':
+			// The generic form: "builtin.module"() ({ "func.func"() <{...}> ({...}) : () -> () }) : () -> ()
+			start := s.off
+			p.scopes = append(p.scopes, map[string]*Value{})
+			op := p.op()
+			p.scopes = p.scopes[:len(p.scopes)-1]
+			switch op.Name {
+			case "builtin.module":
+				p.out.Modules = append(p.out.Modules, p.genericModule(op))
+			case "func.func":
+				if bare == nil {
+					bare = &Module{Pos: s.pos(start)}
+					p.out.Modules = append(p.out.Modules, bare)
+				}
+				bare.Funcs = append(bare.Funcs, p.genericFunc(op))
+			default:
+				s.failAt(start, "expected a module or a function, found %s", op.Name)
+			}
 		default:
 			start := s.off
 			switch id := s.peekIdent(); id {
@@ -492,3 +510,56 @@ func (p *parser) resolveResources() {
 var errNoValue = errors.New("no value")
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// genericModule makes a Module of a "builtin.module" written in the generic form.
+func (p *parser) genericModule(op *Op) *Module {
+	m := &Module{Pos: op.Pos}
+	for _, a := range op.Attrs {
+		if a.Name == "sym_name" {
+			if n, ok := a.Value.(StringAttr); ok {
+				m.Name = string(n)
+			}
+			continue
+		}
+		m.Attrs = append(m.Attrs, a)
+	}
+	for _, r := range op.Regions {
+		for _, b := range r.Blocks {
+			for _, inner := range b.Ops {
+				if inner.Name == "func.func" {
+					m.Funcs = append(m.Funcs, p.genericFunc(inner))
+				}
+			}
+		}
+	}
+	return m
+}
+
+// genericFunc makes a Func of a "func.func" written in the generic form: its name, visibility, type and
+// argument and result attributes are properties, its parameters the arguments of its entry block.
+func (p *parser) genericFunc(op *Op) *Func {
+	f := &Func{Pos: op.Pos, Loc: op.Loc}
+	if n, ok := op.Attr("sym_name").(StringAttr); ok {
+		f.Name = string(n)
+	} else {
+		p.failAt(p.file.Offset(op.Pos), "func.func without a sym_name")
+	}
+	if v, ok := op.Attr("sym_visibility").(StringAttr); ok {
+		f.Visibility = string(v)
+	}
+	ft, ok := op.Attr("function_type").(FuncTypeAttr)
+	if !ok {
+		p.failAt(p.file.Offset(op.Pos), "func.func @%s without a function_type", f.Name)
+	}
+	f.Results = ft.Out
+	f.ResultAttrs = make([][]NamedAttr, len(ft.Out))
+	if len(op.Regions) > 0 && len(op.Regions[0].Blocks) > 0 {
+		f.Body = op.Regions[0]
+		f.Params = f.Body.Blocks[0].Args
+	}
+	if f.Body != nil && len(f.Params) != len(ft.In) {
+		p.failAt(p.file.Offset(op.Pos), "func.func @%s: %d block arguments for %d parameter types", f.Name, len(f.Params), len(ft.In))
+	}
+	f.ParamAttrs = make([][]NamedAttr, len(ft.In))
+	return f
+}

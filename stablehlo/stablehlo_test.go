@@ -319,6 +319,35 @@ func TestResources(t *testing.T) {
 	}
 }
 
+// TestGenericModule: a program printed entirely in the generic form (stablehlo-opt
+// --mlir-print-op-generic) converts and runs as its pretty form does.
+func TestGenericModule(t *testing.T) {
+	m := convert(t, `"builtin.module"() <{sym_name = "jit_main"}> ({
+  "func.func"() <{function_type = () -> tensor<f32>, res_attrs = [{jax.result_info = "", mhlo.layout_mode = "default"}], sym_name = "main", sym_visibility = "public"}> ({
+    %2 = "func.call"() <{callee = @inputs}> : () -> tensor<f32>
+    %3 = "func.call"() <{callee = @expected}> : () -> tensor<f32>
+    %4 = "stablehlo.reduce_precision"(%2) <{exponent_bits = 11 : i32, mantissa_bits = 52 : i32}> : (tensor<f32>) -> tensor<f32>
+    "stablehlo.custom_call"(%4, %3) <{call_target_name = "check.expect_close", has_side_effect = true}> : (tensor<f32>, tensor<f32>) -> ()
+    "func.return"(%4) : (tensor<f32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = () -> tensor<f32>, res_attrs = [{mhlo.layout_mode = "default"}], sym_name = "inputs", sym_visibility = "private"}> ({
+    %1 = "stablehlo.constant"() <{value = dense<-0.81502068> : tensor<f32>}> : () -> tensor<f32>
+    "func.return"(%1) : (tensor<f32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = () -> tensor<f32>, res_attrs = [{mhlo.layout_mode = "default"}], sym_name = "expected", sym_visibility = "private"}> ({
+    %0 = "stablehlo.constant"() <{value = dense<-0.81502068> : tensor<f32>}> : () -> tensor<f32>
+    "func.return"(%0) : (tensor<f32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
+`)
+	if m.Name != "jit_main" {
+		t.Errorf("module name %q, want jit_main", m.Name)
+	}
+	if got := run(t, m).Array.Float32s(); got[0] != -0.81502068 {
+		t.Errorf("got %v", got)
+	}
+}
+
 func TestLooks(t *testing.T) {
 	for src, want := range map[string]bool{
 		"module @jit_f attributes {} {":         true,
