@@ -1,6 +1,8 @@
 package stablehlo
 
 import (
+	"math"
+
 	"octet/dtype"
 	"octet/hlo"
 )
@@ -120,4 +122,154 @@ func (c *converter) erfc(sc *scope, op *Op) *hlo.Instruction {
 		return r
 	}
 	return e.add(hlo.OpConvert, x.Shape, r)
+}
+
+// The Lanczos approximation (g = 7, nine terms) XLA's lgamma and digamma use.
+const lanczosG = 7
+
+var lanczosCoeffs = [...]float64{
+	0.99999999999980993227684700473478, 676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+	771.3234287776530788486528258894, -176.61502916214059906584551354, 12.507343278686904814458936853,
+	-0.13857109526572011689554707, 9.984369578019570859563e-6, 1.50563273514931155834e-7,
+}
+
+// f64 emits instructions in float64 over one shape.
+type f64 struct {
+	emitter
+	shape hlo.Shape
+}
+
+func (f f64) k(v float64) *hlo.Instruction { return f.splat(f.shape, math.Float64bits(v)) }
+func (f f64) un(code hlo.Opcode, x *hlo.Instruction) *hlo.Instruction {
+	return f.add(code, f.shape, x)
+}
+func (f f64) bin(code hlo.Opcode, x, y *hlo.Instruction) *hlo.Instruction {
+	return f.binary(code, x, y)
+}
+
+// widen converts x to float64 for a decomposition computed in float64, failing for non-float types.
+func (c *converter) widen(sc *scope, op *Op) (f64, *hlo.Instruction) {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 1, "operand")
+	x := ins[0]
+	if !x.Shape.Elem.IsFloat() {
+		c.fail(op.Pos, "%s of %s is not supported", op.Name, typeString(x.Shape))
+	}
+	f := f64{emitter{c, sc, op}, x.Shape.WithElem(dtype.F64)}
+	if x.Shape.Elem != dtype.F64 {
+		x = f.add(hlo.OpConvert, f.shape, x)
+	}
+	return f, x
+}
+
+// narrow rounds a float64 result back to the type of op's result.
+func (f f64) narrow(op *Op, r *hlo.Instruction) *hlo.Instruction {
+	if t := op.OutTypes; len(t) == 1 && t[0].Elem != dtype.F64 {
+		return f.add(hlo.OpConvert, t[0], r)
+	}
+	return r
+}
+
+// lanczos returns, for z = x - 1 (x >= 0.5), the series a = c0 + sum ci/(z+i), its derivative term
+// -sum ci/(z+i)^2, and t = z + g + 0.5.
+func (f f64) lanczos(z *hlo.Instruction) (a, da, t *hlo.Instruction) {
+	a, da = f.k(lanczosCoeffs[0]), f.k(0)
+	for i := 1; i < len(lanczosCoeffs); i++ {
+		zi := f.bin(hlo.OpAdd, z, f.k(float64(i)))
+		term := f.bin(hlo.OpDivide, f.k(lanczosCoeffs[i]), zi)
+		a = f.bin(hlo.OpAdd, a, term)
+		da = f.bin(hlo.OpSubtract, da, f.bin(hlo.OpDivide, term, zi))
+	}
+	t = f.bin(hlo.OpAdd, z, f.k(lanczosG+0.5))
+	return a, da, t
+}
+
+// reflect returns whether x < 0.5, where the reflection formulas take over, and the argument the
+// approximation is evaluated at: x, or 1 - x.
+func (f f64) reflect(x *hlo.Instruction) (*hlo.Instruction, *hlo.Instruction) {
+	small := f.compare("LT", x, f.k(0.5))
+	return small, f.sel(small, f.bin(hlo.OpSubtract, f.k(1), x), x)
+}
+
+// sinPi returns |sin(pi x)| computed from the fractional part of |x|, exact at the integers.
+func (f f64) sinPi(x *hlo.Instruction) *hlo.Instruction {
+	ax := f.un(hlo.OpAbs, x)
+	frac := f.bin(hlo.OpSubtract, ax, f.un(hlo.OpFloor, ax))
+	red := f.sel(f.compare("GT", frac, f.k(0.5)), f.bin(hlo.OpSubtract, f.k(1), frac), frac)
+	return f.un(hlo.OpSin, f.bin(hlo.OpMultiply, f.k(math.Pi), red))
+}
+
+// lgamma decomposes chlo.lgamma: log|Γ(x)| by the Lanczos approximation in float64, with the reflection
+// formula log(π / |sin(πx)|) - lgamma(1 - x) below 0.5; +inf at the poles and at ±inf.
+func (c *converter) lgamma(sc *scope, op *Op) *hlo.Instruction {
+	f, x := c.widen(sc, op)
+	small, y := f.reflect(x)
+	z := f.bin(hlo.OpSubtract, y, f.k(1))
+	a, _, t := f.lanczos(z)
+	// 0.5 log(2π) + (z + 0.5) log(t) - t + log(a)
+	logT := f.un(hlo.OpLog, t)
+	r := f.bin(hlo.OpAdd, f.k(0.5*math.Log(2*math.Pi)), f.bin(hlo.OpMultiply, f.bin(hlo.OpAdd, z, f.k(0.5)), logT))
+	r = f.bin(hlo.OpAdd, f.bin(hlo.OpSubtract, r, t), f.un(hlo.OpLog, a))
+	refl := f.bin(hlo.OpSubtract, f.un(hlo.OpLog, f.bin(hlo.OpDivide, f.k(math.Pi), f.sinPi(x))), r)
+	r = f.sel(small, refl, r)
+	inf := f.compare("EQ", f.un(hlo.OpAbs, x), f.k(math.Inf(1)))
+	r = f.sel(inf, f.k(math.Inf(1)), r)
+	return f.narrow(op, r)
+}
+
+// digamma decomposes chlo.digamma: Γ'(x)/Γ(x) from the derivative of the Lanczos approximation in
+// float64, with the reflection formula ψ(1 - x) - π cos(πx)/sin(πx) below 0.5; NaN at the poles.
+func (c *converter) digamma(sc *scope, op *Op) *hlo.Instruction {
+	f, x := c.widen(sc, op)
+	small, y := f.reflect(x)
+	z := f.bin(hlo.OpSubtract, y, f.k(1))
+	a, da, t := f.lanczos(z)
+	// log(t) + da/a - g/t
+	r := f.bin(hlo.OpAdd, f.un(hlo.OpLog, t), f.bin(hlo.OpDivide, da, a))
+	r = f.bin(hlo.OpSubtract, r, f.bin(hlo.OpDivide, f.k(lanczosG), t))
+	pix := f.bin(hlo.OpMultiply, f.k(math.Pi), x)
+	cot := f.bin(hlo.OpDivide, f.un(hlo.OpCos, pix), f.un(hlo.OpSin, pix))
+	refl := f.bin(hlo.OpSubtract, r, f.bin(hlo.OpMultiply, f.k(math.Pi), cot))
+	r = f.sel(small, refl, r)
+	pole := f.binary(hlo.OpAnd, f.compare("LE", x, f.k(0)), f.compare("EQ", x, f.un(hlo.OpFloor, x)))
+	r = f.sel(pole, f.k(math.NaN()), r)
+	return f.narrow(op, r)
+}
+
+// Giles' single-precision approximation of erfinv ("Approximating the erfinv function", GPU Computing
+// Gems Jade, 2011): coefficients for w = -log((1-x)(1+x)) below 5 (in w - 2.5) and above (in sqrt(w) - 3),
+// highest degree first.
+var (
+	erfInvCentral = [...]float64{2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+		-0.00125372503, -0.00417768164, 0.246640727, 1.50140941}
+	erfInvTail = [...]float64{-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+		-0.0076224613, 0.00943887047, 1.00167406, 2.83297682}
+)
+
+// erfInv decomposes chlo.erf_inv: Giles' approximation refined by three Newton steps on erf in float64;
+// ±inf at ±1 and NaN beyond.
+func (c *converter) erfInv(sc *scope, op *Op) *hlo.Instruction {
+	f, y := c.widen(sc, op)
+	w := f.un(hlo.OpNegate, f.un(hlo.OpLog, f.bin(hlo.OpMultiply, f.bin(hlo.OpSubtract, f.k(1), y), f.bin(hlo.OpAdd, f.k(1), y))))
+	poly := func(coeffs []float64, v *hlo.Instruction) *hlo.Instruction {
+		p := f.k(coeffs[0])
+		for _, c := range coeffs[1:] {
+			p = f.bin(hlo.OpAdd, f.k(c), f.bin(hlo.OpMultiply, p, v))
+		}
+		return p
+	}
+	central := poly(erfInvCentral[:], f.bin(hlo.OpSubtract, w, f.k(2.5)))
+	tail := poly(erfInvTail[:], f.bin(hlo.OpSubtract, f.un(hlo.OpSqrt, w), f.k(3)))
+	x := f.bin(hlo.OpMultiply, f.sel(f.compare("LT", w, f.k(5)), central, tail), y)
+	// Newton on erf(x) = y: x -= (erf(x) - y) / (2/√π · exp(-x²)).
+	for i := 0; i < 3; i++ {
+		slope := f.bin(hlo.OpMultiply, f.k(2/math.SqrtPi), f.un(hlo.OpExp, f.un(hlo.OpNegate, f.bin(hlo.OpMultiply, x, x))))
+		step := f.bin(hlo.OpDivide, f.bin(hlo.OpSubtract, f.un(hlo.OpErf, x), y), slope)
+		// Where the slope underflows (|x| beyond 26) the estimate stands.
+		x = f.sel(f.add(hlo.OpIsFinite, f.shape.WithElem(dtype.PRED), step), f.bin(hlo.OpSubtract, x, step), x)
+	}
+	ay := f.un(hlo.OpAbs, y)
+	x = f.sel(f.compare("EQ", ay, f.k(1)), f.bin(hlo.OpMultiply, y, f.k(math.Inf(1))), x)
+	x = f.sel(f.compare("GT", ay, f.k(1)), f.k(math.NaN()), x)
+	return f.narrow(op, x)
 }

@@ -53,6 +53,9 @@ func init() {
 		"stablehlo.map":                  (*converter).map_,
 		"stablehlo.select":               (*converter).select_,
 		"chlo.next_after":                (*converter).nextAfter,
+		"chlo.lgamma":                    (*converter).lgamma,
+		"chlo.digamma":                   (*converter).digamma,
+		"chlo.erf_inv":                   (*converter).erfInv,
 		"chlo.erfc":                      (*converter).erfc,
 		"stablehlo.convolution":          (*converter).convolution,
 	}
