@@ -273,3 +273,35 @@ func (c *converter) erfInv(sc *scope, op *Op) *hlo.Instruction {
 	x = f.sel(f.compare("GT", ay, f.k(1)), f.k(math.NaN()), x)
 	return f.narrow(op, x)
 }
+
+// besselI1e decomposes chlo.bessel_i1e, exp(-|x|) I1(x), in float64: the power series
+// I1(x) = sum (x/2)^(2k+1) / (k! (k+1)!) up to |x| = 20, and the asymptotic expansion
+// sign(x) (1 - 3/(8|x|) - 15/(128 x²) - 315/(3072 |x|³) - ...) / sqrt(2π|x|) beyond.
+func (c *converter) besselI1e(sc *scope, op *Op) *hlo.Instruction {
+	f, x := c.widen(sc, op)
+	ax := f.un(hlo.OpAbs, x)
+	// The series, on x clamped to where it is used so that no term overflows.
+	xs := f.sel(f.compare("LE", ax, f.k(20)), x, f.k(0))
+	q := f.bin(hlo.OpMultiply, f.bin(hlo.OpMultiply, xs, xs), f.k(0.25))
+	term := f.bin(hlo.OpMultiply, xs, f.k(0.5))
+	sum := term
+	for k := 0; k < 60; k++ {
+		term = f.bin(hlo.OpMultiply, term, f.bin(hlo.OpDivide, q, f.k(float64((k+1)*(k+2)))))
+		sum = f.bin(hlo.OpAdd, sum, term)
+	}
+	series := f.bin(hlo.OpMultiply, sum, f.un(hlo.OpExp, f.un(hlo.OpNegate, f.un(hlo.OpAbs, xs))))
+	// The asymptotic expansion: a_k = prod_{j=1..k} (4 - (2j-1)²) / (k! 8^k), terms (-1)^k a_k / |x|^k.
+	xa := f.sel(f.compare("GT", ax, f.k(20)), ax, f.k(20))
+	inv := f.bin(hlo.OpDivide, f.k(1), xa)
+	acc, a, p := f.k(1), 1.0, f.k(1)
+	for k := 1; k <= 8; k++ {
+		a *= (4 - float64((2*k-1)*(2*k-1))) / float64(8*k)
+		p = f.bin(hlo.OpMultiply, p, inv)
+		acc = f.bin(hlo.OpAdd, acc, f.bin(hlo.OpMultiply, p, f.k(math.Pow(-1, float64(k))*a)))
+	}
+	asym := f.bin(hlo.OpDivide, acc, f.un(hlo.OpSqrt, f.bin(hlo.OpMultiply, xa, f.k(2*math.Pi))))
+	asym = f.bin(hlo.OpMultiply, asym, f.un(hlo.OpSign, x))
+	r := f.sel(f.compare("LE", ax, f.k(20)), series, asym)
+	r = f.sel(f.compare("NE", x, x), x, r)
+	return f.narrow(op, r)
+}

@@ -56,6 +56,7 @@ func init() {
 		"chlo.lgamma":                    (*converter).lgamma,
 		"chlo.digamma":                   (*converter).digamma,
 		"chlo.erf_inv":                   (*converter).erfInv,
+		"chlo.bessel_i1e":                (*converter).besselI1e,
 		"chlo.erfc":                      (*converter).erfc,
 		"stablehlo.convolution":          (*converter).convolution,
 	}

@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"bytes"
 	"go/token"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -362,7 +363,7 @@ func TestLooks(t *testing.T) {
 	}
 }
 
-// TestCHLODecompositions: next_after, erfc, lgamma, digamma and erf_inv, decomposed into HLO, on
+// TestCHLODecompositions: next_after, erfc, lgamma, digamma, erf_inv and bessel_i1e, decomposed into HLO, on
 // known values and their edge cases.
 func TestCHLODecompositions(t *testing.T) {
 	m := convert(t, `module {
@@ -393,4 +394,16 @@ func TestCHLODecompositions(t *testing.T) {
   }
 }`)
 	run(t, m)
+	// bessel_i1e: known values, and the series and the asymptotic expansion agreeing where they meet.
+	m = convert(t, `module {
+  func.func @main() -> tensor<5xf64> {
+    %x = stablehlo.constant dense<[1.0, -1.0, 0.0, 20.0, 20.000000001]> : tensor<5xf64>
+    %0 = chlo.bessel_i1e %x : tensor<5xf64> -> tensor<5xf64>
+    return %0 : tensor<5xf64>
+  }
+}`)
+	got := run(t, m).Array.Float64s()
+	if math.Abs(got[0]-0.20791041534970844) > 1e-14 || got[1] != -got[0] || got[2] != 0 || math.Abs(got[3]-got[4]) > 1e-9 {
+		t.Errorf("bessel_i1e(1, -1, 0, 20, 20+) = %v", got)
+	}
 }
