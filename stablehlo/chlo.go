@@ -305,3 +305,52 @@ func (c *converter) besselI1e(sc *scope, op *Op) *hlo.Instruction {
 	r = f.sel(f.compare("NE", x, x), x, r)
 	return f.narrow(op, r)
 }
+
+// mulhi decomposes chlo.mulhi, the high half of the double-width product of two integers: for widths up
+// to 32 bits a product in 64 bits shifted down; for 64 bits the schoolbook product of 32-bit halves,
+// corrected for the signs of signed operands.
+func (c *converter) mulhi(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 2, "operands")
+	x, y := ins[0], ins[1]
+	t := x.Shape.Elem
+	if !t.IsInteger() || !y.Shape.Equal(x.Shape) {
+		c.fail(op.Pos, "%s of %s is not supported", op.Name, typeString(x.Shape))
+	}
+	e := emitter{c, sc, op}
+	w := t.BitWidth()
+	shift := hlo.OpShiftRightLogical
+	wide := dtype.U64
+	if t.IsSigned() {
+		shift, wide = hlo.OpShiftRightArithmetic, dtype.S64
+	}
+	ws := x.Shape.WithElem(wide)
+	if w <= 32 {
+		p := e.binary(hlo.OpMultiply, e.add(hlo.OpConvert, ws, x), e.add(hlo.OpConvert, ws, y))
+		return e.add(hlo.OpConvert, x.Shape, e.binary(shift, p, e.splat(ws, uint64(w))))
+	}
+	us := x.Shape.WithElem(dtype.U64)
+	a, b := e.add(hlo.OpBitcastConvert, us, x), e.add(hlo.OpBitcastConvert, us, y)
+	if !t.IsSigned() {
+		a, b = x, y
+	}
+	k32, lo := e.splat(us, 32), e.splat(us, 0xffffffff)
+	al, ah := e.binary(hlo.OpAnd, a, lo), e.binary(hlo.OpShiftRightLogical, a, k32)
+	bl, bh := e.binary(hlo.OpAnd, b, lo), e.binary(hlo.OpShiftRightLogical, b, k32)
+	ll, lh := e.binary(hlo.OpMultiply, al, bl), e.binary(hlo.OpMultiply, al, bh)
+	hl, hh := e.binary(hlo.OpMultiply, ah, bl), e.binary(hlo.OpMultiply, ah, bh)
+	mid := e.binary(hlo.OpAdd, e.binary(hlo.OpShiftRightLogical, ll, k32),
+		e.binary(hlo.OpAdd, e.binary(hlo.OpAnd, lh, lo), e.binary(hlo.OpAnd, hl, lo)))
+	hi := e.binary(hlo.OpAdd, hh, e.binary(hlo.OpAdd, e.binary(hlo.OpShiftRightLogical, lh, k32),
+		e.binary(hlo.OpAdd, e.binary(hlo.OpShiftRightLogical, hl, k32), e.binary(hlo.OpShiftRightLogical, mid, k32))))
+	if !t.IsSigned() {
+		return hi
+	}
+	// For signed operands, subtract b when a < 0 and a when b < 0 (mod 2^64).
+	zero := e.splat(us, 0)
+	negA := e.compare("LT", x, e.splat(x.Shape, 0))
+	negB := e.compare("LT", y, e.splat(y.Shape, 0))
+	hi = e.binary(hlo.OpSubtract, hi, e.sel(negA, b, zero))
+	hi = e.binary(hlo.OpSubtract, hi, e.sel(negB, a, zero))
+	return e.add(hlo.OpBitcastConvert, x.Shape, hi)
+}

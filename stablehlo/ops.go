@@ -57,6 +57,7 @@ func init() {
 		"chlo.digamma":                   (*converter).digamma,
 		"chlo.erf_inv":                   (*converter).erfInv,
 		"chlo.bessel_i1e":                (*converter).besselI1e,
+		"chlo.mulhi":                     (*converter).mulhi,
 		"chlo.erfc":                      (*converter).erfc,
 		"stablehlo.convolution":          (*converter).convolution,
 	}
