@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -16,8 +15,9 @@ import (
 // and fail the evaluation when they differ, with the tolerances of the StableHLO interpreter:
 //
 //	check.expect_eq         exact (NaNs equal one another)
-//	check.expect_almost_eq  |got - want| <= tolerance (0.0001 unless backend_config says tolerance=x)
-//	check.expect_close      within max_ulp_difference units in the last place (3 unless configured)
+//	check.expect_almost_eq  |got - want| <= tolerance (0.0001 unless a third operand gives it)
+//	check.expect_close      within max_ulp_difference units in the last place (3 unless a third operand
+//	                        gives it)
 //
 // Integers and booleans compare exactly under all three; complex numbers part by part.
 
@@ -53,27 +53,24 @@ func isCheckTarget(target string) bool {
 
 func (e *evaluator) check(in *hlo.Instruction, ops []Value) (Value, error) {
 	target := in.CustomCallTarget()
-	if len(ops) != 2 || ops[0].Kind != KindArray || ops[1].Kind != KindArray {
-		return Value{}, errorf(in, "%s takes two arrays", target)
+	if len(ops) < 2 || len(ops) > 3 || ops[0].Kind != KindArray || ops[1].Kind != KindArray {
+		return Value{}, errorf(in, "%s takes two arrays and an optional tolerance", target)
 	}
 	got, want := ops[0].Array, ops[1].Array
 	if got.Type != want.Type || !equalDims(got.Shape, want.Shape) {
 		return Value{}, errorf(in, "%s: got %s, want %s", target, got, want)
 	}
 	tol, maxULP := defaultTolerance, float64(defaultMaxULP)
-	if bc := in.BackendConfig(); bc != nil {
-		for _, kv := range strings.Split(bc.Text, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				continue
-			}
-			switch k {
-			case "tolerance":
-				tol = f
-			case "max_ulp_difference":
-				maxULP = f
-			}
+	if len(ops) == 3 {
+		t := ops[2].Array
+		if ops[2].Kind != KindArray || t.NumElements() != 1 {
+			return Value{}, errorf(in, "%s: the tolerance must be a scalar", target)
+		}
+		v := f64s(t)[0]
+		if target == "check.expect_close" {
+			maxULP = v
+		} else {
+			tol = v
 		}
 	}
 	var elemDiff func(a, b uint64) (float64, bool)

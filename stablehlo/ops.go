@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -745,38 +746,36 @@ func (c *converter) map_(sc *scope, op *Op) *hlo.Instruction {
 }
 
 // check converts a check op of the StableHLO tests (check.expect_eq, check.expect_eq_const, ... and the
-// custom_call @check.* forms) into a custom-call to the check's name with side effects, its expected
-// value as a second operand (a constant for the _const forms) and its tolerance, if any, as the backend
-// config.
+// custom_call @check.* forms) into a custom-call to the check's name with side effects: its operands are
+// the value, the expected value (a constant for the _const forms) and, when the op sets it, the tolerance
+// as a scalar constant: f64 tolerance of expect_almost_eq, s64 max_ulp_difference of expect_close.
 func (c *converter) check(sc *scope, op *Op) {
 	name := op.Name
 	if op.Name == "stablehlo.custom_call" {
 		name = op.Callee
 	}
 	ins := c.operands(sc, op)
+	e := emitter{c, sc, op}
 	if strings.HasSuffix(name, "_const") {
 		name = strings.TrimSuffix(name, "_const")
 		d, ok := op.Attr("value").(*DenseAttr)
 		c.need(op, ok, "expected value")
-		k := c.add(sc, op, hlo.OpConstant, d.Type)
+		k := e.add(hlo.OpConstant, d.Type)
 		k.Literal = d.Literal
 		ins = append(ins, k)
 	}
-	in := c.add(sc, op, hlo.OpCustomCall, hlo.Tuple(), ins...)
+	switch tol := op.Attr("tolerance").(type) {
+	case FloatAttr:
+		ins = append(ins, e.splat(hlo.Scalar(dtype.F64), math.Float64bits(tol.V)))
+	case IntAttr:
+		ins = append(ins, e.splat(hlo.Scalar(dtype.F64), math.Float64bits(float64(tol.V))))
+	}
+	if ulp, ok := op.Attr("max_ulp_difference").(IntAttr); ok {
+		ins = append(ins, e.splat(hlo.Scalar(dtype.S64), uint64(ulp.V)))
+	}
+	in := e.add(hlo.OpCustomCall, hlo.Tuple(), ins...)
 	in.SetAttr("custom_call_target", hlo.String(name))
 	in.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
-	var cfg []string
-	for _, a := range op.Attrs {
-		switch v := a.Value.(type) {
-		case FloatAttr:
-			cfg = append(cfg, a.Name+"="+strconv.FormatFloat(v.V, 'g', -1, 64))
-		case IntAttr:
-			cfg = append(cfg, a.Name+"="+strconv.FormatInt(v.V, 10))
-		}
-	}
-	if len(cfg) > 0 {
-		in.SetAttr("backend_config", &hlo.BackendConfig{Text: strings.Join(cfg, ","), Quoted: true})
-	}
 }
 
 // convolution converts convolution: its dimension numbers become dim_labels, its window attributes
