@@ -64,6 +64,7 @@ type Op struct {
 	Regions  []*Region
 	InTypes  []hlo.Shape // the operand types of the signature; nil when the short form gave only results
 	OutTypes []hlo.Shape
+	OutQuant []*Quant // the quantization of each quantized result type; nil when none is quantized
 	Loc      *Loc
 	Pos      token.Pos
 }
@@ -72,8 +73,9 @@ type Op struct {
 type Value struct {
 	Name  string // as written, with the '%' and any '#n'
 	Type  hlo.Shape
-	Def   *Op // nil for a block argument
-	Index int // result number of Def, or argument number
+	Def   *Op    // nil for a block argument
+	Quant *Quant // the quantization of a quantized tensor (Type holds its storage type); nil otherwise
+	Index int    // result number of Def, or argument number
 	Pos   token.Pos
 }
 

@@ -366,6 +366,9 @@ func (c *converter) op(sc *scope, op *Op) {
 		c.check(sc, op)
 		return
 	}
+	if quantized(op) && !movesQuantized[op.Name] && special[op.Name] != nil {
+		c.fail(op.Pos, "%s on quantized values is not supported", op.Name)
+	}
 	if h := special[op.Name]; h != nil {
 		c.bind(sc, op, h(c, sc, op))
 		return
@@ -377,6 +380,10 @@ func (c *converter) op(sc *scope, op *Op) {
 	}
 	if len(op.OutTypes) == 0 {
 		c.fail(op.Pos, "%s without a result type", op.Name)
+	}
+	if quantized(op) && code.IsElementwise() && code != hlo.OpBitcastConvert && len(op.OutTypes) == 1 {
+		c.bind(sc, op, c.dequantizeOpQuantize(sc, op, code))
+		return
 	}
 	ins := c.operands(sc, op)
 	if code == hlo.OpOptimizationBarrier && len(ins) != 1 {

@@ -71,6 +71,9 @@ func (p *parser) op() *Op {
 		// The short signature of select and the like: the operand types that differ, then the result's.
 		k := len(op.OutTypes) - total
 		op.InTypes, op.OutTypes = op.OutTypes[:k], op.OutTypes[k:]
+		if op.OutQuant != nil {
+			op.OutQuant = op.OutQuant[k:]
+		}
 	}
 	if len(results) > 0 && total != len(op.OutTypes) {
 		s.failAt(start, "%s: %d results named but the signature gives %d", op.Name, total, len(op.OutTypes))
@@ -83,6 +86,9 @@ func (p *parser) op() *Op {
 				name += "#" + strconv.Itoa(i)
 			}
 			v := &Value{Name: name, Type: op.OutTypes[k], Def: op, Index: k, Pos: s.pos(r.at)}
+			if k < len(op.OutQuant) {
+				v.Quant = op.OutQuant[k]
+			}
 			op.Results = append(op.Results, v)
 			p.define(v, r.at)
 			k++
@@ -148,7 +154,7 @@ func (p *parser) signature(op *Op) {
 			s.fail("expected '->' after the operand types")
 		}
 	} else {
-		in = p.typeList()
+		in, op.OutQuant = p.typeListQuant()
 		if !s.gotStr("->") {
 			op.OutTypes = in
 			if len(op.Operands) == len(in) {
@@ -158,27 +164,45 @@ func (p *parser) signature(op *Op) {
 		}
 	}
 	op.InTypes = in
+	op.OutQuant = nil
 	if s.peek() == '(' {
 		s.off++
 		op.OutTypes = []hlo.Shape{}
 		if !s.got(')') {
-			op.OutTypes = p.typeList()
+			op.OutTypes, op.OutQuant = p.typeListQuant()
 			s.want(')', "closing the result types")
 		}
 		return
 	}
-	t, _ := p.typ()
+	t, q := p.typ()
 	op.OutTypes = []hlo.Shape{t}
+	if q != nil {
+		op.OutQuant = []*Quant{q}
+	}
 }
 
 func (p *parser) typeList() []hlo.Shape {
+	out, _ := p.typeListQuant()
+	return out
+}
+
+// typeListQuant reads a comma-separated list of types, with the quantization of each (nil when none of
+// them is quantized).
+func (p *parser) typeListQuant() ([]hlo.Shape, []*Quant) {
 	s := &p.scan
 	var out []hlo.Shape
+	var quant []*Quant
 	for {
-		t, _ := p.typ()
+		t, q := p.typ()
+		if q != nil && quant == nil {
+			quant = make([]*Quant, len(out), len(out)+1)
+		}
+		if quant != nil {
+			quant = append(quant, q)
+		}
 		out = append(out, t)
 		if !s.got(',') {
-			return out
+			return out, quant
 		}
 	}
 }
@@ -365,7 +389,7 @@ func (p *parser) trailingRegions(op *Op) {
 					s.want('%', "starting a reducer argument")
 					v := &Value{Name: "%" + s.suffixID(), Pos: s.pos(at)}
 					s.want(':', "after a reducer argument")
-					v.Type, _ = p.typ()
+					v.Type, v.Quant = p.typ()
 					pair[i] = v
 					if i == 0 {
 						s.want(',', "between a reducer's two arguments")
@@ -401,7 +425,7 @@ func (p *parser) iterRegionArgs(op *Op) []*Value {
 	for i, n := range names {
 		args[i] = &Value{Name: string(n.(StringAttr)), Index: i, Pos: op.Pos}
 		if i < len(op.Operands) {
-			args[i].Type = op.Operands[i].Type
+			args[i].Type, args[i].Quant = op.Operands[i].Type, op.Operands[i].Quant
 		}
 	}
 	return args

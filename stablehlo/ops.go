@@ -59,6 +59,8 @@ func init() {
 		"chlo.erf_inv":                   (*converter).erfInv,
 		"chlo.bessel_i1e":                (*converter).besselI1e,
 		"chlo.mulhi":                     (*converter).mulhi,
+		"stablehlo.uniform_quantize":     (*converter).uniformQuantize,
+		"stablehlo.uniform_dequantize":   (*converter).uniformDequantize,
 		"chlo.erfc":                      (*converter).erfc,
 		"stablehlo.convolution":          (*converter).convolution,
 	}

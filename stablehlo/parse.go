@@ -17,7 +17,6 @@ type parser struct {
 	typeAliases    map[string]hlo.Shape
 	typeAliasQuant map[string]*Quant
 	resources      []pendingResource
-	quants         map[*Value]*Quant
 }
 
 // pendingResource is a dense_resource whose blob comes later in the file.
@@ -36,7 +35,6 @@ func Parse(fset *token.FileSet, filename string, src []byte) (f *File, err error
 		out:            &File{Locs: map[string]*Loc{}, Resources: map[string][]byte{}},
 		typeAliases:    map[string]hlo.Shape{},
 		typeAliasQuant: map[string]*Quant{},
-		quants:         map[*Value]*Quant{},
 	}
 	p.file.SetLinesForContent(src)
 	defer func() {
@@ -234,10 +232,7 @@ func (p *parser) function(start int) *Func {
 			name := "%" + s.suffixID()
 			s.want(':', "after a parameter name")
 			t, q := p.typ()
-			v := &Value{Name: name, Type: t, Index: len(f.Params), Pos: s.pos(at)}
-			if q != nil {
-				p.quants[v] = q
-			}
+			v := &Value{Name: name, Type: t, Quant: q, Index: len(f.Params), Pos: s.pos(at)}
 			var attrs []NamedAttr
 			if s.peek() == '{' {
 				attrs = p.dict()
@@ -380,11 +375,7 @@ func (p *parser) blockHeader() *Block {
 				s.off++
 				v := &Value{Name: "%" + s.suffixID(), Index: len(b.Args), Pos: s.pos(at)}
 				s.want(':', "after a block argument")
-				t, q := p.typ()
-				v.Type = t
-				if q != nil {
-					p.quants[v] = q
-				}
+				v.Type, v.Quant = p.typ()
 				p.trailingLoc()
 				b.Args = append(b.Args, v)
 				p.define(v, at)

@@ -241,6 +241,28 @@ func TestCaptures(t *testing.T) {
 	}
 }
 
+// TestQuantized: quantized tensors are lowered to integer and float arithmetic, per tensor and per axis.
+func TestQuantized(t *testing.T) {
+	m := convert(t, `module {
+  func.func @main() -> tensor<2xi8> {
+    %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %b = stablehlo.constant dense<[3.0, 4.0]> : tensor<2xf32>
+    %qa = stablehlo.uniform_quantize %a : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, 0.1:-30>>
+    %qb = stablehlo.uniform_quantize %b : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, 0.5:-20>>
+    %s = stablehlo.add %qa, %qb : (tensor<2x!quant.uniform<i8:f32, 0.1:-30>>, tensor<2x!quant.uniform<i8:f32, 0.5:-20>>) -> tensor<2x!quant.uniform<i8:f32, 0.5:-20>>
+    %r = stablehlo.bitcast_convert %s : (tensor<2x!quant.uniform<i8:f32, 0.5:-20>>) -> tensor<2xi8>
+    check.expect_eq_const %r, dense<[-12, -8]> : tensor<2xi8>
+    %p = stablehlo.uniform_quantize %a : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8<-100:100>:f32:0, {0.1:-30, 0.01:90}>>
+    %pr = stablehlo.bitcast_convert %p : (tensor<2x!quant.uniform<i8<-100:100>:f32:0, {0.1:-30, 0.01:90}>>) -> tensor<2xi8>
+    check.expect_eq_const %pr, dense<[-20, 100]> : tensor<2xi8>
+    %d = stablehlo.uniform_dequantize %p : (tensor<2x!quant.uniform<i8<-100:100>:f32:0, {0.1:-30, 0.01:90}>>) -> tensor<2xf32>
+    check.expect_almost_eq_const %d, dense<[1.0, 0.1]> : tensor<2xf32>
+    return %r : tensor<2xi8>
+  }
+}`)
+	run(t, m)
+}
+
 // TestRun: converted programs compute what StableHLO says they do.
 func TestRun(t *testing.T) {
 	m := convert(t, `module {

@@ -8,12 +8,16 @@ import (
 	"octet/hlo"
 )
 
-// Quant describes a quantized element type, !quant.uniform<storage:expressed, scale:zero_point>; the
-// values of such a tensor are held in the storage type.
+// Quant describes a quantized element type, !quant.uniform<storage<min:max>:expressed:axis, scales>:
+// a stored integer q stands for (q - zero_point) * scale, per tensor or per slice along Axis. The values
+// of such a tensor are held in the storage type.
 type Quant struct {
 	Storage   dtype.Type
 	Expressed dtype.Type
-	Text      string // the parameters as written
+	Min, Max  int64 // the storage range
+	Axis      int   // the quantized dimension; -1 for one scale for the whole tensor
+	Scales    []float64
+	Zeros     []int64
 }
 
 // elemTypes maps MLIR's element type names to Octet's.
@@ -189,24 +193,67 @@ func (p *parser) tensorType() (hlo.Shape, *Quant) {
 	return sh, q
 }
 
-// quant reads the <...> of !quant.uniform<i8:f32, 0.5:-3> (or a per-axis form), after the name.
+// quant reads the <...> of !quant.uniform<i8:f32, 0.5:-3>, <i8<-127:127>:f32:1, {0.1:2, 0.2}> and the
+// like, after the name.
 func (p *parser) quant() *Quant {
 	s := &p.scan
 	s.want('<', "after quant.uniform")
 	start := s.off
 	storage := s.ident()
-	q := &Quant{Storage: elemTypes[storage]}
-	if q.Storage == dtype.Invalid {
+	q := &Quant{Storage: elemTypes[storage], Axis: -1}
+	t := q.Storage
+	if !t.IsInteger() || t == dtype.PRED {
 		s.failAt(start, "unsupported quantized storage type %q", storage)
 	}
-	if s.got('<') { // storage range
-		s.skipBalanced('>')
+	if t.IsSigned() {
+		q.Min, q.Max = -1<<(t.BitWidth()-1), 1<<(t.BitWidth()-1)-1
+	} else {
+		q.Min, q.Max = 0, 1<<t.BitWidth()-1
+	}
+	if s.got('<') {
+		q.Min = s.int()
+		s.want(':', "in a storage range")
+		q.Max = s.int()
+		s.want('>', "closing a storage range")
 	}
 	s.want(':', "after the storage type")
-	expressed := s.ident()
-	q.Expressed = elemTypes[expressed]
-	s.skipBalanced('>')
-	q.Text = string(s.src[start : s.off-1])
+	at := s.off
+	q.Expressed = elemTypes[s.ident()]
+	if !q.Expressed.IsFloat() {
+		s.failAt(at, "unsupported quantized expressed type")
+	}
+	if s.got(':') {
+		q.Axis = int(s.int())
+	}
+	s.want(',', "before the scales")
+	param := func() {
+		text, _ := s.number()
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil && !isRangeErr(err) {
+			s.fail("bad scale %s", text)
+		}
+		var zp int64
+		if s.got(':') {
+			zp = s.int()
+		}
+		q.Scales = append(q.Scales, v)
+		q.Zeros = append(q.Zeros, zp)
+	}
+	if s.got('{') {
+		for !s.got('}') {
+			param()
+			if !s.got(',') {
+				s.want('}', "closing the scales")
+				break
+			}
+		}
+	} else {
+		param()
+	}
+	s.want('>', "closing quant.uniform<")
+	if q.Axis < 0 && len(q.Scales) != 1 || len(q.Scales) == 0 {
+		s.failAt(start, "%d scales for a quantization %s", len(q.Scales), map[bool]string{true: "per tensor", false: "per axis"}[q.Axis < 0])
+	}
 	return q
 }
 
