@@ -61,6 +61,7 @@ func init() {
 		"chlo.mulhi":                     (*converter).mulhi,
 		"stablehlo.uniform_quantize":     (*converter).uniformQuantize,
 		"stablehlo.uniform_dequantize":   (*converter).uniformDequantize,
+		"stablehlo.composite":            (*converter).composite,
 		"chlo.erfc":                      (*converter).erfc,
 		"stablehlo.convolution":          (*converter).convolution,
 	}
@@ -928,4 +929,28 @@ func parseConvLabels(text string) (*hlo.ConvDims, bool) {
 	d.OutputSpatial, ok3 = read(split(out), "b", "f", &d.OutputBatch, &d.OutputFeature)
 	ok = ok1 && ok2 && ok3 && len(d.InputSpatial) == len(d.KernelSpatial) && len(d.KernelSpatial) == len(d.OutputSpatial)
 	return d, ok
+}
+
+// composite converts composite into a call of its decomposition, marked as a composite with its name, as
+// XLA's translation does.
+func (c *converter) composite(sc *scope, op *Op) *hlo.Instruction {
+	sym, ok := op.Attr("decomposition").(SymbolAttr)
+	c.need(op, ok, "decomposition")
+	name := ""
+	if len(op.Words) > 0 {
+		name = op.Words[0]
+	}
+	if n, ok := op.Attr("name").(StringAttr); ok {
+		name = string(n)
+	}
+	fn := c.funcs[string(sym)]
+	if fn == nil {
+		c.fail(op.Pos, "composite %q: decomposition @%s is not a function of the module", name, sym)
+	}
+	comp := c.function(fn)
+	in := c.add(sc, op, hlo.OpCall, comp.Root.Shape, c.operands(sc, op)...)
+	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
+	in.SetAttr("is_composite", hlo.Bool(true))
+	in.SetAttr("frontend_attributes", hlo.FrontendAttributes{{Key: "composite.name", Value: strconv.Quote(name)}})
+	return in
 }
