@@ -184,7 +184,7 @@ func (op *Op) Attr(name string) Attr {
 	return nil
 }
 
-// Lookup returns the value of the field or key named name of a dictionary or struct attribute.
+// lookup returns the value of the field or key named name of a dictionary or struct attribute.
 func lookup(fields []NamedAttr, name string) Attr {
 	for _, a := range fields {
 		if a.Name == name {

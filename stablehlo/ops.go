@@ -359,28 +359,14 @@ func (c *converter) getTupleElement(sc *scope, op *Op) *hlo.Instruction {
 	return in
 }
 
-// scalarArgs makes the arguments of a reducer-like computation: n scalars of each operand's element type,
-// twice over (accumulators, then elements).
-func scalarArgs(types []dtype.Type, twice bool) []*Value {
-	var out []*Value
-	for k := 0; k < 2 || !twice && k < 1; k++ {
-		for i, t := range types {
-			out = append(out, &Value{Name: "%p" + strconv.Itoa(k*len(types)+i), Type: hlo.Scalar(t)})
-		}
-		if !twice {
-			break
-		}
-	}
-	return out
-}
-
-// computation converts op's region number i into a called computation; applies, when op names a binary
-// op instead ("applies stablehlo.add"), builds it from that op over args.
+// computation converts op's region number i into a called computation; when op names a binary op
+// instead ("applies stablehlo.add"), it builds the computation of that op on scalars of the element
+// types elems.
 func (c *converter) computation(sc *scope, op *Op, i int, role string, elems []dtype.Type) *hlo.Computation {
 	name := strings.TrimPrefix(strings.TrimPrefix(op.Name, "stablehlo."), "chlo.") + "_" + role
 	if ap, ok := op.Attr(attrApplies).(WordAttr); ok {
 		code, known := stableHLOOps[string(ap)]
-		if !known || !code.IsElementwiseBinary() || len(elems) != 1 {
+		if !known || !code.IsElementwiseBinary() || code == hlo.OpCompare || len(elems) != 1 {
 			c.fail(op.Pos, "%s applies %s: not a binary op of one input", op.Name, ap)
 		}
 		comp := &hlo.Computation{Name: c.out.UniqueName(name), Module: c.out, Pos: op.Pos}
@@ -388,11 +374,7 @@ func (c *converter) computation(sc *scope, op *Op, i int, role string, elems []d
 		y := comp.Add("rhs", hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
 		y.ParameterNumber = 1
 		comp.Params = []*hlo.Instruction{x, y}
-		shape := hlo.Scalar(elems[0])
-		if code == hlo.OpCompare {
-			shape = hlo.Scalar(dtype.PRED)
-		}
-		comp.Root = comp.Add(code.String(), code, paramShape(shape), x, y)
+		comp.Root = comp.Add(code.String(), code, paramShape(hlo.Scalar(elems[0])), x, y)
 		c.out.AddComputation(comp)
 		return comp
 	}
@@ -402,7 +384,7 @@ func (c *converter) computation(sc *scope, op *Op, i int, role string, elems []d
 	return c.region(name, op.Regions[i], nil, op.Regions[i].Pos, sc, plainRegion, nil)
 }
 
-// elemTypes returns the element types of instructions.
+// elemTypesOf returns the element types of instructions.
 func elemTypesOf(ins []*hlo.Instruction) []dtype.Type {
 	out := make([]dtype.Type, len(ins))
 	for i, in := range ins {

@@ -1,10 +1,8 @@
 package stablehlo
 
 import (
-	"errors"
 	"go/scanner"
 	"go/token"
-	"strconv"
 
 	"octet/hlo"
 )
@@ -50,7 +48,7 @@ func Parse(fset *token.FileSet, filename string, src []byte) (f *File, err error
 	return p.out, nil
 }
 
-// errorf returns a positioned error as a scanner.ErrorList.
+// errorAt returns a positioned error as a scanner.ErrorList.
 func errorAt(pos token.Position, msg string) error {
 	var list scanner.ErrorList
 	list.Add(pos, msg)
@@ -497,10 +495,6 @@ func (p *parser) resolveResources() {
 		*r.attr.Literal = *lit
 	}
 }
-
-var errNoValue = errors.New("no value")
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // genericModule makes a Module of a "builtin.module" written in the generic form.
 func (p *parser) genericModule(op *Op) *Module {

@@ -48,8 +48,8 @@ func mlirElemName(t dtype.Type) string {
 		return "ui" + t.String()[1:]
 	}
 	for name, u := range elemTypes {
-		if u == t && strings.ToLower(name) == t.String() && len(name) > 3 {
-			return name
+		if u == t && strings.ToLower(name) == t.String() {
+			return name // the float types: "f8E4M3FN" for f8e4m3fn
 		}
 	}
 	return t.String()
