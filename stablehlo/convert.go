@@ -73,6 +73,8 @@ type converter struct {
 	funcs map[string]*Func
 	comps map[string]*hlo.Computation // converted functions, by name
 	busy  map[string]bool             // functions being converted, to refuse recursion
+	taken map[string]bool             // every name given in the module
+	next  map[string]int              // the next suffix to try for each base name
 	err   scanner.ErrorList
 }
 
@@ -86,7 +88,7 @@ func Convert(fset *token.FileSet, f *File, m *Module) (out *hlo.Module, err erro
 // convertWithEntry is Convert with the entry function named (the default choice when "").
 func convertWithEntry(fset *token.FileSet, f *File, m *Module, entryName string) (out *hlo.Module, err error) {
 	c := &converter{fset: fset, file: f, mod: m, funcs: map[string]*Func{}, comps: map[string]*hlo.Computation{},
-		busy: map[string]bool{}}
+		busy: map[string]bool{}, taken: map[string]bool{}, next: map[string]int{}}
 	name := m.Name
 	if name == "" {
 		name = "main"
@@ -152,6 +154,19 @@ func (c *converter) fail(pos token.Pos, format string, args ...any) {
 	panic(bailout{})
 }
 
+// name returns a name unused in the module, base or base.N, in constant time per name: Module.UniqueName
+// tries the suffixes from 1 each time, which a program of many ops of one kind makes quadratic. The name
+// is then kept as it is by the Add that receives it.
+func (c *converter) name(base string) string {
+	name := base
+	for n := c.next[base]; c.taken[name]; n++ {
+		name = base + "." + strconv.Itoa(n+1)
+		c.next[base] = n + 1
+	}
+	c.taken[name] = true
+	return name
+}
+
 // sanitize makes an HLO name of an MLIR symbol or value name.
 func sanitize(name string) string {
 	name = strings.TrimPrefix(name, "%")
@@ -209,7 +224,7 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 	if args == nil {
 		args = b.Args
 	}
-	comp := &hlo.Computation{Name: c.out.UniqueName(name), Module: c.out, Pos: pos}
+	comp := &hlo.Computation{Name: c.out.UniqueName(c.name(name)), Module: c.out, Pos: pos}
 	sc := &scope{comp: comp, vals: map[*Value]*hlo.Instruction{}, parent: parent}
 	var passed []*hlo.Instruction // the captured values, as the region receives them
 	if tupled {
@@ -218,11 +233,11 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 		for i, a := range all {
 			elems[i] = a.Type
 		}
-		p := comp.Add("state", hlo.OpParameter, paramShape(hlo.Tuple(elems...)))
+		p := comp.Add(c.name("state"), hlo.OpParameter, paramShape(hlo.Tuple(elems...)))
 		p.Pos = pos
 		comp.Params = append(comp.Params, p)
 		for i, a := range all {
-			g := comp.Add(sanitize(a.Name), hlo.OpGetTupleElement, paramShape(a.Type), p)
+			g := comp.Add(c.name(sanitize(a.Name)), hlo.OpGetTupleElement, paramShape(a.Type), p)
 			g.SetAttr("index", hlo.Int(i))
 			g.Pos = a.Pos
 			sc.vals[a] = g
@@ -235,7 +250,7 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 		if tupled {
 			break
 		}
-		p := comp.Add(sanitize(a.Name), hlo.OpParameter, paramShape(a.Type))
+		p := comp.Add(c.name(sanitize(a.Name)), hlo.OpParameter, paramShape(a.Type))
 		p.ParameterNumber = int64(i)
 		p.Pos = a.Pos
 		comp.Params = append(comp.Params, p)
@@ -328,7 +343,7 @@ func (c *converter) add(sc *scope, op *Op, code hlo.Opcode, shape hlo.Shape, ope
 	}
 	s := shape.Clone()
 	s.SetDefaultLayouts()
-	in := sc.comp.Add(name, code, s, operands...)
+	in := sc.comp.Add(c.name(name), code, s, operands...)
 	in.Pos = op.Pos
 	if md := c.metadata(op.Loc); md != nil {
 		in.SetAttr("metadata", md)
@@ -344,7 +359,7 @@ func (c *converter) bind(sc *scope, op *Op, in *hlo.Instruction) {
 		sc.vals[op.Results[0]] = in
 	default:
 		for i, r := range op.Results {
-			g := sc.comp.Add("get-tuple-element", hlo.OpGetTupleElement, in.Shape.Tuple[i].Clone(), in)
+			g := sc.comp.Add(c.name("get-tuple-element"), hlo.OpGetTupleElement, in.Shape.Tuple[i].Clone(), in)
 			g.SetAttr("index", hlo.Int(i))
 			g.Pos = op.Pos
 			sc.vals[r] = g

@@ -369,12 +369,12 @@ func (c *converter) computation(sc *scope, op *Op, i int, role string, elems []d
 		if !known || !code.IsElementwiseBinary() || code == hlo.OpCompare || len(elems) != 1 {
 			c.fail(op.Pos, "%s applies %s: not a binary op of one input", op.Name, ap)
 		}
-		comp := &hlo.Computation{Name: c.out.UniqueName(name), Module: c.out, Pos: op.Pos}
-		x := comp.Add("lhs", hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
-		y := comp.Add("rhs", hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		comp := &hlo.Computation{Name: c.out.UniqueName(c.name(name)), Module: c.out, Pos: op.Pos}
+		x := comp.Add(c.name("lhs"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		y := comp.Add(c.name("rhs"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
 		y.ParameterNumber = 1
 		comp.Params = []*hlo.Instruction{x, y}
-		comp.Root = comp.Add(code.String(), code, paramShape(hlo.Scalar(elems[0])), x, y)
+		comp.Root = comp.Add(c.name(code.String()), code, paramShape(hlo.Scalar(elems[0])), x, y)
 		c.out.AddComputation(comp)
 		return comp
 	}
