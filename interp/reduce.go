@@ -107,6 +107,9 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 			return ArrayValue(t), e.charge(outN * run)
 		}
 	}
+	if hasWide(inputs) {
+		return e.reduceWide(in, inputs, inits, types, outDims, run)
+	}
 	f, err := e.scalarFunc(in, in.CalledComputation("to_apply"))
 	if err != nil {
 		return Value{}, err

@@ -44,3 +44,65 @@ func complexReducer(c *hlo.Computation) hlo.Opcode {
 	}
 	return c.Root.Opcode
 }
+
+// reduceWide is reduce for inputs with an element wider than 64 bits (c128), which the scalar programs
+// cannot carry: the reducer is called as a computation on scalar arrays, element by element.
+func (e *evaluator) reduceWide(in *hlo.Instruction, inputs, inits []*tensor.Tensor, types []dtype.Type, outDims []int64, run int64) (Value, error) {
+	n := len(inputs)
+	comp := in.CalledComputation("to_apply")
+	outN := product(outDims)
+	if err := e.charge(outN * run); err != nil {
+		return Value{}, err
+	}
+	outs := make([]*tensor.Tensor, n)
+	for i := range outs {
+		outs[i] = tensor.New(types[i], outDims)
+	}
+	acc := make([]Value, n)
+	args := make([]Value, 2*n)
+	for o := int64(0); o < outN; o++ {
+		for i := range acc {
+			acc[i] = ArrayValue(scalarAt(inits[i], 0))
+		}
+		for j := int64(0); j < run; j++ {
+			copy(args, acc)
+			for i := range inputs {
+				args[n+i] = ArrayValue(scalarAt(inputs[i], o*run+j))
+			}
+			r, err := e.call(comp, args)
+			if err != nil {
+				return Value{}, err
+			}
+			if n == 1 && r.Kind == KindArray {
+				acc[0] = r
+			} else if r.Kind == KindTuple && len(r.Tuple) == n {
+				copy(acc, r.Tuple)
+			} else {
+				return Value{}, errorf(in, "the reducer gives %d values for %d inputs", len(r.Tuple), n)
+			}
+		}
+		for i := range outs {
+			es := int64(types[i].ByteSize())
+			copy(outs[i].Data[o*es:(o+1)*es], acc[i].Array.Data)
+		}
+	}
+	return packResults(in, outs), nil
+}
+
+// scalarAt returns element i of t as a scalar tensor.
+func scalarAt(t *tensor.Tensor, i int64) *tensor.Tensor {
+	es := int64(t.Type.ByteSize())
+	s := tensor.New(t.Type, nil)
+	copy(s.Data, t.Data[i*es:(i+1)*es])
+	return s
+}
+
+// hasWide reports whether any tensor has elements wider than 64 bits.
+func hasWide(ts []*tensor.Tensor) bool {
+	for _, t := range ts {
+		if t.Type.ByteSize() > 8 {
+			return true
+		}
+	}
+	return false
+}

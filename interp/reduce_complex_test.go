@@ -45,3 +45,37 @@ ENTRY e {
 		}
 	}
 }
+
+// TestReduceWide: a variadic reduce over c128 and s32, whose reducer the scalar programs cannot run.
+func TestReduceWide(t *testing.T) {
+	src := `HloModule m
+r {
+  a = c128[] parameter(0)
+  i = s32[] parameter(1)
+  b = c128[] parameter(2)
+  j = s32[] parameter(3)
+  s = c128[] subtract(a, b)
+  k = s32[] add(i, j)
+  ROOT t = (c128[], s32[]) tuple(s, k)
+}
+ENTRY e {
+  x = c128[2,2] constant({ { (1, 2), (3, 4) }, { (5, 6), (7, 8) } })
+  n = s32[2,2] constant({ { 1, 2 }, { 3, 4 } })
+  z = c128[] constant((0, 0))
+  w = s32[] constant(10)
+  ROOT y = (c128[2], s32[2]) reduce(x, n, z, w), dimensions={1}, to_apply=r
+}`
+	mods, err := parser.ParseFile(token.NewFileSet(), "reduce.hlo", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Run(mods[0], nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := v.Tuple[0].Array.Complex128s()
+	k := v.Tuple[1].Array.Int64s()
+	if c[0] != -4-6i || c[1] != -12-14i || k[0] != 13 || k[1] != 17 {
+		t.Errorf("got %v, %v; want [(-4-6i) (-12-14i)], [13 17]", c, k)
+	}
+}
