@@ -333,6 +333,12 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 	it := newWindowIter(win, shape)
 	out := make([]int64, len(outDims))
 	widx := make([]int64, len(win))
+	if hasWide(inputs) {
+		return e.foldWide(in, inputs, inits, types, outDims, func(_ int64, visit func(lin int64) bool) {
+			it.each(out, widx, visit)
+			nextIndex(out, outDims)
+		})
+	}
 	if n == 1 && f.prog != nil && f.prog.binop != hlo.OpInvalid && domainOf(types[0]) == domFloat32 {
 		src := f32s(inputs[0])
 		start := f32s(inits[0])[0]

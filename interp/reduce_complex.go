@@ -48,38 +48,53 @@ func complexReducer(c *hlo.Computation) hlo.Opcode {
 // reduceWide is reduce for inputs with an element wider than 64 bits (c128), which the scalar programs
 // cannot carry: the reducer is called as a computation on scalar arrays, element by element.
 func (e *evaluator) reduceWide(in *hlo.Instruction, inputs, inits []*tensor.Tensor, types []dtype.Type, outDims []int64, run int64) (Value, error) {
-	n := len(inputs)
-	comp := in.CalledComputation("to_apply")
-	outN := product(outDims)
-	if err := e.charge(outN * run); err != nil {
+	if err := e.charge(product(outDims) * run); err != nil {
 		return Value{}, err
 	}
+	return e.foldWide(in, inputs, inits, types, outDims, func(o int64, visit func(lin int64) bool) {
+		for j := int64(0); j < run && visit(o*run+j); j++ {
+		}
+	})
+}
+
+// foldWide folds, for each output element o, the input elements walk(o, ...) visits into accumulators
+// starting at the initial values, calling the instruction's to_apply computation on scalar arrays: the
+// path for elements wider than 64 bits, of reduce and reduce-window alike.
+func (e *evaluator) foldWide(in *hlo.Instruction, inputs, inits []*tensor.Tensor, types []dtype.Type, outDims []int64,
+	walk func(o int64, visit func(lin int64) bool)) (Value, error) {
+	n := len(inputs)
+	comp := in.CalledComputation("to_apply")
 	outs := make([]*tensor.Tensor, n)
 	for i := range outs {
 		outs[i] = tensor.New(types[i], outDims)
 	}
 	acc := make([]Value, n)
 	args := make([]Value, 2*n)
-	for o := int64(0); o < outN; o++ {
+	var callErr error
+	for o := int64(0); o < product(outDims); o++ {
 		for i := range acc {
 			acc[i] = ArrayValue(scalarAt(inits[i], 0))
 		}
-		for j := int64(0); j < run; j++ {
+		walk(o, func(lin int64) bool {
 			copy(args, acc)
 			for i := range inputs {
-				args[n+i] = ArrayValue(scalarAt(inputs[i], o*run+j))
+				args[n+i] = ArrayValue(scalarAt(inputs[i], lin))
 			}
 			r, err := e.call(comp, args)
-			if err != nil {
-				return Value{}, err
-			}
-			if n == 1 && r.Kind == KindArray {
+			switch {
+			case err != nil:
+				callErr = err
+			case n == 1 && r.Kind == KindArray:
 				acc[0] = r
-			} else if r.Kind == KindTuple && len(r.Tuple) == n {
+			case r.Kind == KindTuple && len(r.Tuple) == n:
 				copy(acc, r.Tuple)
-			} else {
-				return Value{}, errorf(in, "the reducer gives %d values for %d inputs", len(r.Tuple), n)
+			default:
+				callErr = errorf(in, "the reducer gives another number of values than the %d inputs", n)
 			}
+			return callErr == nil
+		})
+		if callErr != nil {
+			return Value{}, callErr
 		}
 		for i := range outs {
 			es := int64(types[i].ByteSize())

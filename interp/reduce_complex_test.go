@@ -79,3 +79,29 @@ ENTRY e {
 		t.Errorf("got %v, %v; want [(-4-6i) (-12-14i)], [13 17]", c, k)
 	}
 }
+
+// TestReduceWindowWide: a cumulative product over c128 by reduce-window.
+func TestReduceWindowWide(t *testing.T) {
+	src := `HloModule m
+r {
+  a = c128[] parameter(0)
+  b = c128[] parameter(1)
+  ROOT p = c128[] multiply(a, b)
+}
+ENTRY e {
+  x = c128[3] constant({(0, 1), (0, 1), (2, 0)})
+  one = c128[] constant((1, 0))
+  ROOT y = c128[3] reduce-window(x, one), window={size=3 pad=2_0}, to_apply=r
+}`
+	mods, err := parser.ParseFile(token.NewFileSet(), "rw.hlo", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Run(mods[0], nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Array.Complex128s(); got[0] != 1i || got[1] != -1 || got[2] != -2 {
+		t.Errorf("got %v, want [1i -1 -2]", got)
+	}
+}
