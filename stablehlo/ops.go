@@ -18,52 +18,59 @@ var special map[string]handler
 
 func init() {
 	special = map[string]handler{
-		"stablehlo.constant":             (*converter).constant,
-		"stablehlo.broadcast_in_dim":     (*converter).broadcastInDim,
-		"stablehlo.transpose":            intsOp(hlo.OpTranspose, "dimensions", "dims", "permutation"),
-		"stablehlo.reverse":              intsOp(hlo.OpReverse, "dimensions", "dims", "dimensions"),
-		"stablehlo.dynamic_slice":        intsOp(hlo.OpDynamicSlice, "dynamic_slice_sizes", "sizes", "slice_sizes"),
-		"stablehlo.reshape":              plainOp(hlo.OpReshape),
-		"stablehlo.dynamic_update_slice": plainOp(hlo.OpDynamicUpdateSlice),
-		"stablehlo.dot_general":          (*converter).dotGeneral,
-		"stablehlo.dot":                  (*converter).dotGeneral,
-		"stablehlo.compare":              (*converter).compare,
-		"stablehlo.iota":                 (*converter).iota,
-		"stablehlo.slice":                (*converter).slice,
-		"stablehlo.concatenate":          (*converter).concatenate,
-		"stablehlo.pad":                  (*converter).pad,
-		"stablehlo.get_tuple_element":    (*converter).getTupleElement,
-		"stablehlo.reduce":               (*converter).reduce,
-		"stablehlo.reduce_window":        (*converter).reduceWindow,
-		"stablehlo.select_and_scatter":   (*converter).selectAndScatter,
-		"stablehlo.reduce_precision":     (*converter).reducePrecision,
-		"stablehlo.while":                (*converter).while_,
-		"stablehlo.sort":                 (*converter).sort,
-		"stablehlo.gather":               (*converter).gather,
-		"stablehlo.scatter":              (*converter).scatter,
-		"stablehlo.custom_call":          (*converter).customCall,
-		"func.call":                      (*converter).call,
-		"stablehlo.fft":                  (*converter).fft,
-		"stablehlo.rng_bit_generator":    (*converter).rngBitGenerator,
-		"stablehlo.triangular_solve":     (*converter).triangularSolve,
-		"stablehlo.cholesky":             (*converter).cholesky,
-		"stablehlo.case":                 (*converter).case_,
-		"stablehlo.if":                   (*converter).if_,
-		"chlo.tan":                       plainOp(hlo.OpTan),
-		"chlo.top_k":                     (*converter).topK,
-		"stablehlo.map":                  (*converter).map_,
-		"stablehlo.select":               (*converter).select_,
-		"chlo.next_after":                (*converter).nextAfter,
-		"chlo.lgamma":                    (*converter).lgamma,
-		"chlo.digamma":                   (*converter).digamma,
-		"chlo.erf_inv":                   (*converter).erfInv,
-		"chlo.bessel_i1e":                (*converter).besselI1e,
-		"chlo.mulhi":                     (*converter).mulhi,
-		"stablehlo.uniform_quantize":     (*converter).uniformQuantize,
-		"stablehlo.uniform_dequantize":   (*converter).uniformDequantize,
-		"stablehlo.composite":            (*converter).composite,
-		"chlo.erfc":                      (*converter).erfc,
-		"stablehlo.convolution":          (*converter).convolution,
+		"stablehlo.constant":                 (*converter).constant,
+		"stablehlo.broadcast_in_dim":         (*converter).broadcastInDim,
+		"stablehlo.transpose":                intsOp(hlo.OpTranspose, "dimensions", "dims", "permutation"),
+		"stablehlo.reverse":                  intsOp(hlo.OpReverse, "dimensions", "dims", "dimensions"),
+		"stablehlo.dynamic_slice":            intsOp(hlo.OpDynamicSlice, "dynamic_slice_sizes", "sizes", "slice_sizes"),
+		"stablehlo.reshape":                  plainOp(hlo.OpReshape),
+		"stablehlo.dynamic_update_slice":     plainOp(hlo.OpDynamicUpdateSlice),
+		"stablehlo.dot_general":              (*converter).dotGeneral,
+		"stablehlo.dot":                      (*converter).dotGeneral,
+		"stablehlo.compare":                  (*converter).compare,
+		"stablehlo.iota":                     (*converter).iota,
+		"stablehlo.slice":                    (*converter).slice,
+		"stablehlo.concatenate":              (*converter).concatenate,
+		"stablehlo.pad":                      (*converter).pad,
+		"stablehlo.get_tuple_element":        (*converter).getTupleElement,
+		"stablehlo.reduce":                   (*converter).reduce,
+		"stablehlo.reduce_window":            (*converter).reduceWindow,
+		"stablehlo.select_and_scatter":       (*converter).selectAndScatter,
+		"stablehlo.reduce_precision":         (*converter).reducePrecision,
+		"stablehlo.while":                    (*converter).while_,
+		"stablehlo.sort":                     (*converter).sort,
+		"stablehlo.gather":                   (*converter).gather,
+		"stablehlo.scatter":                  (*converter).scatter,
+		"stablehlo.custom_call":              (*converter).customCall,
+		"func.call":                          (*converter).call,
+		"stablehlo.fft":                      (*converter).fft,
+		"stablehlo.rng_bit_generator":        (*converter).rngBitGenerator,
+		"stablehlo.triangular_solve":         (*converter).triangularSolve,
+		"stablehlo.cholesky":                 (*converter).cholesky,
+		"stablehlo.case":                     (*converter).case_,
+		"stablehlo.if":                       (*converter).if_,
+		"chlo.tan":                           plainOp(hlo.OpTan),
+		"chlo.top_k":                         (*converter).topK,
+		"stablehlo.map":                      (*converter).map_,
+		"stablehlo.select":                   (*converter).select_,
+		"chlo.next_after":                    (*converter).nextAfter,
+		"chlo.lgamma":                        (*converter).lgamma,
+		"chlo.digamma":                       (*converter).digamma,
+		"chlo.erf_inv":                       (*converter).erfInv,
+		"chlo.bessel_i1e":                    (*converter).besselI1e,
+		"chlo.mulhi":                         (*converter).mulhi,
+		"stablehlo.uniform_quantize":         (*converter).uniformQuantize,
+		"stablehlo.uniform_dequantize":       (*converter).uniformDequantize,
+		"stablehlo.composite":                (*converter).composite,
+		"stablehlo.dynamic_iota":             (*converter).dynamicIota,
+		"stablehlo.dynamic_reshape":          (*converter).dynamicReshape,
+		"stablehlo.dynamic_broadcast_in_dim": (*converter).dynamicBroadcastInDim,
+		"stablehlo.get_dimension_size":       (*converter).getDimensionSize,
+		"stablehlo.dynamic_pad":              (*converter).dynamicPad,
+		"stablehlo.dynamic_gather":           (*converter).dynamicGather,
+		"stablehlo.dynamic_conv":             (*converter).dynamicConv,
+		"chlo.erfc":                          (*converter).erfc,
+		"stablehlo.convolution":              (*converter).convolution,
 	}
 }
 
@@ -935,4 +942,91 @@ func (c *converter) composite(sc *scope, op *Op) *hlo.Instruction {
 	in.SetAttr("is_composite", hlo.Bool(true))
 	in.SetAttr("frontend_attributes", hlo.FrontendAttributes{{Key: "composite.name", Value: strconv.Quote(name)}})
 	return in
+}
+
+// static fails unless op's result has a static shape: Octet converts the dynamic-shape ops only where
+// the shapes are known, into their static counterparts.
+func (c *converter) static(op *Op) hlo.Shape {
+	out := c.result(op)
+	for _, d := range out.Dims {
+		if d < 0 {
+			c.fail(op.Pos, "%s with the dynamic result %s is not supported", op.Name, typeString(out))
+		}
+	}
+	return out
+}
+
+func (c *converter) dynamicIota(sc *scope, op *Op) *hlo.Instruction {
+	out := c.static(op)
+	d, ok := integer(op, "dim", "iota_dimension")
+	c.need(op, ok, "iota_dimension")
+	in := c.add(sc, op, hlo.OpIota, out)
+	in.SetAttr("iota_dimension", hlo.Int(d))
+	return in
+}
+
+func (c *converter) dynamicReshape(sc *scope, op *Op) *hlo.Instruction {
+	out := c.static(op)
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 2, "operand and output shape")
+	return c.add(sc, op, hlo.OpReshape, out, ins[0])
+}
+
+func (c *converter) dynamicBroadcastInDim(sc *scope, op *Op) *hlo.Instruction {
+	c.static(op)
+	return c.broadcastInDim(sc, op)
+}
+
+func (c *converter) getDimensionSize(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	d, ok := integer(op, "dim", "dimension")
+	c.need(op, ok && len(ins) == 1 && d >= 0 && int(d) < ins[0].Shape.Rank(), "dimension")
+	size := ins[0].Shape.Dims[d]
+	if size < 0 {
+		c.fail(op.Pos, "%s of a dynamic dimension is not supported", op.Name)
+	}
+	e := emitter{c, sc, op}
+	return e.splat(c.result(op), uint64(size))
+}
+
+// constant returns the dense value of v when a constant op defines it: the shape operands of the
+// dynamic ops, which Octet converts when they are known.
+func constant(v *Value) (*DenseAttr, bool) {
+	if v.Def == nil || v.Def.Name != "stablehlo.constant" {
+		return nil, false
+	}
+	d, ok := v.Def.Attr("value").(*DenseAttr)
+	return d, ok && d.Literal != nil && d.Literal.Array != nil && d.Type.Elem.IsInteger()
+}
+
+// withStaticOperands is op with its first n operands, and the constant operands after them as the
+// attributes their static counterpart takes.
+func (c *converter) withStaticOperands(op *Op, n int, names ...string) *Op {
+	c.static(op)
+	if len(op.Operands) != n+len(names) {
+		c.fail(op.Pos, "%s takes %d operands, has %d", op.Name, n+len(names), len(op.Operands))
+	}
+	st := *op
+	st.Operands = op.Operands[:n]
+	st.Attrs = append([]NamedAttr(nil), op.Attrs...)
+	for i, name := range names {
+		d, ok := constant(op.Operands[n+i])
+		if !ok {
+			c.fail(op.Pos, "%s with a %s that is not a constant is not supported", op.Name, name)
+		}
+		st.Attrs = append(st.Attrs, NamedAttr{name, d})
+	}
+	return &st
+}
+
+func (c *converter) dynamicPad(sc *scope, op *Op) *hlo.Instruction {
+	return c.pad(sc, c.withStaticOperands(op, 2, "edge_padding_low", "edge_padding_high", "interior_padding"))
+}
+
+func (c *converter) dynamicGather(sc *scope, op *Op) *hlo.Instruction {
+	return c.gather(sc, c.withStaticOperands(op, 2, "slice_sizes"))
+}
+
+func (c *converter) dynamicConv(sc *scope, op *Op) *hlo.Instruction {
+	return c.convolution(sc, c.withStaticOperands(op, 2, "padding"))
 }

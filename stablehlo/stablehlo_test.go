@@ -263,6 +263,38 @@ func TestQuantized(t *testing.T) {
 	run(t, m)
 }
 
+// TestDynamicOps: the dynamic-shape ops with static results and constant shape operands become their
+// static counterparts; a dynamic result is refused.
+func TestDynamicOps(t *testing.T) {
+	m := convert(t, `module {
+  func.func @main() -> tensor<3xi64> {
+    %x = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+    %pv = stablehlo.constant dense<0> : tensor<i64>
+    %lo = stablehlo.constant dense<[1]> : tensor<1xi64>
+    %hi = stablehlo.constant dense<[0]> : tensor<1xi64>
+    %in = stablehlo.constant dense<[0]> : tensor<1xi64>
+    %p = stablehlo.dynamic_pad %x, %pv, %lo, %hi, %in : (tensor<2xi64>, tensor<i64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+    check.expect_eq_const %p, dense<[0, 1, 2]> : tensor<3xi64>
+    %n = stablehlo.get_dimension_size %p, dim = 0 : (tensor<3xi64>) -> tensor<i32>
+    check.expect_eq_const %n, dense<3> : tensor<i32>
+    %shape = stablehlo.constant dense<[3]> : tensor<1xi64>
+    %i = stablehlo.dynamic_iota %shape, dim = 0 : (tensor<1xi64>) -> tensor<3xi64>
+    check.expect_eq_const %i, dense<[0, 1, 2]> : tensor<3xi64>
+    return %p : tensor<3xi64>
+  }
+}`)
+	run(t, m)
+	_, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(`module {
+  func.func @main(%s: tensor<1xi64>) -> tensor<?xi64> {
+    %i = stablehlo.dynamic_iota %s, dim = 0 : (tensor<1xi64>) -> tensor<?xi64>
+    return %i : tensor<?xi64>
+  }
+}`))
+	if err == nil || !strings.Contains(err.Error(), "test.mlir:3:5: stablehlo.dynamic_iota with the dynamic result tensor<?xi64> is not supported") {
+		t.Errorf("a dynamic result gave %v", err)
+	}
+}
+
 // TestRun: converted programs compute what StableHLO says they do.
 func TestRun(t *testing.T) {
 	m := convert(t, `module {
