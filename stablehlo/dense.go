@@ -11,6 +11,9 @@ import (
 	"octet/tensor"
 )
 
+// maxSplatBytes bounds the size of a constant a splat may expand to.
+const maxSplatBytes = 64 << 20
+
 // denseElem is one element of a dense<...> list as written: a number, true/false, or a complex pair.
 type denseElem struct {
 	text   string // a number's spelling, "true" or "false"
@@ -53,8 +56,10 @@ func (p *parser) dense(start int) *DenseAttr {
 		}
 	}
 	n := t.NumElements()
-	if n > int64(len(s.src))*8+64 && !(splat && n < 1<<28) {
-		s.failAt(start, "dense<...> of %d elements is larger than the input allows", n)
+	// A splat or a one-element hex blob stands for any number of elements, all of which the literal
+	// holds: beyond maxSplatBytes (and beyond what the text itself spells out) it is refused.
+	if size := n * int64(t.Elem.ByteSize()); n < 0 || n > 1<<40 || size > maxSplatBytes && size > 8*int64(len(s.src)) {
+		s.failAt(start, "dense<...> of %d elements is larger than Octet holds in one constant (%d MiB)", n, maxSplatBytes>>20)
 	}
 	if hex != nil {
 		blob, ok := decodeHex(hex)
