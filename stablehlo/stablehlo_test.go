@@ -343,6 +343,8 @@ func TestErrors(t *testing.T) {
 		{strings.Repeat("[", 100000), "test.mlir:1:1: expected a module or a function"},
 		{"module {\n  func.func @main() -> tensor<i1> {\n    %0 = stablehlo.constant dense<" + strings.Repeat("[", 1000) + "true" + strings.Repeat("]", 1000) + "> : tensor<i1>\n",
 			"nesting deeper than 256 levels"},
+		{"module {\n  func.func @main() -> tensor<99999999xf64> {\n    %0 = stablehlo.constant dense<1.0> : tensor<99999999xf64>\n",
+			"test.mlir:3:29: dense<...> of 99999999 elements is larger than Octet holds in one constant (64 MiB)"},
 		{"module {\n  func.func @main() -> tensor<4xf32> {\n    %0 = stablehlo.constant dense_resource<blob> : tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n}\n",
 			"test.mlir:3:44: dense_resource<blob> names no resource of the file"},
 	} {
