@@ -53,6 +53,12 @@ func Looks(src []byte) bool {
 	return false
 }
 
+// differentArity lists the ops whose StableHLO operands are not their HLO instruction's: while takes
+// its state as one tuple, case its branches' operands, a call or custom call any number.
+var differentArity = map[string]bool{
+	"stablehlo.while": true, "stablehlo.case": true, "func.call": true, "stablehlo.custom_call": true,
+}
+
 // stableHLOOps maps an op's StableHLO name to its opcode, from the op table.
 var stableHLOOps = func() map[string]hlo.Opcode {
 	m := map[string]hlo.Opcode{}
@@ -358,6 +364,9 @@ func (c *converter) bind(sc *scope, op *Op, in *hlo.Instruction) {
 	case len(op.Results) == 1 && !(in.Shape.IsTuple() && len(op.OutTypes) == 1 && !op.OutTypes[0].IsTuple()):
 		sc.vals[op.Results[0]] = in
 	default:
+		if !in.Shape.IsTuple() || len(in.Shape.Tuple) < len(op.Results) {
+			c.fail(op.Pos, "%s gives %s, not the %d results its signature names", op.Name, in.Shape.String(), len(op.Results))
+		}
 		for i, r := range op.Results {
 			g := sc.comp.Add(c.name("get-tuple-element"), hlo.OpGetTupleElement, in.Shape.Tuple[i].Clone(), in)
 			g.SetAttr("index", hlo.Int(i))
@@ -385,6 +394,13 @@ func (c *converter) op(sc *scope, op *Op) {
 		c.fail(op.Pos, "%s on quantized values is not supported", op.Name)
 	}
 	if h := special[op.Name]; h != nil {
+		// The ops whose operands StableHLO and HLO count alike are held to the op table's arity before
+		// their conversion reads them.
+		if code, ok := stableHLOOps[op.Name]; ok && !differentArity[op.Name] {
+			if info := code.Info(); !info.Operands.Allows(len(op.Operands)) {
+				c.fail(op.Pos, "%s takes %s operands, has %d", op.Name, info.Operands, len(op.Operands))
+			}
+		}
 		c.bind(sc, op, h(c, sc, op))
 		return
 	}
