@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"octet/hlo"
@@ -23,6 +24,17 @@ func FuzzParseFile(f *testing.F) {
 		for _, n := range names {
 			if src, err := os.ReadFile(n); err == nil {
 				f.Add(src)
+			}
+		}
+		// One small program of each kind of the test corpora: regions, tuples, locations, checks.
+		seen := map[string]bool{}
+		for _, a := range []string{"testdata.tar.gz", "interpret.tar.gz"} {
+			for _, p := range readArchive(f, a) {
+				kind, _, _ := strings.Cut(filepath.Base(p.name), "_")
+				if len(p.src) < 3000 && !seen[kind] {
+					seen[kind] = true
+					f.Add(p.src)
+				}
 			}
 		}
 	}
