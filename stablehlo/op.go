@@ -271,7 +271,9 @@ func (p *parser) pretty(op *Op) {
 				s.off++
 				op.Attrs = append(op.Attrs, NamedAttr{word, p.prettyValue()})
 			default:
-				if s.lineBreakBefore(save) && len(op.Words)+len(op.Operands)+len(op.Attrs) > 0 {
+				if s.lineBreakBefore(save) {
+					// A bare word at the start of a line is the next operation: "return" takes no
+					// signature when it returns nothing.
 					s.off = save
 					done = true
 					break
