@@ -111,7 +111,7 @@ func binaryComplex(op hlo.Opcode) func(a, b complex128) complex128 {
 			return cmplx.Pow(a, b)
 		}
 	}
-	return nil
+	return moreBinaryComplex(op)
 }
 
 // complexUnary evaluates a unary operation on a complex operand: abs, real and imag give reals.

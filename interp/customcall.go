@@ -28,6 +28,8 @@ func (e *evaluator) customCall(in *hlo.Instruction, ops []Value) (Value, error) 
 	switch {
 	case cublas.IsTarget(target):
 		return e.cublasCall(in, ops)
+	case isCheckTarget(target):
+		return e.check(in, ops)
 	case target == "TopK":
 		return e.topK(in, ops)
 	case strings.HasPrefix(target, "xla_builder.") && len(in.Called()) == 1:

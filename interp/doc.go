@@ -35,7 +35,7 @@
 // # Errors
 //
 // Every failure is positioned at the instruction: "file:line:col: unsupported: what" for what the
-// interpreter does not implement (collectives over several devices, host transfers, FFT, dynamic shapes,
+// interpreter does not implement (collectives over several devices, host transfers, Cholesky, dynamic shapes,
 // most custom calls, ...), "file:line:col: %name: message" for a malformed instruction. Evaluation never
 // panics on a module; an internal failure becomes an *Error too. Which opcodes have an evaluator is a fact
 // to query: Supported(op), Ops().

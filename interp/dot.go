@@ -210,7 +210,7 @@ func (e *evaluator) dotGeneral(in *hlo.Instruction, lhs, rhs *tensor.Tensor, d d
 	}
 	dom := domainOf(out)
 	if dom == domComplex || domainOf(lhs.Type) == domComplex || domainOf(rhs.Type) == domComplex {
-		return nil, unsupportedf(in, "dot of complex numbers")
+		return e.dotComplex(in, p, lhs, rhs)
 	}
 	if lhs.Type != out {
 		if lhs, err = convertTensor(lhs, out, lhs.Shape); err != nil {
@@ -278,7 +278,7 @@ func reshapeTensor(t *tensor.Tensor, dims []int64) *tensor.Tensor {
 }
 
 // naiveMatMul multiplies [batch, M, K] by [batch, K, N] with a plain loop, accumulating in T.
-func naiveMatMul[T int64 | float64](p *dotPlan, a, b []T, mul func(x, y T) T) []T {
+func naiveMatMul[T int64 | float64 | complex128](p *dotPlan, a, b []T, mul func(x, y T) T) []T {
 	m, n, k := p.m, p.n, p.k
 	c := make([]T, p.batch*m*n)
 	for bi := int64(0); bi < p.batch; bi++ {

@@ -102,6 +102,14 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 			return Value{}, unsupportedf(in, "reduce of %s with initial value %s giving %s", inputs[i].Type, inits[i].Type, types[i])
 		}
 	}
+	if n == 1 && inputs[0].Type.IsComplex() {
+		if t := reduceComplex(complexReducer(in.CalledComputation("to_apply")), inputs[0], inits[0], outDims, run); t != nil {
+			return ArrayValue(t), e.charge(outN * run)
+		}
+	}
+	if hasWide(inputs) {
+		return e.reduceWide(in, inputs, inits, types, outDims, run)
+	}
 	f, err := e.scalarFunc(in, in.CalledComputation("to_apply"))
 	if err != nil {
 		return Value{}, err
@@ -200,6 +208,8 @@ func reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims []int64, run int
 			dst[o] = acc
 		}
 		return fromI64(x.Type, outDims, dst)
+	case domComplex:
+		return reduceComplex(op, x, init, outDims, run)
 	}
 	return nil
 }
@@ -323,6 +333,12 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 	it := newWindowIter(win, shape)
 	out := make([]int64, len(outDims))
 	widx := make([]int64, len(win))
+	if hasWide(inputs) {
+		return e.foldWide(in, inputs, inits, types, outDims, func(_ int64, visit func(lin int64) bool) {
+			it.each(out, widx, visit)
+			nextIndex(out, outDims)
+		})
+	}
 	if n == 1 && f.prog != nil && f.prog.binop != hlo.OpInvalid && domainOf(types[0]) == domFloat32 {
 		src := f32s(inputs[0])
 		start := f32s(inits[0])[0]

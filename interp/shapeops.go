@@ -449,6 +449,12 @@ func (e *evaluator) iota(in *hlo.Instruction) (Value, error) {
 			v[i] = float64(idx(int64(i)))
 		}
 		return ArrayValue(fromF64(t, dims, v)), nil
+	case domComplex:
+		v := make([]complex128, n)
+		for i := range v {
+			v[i] = complex(float64(idx(int64(i))), 0)
+		}
+		return ArrayValue(fromC128(t, dims, v)), nil
 	}
 	return Value{}, unsupportedf(in, "iota of %s", t)
 }

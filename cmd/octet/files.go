@@ -17,7 +17,6 @@ import (
 	"sync"
 
 	"octet/hlo"
-	"octet/hlo/parser"
 	"octet/interp"
 )
 
@@ -246,7 +245,7 @@ func (inv *invocation) parseModules(name string) ([]*hlo.Module, error) {
 // parseSource parses every module of src, read from the file display names. A file that holds no module,
 // or a module XLA printed that lacks its ENTRY computation (the sign of a truncated file), is an error.
 func parseSource(display string, src []byte) ([]*hlo.Module, error) {
-	mods, err := parser.ParseFile(token.NewFileSet(), display, src)
+	mods, err := parseText(token.NewFileSet(), display, src)
 	if err != nil {
 		return nil, parseError(err)
 	}

@@ -128,7 +128,7 @@ func TestRunBadInput(t *testing.T) {
 		"extra.npz":   npzBytes(t, []string{"x", "s", "z"}, x, s, s),
 		"garbage.npy": []byte("not an array"),
 		"big.hlo":     []byte("ENTRY e {\n  x = f32[] parameter(0)\n  ROOT b = f32[4096,4096] broadcast(x), dimensions={}\n}"),
-		"fft.hlo":     []byte("ENTRY e {\n  x = c64[4] parameter(0)\n  ROOT f = c64[4] fft(x), fft_type=FFT, fft_length={4}\n}"),
+		"chol.hlo":    []byte("ENTRY e {\n  x = f32[2,2] parameter(0)\n  ROOT f = f32[2,2] cholesky(x), lower=true\n}"),
 		"bad.hlo":     []byte("ENTRY e {\n  ROOT x = f32[] bogus()\n}"),
 	})
 	for _, c := range []struct {
@@ -147,7 +147,7 @@ func TestRunBadInput(t *testing.T) {
 		{"npz-missing", []string{"run", "--inputs", p["short.npz"], p["m.hlo"]}, 1, "no array for parameter 1 (%s): name it s or arg1"},
 		{"npz-extra", []string{"run", "--inputs", p["extra.npz"], p["m.hlo"]}, 1, `array "z" is no parameter`},
 		{"over-memory", []string{"run", "--random", "1", "--max-memory", "1MiB", p["big.hlo"]}, 1, "more than the memory budget of 1.0 MiB; largest: %b f32[4096,4096] (64.0 MiB)"},
-		{"unsupported", []string{"run", "--random", "1", p["fft.hlo"]}, 1, "fft.hlo:3:3: unsupported: fft"},
+		{"unsupported", []string{"run", "--random", "1", p["chol.hlo"]}, 1, "chol.hlo:3:3: unsupported: cholesky"},
 		{"parse-error", []string{"run", "--random", "1", p["bad.hlo"]}, 1, "bad.hlo:2:"},
 		{"two-sources", []string{"run", "--random", "1", "--inputs", p["short.npz"], p["m.hlo"]}, 2, "give inputs one way"},
 		{"bad-seed", []string{"run", "--random", "x", p["m.hlo"]}, 2, "unsigned integer seed"},

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"go/token"
+
+	"octet/hlo"
+	"octet/hlo/printer"
+	"octet/stablehlo"
+)
+
+func init() {
+	register(&command{
+		Name:      "convert",
+		UsageLine: "convert [--format=xla|xla-long|xla-short|readable|json] FILE|-",
+		Short:     "convert StableHLO (MLIR text) into HLO text",
+		Long: `Convert reads StableHLO in MLIR text, as jax.jit(f).lower(...).as_text() prints it (FILE may be
+gzipped; - is standard input), converts each module into HLO as XLA's own translation does, and prints
+it (by default as XLA prints HLO text, large constants included, so that the output parses back).
+
+Locations (loc(...) and #loc aliases) become each instruction's metadata: op_name, source_file and
+source_line. An op Octet cannot convert yet is an error naming it at its file:line:col.
+
+Every other command reads StableHLO too: a file that starts as MLIR text (module, func.func) is
+converted this way before the command runs.`,
+		Order: 12,
+		Run:   runConvert,
+	})
+}
+
+func runConvert(inv *invocation, args []string) error {
+	fs := inv.flags()
+	format := fs.String("format", "xla-long", "output `format`: xla, xla-long, xla-short, readable or json")
+	files, err := parseInterspersed(inv, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return usagef("convert takes one FILE")
+	}
+	style, err := printer.ParseStyle(*format)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	src, display, err := inv.readInput(files[0])
+	if err != nil {
+		return err
+	}
+	if !stablehlo.Looks(src) {
+		return fmt.Errorf("%s: not StableHLO: MLIR text starts with module or func.func", display)
+	}
+	mods, err := stablehlo.ParseFile(token.NewFileSet(), display, src)
+	if err != nil {
+		return parseError(err)
+	}
+	for _, m := range mods {
+		if err := hlo.Verify(m); err != nil {
+			return fmt.Errorf("%s: internal error: the converted module %s does not verify:\n%v", display, m.Name, parseError(err))
+		}
+	}
+	w := bufio.NewWriter(inv.stdout)
+	cfg := printer.ConfigFor(style)
+	json := style == printer.StyleJSON && len(mods) > 1
+	if json {
+		fmt.Fprint(w, "[")
+	}
+	for i, m := range mods {
+		if i > 0 {
+			if json {
+				fmt.Fprint(w, ",")
+			} else {
+				fmt.Fprintln(w)
+			}
+		}
+		if err := printer.Fprint(w, m, cfg); err != nil {
+			return err
+		}
+	}
+	if json {
+		fmt.Fprintln(w, "]")
+	}
+	return w.Flush()
+}

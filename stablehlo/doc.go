@@ -1,0 +1,23 @@
+// Package stablehlo reads StableHLO programs written as MLIR text (what jax.jit(f).lower(...).as_text()
+// prints, and the StableHLO project's test programs) and converts them into Octet's HLO IR.
+//
+// Reading and conversion are two steps with a small AST between them (File, Module, Func, Op, Value,
+// Attr). MLIR text has one uniform shape, results = op operands attributes regions : types loc, under
+// dozens of op-specific pretty forms; the AST holds what every form says in one representation (the
+// operands, the attributes whether written in a dictionary or as "dims = [1, 0]", the bare words of
+// "compare LT, %a, %b, FLOAT", the regions and the signature), so the reader knows nothing of what an op
+// means and the conversion knows nothing of how it was spelled. Going straight into the HLO IR would mix
+// the two: an HLO instruction needs its shape and attributes settled when it is made, while MLIR states
+// the types last and the locations at the end of the file (#loc aliases).
+//
+// The reader is one pass over the bytes, linear in the input, with nesting bounded (maxDepth) and every
+// error positioned (file:line:col); it never panics on input. Attributes of any dialect are kept, typed
+// where Octet reads them and as written otherwise. dense<...> constants are decoded once, in every form
+// (hex blobs, nested lists, splats, per-element bit patterns, complex pairs), and dense_resource blobs
+// from the {-# dialect_resources #-} section.
+//
+// Convert turns a module into an *hlo.Module that passes hlo.Verify, as XLA's own translation does: each
+// function becomes a computation, multiple results a tuple, regions called computations; the StableHLO
+// name of each op comes from the op table of package hlo (OpInfo.StableHLO). Locations become each
+// instruction's metadata (op_name, source_file, source_line).
+package stablehlo

@@ -1,0 +1,1032 @@
+package stablehlo
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"octet/dtype"
+	"octet/hlo"
+)
+
+// handler converts one op whose conversion needs more than its opcode: attributes, regions, or a
+// different shape of operands. It returns the instruction holding the op's result (a tuple for several).
+type handler func(c *converter, sc *scope, op *Op) *hlo.Instruction
+
+// special holds the handlers, by StableHLO name; every other op of the op table converts one to one.
+var special map[string]handler
+
+func init() {
+	special = map[string]handler{
+		"stablehlo.constant":                 (*converter).constant,
+		"stablehlo.broadcast_in_dim":         (*converter).broadcastInDim,
+		"stablehlo.transpose":                intsOp(hlo.OpTranspose, "dimensions", "dims", "permutation"),
+		"stablehlo.reverse":                  intsOp(hlo.OpReverse, "dimensions", "dims", "dimensions"),
+		"stablehlo.dynamic_slice":            intsOp(hlo.OpDynamicSlice, "dynamic_slice_sizes", "sizes", "slice_sizes"),
+		"stablehlo.reshape":                  plainOp(hlo.OpReshape),
+		"stablehlo.dynamic_update_slice":     plainOp(hlo.OpDynamicUpdateSlice),
+		"stablehlo.dot_general":              (*converter).dotGeneral,
+		"stablehlo.dot":                      (*converter).dotGeneral,
+		"stablehlo.compare":                  (*converter).compare,
+		"stablehlo.iota":                     (*converter).iota,
+		"stablehlo.slice":                    (*converter).slice,
+		"stablehlo.concatenate":              (*converter).concatenate,
+		"stablehlo.pad":                      (*converter).pad,
+		"stablehlo.get_tuple_element":        (*converter).getTupleElement,
+		"stablehlo.reduce":                   (*converter).reduce,
+		"stablehlo.reduce_window":            (*converter).reduceWindow,
+		"stablehlo.select_and_scatter":       (*converter).selectAndScatter,
+		"stablehlo.reduce_precision":         (*converter).reducePrecision,
+		"stablehlo.while":                    (*converter).while_,
+		"stablehlo.sort":                     (*converter).sort,
+		"stablehlo.gather":                   (*converter).gather,
+		"stablehlo.scatter":                  (*converter).scatter,
+		"stablehlo.custom_call":              (*converter).customCall,
+		"func.call":                          (*converter).call,
+		"stablehlo.fft":                      (*converter).fft,
+		"stablehlo.rng_bit_generator":        (*converter).rngBitGenerator,
+		"stablehlo.triangular_solve":         (*converter).triangularSolve,
+		"stablehlo.cholesky":                 (*converter).cholesky,
+		"stablehlo.case":                     (*converter).case_,
+		"stablehlo.if":                       (*converter).if_,
+		"chlo.tan":                           plainOp(hlo.OpTan),
+		"chlo.top_k":                         (*converter).topK,
+		"stablehlo.map":                      (*converter).map_,
+		"stablehlo.select":                   (*converter).select_,
+		"chlo.next_after":                    (*converter).nextAfter,
+		"chlo.lgamma":                        (*converter).lgamma,
+		"chlo.digamma":                       (*converter).digamma,
+		"chlo.erf_inv":                       (*converter).erfInv,
+		"chlo.bessel_i1e":                    (*converter).besselI1e,
+		"chlo.mulhi":                         (*converter).mulhi,
+		"stablehlo.uniform_quantize":         (*converter).uniformQuantize,
+		"stablehlo.uniform_dequantize":       (*converter).uniformDequantize,
+		"stablehlo.composite":                (*converter).composite,
+		"stablehlo.dynamic_iota":             (*converter).dynamicIota,
+		"stablehlo.dynamic_reshape":          (*converter).dynamicReshape,
+		"stablehlo.dynamic_broadcast_in_dim": (*converter).dynamicBroadcastInDim,
+		"stablehlo.get_dimension_size":       (*converter).getDimensionSize,
+		"stablehlo.dynamic_pad":              (*converter).dynamicPad,
+		"stablehlo.dynamic_gather":           (*converter).dynamicGather,
+		"stablehlo.dynamic_conv":             (*converter).dynamicConv,
+		"chlo.erfc":                          (*converter).erfc,
+		"stablehlo.convolution":              (*converter).convolution,
+	}
+}
+
+// ints returns the integers of the first of the named attributes op has.
+func ints(op *Op, names ...string) ([]int64, bool) {
+	for _, n := range names {
+		if a := op.Attr(n); a != nil {
+			return attrInts(a)
+		}
+	}
+	return nil, false
+}
+
+// attrInts reads a list, an array<i64: ...> or an integer dense<...> as integers.
+func attrInts(a Attr) ([]int64, bool) {
+	switch a := a.(type) {
+	case *DenseAttr:
+		if a.Literal == nil || a.Literal.Array == nil || !a.Type.Elem.IsInteger() {
+			return nil, false
+		}
+		return a.Literal.Array.Int64s(), true
+	case IntAttr:
+		return []int64{a.V}, true
+	}
+	return intList(a)
+}
+
+// integer returns the first of the named integer attributes op has.
+func integer(op *Op, names ...string) (int64, bool) {
+	for _, n := range names {
+		switch a := op.Attr(n).(type) {
+		case IntAttr:
+			return a.V, true
+		case FloatAttr:
+			return int64(a.V), true
+		}
+	}
+	return 0, false
+}
+
+// boolean returns the named boolean attribute; false when absent.
+func boolean(op *Op, name string) bool {
+	b, _ := op.Attr(name).(BoolAttr)
+	return bool(b)
+}
+
+// word returns the first of the named enum attributes op has, as its bare word.
+func word(op *Op, names ...string) string {
+	for _, n := range names {
+		switch a := op.Attr(n).(type) {
+		case WordAttr:
+			return string(a)
+		case EnumAttr:
+			return a.Word
+		case StringAttr:
+			return string(a)
+		}
+	}
+	return ""
+}
+
+// need fails unless ok, naming what op lacks.
+func (c *converter) need(op *Op, ok bool, what string) {
+	if !ok {
+		c.fail(op.Pos, "%s: missing or malformed %s", op.Name, what)
+	}
+}
+
+// plainOp converts an op without attributes to the opcode.
+func plainOp(code hlo.Opcode) handler {
+	return func(c *converter, sc *scope, op *Op) *hlo.Instruction {
+		return c.add(sc, op, code, c.result(op), c.operands(sc, op)...)
+	}
+}
+
+// intsOp converts an op with one integer-list attribute, named as in HLO and as in StableHLO.
+func intsOp(code hlo.Opcode, hloName string, names ...string) handler {
+	return func(c *converter, sc *scope, op *Op) *hlo.Instruction {
+		v, ok := ints(op, names...)
+		c.need(op, ok, names[len(names)-1])
+		in := c.add(sc, op, code, c.result(op), c.operands(sc, op)...)
+		in.SetAttr(hloName, hlo.Ints(v))
+		return in
+	}
+}
+
+// result is the shape of op's result, failing when the op has no result type.
+func (c *converter) result(op *Op) hlo.Shape {
+	if len(op.OutTypes) == 0 {
+		c.fail(op.Pos, "%s without a result type", op.Name)
+	}
+	return resultShape(op)
+}
+
+func (c *converter) constant(sc *scope, op *Op) *hlo.Instruction {
+	d, ok := op.Attr("value").(*DenseAttr)
+	c.need(op, ok, "dense value")
+	in := c.add(sc, op, hlo.OpConstant, d.Type)
+	in.Literal = d.Literal
+	return in
+}
+
+func (c *converter) broadcastInDim(sc *scope, op *Op) *hlo.Instruction {
+	dims, ok := ints(op, "dims", "broadcast_dimensions")
+	c.need(op, ok, "broadcast_dimensions")
+	x := c.operands(sc, op)[0]
+	out := c.result(op)
+	c.need(op, len(dims) == x.Shape.Rank() && out.IsArray(), "broadcast_dimensions")
+	// StableHLO also stretches a dimension of size 1 to any size; HLO's broadcast only adds dimensions,
+	// so such dimensions are first reshaped away, as XLA's translation does.
+	var keep []int64
+	var kept []int64
+	for i, d := range dims {
+		if d < 0 || int(d) >= out.Rank() {
+			c.fail(op.Pos, "%s: dimension %d out of range", op.Name, d)
+		}
+		if x.Shape.Dims[i] == 1 && out.Dims[d] != 1 {
+			continue
+		}
+		keep = append(keep, d)
+		kept = append(kept, x.Shape.Dims[i])
+	}
+	if len(keep) != len(dims) {
+		x = c.add(sc, op, hlo.OpReshape, hlo.Array(x.Shape.Elem, kept...), x)
+		dims = keep
+	}
+	in := c.add(sc, op, hlo.OpBroadcast, out, x)
+	in.SetAttr("dimensions", hlo.Ints(nonNil(dims)))
+	return in
+}
+
+// select_ converts select, broadcasting a scalar predicate over array operands as XLA's translation does.
+func (c *converter) select_(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	out := c.result(op)
+	c.need(op, len(ins) == 3, "operands")
+	if ins[0].Shape.IsScalar() && out.IsArray() && !out.IsScalar() {
+		b := c.add(sc, op, hlo.OpBroadcast, out.WithElem(dtype.PRED), ins[0])
+		b.SetAttr("dimensions", hlo.Ints{})
+		ins[0] = b
+	}
+	return c.add(sc, op, hlo.OpSelect, out, ins...)
+}
+
+func (c *converter) dotGeneral(sc *scope, op *Op) *hlo.Instruction {
+	var lb, rb, lc, rc []int64
+	if d, ok := op.Attr("contracting_dims").(DimsAttr); ok {
+		lc, rc = d.LHS, d.RHS
+	}
+	if d, ok := op.Attr("batching_dims").(DimsAttr); ok {
+		lb, rb = d.LHS, d.RHS
+	}
+	if st, ok := op.Attr("dot_dimension_numbers").(StructAttr); ok {
+		lb, _ = attrInts(lookup(st.Fields, "lhs_batching_dimensions"))
+		rb, _ = attrInts(lookup(st.Fields, "rhs_batching_dimensions"))
+		lc, _ = attrInts(lookup(st.Fields, "lhs_contracting_dimensions"))
+		rc, _ = attrInts(lookup(st.Fields, "rhs_contracting_dimensions"))
+	}
+	ins := c.operands(sc, op)
+	if op.Name == "stablehlo.dot" && len(ins) == 2 {
+		lc, rc = []int64{int64(ins[0].Shape.Rank() - 1)}, []int64{0}
+	}
+	in := c.add(sc, op, hlo.OpDot, c.result(op), ins...)
+	if len(lb) > 0 {
+		in.SetAttr("lhs_batch_dims", hlo.Ints(lb))
+	}
+	in.SetAttr("lhs_contracting_dims", hlo.Ints(nonNil(lc)))
+	if len(rb) > 0 {
+		in.SetAttr("rhs_batch_dims", hlo.Ints(rb))
+	}
+	in.SetAttr("rhs_contracting_dims", hlo.Ints(nonNil(rc)))
+	var prec []string
+	switch l := op.Attr("precision").(type) {
+	case ListAttr:
+		prec = words(l)
+	}
+	if l, ok := op.Attr("precision_config").(ListAttr); ok {
+		prec = words(l)
+	}
+	nonDefault := false
+	for _, p := range prec {
+		nonDefault = nonDefault || p != "DEFAULT"
+	}
+	if nonDefault {
+		in.SetAttr("operand_precision", hlo.Raw("{"+strings.ToLower(strings.Join(prec, ","))+"}"))
+	}
+	return in
+}
+
+func nonNil(v []int64) []int64 {
+	if v == nil {
+		return []int64{}
+	}
+	return v
+}
+
+// words reads a list of bare words or enums.
+func words(l ListAttr) []string {
+	var out []string
+	for _, e := range l {
+		switch e := e.(type) {
+		case WordAttr:
+			out = append(out, string(e))
+		case EnumAttr:
+			out = append(out, e.Word)
+		}
+	}
+	return out
+}
+
+func (c *converter) compare(sc *scope, op *Op) *hlo.Instruction {
+	dir := word(op, "comparison_direction")
+	typ := word(op, "compare_type")
+	if len(op.Words) > 0 {
+		dir = op.Words[0]
+	}
+	if len(op.Words) > 1 {
+		typ = op.Words[1]
+	}
+	c.need(op, dir != "", "comparison_direction")
+	in := c.add(sc, op, hlo.OpCompare, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("direction", hlo.Enum(dir))
+	if typ == "TOTALORDER" {
+		in.SetAttr("type", hlo.Enum(typ))
+	}
+	return in
+}
+
+func (c *converter) iota(sc *scope, op *Op) *hlo.Instruction {
+	d, ok := integer(op, "dim", "iota_dimension")
+	c.need(op, ok, "iota_dimension")
+	in := c.add(sc, op, hlo.OpIota, c.result(op))
+	in.SetAttr("iota_dimension", hlo.Int(d))
+	return in
+}
+
+func (c *converter) slice(sc *scope, op *Op) *hlo.Instruction {
+	var sl hlo.Slice
+	if l, ok := op.Attr(attrSlice).(ListAttr); ok {
+		for _, e := range l {
+			v, ok := attrInts(e)
+			c.need(op, ok && len(v) == 3, "slice bounds")
+			sl = append(sl, hlo.SliceDim{Start: v[0], Limit: v[1], Stride: v[2]})
+		}
+	} else {
+		starts, ok1 := ints(op, "start_indices")
+		limits, ok2 := ints(op, "limit_indices")
+		strides, ok3 := ints(op, "strides")
+		c.need(op, ok1 && ok2 && len(starts) == len(limits), "start_indices and limit_indices")
+		for i := range starts {
+			d := hlo.SliceDim{Start: starts[i], Limit: limits[i], Stride: 1}
+			if ok3 && i < len(strides) {
+				d.Stride = strides[i]
+			}
+			sl = append(sl, d)
+		}
+	}
+	if sl == nil {
+		sl = hlo.Slice{}
+	}
+	in := c.add(sc, op, hlo.OpSlice, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("slice", sl)
+	return in
+}
+
+func (c *converter) concatenate(sc *scope, op *Op) *hlo.Instruction {
+	d, ok := integer(op, "dim", "dimension")
+	c.need(op, ok, "dimension")
+	in := c.add(sc, op, hlo.OpConcatenate, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("dimensions", hlo.Ints{d})
+	return in
+}
+
+func (c *converter) pad(sc *scope, op *Op) *hlo.Instruction {
+	lo, ok1 := ints(op, "low", "edge_padding_low")
+	hi, ok2 := ints(op, "high", "edge_padding_high")
+	mid, ok3 := ints(op, "interior", "interior_padding")
+	c.need(op, ok1 && ok2 && ok3 && len(lo) == len(hi) && len(lo) == len(mid), "padding")
+	pd := make(hlo.Padding, len(lo))
+	for i := range lo {
+		pd[i] = hlo.PadDim{Low: lo[i], High: hi[i], Interior: mid[i]}
+	}
+	in := c.add(sc, op, hlo.OpPad, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("padding", pd)
+	return in
+}
+
+func (c *converter) getTupleElement(sc *scope, op *Op) *hlo.Instruction {
+	i, ok := integer(op, attrIndex, "index")
+	c.need(op, ok, "index")
+	in := c.add(sc, op, hlo.OpGetTupleElement, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("index", hlo.Int(i))
+	return in
+}
+
+// computation converts op's region number i into a called computation; when op names a binary op
+// instead ("applies stablehlo.add"), it builds the computation of that op on scalars of the element
+// types elems.
+func (c *converter) computation(sc *scope, op *Op, i int, role string, elems []dtype.Type) *hlo.Computation {
+	name := strings.TrimPrefix(strings.TrimPrefix(op.Name, "stablehlo."), "chlo.") + "_" + role
+	if ap, ok := op.Attr(attrApplies).(WordAttr); ok {
+		code, known := stableHLOOps[string(ap)]
+		if !known || !code.IsElementwiseBinary() || code == hlo.OpCompare || len(elems) != 1 {
+			c.fail(op.Pos, "%s applies %s: not a binary op of one input", op.Name, ap)
+		}
+		comp := &hlo.Computation{Name: c.out.UniqueName(c.name(name)), Module: c.out, Pos: op.Pos}
+		x := comp.Add(c.name("lhs"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		y := comp.Add(c.name("rhs"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		y.ParameterNumber = 1
+		comp.Params = []*hlo.Instruction{x, y}
+		comp.Root = comp.Add(c.name(code.String()), code, paramShape(hlo.Scalar(elems[0])), x, y)
+		c.out.AddComputation(comp)
+		return comp
+	}
+	if i >= len(op.Regions) {
+		c.fail(op.Pos, "%s: missing region", op.Name)
+	}
+	return c.region(name, op.Regions[i], nil, op.Regions[i].Pos, sc, plainRegion, nil)
+}
+
+// elemTypesOf returns the element types of instructions.
+func elemTypesOf(ins []*hlo.Instruction) []dtype.Type {
+	out := make([]dtype.Type, len(ins))
+	for i, in := range ins {
+		out[i] = in.Shape.Elem
+	}
+	return out
+}
+
+// inputsAndInits splits the operands of reduce and reduce_window: inputs, then initial values, or the
+// two interleaved in the pretty form "(%x init: %y), ...".
+func (c *converter) inputsAndInits(sc *scope, op *Op) []*hlo.Instruction {
+	ins := c.operands(sc, op)
+	if len(ins)%2 != 0 {
+		c.fail(op.Pos, "%s: an odd number of operands", op.Name)
+	}
+	if op.Attr(attrInit) != nil {
+		n := len(ins) / 2
+		out := make([]*hlo.Instruction, len(ins))
+		for i := 0; i < n; i++ {
+			out[i], out[n+i] = ins[2*i], ins[2*i+1]
+		}
+		ins = out
+	}
+	return ins
+}
+
+func (c *converter) reduce(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.inputsAndInits(sc, op)
+	dims, ok := ints(op, "dimensions")
+	c.need(op, ok, "dimensions")
+	comp := c.computation(sc, op, 0, "reducer", elemTypesOf(ins[len(ins)/2:]))
+	in := c.add(sc, op, hlo.OpReduce, c.result(op), ins...)
+	in.SetAttr("dimensions", hlo.Ints(dims))
+	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
+	return in
+}
+
+// window reads the window of reduce_window and select_and_scatter for an operand of the given rank.
+func (c *converter) window(op *Op, rank int) hlo.Window {
+	size, ok := ints(op, "window_dimensions")
+	c.need(op, ok && len(size) == rank, "window_dimensions")
+	w := make(hlo.Window, rank)
+	stride, _ := ints(op, "window_strides")
+	base, _ := ints(op, "base_dilations")
+	win, _ := ints(op, "window_dilations")
+	pad, _ := ints(op, "padding")
+	for i := range w {
+		w[i] = hlo.WindowDim{Size: size[i], Stride: 1, BaseDilation: 1, WindowDilation: 1}
+		if i < len(stride) {
+			w[i].Stride = stride[i]
+		}
+		if i < len(base) {
+			w[i].BaseDilation = base[i]
+		}
+		if i < len(win) {
+			w[i].WindowDilation = win[i]
+		}
+		if 2*i+1 < len(pad) {
+			w[i].PadLow, w[i].PadHigh = pad[2*i], pad[2*i+1]
+		}
+	}
+	return w
+}
+
+func (c *converter) reduceWindow(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.inputsAndInits(sc, op)
+	w := c.window(op, ins[0].Shape.Rank())
+	comp := c.computation(sc, op, 0, "reducer", elemTypesOf(ins[len(ins)/2:]))
+	in := c.add(sc, op, hlo.OpReduceWindow, c.result(op), ins...)
+	in.SetAttr("window", w)
+	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
+	return in
+}
+
+func (c *converter) selectAndScatter(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 3 && len(op.Regions) == 2, "operands and regions")
+	w := c.window(op, ins[0].Shape.Rank())
+	sel := c.region("select_and_scatter_select", op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion, nil)
+	sca := c.region("select_and_scatter_scatter", op.Regions[1], nil, op.Regions[1].Pos, sc, plainRegion, nil)
+	in := c.add(sc, op, hlo.OpSelectAndScatter, c.result(op), ins...)
+	in.SetAttr("window", w)
+	in.SetAttr("select", hlo.CompRef{Comp: sel})
+	in.SetAttr("scatter", hlo.CompRef{Comp: sca})
+	return in
+}
+
+func (c *converter) reducePrecision(sc *scope, op *Op) *hlo.Instruction {
+	e, ok1 := integer(op, "exponent_bits")
+	m, ok2 := integer(op, "mantissa_bits")
+	if f := word(op, "format"); f != "" {
+		// format = e5m10
+		if i := strings.IndexByte(f, 'm'); len(f) > 1 && f[0] == 'e' && i > 1 {
+			var err1, err2 error
+			e, err1 = strconv.ParseInt(f[1:i], 10, 64)
+			m, err2 = strconv.ParseInt(f[i+1:], 10, 64)
+			ok1, ok2 = err1 == nil, err2 == nil
+		}
+	}
+	c.need(op, ok1 && ok2, "exponent_bits and mantissa_bits")
+	in := c.add(sc, op, hlo.OpReducePrecision, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("exponent_bits", hlo.Int(e))
+	in.SetAttr("mantissa_bits", hlo.Int(m))
+	return in
+}
+
+func (c *converter) while_(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(op.Regions) == 2, "cond and body regions")
+	// Values the regions capture travel in the loop state after the op's own, unchanged by the body.
+	caps := captures(op.Regions...)
+	for _, v := range caps {
+		ins = append(ins, c.value(sc, v, op))
+	}
+	state := c.add(sc, op, hlo.OpTuple, tupleShape(ins), ins...)
+	args := func(r *Region) []*Value {
+		if len(r.Blocks) == 1 && len(r.Blocks[0].Args) == len(op.Operands) {
+			return r.Blocks[0].Args
+		}
+		c.fail(r.Pos, "%s: the region does not take its %d values", op.Name, len(op.Operands))
+		return nil
+	}
+	cond := c.region("while_cond", op.Regions[0], args(op.Regions[0]), op.Regions[0].Pos, sc, condRegion, caps)
+	body := c.region("while_body", op.Regions[1], args(op.Regions[1]), op.Regions[1].Pos, sc, bodyRegion, caps)
+	in := c.add(sc, op, hlo.OpWhile, state.Shape, state)
+	in.SetAttr("condition", hlo.CompRef{Comp: cond})
+	in.SetAttr("body", hlo.CompRef{Comp: body})
+	return in
+}
+
+func (c *converter) sort(sc *scope, op *Op) *hlo.Instruction {
+	d, ok := integer(op, "dimension")
+	if !ok {
+		d = -1
+	}
+	ins := c.operands(sc, op)
+	if d < 0 && len(ins) > 0 {
+		d += int64(ins[0].Shape.Rank())
+	}
+	cmp := c.computation(sc, op, 0, "comparator", nil)
+	in := c.add(sc, op, hlo.OpSort, c.result(op), ins...)
+	in.SetAttr("dimensions", hlo.Ints{d})
+	if boolean(op, "is_stable") {
+		in.SetAttr("is_stable", hlo.Bool(true))
+	}
+	in.SetAttr("to_apply", hlo.CompRef{Comp: cmp})
+	return in
+}
+
+// dimensionNumbers returns the fields of a #stablehlo.gather<...> or #stablehlo.scatter<...> attribute.
+func (c *converter) dimensionNumbers(op *Op, name string) []NamedAttr {
+	st, ok := op.Attr(name).(StructAttr)
+	c.need(op, ok, name)
+	return st.Fields
+}
+
+// setInts sets HLO attributes from the named integer fields (absent ones empty, or left out when
+// optional).
+func setInts(in *hlo.Instruction, fields []NamedAttr, pairs ...[2]string) {
+	for _, p := range pairs {
+		v, ok := attrInts(lookup(fields, p[0]))
+		optional := strings.HasSuffix(p[1], "?")
+		name := strings.TrimSuffix(p[1], "?")
+		if !ok || len(v) == 0 && optional {
+			if optional {
+				continue
+			}
+			v = []int64{}
+		}
+		in.SetAttr(name, hlo.Ints(v))
+	}
+}
+
+func (c *converter) gather(sc *scope, op *Op) *hlo.Instruction {
+	dn := c.dimensionNumbers(op, "dimension_numbers")
+	sizes, ok := ints(op, "slice_sizes")
+	c.need(op, ok, "slice_sizes")
+	in := c.add(sc, op, hlo.OpGather, c.result(op), c.operands(sc, op)...)
+	setInts(in, dn, [2]string{"offset_dims", "offset_dims"}, [2]string{"collapsed_slice_dims", "collapsed_slice_dims"},
+		[2]string{"operand_batching_dims", "operand_batching_dims?"},
+		[2]string{"start_indices_batching_dims", "start_indices_batching_dims?"},
+		[2]string{"start_index_map", "start_index_map"})
+	ivd, _ := lookup(dn, "index_vector_dim").(IntAttr)
+	in.SetAttr("index_vector_dim", hlo.Int(ivd.V))
+	in.SetAttr("slice_sizes", hlo.Ints(sizes))
+	if boolean(op, "indices_are_sorted") {
+		in.SetAttr("indices_are_sorted", hlo.Bool(true))
+	}
+	return in
+}
+
+func (c *converter) scatter(sc *scope, op *Op) *hlo.Instruction {
+	dn := c.dimensionNumbers(op, "scatter_dimension_numbers")
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) >= 3 && len(ins)%2 == 1, "operands")
+	n := (len(ins) - 1) / 2
+	fn := c.computation(sc, op, 0, "update", elemTypesOf(ins[:n]))
+	in := c.add(sc, op, hlo.OpScatter, c.result(op), ins...)
+	setInts(in, dn, [2]string{"update_window_dims", "update_window_dims"},
+		[2]string{"inserted_window_dims", "inserted_window_dims"},
+		[2]string{"input_batching_dims", "input_batching_dims?"},
+		[2]string{"scatter_indices_batching_dims", "scatter_indices_batching_dims?"},
+		[2]string{"scatter_dims_to_operand_dims", "scatter_dims_to_operand_dims"})
+	ivd, _ := lookup(dn, "index_vector_dim").(IntAttr)
+	in.SetAttr("index_vector_dim", hlo.Int(ivd.V))
+	if boolean(op, "indices_are_sorted") {
+		in.SetAttr("indices_are_sorted", hlo.Bool(true))
+	}
+	if boolean(op, "unique_indices") {
+		in.SetAttr("unique_indices", hlo.Bool(true))
+	}
+	in.SetAttr("to_apply", hlo.CompRef{Comp: fn})
+	return in
+}
+
+func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
+	target := op.Callee
+	if t, ok := op.Attr("call_target_name").(StringAttr); ok {
+		target = string(t)
+	}
+	c.need(op, target != "", "call target")
+	shape := hlo.Tuple()
+	if len(op.OutTypes) > 0 {
+		shape = resultShape(op)
+	}
+	in := c.add(sc, op, hlo.OpCustomCall, shape, c.operands(sc, op)...)
+	in.SetAttr("custom_call_target", hlo.String(target))
+	if boolean(op, "has_side_effect") {
+		in.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
+	}
+	if bc, ok := op.Attr("backend_config").(StringAttr); ok && bc != "" {
+		in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(bc), Quoted: true})
+	}
+	return in
+}
+
+func (c *converter) call(sc *scope, op *Op) *hlo.Instruction {
+	if sym, ok := op.Attr("callee").(SymbolAttr); ok && op.Callee == "" {
+		op.Callee = string(sym)
+	}
+	fn := c.funcs[op.Callee]
+	if fn == nil {
+		c.fail(op.Pos, "call of @%s, which the module does not define", op.Callee)
+	}
+	comp := c.function(fn)
+	shape := comp.Root.Shape
+	in := c.add(sc, op, hlo.OpCall, shape, c.operands(sc, op)...)
+	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
+	return in
+}
+
+func (c *converter) fft(sc *scope, op *Op) *hlo.Instruction {
+	typ := word(op, "type", "fft_type")
+	length, ok := ints(op, "length", "fft_length")
+	c.need(op, typ != "" && ok, "fft_type and fft_length")
+	in := c.add(sc, op, hlo.OpFft, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("fft_type", hlo.Enum(typ))
+	in.SetAttr("fft_length", hlo.Ints(length))
+	return in
+}
+
+func (c *converter) rngBitGenerator(sc *scope, op *Op) *hlo.Instruction {
+	alg := word(op, "algorithm", "rng_algorithm")
+	hloAlg := map[string]string{"DEFAULT": "rng_default", "THREE_FRY": "rng_three_fry", "PHILOX": "rng_philox"}[alg]
+	c.need(op, hloAlg != "", "rng_algorithm")
+	in := c.add(sc, op, hlo.OpRngBitGenerator, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("algorithm", hlo.Enum(hloAlg))
+	return in
+}
+
+func (c *converter) triangularSolve(sc *scope, op *Op) *hlo.Instruction {
+	in := c.add(sc, op, hlo.OpTriangularSolve, c.result(op), c.operands(sc, op)...)
+	for _, n := range []string{"left_side", "lower", "unit_diagonal"} {
+		in.SetAttr(n, hlo.Bool(boolean(op, n)))
+	}
+	if t := word(op, "transpose_a"); t != "" {
+		in.SetAttr("transpose_a", hlo.Enum(t))
+	}
+	return in
+}
+
+func (c *converter) cholesky(sc *scope, op *Op) *hlo.Instruction {
+	in := c.add(sc, op, hlo.OpCholesky, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("lower", hlo.Bool(boolean(op, "lower")))
+	return in
+}
+
+// case_ converts case, whose index selects a branch; the branches take no arguments in StableHLO, so
+// each computation gets one empty tuple parameter as HLO's conditional requires.
+func (c *converter) case_(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 1 && len(op.Regions) > 0, "index and branches")
+	return c.conditional(sc, op, ins[0], op.Regions, "branch_computations")
+}
+
+func (c *converter) if_(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 1 && len(op.Regions) == 2, "predicate and two branches")
+	return c.conditional(sc, op, ins[0], op.Regions, "true_computation")
+}
+
+// conditional converts the branches of case and if; the values they capture are passed to every branch
+// as one tuple operand.
+func (c *converter) conditional(sc *scope, op *Op, index *hlo.Instruction, regions []*Region, kind string) *hlo.Instruction {
+	caps := captures(regions...)
+	passed := make([]*hlo.Instruction, len(caps))
+	for i, v := range caps {
+		passed[i] = c.value(sc, v, op)
+	}
+	arg := c.add(sc, op, hlo.OpTuple, tupleShape(passed), passed...)
+	operands := []*hlo.Instruction{index}
+	var comps hlo.CompList
+	for i, r := range regions {
+		comps = append(comps, c.region("branch_"+strconv.Itoa(i), r, []*Value{}, r.Pos, sc, condRegion, caps))
+		operands = append(operands, arg)
+	}
+	in := c.add(sc, op, hlo.OpConditional, c.result(op), operands...)
+	if kind == "true_computation" {
+		in.SetAttr("true_computation", hlo.CompRef{Comp: comps[0]})
+		in.SetAttr("false_computation", hlo.CompRef{Comp: comps[1]})
+	} else {
+		in.SetAttr("branch_computations", comps)
+	}
+	return in
+}
+
+func (c *converter) topK(sc *scope, op *Op) *hlo.Instruction {
+	k, ok := integer(op, "k")
+	c.need(op, ok, "k")
+	in := c.add(sc, op, hlo.OpTopk, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("k", hlo.Int(k))
+	in.SetAttr("largest", hlo.Bool(true))
+	return in
+}
+
+func (c *converter) map_(sc *scope, op *Op) *hlo.Instruction {
+	dims, ok := ints(op, "dimensions")
+	c.need(op, ok, "dimensions")
+	fn := c.computation(sc, op, 0, "mapped", nil)
+	in := c.add(sc, op, hlo.OpMap, c.result(op), c.operands(sc, op)...)
+	in.SetAttr("dimensions", hlo.Ints(dims))
+	in.SetAttr("to_apply", hlo.CompRef{Comp: fn})
+	return in
+}
+
+// check converts a check op of the StableHLO tests (check.expect_eq, check.expect_eq_const, ... and the
+// custom_call @check.* forms) into a custom-call to the check's name with side effects: its operands are
+// the value, the expected value (a constant for the _const forms) and, when the op sets it, the tolerance
+// as a scalar constant: f64 tolerance of expect_almost_eq, s64 max_ulp_difference of expect_close.
+func (c *converter) check(sc *scope, op *Op) {
+	name := op.Name
+	if op.Name == "stablehlo.custom_call" {
+		name = op.Callee
+	}
+	ins := c.operands(sc, op)
+	e := emitter{c, sc, op}
+	if strings.HasSuffix(name, "_const") {
+		name = strings.TrimSuffix(name, "_const")
+		d, ok := op.Attr("value").(*DenseAttr)
+		c.need(op, ok, "expected value")
+		k := e.add(hlo.OpConstant, d.Type)
+		k.Literal = d.Literal
+		ins = append(ins, k)
+	}
+	switch tol := op.Attr("tolerance").(type) {
+	case FloatAttr:
+		ins = append(ins, e.splat(hlo.Scalar(dtype.F64), math.Float64bits(tol.V)))
+	case IntAttr:
+		ins = append(ins, e.splat(hlo.Scalar(dtype.F64), math.Float64bits(float64(tol.V))))
+	}
+	if ulp, ok := op.Attr("max_ulp_difference").(IntAttr); ok {
+		ins = append(ins, e.splat(hlo.Scalar(dtype.S64), uint64(ulp.V)))
+	}
+	in := e.add(hlo.OpCustomCall, hlo.Tuple(), ins...)
+	in.SetAttr("custom_call_target", hlo.String(name))
+	in.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
+}
+
+// convolution converts convolution: its dimension numbers become dim_labels, its window attributes
+// (the pretty form's window = {stride = ..., pad = ...} or the generic window_strides, padding, ...) one
+// window whose sizes are the kernel's spatial dimensions.
+func (c *converter) convolution(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 2, "operands")
+	var labels string
+	switch a := op.Attr("dim_numbers").(type) {
+	case RawAttr:
+		labels = string(a)
+	}
+	if st, ok := op.Attr("dimension_numbers").(StructAttr); ok {
+		labels = st.Raw
+	}
+	dims, ok := parseConvLabels(labels)
+	c.need(op, ok, "dimension numbers")
+	get := func(pretty, generic string) []int64 {
+		if w, ok := op.Attr("window").(DictAttr); ok {
+			if v, ok := attrInts(lookup(w, pretty)); ok {
+				return v
+			}
+			if l, ok := lookup(w, pretty).(ListAttr); ok { // pad = [[1, 1], [2, 2]], reverse = [false, true]
+				var out []int64
+				for _, e := range l {
+					switch e := e.(type) {
+					case BoolAttr:
+						out = append(out, b2i(bool(e)))
+					default:
+						v, _ := attrInts(e)
+						out = append(out, v...)
+					}
+				}
+				return out
+			}
+		}
+		v, _ := ints(op, generic)
+		return v
+	}
+	stride := get("stride", "window_strides")
+	pad := get("pad", "padding")
+	lhs := get("lhs_dilate", "lhs_dilation")
+	rhs := get("rhs_dilate", "rhs_dilation")
+	rev := get("reverse", "window_reversal")
+	if rev == nil {
+		if a, ok := op.Attr("window_reversal").(ArrayAttr); ok {
+			rev = a.Vals
+		}
+	}
+	w := make(hlo.Window, len(dims.KernelSpatial))
+	for i, d := range dims.KernelSpatial {
+		if d < 0 || int(d) >= ins[1].Shape.Rank() {
+			c.fail(op.Pos, "%s: kernel dimension %d out of range", op.Name, d)
+		}
+		w[i] = hlo.WindowDim{Size: ins[1].Shape.Dims[d], Stride: 1, BaseDilation: 1, WindowDilation: 1}
+		if i < len(stride) {
+			w[i].Stride = stride[i]
+		}
+		if 2*i+1 < len(pad) {
+			w[i].PadLow, w[i].PadHigh = pad[2*i], pad[2*i+1]
+		}
+		if i < len(lhs) {
+			w[i].BaseDilation = lhs[i]
+		}
+		if i < len(rhs) {
+			w[i].WindowDilation = rhs[i]
+		}
+		if i < len(rev) {
+			w[i].Reversal = rev[i] != 0
+		}
+	}
+	in := c.add(sc, op, hlo.OpConvolution, c.result(op), ins...)
+	if len(w) > 0 {
+		in.SetAttr("window", w)
+	}
+	in.SetAttr("dim_labels", dims)
+	if g, ok := integer(op, "feature_group_count"); ok && g != 1 {
+		in.SetAttr("feature_group_count", hlo.Int(g))
+	}
+	if g, ok := integer(op, "batch_group_count"); ok && g != 1 {
+		in.SetAttr("batch_group_count", hlo.Int(g))
+	}
+	return in
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// parseConvLabels reads "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]": each list names, position by
+// position, what that dimension of the input, the kernel and the output is.
+func parseConvLabels(text string) (*hlo.ConvDims, bool) {
+	text = strings.ReplaceAll(text, " ", "")
+	lhs, out, ok := strings.Cut(text, "->")
+	if !ok {
+		return nil, false
+	}
+	in, kernel, ok := strings.Cut(lhs, "]x[")
+	if !ok {
+		return nil, false
+	}
+	split := func(s string) []string {
+		s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, ",")
+	}
+	d := &hlo.ConvDims{}
+	read := func(parts []string, a, b string, pa, pb *int64) ([]int64, bool) {
+		spatial := make([]int64, 0, len(parts))
+		seen := map[int64]bool{}
+		*pa, *pb = -1, -1
+		var idx []int64
+		for pos, p := range parts {
+			switch p {
+			case a:
+				*pa = int64(pos)
+			case b:
+				*pb = int64(pos)
+			default:
+				n, err := strconv.ParseInt(p, 10, 64)
+				if err != nil || n < 0 || n >= int64(len(parts)) || seen[n] {
+					return nil, false
+				}
+				seen[n] = true
+				idx = append(idx, n)
+				spatial = append(spatial, int64(pos))
+			}
+		}
+		// spatial[k] is where spatial dimension idx[k] lives; order them by spatial number.
+		out := make([]int64, len(spatial))
+		for k, n := range idx {
+			if n >= int64(len(out)) {
+				return nil, false
+			}
+			out[n] = spatial[k]
+		}
+		return out, *pa >= 0 && *pb >= 0
+	}
+	var ok1, ok2, ok3 bool
+	d.InputSpatial, ok1 = read(split(in), "b", "f", &d.InputBatch, &d.InputFeature)
+	d.KernelSpatial, ok2 = read(split(kernel), "i", "o", &d.KernelInputFeature, &d.KernelOutput)
+	d.OutputSpatial, ok3 = read(split(out), "b", "f", &d.OutputBatch, &d.OutputFeature)
+	ok = ok1 && ok2 && ok3 && len(d.InputSpatial) == len(d.KernelSpatial) && len(d.KernelSpatial) == len(d.OutputSpatial)
+	return d, ok
+}
+
+// composite converts composite into a call of its decomposition, marked as a composite with its name, as
+// XLA's translation does.
+func (c *converter) composite(sc *scope, op *Op) *hlo.Instruction {
+	sym, ok := op.Attr("decomposition").(SymbolAttr)
+	c.need(op, ok, "decomposition")
+	name := ""
+	if len(op.Words) > 0 {
+		name = op.Words[0]
+	}
+	if n, ok := op.Attr("name").(StringAttr); ok {
+		name = string(n)
+	}
+	fn := c.funcs[string(sym)]
+	if fn == nil {
+		c.fail(op.Pos, "composite %q: decomposition @%s is not a function of the module", name, sym)
+	}
+	comp := c.function(fn)
+	in := c.add(sc, op, hlo.OpCall, comp.Root.Shape, c.operands(sc, op)...)
+	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
+	in.SetAttr("is_composite", hlo.Bool(true))
+	in.SetAttr("frontend_attributes", hlo.FrontendAttributes{{Key: "composite.name", Value: strconv.Quote(name)}})
+	return in
+}
+
+// static fails unless op's result has a static shape: Octet converts the dynamic-shape ops only where
+// the shapes are known, into their static counterparts.
+func (c *converter) static(op *Op) hlo.Shape {
+	out := c.result(op)
+	for _, d := range out.Dims {
+		if d < 0 {
+			c.fail(op.Pos, "%s with the dynamic result %s is not supported", op.Name, typeString(out))
+		}
+	}
+	return out
+}
+
+func (c *converter) dynamicIota(sc *scope, op *Op) *hlo.Instruction {
+	out := c.static(op)
+	d, ok := integer(op, "dim", "iota_dimension")
+	c.need(op, ok, "iota_dimension")
+	in := c.add(sc, op, hlo.OpIota, out)
+	in.SetAttr("iota_dimension", hlo.Int(d))
+	return in
+}
+
+func (c *converter) dynamicReshape(sc *scope, op *Op) *hlo.Instruction {
+	out := c.static(op)
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 2, "operand and output shape")
+	return c.add(sc, op, hlo.OpReshape, out, ins[0])
+}
+
+func (c *converter) dynamicBroadcastInDim(sc *scope, op *Op) *hlo.Instruction {
+	c.static(op)
+	return c.broadcastInDim(sc, op)
+}
+
+func (c *converter) getDimensionSize(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	d, ok := integer(op, "dim", "dimension")
+	c.need(op, ok && len(ins) == 1 && d >= 0 && int(d) < ins[0].Shape.Rank(), "dimension")
+	size := ins[0].Shape.Dims[d]
+	if size < 0 {
+		c.fail(op.Pos, "%s of a dynamic dimension is not supported", op.Name)
+	}
+	e := emitter{c, sc, op}
+	return e.splat(c.result(op), uint64(size))
+}
+
+// constant returns the dense value of v when a constant op defines it: the shape operands of the
+// dynamic ops, which Octet converts when they are known.
+func constant(v *Value) (*DenseAttr, bool) {
+	if v.Def == nil || v.Def.Name != "stablehlo.constant" {
+		return nil, false
+	}
+	d, ok := v.Def.Attr("value").(*DenseAttr)
+	return d, ok && d.Literal != nil && d.Literal.Array != nil && d.Type.Elem.IsInteger()
+}
+
+// withStaticOperands is op with its first n operands, and the constant operands after them as the
+// attributes their static counterpart takes.
+func (c *converter) withStaticOperands(op *Op, n int, names ...string) *Op {
+	c.static(op)
+	if len(op.Operands) != n+len(names) {
+		c.fail(op.Pos, "%s takes %d operands, has %d", op.Name, n+len(names), len(op.Operands))
+	}
+	st := *op
+	st.Operands = op.Operands[:n]
+	st.Attrs = append([]NamedAttr(nil), op.Attrs...)
+	for i, name := range names {
+		d, ok := constant(op.Operands[n+i])
+		if !ok {
+			c.fail(op.Pos, "%s with a %s that is not a constant is not supported", op.Name, name)
+		}
+		st.Attrs = append(st.Attrs, NamedAttr{name, d})
+	}
+	return &st
+}
+
+func (c *converter) dynamicPad(sc *scope, op *Op) *hlo.Instruction {
+	return c.pad(sc, c.withStaticOperands(op, 2, "edge_padding_low", "edge_padding_high", "interior_padding"))
+}
+
+func (c *converter) dynamicGather(sc *scope, op *Op) *hlo.Instruction {
+	return c.gather(sc, c.withStaticOperands(op, 2, "slice_sizes"))
+}
+
+func (c *converter) dynamicConv(sc *scope, op *Op) *hlo.Instruction {
+	return c.convolution(sc, c.withStaticOperands(op, 2, "padding"))
+}
