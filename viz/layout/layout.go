@@ -215,7 +215,6 @@ func defaults(o Options) Options {
 	return o
 }
 
-
 // acyclic returns the edges with those that close a cycle (back edges of a depth-first search from the
 // nodes in order) reversed, and which were.
 func acyclic(n int, in []Edge) ([]Edge, []bool) {
