@@ -78,20 +78,20 @@ pre.full{max-height:50em}
 .legend span{display:inline-block;border:1px solid;border-radius:4px;padding:0 6px;margin:0 4px 4px 0;font-size:12px}
 .muted{color:#6b7280}
 svg.graph a:hover rect{stroke-width:3}
-#filter{margin:.3em 0}
+
 `
 
 // script filters the GEMM table and highlights the text line of a box hovered; it touches nothing
 // outside the page.
 const script = `
 (function(){
-  var f=document.getElementById("filter");
-  if(f){f.addEventListener("change",function(){
-    var only=f.checked;
-    document.querySelectorAll("tr[data-gemm]").forEach(function(r){
-      r.style.display=(only&&r.classList.contains("fused"))?"none":"";
+  document.querySelectorAll("input.filter").forEach(function(f){
+    f.addEventListener("change",function(){
+      f.closest("section").querySelectorAll("tr[data-gemm]").forEach(function(r){
+        r.style.display=(f.checked&&r.classList.contains("fused"))?"none":"";
+      });
     });
-  });}
+  });
   document.querySelectorAll("svg.graph a").forEach(function(a){
     var id=(a.getAttribute("href")||"").slice(1);
     a.addEventListener("mouseenter",function(){var l=document.getElementById(id);if(l)l.classList.add("hl");});
@@ -245,7 +245,7 @@ func operandCell(o *report.Operand) string {
 }
 
 func writeTable(w io.Writer, r *report.Report, id string) {
-	fmt.Fprintln(w, `<label><input type="checkbox" id="filter"> only GEMMs not fused</label>`)
+	fmt.Fprintln(w, `<label><input type="checkbox" class="filter"> only GEMMs not fused</label>`)
 	fmt.Fprintln(w, "<table class=\"gemms\"><thead><tr><th>GEMM</th><th>kind</th><th>A</th><th>B</th><th>D</th><th>status</th><th>XLA</th><th>octet fuse</th><th>reason</th><th>source</th></tr></thead><tbody>")
 	for i, g := range r.GEMMs {
 		class, status := "not-fused", "not fused"
