@@ -146,18 +146,26 @@ func gemmCell(g *report.GEMM) string {
 	return fmt.Sprintf("<code>%%%s</code> in <code>%%%s</code>: %s", html.EscapeString(g.Name), html.EscapeString(g.Computation), s)
 }
 
-// text is a module's readable text, split in lines, with the line of every instruction.
-type text struct {
-	lines []string
-	line  map[[2]string]int // (computation, instruction) -> line index
+// Text is a module's readable text (package hlo/printer, GEMM calls summarised), in lines, with the line
+// of every instruction.
+type Text struct {
+	Lines []string
+	line  map[[2]string]int // (computation, instruction) -> index in Lines
 }
 
-func readable(m *hlo.Module) *text {
+// Line returns the index in Lines of an instruction's line.
+func (t *Text) Line(computation, instruction string) (int, bool) {
+	l, ok := t.line[[2]string{computation, instruction}]
+	return l, ok
+}
+
+// Readable prints m in the readable style.
+func Readable(m *hlo.Module) *Text {
 	cfg := printer.ConfigFor(printer.StyleReadable)
 	cfg.Annotate = cublas.Annotate
-	t := &text{lines: strings.Split(strings.TrimRight(printer.Sprint(m, cfg), "\n"), "\n"), line: map[[2]string]int{}}
+	t := &Text{Lines: strings.Split(strings.TrimRight(printer.Sprint(m, cfg), "\n"), "\n"), line: map[[2]string]int{}}
 	comp := ""
-	for i, l := range t.lines {
+	for i, l := range t.Lines {
 		switch {
 		case l == "" || strings.HasPrefix(l, "HloModule") || l == "}":
 		case !strings.HasPrefix(l, " "):
@@ -182,7 +190,7 @@ func readable(m *hlo.Module) *text {
 // module; id prefixes the page's anchors, so that several modules share a page.
 func WriteModule(w io.Writer, m *Module, id string) error {
 	r := m.Report
-	t := readable(m.Module)
+	t := Readable(m.Module)
 	fmt.Fprintf(w, "<section class=\"module\" id=\"%s\" data-module=\"%s\">\n", id, html.EscapeString(r.Module))
 	fmt.Fprintf(w, "<h2>Module <code>%s</code> <span class=\"muted\">(%s)</span></h2>\n", html.EscapeString(r.Module), html.EscapeString(m.File))
 	WriteSummary(w, r)
@@ -197,8 +205,8 @@ func WriteModule(w io.Writer, m *Module, id string) error {
 			}
 		}
 	}
-	fmt.Fprintf(w, "<details class=\"fulltext\"><summary>Readable text of <code>%s</code> (%d lines)</summary>\n<pre class=\"text full\">", html.EscapeString(r.Module), len(t.lines))
-	for i, l := range t.lines {
+	fmt.Fprintf(w, "<details class=\"fulltext\"><summary>Readable text of <code>%s</code> (%d lines)</summary>\n<pre class=\"text full\">", html.EscapeString(r.Module), len(t.Lines))
+	for i, l := range t.Lines {
 		fmt.Fprintf(w, "<span id=\"%s-L%d\">%s</span>", id, i+1, html.EscapeString(l))
 	}
 	fmt.Fprintln(w, "</pre></details>\n</section>")
@@ -282,7 +290,7 @@ func writeLegend(w io.Writer) {
 }
 
 // writeGEMM writes one GEMM's section: its graph beside the readable lines of the instructions drawn.
-func writeGEMM(w io.Writer, m *Module, t *text, g *report.GEMM, id string) error {
+func writeGEMM(w io.Writer, m *Module, t *Text, g *report.GEMM, id string) error {
 	mod := strings.SplitN(id, "-", 2)[0]
 	fmt.Fprintf(w, "<section class=\"gemm\" id=\"%s\" data-gemm=\"%s\">\n<h3><code>%%%s</code> in <code>%%%s</code>: %s</h3>\n",
 		id, html.EscapeString(g.Name), html.EscapeString(g.Name), html.EscapeString(g.Computation), statusText(g))
@@ -292,8 +300,7 @@ func writeGEMM(w io.Writer, m *Module, t *text, g *report.GEMM, id string) error
 		return nil
 	}
 	lineOf := func(n graph.Node) (int, bool) {
-		l, ok := t.line[[2]string{n.Computation, n.Name}]
-		return l, ok
+		return t.Line(n.Computation, n.Name)
 	}
 	fmt.Fprintln(w, "<div class=\"split\"><div>")
 	err := gr.SVG(w, graph.Options{ID: id, Href: func(n graph.Node) string {
@@ -326,7 +333,7 @@ func writeGEMM(w io.Writer, m *Module, t *text, g *report.GEMM, id string) error
 		if prev >= 0 && l != prev+1 {
 			fmt.Fprint(w, "<span class=\"muted\">  …</span>")
 		}
-		fmt.Fprintf(w, "<span id=\"%s-L%d\"><a href=\"#%s-L%d\" class=\"muted\">%5d</a> %s</span>", id, l+1, mod, l+1, l+1, html.EscapeString(t.lines[l]))
+		fmt.Fprintf(w, "<span id=\"%s-L%d\"><a href=\"#%s-L%d\" class=\"muted\">%5d</a> %s</span>", id, l+1, mod, l+1, l+1, html.EscapeString(t.Lines[l]))
 		prev = l
 	}
 	fmt.Fprintln(w, "</pre></div></div>")
@@ -336,7 +343,7 @@ func writeGEMM(w io.Writer, m *Module, t *text, g *report.GEMM, id string) error
 				body := graph.Computation(c, m.Report, 400)
 				fmt.Fprintf(w, "<details><summary>fusion body <code>%%%s</code> (%d instructions)</summary>\n", html.EscapeString(c.Name), len(c.Instructions))
 				err := body.SVG(w, graph.Options{ID: id + "-body", Href: func(n graph.Node) string {
-					if l, ok := t.line[[2]string{n.Computation, n.Name}]; ok {
+					if l, ok := t.Line(n.Computation, n.Name); ok {
 						return fmt.Sprintf("#%s-L%d", mod, l+1)
 					}
 					return ""
