@@ -93,6 +93,7 @@ func (g *Graph) SVG(w io.Writer, opt Options) error {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="ui-monospace,Menlo,Consolas,monospace" font-size="11">`+"\n",
 		l.Width, l.Height, l.Width, l.Height)
 	fmt.Fprintf(&b, `<title>%s</title>`+"\n", html.EscapeString(g.Title))
+	b.WriteString(`<rect width="100%" height="100%" fill="#ffffff"/>` + "\n")
 	fmt.Fprintf(&b, `<defs><marker id="%s-arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#4b5563"/></marker></defs>`+"\n", id)
 	for i, p := range l.Edges {
 		e := g.Edges[i]
