@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"regexp"
 	"strings"
 
 	"octet/fuse/report"
@@ -81,15 +80,26 @@ func GEMMInstruction(m *hlo.Module, g *report.GEMM) *hlo.Instruction {
 	return nil
 }
 
-var percentName = regexp.MustCompile(`%([A-Za-z0-9_.\-]+)`)
-
-// namesIn returns the %names a text mentions.
+// namesIn returns the instructions a sentence of the report names (%name), a trailing full stop left out.
 func namesIn(text string) map[string]bool {
 	out := map[string]bool{}
-	for _, m := range percentName.FindAllStringSubmatch(text, -1) {
-		out[strings.TrimRight(m[1], ".,")] = true
+	for {
+		i := strings.IndexByte(text, '%')
+		if i < 0 {
+			return out
+		}
+		text = text[i+1:]
+		end := strings.IndexFunc(text, func(r rune) bool {
+			return !(r == '_' || r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		})
+		if end < 0 {
+			end = len(text)
+		}
+		if name := strings.TrimRight(text[:end], "."); name != "" {
+			out[name] = true
+		}
+		text = text[end:]
 	}
-	return out
 }
 
 // absorbedNames returns the instructions a fuse note says the call absorbs ("absorbing %a, %b").

@@ -118,3 +118,15 @@ func TestDocsPicture(t *testing.T) {
 		t.Errorf("%s is not what Octet draws now: go test ./viz/graph -update rewrites it", path)
 	}
 }
+
+func TestNamesIn(t *testing.T) {
+	got := namesIn("octet fuse makes it one call, absorbing %y_scaled, %relu.2, %a-b and %c. Then %")
+	for _, w := range []string{"y_scaled", "relu.2", "a-b", "c"} {
+		if !got[w] {
+			t.Errorf("%s not found in %v", w, got)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("names %v, want 4", got)
+	}
+}
