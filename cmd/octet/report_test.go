@@ -182,3 +182,44 @@ func TestReportUsage(t *testing.T) {
 		t.Errorf("bad input: exit %d: %q", code, errs)
 	}
 }
+
+// TestReportCorpus writes the report and both exports of every corpus file: the status is 0 or 1, never
+// an internal error, and every page has a row and a graph per FP8 GEMM that check finds.
+func TestReportCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole corpus: not in -short")
+	}
+	var files []string
+	for _, sub := range []string{"hlo", "fp8"} {
+		for _, pattern := range []string{"*.hlo", "*.hlo.gz"} {
+			names, _ := filepath.Glob(filepath.Join(shared.Path(t, "corpus", sub), pattern))
+			files = append(files, names...)
+		}
+	}
+	if len(files) < 100 {
+		t.Fatalf("only %d corpus files", len(files))
+	}
+	pages, gemms := 0, 0
+	for _, name := range files {
+		code, page, errs := runOctet(t, "", "report", name)
+		if code != 0 && code != 1 || strings.Contains(errs, "internal error") {
+			t.Errorf("report %s: exit %d:\n%.1000s", name, code, errs)
+		}
+		if code != 0 {
+			continue
+		}
+		pages++
+		rows, graphs := len(gemmRowR.FindAllString(page, -1)), len(sectionR.FindAllString(page, -1))
+		want := len(checkGEMMNames(t, name))
+		if rows != want || graphs != want {
+			t.Errorf("report %s: %d rows, %d graphs for %d FP8 GEMMs", name, rows, graphs, want)
+		}
+		gemms += want
+		for _, format := range []string{"--format=dot", "--format=model-explorer"} {
+			if code, _, errs := runOctet(t, "", "export", format, name); code != 0 {
+				t.Errorf("export %s %s: exit %d:\n%.1000s", format, name, code, errs)
+			}
+		}
+	}
+	t.Logf("%d pages, %d FP8 GEMMs drawn", pages, gemms)
+}
