@@ -19,8 +19,9 @@
 //     neighbours in the layers above and below, and the positions closest to those wishes (in the least-
 //     squares sense) that keep the layer's order and the minimum gap between boxes are found exactly by
 //     isotonic regression (pool adjacent violators), alternately downward and upward for a few rounds.
-//  4. Edge routing. An edge is a polyline from the bottom middle of its source through its dummies to the
-//     top middle of its target; every polyline goes downward.
+//  4. Edge routing. An edge is a polyline from the bottom of its source through its dummies to the top of
+//     its target; every polyline goes downward. The edges that meet at one side of a box are spread evenly
+//     along it, in the order of where they come from, so that they do not meet in one point.
 //
 // The layout is a pure function of the graph and options: equal inputs give equal layouts.
 //

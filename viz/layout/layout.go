@@ -193,7 +193,46 @@ func Layered(g *Graph, opt Options) (*Layout, error) {
 		}
 		out.Edges[i] = p
 	}
+	spreadPorts(out.Edges, out.Nodes, edges, chains)
 	return out, nil
+}
+
+// spreadPorts moves the ends of the edges that meet at one side of a box apart, evenly along that side,
+// in the order of the points they come from, so that they neither meet in one point nor cross there.
+func spreadPorts(paths []Path, boxes []Box, edges []Edge, chains [][]int) {
+	type end struct {
+		path  int
+		other float64 // x of the neighbouring point, which orders the ends
+	}
+	in := make([][]end, len(boxes))
+	out := make([][]end, len(boxes))
+	for i, p := range paths {
+		if chains[i] == nil || len(p.Points) < 2 {
+			continue
+		}
+		n := len(p.Points)
+		out[edges[i].From] = append(out[edges[i].From], end{i, p.Points[1].X})
+		in[edges[i].To] = append(in[edges[i].To], end{i, p.Points[n-2].X})
+	}
+	place := func(ends []end, b Box, first bool) {
+		if len(ends) < 2 {
+			return
+		}
+		sort.SliceStable(ends, func(i, j int) bool { return ends[i].other < ends[j].other })
+		for k, e := range ends {
+			x := b.X + b.W*float64(k+1)/float64(len(ends)+1)
+			pts := paths[e.path].Points
+			if first {
+				pts[0].X = x
+			} else {
+				pts[len(pts)-1].X = x
+			}
+		}
+	}
+	for v := range boxes {
+		place(out[v], boxes[v], true)
+		place(in[v], boxes[v], false)
+	}
 }
 
 func defaults(o Options) Options {

@@ -32,7 +32,8 @@ func graphOf(c *hlo.Computation) *Graph {
 }
 
 // check asserts the layout's invariants: boxes of a layer do not overlap and keep the gap, layers do not
-// overlap, every drawn edge runs downward from its source's bottom to its target's top, the crossing count
+// overlap, every drawn edge runs downward from its source's bottom to its target's top (strictly inside
+// their widths), the crossing count
 // is exact and no worse than the initial order's.
 func check(t *testing.T, name string, g *Graph, l *Layout, opt Options) {
 	t.Helper()
@@ -89,7 +90,7 @@ func check(t *testing.T, name string, g *Graph, l *Layout, opt Options) {
 			from, to = to, from
 		}
 		first, last := p.Points[0], p.Points[len(p.Points)-1]
-		if first.Y != from.Y+from.H || last.Y != to.Y || first.X != from.X+from.W/2 || last.X != to.X+to.W/2 {
+		if first.Y != from.Y+from.H || last.Y != to.Y || first.X <= from.X || first.X >= from.X+from.W || last.X <= to.X || last.X >= to.X+to.W {
 			t.Fatalf("%s: edge %d runs from %+v to %+v, not from the bottom of %+v to the top of %+v", name, i, first, last, from, to)
 		}
 		for k := 1; k < len(p.Points); k++ {
@@ -136,6 +137,12 @@ func TestSmallGraphs(t *testing.T) {
 	l, _ := Layered(&g, Options{})
 	if l.Nodes[3].Layer != 1 {
 		t.Errorf("late source: in layer %d, want 1 (just above its user)", l.Nodes[3].Layer)
+	}
+	diamond := cases[3].g
+	l, _ = Layered(&diamond, Options{})
+	a, b := l.Edges[2].Points, l.Edges[3].Points
+	if a[len(a)-1].X >= b[len(b)-1].X || l.Edges[0].Points[0].X >= l.Edges[1].Points[0].X {
+		t.Errorf("diamond: the edges meeting at a box are not spread in order: %v %v", l.Edges[0].Points, l.Edges[1].Points)
 	}
 	cyc := Graph{Nodes: []Size{{10, 10}, {10, 10}}, Edges: []Edge{{0, 1}, {1, 0}}}
 	l, _ = Layered(&cyc, Options{})
