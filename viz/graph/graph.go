@@ -3,6 +3,7 @@ package graph
 import (
 	"strings"
 
+	"octet/fuse"
 	"octet/fuse/report"
 	"octet/hlo"
 )
@@ -66,6 +67,15 @@ const (
 	maxDepth   = 6
 )
 
+// Decisions indexes the rewrite's decisions on m's dots by (computation, dot).
+func Decisions(m *hlo.Module) map[[2]string]*fuse.Decision {
+	out := map[[2]string]*fuse.Decision{}
+	for _, d := range fuse.Analyze(m).Decisions {
+		out[[2]string{d.Computation, d.Dot}] = d
+	}
+	return out
+}
+
 // GEMMInstruction returns the instruction a GEMM of a report names in m, or nil.
 func GEMMInstruction(m *hlo.Module, g *report.GEMM) *hlo.Instruction {
 	c := m.Computation(g.Computation)
@@ -106,21 +116,33 @@ func namesIn(text string) map[string]bool {
 func absorbedNames(note string) map[string]bool {
 	_, after, ok := strings.Cut(note, "absorbing ")
 	if !ok {
-		return nil
+		return map[string]bool{}
 	}
 	return namesIn(after)
 }
 
 // Neighbourhood returns the graph around a GEMM of a report on m: its operands back to their FP8 values
 // through the dequantize chain and the scales, and the users of its result (see the package
-// documentation). It returns nil when the GEMM is not in m.
-func Neighbourhood(m *hlo.Module, g *report.GEMM) *Graph {
+// documentation). d, when not nil, is the rewrite's decision on the GEMM's dot (fuse.Analyze): the
+// instructions it absorbs and those its reason is about are drawn as such; without it, those the report
+// names are. It returns nil when the GEMM is not in m.
+func Neighbourhood(m *hlo.Module, g *report.GEMM, d *fuse.Decision) *Graph {
 	gemm := GEMMInstruction(m, g)
 	if gemm == nil {
 		return nil
 	}
 	absorbed := absorbedNames(g.FuseNote)
 	blocked := namesIn(g.BlockedBy)
+	if d != nil {
+		for _, n := range d.Absorbed {
+			absorbed[strings.TrimPrefix(n, "%")] = true
+		}
+		if !d.Fused {
+			for _, n := range d.At {
+				blocked[strings.TrimPrefix(n, "%")] = true
+			}
+		}
+	}
 	delete(blocked, gemm.Name)
 	delete(blocked, g.Dot)
 

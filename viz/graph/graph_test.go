@@ -41,11 +41,11 @@ func roles(g *Graph) map[string]Role {
 // TestNeighbourhoodRoles checks the role of every instruction drawn around the examples' GEMMs.
 func TestNeighbourhoodRoles(t *testing.T) {
 	m, r := load(t, "relu_amax.before.hlo")
-	g := Neighbourhood(m, r.GEMMs[0])
+	g := Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}])
 	got := roles(g)
 	want := map[string]Role{
 		"y": GEMMUnfused, "x": FP8, "g": FP8, "x_f32": Dequantize, "x_dequant": Dequantize, "g_dequant": Dequantize,
-		"x_scale": Scale, "x_scale_bcast": Scale, "relu": Absorbed, "abs": Absorbed, "amax": Absorbed,
+		"x_scale": Scale, "x_scale_bcast": Scale, "relu": Absorbed, "abs": Absorbed, "amax": Absorbed, "y_scaled": Absorbed, "y_clamped": Absorbed,
 	}
 	for name, role := range want {
 		if got[name] != role {
@@ -57,12 +57,12 @@ func TestNeighbourhoodRoles(t *testing.T) {
 	}
 
 	m, r = load(t, "dense_fp8.xla-0.4.31.hlo")
-	got = roles(Neighbourhood(m, r.GEMMs[0]))
+	got = roles(Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}]))
 	if got["cublas-gemm.2.0"] != GEMMFused || got["Arg_0.1.0"] != FP8 || got["Arg_2.3.0"] != Scale {
 		t.Errorf("dense_fp8 0.4.31: roles %v", got)
 	}
 	m, r = load(t, "dense_fp8.xla-0.4.32.hlo")
-	g = Neighbourhood(m, r.GEMMs[0])
+	g = Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}])
 	got = roles(g)
 	if got["gemm_fusion_dot.7.0"] != GEMMUnfused || got["loop_multiply_fusion"] != Dequantize || got["Arg_0.1.0"] != FP8 {
 		t.Errorf("dense_fp8 0.4.32: roles %v", got)
@@ -72,7 +72,7 @@ func TestNeighbourhoodRoles(t *testing.T) {
 			t.Errorf("the GEMM fusion is not drawn collapsed: %+v", n)
 		}
 	}
-	if Neighbourhood(m, &report.GEMM{Name: "nosuch", Computation: "main.24"}) != nil {
+	if Neighbourhood(m, &report.GEMM{Name: "nosuch", Computation: "main.24"}, nil) != nil {
 		t.Error("a GEMM not in the module has a neighbourhood")
 	}
 }
@@ -95,12 +95,12 @@ func TestComputationLimit(t *testing.T) {
 func TestDocsPicture(t *testing.T) {
 	m, r := load(t, "relu_amax.before.hlo")
 	var b bytes.Buffer
-	if err := Neighbourhood(m, r.GEMMs[0]).SVG(&b, Options{ID: "relu_amax"}); err != nil {
+	if err := Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}]).SVG(&b, Options{ID: "relu_amax"}); err != nil {
 		t.Fatal(err)
 	}
 	svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + b.String()
 	var again bytes.Buffer
-	Neighbourhood(m, r.GEMMs[0]).SVG(&again, Options{ID: "relu_amax"})
+	Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}]).SVG(&again, Options{ID: "relu_amax"})
 	if again.String() != b.String() {
 		t.Fatal("two drawings of the same graph differ")
 	}

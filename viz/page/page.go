@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"octet/cublas"
+	"octet/fuse"
 	"octet/fuse/report"
 	"octet/hlo"
 	"octet/hlo/printer"
@@ -203,8 +204,13 @@ func WriteModule(w io.Writer, m *Module, id string) error {
 	} else {
 		writeTable(w, r, id)
 		writeLegend(w)
+		decisions := graph.Decisions(m.Module)
 		for i, g := range r.GEMMs {
-			if err := writeGEMM(w, m, t, g, fmt.Sprintf("%s-g%d", id, i)); err != nil {
+			dot := g.Dot
+			if dot == "" {
+				dot = g.Name
+			}
+			if err := writeGEMM(w, m, t, g, decisions[[2]string{g.Computation, dot}], fmt.Sprintf("%s-g%d", id, i)); err != nil {
 				return err
 			}
 		}
@@ -294,11 +300,11 @@ func writeLegend(w io.Writer) {
 }
 
 // writeGEMM writes one GEMM's section: its graph beside the readable lines of the instructions drawn.
-func writeGEMM(w io.Writer, m *Module, t *Text, g *report.GEMM, id string) error {
+func writeGEMM(w io.Writer, m *Module, t *Text, g *report.GEMM, d *fuse.Decision, id string) error {
 	mod := strings.SplitN(id, "-", 2)[0]
 	fmt.Fprintf(w, "<section class=\"gemm\" id=\"%s\" data-gemm=\"%s\">\n<h3><code>%%%s</code> in <code>%%%s</code>: %s</h3>\n",
 		id, html.EscapeString(g.Name), html.EscapeString(g.Name), html.EscapeString(g.Computation), statusText(g))
-	gr := graph.Neighbourhood(m.Module, g)
+	gr := graph.Neighbourhood(m.Module, g, d)
 	if gr == nil {
 		fmt.Fprintln(w, "<p class=\"muted\">The GEMM's instruction is not in the module.</p></section>")
 		return nil
