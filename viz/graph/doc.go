@@ -10,6 +10,6 @@
 // Neighbourhood walks back from the GEMM through its operands while they dequantize (convert, multiply,
 // divide, broadcast, bitcast, reshape, transpose, copy, loop fusions) and stops at FP8 values, parameters
 // and anything else, which it draws but does not follow; it walks forward through the users the epilogue
-// may absorb. Both walks are bounded, so that a GEMM whose operand has thousands of users still gives a
+// may absorb, drawing the scale an absorbed multiply or divide applies. Both walks are bounded, so that a GEMM whose operand has thousands of users still gives a
 // small picture.
 package graph

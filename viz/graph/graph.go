@@ -217,6 +217,15 @@ func Neighbourhood(m *hlo.Module, g *report.GEMM, d *fuse.Decision) *Graph {
 			}
 			add(u, r)
 			fwd++
+			if r == Absorbed && (u.Opcode == hlo.OpMultiply || u.Opcode == hlo.OpDivide) {
+				// The scale an absorbed multiply or divide applies to the result.
+				for _, op := range u.Operands() {
+					if _, seen := index[op]; !seen && operandRole(op) == Scale && fwd < maxForward {
+						add(op, Scale)
+						fwd++
+					}
+				}
+			}
 			if r == Absorbed || epilogueStep(u) {
 				queue = append(queue, item{u, it.depth + 1})
 			}

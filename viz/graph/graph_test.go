@@ -46,6 +46,7 @@ func TestNeighbourhoodRoles(t *testing.T) {
 	want := map[string]Role{
 		"y": GEMMUnfused, "x": FP8, "g": FP8, "x_f32": Dequantize, "x_dequant": Dequantize, "g_dequant": Dequantize,
 		"x_scale": Scale, "x_scale_bcast": Scale, "relu": Absorbed, "abs": Absorbed, "amax": Absorbed, "y_scaled": Absorbed, "y_clamped": Absorbed,
+		"y_scale_bcast": Scale,
 	}
 	for name, role := range want {
 		if got[name] != role {
