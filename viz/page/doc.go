@@ -7,8 +7,9 @@
 // with one row per GEMM (<tr data-gemm="NAME">: name, kind, operand types and shapes, result, verdicts,
 // reason, source location) and, per GEMM, its neighbourhood drawn as an SVG graph (package viz/graph)
 // beside the readable text of the instructions drawn. Every box links to its line in that text; the
-// module's whole readable text (package hlo/printer) closes the page, each line an anchor. A GEMM inside
-// a fusion has the fusion's body drawn too, in a collapsible section.
+// module's whole readable text (package hlo/printer) closes the page, each line an anchor. Every fusion
+// drawn as a box (the GEMM's own, the loop fusions of a dequantize chain) has its body drawn below the
+// graph, in a collapsible section.
 //
 // Section writes the same parts for embedding in other pages (the server's).
 package page

@@ -299,6 +299,12 @@ func writeLegend(w io.Writer) {
 	fmt.Fprintln(w, `<span style="border-style:double;border-width:3px">fusion (collapsed)</span></p>`)
 }
 
+// The fusion bodies a GEMM's section draws: at most maxBodies, of at most maxBodyDrawn instructions each.
+const (
+	maxBodies    = 8
+	maxBodyDrawn = 400
+)
+
 // writeGEMM writes one GEMM's section: its graph beside the readable lines of the instructions drawn.
 func writeGEMM(w io.Writer, m *Module, t *Text, g *report.GEMM, d *fuse.Decision, id string) error {
 	mod := strings.SplitN(id, "-", 2)[0]
@@ -347,23 +353,35 @@ func writeGEMM(w io.Writer, m *Module, t *Text, g *report.GEMM, d *fuse.Decision
 		prev = l
 	}
 	fmt.Fprintln(w, "</pre></div></div>")
-	if g.Dot != "" {
-		if in := graph.GEMMInstruction(m.Module, g); in != nil {
-			for _, c := range in.Called() {
-				body := graph.Computation(c, m.Report, 400)
-				fmt.Fprintf(w, "<details><summary>fusion body <code>%%%s</code> (%d instructions)</summary>\n", html.EscapeString(c.Name), len(c.Instructions))
-				err := body.SVG(w, graph.Options{ID: id + "-body", Href: func(n graph.Node) string {
-					if l, ok := t.Line(n.Computation, n.Name); ok {
-						return fmt.Sprintf("#%s-L%d", mod, l+1)
-					}
-					return ""
-				}})
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(w, "</details>")
-			}
+	// The bodies of the fusions drawn, each folded: the GEMM's own first, then the others in drawing order.
+	var bodies []string
+	seen := map[string]bool{}
+	for _, n := range gr.Nodes {
+		if n.Collapsed && n.Calls != "" && !seen[n.Calls] && len(bodies) < maxBodies {
+			seen[n.Calls] = true
+			bodies = append(bodies, n.Calls)
 		}
+	}
+	for k, name := range bodies {
+		c := m.Module.Computation(name)
+		if c == nil {
+			continue
+		}
+		body := graph.Computation(c, m.Report, maxBodyDrawn)
+		fmt.Fprintf(w, "<details><summary>fusion body <code>%%%s</code> (%d instructions)</summary>\n", html.EscapeString(c.Name), len(c.Instructions))
+		err := body.SVG(w, graph.Options{ID: fmt.Sprintf("%s-body%d", id, k), Href: func(n graph.Node) string {
+			if l, ok := t.Line(n.Computation, n.Name); ok {
+				return fmt.Sprintf("#%s-L%d", mod, l+1)
+			}
+			return ""
+		}})
+		if err != nil {
+			return err
+		}
+		if body.Omitted > 0 {
+			fmt.Fprintf(w, "<p class=\"muted\">%d more instructions are not drawn.</p>\n", body.Omitted)
+		}
+		fmt.Fprintln(w, "</details>")
 	}
 	for _, e := range g.Explain {
 		fmt.Fprintf(w, "<p class=\"muted\">%s</p>\n", html.EscapeString(e))
