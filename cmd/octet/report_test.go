@@ -164,7 +164,8 @@ func TestReportExamples(t *testing.T) {
 		t.Fatalf("the diff does not lead the page (at %d, first module at %d)", diff, first)
 	}
 	for _, w := range []string{"1 lost, 0 gained", `<tr class="lost"`, `class="node gemm-fused"`, `data-gemm="cublas-gemm.2.0"`,
-		`data-gemm="gemm_fusion_dot.7.0"`, "<summary>fusion body <code>%gemm_fusion_dot.7_computation</code>"} {
+		`data-gemm="gemm_fusion_dot.7.0"`, "<summary>fusion body <code>%gemm_fusion_dot.7_computation</code>",
+		"<summary>fusion body <code>%fused_dequantize</code>", `class="node fp8" id="m1-g0-body1-0" data-name="param_0.4"`} {
 		if !strings.Contains(page, w) {
 			t.Errorf("dense_fp8 diff: the page lacks %q", w)
 		}
