@@ -35,7 +35,9 @@ modules.
 It prints its URL as the first line of standard output and serves until interrupted (Ctrl-C). It binds
 the loopback interface unless --addr names another, and warns then: the view shows the programs to
 whoever can reach the address. What it serves is the list it read at start: no path of a request ever
-reaches the file system. A file that cannot be read, parsed or verified is listed with its error.`,
+reaches the file system. A FILE that cannot be read, parsed or verified is listed with its error; a file
+of a DIR that cannot (a dump folder also holds buffer assignments and memory reports) is left out, and
+said so on standard error.`,
 		Order: 25,
 		Run:   runServe,
 	})
@@ -86,6 +88,12 @@ func newServer(inv *invocation, args []string) (*server, error) {
 				return nil, err
 			}
 			mods, err := inv.loadModules(f)
+			if err != nil && fi.IsDir() {
+				// A dump folder holds other text (buffer assignments, memory reports): said, not listed.
+				first, _, _ := strings.Cut(err.Error(), "\n")
+				fmt.Fprintf(inv.stderr, "octet serve: skipping %s: %s\n", f, first)
+				continue
+			}
 			if err != nil {
 				s.items = append(s.items, &served{File: f, Err: err.Error()})
 				continue

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -212,6 +213,22 @@ func TestServeCommand(t *testing.T) {
 	if exposure(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}) != "" || exposure(&net.TCPAddr{IP: net.IPv6loopback}) != "" ||
 		!strings.Contains(exposure(&net.TCPAddr{IP: net.IPv4zero, Port: 80}), "warning: listening on 0.0.0.0:80, not loopback") {
 		t.Error("exposure: wrong warnings")
+	}
+	// A folder's file that is not HLO is left out and said so; a FILE that is not is listed with its error.
+	dir := t.TempDir()
+	for name, text := range map[string]string{"a.hlo": "HloModule a\n\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n", "buffer-assignment.txt": "allocation 0: size 8\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stderr strings.Builder
+	inv := &invocation{ctx: context.Background(), stdout: io.Discard, stderr: &stderr, getenv: os.Getenv}
+	s, err := newServer(inv, []string{dir, filepath.Join(dir, "buffer-assignment.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.items) != 2 || s.items[0].Module == nil || s.items[1].Err == "" || !strings.Contains(stderr.String(), "skipping "+filepath.Join(dir, "buffer-assignment.txt")) {
+		t.Errorf("items %+v %+v; stderr %q", s.items[0], s.items[len(s.items)-1], stderr.String())
 	}
 	if code, _, _ := runOctet(t, "", "serve"); code != 2 {
 		t.Errorf("no FILE: exit %d, want 2", code)
