@@ -20,8 +20,8 @@ summary (GEMMs fused and not, XLA's and Octet's verdicts), a table with one row 
 operand types and shapes, result, verdicts, reason and source location) and, for each GEMM, its
 neighbourhood drawn as a graph: the FP8 inputs, the dequantize chain, the scales, the dot or call, the
 epilogue, coloured by role (what octet fuse would absorb, what blocked the fusion), each box linked to
-its line in the module's readable text, shown beside it. A GEMM inside a fusion has the fusion's body
-drawn too, folded.
+its line in the module's readable text, shown beside it. Every fusion drawn (the GEMM fusion, the loop
+fusions of a dequantize chain) has its body drawn too, folded.
 
 With FILE2, the page leads with the difference between the two modules (as "octet diff" pairs them:
 lost, gained, changed GEMMs), then shows both. Each FILE holds one module or more; a FILE of several
