@@ -123,12 +123,13 @@ func (s *server) handler() http.Handler {
 			http.Error(w, "bad path", http.StatusBadRequest)
 			return
 		}
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; form-action 'self'")
+		w.Header().Set("Content-Security-Policy", page.CSP)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		mux.ServeHTTP(w, r)
 	})
 }
 
+// hasDotSegment reports whether a path has a "." or ".." segment.
 func hasDotSegment(p string) bool {
 	for _, seg := range strings.Split(p, "/") {
 		if seg == "." || seg == ".." {
@@ -148,6 +149,7 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request, v string) (*serv
 	return s.items[i], i
 }
 
+// writePage sends an HTML page.
 func writePage(w http.ResponseWriter, body *bytes.Buffer) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write(body.Bytes())

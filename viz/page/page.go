@@ -57,7 +57,7 @@ func Write(w io.Writer, mods []*Module, compare bool) error {
 // Head writes the start of a page: doctype, title, the style sheet, and opens the body.
 func Head(w io.Writer, title string) {
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n",
-		csp, html.EscapeString(title), css)
+		CSP, html.EscapeString(title), css)
 }
 
 // Foot writes the page's script and closes the body.
@@ -65,8 +65,9 @@ func Foot(w io.Writer) {
 	fmt.Fprintf(w, "<script>%s</script>\n</body>\n</html>\n", script)
 }
 
-// csp forbids the page every request: it holds all it shows.
-const csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; form-action 'self'"
+// CSP is the content security policy of every page: no request, but to submit a form to its own server;
+// the page holds all it shows.
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; form-action 'self'"
 
 const css = `
 body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#111827;background:#fff}
