@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+
+	"octet/fuse/report"
+	"octet/hlo"
+	"octet/viz/export"
+)
+
+func init() {
+	register(&command{
+		Name:      "export",
+		UsageLine: "export --format=model-explorer|dot [-o OUT] FILE",
+		Short:     "write a module as a Model Explorer graph or Graphviz DOT, with FP8 verdicts",
+		Long: `Export writes the modules of FILE for other graph viewers, one node per instruction and one edge per
+operand, with Octet's verdict on every FP8 GEMM (as "octet check" gives it).
+
+--format=model-explorer writes Model Explorer's graph JSON: a GraphCollection with one graph per module,
+whose nodes carry an id, a label (the opcode, or a custom call's target), a namespace (the computation,
+and the fusions that lead to it, so that the viewer folds each fusion), attributes (name, shape, op_name,
+source location, and on each FP8 GEMM "octet.fp8", its status, with XLA's and Octet's verdicts), their
+incoming edges and their output shape. Open the file in Model Explorer's viewer.
+
+--format=dot writes one Graphviz digraph: a cluster per computation and a box per instruction in the
+colours of XLA's graph dumps; FP8 GEMMs are green when fused and red when not, with their status as
+tooltip. Render it with "dot -Tsvg".
+
+The output goes to standard output, or to OUT with -o (written whole or not at all). Every module is
+verified (as "octet verify" does) before it is exported.`,
+		Order: 24,
+		Run:   runExport,
+	})
+}
+
+func runExport(inv *invocation, args []string) error {
+	fs := inv.flags()
+	format := fs.String("format", "", "the output format: `model-explorer` or dot")
+	out := fs.String("o", "", "write to `OUT` instead of standard output")
+	files, err := parseInterspersed(inv, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return usagef("export takes one FILE")
+	}
+	if *format != "model-explorer" && *format != "dot" {
+		return usagef("--format must be model-explorer or dot, not %q", *format)
+	}
+	mods, err := inv.loadModules(files[0])
+	if err != nil {
+		return err
+	}
+	reports := make([]*report.Report, len(mods))
+	for i, m := range mods {
+		reports[i] = report.Check(m)
+	}
+	var buf bytes.Buffer
+	if *format == "dot" {
+		err = export.DOT(&buf, mods, reports)
+	} else {
+		err = export.ModelExplorer(&buf, label(files[0], mods), mods, reports)
+	}
+	if err != nil {
+		return err
+	}
+	return emit(inv, *out, buf.Bytes())
+}
+
+// label names a file's modules for a viewer: the module's name, or the file's when it holds several.
+func label(file string, mods []*hlo.Module) string {
+	if len(mods) == 1 {
+		return mods[0].Name
+	}
+	if file == "-" {
+		return "<stdin>"
+	}
+	return file
+}

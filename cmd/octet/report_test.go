@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"octet/internal/shared"
+)
+
+var (
+	hrefRe   = regexp.MustCompile(`href="([^"]*)"`)
+	idRe     = regexp.MustCompile(` id="([^"]*)"`)
+	gemmRowR = regexp.MustCompile(`<tr class="(?:fused|not-fused)" data-gemm="([^"]*)">`)
+	sectionR = regexp.MustCompile(`<section class="gemm" id="[^"]*" data-gemm="([^"]*)">\s*<h3>[^\n]*\n<div class="split"><div>\s*<svg `)
+)
+
+// checkSelfContained asserts that a page makes no request: no element loads anything (no src, no <link>,
+// no @import, no url() but a fragment), every link is a fragment of the page naming an element it has, and
+// the only absolute URL is the SVG namespace.
+func checkSelfContained(t *testing.T, page string) {
+	t.Helper()
+	for _, bad := range []string{" src=", "<link", "@import", "<iframe", "<object", "<embed"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q", bad)
+		}
+	}
+	for _, m := range regexp.MustCompile(`url\(([^)]*)\)`).FindAllStringSubmatch(page, -1) {
+		if !strings.HasPrefix(m[1], "#") {
+			t.Errorf("the page loads %s", m[0])
+		}
+	}
+	if rest := strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, ""); regexp.MustCompile(`(?i)(https?:)?//[a-z0-9]`).MatchString(rest) {
+		t.Errorf("the page names an absolute URL: %s", regexp.MustCompile(`(?i)(https?:)?//[a-z0-9][^"' ]*`).FindString(rest))
+	}
+	ids := map[string]bool{}
+	for _, m := range idRe.FindAllStringSubmatch(page, -1) {
+		if ids[m[1]] {
+			t.Errorf("id %q is given twice", m[1])
+		}
+		ids[m[1]] = true
+	}
+	for _, m := range hrefRe.FindAllStringSubmatch(page, -1) {
+		if !strings.HasPrefix(m[1], "#") || !ids[m[1][1:]] {
+			t.Errorf("link %q does not resolve in the page", m[1])
+		}
+	}
+}
+
+// checkGEMMNames returns the names of the FP8 GEMMs octet check --json finds in a file.
+func checkGEMMNames(t *testing.T, file string) []string {
+	t.Helper()
+	code, out, errs := runOctet(t, "", "check", "--json", file)
+	if code != 0 {
+		t.Fatalf("check: exit %d: %s", code, errs)
+	}
+	var files []struct {
+		Modules []struct {
+			GEMMs []struct {
+				Name string `json:"name"`
+			} `json:"gemms"`
+		} `json:"modules"`
+	}
+	if err := json.Unmarshal([]byte(out), &files); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		for _, m := range f.Modules {
+			for _, g := range m.GEMMs {
+				names = append(names, g.Name)
+			}
+		}
+	}
+	return names
+}
+
+func submatches(re *regexp.Regexp, s string) []string {
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// TestReportLlama is the acceptance test: the Llama 3.1 70B FP8 training step gives one row and one graph
+// per FP8 GEMM (27), in module order, in a file written whole, in at most a few times check's time.
+func TestReportLlama(t *testing.T) {
+	llama := shared.Path(t, "corpus", "hlo", "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz")
+	want := checkGEMMNames(t, llama)
+	if len(want) != 27 {
+		t.Fatalf("check finds %d FP8 GEMMs, want 27", len(want))
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	best := func(args ...string) time.Duration {
+		var b time.Duration
+		for i := range 3 {
+			start := time.Now()
+			if code, _, errs := runOctet(t, "", args...); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errs)
+			}
+			if d := time.Since(start); i == 0 || d < b {
+				b = d
+			}
+		}
+		return b
+	}
+	check := best("check", llama)
+	rep := best("report", "-o", out, llama)
+	t.Logf("check %v, report %v", check, rep)
+	if rep > 4*check+200*time.Millisecond {
+		t.Errorf("report took %v, more than 4 times check's %v", rep, check)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	if rows := submatches(gemmRowR, page); strings.Join(rows, " ") != strings.Join(want, " ") {
+		t.Errorf("rows %v, want %v", rows, want)
+	}
+	if graphs := submatches(sectionR, page); strings.Join(graphs, " ") != strings.Join(want, " ") {
+		t.Errorf("graphs %v, want %v", graphs, want)
+	}
+	for _, w := range []string{"<b>27 FP8 GEMMs</b>: 0 fused, 27 not fused", `class="node gemm-not-fused"`, `class="node fp8"`} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	checkSelfContained(t, page)
+}
+
+// TestReportExamples checks the pages of the examples: roles drawn where the examples have them, the
+// fused call in green, the fusion body folded, and the diff of two leading the page.
+func TestReportExamples(t *testing.T) {
+	code, page, errs := runOctet(t, "", "report", example("relu_amax.before.hlo"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	checkSelfContained(t, page)
+	for _, w := range []string{
+		`<tr class="not-fused" data-gemm="y">`,
+		`class="node fp8" id="m0-g0-`, `data-name="x"`, `class="node dequantize"`, `data-name="x_dequant"`,
+		`class="node scale"`, `data-name="x_scale"`, `class="node absorbed"`, `data-name="relu"`,
+		`class="node gemm-not-fused"`,
+		"y = f32[16,64] dot(x_dequant, g_dequant)",
+	} {
+		if !strings.Contains(page, w) {
+			t.Errorf("relu_amax: the page lacks %q", w)
+		}
+	}
+	code, page, errs = runOctet(t, "", "report", example("dense_fp8.xla-0.4.31.hlo"), example("dense_fp8.xla-0.4.32.hlo"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	checkSelfContained(t, page)
+	diff := strings.Index(page, `<section id="diff">`)
+	first := strings.Index(page, `<section class="module"`)
+	if diff < 0 || first < diff {
+		t.Fatalf("the diff does not lead the page (at %d, first module at %d)", diff, first)
+	}
+	for _, w := range []string{"1 lost, 0 gained", `<tr class="lost"`, `class="node gemm-fused"`, `data-gemm="cublas-gemm.2.0"`,
+		`data-gemm="gemm_fusion_dot.7.0"`, "<summary>fusion body <code>%gemm_fusion_dot.7_computation</code>",
+		"<summary>fusion body <code>%fused_dequantize</code>", `class="node fp8" id="m1-g0-body1-0" data-name="param_0.4"`} {
+		if !strings.Contains(page, w) {
+			t.Errorf("dense_fp8 diff: the page lacks %q", w)
+		}
+	}
+}
+
+func TestReportUsage(t *testing.T) {
+	for _, args := range [][]string{{"report"}, {"report", "a", "b", "c"}, {"report", "-", "-"}} {
+		if code, _, _ := runOctet(t, "", args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	code, _, errs := runOctet(t, "HloModule m\n\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n  x = \n}\n", "report", "-")
+	if code != 1 || !strings.HasPrefix(errs, "<stdin>:") {
+		t.Errorf("bad input: exit %d: %q", code, errs)
+	}
+}
+
+// TestReportCorpus writes the report and both exports of every corpus file: the status is 0 or 1, never
+// an internal error, and every page has a row and a graph per FP8 GEMM that check finds.
+func TestReportCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole corpus: not in -short")
+	}
+	var files []string
+	for _, sub := range []string{"hlo", "fp8"} {
+		for _, pattern := range []string{"*.hlo", "*.hlo.gz"} {
+			names, _ := filepath.Glob(filepath.Join(shared.Path(t, "corpus", sub), pattern))
+			files = append(files, names...)
+		}
+	}
+	if len(files) < 100 {
+		t.Fatalf("only %d corpus files", len(files))
+	}
+	pages, gemms := 0, 0
+	for _, name := range files {
+		code, page, errs := runOctet(t, "", "report", name)
+		if code != 0 && code != 1 || strings.Contains(errs, "internal error") {
+			t.Errorf("report %s: exit %d:\n%.1000s", name, code, errs)
+		}
+		if code != 0 {
+			continue
+		}
+		pages++
+		rows, graphs := len(gemmRowR.FindAllString(page, -1)), len(sectionR.FindAllString(page, -1))
+		want := len(checkGEMMNames(t, name))
+		if rows != want || graphs != want {
+			t.Errorf("report %s: %d rows, %d graphs for %d FP8 GEMMs", name, rows, graphs, want)
+		}
+		gemms += want
+		for _, format := range []string{"--format=dot", "--format=model-explorer"} {
+			if code, _, errs := runOctet(t, "", "export", format, name); code != 0 {
+				t.Errorf("export %s %s: exit %d:\n%.1000s", format, name, code, errs)
+			}
+		}
+	}
+	t.Logf("%d pages, %d FP8 GEMMs drawn", pages, gemms)
+}

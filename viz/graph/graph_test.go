@@ -1,0 +1,133 @@
+package graph
+
+import (
+	"bytes"
+	"flag"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"octet/fuse/report"
+	"octet/hlo"
+	"octet/hlo/parser"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/report-graph.svg")
+
+func load(t *testing.T, name string) (*hlo.Module, *report.Report) {
+	t.Helper()
+	path := filepath.Join("..", "..", "examples", name)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parser.ParseModule(token.NewFileSet(), path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, report.Check(m)
+}
+
+func roles(g *Graph) map[string]Role {
+	out := map[string]Role{}
+	for _, n := range g.Nodes {
+		out[n.Name] = n.Role
+	}
+	return out
+}
+
+// TestNeighbourhoodRoles checks the role of every instruction drawn around the examples' GEMMs.
+func TestNeighbourhoodRoles(t *testing.T) {
+	m, r := load(t, "relu_amax.before.hlo")
+	g := Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}])
+	got := roles(g)
+	want := map[string]Role{
+		"y": GEMMUnfused, "x": FP8, "g": FP8, "x_f32": Dequantize, "x_dequant": Dequantize, "g_dequant": Dequantize,
+		"x_scale": Scale, "x_scale_bcast": Scale, "relu": Absorbed, "abs": Absorbed, "amax": Absorbed, "y_scaled": Absorbed, "y_clamped": Absorbed,
+		"y_scale_bcast": Scale,
+	}
+	for name, role := range want {
+		if got[name] != role {
+			t.Errorf("relu_amax: %s is %v, want %v", name, got[name], role)
+		}
+	}
+	if len(g.Edges) < len(g.Nodes)-1 {
+		t.Errorf("relu_amax: %d edges for %d nodes: the neighbourhood is not connected", len(g.Edges), len(g.Nodes))
+	}
+
+	m, r = load(t, "dense_fp8.xla-0.4.31.hlo")
+	got = roles(Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}]))
+	if got["cublas-gemm.2.0"] != GEMMFused || got["Arg_0.1.0"] != FP8 || got["Arg_2.3.0"] != Scale {
+		t.Errorf("dense_fp8 0.4.31: roles %v", got)
+	}
+	m, r = load(t, "dense_fp8.xla-0.4.32.hlo")
+	g = Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}])
+	got = roles(g)
+	if got["gemm_fusion_dot.7.0"] != GEMMUnfused || got["loop_multiply_fusion"] != Dequantize || got["Arg_0.1.0"] != FP8 {
+		t.Errorf("dense_fp8 0.4.32: roles %v", got)
+	}
+	for _, n := range g.Nodes {
+		if n.Name == "gemm_fusion_dot.7.0" && (!n.Collapsed || n.Calls != "gemm_fusion_dot.7_computation") {
+			t.Errorf("the GEMM fusion is not drawn collapsed: %+v", n)
+		}
+	}
+	if Neighbourhood(m, &report.GEMM{Name: "nosuch", Computation: "main.24"}, nil) != nil {
+		t.Error("a GEMM not in the module has a neighbourhood")
+	}
+}
+
+// TestComputationLimit draws a whole computation under a limit.
+func TestComputationLimit(t *testing.T) {
+	m, r := load(t, "dense_fp8.xla-0.4.32.hlo")
+	g := Computation(m.Entry, r, 4)
+	if len(g.Nodes) != 4 || g.Omitted != len(m.Entry.Instructions)-4 {
+		t.Errorf("%d nodes, %d omitted of %d", len(g.Nodes), g.Omitted, len(m.Entry.Instructions))
+	}
+	var b bytes.Buffer
+	if err := g.SVG(&b, Options{}); err != nil || !strings.HasPrefix(b.String(), "<svg ") {
+		t.Errorf("SVG: %v", err)
+	}
+}
+
+// TestDocsPicture draws the README's picture, the neighbourhood of the relu_amax example's GEMM, and
+// compares it with docs/report-graph.svg (go test -update rewrites it). The drawing is deterministic.
+func TestDocsPicture(t *testing.T) {
+	m, r := load(t, "relu_amax.before.hlo")
+	var b bytes.Buffer
+	if err := Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}]).SVG(&b, Options{ID: "relu_amax"}); err != nil {
+		t.Fatal(err)
+	}
+	svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + b.String()
+	var again bytes.Buffer
+	Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}]).SVG(&again, Options{ID: "relu_amax"})
+	if again.String() != b.String() {
+		t.Fatal("two drawings of the same graph differ")
+	}
+	path := filepath.Join("..", "..", "docs", "report-graph.svg")
+	if *update {
+		if err := os.WriteFile(path, []byte(svg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./viz/graph -update writes it)", err)
+	}
+	if string(old) != svg {
+		t.Errorf("%s is not what Octet draws now: go test ./viz/graph -update rewrites it", path)
+	}
+}
+
+func TestNamesIn(t *testing.T) {
+	got := namesIn("octet fuse makes it one call, absorbing %y_scaled, %relu.2, %a-b and %c. Then %")
+	for _, w := range []string{"y_scaled", "relu.2", "a-b", "c"} {
+		if !got[w] {
+			t.Errorf("%s not found in %v", w, got)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("names %v, want 4", got)
+	}
+}
