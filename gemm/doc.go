@@ -13,14 +13,31 @@
 // microkernel is AVX-512 assembly (a 14x32 tile in 28 zmm accumulators) or AVX2/FMA assembly (6x16), chosen
 // at run time from what the CPU and operating system support; elsewhere, or with the purego build tag, it is
 // portable Go. Kernels lists what this machine can run and SetKernel picks one, so that tests compare every
-// implementation with Reference, the naive triple loop.
+// implementation with Reference, the naive triple loop; the OCTET_GEMM_KERNEL environment variable
+// (KernelEnv) picks the default, so that a whole program can run as it does on a smaller CPU.
+//
+// On a CPU with AVX-512 BF16 (AMD Zen 4 and later, Intel Sapphire Rapids and later) products whose operands
+// are all bf16 values (bf16, the FP8, FP6 and FP4 formats, s8, u8, the sub-byte integers: KernelFor) run on
+// the avx512bf16 kernel at twice the float32 rate: packing decodes each element exactly and keeps it as
+// bf16, two of consecutive k to a 32-bit lane, and VDPBF16PS adds both products to a float32 accumulator.
+// Its numerics differ from the float32 kernels in two ways, and nowhere else:
+//   - Order: the products are exact (two bf16 significands fit in a float32 one) and summed in float32,
+//     but in pairs, a(i,p+1)*b(p+1,j) then a(i,p)*b(p,j), so the result differs from the float32 kernel's
+//     by rounding within the same bound.
+//   - Subnormals: the instruction treats subnormal inputs as zero and flushes subnormal results (partial
+//     sums included) to zero. No FP8, FP6, FP4 or integer value is a subnormal bf16, so only bf16 operands
+//     below 2^-126 and sums below 2^-126 in magnitude are affected; infinities and NaN propagate as in
+//     float32.
+//
+// The float32 kernels give MatMulTyped's result bit for bit equal to MatMul's on the decoded operands; the
+// bf16 kernel keeps the error bound below, not the bits (SetKernel with a float32 kernel restores them).
 //
 // What it is not: a BLAS. There is no float64, complex or integer arithmetic, no other level-3 operation,
 // and no epilogue (scales, bias, activation, amax are the caller's). Every product is computed from float32
 // values and accumulated in float32, whatever the input type. Results are not bit-identical to Reference or
-// to another kernel: the sums are the same but grouped differently (blocks of K, fused multiply-adds), so
-// they differ by rounding within the usual bound |error| <= K * eps * sum_k |alpha * a_ik * b_kj| (plus one
-// rounding for beta*C).
+// to another kernel: the sums are the same but grouped differently (blocks of K, fused multiply-adds, pairs),
+// so they differ by rounding within the usual bound |error| <= K * eps * sum_k |alpha * a_ik * b_kj| (plus
+// one rounding for beta*C; with the bf16 kernel, plus the flushed subnormals).
 //
 // Invariants:
 //   - C is written only inside its Rows x Cols view; elements between rows (Stride > Cols) are untouched.

@@ -40,16 +40,27 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32) {
 	mr, nr := kern.mr, kern.nr
 	// The K blocking depends on k alone, never on how the product was split among goroutines, so that
 	// every element is summed in the same order whatever the number of threads.
-	kc := blocks(k, kern.kc, 1)
+	// A bf16 kernel's panels hold pairs of k: its blocks of K are even but for the last.
+	step := 1
+	if kern.bf16 {
+		step = 2
+	}
+	kc := blocks(k, kern.kc, step)
 	mc := blocks(m, kern.mc, mr)
 	nc := blocks(n, kern.nc, nr)
-	bufA, bufB, tmp := ws.get(mc*kc, kc*nc, max(16*kc, nc))
+	kq := (kc + step - 1) / step
+	bufA, bufB, tmp := ws.get(mc*kq, kq*nc, max(16*kc+16*kq, 2*nc))
 	for jc := 0; jc < n; jc += nc {
 		ncur := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
 			kcur := min(kc, k-pc)
+			kqcur := (kcur + step - 1) / step
 			bb := b.sub(pc, pc+kcur, jc, jc+ncur)
-			packB(bufB, &bb, kcur, ncur, nr, tmp)
+			if kern.bf16 {
+				packB16(bufB, &bb, kcur, ncur, nr, tmp)
+			} else {
+				packB(bufB, &bb, kcur, ncur, nr, tmp)
+			}
 			betaCur := beta
 			if pc > 0 {
 				betaCur = 1
@@ -57,12 +68,16 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32) {
 			for ic := 0; ic < m; ic += mc {
 				mcur := min(mc, m-ic)
 				ab := a.sub(ic, ic+mcur, pc, pc+kcur)
-				packA(bufA, &ab, mcur, kcur, mr, tmp)
+				if kern.bf16 {
+					packA16(bufA, &ab, mcur, kcur, mr, tmp)
+				} else {
+					packA(bufA, &ab, mcur, kcur, mr, tmp)
+				}
 				for jr := 0; jr < ncur; jr += nr {
-					pb := bufB[jr*kcur:]
+					pb := bufB[jr*kqcur:]
 					for ir := 0; ir < mcur; ir += mr {
 						off := (ic+ir)*c.stride + jc + jr
-						kern.tile(kcur, bufA[ir*kcur:], pb, c.f32[off:], c.stride,
+						kern.tile(kqcur, bufA[ir*kqcur:], pb, c.f32[off:], c.stride,
 							min(mr, mcur-ir), min(nr, ncur-jr), alpha, betaCur)
 					}
 				}

@@ -2,6 +2,8 @@
 
 package gemm
 
+import "strings"
+
 // cpuid executes the CPUID instruction for leaf and subleaf.
 func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
 
@@ -13,6 +15,11 @@ func xgetbv() (eax, edx uint32)
 //
 //go:noescape
 func kernelAVX512(kc int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta float32)
+
+// kernelBF16 is the AVX-512 BF16 tile function (14x32, pairs of bf16) in kernel_bf16_amd64.s.
+//
+//go:noescape
+func kernelBF16(kq int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta float32)
 
 // kernelAVX2 is the AVX2/FMA tile function (6x16) in kernel_avx2_amd64.s: mask points at 16 lane masks.
 //
@@ -57,6 +64,38 @@ func widenBF16Fast(dst []float32, src []byte) int {
 	return n
 }
 
+// pairsBF16 and interleaveBF16 are the AVX-512 pair packers in pack_bf16_amd64.s: n must be a multiple
+// of 16.
+//
+//go:noescape
+func pairsBF16(dst, src *float32, n int)
+
+//go:noescape
+func interleaveBF16(dst, lo, hi *float32, n int)
+
+// pairsFast does what pairs does for a prefix of dst, 16 pairs at a time where the machine has AVX-512,
+// and returns its length.
+func pairsFast(dst, src []float32) int {
+	n := min(len(dst), len(src)/2) &^ 15
+	if !vectorPacking || n == 0 {
+		return 0
+	}
+	_, _ = dst[n-1], src[2*n-1]
+	pairsBF16(&dst[0], &src[0], n)
+	return n
+}
+
+// interleaveFast does what interleave does for a prefix of dst, as pairsFast does.
+func interleaveFast(dst, lo, hi []float32) int {
+	n := len(dst) &^ 15
+	if !vectorPacking || n == 0 {
+		return 0
+	}
+	_, _ = lo[n-1], hi[n-1]
+	interleaveBF16(&dst[0], &lo[0], &hi[0], n)
+	return n
+}
+
 // vectorPacking reports whether packing may use the AVX-512 transposer and decoders (the machine has
 // AVX-512; tests turn it off to exercise the portable code).
 var vectorPacking bool
@@ -82,28 +121,50 @@ func transposeFast(dst []float32, step int, src *[16][]float32, n, groups int) {
 var (
 	avx512Kernel = &Kernel{name: "avx512", mr: 14, nr: 32, mc: 14 * 24, kc: 256, nc: 2048, tile: tileAVX512}
 	avx2Kernel   = &Kernel{name: "avx2", mr: 6, nr: 16, mc: 6 * 24, kc: 256, nc: 2048, tile: tileAVX2}
+	// The bf16 kernel's kc counts elements of k, two to a packed step: its panels take the bytes of the
+	// float32 kernel's.
+	bf16Kernel = &Kernel{name: "avx512bf16", mr: 14, nr: 32, mc: 14 * 24, kc: 512, nc: 2048, tile: tileBF16,
+		bf16: true, wide: avx512Kernel}
 )
 
 func init() {
+	cpuName = brand()
 	maxLeaf, _, _, _ := cpuid(0, 0)
 	_, _, ecx1, _ := cpuid(1, 0)
 	const osxsave, fma, avx = 1 << 27, 1 << 12, 1 << 28
 	if maxLeaf < 7 || ecx1&osxsave == 0 {
 		return
 	}
-	var ebx7 uint32
-	_, ebx7, _, _ = cpuid(7, 0)
+	_, ebx7, _, _ := cpuid(7, 0)
+	eax71, _, _, _ := cpuid(7, 1)
 	xcr0, _ := xgetbv()
 	// XCR0 bits: 1 SSE and 2 AVX state (ymm); 5, 6, 7 opmask and zmm state.
 	osAVX := xcr0&0x6 == 0x6
 	osAVX512 := osAVX && xcr0&0xe0 == 0xe0
-	const avx2, avx512f = 1 << 5, 1 << 16
+	const avx2, avx512f, avx512bw, avx512bf16 = 1 << 5, 1 << 16, 1 << 30, 1 << 5
+	hasAVX2 := osAVX && ecx1&(fma|avx) == fma|avx && ebx7&avx2 != 0
+	hasAVX512 := osAVX512 && ebx7&avx512f != 0
+	hasBF16 := hasAVX512 && eax71&avx512bf16 != 0
+	for _, f := range []struct {
+		name string
+		has  bool
+	}{
+		{"avx2", hasAVX2}, {"fma", hasAVX2}, {"avx512f", hasAVX512},
+		{"avx512bw", hasAVX512 && ebx7&avx512bw != 0}, {"avx512bf16", hasBF16},
+	} {
+		if f.has {
+			cpuFeatures = append(cpuFeatures, f.name)
+		}
+	}
 	var ks []*Kernel
-	if osAVX512 && ebx7&avx512f != 0 {
+	if hasBF16 {
+		ks = append(ks, bf16Kernel)
+	}
+	if hasAVX512 {
 		ks = append(ks, avx512Kernel)
 		vectorPacking = true
 	}
-	if osAVX && ecx1&(fma|avx) == fma|avx && ebx7&avx2 != 0 {
+	if hasAVX2 {
 		ks = append(ks, avx2Kernel)
 	}
 	available = append(ks, available...)
@@ -116,6 +177,29 @@ func tileAVX512(kc int, a, b, c []float32, ldc, m, n int, alpha, beta float32) {
 		panic("gemm: bad avx512 tile")
 	}
 	kernelAVX512(kc, &a[0], &b[0], &c[0], ldc, m, uint32(uint64(1)<<n-1), alpha, beta)
+}
+
+func tileBF16(kq int, a, b, c []float32, ldc, m, n int, alpha, beta float32) {
+	_, _, _ = a[14*kq-1], b[32*kq-1], c[(m-1)*ldc+n-1]
+	if m < 1 || m > 14 || n < 1 || n > 32 {
+		panic("gemm: bad avx512bf16 tile")
+	}
+	kernelBF16(kq, &a[0], &b[0], &c[0], ldc, m, uint32(uint64(1)<<n-1), alpha, beta)
+}
+
+// brand returns the processor's brand string (CPUID leaves 0x80000002-4), or "" where there is none.
+func brand() string {
+	if max, _, _, _ := cpuid(0x80000000, 0); max < 0x80000004 {
+		return ""
+	}
+	var b []byte
+	for leaf := uint32(0x80000002); leaf <= 0x80000004; leaf++ {
+		a, bx, c, d := cpuid(leaf, 0)
+		for _, r := range []uint32{a, bx, c, d} {
+			b = append(b, byte(r), byte(r>>8), byte(r>>16), byte(r>>24))
+		}
+	}
+	return strings.TrimSpace(strings.TrimRight(string(b), "\x00"))
 }
 
 // avx2Masks[16-n:] starts with n lanes of -1 and then zeros.

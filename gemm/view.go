@@ -181,12 +181,13 @@ func (t Typed) view(name string) view {
 }
 
 // MatMulTyped computes C = alpha*A*B + beta*C like MatMul, for operands of any type Typed allows: each
-// element is decoded to float32 exactly and the products are accumulated in float32, so the result equals
-// MatMul's on the decoded matrices, bit for bit. It panics, like MatMul, on mismatched shapes, and on an
-// element type it does not decode.
+// element is decoded to float32 exactly and the products are accumulated in float32. With a float32 kernel
+// the result equals MatMul's on the decoded matrices, bit for bit; with the bf16 kernel (KernelFor), the
+// sums are grouped in pairs and subnormals flushed, as the package documentation says. It panics, like
+// MatMul, on mismatched shapes, and on an element type it does not decode.
 func MatMulTyped(c Matrix, a, b Typed, alpha, beta float32) {
 	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: b.Rows, Cols: b.Cols})
 	c.check("C", 0, len(c.Data))
 	av, bv := a.view("A"), b.view("B")
-	matMul(current(), Threads(), c.view(), av, bv, alpha, beta)
+	matMul(current().forTypes(a.Type, b.Type), Threads(), c.view(), av, bv, alpha, beta)
 }

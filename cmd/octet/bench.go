@@ -159,9 +159,17 @@ func benchGEMM(inv *invocation, args []string) error {
 	}
 	slices.Sort(times)
 	median := times[len(times)/2]
+	cpu, features := gemm.CPU()
+	if cpu == "" {
+		cpu = "unknown"
+	}
+	if len(features) == 0 {
+		features = []string{"none"}
+	}
+	fmt.Fprintf(inv.stdout, "cpu: %s (%s)\n", cpu, strings.Join(features, " "))
 	fmt.Fprintf(inv.stdout, "gemm m=%d n=%d k=%d a=%s%s b=%s%s c=f32 threads=%d kernel=%s reps=%d best=%v median=%v %.1f GFLOP/s\n",
 		*m, *n, *k, types[0], transSuffix(*transA), types[1], transSuffix(*transB), gemm.Threads(),
-		strings.ReplaceAll(gemm.CurrentKernel().String(), " ", "-"), *reps, times[0].Round(time.Microsecond),
+		strings.ReplaceAll(gemm.KernelFor(types[0], types[1]).String(), " ", "-"), *reps, times[0].Round(time.Microsecond),
 		median.Round(time.Microsecond), flop/median.Seconds()/1e9)
 	return nil
 }

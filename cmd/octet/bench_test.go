@@ -25,6 +25,12 @@ func TestBenchGEMM(t *testing.T) {
 		if !strings.Contains(out, " a=f") || !strings.Contains(out, " b=") {
 			t.Errorf("octet %q: output does not name the input types:\n%s", args, out)
 		}
+		if !strings.HasPrefix(out, "cpu: ") || !strings.Contains(out, " kernel=") {
+			t.Errorf("octet %q: output does not name the CPU and the kernel:\n%s", args, out)
+		}
+		if args[len(args)-1] == "--kernel=go" && !strings.Contains(out, " kernel=go-4x4 ") {
+			t.Errorf("octet %q: output does not name the go kernel:\n%s", args, out)
+		}
 	}
 }
 
