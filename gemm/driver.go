@@ -87,8 +87,12 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32) {
 }
 
 // A workspace is one goroutine's packing buffers, kept in a pool between calls: the packed blocks of A and
-// B, and room to decode 16 rows of an operand that is not float32 (or one row of a block of B).
-type workspace struct{ a, b, tmp []float32 }
+// B, and room to decode 16 rows of an operand that is not float32 (or one row of a block of B); and the
+// streaming kernels' buffers.
+type workspace struct {
+	a, b, tmp []float32
+	stream    *streamWork
+}
 
 var workspaces = sync.Pool{New: func() any { return new(workspace) }}
 
@@ -121,9 +125,17 @@ type task struct {
 	strideC, strideA, strideB int
 	alpha, beta               float32
 	job                       *job // the job the task belongs to, when a worker runs it
+	// A streaming task runs panels [p0, p1) of stream against the packed A.
+	stream  *streamSource
+	packedA []float32
+	p0, p1  int
 }
 
 func (t *task) run() {
+	if t.stream != nil {
+		streamPanels(t.kern, t.c, t.packedA, t.stream, t.p0, t.p1, t.alpha, t.beta)
+		return
+	}
 	ws := workspaces.Get().(*workspace)
 	for i := 0; i < t.count; i++ {
 		serial(t.kern, ws, t.c.at(i*t.strideC), t.a.at(i*t.strideA), t.b.at(i*t.strideB), t.alpha, t.beta)

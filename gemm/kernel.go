@@ -34,6 +34,8 @@ type Kernel struct {
 	// the operands that are not bf16 values.
 	bf16 bool
 	wide *Kernel
+	// stream is set for the kernels beside which the streaming kernels run (AVX-512).
+	stream bool
 }
 
 // Name is the kernel's short name: "avx512bf16", "avx512", "avx2", "go".

@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"unsafe"
 
@@ -182,12 +183,32 @@ func (t Typed) view(name string) view {
 
 // MatMulTyped computes C = alpha*A*B + beta*C like MatMul, for operands of any type Typed allows: each
 // element is decoded to float32 exactly and the products are accumulated in float32. With a float32 kernel
-// the result equals MatMul's on the decoded matrices, bit for bit; with the bf16 kernel (KernelFor), the
-// sums are grouped in pairs and subnormals flushed, as the package documentation says. It panics, like
-// MatMul, on mismatched shapes, and on an element type it does not decode.
+// the result equals MatMul's on the decoded matrices, bit for bit, but for products of at most 16 rows by a
+// row-major B of f8e4m3fn, f8e5m2, s8 or bf16, which an AVX-512 machine streams (see MatMulWeights: summed
+// in order of k, without blocks); with the bf16 kernel (KernelFor), the sums are grouped in pairs and
+// subnormals flushed, as the package documentation says. It panics, like MatMul, on mismatched shapes, and
+// on an element type it does not decode.
 func MatMulTyped(c Matrix, a, b Typed, alpha, beta float32) {
 	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: b.Rows, Cols: b.Cols})
 	c.check("C", 0, len(c.Data))
 	av, bv := a.view("A"), b.view("B")
-	matMul(current().forTypes(a.Type, b.Type), Threads(), c.view(), av, bv, alpha, beta)
+	kern := current()
+	if cv := c.view(); streams(kern, c.Rows, &bv) && cv.rows > 0 && cv.cols > 0 && alpha != 0 && av.cols > 0 {
+		src := streamSource{typ: bv.typ, size: bv.size, k: bv.rows, n: bv.cols, data: bv.raw, stride: bv.stride}
+		stream(kern, Threads(), cv, av, &src, alpha, beta)
+		return
+	}
+	matMul(kern.forTypes(a.Type, b.Type), Threads(), c.view(), av, bv, alpha, beta)
+}
+
+// KernelName describes the kernel MatMulTyped runs for the product C = A*B: the name and tile of a blocked
+// kernel ("avx512bf16 14x32"), or that of a streaming kernel and its rows ("stream-avx512 16 rows").
+func KernelName(c Matrix, a, b Typed) string {
+	kern := current()
+	bv := b.view("B")
+	if streams(kern, c.Rows, &bv) {
+		r, _ := streamRows(c.Rows)
+		return fmt.Sprintf("stream-avx512 %d rows", r)
+	}
+	return kern.forTypes(a.Type, b.Type).String()
 }
