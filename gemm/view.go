@@ -201,14 +201,14 @@ func MatMulTyped(c Matrix, a, b Typed, alpha, beta float32) {
 	matMul(kern.forTypes(a.Type, b.Type), Threads(), c.view(), av, bv, alpha, beta)
 }
 
-// KernelName describes the kernel MatMulTyped runs for the product C = A*B: the name and tile of a blocked
-// kernel ("avx512bf16 14x32"), or that of a streaming kernel and its rows ("stream-avx512 16 rows").
-func KernelName(c Matrix, a, b Typed) string {
+// KernelName describes the kernel MatMulTyped runs for a product of m rows with operands of types a and b
+// (B stored transposed when transB): the name and tile of a blocked kernel ("avx512bf16 14x32"), or the
+// streaming kernel and its rows ("stream-avx512 16 rows"), which MatMulWeights runs too, 16 rows at a time.
+func KernelName(m int, a, b dtype.Type, transB bool) string {
 	kern := current()
-	bv := b.view("B")
-	if streams(kern, c.Rows, &bv) {
-		r, _ := streamRows(c.Rows)
+	if streams(kern, m, &view{typ: b, trans: transB}) {
+		r, _ := streamRows(m)
 		return fmt.Sprintf("stream-avx512 %d rows", r)
 	}
-	return kern.forTypes(a.Type, b.Type).String()
+	return kern.forTypes(a, b).String()
 }

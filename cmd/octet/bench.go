@@ -50,7 +50,7 @@ Run "octet bench BENCHMARK -h" for the flags of one benchmark.`,
 	})
 	registerBench(&benchmark{
 		Name:      "gemm",
-		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE] [--threads=N] [--reps=N] [--trans-a] [--trans-b] [--kernel=NAME]",
+		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE] [--threads=N] [--reps=N] [--trans-a] [--trans-b] [--kernel=NAME] [--weights] [--scale]",
 		Short:     "matrix multiply C = A*B with float32 accumulation (package gemm)",
 		Run:       benchGEMM,
 	})
@@ -100,6 +100,8 @@ func benchGEMM(inv *invocation, args []string) error {
 	transA := fs.Bool("trans-a", false, "store A transposed (K x M, row-major)")
 	transB := fs.Bool("trans-b", false, "store B transposed (N x K, row-major)")
 	kernel := fs.String("kernel", "", "microkernel to use: "+kernelNames()+" (default: the fastest)")
+	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16) and time gemm.MatMulWeights")
+	scaled := fs.Bool("scale", false, "with --weights: a scale per column of B (int8 weight-only)")
 	if err := inv.parse(fs, args); err != nil {
 		return err
 	}
@@ -110,6 +112,9 @@ func benchGEMM(inv *invocation, args []string) error {
 		return usagef("--m, --n and --k must be at least 1")
 	case *threads < 0 || *reps < 0:
 		return usagef("--threads and --reps must not be negative")
+	}
+	if *scaled && !*weights {
+		return usagef("--scale needs --weights")
 	}
 	var types [2]dtype.Type
 	for i, name := range []string{*typeA, *typeB} {
@@ -138,7 +143,23 @@ func benchGEMM(inv *invocation, args []string) error {
 	b := randomTyped(rng, types[1], *k, *n, *transB)
 	c := gemm.NewMatrix(*m, *n, nil)
 	multiply := func() { gemm.MatMulTyped(c, a, b, 1, 0) }
-	if types == [2]dtype.Type{dtype.F32, dtype.F32} {
+	name := gemm.KernelName(*m, types[0], types[1], *transB)
+	switch {
+	case *weights:
+		if !slices.Contains(gemm.WeightTypes, types[1]) {
+			return usagef("--weights needs B of type f8e4m3fn, f8e5m2, s8 or bf16, not %s", types[1])
+		}
+		var scale []float32
+		if *scaled {
+			scale = make([]float32, *n)
+			for j := range scale {
+				scale[j] = float32(rng.Float64() + 0.5)
+			}
+		}
+		w := gemm.PackWeights(b, scale)
+		multiply = func() { gemm.MatMulWeights(c, a, w, 1, 0) }
+		name = gemm.KernelName(min(*m, 16), types[0], types[1], false)
+	case types == [2]dtype.Type{dtype.F32, dtype.F32}:
 		// The float32 API proper, as the interpreter calls it.
 		af, bf := float32Matrix(a), float32Matrix(b)
 		multiply = func() { gemm.MatMul(c, af, bf, 1, 0) }
@@ -169,7 +190,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	fmt.Fprintf(inv.stdout, "cpu: %s (%s)\n", cpu, strings.Join(features, " "))
 	fmt.Fprintf(inv.stdout, "gemm m=%d n=%d k=%d a=%s%s b=%s%s c=f32 threads=%d kernel=%s reps=%d best=%v median=%v %.1f GFLOP/s\n",
 		*m, *n, *k, types[0], transSuffix(*transA), types[1], transSuffix(*transB), gemm.Threads(),
-		strings.ReplaceAll(gemm.KernelFor(types[0], types[1]).String(), " ", "-"), *reps, times[0].Round(time.Microsecond),
+		strings.ReplaceAll(name, " ", "-"), *reps, times[0].Round(time.Microsecond),
 		median.Round(time.Microsecond), flop/median.Seconds()/1e9)
 	return nil
 }

@@ -13,6 +13,8 @@ func TestBenchGEMM(t *testing.T) {
 		{"bench", "gemm", "--m=5", "--n=3", "--k=2", "--trans-a", "--trans-b", "--threads=1", "--reps=1"},
 		{"bench", "gemm", "-m", "20", "-n", "20", "-k", "20", "--kernel=go"},
 		{"bench", "gemm", "--m=9", "--n=10", "--k=33", "--a=f8e4m3fn", "--b=bf16", "--trans-b"},
+		{"bench", "gemm", "--m=3", "--n=70", "--k=33", "--b=s8", "--weights", "--scale"},
+		{"bench", "gemm", "--m=20", "--n=70", "--k=33", "--a=bf16", "--b=f8e5m2", "--weights"},
 	} {
 		code, out, stderr := runOctet(t, "", args...)
 		if code != 0 {
@@ -45,6 +47,8 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "gemm", "--a=f7"}, `unsupported element type "f7"`},
 		{[]string{"bench", "gemm", "--kernel=none"}, `unknown kernel "none"`},
 		{[]string{"bench", "gemm", "--threads=-1"}, "must not be negative"},
+		{[]string{"bench", "gemm", "--scale"}, "--scale needs --weights"},
+		{[]string{"bench", "gemm", "--weights", "--b=f16"}, "--weights needs B of type"},
 		{[]string{"bench", "gemm", "extra"}, `unexpected argument "extra"`},
 		{[]string{"bench", "gemm", "--no-such-flag"}, "flag provided but not defined"},
 	} {
