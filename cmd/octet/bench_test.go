@@ -24,7 +24,7 @@ func TestBenchGEMM(t *testing.T) {
 		if !gflops.MatchString(out) {
 			t.Errorf("octet %q: output does not end in GFLOP/s:\n%s", args, out)
 		}
-		if !strings.Contains(out, " a=f") || !strings.Contains(out, " b=") {
+		if !strings.Contains(out, " a=") || !strings.Contains(out, " b=") {
 			t.Errorf("octet %q: output does not name the input types:\n%s", args, out)
 		}
 		if !strings.HasPrefix(out, "cpu: ") || !strings.Contains(out, " kernel=") {
