@@ -201,12 +201,24 @@ func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32
 	runJob(j)
 }
 
-// A streamWork is one goroutine's buffers for streaming: the kernel's sums, a padded copy of a ragged
-// panel, and (without streaming kernels) a packed copy of A for the blocked algorithm.
+// A streamWork is one goroutine's buffers for streaming: the sums of its panels, and a padded copy of a
+// ragged panel.
 type streamWork struct {
-	out [streamMaxRows * streamPanel]float32
-	buf []byte
+	acc    []float32
+	buf    []byte
+	panels []streamPanelRef
 }
+
+// A streamPanelRef is where a kernel reads one panel: its first element and the bytes between rows.
+type streamPanelRef struct {
+	ptr     *byte
+	bstride int
+}
+
+// streamBlock is how many steps of k the streaming kernels take through one panel before moving to the
+// next: the goroutine's panels are read a block of rows at a time, row after row of memory, which the
+// prefetchers follow and the TLB holds, and the block of A stays in L1.
+const streamBlock = 256
 
 // streamPanels runs panels [p0, p1) of s against the packed A (k groups of R rows) and stores them into c.
 func streamPanels(kern *Kernel, c view, packedA []float32, s *streamSource, p0, p1 int, alpha, beta float32) {
@@ -219,28 +231,63 @@ func streamPanels(kern *Kernel, c view, packedA []float32, s *streamSource, p0, 
 		ws.stream = new(streamWork)
 	}
 	sw := ws.stream
+	// Each panel's sums: R rows of 64 (R1, R4), or 4 blocks of 16 x 16 (R16).
+	size := r * streamPanel
+	if len(sw.acc) < (p1-p0)*size {
+		sw.acc = alignedFloats((p1 - p0) * size)
+	}
+	acc := sw.acc[:(p1-p0)*size]
+	if fns == nil || !vectorPacking || !kern.stream {
+		// No streaming kernel: the blocked algorithm on each panel, with A as packed (k-major, R
+		// rows: a transposed view).
+		av := view{f32: packedA, rows: m, cols: k, stride: r, trans: true}
+		for p := p0; p < p1; p++ {
+			v, _, _ := s.panel(p, &sw.buf)
+			ov := view{f32: acc[(p-p0)*size:], rows: m, cols: v.cols, stride: streamPanel}
+			serial(kern.forTypes(dtype.F32, s.typ), ws, ov, av, v, 1, 0)
+		}
+		storePanels(c, acc, s, p0, p1, m, streamPanel, alpha, beta)
+		return
+	}
+	clear(acc)
+	sw.panels = sw.panels[:0]
+	for p := p0; p < p1; p++ {
+		_, ptr, bstride := s.panel(p, &sw.buf)
+		sw.panels = append(sw.panels, streamPanelRef{ptr, bstride})
+	}
+	fn := fns[index]
+	for kb := 0; kb < k; kb += streamBlock {
+		kn := min(streamBlock, k-kb)
+		a := &packedA[kb*r]
+		for i, ref := range sw.panels {
+			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
+			out := acc[i*size : (i+1)*size]
+			if r < 16 {
+				fn(kn, a, (*byte)(b), ref.bstride, &out[0])
+				continue
+			}
+			// The 16-row kernel covers 16 columns at a time.
+			for q := 0; q < streamPanel; q += 16 {
+				fn(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*16])
+			}
+		}
+	}
+	step := streamPanel
+	if r == 16 {
+		step = 16
+	}
+	storePanels(c, acc, s, p0, p1, m, step, alpha, beta)
+}
+
+// storePanels sets C = alpha*acc*diag(scale) + beta*C for panels [p0, p1), whose sums acc holds as R rows
+// of step columns in blocks of 16 x 16 (step 16) or of 64 (step 64).
+func storePanels(c view, acc []float32, s *streamSource, p0, p1, m, step int, alpha, beta float32) {
+	r, _ := streamRows(m)
+	size := r * streamPanel
 	for p := p0; p < p1; p++ {
 		j0 := p * streamPanel
 		cols := min(streamPanel, s.n-j0)
-		v, ptr, bstride := s.panel(p, &sw.buf)
-		out := sw.out[:]
-		step := streamPanel // elements between rows of out
-		switch {
-		case fns == nil || !vectorPacking || !kern.stream:
-			// No streaming kernel: the blocked algorithm on the panel, with A as packed (k-major, R
-			// rows: a transposed view).
-			av := view{f32: packedA, rows: m, cols: k, stride: r, trans: true}
-			ov := view{f32: out, rows: m, cols: cols, stride: streamPanel}
-			serial(kern.forTypes(dtype.F32, s.typ), ws, ov, av, v, 1, 0)
-		case r < 16:
-			fns[index](k, &packedA[0], ptr, bstride, &out[0])
-		default:
-			// The 16-row kernel covers 16 columns at a time: out holds them as 4 blocks of 16 x 16.
-			for q := 0; q < cols; q += 16 {
-				fns[index](k, &packedA[0], (*byte)(unsafe.Add(unsafe.Pointer(ptr), q*s.size)), bstride, &out[q*16])
-			}
-			step = 16
-		}
+		out := acc[(p-p0)*size : (p-p0+1)*size]
 		for i := 0; i < m; i++ {
 			row := c.f32[i*c.stride+j0 : i*c.stride+j0+cols]
 			for j := range row {
