@@ -35,7 +35,13 @@ func blocks(n, max, unit int) int {
 
 // serial computes C = alpha*A*B + beta*C on the calling goroutine with the blocked algorithm, using the
 // buffers in ws. m, n and k are all nonzero.
-func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32) {
+//
+// With an epilogue ep, c is the block of C at (ei, ej): the kernel stores the sums alone (alpha and beta
+// are ignored) and ep finishes each tile after its last block of K.
+func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *Epilogue, ei, ej int) {
+	if ep != nil {
+		alpha, beta = 1, 0
+	}
 	m, n, k := c.rows, c.cols, a.cols
 	mr, nr := kern.mr, kern.nr
 	// The K blocking depends on k alone, never on how the product was split among goroutines, so that
@@ -77,8 +83,11 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32) {
 					pb := bufB[jr*kqcur:]
 					for ir := 0; ir < mcur; ir += mr {
 						off := (ic+ir)*c.stride + jc + jr
-						kern.tile(kqcur, bufA[ir*kqcur:], pb, c.f32[off:], c.stride,
-							min(mr, mcur-ir), min(nr, ncur-jr), alpha, betaCur)
+						rows, cols := min(mr, mcur-ir), min(nr, ncur-jr)
+						kern.tile(kqcur, bufA[ir*kqcur:], pb, c.f32[off:], c.stride, rows, cols, alpha, betaCur)
+						if ep != nil && pc+kcur == k {
+							ep.finish(view{f32: c.f32[off:], stride: c.stride}, ei+ic+ir, ej+jc+jr, rows, cols)
+						}
 					}
 				}
 			}
@@ -124,6 +133,8 @@ type task struct {
 	count                     int
 	strideC, strideA, strideB int
 	alpha, beta               float32
+	ep                        *Epilogue // with the position of c in the whole C
+	ei, ej                    int
 	job                       *job // the job the task belongs to, when a worker runs it
 	// A streaming task runs panels [p0, p1) of stream against the packed A.
 	stream  *streamSource
@@ -138,7 +149,7 @@ func (t *task) run() {
 	}
 	ws := workspaces.Get().(*workspace)
 	for i := 0; i < t.count; i++ {
-		serial(t.kern, ws, t.c.at(i*t.strideC), t.a.at(i*t.strideA), t.b.at(i*t.strideB), t.alpha, t.beta)
+		serial(t.kern, ws, t.c.at(i*t.strideC), t.a.at(i*t.strideA), t.b.at(i*t.strideB), t.alpha, t.beta, t.ep, t.ei, t.ej)
 	}
 	workspaces.Put(ws)
 }
@@ -270,8 +281,20 @@ func split(kern *Kernel, t, m, n, k int, transA, transB bool) (tm, tn int) {
 
 // matMul is MatMul after the checks.
 func matMul(kern *Kernel, t int, c, a, b view, alpha, beta float32) {
+	matMulEp(kern, t, c, a, b, alpha, beta, nil)
+}
+
+// matMulEp is matMul, finishing every element with ep when it is not nil.
+func matMulEp(kern *Kernel, t int, c, a, b view, alpha, beta float32, ep *Epilogue) {
 	m, n, k := c.rows, c.cols, a.cols
 	if m == 0 || n == 0 {
+		return
+	}
+	if ep != nil && k == 0 {
+		for i := 0; i < m; i++ {
+			clear(c.f32[i*c.stride : i*c.stride+n])
+		}
+		ep.finish(c, 0, 0, m, n)
 		return
 	}
 	if alpha == 0 || k == 0 {
@@ -281,7 +304,7 @@ func matMul(kern *Kernel, t int, c, a, b view, alpha, beta float32) {
 	tm, tn := split(kern, t, m, n, k, a.trans, b.trans)
 	if tm*tn == 1 {
 		ws := workspaces.Get().(*workspace)
-		serial(kern, ws, c, a, b, alpha, beta)
+		serial(kern, ws, c, a, b, alpha, beta, ep, 0, 0)
 		workspaces.Put(ws)
 		return
 	}
@@ -296,7 +319,7 @@ func matMul(kern *Kernel, t int, c, a, b view, alpha, beta float32) {
 				continue
 			}
 			j.tasks = append(j.tasks, task{kern: kern, c: c.sub(i0, i1, j0, j1), a: a.sub(i0, i1, 0, k),
-				b: b.sub(0, k, j0, j1), count: 1, alpha: alpha, beta: beta})
+				b: b.sub(0, k, j0, j1), count: 1, alpha: alpha, beta: beta, ep: ep, ei: i0, ej: j0})
 		}
 	}
 	runJob(j)
