@@ -35,7 +35,7 @@ const (
 //
 // The elements are finished tile by tile, on the goroutine that summed them, while they are in cache.
 type Epilogue struct {
-	Scale              float32 // 1 for none
+	Scale              float32   // 1 for none
 	RowScale, ColScale []float32 // one per row of C, one per column, or nil
 	Add                *Matrix   // M x N, or nil
 	AddScale           float32
