@@ -51,9 +51,10 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *
 	if kern.bf16 {
 		step = 2
 	}
-	kc := blocks(k, kern.kc, step)
-	mc := blocks(m, kern.mc, mr)
-	nc := blocks(n, kern.nc, nr)
+	bl := kern.Blocks()
+	kc := blocks(k, bl.KC, step)
+	mc := blocks(m, bl.MC, mr)
+	nc := blocks(n, bl.NC, nr)
 	kq := (kc + step - 1) / step
 	bufA, bufB, tmp := ws.get(mc*kq, kq*nc, max(16*kc+16*kq, 2*nc))
 	for jc := 0; jc < n; jc += nc {
@@ -250,6 +251,7 @@ func split(kern *Kernel, t, m, n, k int, transA, transB bool) (tm, tn int) {
 	}
 	tilesM := (m + kern.mr - 1) / kern.mr
 	tilesN := (n + kern.nr - 1) / kern.nr
+	ncMax := kern.Blocks().NC
 	// Packing costs per element compared with one multiply-add in the kernel: a copy of contiguous
 	// elements is cheap, and so is a transposition in 16x16 blocks, but one gathered element at a time
 	// is not. A is transposed when it is not stored transposed, B when it is.
@@ -269,7 +271,7 @@ func split(kern *Kernel, t, m, n, k int, transA, transB bool) (tm, tn int) {
 			j := tt / i
 			mi := float64((tilesM + i - 1) / i * kern.mr)
 			ni := float64((tilesN + j - 1) / j * kern.nr)
-			nBlocks := float64((int(ni) + kern.nc - 1) / kern.nc)
+			nBlocks := float64((int(ni) + ncMax - 1) / ncMax)
 			cost := mi*ni*float64(k) + weight(!transA)*mi*float64(k)*nBlocks + weight(transB)*ni*float64(k)
 			if best < 0 || cost < best {
 				best, tm, tn = cost, i, j

@@ -36,6 +36,8 @@ type Kernel struct {
 	wide *Kernel
 	// stream is set for the kernels beside which the streaming kernels run (AVX-512).
 	stream bool
+	// tuned holds the block sizes set by SetBlocks or read from the tuning cache, nil for mc, kc, nc.
+	tuned atomic.Pointer[Blocks]
 }
 
 // Name is the kernel's short name: "avx512bf16", "avx512", "avx2", "go".

@@ -50,7 +50,7 @@ Run "octet bench BENCHMARK -h" for the flags of one benchmark.`,
 	})
 	registerBench(&benchmark{
 		Name:      "gemm",
-		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE] [--threads=N] [--reps=N] [--trans-a] [--trans-b] [--kernel=NAME] [--weights] [--scale]",
+		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE] [--threads=N] [--reps=N] [--trans-a] [--trans-b] [--kernel=NAME] [--weights] [--scale] [--tune]",
 		Short:     "matrix multiply C = A*B with float32 accumulation (package gemm)",
 		Run:       benchGEMM,
 	})
@@ -102,6 +102,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	kernel := fs.String("kernel", "", "microkernel to use: "+kernelNames()+" (default: the fastest)")
 	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16) and time gemm.MatMulWeights")
 	scaled := fs.Bool("scale", false, "with --weights: a scale per column of B (int8 weight-only)")
+	tune := fs.Bool("tune", false, "first choose the kernel's block sizes by a short search (a few seconds) and keep them in the user cache directory, where every later product on this CPU finds them")
 	if err := inv.parse(fs, args); err != nil {
 		return err
 	}
@@ -138,6 +139,17 @@ func benchGEMM(inv *invocation, args []string) error {
 	}
 	defer gemm.SetThreads(gemm.SetThreads(*threads))
 
+	if *tune {
+		kern := gemm.KernelFor(types[0], types[1])
+		// Tune on a cube of 1024 (or of the product's largest dimension, when smaller).
+		size := min(1024, max(*m, *n, *k))
+		blocks, gflops := gemm.Tune(kern, size, 4*time.Second)
+		path, err := gemm.SaveTuning()
+		if err != nil {
+			return fmt.Errorf("saving the block sizes: %v", err)
+		}
+		fmt.Fprintf(inv.stdout, "tuned %s: %v (%.1f GFLOP/s at %d^3), saved in %s\n", kern, blocks, gflops, size, path)
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	a := randomTyped(rng, types[0], *m, *k, *transA)
 	b := randomTyped(rng, types[1], *k, *n, *transB)

@@ -87,3 +87,21 @@ func TestBenchParse(t *testing.T) {
 		t.Errorf("bad input: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestBenchGEMMTune runs the block-size search once, with the cache in a temporary directory, and checks
+// that it says what it chose and where it kept it.
+func TestBenchGEMMTune(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the search takes a few seconds")
+	}
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	t.Setenv("HOME", dir)
+	code, out, stderr := runOctet(t, "", "bench", "gemm", "--m=64", "--n=64", "--k=64", "--tune", "--kernel=go", "--reps=1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "tuned go 4x4: mc=") || !strings.Contains(out, dir) {
+		t.Errorf("output does not give the chosen sizes and the cache file under %s:\n%s", dir, out)
+	}
+}
