@@ -150,7 +150,9 @@ func Tune(k *Kernel, size int, budget time.Duration) (Blocks, float64) {
 		af.Data[i], bf.Data[i] = float32(rng.Float64()*2-1), float32(rng.Float64()*2-1)
 	}
 	c := NewMatrix(size, size, nil)
-	view := func(d []byte) Typed { return Typed{Type: dtype.F8E4M3FN, Data: d, Rows: size, Cols: size, Stride: size} }
+	view := func(d []byte) Typed {
+		return Typed{Type: dtype.F8E4M3FN, Data: d, Rows: size, Cols: size, Stride: size}
+	}
 	run := func() {
 		if k.bf16 {
 			matMul(k, Threads(), c.view(), view(aData).view("A"), view(bData).view("B"), 1, 0)
