@@ -73,33 +73,47 @@ func TestDotBF16Encoding(t *testing.T) {
 	}
 }
 
-// TestPairPacking checks the vector pair packers against the scalar definition, on lengths around the
-// vector width.
-func TestPairPacking(t *testing.T) {
-	rng := rand.New(rand.NewPCG(33, 34))
-	word := func() float32 { return math.Float32frombits(rng.Uint32() &^ 0xffff) }
-	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 100} {
-		src := make([]float32, n)
-		lo, hi := make([]float32, n), make([]float32, n)
-		for i := range src {
-			src[i], lo[i], hi[i] = word(), word(), word()
+// TestWordPacking checks the bf16 packers against their scalar definitions: the decoding of every code of
+// every type the bf16 kernel takes (with ragged tails), and the interleaving of two rows, on lengths around
+// the vector widths.
+func TestWordPacking(t *testing.T) {
+	data := make([]byte, 2*256+45)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	for _, typ := range dtype.All() {
+		if !bf16Exact[typ] || typ == dtype.BF16 {
+			continue
 		}
-		p := make([]float32, (n+1)/2)
-		pairs(p, src)
-		for q := range p {
-			want := math.Float32bits(src[2*q]) >> 16
-			if 2*q+1 < n {
-				want |= math.Float32bits(src[2*q+1])
+		v := Typed{Type: typ, Data: data, Rows: 1, Cols: len(data), Stride: len(data)}.view("A")
+		for _, n := range []int{1, 31, 32, 33, 100, len(data)} {
+			got := make([]uint16, n)
+			v.words(got, len(data)-n)
+			for i, g := range got {
+				want := uint16(math.Float32bits(typ.DecodeFloat32(uint64(data[len(data)-n+i]))) >> 16)
+				if g != want {
+					t.Fatalf("%v n=%d: code %#02x gives %#04x, want %#04x", typ, n, data[len(data)-n+i], g, want)
+				}
 			}
-			if got := math.Float32bits(p[q]); got != want {
-				t.Fatalf("pairs n=%d: [%d] = %#08x, want %#08x", n, q, got, want)
-			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(33, 34))
+	for _, n := range []int{0, 1, 15, 16, 17, 33, 100} {
+		lo, hi := make([]uint16, n), make([]uint16, n)
+		for i := range lo {
+			lo[i], hi[i] = uint16(rng.Uint32()), uint16(rng.Uint32())
 		}
 		d := make([]float32, n)
-		interleave(d, lo, hi)
+		interleaveW(d, lo, hi)
 		for j := range d {
-			if got, want := math.Float32bits(d[j]), math.Float32bits(bf16Pair(lo[j], hi[j])); got != want {
+			if got, want := math.Float32bits(d[j]), uint32(lo[j])|uint32(hi[j])<<16; got != want {
 				t.Fatalf("interleave n=%d: [%d] = %#08x, want %#08x", n, j, got, want)
+			}
+		}
+		interleaveW(d, lo, nil)
+		for j := range d {
+			if got := math.Float32bits(d[j]); got != uint32(lo[j]) {
+				t.Fatalf("interleave n=%d, no high half: [%d] = %#08x, want %#08x", n, j, got, lo[j])
 			}
 		}
 	}

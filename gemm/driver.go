@@ -56,7 +56,7 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *
 	mc := blocks(m, bl.MC, mr)
 	nc := blocks(n, bl.NC, nr)
 	kq := (kc + step - 1) / step
-	bufA, bufB, tmp := ws.get(mc*kq, kq*nc, max(16*kc+16*kq, 2*nc))
+	bufA, bufB, tmp := ws.get(mc*kq, kq*nc, max(16*kc+16, nc))
 	for jc := 0; jc < n; jc += nc {
 		ncur := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {

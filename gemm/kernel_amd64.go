@@ -64,37 +64,40 @@ func widenBF16Fast(dst []float32, src []byte) int {
 	return n
 }
 
-// pairsBF16 and interleaveBF16 are the AVX-512 pair packers in pack_bf16_amd64.s: n must be a multiple
-// of 16.
+// decodeWords and interleaveWords are the AVX-512 BW bf16 packers in pack_bf16_amd64.s: n must be a
+// multiple of 32 and 16.
 //
 //go:noescape
-func pairsBF16(dst, src *float32, n int)
+func decodeWords(dst *uint16, src *byte, n int, table *[256]uint16)
 
 //go:noescape
-func interleaveBF16(dst, lo, hi *float32, n int)
+func interleaveWords(dst *float32, lo, hi *uint16, n int)
 
-// pairsFast does what pairs does for a prefix of dst, 16 pairs at a time where the machine has AVX-512,
-// and returns its length.
-func pairsFast(dst, src []float32) int {
-	n := min(len(dst), len(src)/2) &^ 15
-	if !vectorPacking || n == 0 {
+// decodeWordsFast sets dst[i] = table[src[i]] for a prefix of src, 32 elements at a time where the machine
+// has the bf16 kernel, and returns its length.
+func decodeWordsFast(dst []uint16, src []byte, table *[256]uint16) int {
+	n := len(src) &^ 31
+	if !vectorPacking || !bf16Packing || n == 0 {
 		return 0
 	}
-	_, _ = dst[n-1], src[2*n-1]
-	pairsBF16(&dst[0], &src[0], n)
+	_ = dst[n-1]
+	decodeWords(&dst[0], &src[0], n, table)
 	return n
 }
 
-// interleaveFast does what interleave does for a prefix of dst, as pairsFast does.
-func interleaveFast(dst, lo, hi []float32) int {
+// interleaveWordsFast does what interleaveW does for a prefix of dst, 16 at a time, and returns its length.
+func interleaveWordsFast(dst []float32, lo, hi []uint16) int {
 	n := len(dst) &^ 15
-	if !vectorPacking || n == 0 {
+	if !vectorPacking || !bf16Packing || n == 0 {
 		return 0
 	}
 	_, _ = lo[n-1], hi[n-1]
-	interleaveBF16(&dst[0], &lo[0], &hi[0], n)
+	interleaveWords(&dst[0], &lo[0], &hi[0], n)
 	return n
 }
+
+// bf16Packing reports whether the machine has the bf16 kernel, and with it AVX-512 BW for its packers.
+var bf16Packing bool
 
 // vectorPacking reports whether packing may use the AVX-512 transposer and decoders (the machine has
 // AVX-512; tests turn it off to exercise the portable code).
@@ -144,13 +147,14 @@ func init() {
 	const avx2, avx512f, avx512bw, avx512bf16 = 1 << 5, 1 << 16, 1 << 30, 1 << 5
 	hasAVX2 := osAVX && ecx1&(fma|avx) == fma|avx && ebx7&avx2 != 0
 	hasAVX512 := osAVX512 && ebx7&avx512f != 0
-	hasBF16 := hasAVX512 && eax71&avx512bf16 != 0
+	hasBW := hasAVX512 && ebx7&avx512bw != 0
+	hasBF16 := hasBW && eax71&avx512bf16 != 0 // the packers need BW; every CPU with BF16 has it
 	for _, f := range []struct {
 		name string
 		has  bool
 	}{
 		{"avx2", hasAVX2}, {"fma", hasAVX2}, {"avx512f", hasAVX512},
-		{"avx512bw", hasAVX512 && ebx7&avx512bw != 0}, {"avx512bf16", hasBF16},
+		{"avx512bw", hasBW}, {"avx512bf16", eax71&avx512bf16 != 0 && hasAVX512},
 	} {
 		if f.has {
 			cpuFeatures = append(cpuFeatures, f.name)
@@ -159,6 +163,7 @@ func init() {
 	var ks []*Kernel
 	if hasBF16 {
 		ks = append(ks, bf16Kernel)
+		bf16Packing = true
 	}
 	if hasAVX512 {
 		ks = append(ks, avx512Kernel)

@@ -15,6 +15,6 @@ func decodeBytesFast(dst []float32, src []byte, table *[256]float32) int { retur
 
 func widenBF16Fast(dst []float32, src []byte) int { return 0 }
 
-func pairsFast(dst, src []float32) int { return 0 }
+func decodeWordsFast(dst []uint16, src []byte, table *[256]uint16) int { return 0 }
 
-func interleaveFast(dst, lo, hi []float32) int { return 0 }
+func interleaveWordsFast(dst []float32, lo, hi []uint16) int { return 0 }
