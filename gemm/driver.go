@@ -159,6 +159,7 @@ func (t *task) run() {
 // both pending (for a caller that spins) and wg (for one that sleeps).
 type job struct {
 	tasks   []task
+	src     streamSource // what streaming tasks read, held here so that the caller's stays on its stack
 	pending atomic.Int64
 	wg      sync.WaitGroup
 }
@@ -236,6 +237,7 @@ func runJob(j *job) {
 	j.wg.Wait()
 	clear(j.tasks) // drop references to the caller's matrices
 	j.tasks = j.tasks[:0]
+	j.src = streamSource{}
 	jobs.Put(j)
 }
 

@@ -49,6 +49,7 @@ type Weights struct {
 	rows, cols int
 	data       []byte    // ceil(cols/64) panels of rows x 64 elements, zero past the last column
 	scale      []float32 // one per column, or nil
+	src        streamSource
 }
 
 // WeightTypes are the element types PackWeights accepts: FP8 (f8e4m3fn, f8e5m2), s8 (int8 weight-only,
@@ -92,6 +93,7 @@ func PackWeights(b Typed, scale []float32) *Weights {
 			}
 		}
 	}
+	w.src = streamSource{typ: w.typ, size: size, k: w.rows, n: w.cols, data: w.data, packed: true, scale: w.scale}
 	return w
 }
 
@@ -119,10 +121,9 @@ func MatMulWeights(c Matrix, a Typed, w *Weights, alpha, beta float32) {
 		scale(cv, beta)
 		return
 	}
-	src := streamSource{typ: w.typ, size: w.typ.ByteSize(), k: w.rows, n: w.cols, data: w.data, packed: true, scale: w.scale}
 	for i0 := 0; i0 < cv.rows; i0 += streamMaxRows {
 		i1 := min(i0+streamMaxRows, cv.rows)
-		stream(current(), Threads(), cv.sub(i0, i1, 0, cv.cols), av.sub(i0, i1, 0, av.cols), &src, alpha, beta)
+		stream(current(), Threads(), cv.sub(i0, i1, 0, cv.cols), av.sub(i0, i1, 0, av.cols), &w.src, alpha, beta)
 	}
 }
 
@@ -194,8 +195,9 @@ func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32
 		return
 	}
 	j := jobs.Get().(*job)
+	j.src = *s
 	for i := 0; i < t; i++ {
-		j.tasks = append(j.tasks, task{kern: kern, c: c, stream: s, packedA: bufA[:r*k],
+		j.tasks = append(j.tasks, task{kern: kern, c: c, stream: &j.src, packedA: bufA[:r*k],
 			p0: i * panels / t, p1: (i + 1) * panels / t, alpha: alpha, beta: beta})
 	}
 	runJob(j)

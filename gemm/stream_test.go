@@ -176,3 +176,26 @@ func containsString(s, sub string) bool {
 	}
 	return false
 }
+
+// TestStreamNoAllocations checks that streamed products, like the blocked ones, allocate nothing in the
+// steady state.
+func TestStreamNoAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items at random under the race detector")
+	}
+	defer SetThreads(SetThreads(2))
+	rng := rand.New(rand.NewPCG(45, 46))
+	a := TypedOf(operand{4, 1000, false, 0}.build(rng, 0))
+	b, _ := randomTyped(rng, dtype.F8E4M3FN, 1000, 1200, false, 0, 0)
+	w := PackWeights(b, nil)
+	c := NewMatrix(4, 1200, nil)
+	for name, f := range map[string]func(){
+		"MatMulTyped":   func() { MatMulTyped(c, a, b, 1, 0) },
+		"MatMulWeights": func() { MatMulWeights(c, a, w, 1, 0) },
+	} {
+		f()
+		if n := testing.AllocsPerRun(20, f); n > 0 {
+			t.Errorf("%s: %v allocations per call", name, n)
+		}
+	}
+}
