@@ -137,15 +137,16 @@ type task struct {
 	ep                        *Epilogue // with the position of c in the whole C
 	ei, ej                    int
 	job                       *job // the job the task belongs to, when a worker runs it
-	// A streaming task runs panels [p0, p1) of stream against the packed A.
-	stream  *streamSource
-	packedA []float32
-	p0, p1  int
+	// A streaming task runs panels [p0, p1) of stream through streamKernel against the packed A.
+	stream       *streamSource
+	streamKernel streamKernel
+	packedA      []float32
+	p0, p1       int
 }
 
 func (t *task) run() {
 	if t.stream != nil {
-		streamPanels(t.kern, t.c, t.packedA, t.stream, t.p0, t.p1, t.alpha, t.beta)
+		streamPanels(t.kern, t.streamKernel, t.c, t.packedA, t.stream, t.p0, t.p1, t.alpha, t.beta)
 		return
 	}
 	ws := workspaces.Get().(*workspace)

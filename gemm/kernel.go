@@ -34,8 +34,11 @@ type Kernel struct {
 	// the operands that are not bf16 values.
 	bf16 bool
 	wide *Kernel
-	// stream is set for the kernels beside which the streaming kernels run (AVX-512).
-	stream bool
+	// streams are the streaming kernels for products of few rows, by element type of B, fewest rows
+	// first (nil for none).
+	streams map[dtype.Type][]streamKernel
+	// streamISA names them: "avx512", "avx2".
+	streamISA string
 	// tuned holds the block sizes set by SetBlocks or read from the tuning cache, nil for mc, kc, nc.
 	tuned atomic.Pointer[Blocks]
 }

@@ -122,12 +122,12 @@ func transposeFast(dst []float32, step int, src *[16][]float32, n, groups int) {
 // reasonable on Intel cores of the same generations: the kc x nr micro-panel of B stays in L1 and the
 // mc x kc block of A in half of L2.
 var (
-	avx512Kernel = &Kernel{name: "avx512", mr: 14, nr: 32, mc: 14 * 24, kc: 256, nc: 2048, tile: tileAVX512, stream: true}
+	avx512Kernel = &Kernel{name: "avx512", mr: 14, nr: 32, mc: 14 * 24, kc: 256, nc: 2048, tile: tileAVX512}
 	avx2Kernel   = &Kernel{name: "avx2", mr: 6, nr: 16, mc: 6 * 24, kc: 256, nc: 2048, tile: tileAVX2}
 	// The bf16 kernel's kc counts elements of k, two to a packed step: its panels take the bytes of the
 	// float32 kernel's.
 	bf16Kernel = &Kernel{name: "avx512bf16", mr: 14, nr: 32, mc: 14 * 24, kc: 512, nc: 2048, tile: tileBF16,
-		bf16: true, wide: avx512Kernel, stream: true}
+		bf16: true, wide: avx512Kernel}
 )
 
 func init() {

@@ -20,25 +20,35 @@ const streamPanel = 64
 // algorithm, and MatMulWeights runs them 16 rows at a time.
 const streamMaxRows = 16
 
-// A streamFunc is a streaming kernel (stream_amd64.s): it sums, for every one of its rows r and its columns
-// j, a(r, p)*b(p, j) over p < k, in order of p, into out. a holds k groups of R elements; b points at
-// element (0, 0) of the panel, bstride bytes between consecutive p. k > 0.
+// A streamFunc is a streaming kernel (stream_amd64.s, stream_avx2_amd64.s): it adds to out, for every one
+// of its rows r and columns j, a(r, p)*b(p, j) summed over p < k in order of p. a holds k groups of R
+// elements; b points at element (0, 0) of the columns, bstride bytes between consecutive p. k > 0.
 type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
 
-// streamKernels holds, for each element type of B that has them, the streaming kernels for R = 1, 4 and
-// 16 rows (64, 64 and 16 columns). It is empty where the machine has no AVX-512; the products then run
-// panel by panel on the blocked algorithm.
-var streamKernels map[dtype.Type]*[3]streamFunc
+// A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
+// sums in out as rows x cols, row-major.
+type streamKernel struct {
+	rows, cols int
+	fn         streamFunc
+}
 
-// streamRows returns the row count R of the kernel that serves m rows, and its index in streamKernels.
-func streamRows(m int) (r, index int) {
-	switch {
-	case m <= 1:
-		return 1, 0
-	case m <= 4:
-		return 4, 1
+// streamFallback is the tile of the products streamed on a kernel without streaming kernels: the blocked
+// algorithm, panel by panel.
+var streamFallback = streamKernel{rows: streamMaxRows, cols: streamPanel}
+
+// streamFor returns the streaming kernel of kern for m rows of B's type t: the smallest that covers m rows,
+// else the largest (run on groups of rows), and false when kern has none for t.
+func (k *Kernel) streamFor(t dtype.Type, m int) (streamKernel, bool) {
+	set := k.streams[t]
+	if len(set) == 0 {
+		return streamFallback, false
 	}
-	return 16, 2
+	for _, sk := range set {
+		if sk.rows >= m {
+			return sk, true
+		}
+	}
+	return set[len(set)-1], true
 }
 
 // Weights is a K x N matrix B laid out for products with few rows (MatMulWeights): in its own element
@@ -128,9 +138,9 @@ func MatMulWeights(c Matrix, a Typed, w *Weights, alpha, beta float32) {
 }
 
 // streams reports whether MatMulTyped streams B for a product of m rows with kern: few rows, B in a type
-// that has streaming kernels, stored row-major, and kern an AVX-512 kernel.
+// that kern has streaming kernels for, stored row-major.
 func streams(kern *Kernel, m int, b *view) bool {
-	return kern.stream && vectorPacking && m <= streamMaxRows && !b.trans && b.f32 == nil && streamKernels[b.typ] != nil
+	return m <= streamMaxRows && !b.trans && b.f32 == nil && kern.streams[b.typ] != nil
 }
 
 // A streamSource is B as the streaming code reads it: packed panels (Weights), or a row-major matrix
@@ -179,28 +189,33 @@ func (s *streamSource) panel(p int, buf *[]byte) (v view, ptr *byte, bstride int
 // shared among at most t goroutines. m, n and k are nonzero.
 func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32) {
 	m, k := c.rows, a.cols
-	r, _ := streamRows(m)
+	sk, _ := kern.streamFor(s.typ, m)
 	ws := workspaces.Get().(*workspace)
 	defer workspaces.Put(ws)
-	// A, packed k-major, rows past m zero: read by every goroutine.
-	bufA, _, tmp := ws.get(r*k, 0, 16*k)
-	packA(bufA, &a, m, k, r, tmp)
 	panels := (s.n + streamPanel - 1) / streamPanel
 	if float64(m)*float64(s.n)*float64(k) < parallelMin {
 		t = 1
 	}
 	t = min(t, panels)
-	if t <= 1 {
-		streamPanels(kern, c, bufA[:r*k], s, 0, panels, alpha, beta)
-		return
+	// A kernel of fewer rows than m streams B once per group of its rows.
+	for i0 := 0; i0 < m; i0 += sk.rows {
+		rows := min(sk.rows, m-i0)
+		cg, ag := c.sub(i0, i0+rows, 0, c.cols), a.sub(i0, i0+rows, 0, k)
+		// A, packed k-major, rows past m zero: read by every goroutine.
+		bufA, _, tmp := ws.get(sk.rows*k, 0, 16*k)
+		packA(bufA, &ag, rows, k, sk.rows, tmp)
+		if t <= 1 {
+			streamPanels(kern, sk, cg, bufA[:sk.rows*k], s, 0, panels, alpha, beta)
+			continue
+		}
+		j := jobs.Get().(*job)
+		j.src = *s
+		for i := 0; i < t; i++ {
+			j.tasks = append(j.tasks, task{kern: kern, c: cg, stream: &j.src, streamKernel: sk, packedA: bufA[:sk.rows*k],
+				p0: i * panels / t, p1: (i + 1) * panels / t, alpha: alpha, beta: beta})
+		}
+		runJob(j)
 	}
-	j := jobs.Get().(*job)
-	j.src = *s
-	for i := 0; i < t; i++ {
-		j.tasks = append(j.tasks, task{kern: kern, c: c, stream: &j.src, packedA: bufA[:r*k],
-			p0: i * panels / t, p1: (i + 1) * panels / t, alpha: alpha, beta: beta})
-	}
-	runJob(j)
 }
 
 // A streamWork is one goroutine's buffers for streaming: the sums of its panels, and a padded copy of a
@@ -222,33 +237,32 @@ type streamPanelRef struct {
 // prefetchers follow and the TLB holds, and the block of A stays in L1.
 const streamBlock = 256
 
-// streamPanels runs panels [p0, p1) of s against the packed A (k groups of R rows) and stores them into c.
-func streamPanels(kern *Kernel, c view, packedA []float32, s *streamSource, p0, p1 int, alpha, beta float32) {
+// streamPanels runs panels [p0, p1) of s through sk against the packed A (k groups of sk.rows rows) and
+// stores them into c.
+func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *streamSource, p0, p1 int, alpha, beta float32) {
 	m, k := c.rows, s.k
-	r, index := streamRows(m)
-	fns := streamKernels[s.typ]
 	ws := workspaces.Get().(*workspace)
 	defer workspaces.Put(ws)
 	if ws.stream == nil {
 		ws.stream = new(streamWork)
 	}
 	sw := ws.stream
-	// Each panel's sums: R rows of 64 (R1, R4), or 4 blocks of 16 x 16 (R16).
-	size := r * streamPanel
+	// Each panel's sums: 64/cols blocks of rows x cols.
+	size := sk.rows * streamPanel
 	if len(sw.acc) < (p1-p0)*size {
 		sw.acc = alignedFloats((p1 - p0) * size)
 	}
 	acc := sw.acc[:(p1-p0)*size]
-	if fns == nil || !vectorPacking || !kern.stream {
+	if sk.fn == nil {
 		// No streaming kernel: the blocked algorithm on each panel, with A as packed (k-major, R
 		// rows: a transposed view).
-		av := view{f32: packedA, rows: m, cols: k, stride: r, trans: true}
+		av := view{f32: packedA, rows: m, cols: k, stride: sk.rows, trans: true}
 		for p := p0; p < p1; p++ {
 			v, _, _ := s.panel(p, &sw.buf)
 			ov := view{f32: acc[(p-p0)*size:], rows: m, cols: v.cols, stride: streamPanel}
 			serial(kern.forTypes(dtype.F32, s.typ), ws, ov, av, v, 1, 0, nil, 0, 0)
 		}
-		storePanels(c, acc, s, p0, p1, m, streamPanel, alpha, beta)
+		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
 		return
 	}
 	clear(acc)
@@ -257,47 +271,33 @@ func streamPanels(kern *Kernel, c view, packedA []float32, s *streamSource, p0, 
 		_, ptr, bstride := s.panel(p, &sw.buf)
 		sw.panels = append(sw.panels, streamPanelRef{ptr, bstride})
 	}
-	fn := fns[index]
 	for kb := 0; kb < k; kb += streamBlock {
 		kn := min(streamBlock, k-kb)
-		a := &packedA[kb*r]
+		a := &packedA[kb*sk.rows]
 		for i, ref := range sw.panels {
 			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
 			out := acc[i*size : (i+1)*size]
-			if r < 16 {
-				fn(kn, a, (*byte)(b), ref.bstride, &out[0])
-				continue
-			}
-			// The 16-row kernel covers 16 columns at a time.
-			for q := 0; q < streamPanel; q += 16 {
-				fn(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*16])
+			for q := 0; q < streamPanel; q += sk.cols {
+				sk.fn(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*sk.rows])
 			}
 		}
 	}
-	step := streamPanel
-	if r == 16 {
-		step = 16
-	}
-	storePanels(c, acc, s, p0, p1, m, step, alpha, beta)
+	storePanels(c, acc, s, sk, p0, p1, alpha, beta)
 }
 
-// storePanels sets C = alpha*acc*diag(scale) + beta*C for panels [p0, p1), whose sums acc holds as R rows
-// of step columns in blocks of 16 x 16 (step 16) or of 64 (step 64).
-func storePanels(c view, acc []float32, s *streamSource, p0, p1, m, step int, alpha, beta float32) {
-	r, _ := streamRows(m)
-	size := r * streamPanel
+// storePanels sets C = alpha*acc*diag(scale) + beta*C for panels [p0, p1), whose sums acc holds as sk
+// leaves them: per panel, 64/cols blocks of rows x cols.
+func storePanels(c view, acc []float32, s *streamSource, sk streamKernel, p0, p1 int, alpha, beta float32) {
+	size := sk.rows * streamPanel
+	block := sk.rows * sk.cols
 	for p := p0; p < p1; p++ {
 		j0 := p * streamPanel
 		cols := min(streamPanel, s.n-j0)
 		out := acc[(p-p0)*size : (p-p0+1)*size]
-		for i := 0; i < m; i++ {
+		for i := 0; i < c.rows; i++ {
 			row := c.f32[i*c.stride+j0 : i*c.stride+j0+cols]
 			for j := range row {
-				o := i*step + j
-				if step == 16 {
-					o = j/16*256 + i*16 + j%16
-				}
-				v := alpha * out[o]
+				v := alpha * out[j/sk.cols*block+i*sk.cols+j%sk.cols]
 				if s.scale != nil {
 					v *= s.scale[j0+j]
 				}

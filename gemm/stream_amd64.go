@@ -46,10 +46,13 @@ func init() {
 	if !vectorPacking {
 		return
 	}
-	streamKernels = map[dtype.Type]*[3]streamFunc{
-		dtype.F8E4M3FN: {streamF8E4M3FNR1, streamF8E4M3FNR4, streamF8E4M3FNR16},
-		dtype.F8E5M2:   {streamF8E5M2R1, streamF8E5M2R4, streamF8E5M2R16},
-		dtype.S8:       {streamS8R1, streamS8R4, streamS8R16},
-		dtype.BF16:     {streamBF16R1, streamBF16R4, streamBF16R16},
+	set := map[dtype.Type][]streamKernel{
+		dtype.F8E4M3FN: {{1, 64, streamF8E4M3FNR1}, {4, 64, streamF8E4M3FNR4}, {16, 16, streamF8E4M3FNR16}},
+		dtype.F8E5M2:   {{1, 64, streamF8E5M2R1}, {4, 64, streamF8E5M2R4}, {16, 16, streamF8E5M2R16}},
+		dtype.S8:       {{1, 64, streamS8R1}, {4, 64, streamS8R4}, {16, 16, streamS8R16}},
+		dtype.BF16:     {{1, 64, streamBF16R1}, {4, 64, streamBF16R4}, {16, 16, streamBF16R16}},
+	}
+	for _, k := range []*Kernel{avx512Kernel, bf16Kernel} {
+		k.streams, k.streamISA = set, "avx512"
 	}
 }

@@ -203,12 +203,12 @@ func MatMulTyped(c Matrix, a, b Typed, alpha, beta float32) {
 
 // KernelName describes the kernel MatMulTyped runs for a product of m rows with operands of types a and b
 // (B stored transposed when transB): the name and tile of a blocked kernel ("avx512bf16 14x32"), or the
-// streaming kernel and its rows ("stream-avx512 16 rows"), which MatMulWeights runs too, 16 rows at a time.
+// streaming kernel and its tile ("stream-avx512 16x16"), which MatMulWeights runs too.
 func KernelName(m int, a, b dtype.Type, transB bool) string {
 	kern := current()
 	if streams(kern, m, &view{typ: b, trans: transB}) {
-		r, _ := streamRows(m)
-		return fmt.Sprintf("stream-avx512 %d rows", r)
+		sk, _ := kern.streamFor(b, m)
+		return fmt.Sprintf("stream-%s %dx%d", kern.streamISA, sk.rows, sk.cols)
 	}
 	return kern.forTypes(a, b).String()
 }
