@@ -99,6 +99,10 @@ func interleaveWordsFast(dst []float32, lo, hi []uint16) int {
 // bf16Packing reports whether the machine has the bf16 kernel, and with it AVX-512 BW for its packers.
 var bf16Packing bool
 
+// hasF16C reports whether the machine converts binary16 in vector registers (VCVTPH2PS), which the
+// streaming kernels for f8e5m2 use.
+var hasF16C bool
+
 // vectorPacking reports whether packing may use the AVX-512 transposer and decoders (the machine has
 // AVX-512; tests turn it off to exercise the portable code).
 var vectorPacking bool
@@ -134,7 +138,7 @@ func init() {
 	cpuName = brand()
 	maxLeaf, _, _, _ := cpuid(0, 0)
 	_, _, ecx1, _ := cpuid(1, 0)
-	const osxsave, fma, avx = 1 << 27, 1 << 12, 1 << 28
+	const osxsave, fma, avx, f16c = 1 << 27, 1 << 12, 1 << 28, 1 << 29
 	if maxLeaf < 7 || ecx1&osxsave == 0 {
 		return
 	}
@@ -146,6 +150,7 @@ func init() {
 	osAVX512 := osAVX && xcr0&0xe0 == 0xe0
 	const avx2, avx512f, avx512bw, avx512bf16 = 1 << 5, 1 << 16, 1 << 30, 1 << 5
 	hasAVX2 := osAVX && ecx1&(fma|avx) == fma|avx && ebx7&avx2 != 0
+	hasF16C = hasAVX2 && ecx1&f16c != 0
 	hasAVX512 := osAVX512 && ebx7&avx512f != 0
 	hasBW := hasAVX512 && ebx7&avx512bw != 0
 	hasBF16 := hasBW && eax71&avx512bf16 != 0 // the packers need BW; every CPU with BF16 has it
@@ -153,7 +158,7 @@ func init() {
 		name string
 		has  bool
 	}{
-		{"avx2", hasAVX2}, {"fma", hasAVX2}, {"avx512f", hasAVX512},
+		{"avx2", hasAVX2}, {"fma", hasAVX2}, {"f16c", hasF16C}, {"avx512f", hasAVX512},
 		{"avx512bw", hasBW}, {"avx512bf16", eax71&avx512bf16 != 0 && hasAVX512},
 	} {
 		if f.has {

@@ -42,7 +42,41 @@ func streamBF16R4(k int, a *float32, b *byte, bstride int, out *float32)
 //go:noescape
 func streamBF16R16(k int, a *float32, b *byte, bstride int, out *float32)
 
+// The AVX2 streaming kernels of stream_avx2_amd64.s.
+
+//go:noescape
+func stream2F8E4M3FNR1(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
+func stream2F8E4M3FNR4(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
+func stream2F8E5M2R1(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
+func stream2F8E5M2R4(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
+func stream2S8R1(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
+func stream2S8R4(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
+func stream2BF16R1(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
+func stream2BF16R4(k int, a *float32, b *byte, bstride int, out *float32)
+
 func init() {
+	if hasAVX2Kernel() && hasF16C {
+		avx2Kernel.streams, avx2Kernel.streamISA = map[dtype.Type][]streamKernel{
+			dtype.F8E4M3FN: {{1, 64, stream2F8E4M3FNR1}, {4, 16, stream2F8E4M3FNR4}},
+			dtype.F8E5M2:   {{1, 64, stream2F8E5M2R1}, {4, 16, stream2F8E5M2R4}},
+			dtype.S8:       {{1, 64, stream2S8R1}, {4, 16, stream2S8R4}},
+			dtype.BF16:     {{1, 64, stream2BF16R1}, {4, 16, stream2BF16R4}},
+		}, "avx2"
+	}
 	if !vectorPacking {
 		return
 	}
@@ -55,4 +89,14 @@ func init() {
 	for _, k := range []*Kernel{avx512Kernel, bf16Kernel} {
 		k.streams, k.streamISA = set, "avx512"
 	}
+}
+
+// hasAVX2Kernel reports whether the machine runs the AVX2 kernels.
+func hasAVX2Kernel() bool {
+	for _, k := range available {
+		if k == avx2Kernel {
+			return true
+		}
+	}
+	return false
 }
