@@ -33,9 +33,11 @@
 // them.
 //
 // Products of at most 16 rows by a B of f8e4m3fn, f8e5m2, s8 or bf16 (inference's decode steps) are bound by
-// reading B, not by arithmetic: on AVX-512 they are streamed instead (MatMulTyped with a row-major B, or
-// MatMulWeights): every element of B is read once in its own type, decoded in registers and multiplied at
-// once, panels of 64 columns shared among the cores, with an optional scale per output channel.
+// reading B, not by arithmetic: with AVX-512 or AVX2 they are streamed instead (MatMulTyped with a
+// row-major B, or MatMulWeights): every element of B is read once in its own type, decoded in registers
+// (bit manipulation, not tables) and multiplied at once, panels of 64 columns shared among the cores, with
+// an optional scale per output channel. Without AVX-512, packing decodes f8e4m3fn, f8e5m2 and bf16 with
+// AVX2 the same way.
 //
 // # Numerics
 //

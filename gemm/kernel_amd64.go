@@ -2,7 +2,11 @@
 
 package gemm
 
-import "strings"
+import (
+	"strings"
+
+	"octet/dtype"
+)
 
 // cpuid executes the CPUID instruction for leaf and subleaf.
 func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
@@ -41,9 +45,22 @@ func decodeBytes(dst *float32, src *byte, n int, table *[256]float32)
 func widenBF16(dst *float32, src *byte, n int)
 
 // decodeBytesFast sets dst[i] = table[src[i]] for a prefix of src, 16 elements at a time where the machine
-// has AVX-512, and returns its length.
+// has AVX-512 (or, for f8e4m3fn and f8e5m2, AVX2), and returns its length.
 func decodeBytesFast(dst []float32, src []byte, table *[256]float32) int {
 	n := len(src) &^ 15
+	if !vectorPacking && avx2Decoding && n > 0 {
+		// Without AVX-512, the two FP8 formats of GEMMs are decoded by bit manipulation, 8 at a time.
+		switch table {
+		case dtype.DecodeTable(dtype.F8E4M3FN):
+			_ = dst[n-1]
+			decodeF8E4M3FNAVX2(&dst[0], &src[0], n)
+			return n
+		case dtype.DecodeTable(dtype.F8E5M2):
+			_ = dst[n-1]
+			decodeF8E5M2AVX2(&dst[0], &src[0], n)
+			return n
+		}
+	}
 	if !vectorPacking || n == 0 {
 		return 0
 	}
@@ -56,6 +73,11 @@ func decodeBytesFast(dst []float32, src []byte, table *[256]float32) int {
 // returns its length in elements.
 func widenBF16Fast(dst []float32, src []byte) int {
 	n := len(src) / 2 &^ 15
+	if !vectorPacking && avx2Decoding && n > 0 {
+		_ = dst[n-1]
+		widenBF16AVX2(&dst[0], &src[0], n)
+		return n
+	}
 	if !vectorPacking || n == 0 {
 		return 0
 	}

@@ -68,7 +68,23 @@ func stream2BF16R1(k int, a *float32, b *byte, bstride int, out *float32)
 //go:noescape
 func stream2BF16R4(k int, a *float32, b *byte, bstride int, out *float32)
 
+// The AVX2 decoders of stream_avx2_amd64.s: n must be a multiple of 8.
+//
+//go:noescape
+func decodeF8E4M3FNAVX2(dst *float32, src *byte, n int)
+
+//go:noescape
+func decodeF8E5M2AVX2(dst *float32, src *byte, n int)
+
+//go:noescape
+func widenBF16AVX2(dst *float32, src *byte, n int)
+
+// avx2Decoding reports whether packing decodes f8e4m3fn, f8e5m2 and bf16 with the AVX2 decoders, where the
+// AVX-512 ones are not used.
+var avx2Decoding bool
+
 func init() {
+	avx2Decoding = hasAVX2Kernel() && hasF16C
 	if hasAVX2Kernel() && hasF16C {
 		avx2Kernel.streams, avx2Kernel.streamISA = map[dtype.Type][]streamKernel{
 			dtype.F8E4M3FN: {{1, 64, stream2F8E4M3FNR1}, {4, 16, stream2F8E4M3FNR4}},

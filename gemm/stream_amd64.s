@@ -14,7 +14,8 @@
 // Decoding, 16 elements into a zmm register z (Z24 and K1 are scratch):
 //   f8e4m3fn: sign-extend the byte; the magnitude bits (x<<25)>>5 are a float32 whose value is 2^-120
 //             times the element's (subnormals included), with the sign merged from the extended byte;
-//             multiplying by 2^120 is exact. The NaN code (magnitude 0x7f) becomes a NaN of its sign.
+//             multiplying by 2^120 is exact. The NaN code (magnitude 0x7f) becomes the quiet NaN of its
+//             sign (magnitude cleared, then 0x7fc00000 set).
 //   f8e5m2:   the element is the high byte of a binary16: VCVTPH2PS widens it exactly, NaN and infinities
 //             included.
 //   s8:       VCVTDQ2PS of the sign-extended byte (exact).
@@ -26,6 +27,7 @@
 	VPSLLD $25, z, Z24; \
 	VPSRLD $5, Z24, Z24; \
 	VPCMPEQD Z30, Z24, K1; \
+	VPXORD Z24, Z24, K1, Z24; \
 	VPTERNLOGD $0xf8, Z28, z, Z24; \
 	VMULPS Z29, Z24, z; \
 	VPORD Z31, z, K1, z

@@ -10,13 +10,15 @@
 // func stream2TYPERn(k int, a *float32, b *byte, bstride int, out *float32)
 //
 // Decoding (Y10, Y11 scratch; constants Y12 sign bit, Y13 2^120, Y14 NaN magnitude 0x7f<<20, Y15 quiet
-// NaN) is that of the AVX-512 kernels, with vector masks for the NaN code of f8e4m3fn.
+// NaN) is that of the AVX-512 kernels, with vector masks for the NaN code of f8e4m3fn, whose magnitude is
+// cleared so that it becomes the quiet NaN of its sign, exactly as package dtype decodes it.
 
 #define DEC2_F8E4M3FN(off, y, x) \
 	VPMOVSXBD off(BX), y; \
 	VPSLLD $25, y, Y10; \
 	VPSRLD $5, Y10, Y10; \
 	VPCMPEQD Y14, Y10, Y11; \
+	VPANDN Y10, Y11, Y10; \
 	VPAND Y12, y, y; \
 	VPOR Y10, y, y; \
 	VMULPS Y13, y, y; \
@@ -393,5 +395,111 @@ loop:
 	VMOVUPS Y5, 160(DI)
 	VMOVUPS Y6, 192(DI)
 	VMOVUPS Y7, 224(DI)
+	VZEROUPPER
+	RET
+
+// The AVX2 decoders for packing, where the machine has no AVX-512: the same decoding, 8 elements at a
+// time (n a multiple of 8), stored as float32.
+
+// func decodeF8E4M3FNAVX2(dst *float32, src *byte, n int)
+TEXT ·decodeF8E4M3FNAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), BX
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JZ   done
+	MOVL $0x80000000, R8
+	MOVQ R8, X12
+	VPBROADCASTD X12, Y12
+	MOVL $0x7b800000, R8
+	MOVQ R8, X13
+	VPBROADCASTD X13, Y13
+	MOVL $0x07f00000, R8
+	MOVQ R8, X14
+	VPBROADCASTD X14, Y14
+	MOVL $0x7fc00000, R8
+	MOVQ R8, X15
+	VPBROADCASTD X15, Y15
+
+loop:
+	DEC2_F8E4M3FN(0, Y0, X0)
+	VMOVUPS Y0, (DI)
+	ADDQ $8, BX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func decodeF8E5M2AVX2(dst *float32, src *byte, n int)
+TEXT ·decodeF8E5M2AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), BX
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JZ   done
+	MOVL $0x80000000, R8
+	MOVQ R8, X12
+	VPBROADCASTD X12, Y12
+	MOVL $0x7b800000, R8
+	MOVQ R8, X13
+	VPBROADCASTD X13, Y13
+	MOVL $0x07f00000, R8
+	MOVQ R8, X14
+	VPBROADCASTD X14, Y14
+	MOVL $0x7fc00000, R8
+	MOVQ R8, X15
+	VPBROADCASTD X15, Y15
+
+	MOVL $0x003fffff, R8 // the payload bits below the quiet bit
+	MOVQ R8, X13
+	VPBROADCASTD X13, Y13
+
+loop:
+	DEC2_F8E5M2(0, Y0, X0)
+	VCMPPS $3, Y0, Y0, Y11 // NaN lanes: canonical NaN of their sign, as package dtype decodes them
+	VPAND  Y13, Y11, Y11
+	VPANDN Y0, Y11, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $8, BX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func widenBF16AVX2(dst *float32, src *byte, n int)
+TEXT ·widenBF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), BX
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JZ   done
+	MOVL $0x80000000, R8
+	MOVQ R8, X12
+	VPBROADCASTD X12, Y12
+	MOVL $0x7b800000, R8
+	MOVQ R8, X13
+	VPBROADCASTD X13, Y13
+	MOVL $0x07f00000, R8
+	MOVQ R8, X14
+	VPBROADCASTD X14, Y14
+	MOVL $0x7fc00000, R8
+	MOVQ R8, X15
+	VPBROADCASTD X15, Y15
+
+loop:
+	DEC2_BF16(0, Y0, X0)
+	VMOVUPS Y0, (DI)
+	ADDQ $16, BX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
+
+done:
 	VZEROUPPER
 	RET

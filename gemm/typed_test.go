@@ -104,8 +104,25 @@ func TestMatMulTyped(t *testing.T) {
 }
 
 // TestDecode16 checks the bf16 and f16 decoding of packing against package dtype for every code, NaN
-// payloads included, through both the aligned (in place) and the unaligned path.
+// payloads included, through both the aligned (in place) and the unaligned path, with and without AVX-512.
 func TestDecode16(t *testing.T) {
+	withPacking(t, testDecode16)
+}
+
+// withPacking runs f with the packing this machine does, and where that is AVX-512, once more with the
+// packing of a machine without it (AVX2 decoders, or Go).
+func withPacking(t *testing.T, f func(t *testing.T)) {
+	t.Run("native", f)
+	if vectorPacking {
+		t.Run("no-avx512", func(t *testing.T) {
+			vectorPacking = false
+			defer func() { vectorPacking = true }()
+			f(t)
+		})
+	}
+}
+
+func testDecode16(t *testing.T) {
 	for _, typ := range []dtype.Type{dtype.BF16, dtype.F16} {
 		raw := make([]byte, 1+2<<16)
 		for skew := 0; skew < 2; skew++ {
@@ -127,8 +144,13 @@ func TestDecode16(t *testing.T) {
 }
 
 // TestDecode8 checks the decoding of every code of every type of 8 bits or fewer against package dtype,
-// in runs long enough for the vector path and with a ragged tail for the scalar one.
+// in runs long enough for the vector path and with a ragged tail for the scalar one, with and without
+// AVX-512.
 func TestDecode8(t *testing.T) {
+	withPacking(t, testDecode8)
+}
+
+func testDecode8(t *testing.T) {
 	data := make([]byte, 2*256+7)
 	for i := range data {
 		data[i] = byte(i * 7)
