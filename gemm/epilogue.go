@@ -57,9 +57,8 @@ type Epilogue struct {
 }
 
 // MatMulEpilogue computes the product A*B (A and B of any type MatMulTyped takes) into C (M x N float32,
-// its initial contents never read) and finishes every element with ep. C holds the sums s (the last block
-// of them: its contents afterwards are unspecified when D is set) and, when D is nil, the result. It
-// panics, like MatMul, when a shape or a length does not fit.
+// its initial contents never read) and finishes every element with ep. Afterwards C holds the result when
+// ep.D is nil, else the sums s. It panics, like MatMul, when a shape or a length does not fit.
 func MatMulEpilogue(c Matrix, a, b Typed, ep *Epilogue) {
 	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: b.Rows, Cols: b.Cols})
 	c.check("C", 0, len(c.Data))
