@@ -210,18 +210,25 @@ func worker(q chan *task) {
 		if t == nil {
 			t = <-q
 		}
-		j := t.job
-		t.run()
-		j.pending.Add(-1)
-		j.wg.Done()
+		runQueued(t)
 	}
 }
 
-// runJob runs j's tasks in parallel and returns when all are done.
-func runJob(j *job) {
+// runQueued runs a task taken from the queue and counts it done in its job.
+func runQueued(t *task) {
+	j := t.job
+	t.run()
+	j.pending.Add(-1)
+	j.wg.Done()
+}
+
+// runJob runs j's tasks on at most t goroutines and returns when all are done. The caller runs the first
+// task and then whatever tasks are still queued, so that a goroutine slowed down (by another process on
+// its core) takes fewer of them.
+func runJob(j *job, t int) {
 	n := len(j.tasks)
 	if n > 1 {
-		ensureWorkers(n - 1)
+		ensureWorkers(min(n, t) - 1)
 		j.wg.Add(n - 1)
 		j.pending.Store(int64(n - 1))
 		for i := 1; i < n; i++ {
@@ -231,6 +238,15 @@ func runJob(j *job) {
 	}
 	if n > 0 {
 		j.tasks[0].run()
+	}
+	for j.pending.Load() > 0 {
+		select {
+		case q := <-workers.queue:
+			runQueued(q)
+			continue
+		default:
+		}
+		break
 	}
 	for start := time.Now(); j.pending.Load() > 0 && time.Since(start) < spin; {
 		runtime.Gosched()
@@ -316,6 +332,14 @@ func matMulEp(kern *Kernel, t int, c, a, b view, alpha, beta float32, ep *Epilog
 	j := jobs.Get().(*job)
 	tilesM := (m + kern.mr - 1) / kern.mr
 	tilesN := (n + kern.nr - 1) / kern.nr
+	// Twice as many blocks as goroutines, so that the work evens out when one of them runs slower: more
+	// blocks of rows where there are enough (each packs only its own rows of A again), else of columns.
+	switch {
+	case tilesM >= 2*tm*2:
+		tm *= 2
+	case tilesN >= 2*tn*2:
+		tn *= 2
+	}
 	for bi := 0; bi < tm; bi++ {
 		i0, i1 := bi*tilesM/tm*kern.mr, min((bi+1)*tilesM/tm*kern.mr, m)
 		for bj := 0; bj < tn; bj++ {
@@ -327,7 +351,7 @@ func matMulEp(kern *Kernel, t int, c, a, b view, alpha, beta float32, ep *Epilog
 				b: b.sub(0, k, j0, j1), count: 1, alpha: alpha, beta: beta, ep: ep, ei: i0, ej: j0})
 		}
 	}
-	runJob(j)
+	runJob(j, t)
 }
 
 // matMulBatched is MatMulBatched after the checks.
@@ -359,5 +383,5 @@ func matMulBatched(kern *Kernel, t, count int, c view, strideC int, a view, stri
 		j.tasks = append(j.tasks, task{kern: kern, c: c.at(b0 * strideC), a: a.at(b0 * strideA), b: b.at(b0 * strideB),
 			count: b1 - b0, strideC: strideC, strideA: strideA, strideB: strideB, alpha: alpha, beta: beta})
 	}
-	runJob(j)
+	runJob(j, t)
 }

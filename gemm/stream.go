@@ -214,7 +214,7 @@ func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32
 			j.tasks = append(j.tasks, task{kern: kern, c: cg, stream: &j.src, streamKernel: sk, packedA: bufA[:sk.rows*k],
 				p0: i * panels / t, p1: (i + 1) * panels / t, alpha: alpha, beta: beta})
 		}
-		runJob(j)
+		runJob(j, t)
 	}
 }
 
