@@ -51,10 +51,16 @@ func stream2F8E4M3FNR1(k int, a *float32, b *byte, bstride int, out *float32)
 func stream2F8E4M3FNR4(k int, a *float32, b *byte, bstride int, out *float32)
 
 //go:noescape
+func stream2F8E4M3FNR8(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
 func stream2F8E5M2R1(k int, a *float32, b *byte, bstride int, out *float32)
 
 //go:noescape
 func stream2F8E5M2R4(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
+func stream2F8E5M2R8(k int, a *float32, b *byte, bstride int, out *float32)
 
 //go:noescape
 func stream2S8R1(k int, a *float32, b *byte, bstride int, out *float32)
@@ -63,10 +69,16 @@ func stream2S8R1(k int, a *float32, b *byte, bstride int, out *float32)
 func stream2S8R4(k int, a *float32, b *byte, bstride int, out *float32)
 
 //go:noescape
+func stream2S8R8(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
 func stream2BF16R1(k int, a *float32, b *byte, bstride int, out *float32)
 
 //go:noescape
 func stream2BF16R4(k int, a *float32, b *byte, bstride int, out *float32)
+
+//go:noescape
+func stream2BF16R8(k int, a *float32, b *byte, bstride int, out *float32)
 
 // The AVX2 decoders of stream_avx2_amd64.s: n must be a multiple of 8.
 //
@@ -87,10 +99,10 @@ func init() {
 	avx2Decoding = hasAVX2Kernel() && hasF16C
 	if hasAVX2Kernel() && hasF16C {
 		avx2Kernel.streams, avx2Kernel.streamISA = map[dtype.Type][]streamKernel{
-			dtype.F8E4M3FN: {{1, 64, stream2F8E4M3FNR1}, {4, 16, stream2F8E4M3FNR4}},
-			dtype.F8E5M2:   {{1, 64, stream2F8E5M2R1}, {4, 16, stream2F8E5M2R4}},
-			dtype.S8:       {{1, 64, stream2S8R1}, {4, 16, stream2S8R4}},
-			dtype.BF16:     {{1, 64, stream2BF16R1}, {4, 16, stream2BF16R4}},
+			dtype.F8E4M3FN: {{1, 64, stream2F8E4M3FNR1}, {4, 16, stream2F8E4M3FNR4}, {8, 8, stream2F8E4M3FNR8}},
+			dtype.F8E5M2:   {{1, 64, stream2F8E5M2R1}, {4, 16, stream2F8E5M2R4}, {8, 8, stream2F8E5M2R8}},
+			dtype.S8:       {{1, 64, stream2S8R1}, {4, 16, stream2S8R4}, {8, 8, stream2S8R8}},
+			dtype.BF16:     {{1, 64, stream2BF16R1}, {4, 16, stream2BF16R4}, {8, 8, stream2BF16R8}},
 		}, "avx2"
 	}
 	if !vectorPacking {
