@@ -1,26 +1,64 @@
-// Package gemm multiplies float32 matrices on the CPU, fast: C = alpha*A*B + beta*C with float32
-// accumulation, on every core the program may use.
+// Package gemm multiplies matrices on the CPU, fast: C = alpha*A*B + beta*C with float32 accumulation, on
+// every core the program may use, for operands of float32 and of the narrow types of machine learning.
 //
-// It is what Octet's interpreter calls to evaluate HLO dot instructions and the cuBLASLt FP8 GEMM custom
-// call. MatMul takes strided row-major views (Matrix), so a transposed or sliced operand is multiplied where
-// it lies, without a copy; MatMulBatched runs many independent products of the same shape. MatMulTyped
-// takes operands of narrower types (FP8, FP6, FP4, bf16, f16, small integers; Typed) and decodes them to
-// float32 while packing, with the same result as decoding first and calling MatMul.
+// It is what Octet's interpreter calls to evaluate HLO dot instructions and the cuBLASLt GEMM custom calls.
+// MatMul takes strided row-major views of float32 data (Matrix), so a transposed or sliced operand is
+// multiplied where it lies, without a copy; MatMulBatched runs many independent products of the same shape.
+// MatMulTyped takes operands of narrower types (FP8, FP6, FP4, bf16, f16, small integers; Typed) and decodes
+// them while packing, so no float32 copy is made. MatMulEpilogue finishes every element as it is stored:
+// scales per tensor, row and column, an added matrix, bias, ReLU or GELU, abs-max, and the conversion to an
+// FP8 or bf16 D (Epilogue), as a cuBLASLt FP8 matmul does. PackWeights lays out a weight once for
+// MatMulWeights, the products with few rows of inference.
 //
-// The implementation follows the BLIS/GotoBLAS structure: B is packed into KC x NC panels and A into MC x KC
-// blocks laid out so that a register-tile microkernel reads both contiguously; packing absorbs transposes,
-// strides and ragged edges (zero padding), so the microkernel only ever sees whole tiles. On amd64 the
-// microkernel is AVX-512 assembly (a 14x32 tile in 28 zmm accumulators) or AVX2/FMA assembly (6x16), chosen
-// at run time from what the CPU and operating system support; elsewhere, or with the purego build tag, it is
-// portable Go. Kernels lists what this machine can run and SetKernel picks one, so that tests compare every
-// implementation with Reference, the naive triple loop.
+// # Kernels
 //
-// What it is not: a BLAS. There is no float64, complex or integer arithmetic, no other level-3 operation,
-// and no epilogue (scales, bias, activation, amax are the caller's). Every product is computed from float32
-// values and accumulated in float32, whatever the input type. Results are not bit-identical to Reference or
-// to another kernel: the sums are the same but grouped differently (blocks of K, fused multiply-adds), so
-// they differ by rounding within the usual bound |error| <= K * eps * sum_k |alpha * a_ik * b_kj| (plus one
-// rounding for beta*C).
+// Products follow the BLIS/GotoBLAS structure: B is packed into KC x NC panels and A into MC x KC blocks
+// laid out so that a register-tile microkernel reads both contiguously; packing absorbs transposes,
+// strides, element types and ragged edges (zero padding), so the microkernel only ever sees whole tiles.
+// The microkernels, chosen at run time from what the CPU and operating system support (Kernels, CPU):
+//
+//   - avx512bf16 (AVX-512 BF16: AMD Zen 4 and later, Intel Sapphire Rapids and later): 14x32 tile, pairs of
+//     bf16 multiplied by VDPBF16PS at twice the float32 rate, for products whose operands are all bf16
+//     values (bf16, FP8, FP6, FP4, s8, u8, the sub-byte integers; KernelFor). FP8 is decoded to bf16 while
+//     packing (exact). Other products go to avx512.
+//   - avx512 (AVX-512F): 14x32 float32 tile in 28 zmm accumulators, VFMADD231PS.
+//   - avx2 (AVX2 and FMA): 6x16 float32 tile.
+//   - go: a portable 4x4 tile, everywhere (and the only one with the purego build tag).
+//
+// SetKernel picks one, so that tests compare every implementation with a float64 product; the
+// OCTET_GEMM_KERNEL environment variable (KernelEnv) picks the default, so that a whole program runs as it
+// does on a smaller CPU (OCTET_GEMM_KERNEL=avx2 also packs without AVX-512). Each kernel's cache blocks
+// (Blocks) have defaults for current x86 cores; Tune searches for better ones on this machine and
+// SaveTuning keeps them in the user's cache directory, where every later process on the same CPU finds
+// them.
+//
+// Products of at most 16 rows by a B of f8e4m3fn, f8e5m2, s8 or bf16 (inference's decode steps) are bound by
+// reading B, not by arithmetic: with AVX-512 or AVX2 they are streamed instead (MatMulTyped with a
+// row-major B, or MatMulWeights): every element of B is read once in its own type, decoded in registers
+// (bit manipulation, not tables) and multiplied at once, panels of 64 columns shared among the cores, with
+// an optional scale per output channel. Without AVX-512, packing decodes f8e4m3fn, f8e5m2 and bf16 with
+// AVX2 the same way.
+//
+// # Numerics
+//
+// Every product is computed from the operands' exact values (decoding is exact) and accumulated in
+// float32. Results are not bit-identical to another kernel's: the sums are the same but grouped
+// differently (blocks of K, fused multiply-adds, pairs, the streaming kernels' single pass), so they
+// differ by rounding within the usual bound |error| <= K * eps * sum_k |alpha * a_ik * b_kj| (plus one
+// rounding for beta*C). With the float32 kernels, MatMulTyped's result is bit for bit MatMul's on the
+// decoded operands, but for the streamed products. The avx512bf16 kernel differs from the float32 ones in
+// two ways, and nowhere else:
+//   - Order: the products are exact (two bf16 significands fit in a float32 one) and summed in float32,
+//     but in pairs, a(i,p+1)*b(p+1,j) then a(i,p)*b(p,j), within the same bound.
+//   - Subnormals: VDPBF16PS treats subnormal inputs as zero and flushes subnormal results (partial sums
+//     included) to zero. No FP8, FP6, FP4 or integer value is a subnormal bf16, so only bf16 operands below
+//     2^-126 and sums below 2^-126 in magnitude are affected; infinities and NaN propagate as in float32.
+//
+// The interpreter guarantees float32 accumulation of exact products within this bound, not a summation
+// order; SetKernel with a float32 kernel gives the float32 order where bits matter.
+//
+// What it is not: a BLAS. There is no float64, complex or integer arithmetic and no other level-3
+// operation.
 //
 // Invariants:
 //   - C is written only inside its Rows x Cols view; elements between rows (Stride > Cols) are untouched.

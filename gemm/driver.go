@@ -35,21 +35,39 @@ func blocks(n, max, unit int) int {
 
 // serial computes C = alpha*A*B + beta*C on the calling goroutine with the blocked algorithm, using the
 // buffers in ws. m, n and k are all nonzero.
-func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32) {
+//
+// With an epilogue ep, c is the block of C at (ei, ej): the kernel stores the sums alone (alpha and beta
+// are ignored) and ep finishes each tile after its last block of K.
+func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *Epilogue, ei, ej int) {
+	if ep != nil {
+		alpha, beta = 1, 0
+	}
 	m, n, k := c.rows, c.cols, a.cols
 	mr, nr := kern.mr, kern.nr
 	// The K blocking depends on k alone, never on how the product was split among goroutines, so that
 	// every element is summed in the same order whatever the number of threads.
-	kc := blocks(k, kern.kc, 1)
-	mc := blocks(m, kern.mc, mr)
-	nc := blocks(n, kern.nc, nr)
-	bufA, bufB, tmp := ws.get(mc*kc, kc*nc, max(16*kc, nc))
+	// A bf16 kernel's panels hold pairs of k: its blocks of K are even but for the last.
+	step := 1
+	if kern.bf16 {
+		step = 2
+	}
+	bl := kern.Blocks()
+	kc := blocks(k, bl.KC, step)
+	mc := blocks(m, bl.MC, mr)
+	nc := blocks(n, bl.NC, nr)
+	kq := (kc + step - 1) / step
+	bufA, bufB, tmp := ws.get(mc*kq, kq*nc, max(16*kc+16, nc))
 	for jc := 0; jc < n; jc += nc {
 		ncur := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
 			kcur := min(kc, k-pc)
+			kqcur := (kcur + step - 1) / step
 			bb := b.sub(pc, pc+kcur, jc, jc+ncur)
-			packB(bufB, &bb, kcur, ncur, nr, tmp)
+			if kern.bf16 {
+				packB16(bufB, &bb, kcur, ncur, nr, tmp)
+			} else {
+				packB(bufB, &bb, kcur, ncur, nr, tmp)
+			}
 			betaCur := beta
 			if pc > 0 {
 				betaCur = 1
@@ -57,13 +75,20 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32) {
 			for ic := 0; ic < m; ic += mc {
 				mcur := min(mc, m-ic)
 				ab := a.sub(ic, ic+mcur, pc, pc+kcur)
-				packA(bufA, &ab, mcur, kcur, mr, tmp)
+				if kern.bf16 {
+					packA16(bufA, &ab, mcur, kcur, mr, tmp)
+				} else {
+					packA(bufA, &ab, mcur, kcur, mr, tmp)
+				}
 				for jr := 0; jr < ncur; jr += nr {
-					pb := bufB[jr*kcur:]
+					pb := bufB[jr*kqcur:]
 					for ir := 0; ir < mcur; ir += mr {
 						off := (ic+ir)*c.stride + jc + jr
-						kern.tile(kcur, bufA[ir*kcur:], pb, c.f32[off:], c.stride,
-							min(mr, mcur-ir), min(nr, ncur-jr), alpha, betaCur)
+						rows, cols := min(mr, mcur-ir), min(nr, ncur-jr)
+						kern.tile(kqcur, bufA[ir*kqcur:], pb, c.f32[off:], c.stride, rows, cols, alpha, betaCur)
+						if ep != nil && pc+kcur == k {
+							ep.finish(view{f32: c.f32[off:], stride: c.stride}, ei+ic+ir, ej+jc+jr, rows, cols)
+						}
 					}
 				}
 			}
@@ -72,8 +97,12 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32) {
 }
 
 // A workspace is one goroutine's packing buffers, kept in a pool between calls: the packed blocks of A and
-// B, and room to decode 16 rows of an operand that is not float32 (or one row of a block of B).
-type workspace struct{ a, b, tmp []float32 }
+// B, and room to decode 16 rows of an operand that is not float32 (or one row of a block of B); and the
+// streaming kernels' buffers.
+type workspace struct {
+	a, b, tmp []float32
+	stream    *streamWork
+}
 
 var workspaces = sync.Pool{New: func() any { return new(workspace) }}
 
@@ -105,13 +134,24 @@ type task struct {
 	count                     int
 	strideC, strideA, strideB int
 	alpha, beta               float32
+	ep                        *Epilogue // with the position of c in the whole C
+	ei, ej                    int
 	job                       *job // the job the task belongs to, when a worker runs it
+	// A streaming task runs panels [p0, p1) of stream through streamKernel against the packed A.
+	stream       *streamSource
+	streamKernel streamKernel
+	packedA      []float32
+	p0, p1       int
 }
 
 func (t *task) run() {
+	if t.stream != nil {
+		streamPanels(t.kern, t.streamKernel, t.c, t.packedA, t.stream, t.p0, t.p1, t.alpha, t.beta)
+		return
+	}
 	ws := workspaces.Get().(*workspace)
 	for i := 0; i < t.count; i++ {
-		serial(t.kern, ws, t.c.at(i*t.strideC), t.a.at(i*t.strideA), t.b.at(i*t.strideB), t.alpha, t.beta)
+		serial(t.kern, ws, t.c.at(i*t.strideC), t.a.at(i*t.strideA), t.b.at(i*t.strideB), t.alpha, t.beta, t.ep, t.ei, t.ej)
 	}
 	workspaces.Put(ws)
 }
@@ -120,6 +160,7 @@ func (t *task) run() {
 // both pending (for a caller that spins) and wg (for one that sleeps).
 type job struct {
 	tasks   []task
+	src     streamSource // what streaming tasks read, held here so that the caller's stays on its stack
 	pending atomic.Int64
 	wg      sync.WaitGroup
 }
@@ -169,18 +210,25 @@ func worker(q chan *task) {
 		if t == nil {
 			t = <-q
 		}
-		j := t.job
-		t.run()
-		j.pending.Add(-1)
-		j.wg.Done()
+		runQueued(t)
 	}
 }
 
-// runJob runs j's tasks in parallel and returns when all are done.
-func runJob(j *job) {
+// runQueued runs a task taken from the queue and counts it done in its job.
+func runQueued(t *task) {
+	j := t.job
+	t.run()
+	j.pending.Add(-1)
+	j.wg.Done()
+}
+
+// runJob runs j's tasks on at most t goroutines and returns when all are done. The caller runs the first
+// task and then whatever tasks are still queued, so that a goroutine slowed down (by another process on
+// its core) takes fewer of them.
+func runJob(j *job, t int) {
 	n := len(j.tasks)
 	if n > 1 {
-		ensureWorkers(n - 1)
+		ensureWorkers(min(n, t) - 1)
 		j.wg.Add(n - 1)
 		j.pending.Store(int64(n - 1))
 		for i := 1; i < n; i++ {
@@ -191,12 +239,22 @@ func runJob(j *job) {
 	if n > 0 {
 		j.tasks[0].run()
 	}
+	for j.pending.Load() > 0 {
+		select {
+		case q := <-workers.queue:
+			runQueued(q)
+			continue
+		default:
+		}
+		break
+	}
 	for start := time.Now(); j.pending.Load() > 0 && time.Since(start) < spin; {
 		runtime.Gosched()
 	}
 	j.wg.Wait()
 	clear(j.tasks) // drop references to the caller's matrices
 	j.tasks = j.tasks[:0]
+	j.src = streamSource{}
 	jobs.Put(j)
 }
 
@@ -212,6 +270,7 @@ func split(kern *Kernel, t, m, n, k int, transA, transB bool) (tm, tn int) {
 	}
 	tilesM := (m + kern.mr - 1) / kern.mr
 	tilesN := (n + kern.nr - 1) / kern.nr
+	ncMax := kern.Blocks().NC
 	// Packing costs per element compared with one multiply-add in the kernel: a copy of contiguous
 	// elements is cheap, and so is a transposition in 16x16 blocks, but one gathered element at a time
 	// is not. A is transposed when it is not stored transposed, B when it is.
@@ -231,7 +290,7 @@ func split(kern *Kernel, t, m, n, k int, transA, transB bool) (tm, tn int) {
 			j := tt / i
 			mi := float64((tilesM + i - 1) / i * kern.mr)
 			ni := float64((tilesN + j - 1) / j * kern.nr)
-			nBlocks := float64((int(ni) + kern.nc - 1) / kern.nc)
+			nBlocks := float64((int(ni) + ncMax - 1) / ncMax)
 			cost := mi*ni*float64(k) + weight(!transA)*mi*float64(k)*nBlocks + weight(transB)*ni*float64(k)
 			if best < 0 || cost < best {
 				best, tm, tn = cost, i, j
@@ -243,8 +302,20 @@ func split(kern *Kernel, t, m, n, k int, transA, transB bool) (tm, tn int) {
 
 // matMul is MatMul after the checks.
 func matMul(kern *Kernel, t int, c, a, b view, alpha, beta float32) {
+	matMulEp(kern, t, c, a, b, alpha, beta, nil)
+}
+
+// matMulEp is matMul, finishing every element with ep when it is not nil.
+func matMulEp(kern *Kernel, t int, c, a, b view, alpha, beta float32, ep *Epilogue) {
 	m, n, k := c.rows, c.cols, a.cols
 	if m == 0 || n == 0 {
+		return
+	}
+	if ep != nil && k == 0 {
+		for i := 0; i < m; i++ {
+			clear(c.f32[i*c.stride : i*c.stride+n])
+		}
+		ep.finish(c, 0, 0, m, n)
 		return
 	}
 	if alpha == 0 || k == 0 {
@@ -254,13 +325,21 @@ func matMul(kern *Kernel, t int, c, a, b view, alpha, beta float32) {
 	tm, tn := split(kern, t, m, n, k, a.trans, b.trans)
 	if tm*tn == 1 {
 		ws := workspaces.Get().(*workspace)
-		serial(kern, ws, c, a, b, alpha, beta)
+		serial(kern, ws, c, a, b, alpha, beta, ep, 0, 0)
 		workspaces.Put(ws)
 		return
 	}
 	j := jobs.Get().(*job)
 	tilesM := (m + kern.mr - 1) / kern.mr
 	tilesN := (n + kern.nr - 1) / kern.nr
+	// Twice as many blocks as goroutines, so that the work evens out when one of them runs slower: more
+	// blocks of rows where there are enough (each packs only its own rows of A again), else of columns.
+	switch {
+	case tilesM >= 2*tm*2:
+		tm *= 2
+	case tilesN >= 2*tn*2:
+		tn *= 2
+	}
 	for bi := 0; bi < tm; bi++ {
 		i0, i1 := bi*tilesM/tm*kern.mr, min((bi+1)*tilesM/tm*kern.mr, m)
 		for bj := 0; bj < tn; bj++ {
@@ -269,10 +348,10 @@ func matMul(kern *Kernel, t int, c, a, b view, alpha, beta float32) {
 				continue
 			}
 			j.tasks = append(j.tasks, task{kern: kern, c: c.sub(i0, i1, j0, j1), a: a.sub(i0, i1, 0, k),
-				b: b.sub(0, k, j0, j1), count: 1, alpha: alpha, beta: beta})
+				b: b.sub(0, k, j0, j1), count: 1, alpha: alpha, beta: beta, ep: ep, ei: i0, ej: j0})
 		}
 	}
-	runJob(j)
+	runJob(j, t)
 }
 
 // matMulBatched is MatMulBatched after the checks.
@@ -304,5 +383,5 @@ func matMulBatched(kern *Kernel, t, count int, c view, strideC int, a view, stri
 		j.tasks = append(j.tasks, task{kern: kern, c: c.at(b0 * strideC), a: a.at(b0 * strideA), b: b.at(b0 * strideB),
 			count: b1 - b0, strideC: strideC, strideA: strideA, strideB: strideB, alpha: alpha, beta: beta})
 	}
-	runJob(j)
+	runJob(j, t)
 }

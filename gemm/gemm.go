@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+
+	"octet/dtype"
 )
 
 // Matrix is a strided row-major view of float32 data: element (i, j) is Data[i*Stride+j] when !Trans,
@@ -93,7 +95,7 @@ func MatMul(c Matrix, a, b Matrix, alpha, beta float32) {
 	c.check("C", 0, len(c.Data))
 	a.check("A", 0, len(a.Data))
 	b.check("B", 0, len(b.Data))
-	matMul(current(), Threads(), c.view(), a.view(), b.view(), alpha, beta)
+	matMul(current().forTypes(dtype.F32, dtype.F32), Threads(), c.view(), a.view(), b.view(), alpha, beta)
 }
 
 // MatMulBatched computes count independent products C_i = alpha*A_i*B_i + beta*C_i, where A_i is a viewed
@@ -116,7 +118,7 @@ func MatMulBatched(count int, c Matrix, strideC int, a Matrix, strideA int, b Ma
 	}
 	a.check("A", (count-1)*strideA, len(a.Data))
 	b.check("B", (count-1)*strideB, len(b.Data))
-	matMulBatched(current(), Threads(), count, c.view(), strideC, a.view(), strideA, b.view(), strideB, alpha, beta)
+	matMulBatched(current().forTypes(dtype.F32, dtype.F32), Threads(), count, c.view(), strideC, a.view(), strideA, b.view(), strideB, alpha, beta)
 }
 
 var threads atomic.Int64

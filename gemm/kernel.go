@@ -2,13 +2,22 @@ package gemm
 
 import (
 	"fmt"
+	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
+
+	"octet/dtype"
 )
 
 // A Kernel is one implementation of the innermost loop: it multiplies a packed MR x KC panel of A by a
 // packed KC x NR panel of B in registers and updates one MR x NR tile of C. It comes with the cache block
 // sizes that suit it. The kernels a machine can run are listed by Kernels; MatMul uses the one SetKernel
 // chose, by default the first.
+//
+// A bf16 kernel (AVX-512 BF16) multiplies pairs of bf16 values with float32 accumulation: it serves
+// products whose operands are all of types whose values are bf16 values (bf16, FP8, FP6, FP4, small
+// integers; see KernelFor), and hands any other product to the float32 kernel beside it.
 type Kernel struct {
 	name string
 	// mr x nr is the register tile; mc, kc and nc the cache blocks: A is packed mc x kc at a time
@@ -18,10 +27,23 @@ type Kernel struct {
 	// tile sets the m x n corner (m <= mr, n <= nr) of the tile at c (row stride ldc) to
 	// alpha*A*B + beta*C, where a holds kc groups of mr elements (a column of the A panel each) and b
 	// holds kc groups of nr elements (a row of the B panel each). C is not read when beta == 0.
+	// For a bf16 kernel, kc counts the pairs of k in a and b (each float32 slot of the panels holds two
+	// bf16 values of consecutive k, the lower k in the low half).
 	tile func(kc int, a, b, c []float32, ldc, m, n int, alpha, beta float32)
+	// bf16 is set for a kernel that multiplies pairs of bf16 values; wide is then the kernel used for
+	// the operands that are not bf16 values.
+	bf16 bool
+	wide *Kernel
+	// streams are the streaming kernels for products of few rows, by element type of B, fewest rows
+	// first (nil for none).
+	streams map[dtype.Type][]streamKernel
+	// streamISA names them: "avx512", "avx2".
+	streamISA string
+	// tuned holds the block sizes set by SetBlocks or read from the tuning cache, nil for mc, kc, nc.
+	tuned atomic.Pointer[Blocks]
 }
 
-// Name is the kernel's short name: "avx512", "avx2", "go".
+// Name is the kernel's short name: "avx512bf16", "avx512", "avx2", "go".
 func (k *Kernel) Name() string { return k.name }
 
 // Tile returns the register tile, MR rows by NR columns of C.
@@ -42,19 +64,64 @@ func Kernels() []*Kernel { return append([]*Kernel(nil), available...) }
 
 var selected atomic.Pointer[Kernel]
 
+// KernelEnv is the environment variable that names the default kernel, as Kernel.Name does, in place of
+// the fastest: OCTET_GEMM_KERNEL=avx2 runs a program as it runs on a CPU without AVX-512 (packing then
+// avoids AVX-512 too). A name this machine does not have is ignored.
+const KernelEnv = "OCTET_GEMM_KERNEL"
+
+// defaultKernel returns the kernel used when SetKernel has chosen none: the one KernelEnv names, else the
+// fastest.
+var defaultKernel = sync.OnceValue(func() *Kernel {
+	name := os.Getenv(KernelEnv)
+	for _, k := range available {
+		if name != "" && k.name == name {
+			if !strings.HasPrefix(name, "avx512") {
+				vectorPacking = false
+			}
+			return k
+		}
+	}
+	return available[0]
+})
+
 // current returns the kernel MatMul uses.
 func current() *Kernel {
 	if k := selected.Load(); k != nil {
 		return k
 	}
-	return available[0]
+	return defaultKernel()
 }
 
-// CurrentKernel returns the kernel MatMul uses.
+// forTypes returns the kernel that multiplies operands of types a and b in place of k: k itself, or for
+// a bf16 kernel, its float32 kernel when a value of a or b is not a bf16 value.
+func (k *Kernel) forTypes(a, b dtype.Type) *Kernel {
+	if k.bf16 && !(bf16Exact[a] && bf16Exact[b]) {
+		return k.wide
+	}
+	return k
+}
+
+// KernelFor returns the kernel MatMulTyped uses for operands of types a and b (MatMul's operands are f32).
+func KernelFor(a, b dtype.Type) *Kernel { return current().forTypes(a, b) }
+
+// cpuName and cpuFeatures describe this machine; the architecture's init sets them.
+var (
+	cpuName     string
+	cpuFeatures []string
+)
+
+// CPU returns the processor's name as it reports it ("" where unknown) and the features the kernels use
+// that it has (with the operating system's support): "avx2", "fma", "avx512f", "avx512bw", "avx512bf16".
+func CPU() (name string, features []string) {
+	return cpuName, append([]string(nil), cpuFeatures...)
+}
+
+// CurrentKernel returns the kernel SetKernel chose (a bf16 kernel multiplies only some types; see
+// KernelFor).
 func CurrentKernel() *Kernel { return current() }
 
 // SetKernel makes MatMul use k, one of Kernels(), and returns the kernel used before. A nil k restores the
-// default (the fastest). It panics if k cannot run on this machine.
+// default (the fastest, or the one KernelEnv names). It panics if k cannot run on this machine.
 func SetKernel(k *Kernel) *Kernel {
 	prev := current()
 	if k != nil {

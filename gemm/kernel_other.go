@@ -14,3 +14,7 @@ func transposeFast(dst []float32, step int, src *[16][]float32, n, groups int) {
 func decodeBytesFast(dst []float32, src []byte, table *[256]float32) int { return 0 }
 
 func widenBF16Fast(dst []float32, src []byte) int { return 0 }
+
+func decodeWordsFast(dst []uint16, src []byte, table *[256]uint16) int { return 0 }
+
+func interleaveWordsFast(dst []float32, lo, hi []uint16) int { return 0 }

@@ -45,7 +45,9 @@ func randomTyped(rng *rand.Rand, t dtype.Type, rows, cols int, trans bool, pad, 
 	return Typed{Type: t, Data: raw, Rows: m.Rows, Cols: m.Cols, Stride: m.Stride, Trans: m.Trans}, m
 }
 
-// TestMatMulTyped checks that decoding while packing gives exactly MatMul's result on the decoded values.
+// TestMatMulTyped checks that decoding while packing gives exactly MatMul's result on the decoded values
+// (with a float32 kernel), or a result within the float32 bound of the exact one (with a bf16 kernel, whose
+// sums are grouped in pairs).
 func TestMatMulTyped(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	types := []dtype.Type{dtype.F8E4M3FN, dtype.F8E5M2, dtype.F8E4M3FNUZ, dtype.F8E5M2FNUZ, dtype.F8E4M3B11FNUZ,
@@ -66,7 +68,30 @@ func TestMatMulTyped(t *testing.T) {
 					c := operand{s.m, s.n, false, 1}.build(rng, padC)
 					want := clone(c)
 					MatMul(want, am, bm, 1.5, 0.5)
+					c0 := clone(c)
 					MatMulTyped(c, a, b, 1.5, 0.5)
+					bv := b.view("B")
+					if KernelFor(ta, tb).bf16 || streams(CurrentKernel(), s.m, &bv) {
+						// Grouped otherwise: within the bound where the sums are finite, and
+						// overflowing where MatMul's do (to an infinity or NaN, as the order goes).
+						finite := true
+						for j := range want.Data {
+							w, g := float64(want.Data[j]), float64(c.Data[j])
+							if math.IsNaN(w) || math.IsInf(w, 0) {
+								finite = false
+								if !math.IsNaN(g) && !math.IsInf(g, 0) {
+									t.Fatalf("%v x %v %v trans=%d: C.Data[%d] = %v, MatMul gives %v", ta, tb, s, tr, j, g, w)
+								}
+							}
+						}
+						if finite {
+							check(t, c, c0, am, bm, 1.5, 0.5)
+						}
+						if t.Failed() {
+							t.Fatalf("%v x %v %v trans=%d", ta, tb, s, tr)
+						}
+						continue
+					}
 					for j := range c.Data {
 						if math.Float32bits(c.Data[j]) != math.Float32bits(want.Data[j]) {
 							t.Fatalf("%v x %v %v trans=%d: C.Data[%d] = %v, MatMul gives %v", ta, tb, s, tr, j, c.Data[j], want.Data[j])
@@ -79,8 +104,25 @@ func TestMatMulTyped(t *testing.T) {
 }
 
 // TestDecode16 checks the bf16 and f16 decoding of packing against package dtype for every code, NaN
-// payloads included, through both the aligned (in place) and the unaligned path.
+// payloads included, through both the aligned (in place) and the unaligned path, with and without AVX-512.
 func TestDecode16(t *testing.T) {
+	withPacking(t, testDecode16)
+}
+
+// withPacking runs f with the packing this machine does, and where that is AVX-512, once more with the
+// packing of a machine without it (AVX2 decoders, or Go).
+func withPacking(t *testing.T, f func(t *testing.T)) {
+	t.Run("native", f)
+	if vectorPacking {
+		t.Run("no-avx512", func(t *testing.T) {
+			vectorPacking = false
+			defer func() { vectorPacking = true }()
+			f(t)
+		})
+	}
+}
+
+func testDecode16(t *testing.T) {
 	for _, typ := range []dtype.Type{dtype.BF16, dtype.F16} {
 		raw := make([]byte, 1+2<<16)
 		for skew := 0; skew < 2; skew++ {
@@ -102,8 +144,13 @@ func TestDecode16(t *testing.T) {
 }
 
 // TestDecode8 checks the decoding of every code of every type of 8 bits or fewer against package dtype,
-// in runs long enough for the vector path and with a ragged tail for the scalar one.
+// in runs long enough for the vector path and with a ragged tail for the scalar one, with and without
+// AVX-512.
 func TestDecode8(t *testing.T) {
+	withPacking(t, testDecode8)
+}
+
+func testDecode8(t *testing.T) {
 	data := make([]byte, 2*256+7)
 	for i := range data {
 		data[i] = byte(i * 7)

@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"unsafe"
 
@@ -181,12 +182,33 @@ func (t Typed) view(name string) view {
 }
 
 // MatMulTyped computes C = alpha*A*B + beta*C like MatMul, for operands of any type Typed allows: each
-// element is decoded to float32 exactly and the products are accumulated in float32, so the result equals
-// MatMul's on the decoded matrices, bit for bit. It panics, like MatMul, on mismatched shapes, and on an
-// element type it does not decode.
+// element is decoded to float32 exactly and the products are accumulated in float32. With a float32 kernel
+// the result equals MatMul's on the decoded matrices, bit for bit, but for products of at most 16 rows by a
+// row-major B of f8e4m3fn, f8e5m2, s8 or bf16, which an AVX-512 machine streams (see MatMulWeights: summed
+// in order of k, without blocks); with the bf16 kernel (KernelFor), the sums are grouped in pairs and
+// subnormals flushed, as the package documentation says. It panics, like MatMul, on mismatched shapes, and
+// on an element type it does not decode.
 func MatMulTyped(c Matrix, a, b Typed, alpha, beta float32) {
 	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: b.Rows, Cols: b.Cols})
 	c.check("C", 0, len(c.Data))
 	av, bv := a.view("A"), b.view("B")
-	matMul(current(), Threads(), c.view(), av, bv, alpha, beta)
+	kern := current()
+	if cv := c.view(); streams(kern, c.Rows, &bv) && cv.rows > 0 && cv.cols > 0 && alpha != 0 && av.cols > 0 {
+		src := streamSource{typ: bv.typ, size: bv.size, k: bv.rows, n: bv.cols, data: bv.raw, stride: bv.stride}
+		stream(kern, Threads(), cv, av, &src, alpha, beta)
+		return
+	}
+	matMul(kern.forTypes(a.Type, b.Type), Threads(), c.view(), av, bv, alpha, beta)
+}
+
+// KernelName describes the kernel MatMulTyped runs for a product of m rows with operands of types a and b
+// (B stored transposed when transB): the name and tile of a blocked kernel ("avx512bf16 14x32"), or the
+// streaming kernel and its tile ("stream-avx512 16x16"), which MatMulWeights runs too.
+func KernelName(m int, a, b dtype.Type, transB bool) string {
+	kern := current()
+	if streams(kern, m, &view{typ: b, trans: transB}) {
+		sk, _ := kern.streamFor(b, m)
+		return fmt.Sprintf("stream-%s %dx%d", kern.streamISA, sk.rows, sk.cols)
+	}
+	return kern.forTypes(a, b).String()
 }

@@ -7,6 +7,7 @@ import (
 
 	"octet/cublas"
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -130,6 +131,13 @@ func (e *evaluator) cublasCall(in *hlo.Instruction, ops []Value) (Value, error) 
 		return Value{}, err
 	}
 	acc := make([]float32, plan.batch*plan.m*plan.n)
+	if _, ok := e.gemm.(defaultMatMuler); ok && gemm.SupportedType(a.Type) && gemm.SupportedType(b.Type) {
+		d, amax, err := e.cublasFused(in, call, ops, plan, a, b, acc)
+		if err != nil {
+			return Value{}, err
+		}
+		return cublasResult(in, call, d, amax), nil
+	}
 	e.matmulF32(plan, a, b, acc, 1, 0)
 
 	scale := float32(cfg.AlphaReal)
@@ -192,9 +200,14 @@ func (e *evaluator) cublasCall(in *hlo.Instruction, ops []Value) (Value, error) 
 			}
 		}
 	}
-	d := fromF32(dt, call.D.Dims, acc)
+	return cublasResult(in, call, fromF32(dt, call.D.Dims, acc), amax), nil
+}
+
+// cublasResult returns the value of the cuBLAS call in: D alone, or the tuple of D, the abs-max (when
+// the call has one) and a zero workspace.
+func cublasResult(in *hlo.Instruction, call *cublas.Call, d *tensor.Tensor, amax float32) Value {
 	if !in.Shape.IsTuple() {
-		return ArrayValue(d), nil
+		return ArrayValue(d)
 	}
 	elems := []Value{ArrayValue(d)}
 	for _, s := range in.Shape.Tuple[1:] {
@@ -207,7 +220,65 @@ func (e *evaluator) cublasCall(in *hlo.Instruction, ops []Value) (Value, error) 
 			elems = append(elems, zeroValue(s))
 		}
 	}
-	return TupleValue(elems...), nil
+	return TupleValue(elems...)
+}
+
+// cublasFused evaluates the cuBLAS call as cublasCall does, with package gemm finishing every element
+// (scales, C, bias, activation, abs-max, conversion to D) as it stores it, tile by tile on the goroutine
+// that summed it; acc is scratch for the sums. It returns D and the abs-max.
+func (e *evaluator) cublasFused(in *hlo.Instruction, call *cublas.Call, ops []Value, plan *dotPlan, a, b *tensor.Tensor, acc []float32) (*tensor.Tensor, float32, error) {
+	cfg := &call.Config
+	dt := call.DType
+	m, n := int(plan.m), int(plan.n)
+	scale := float32(cfg.AlphaReal)
+	scale = float32(scale * scalarF32(operandValue(in, ops, call.AScale)))
+	scale = float32(scale * scalarF32(operandValue(in, ops, call.BScale)))
+	ep := gemm.Epilogue{Scale: scale, OutScale: 1, DType: dt, DStride: n}
+	var c []float32
+	if call.C != nil && cfg.Beta != 0 {
+		ct := operandValue(in, ops, call.C)
+		if ct == nil || ct.NumElements() != int64(len(acc)) || domainOf(ct.Type) != domFloat32 {
+			return nil, 0, errorf(in, "C operand does not fit D %s", call.D.String())
+		}
+		c = f32s(ct)
+		ep.AddScale = float32(float32(cfg.Beta) * scalarF32(operandValue(in, ops, call.CScale)))
+	}
+	if call.Bias != nil {
+		bt := operandValue(in, ops, call.Bias)
+		if bt == nil || bt.NumElements() != plan.n || domainOf(bt.Type) != domFloat32 {
+			return nil, 0, errorf(in, "bias operand does not have D's %d columns", plan.n)
+		}
+		ep.Bias = f32s(bt)
+	}
+	if call.DScale != nil {
+		ep.OutScale = scalarF32(operandValue(in, ops, call.DScale))
+	}
+	switch cfg.Epilogue.Activation() {
+	case "RELU":
+		ep.Activation = gemm.ReLU
+	case "GELU":
+		ep.Activation = gemm.GELU
+	}
+	ep.Saturate = dt.IsFP8() && dt.Finfo().Max > 0
+	d := tensor.New(dt, call.D.Dims)
+	var amax, batchAmax float32
+	ep.Amax = &batchAmax
+	ta, tb := plan.typed(a, b)
+	size := dt.ByteSize()
+	for i := 0; i < int(plan.batch); i++ {
+		if c != nil {
+			ep.Add = &gemm.Matrix{Data: c[i*m*n : (i+1)*m*n], Rows: m, Cols: n, Stride: n}
+		}
+		ep.D = d.Data[i*m*n*size : (i+1)*m*n*size]
+		cm := gemm.Matrix{Data: acc[i*m*n : (i+1)*m*n], Rows: m, Cols: n, Stride: n}
+		gemm.MatMulEpilogue(cm, ta.batch(i), tb.batch(i), &ep)
+		if batchAmax != batchAmax || amax != amax {
+			amax = float32(math.NaN())
+		} else if batchAmax > amax {
+			amax = batchAmax
+		}
+	}
+	return d, amax, nil
 }
 
 // geluTanh is GELU's tanh approximation in float32 arithmetic (tanh itself in float64, rounded).

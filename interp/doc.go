@@ -19,7 +19,9 @@
 // bf16 x bf16 -> bf16 accumulates in float32 and rounds once), in float64 for f64, and in the result's
 // integer type (wrapping) for integers. Float products go through the MatMuler interface (package gemm's
 // kernels by default), which sums in blocks with fused multiply-adds: results equal a sequential sum up to
-// float32 rounding of the summation order.
+// float32 rounding of the summation order. By default, operands of narrow types (FP8, bf16, ...) go to
+// package gemm as they are, without a float32 copy; on a CPU with AVX-512 BF16 their exact products are
+// then summed in pairs, and sums below 2^-126 in magnitude flush to zero (see package gemm).
 //
 // The cuBLASLt FP8 custom call (__cublas$lt$matmul$f8, both today's operand layout and the six-scalar
 // layout of 2024) computes D = d_scale * epilogue(alpha * a_scale * b_scale * (A @ B) + beta * C + bias)

@@ -175,9 +175,54 @@ func (e *evaluator) matmulF32(p *dotPlan, lhs, rhs *tensor.Tensor, c []float32, 
 		}
 		return
 	}
-	a, sa, b, sb := p.matrices(lhs, rhs)
 	cm := gemm.Matrix{Data: c, Rows: m, Cols: n, Stride: n}
+	if _, ok := e.gemm.(defaultMatMuler); ok && (lhs.Type != dtype.F32 || rhs.Type != dtype.F32) &&
+		gemm.SupportedType(lhs.Type) && gemm.SupportedType(rhs.Type) {
+		// Narrow operands go to package gemm as they are: it decodes them while packing (or streams
+		// them), so no float32 copy is made.
+		a, b := p.typed(lhs, rhs)
+		for i := 0; i < int(p.batch); i++ {
+			cm.Data = c[i*m*n : (i+1)*m*n]
+			gemm.MatMulTyped(cm, a.batch(i), b.batch(i), alpha, beta)
+		}
+		return
+	}
+	a, sa, b, sb := p.matrices(lhs, rhs)
 	e.gemm.MatMulBatched(int(p.batch), cm, m*n, a, sa, b, sb, alpha, beta)
+}
+
+// typedBatches is an operand of a batched product as package gemm reads it: the view of the first batch,
+// the next ones following every stride bytes.
+type typedBatches struct {
+	gemm.Typed
+	stride int
+}
+
+func (t typedBatches) batch(i int) gemm.Typed {
+	x := t.Typed
+	x.Data = x.Data[i*t.stride : (i+1)*t.stride]
+	return x
+}
+
+// typed returns the gemm views of the operands' data, of their own element types, for plan p, transposing
+// copies where the data is in no order a view can read.
+func (p *dotPlan) typed(lhs, rhs *tensor.Tensor) (a, b typedBatches) {
+	m, n, k := int(p.m), int(p.n), int(p.k)
+	if p.lhsPerm != nil {
+		lhs = transposeTensor(lhs, p.lhsPerm)
+	}
+	if p.rhsPerm != nil {
+		rhs = transposeTensor(rhs, p.rhsPerm)
+	}
+	a = typedBatches{gemm.Typed{Type: lhs.Type, Data: lhs.Data, Rows: m, Cols: k, Stride: k}, m * k * lhs.Type.ByteSize()}
+	if p.lhsTrans {
+		a.Stride, a.Trans = m, true
+	}
+	b = typedBatches{gemm.Typed{Type: rhs.Type, Data: rhs.Data, Rows: k, Cols: n, Stride: n}, k * n * rhs.Type.ByteSize()}
+	if p.rhsTrans {
+		b.Stride, b.Trans = k, true
+	}
+	return a, b
 }
 
 func (e *evaluator) dot(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tensor, error) {
@@ -212,12 +257,15 @@ func (e *evaluator) dotGeneral(in *hlo.Instruction, lhs, rhs *tensor.Tensor, d d
 	if dom == domComplex || domainOf(lhs.Type) == domComplex || domainOf(rhs.Type) == domComplex {
 		return e.dotComplex(in, p, lhs, rhs)
 	}
-	if lhs.Type != out {
+	// An operand that converts exactly to a float32 result is multiplied as it is (package gemm decodes
+	// it to the same float32 values).
+	exact := func(t dtype.Type) bool { return out == dtype.F32 && domainOf(t) == domFloat32 && gemm.SupportedType(t) }
+	if lhs.Type != out && !exact(lhs.Type) {
 		if lhs, err = convertTensor(lhs, out, lhs.Shape); err != nil {
 			return nil, unsupportedf(in, "dot: %v", err)
 		}
 	}
-	if rhs.Type != out {
+	if rhs.Type != out && !exact(rhs.Type) {
 		if rhs, err = convertTensor(rhs, out, rhs.Shape); err != nil {
 			return nil, unsupportedf(in, "dot: %v", err)
 		}

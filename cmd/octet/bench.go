@@ -50,7 +50,7 @@ Run "octet bench BENCHMARK -h" for the flags of one benchmark.`,
 	})
 	registerBench(&benchmark{
 		Name:      "gemm",
-		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE] [--threads=N] [--reps=N] [--trans-a] [--trans-b] [--kernel=NAME]",
+		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE] [--threads=N] [--reps=N] [--trans-a] [--trans-b] [--kernel=NAME] [--weights] [--scale] [--tune]",
 		Short:     "matrix multiply C = A*B with float32 accumulation (package gemm)",
 		Run:       benchGEMM,
 	})
@@ -100,6 +100,9 @@ func benchGEMM(inv *invocation, args []string) error {
 	transA := fs.Bool("trans-a", false, "store A transposed (K x M, row-major)")
 	transB := fs.Bool("trans-b", false, "store B transposed (N x K, row-major)")
 	kernel := fs.String("kernel", "", "microkernel to use: "+kernelNames()+" (default: the fastest)")
+	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16) and time gemm.MatMulWeights")
+	scaled := fs.Bool("scale", false, "with --weights: a scale per column of B (int8 weight-only)")
+	tune := fs.Bool("tune", false, "first choose the kernel's block sizes by a short search (a few seconds) and keep them in the user cache directory, where every later product on this CPU finds them")
 	if err := inv.parse(fs, args); err != nil {
 		return err
 	}
@@ -110,6 +113,9 @@ func benchGEMM(inv *invocation, args []string) error {
 		return usagef("--m, --n and --k must be at least 1")
 	case *threads < 0 || *reps < 0:
 		return usagef("--threads and --reps must not be negative")
+	}
+	if *scaled && !*weights {
+		return usagef("--scale needs --weights")
 	}
 	var types [2]dtype.Type
 	for i, name := range []string{*typeA, *typeB} {
@@ -133,12 +139,39 @@ func benchGEMM(inv *invocation, args []string) error {
 	}
 	defer gemm.SetThreads(gemm.SetThreads(*threads))
 
+	if *tune {
+		kern := gemm.KernelFor(types[0], types[1])
+		// Tune on a cube of 1024 (or of the product's largest dimension, when smaller).
+		size := min(1024, max(*m, *n, *k))
+		blocks, gflops := gemm.Tune(kern, size, 4*time.Second)
+		path, err := gemm.SaveTuning()
+		if err != nil {
+			return fmt.Errorf("saving the block sizes: %v", err)
+		}
+		fmt.Fprintf(inv.stdout, "tuned %s: %v (%.1f GFLOP/s at %d^3), saved in %s\n", kern, blocks, gflops, size, path)
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	a := randomTyped(rng, types[0], *m, *k, *transA)
 	b := randomTyped(rng, types[1], *k, *n, *transB)
 	c := gemm.NewMatrix(*m, *n, nil)
 	multiply := func() { gemm.MatMulTyped(c, a, b, 1, 0) }
-	if types == [2]dtype.Type{dtype.F32, dtype.F32} {
+	name := gemm.KernelName(*m, types[0], types[1], *transB)
+	switch {
+	case *weights:
+		if !slices.Contains(gemm.WeightTypes, types[1]) {
+			return usagef("--weights needs B of type f8e4m3fn, f8e5m2, s8 or bf16, not %s", types[1])
+		}
+		var scale []float32
+		if *scaled {
+			scale = make([]float32, *n)
+			for j := range scale {
+				scale[j] = float32(rng.Float64() + 0.5)
+			}
+		}
+		w := gemm.PackWeights(b, scale)
+		multiply = func() { gemm.MatMulWeights(c, a, w, 1, 0) }
+		name = gemm.KernelName(min(*m, 16), types[0], types[1], false)
+	case types == [2]dtype.Type{dtype.F32, dtype.F32}:
 		// The float32 API proper, as the interpreter calls it.
 		af, bf := float32Matrix(a), float32Matrix(b)
 		multiply = func() { gemm.MatMul(c, af, bf, 1, 0) }
@@ -159,9 +192,17 @@ func benchGEMM(inv *invocation, args []string) error {
 	}
 	slices.Sort(times)
 	median := times[len(times)/2]
+	cpu, features := gemm.CPU()
+	if cpu == "" {
+		cpu = "unknown"
+	}
+	if len(features) == 0 {
+		features = []string{"none"}
+	}
+	fmt.Fprintf(inv.stdout, "cpu: %s (%s)\n", cpu, strings.Join(features, " "))
 	fmt.Fprintf(inv.stdout, "gemm m=%d n=%d k=%d a=%s%s b=%s%s c=f32 threads=%d kernel=%s reps=%d best=%v median=%v %.1f GFLOP/s\n",
 		*m, *n, *k, types[0], transSuffix(*transA), types[1], transSuffix(*transB), gemm.Threads(),
-		strings.ReplaceAll(gemm.CurrentKernel().String(), " ", "-"), *reps, times[0].Round(time.Microsecond),
+		strings.ReplaceAll(name, " ", "-"), *reps, times[0].Round(time.Microsecond),
 		median.Round(time.Microsecond), flop/median.Seconds()/1e9)
 	return nil
 }

@@ -13,6 +13,8 @@ func TestBenchGEMM(t *testing.T) {
 		{"bench", "gemm", "--m=5", "--n=3", "--k=2", "--trans-a", "--trans-b", "--threads=1", "--reps=1"},
 		{"bench", "gemm", "-m", "20", "-n", "20", "-k", "20", "--kernel=go"},
 		{"bench", "gemm", "--m=9", "--n=10", "--k=33", "--a=f8e4m3fn", "--b=bf16", "--trans-b"},
+		{"bench", "gemm", "--m=3", "--n=70", "--k=33", "--b=s8", "--weights", "--scale"},
+		{"bench", "gemm", "--m=20", "--n=70", "--k=33", "--a=bf16", "--b=f8e5m2", "--weights"},
 	} {
 		code, out, stderr := runOctet(t, "", args...)
 		if code != 0 {
@@ -22,8 +24,14 @@ func TestBenchGEMM(t *testing.T) {
 		if !gflops.MatchString(out) {
 			t.Errorf("octet %q: output does not end in GFLOP/s:\n%s", args, out)
 		}
-		if !strings.Contains(out, " a=f") || !strings.Contains(out, " b=") {
+		if !strings.Contains(out, " a=") || !strings.Contains(out, " b=") {
 			t.Errorf("octet %q: output does not name the input types:\n%s", args, out)
+		}
+		if !strings.HasPrefix(out, "cpu: ") || !strings.Contains(out, " kernel=") {
+			t.Errorf("octet %q: output does not name the CPU and the kernel:\n%s", args, out)
+		}
+		if args[len(args)-1] == "--kernel=go" && !strings.Contains(out, " kernel=go-4x4 ") {
+			t.Errorf("octet %q: output does not name the go kernel:\n%s", args, out)
 		}
 	}
 }
@@ -39,6 +47,8 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "gemm", "--a=f7"}, `unsupported element type "f7"`},
 		{[]string{"bench", "gemm", "--kernel=none"}, `unknown kernel "none"`},
 		{[]string{"bench", "gemm", "--threads=-1"}, "must not be negative"},
+		{[]string{"bench", "gemm", "--scale"}, "--scale needs --weights"},
+		{[]string{"bench", "gemm", "--weights", "--b=f16"}, "--weights needs B of type"},
 		{[]string{"bench", "gemm", "extra"}, `unexpected argument "extra"`},
 		{[]string{"bench", "gemm", "--no-such-flag"}, "flag provided but not defined"},
 	} {
@@ -75,5 +85,23 @@ func TestBenchParse(t *testing.T) {
 	code, _, stderr = runOctet(t, "HloModule m\nENTRY e {\n  ROOT p = f32[4] bogus(0)\n}\n", "bench", "parse", "-")
 	if code != 1 || !strings.Contains(stderr, "<stdin>:3:19: unknown opcode") {
 		t.Errorf("bad input: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestBenchGEMMTune runs the block-size search once, with the cache in a temporary directory, and checks
+// that it says what it chose and where it kept it.
+func TestBenchGEMMTune(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the search takes a few seconds")
+	}
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	t.Setenv("HOME", dir)
+	code, out, stderr := runOctet(t, "", "bench", "gemm", "--m=64", "--n=64", "--k=64", "--tune", "--kernel=go", "--reps=1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "tuned go 4x4: mc=") || !strings.Contains(out, dir) {
+		t.Errorf("output does not give the chosen sizes and the cache file under %s:\n%s", dir, out)
 	}
 }

@@ -1,0 +1,265 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The AVX-512 BF16 microkernel: the AVX-512 kernel's 14x32 tile of C in 28 zmm accumulators (row r in
+// Z(2r), Z(2r+1)), fed with pairs of bf16 values instead of float32. Each step covers two steps of k: it
+// loads one row of the packed B panel (Z28, Z29: 32 columns, two bf16 of consecutive k in each dword),
+// broadcasts the 14 dwords of one column of the packed A panel in turn (Z30, Z31 alternately: a(r, p) and
+// a(r, p+1)) and issues 28 VDPBF16PS, each adding two products to every lane.
+//
+// Go's assembler does not know VDPBF16PS (EVEX.512.F3.0F38.W0 52 /r), so the DP macros below spell out
+// its encoding, register to register; TestDotBF16Encoding checks them against a scalar reference.
+
+// DP0 is VDPBF16PS Z28, Z30, Z0: Z0 += Z30 . Z28, pairwise.
+#define DP0 BYTE $0x62; BYTE $0x92; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xc4
+// DP1 is VDPBF16PS Z29, Z30, Z1: Z1 += Z30 . Z29, pairwise.
+#define DP1 BYTE $0x62; BYTE $0x92; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xcd
+// DP2 is VDPBF16PS Z28, Z31, Z2: Z2 += Z31 . Z28, pairwise.
+#define DP2 BYTE $0x62; BYTE $0x92; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xd4
+// DP3 is VDPBF16PS Z29, Z31, Z3: Z3 += Z31 . Z29, pairwise.
+#define DP3 BYTE $0x62; BYTE $0x92; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xdd
+// DP4 is VDPBF16PS Z28, Z30, Z4: Z4 += Z30 . Z28, pairwise.
+#define DP4 BYTE $0x62; BYTE $0x92; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xe4
+// DP5 is VDPBF16PS Z29, Z30, Z5: Z5 += Z30 . Z29, pairwise.
+#define DP5 BYTE $0x62; BYTE $0x92; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xed
+// DP6 is VDPBF16PS Z28, Z31, Z6: Z6 += Z31 . Z28, pairwise.
+#define DP6 BYTE $0x62; BYTE $0x92; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xf4
+// DP7 is VDPBF16PS Z29, Z31, Z7: Z7 += Z31 . Z29, pairwise.
+#define DP7 BYTE $0x62; BYTE $0x92; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xfd
+// DP8 is VDPBF16PS Z28, Z30, Z8: Z8 += Z30 . Z28, pairwise.
+#define DP8 BYTE $0x62; BYTE $0x12; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xc4
+// DP9 is VDPBF16PS Z29, Z30, Z9: Z9 += Z30 . Z29, pairwise.
+#define DP9 BYTE $0x62; BYTE $0x12; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xcd
+// DP10 is VDPBF16PS Z28, Z31, Z10: Z10 += Z31 . Z28, pairwise.
+#define DP10 BYTE $0x62; BYTE $0x12; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xd4
+// DP11 is VDPBF16PS Z29, Z31, Z11: Z11 += Z31 . Z29, pairwise.
+#define DP11 BYTE $0x62; BYTE $0x12; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xdd
+// DP12 is VDPBF16PS Z28, Z30, Z12: Z12 += Z30 . Z28, pairwise.
+#define DP12 BYTE $0x62; BYTE $0x12; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xe4
+// DP13 is VDPBF16PS Z29, Z30, Z13: Z13 += Z30 . Z29, pairwise.
+#define DP13 BYTE $0x62; BYTE $0x12; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xed
+// DP14 is VDPBF16PS Z28, Z31, Z14: Z14 += Z31 . Z28, pairwise.
+#define DP14 BYTE $0x62; BYTE $0x12; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xf4
+// DP15 is VDPBF16PS Z29, Z31, Z15: Z15 += Z31 . Z29, pairwise.
+#define DP15 BYTE $0x62; BYTE $0x12; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xfd
+// DP16 is VDPBF16PS Z28, Z30, Z16: Z16 += Z30 . Z28, pairwise.
+#define DP16 BYTE $0x62; BYTE $0x82; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xc4
+// DP17 is VDPBF16PS Z29, Z30, Z17: Z17 += Z30 . Z29, pairwise.
+#define DP17 BYTE $0x62; BYTE $0x82; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xcd
+// DP18 is VDPBF16PS Z28, Z31, Z18: Z18 += Z31 . Z28, pairwise.
+#define DP18 BYTE $0x62; BYTE $0x82; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xd4
+// DP19 is VDPBF16PS Z29, Z31, Z19: Z19 += Z31 . Z29, pairwise.
+#define DP19 BYTE $0x62; BYTE $0x82; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xdd
+// DP20 is VDPBF16PS Z28, Z30, Z20: Z20 += Z30 . Z28, pairwise.
+#define DP20 BYTE $0x62; BYTE $0x82; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xe4
+// DP21 is VDPBF16PS Z29, Z30, Z21: Z21 += Z30 . Z29, pairwise.
+#define DP21 BYTE $0x62; BYTE $0x82; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xed
+// DP22 is VDPBF16PS Z28, Z31, Z22: Z22 += Z31 . Z28, pairwise.
+#define DP22 BYTE $0x62; BYTE $0x82; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xf4
+// DP23 is VDPBF16PS Z29, Z31, Z23: Z23 += Z31 . Z29, pairwise.
+#define DP23 BYTE $0x62; BYTE $0x82; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xfd
+// DP24 is VDPBF16PS Z28, Z30, Z24: Z24 += Z30 . Z28, pairwise.
+#define DP24 BYTE $0x62; BYTE $0x02; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xc4
+// DP25 is VDPBF16PS Z29, Z30, Z25: Z25 += Z30 . Z29, pairwise.
+#define DP25 BYTE $0x62; BYTE $0x02; BYTE $0x0e; BYTE $0x40; BYTE $0x52; BYTE $0xcd
+// DP26 is VDPBF16PS Z28, Z31, Z26: Z26 += Z31 . Z28, pairwise.
+#define DP26 BYTE $0x62; BYTE $0x02; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xd4
+// DP27 is VDPBF16PS Z29, Z31, Z27: Z27 += Z31 . Z29, pairwise.
+#define DP27 BYTE $0x62; BYTE $0x02; BYTE $0x06; BYTE $0x40; BYTE $0x52; BYTE $0xdd
+
+// STEP performs one step (two of k): A pairs at ao(AX), B pairs at bo(BX).
+#define STEP(ao, bo) \
+	VMOVUPS bo(BX), Z28; \
+	VMOVUPS bo+64(BX), Z29; \
+	VBROADCASTSS ao+0(AX), Z30; \
+	DP0; \
+	DP1; \
+	VBROADCASTSS ao+4(AX), Z31; \
+	DP2; \
+	DP3; \
+	VBROADCASTSS ao+8(AX), Z30; \
+	DP4; \
+	DP5; \
+	VBROADCASTSS ao+12(AX), Z31; \
+	DP6; \
+	DP7; \
+	VBROADCASTSS ao+16(AX), Z30; \
+	DP8; \
+	DP9; \
+	VBROADCASTSS ao+20(AX), Z31; \
+	DP10; \
+	DP11; \
+	VBROADCASTSS ao+24(AX), Z30; \
+	DP12; \
+	DP13; \
+	VBROADCASTSS ao+28(AX), Z31; \
+	DP14; \
+	DP15; \
+	VBROADCASTSS ao+32(AX), Z30; \
+	DP16; \
+	DP17; \
+	VBROADCASTSS ao+36(AX), Z31; \
+	DP18; \
+	DP19; \
+	VBROADCASTSS ao+40(AX), Z30; \
+	DP20; \
+	DP21; \
+	VBROADCASTSS ao+44(AX), Z31; \
+	DP22; \
+	DP23; \
+	VBROADCASTSS ao+48(AX), Z30; \
+	DP24; \
+	DP25; \
+	VBROADCASTSS ao+52(AX), Z31; \
+	DP26; \
+	DP27
+
+// STORE writes row z0, z1 of the tile to (DI) under the column masks K1, K2 as alpha*acc (Z30 = alpha),
+// moves DI to the next row and stops after the last of the m rows (R8 counts them down).
+#define STORE(z0, z1) \
+	VMULPS Z30, z0, z0; \
+	VMULPS Z30, z1, z1; \
+	VMOVUPS z0, K1, (DI); \
+	VMOVUPS z1, K2, 64(DI); \
+	ADDQ SI, DI; \
+	DECQ R8; \
+	JZ done
+
+// STOREBETA is STORE for alpha*acc + beta*C (Z31 = beta); masked-off columns of C are not read.
+#define STOREBETA(z0, z1) \
+	VMOVUPS.Z (DI), K1, Z28; \
+	VMOVUPS.Z 64(DI), K2, Z29; \
+	VMULPS Z30, z0, z0; \
+	VMULPS Z30, z1, z1; \
+	VFMADD231PS Z31, Z28, z0; \
+	VFMADD231PS Z31, Z29, z1; \
+	VMOVUPS z0, K1, (DI); \
+	VMOVUPS z1, K2, 64(DI); \
+	ADDQ SI, DI; \
+	DECQ R8; \
+	JZ done
+
+// func kernelBF16(kq int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta float32)
+//
+// kq counts steps of two k (the packed panels hold kq pairs per row of A and column of B).
+TEXT ·kernelBF16(SB), NOSPLIT, $0-60
+	MOVQ kq+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+
+	// Fetch the tile of C into L1 while the products are summed.
+	MOVQ c+24(FP), DI
+	MOVQ ldc+32(FP), SI
+	SHLQ $2, SI
+	MOVQ m+40(FP), R8
+prefetchc:
+	PREFETCHT0 (DI)
+	PREFETCHT0 64(DI)
+	PREFETCHT0 124(DI)
+	ADDQ SI, DI
+	DECQ R8
+	JNZ  prefetchc
+
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+
+	SUBQ $4, CX
+	JL   tail
+
+loop4:
+	STEP(0, 0)
+	STEP(56, 128)
+	STEP(112, 256)
+	STEP(168, 384)
+	ADDQ $224, AX
+	ADDQ $512, BX
+	SUBQ $4, CX
+	JGE  loop4
+
+tail:
+	ADDQ $4, CX
+	JZ   store
+
+loop1:
+	STEP(0, 0)
+	ADDQ $56, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  loop1
+
+store:
+	MOVQ c+24(FP), DI
+	MOVQ ldc+32(FP), SI
+	SHLQ $2, SI
+	MOVQ m+40(FP), R8
+	MOVL mask+48(FP), DX
+	KMOVD DX, K1
+	KSHIFTRD $16, K1, K2
+	VBROADCASTSS alpha+52(FP), Z30
+	VBROADCASTSS beta+56(FP), Z31
+	MOVL beta+56(FP), DX
+	SHLL $1, DX // drop the sign: -0 is zero too
+	JNZ  withbeta
+
+	STORE(Z0, Z1)
+	STORE(Z2, Z3)
+	STORE(Z4, Z5)
+	STORE(Z6, Z7)
+	STORE(Z8, Z9)
+	STORE(Z10, Z11)
+	STORE(Z12, Z13)
+	STORE(Z14, Z15)
+	STORE(Z16, Z17)
+	STORE(Z18, Z19)
+	STORE(Z20, Z21)
+	STORE(Z22, Z23)
+	STORE(Z24, Z25)
+	STORE(Z26, Z27)
+	JMP done
+
+withbeta:
+	STOREBETA(Z0, Z1)
+	STOREBETA(Z2, Z3)
+	STOREBETA(Z4, Z5)
+	STOREBETA(Z6, Z7)
+	STOREBETA(Z8, Z9)
+	STOREBETA(Z10, Z11)
+	STOREBETA(Z12, Z13)
+	STOREBETA(Z14, Z15)
+	STOREBETA(Z16, Z17)
+	STOREBETA(Z18, Z19)
+	STOREBETA(Z20, Z21)
+	STOREBETA(Z22, Z23)
+	STOREBETA(Z24, Z25)
+	STOREBETA(Z26, Z27)
+
+done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,311 @@
+package gemm
+
+import (
+	"fmt"
+	"unsafe"
+
+	"octet/dtype"
+)
+
+// Products with few rows (M <= 16: the decode steps of inference, a few activations times a large weight)
+// are bound by reading B, not by arithmetic. For them B is streamed: read once, in its own narrow type,
+// decoded in registers and multiplied at once, in panels of 64 columns shared among the goroutines, while
+// A (small) is packed once for all. A weight used by many products can be laid out for this once
+// (PackWeights), so that every panel is one contiguous run of memory.
+
+// streamPanel is the width of a panel of B, in elements: a 64-byte line of a byte type per step of k.
+const streamPanel = 64
+
+// streamMaxRows is the most rows a streaming kernel multiplies at once; larger products run the blocked
+// algorithm, and MatMulWeights runs them 16 rows at a time.
+const streamMaxRows = 16
+
+// A streamFunc is a streaming kernel (stream_amd64.s, stream_avx2_amd64.s): it adds to out, for every one
+// of its rows r and columns j, a(r, p)*b(p, j) summed over p < k in order of p. a holds k groups of R
+// elements; b points at element (0, 0) of the columns, bstride bytes between consecutive p. k > 0.
+type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
+
+// A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
+// sums in out as rows x cols, row-major.
+type streamKernel struct {
+	rows, cols int
+	fn         streamFunc
+}
+
+// streamFallback is the tile of the products streamed on a kernel without streaming kernels: the blocked
+// algorithm, panel by panel.
+var streamFallback = streamKernel{rows: streamMaxRows, cols: streamPanel}
+
+// streamFor returns the streaming kernel of kern for m rows of B's type t: the smallest that covers m rows,
+// else the largest (run on groups of rows), and false when kern has none for t.
+func (k *Kernel) streamFor(t dtype.Type, m int) (streamKernel, bool) {
+	set := k.streams[t]
+	if len(set) == 0 {
+		return streamFallback, false
+	}
+	for _, sk := range set {
+		if sk.rows >= m {
+			return sk, true
+		}
+	}
+	return set[len(set)-1], true
+}
+
+// Weights is a K x N matrix B laid out for products with few rows (MatMulWeights): in its own element
+// type, in panels of 64 columns, each one contiguous run of memory, with an optional scale per column
+// (per output channel). It is built once by PackWeights and read by any number of concurrent products.
+type Weights struct {
+	typ        dtype.Type
+	rows, cols int
+	data       []byte    // ceil(cols/64) panels of rows x 64 elements, zero past the last column
+	scale      []float32 // one per column, or nil
+	src        streamSource
+}
+
+// WeightTypes are the element types PackWeights accepts: FP8 (f8e4m3fn, f8e5m2), s8 (int8 weight-only,
+// with a scale per column) and bf16.
+var WeightTypes = []dtype.Type{dtype.F8E4M3FN, dtype.F8E5M2, dtype.S8, dtype.BF16}
+
+// PackWeights returns b laid out for MatMulWeights, with scale[j] multiplying column j of every product
+// (nil: no scale). It panics, as MatMul does on a malformed operand, when b's type is not one of
+// WeightTypes, when b does not fit its data, or when scale is neither nil nor one per column.
+func PackWeights(b Typed, scale []float32) *Weights {
+	ok := false
+	for _, t := range WeightTypes {
+		ok = ok || b.Type == t
+	}
+	if !ok {
+		panic("gemm: PackWeights: element type " + b.Type.String() + " is not one of f8e4m3fn, f8e5m2, s8, bf16")
+	}
+	if scale != nil && len(scale) != b.Cols {
+		panic(fmt.Sprintf("gemm: PackWeights: %d scales for %d columns", len(scale), b.Cols))
+	}
+	v := b.view("B")
+	size := v.size
+	w := &Weights{typ: b.Type, rows: b.Rows, cols: b.Cols, scale: append([]float32(nil), scale...)}
+	if scale == nil {
+		w.scale = nil
+	}
+	panels := (b.Cols + streamPanel - 1) / streamPanel
+	w.data = make([]byte, panels*b.Rows*streamPanel*size)
+	for p := 0; p < panels; p++ {
+		j0 := p * streamPanel
+		cols := min(streamPanel, b.Cols-j0)
+		dst := w.data[p*b.Rows*streamPanel*size:]
+		for k := 0; k < b.Rows; k++ {
+			row := dst[k*streamPanel*size : (k*streamPanel+cols)*size]
+			if !v.trans {
+				copy(row, v.raw[(k*v.stride+j0)*size:])
+				continue
+			}
+			for j := 0; j < cols; j++ {
+				copy(row[j*size:(j+1)*size], v.raw[((j0+j)*v.stride+k)*size:])
+			}
+		}
+	}
+	w.src = streamSource{typ: w.typ, size: size, k: w.rows, n: w.cols, data: w.data, packed: true, scale: w.scale}
+	return w
+}
+
+// Rows and Cols return the shape of w: K x N.
+func (w *Weights) Rows() int { return w.rows }
+func (w *Weights) Cols() int { return w.cols }
+
+// Type returns the element type of w.
+func (w *Weights) Type() dtype.Type { return w.typ }
+
+// MatMulWeights computes C = alpha*(A*B)*diag(scale) + beta*C for the weights w = PackWeights(B, scale):
+// A is M x K of any type MatMulTyped takes (f32 or bf16 activations, typically), decoded to float32 while
+// packing; every product is accumulated in float32, in order of k, and scaled once at the end. Any M works;
+// M <= 16 is what it is for. C is not read when beta == 0, and A and B are not read when alpha == 0 or
+// K == 0, as with MatMul. It panics, like MatMul, on mismatched shapes.
+func MatMulWeights(c Matrix, a Typed, w *Weights, alpha, beta float32) {
+	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: w.rows, Cols: w.cols})
+	c.check("C", 0, len(c.Data))
+	av := a.view("A")
+	cv := c.view()
+	if cv.rows == 0 || cv.cols == 0 {
+		return
+	}
+	if alpha == 0 || w.rows == 0 {
+		scale(cv, beta)
+		return
+	}
+	for i0 := 0; i0 < cv.rows; i0 += streamMaxRows {
+		i1 := min(i0+streamMaxRows, cv.rows)
+		stream(current(), Threads(), cv.sub(i0, i1, 0, cv.cols), av.sub(i0, i1, 0, av.cols), &w.src, alpha, beta)
+	}
+}
+
+// streams reports whether MatMulTyped streams B for a product of m rows with kern: few rows, B in a type
+// that kern has streaming kernels for, stored row-major.
+func streams(kern *Kernel, m int, b *view) bool {
+	return m <= streamMaxRows && !b.trans && b.f32 == nil && kern.streams[b.typ] != nil
+}
+
+// A streamSource is B as the streaming code reads it: packed panels (Weights), or a row-major matrix
+// whose panels are column ranges of its rows.
+type streamSource struct {
+	typ    dtype.Type
+	size   int
+	k, n   int
+	data   []byte
+	packed bool
+	stride int       // elements between rows, when not packed
+	scale  []float32 // per column, or nil
+}
+
+// panel returns the k x cols block of columns [p*64, p*64+cols) of s as the view the blocked algorithm
+// reads, and as the pointer and row stride (in bytes) a streaming kernel reads: for the last panel of a
+// row-major B narrower than 64 columns, a zero-padded copy made in buf.
+func (s *streamSource) panel(p int, buf *[]byte) (v view, ptr *byte, bstride int) {
+	j0 := p * streamPanel
+	cols := min(streamPanel, s.n-j0)
+	v = view{typ: s.typ, size: s.size, table: dtype.DecodeTable(s.typ), rows: s.k, cols: cols}
+	if s.packed {
+		v.raw = s.data[p*s.k*streamPanel*s.size : (p+1)*s.k*streamPanel*s.size]
+		v.stride = streamPanel
+		return v, &v.raw[0], streamPanel * s.size
+	}
+	v.raw = s.data[j0*s.size:]
+	v.stride = s.stride
+	if cols == streamPanel {
+		return v, &v.raw[0], s.stride * s.size
+	}
+	// The kernel reads 64 columns: copy the ragged panel, padded with zeros.
+	n := s.k * streamPanel * s.size
+	if len(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	b := (*buf)[:n]
+	for k := 0; k < s.k; k++ {
+		row := b[k*streamPanel*s.size : (k+1)*streamPanel*s.size]
+		clear(row[copy(row, v.raw[k*s.stride*s.size:k*s.stride*s.size+cols*s.size]):])
+	}
+	return v, &b[0], streamPanel * s.size
+}
+
+// stream computes C = alpha*(A*B)*diag(scale) + beta*C for at most 16 rows, B streamed from s, its panels
+// shared among at most t goroutines. m, n and k are nonzero.
+func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32) {
+	m, k := c.rows, a.cols
+	sk, _ := kern.streamFor(s.typ, m)
+	ws := workspaces.Get().(*workspace)
+	defer workspaces.Put(ws)
+	panels := (s.n + streamPanel - 1) / streamPanel
+	if float64(m)*float64(s.n)*float64(k) < parallelMin {
+		t = 1
+	}
+	t = min(t, panels)
+	// A kernel of fewer rows than m streams B once per group of its rows.
+	for i0 := 0; i0 < m; i0 += sk.rows {
+		rows := min(sk.rows, m-i0)
+		cg, ag := c.sub(i0, i0+rows, 0, c.cols), a.sub(i0, i0+rows, 0, k)
+		// A, packed k-major, rows past m zero: read by every goroutine.
+		bufA, _, tmp := ws.get(sk.rows*k, 0, 16*k)
+		packA(bufA, &ag, rows, k, sk.rows, tmp)
+		if t <= 1 {
+			streamPanels(kern, sk, cg, bufA[:sk.rows*k], s, 0, panels, alpha, beta)
+			continue
+		}
+		j := jobs.Get().(*job)
+		j.src = *s
+		for i := 0; i < t; i++ {
+			j.tasks = append(j.tasks, task{kern: kern, c: cg, stream: &j.src, streamKernel: sk, packedA: bufA[:sk.rows*k],
+				p0: i * panels / t, p1: (i + 1) * panels / t, alpha: alpha, beta: beta})
+		}
+		runJob(j, t)
+	}
+}
+
+// A streamWork is one goroutine's buffers for streaming: the sums of its panels, and a padded copy of a
+// ragged panel.
+type streamWork struct {
+	acc    []float32
+	buf    []byte
+	panels []streamPanelRef
+}
+
+// A streamPanelRef is where a kernel reads one panel: its first element and the bytes between rows.
+type streamPanelRef struct {
+	ptr     *byte
+	bstride int
+}
+
+// streamBlock is how many steps of k the streaming kernels take through one panel before moving to the
+// next: the goroutine's panels are read a block of rows at a time, row after row of memory, which the
+// prefetchers follow and the TLB holds, and the block of A stays in L1.
+const streamBlock = 256
+
+// streamPanels runs panels [p0, p1) of s through sk against the packed A (k groups of sk.rows rows) and
+// stores them into c.
+func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *streamSource, p0, p1 int, alpha, beta float32) {
+	m, k := c.rows, s.k
+	ws := workspaces.Get().(*workspace)
+	defer workspaces.Put(ws)
+	if ws.stream == nil {
+		ws.stream = new(streamWork)
+	}
+	sw := ws.stream
+	// Each panel's sums: 64/cols blocks of rows x cols.
+	size := sk.rows * streamPanel
+	if len(sw.acc) < (p1-p0)*size {
+		sw.acc = alignedFloats((p1 - p0) * size)
+	}
+	acc := sw.acc[:(p1-p0)*size]
+	if sk.fn == nil {
+		// No streaming kernel: the blocked algorithm on each panel, with A as packed (k-major, R
+		// rows: a transposed view).
+		av := view{f32: packedA, rows: m, cols: k, stride: sk.rows, trans: true}
+		for p := p0; p < p1; p++ {
+			v, _, _ := s.panel(p, &sw.buf)
+			ov := view{f32: acc[(p-p0)*size:], rows: m, cols: v.cols, stride: streamPanel}
+			serial(kern.forTypes(dtype.F32, s.typ), ws, ov, av, v, 1, 0, nil, 0, 0)
+		}
+		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
+		return
+	}
+	clear(acc)
+	sw.panels = sw.panels[:0]
+	for p := p0; p < p1; p++ {
+		_, ptr, bstride := s.panel(p, &sw.buf)
+		sw.panels = append(sw.panels, streamPanelRef{ptr, bstride})
+	}
+	for kb := 0; kb < k; kb += streamBlock {
+		kn := min(streamBlock, k-kb)
+		a := &packedA[kb*sk.rows]
+		for i, ref := range sw.panels {
+			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
+			out := acc[i*size : (i+1)*size]
+			for q := 0; q < streamPanel; q += sk.cols {
+				sk.fn(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*sk.rows])
+			}
+		}
+	}
+	storePanels(c, acc, s, sk, p0, p1, alpha, beta)
+}
+
+// storePanels sets C = alpha*acc*diag(scale) + beta*C for panels [p0, p1), whose sums acc holds as sk
+// leaves them: per panel, 64/cols blocks of rows x cols.
+func storePanels(c view, acc []float32, s *streamSource, sk streamKernel, p0, p1 int, alpha, beta float32) {
+	size := sk.rows * streamPanel
+	block := sk.rows * sk.cols
+	for p := p0; p < p1; p++ {
+		j0 := p * streamPanel
+		cols := min(streamPanel, s.n-j0)
+		out := acc[(p-p0)*size : (p-p0+1)*size]
+		for i := 0; i < c.rows; i++ {
+			row := c.f32[i*c.stride+j0 : i*c.stride+j0+cols]
+			for j := range row {
+				v := alpha * out[j/sk.cols*block+i*sk.cols+j%sk.cols]
+				if s.scale != nil {
+					v *= s.scale[j0+j]
+				}
+				if beta != 0 {
+					v += beta * row[j]
+				}
+				row[j] = v
+			}
+		}
+	}
+}
