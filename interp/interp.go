@@ -99,6 +99,8 @@ type evaluator struct {
 	// rng-get-and-update-state hands out.
 	rngCalls   uint64
 	rngStateLo uint64
+	// dev is the device of a grid this evaluation runs on (RunParallelTarget); nil for one device.
+	dev *device
 }
 
 // compiled is what the evaluator precomputes about a computation.
