@@ -1,0 +1,120 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// onGrid builds a module whose entry runs program (a computation named prog taking one parameter of type
+// in and giving out) on a grid of replicas x partitions devices, device i taking parameter i.
+func onGrid(program, in, out string, replicas, partitions int) string {
+	n := replicas * partitions
+	params := make([]string, n)
+	names := make([]string, n)
+	progs := make([]string, n)
+	outs := make([]string, n)
+	for i := range n {
+		params[i] = fmt.Sprintf("  x%d = %s parameter(%d)\n", i, in, i)
+		names[i] = fmt.Sprintf("x%d", i)
+		progs[i] = "prog"
+		outs[i] = out
+	}
+	return addF32 + program + "ENTRY e {\n" + strings.Join(params, "") +
+		fmt.Sprintf("  ROOT r = (%s) custom-call(%s), custom_call_target=%q, called_computations={%s}, backend_config=\"%d\"\n}\n",
+			strings.Join(outs, ", "), strings.Join(names, ", "), RunParallelTarget, strings.Join(progs, ", "), partitions)
+}
+
+// prog is a program of one instruction applied to its parameter.
+func prog(in, out, op string) string {
+	return "prog {\n  p = " + in + " parameter(0)\n  ROOT c = " + out + " " + op + "\n}\n"
+}
+
+func TestCollectivesOnGrid(t *testing.T) {
+	f1 := func(xs ...float64) []string {
+		out := make([]string, len(xs))
+		for i, x := range xs {
+			out[i] = fmt.Sprintf("f32[1] {%g}", x)
+		}
+		return out
+	}
+	runCases(t, []opCase{
+		{"all-reduce-across-replicas", onGrid(prog("f32[2]", "f32[2]", "all-reduce(p), replica_groups={{0,1}}, to_apply=add"), "f32[2]", "f32[2]", 2, 1),
+			[]string{"f32[2] {1, 2}", "f32[2] {10, 20}"}, []string{"f32[2] {11, 22}", "f32[2] {11, 22}"}},
+		// Without a channel the groups hold replicas of one partition.
+		{"all-reduce-per-partition", onGrid(prog("f32[1]", "f32[1]", "all-reduce(p), replica_groups={{0,1}}, to_apply=add"), "f32[1]", "f32[1]", 2, 2),
+			f1(1, 2, 4, 8), f1(5, 10, 5, 10)},
+		// With a channel, the listed replicas of every partition.
+		{"all-reduce-replicas-and-partitions", onGrid(prog("f32[1]", "f32[1]", "all-reduce(p), replica_groups={{0,1}}, channel_id=1, to_apply=add"), "f32[1]", "f32[1]", 2, 2),
+			f1(1, 2, 4, 8), f1(15, 15, 15, 15)},
+		// Global device ids name devices directly.
+		{"all-reduce-flattened-ids", onGrid(prog("f32[1]", "f32[1]", "all-reduce(p), replica_groups={{0,3},{1,2}}, channel_id=1, use_global_device_ids=true, to_apply=add"), "f32[1]", "f32[1]", 2, 2),
+			f1(1, 2, 4, 8), f1(9, 6, 6, 9)},
+		{"all-gather", onGrid(prog("f32[2]", "f32[4]", "all-gather(p), replica_groups={{1,0}}, dimensions={0}"), "f32[2]", "f32[4]", 2, 1),
+			[]string{"f32[2] {1, 2}", "f32[2] {3, 4}"}, []string{"f32[4] {3, 4, 1, 2}", "f32[4] {3, 4, 1, 2}"}},
+		{"reduce-scatter", onGrid(prog("f32[4]", "f32[2]", "reduce-scatter(p), replica_groups={{0,1}}, dimensions={0}, to_apply=add"), "f32[4]", "f32[2]", 2, 1),
+			[]string{"f32[4] {1, 2, 3, 4}", "f32[4] {10, 20, 30, 40}"}, []string{"f32[2] {11, 22}", "f32[2] {33, 44}"}},
+		{"all-to-all", onGrid(prog("f32[2]", "f32[2]", "all-to-all(p), replica_groups={{0,1}}, dimensions={0}"), "f32[2]", "f32[2]", 2, 1),
+			[]string{"f32[2] {1, 2}", "f32[2] {3, 4}"}, []string{"f32[2] {1, 3}", "f32[2] {2, 4}"}},
+		// A device no pair sends to receives zeros.
+		{"collective-permute", onGrid(prog("f32[1]", "f32[1]", "collective-permute(p), source_target_pairs={{0,1},{1,2}}"), "f32[1]", "f32[1]", 3, 1),
+			f1(1, 2, 3), f1(0, 1, 2)},
+		// With a channel, pairs of partitions.
+		{"collective-permute-partitions", onGrid(prog("f32[1]", "f32[1]", "collective-permute(p), source_target_pairs={{1,0}}, channel_id=1"), "f32[1]", "f32[1]", 2, 2),
+			f1(1, 2, 4, 8), f1(2, 0, 8, 0)},
+		{"collective-broadcast", onGrid(prog("f32[1]", "f32[1]", "collective-broadcast(p), replica_groups={{1,0}}"), "f32[1]", "f32[1]", 3, 1),
+			f1(1, 2, 3), f1(2, 2, 0)},
+		{"replica-and-partition-ids", `prog {
+  r = u32[] replica-id()
+  p = u32[] partition-id()
+  ROOT t = (u32[], u32[]) tuple(r, p)
+}
+ENTRY e {
+  ROOT r = (u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[]) custom-call(), custom_call_target="interpreter.run_parallel", called_computations={prog, prog, prog, prog, prog, prog}, backend_config="3"
+}
+`, nil, []string{"u32[] 0", "u32[] 0", "u32[] 0", "u32[] 1", "u32[] 0", "u32[] 2", "u32[] 1", "u32[] 0", "u32[] 1", "u32[] 1", "u32[] 1", "u32[] 2"}},
+	})
+}
+
+// TestCollectivesThatDoNotMeet checks that devices which disagree about their collectives fail the run
+// with an error naming the collective instead of waiting for each other forever.
+func TestCollectivesThatDoNotMeet(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"returns-without-joining", addF32 + `reduce {
+  p = f32[1] parameter(0)
+  ROOT c = f32[1] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+skip {
+  ROOT p = f32[1] parameter(0)
+}
+ENTRY e {
+  x = f32[1] parameter(0)
+  ROOT r = (f32[1], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, skip}, backend_config="1"
+}
+`, "returned"},
+		{"different-collectives", addF32 + `reduce {
+  p = f32[1] parameter(0)
+  ROOT c = f32[1] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+gather {
+  p = f32[1] parameter(0)
+  ROOT c = f32[2] all-gather(p), replica_groups={{0,1}}, dimensions={0}
+}
+ENTRY e {
+  x = f32[1] parameter(0)
+  ROOT r = (f32[1], f32[2]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, gather}, backend_config="1"
+}
+`, "do not match"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := Run(parseModule(t, c.src), []Value{val(t, "f32[1] {1}")}, Options{Context: ctx})
+			if err == nil || !strings.Contains(err.Error(), c.want) || ctx.Err() != nil {
+				t.Fatalf("got %v, want an error saying %q before the deadline", err, c.want)
+			}
+		})
+	}
+}
