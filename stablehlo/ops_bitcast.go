@@ -33,7 +33,7 @@ func (c *converter) bitcastConvert(sc *scope, op *Op) *hlo.Instruction {
 	out := c.result(op)
 	c.need(op, len(ins) == 1, "one operand")
 	x := ins[0]
-	if x.Shape.Elem != dtype.PRED && out.Elem != dtype.PRED || !x.Shape.IsArray() || !out.IsArray() {
+	if (x.Shape.Elem == dtype.PRED) == (out.Elem == dtype.PRED) || !x.Shape.IsArray() || !out.IsArray() {
 		return c.add(sc, op, hlo.OpBitcastConvert, out, x)
 	}
 	e := emitter{c, sc, op}
