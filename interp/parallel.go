@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"octet/dtype"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -42,6 +43,26 @@ type grid struct {
 	waiting  int // devices waiting at a rendezvous
 	abort    chan struct{}
 	err      error
+
+	channels map[int64]*channel
+	infeed   []Value // what infeed gives next, in order
+}
+
+// channel holds the values sent on one channel and not yet received, and the devices waiting for them.
+type channel struct {
+	vals    []Value
+	waiters int
+	wake    chan struct{} // closed (and replaced) when a value arrives for the waiters
+}
+
+// channel returns channel id, made on first use. g.mu is held.
+func (g *grid) channel(id int64) *channel {
+	ch := g.channels[id]
+	if ch == nil {
+		ch = &channel{wake: make(chan struct{})}
+		g.channels[id] = ch
+	}
+	return ch
 }
 
 // slot is one rendezvous: the devices of the group (flattened ids, in group order) and their values.
@@ -88,6 +109,11 @@ func (g *grid) checkStuck() {
 		keys := make([]string, 0, len(g.slots))
 		for k := range g.slots {
 			keys = append(keys, k)
+		}
+		for id, ch := range g.channels {
+			if ch.waiters > 0 {
+				keys = append(keys, fmt.Sprintf("a receive on channel %d nothing sends to", id))
+			}
 		}
 		slices.Sort(keys)
 		g.fail(fmt.Errorf("the devices wait at collectives that do not match: %s", strings.Join(keys, ", ")))
@@ -145,21 +171,140 @@ func (g *grid) exchange(d *device, key string, members []int64, v Value) ([]Valu
 	}
 }
 
+// send queues v on channel id and wakes the devices waiting there (they no longer count as waiting).
+func (g *grid) send(id int64, v Value) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ch := g.channel(id)
+	ch.vals = append(ch.vals, v)
+	if ch.waiters > 0 {
+		g.waiting -= ch.waiters
+		ch.waiters = 0
+		close(ch.wake)
+		ch.wake = make(chan struct{})
+	}
+}
+
+// recv takes the oldest value sent on channel id, waiting for one.
+func (g *grid) recv(id int64) (Value, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for {
+		if g.err != nil {
+			return Value{}, g.err
+		}
+		ch := g.channel(id)
+		if len(ch.vals) > 0 {
+			v := ch.vals[0]
+			ch.vals = ch.vals[1:]
+			return v, nil
+		}
+		ch.waiters++
+		g.waiting++
+		g.checkStuck()
+		wake := ch.wake
+		g.mu.Unlock()
+		var err error
+		select {
+		case <-wake:
+		case <-g.abort:
+		case <-g.done:
+			err = context.Canceled
+		}
+		g.mu.Lock()
+		if err != nil {
+			return Value{}, err
+		}
+	}
+}
+
+// transfer evaluates send, send-done, recv, recv-done and infeed on a device of a grid: sends and
+// receives pair up in order on each channel, and infeed takes the values of the grid's infeed queue.
+func (e *evaluator) transfer(in *hlo.Instruction, ops []Value) (Value, error) {
+	if e.dev == nil {
+		return Value{}, unsupportedf(in, "%s", describeOp(in))
+	}
+	g := e.dev.grid
+	switch in.Opcode {
+	case hlo.OpSend:
+		if len(ops) != 2 {
+			return Value{}, errorf(in, "send takes a value and a token")
+		}
+		g.send(channelOf(in), ops[0])
+		return TupleValue(ops[0], ArrayValue(tensor.New(dtype.U32, nil)), TokenValue()), nil
+	case hlo.OpSendDone:
+		return TokenValue(), nil
+	case hlo.OpRecv:
+		v, err := g.recv(channelOf(in))
+		if err != nil {
+			return Value{}, err
+		}
+		return TupleValue(v, ArrayValue(tensor.New(dtype.U32, nil)), TokenValue()), nil
+	case hlo.OpRecvDone:
+		if len(ops) != 1 || ops[0].Kind != KindTuple || len(ops[0].Tuple) != 3 {
+			return Value{}, errorf(in, "recv-done takes what a recv gives")
+		}
+		return TupleValue(ops[0].Tuple[0], TokenValue()), nil
+	case hlo.OpInfeed:
+		if !in.Shape.IsTuple() || len(in.Shape.Tuple) != 2 || !in.Shape.Tuple[0].IsTuple() {
+			return Value{}, unsupportedf(in, "infeed giving %s", in.Shape.String())
+		}
+		n := len(in.Shape.Tuple[0].Tuple)
+		g.mu.Lock()
+		if len(g.infeed) < n {
+			g.mu.Unlock()
+			return Value{}, errorf(in, "infeed of %d values from a queue of %d", n, len(g.infeed))
+		}
+		vals := g.infeed[:n:n]
+		g.infeed = g.infeed[n:]
+		g.mu.Unlock()
+		return TupleValue(TupleValue(vals...), TokenValue()), nil
+	}
+	return Value{}, unsupportedf(in, "%s", describeOp(in))
+}
+
+func init() {
+	register((*evaluator).transfer, hlo.OpSend, hlo.OpSendDone, hlo.OpRecv, hlo.OpRecvDone, hlo.OpInfeed)
+}
+
 // runParallel evaluates RunParallelTarget: each program on its own device, concurrently.
 func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error) {
 	if e.dev != nil {
 		return Value{}, unsupportedf(in, "%s inside a program it runs", RunParallelTarget)
 	}
 	progs := in.Called()
-	var cols int64
+	var cols, feeds int64
 	if bc, ok := in.Attr("backend_config").(*hlo.BackendConfig); ok {
-		cols, _ = strconv.ParseInt(strings.TrimSpace(bc.Text), 10, 64)
+		for _, f := range strings.Fields(bc.Text) {
+			k, v, _ := strings.Cut(f, "=")
+			n, err := strconv.ParseInt(v, 10, 64)
+			switch {
+			case err != nil:
+				cols = 0
+			case k == "partitions":
+				cols = n
+			case k == "infeed":
+				feeds = n
+			}
+		}
 	}
+	if feeds < 0 || feeds > int64(len(progs)) {
+		feeds = int64(len(progs)) + 1
+	}
+	progs, queue := progs[:max(int64(len(progs))-feeds, 0)], progs[max(int64(len(progs))-feeds, 0):]
 	if len(progs) == 0 || cols <= 0 || int64(len(progs))%cols != 0 {
-		return Value{}, errorf(in, "%s needs programs in rows of backend_config (the number of partitions) each", RunParallelTarget)
+		return Value{}, errorf(in, `%s needs programs in rows of the number of partitions its backend_config gives ("partitions=N infeed=K")`, RunParallelTarget)
 	}
 	g := &grid{replicas: int64(len(progs)) / cols, partitions: cols, slots: map[string]*slot{},
-		finished: make([]bool, len(progs)), alive: len(progs), abort: make(chan struct{})}
+		finished: make([]bool, len(progs)), alive: len(progs), abort: make(chan struct{}),
+		channels: map[int64]*channel{}}
+	for _, q := range queue {
+		v, err := e.call(q, nil)
+		if err != nil {
+			return Value{}, err
+		}
+		g.infeed = append(g.infeed, v)
+	}
 	if e.ctx != nil {
 		g.done = e.ctx.Done()
 	}

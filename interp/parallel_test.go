@@ -23,7 +23,7 @@ func onGrid(program, in, out string, replicas, partitions int) string {
 		outs[i] = out
 	}
 	return addF32 + program + "ENTRY e {\n" + strings.Join(params, "") +
-		fmt.Sprintf("  ROOT r = (%s) custom-call(%s), custom_call_target=%q, called_computations={%s}, backend_config=\"%d\"\n}\n",
+		fmt.Sprintf("  ROOT r = (%s) custom-call(%s), custom_call_target=%q, called_computations={%s}, backend_config=\"partitions=%d\"\n}\n",
 			strings.Join(outs, ", "), strings.Join(names, ", "), RunParallelTarget, strings.Join(progs, ", "), partitions)
 }
 
@@ -72,9 +72,57 @@ func TestCollectivesOnGrid(t *testing.T) {
   ROOT t = (u32[], u32[]) tuple(r, p)
 }
 ENTRY e {
-  ROOT r = (u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[]) custom-call(), custom_call_target="interpreter.run_parallel", called_computations={prog, prog, prog, prog, prog, prog}, backend_config="3"
+  ROOT r = (u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[]) custom-call(), custom_call_target="interpreter.run_parallel", called_computations={prog, prog, prog, prog, prog, prog}, backend_config="partitions=3"
 }
 `, nil, []string{"u32[] 0", "u32[] 0", "u32[] 0", "u32[] 1", "u32[] 0", "u32[] 2", "u32[] 1", "u32[] 0", "u32[] 1", "u32[] 1", "u32[] 1", "u32[] 2"}},
+		// Sends and receives pair up in order on each channel.
+		{"send-recv", `sender {
+  x = f32[1] parameter(0)
+  t = token[] after-all()
+  s = (f32[1], u32[], token[]) send(x, t), channel_id=1
+  d = token[] send-done(s), channel_id=1
+  two = f32[1] constant({2})
+  s2 = (f32[1], u32[], token[]) send(two, d), channel_id=1
+  ROOT d2 = token[] send-done(s2), channel_id=1
+}
+receiver {
+  x = f32[1] parameter(0)
+  t = token[] after-all()
+  r = (f32[1], u32[], token[]) recv(t), channel_id=1
+  d = (f32[1], token[]) recv-done(r), channel_id=1
+  a = f32[1] get-tuple-element(d), index=0
+  r2 = (f32[1], u32[], token[]) recv(t), channel_id=1
+  d2 = (f32[1], token[]) recv-done(r2), channel_id=1
+  b = f32[1] get-tuple-element(d2), index=0
+  ROOT s = f32[1] subtract(a, b)
+}
+ENTRY e {
+  x = f32[1] parameter(0)
+  r = (token[], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={sender, receiver}, backend_config="partitions=1"
+  ROOT g = f32[1] get-tuple-element(r), index=1
+}
+`, []string{"f32[1] {5}"}, []string{"f32[1] {3}"}},
+		{"infeed", `prog {
+  t = token[] after-all()
+  i = ((s32[2]), token[]) infeed(t)
+  v = (s32[2]) get-tuple-element(i), index=0
+  a = s32[2] get-tuple-element(v), index=0
+  j = ((s32[2]), token[]) infeed(t)
+  w = (s32[2]) get-tuple-element(j), index=0
+  b = s32[2] get-tuple-element(w), index=0
+  ROOT s = s32[2] subtract(a, b)
+}
+first {
+  ROOT c = s32[2] constant({10, 20})
+}
+second {
+  ROOT c = s32[2] constant({1, 2})
+}
+ENTRY e {
+  r = (s32[2]) custom-call(), custom_call_target="interpreter.run_parallel", called_computations={prog, first, second}, backend_config="partitions=1 infeed=2"
+  ROOT g = s32[2] get-tuple-element(r), index=0
+}
+`, nil, []string{"s32[2] {9, 18}"}},
 	})
 }
 
@@ -91,7 +139,7 @@ skip {
 }
 ENTRY e {
   x = f32[1] parameter(0)
-  ROOT r = (f32[1], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, skip}, backend_config="1"
+  ROOT r = (f32[1], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, skip}, backend_config="partitions=1"
 }
 `, "returned"},
 		{"different-collectives", addF32 + `reduce {
@@ -104,9 +152,21 @@ gather {
 }
 ENTRY e {
   x = f32[1] parameter(0)
-  ROOT r = (f32[1], f32[2]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, gather}, backend_config="1"
+  ROOT r = (f32[1], f32[2]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, gather}, backend_config="partitions=1"
 }
 `, "do not match"},
+		{"receive-without-send", `wait {
+  p = f32[1] parameter(0)
+  t = token[] after-all()
+  r = (f32[1], u32[], token[]) recv(t), channel_id=3
+  d = (f32[1], token[]) recv-done(r), channel_id=3
+  ROOT v = f32[1] get-tuple-element(d), index=0
+}
+ENTRY e {
+  x = f32[1] parameter(0)
+  ROOT r = (f32[1], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={wait, wait}, backend_config="partitions=1"
+}
+`, "a receive on channel 3 nothing sends to"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -164,14 +164,11 @@ func (c *converter) collectiveBroadcast(sc *scope, op *Op) *hlo.Instruction {
 }
 
 // runParallel converts interpreter.run_parallel into a custom call of RunParallelTarget whose called
-// computations are its programs, row by row; the number of partitions (the row length) is its
-// backend_config.
+// computations are its programs, row by row, then its infeed functions; its backend_config,
+// "partitions=N infeed=K", gives the length of a row and the number of infeed functions.
 func (c *converter) runParallel(sc *scope, op *Op) *hlo.Instruction {
 	rows, ok := op.Attr("programs").(ListAttr)
 	c.need(op, ok && len(rows) > 0, "programs")
-	if op.Attr("infeed") != nil {
-		c.fail(op.Pos, "%s with infeed queues is not supported", op.Name)
-	}
 	var comps hlo.CompList
 	var cols int
 	for i, r := range rows {
@@ -188,6 +185,21 @@ func (c *converter) runParallel(sc *scope, op *Op) *hlo.Instruction {
 			comps = append(comps, c.function(fn))
 		}
 	}
+	var feeds int
+	if a := op.Attr("infeed"); a != nil {
+		list, ok := a.(ListAttr)
+		c.need(op, ok, "infeed as a list of functions")
+		for _, q := range list {
+			sym, ok := q.(SymbolAttr)
+			c.need(op, ok, "infeed as a list of functions")
+			fn := c.funcs[string(sym)]
+			if fn == nil || len(fn.Params) != 0 {
+				c.fail(op.Pos, "%s: infeed @%s is not a function of no arguments in the module", op.Name, sym)
+			}
+			comps = append(comps, c.function(fn))
+			feeds++
+		}
+	}
 	shape := c.result(op)
 	if len(op.OutTypes) == 1 {
 		shape = hlo.Tuple(op.OutTypes...)
@@ -196,6 +208,10 @@ func (c *converter) runParallel(sc *scope, op *Op) *hlo.Instruction {
 	in.SetAttr("custom_call_target", hlo.String(RunParallelTarget))
 	in.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
 	in.SetAttr("called_computations", comps)
-	in.SetAttr("backend_config", &hlo.BackendConfig{Text: strconv.Itoa(cols), Quoted: true})
+	config := "partitions=" + strconv.Itoa(cols)
+	if feeds > 0 {
+		config += " infeed=" + strconv.Itoa(feeds)
+	}
+	in.SetAttr("backend_config", &hlo.BackendConfig{Text: config, Quoted: true})
 	return in
 }
