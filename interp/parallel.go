@@ -34,7 +34,8 @@ func (d *device) id() int64 { return d.replica*d.grid.partitions + d.partition }
 // the devices of a group deposit their operands and receive all of them.
 type grid struct {
 	replicas, partitions int64
-	done                 <-chan struct{} // the context's; nil when none
+	ctx                  context.Context // the evaluation's; nil when none
+	done                 <-chan struct{} // ctx.Done()
 
 	mu       sync.Mutex
 	slots    map[string]*slot
@@ -167,7 +168,7 @@ func (g *grid) exchange(d *device, key string, members []int64, v Value) ([]Valu
 	case <-g.abort:
 		return nil, g.err
 	case <-g.done:
-		return nil, context.Canceled
+		return nil, g.ctx.Err()
 	}
 }
 
@@ -209,7 +210,7 @@ func (g *grid) recv(id int64) (Value, error) {
 		case <-wake:
 		case <-g.abort:
 		case <-g.done:
-			err = context.Canceled
+			err = g.ctx.Err()
 		}
 		g.mu.Lock()
 		if err != nil {
@@ -306,7 +307,7 @@ func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error)
 		g.infeed = append(g.infeed, v)
 	}
 	if e.ctx != nil {
-		g.done = e.ctx.Done()
+		g.ctx, g.done = e.ctx, e.ctx.Done()
 	}
 	args := make([][]Value, len(progs))
 	next := 0
@@ -345,18 +346,15 @@ func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error)
 		}()
 	}
 	wg.Wait()
-	// The first failure that is not a consequence of another's.
-	var first error
+	// The grid's failure is the first: a device's own error, or devices that did not meet. The errors of
+	// the others follow from it.
+	if g.err != nil {
+		return Value{}, g.err
+	}
 	for _, err := range errs {
-		if err != nil && (first == nil || err != g.err && first == g.err) {
-			first = err
+		if err != nil {
+			return Value{}, err
 		}
-	}
-	if first == nil && g.err != nil {
-		first = g.err
-	}
-	if first != nil {
-		return Value{}, first
 	}
 	for _, s := range subs {
 		if err := e.charge(s.work); err != nil {

@@ -126,8 +126,8 @@ ENTRY e {
 	})
 }
 
-// TestCollectivesThatDoNotMeet checks that devices which disagree about their collectives fail the run
-// with an error naming the collective instead of waiting for each other forever.
+// TestCollectivesThatDoNotMeet checks that devices which disagree about their collectives, or fail,
+// end the run with the error that started it instead of waiting for each other forever.
 func TestCollectivesThatDoNotMeet(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
 		{"returns-without-joining", addF32 + `reduce {
@@ -155,6 +155,20 @@ ENTRY e {
   ROOT r = (f32[1], f32[2]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, gather}, backend_config="partitions=1"
 }
 `, "do not match"},
+		// A device's own failure is the run's, not the collective its partner waits at.
+		{"a-device-fails", addF32 + `reduce {
+  p = f32[1] parameter(0)
+  ROOT c = f32[1] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+fail {
+  p = f32[1] parameter(0)
+  ROOT c = f32[1] custom-call(p), custom_call_target="no_such_target"
+}
+ENTRY e {
+  x = f32[1] parameter(0)
+  ROOT r = (f32[1], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, fail}, backend_config="partitions=1"
+}
+`, `unsupported: custom-call "no_such_target"`},
 		{"receive-without-send", `wait {
   p = f32[1] parameter(0)
   t = token[] after-all()
