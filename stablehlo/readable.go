@@ -134,8 +134,15 @@ func (r *readable) locEnd(off int) (end int, ok bool) {
 
 // describe returns "file:line" of the loc(...) at off, following aliases, call sites and names; ""
 // when it names no file.
-func (r *readable) describe(off int) string {
-	defer func() { recover() }()
+func (r *readable) describe(off int) (note string) {
+	defer func() {
+		if x := recover(); x != nil {
+			if _, isBail := x.(bailout); !isBail {
+				panic(x)
+			}
+			note = ""
+		}
+	}()
 	r.p.off = off + len("loc")
 	l := r.p.locBody()
 	_, file, line := r.c.describeLoc(l, 0)
