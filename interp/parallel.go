@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -274,38 +273,13 @@ func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error)
 		return Value{}, unsupportedf(in, "%s inside a program it runs", RunParallelTarget)
 	}
 	progs := in.Called()
-	var cols, feeds int64
-	if bc, ok := in.Attr("backend_config").(*hlo.BackendConfig); ok {
-		for _, f := range strings.Fields(bc.Text) {
-			k, v, _ := strings.Cut(f, "=")
-			n, err := strconv.ParseInt(v, 10, 64)
-			switch {
-			case err != nil:
-				cols = 0
-			case k == "partitions":
-				cols = n
-			case k == "infeed":
-				feeds = n
-			}
-		}
+	if !in.Shape.IsTuple() || len(in.Shape.Tuple) == 0 || len(progs)%len(in.Shape.Tuple) != 0 {
+		return Value{}, errorf(in, "%s must give one tuple per row of its %d programs", RunParallelTarget, len(progs))
 	}
-	if feeds < 0 || feeds > int64(len(progs)) {
-		feeds = int64(len(progs)) + 1
-	}
-	progs, queue := progs[:max(int64(len(progs))-feeds, 0)], progs[max(int64(len(progs))-feeds, 0):]
-	if len(progs) == 0 || cols <= 0 || int64(len(progs))%cols != 0 {
-		return Value{}, errorf(in, `%s needs programs in rows of the number of partitions its backend_config gives ("partitions=N infeed=K")`, RunParallelTarget)
-	}
-	g := &grid{replicas: int64(len(progs)) / cols, partitions: cols, slots: map[string]*slot{},
+	cols := int64(len(progs) / len(in.Shape.Tuple))
+	g := &grid{replicas: int64(len(in.Shape.Tuple)), partitions: cols, slots: map[string]*slot{},
 		finished: make([]bool, len(progs)), alive: len(progs), abort: make(chan struct{}),
 		channels: map[int64]*channel{}}
-	for _, q := range queue {
-		v, err := e.call(q, nil)
-		if err != nil {
-			return Value{}, err
-		}
-		g.infeed = append(g.infeed, v)
-	}
 	if e.ctx != nil {
 		g.ctx, g.done = e.ctx, e.ctx.Done()
 	}
@@ -318,9 +292,7 @@ func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error)
 		args[i] = ops[next : next+len(p.Params)]
 		next += len(p.Params)
 	}
-	if next != len(ops) {
-		return Value{}, errorf(in, "%s has %d operands; its programs take %d", RunParallelTarget, len(ops), next)
-	}
+	g.infeed = ops[next:]
 	results := make([]Value, len(progs))
 	errs := make([]error, len(progs))
 	subs := make([]*evaluator, len(progs))
@@ -361,15 +333,20 @@ func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error)
 			return Value{}, err
 		}
 	}
-	var flat []Value
-	for i, r := range results {
-		if progs[i].Root.Shape.IsTuple() && r.Kind == KindTuple {
-			flat = append(flat, r.Tuple...)
-		} else {
-			flat = append(flat, r)
+	rows := make([]Value, g.replicas)
+	for r := range rows {
+		var row []Value
+		for p := range cols {
+			i := int64(r)*cols + p
+			if res := results[i]; progs[i].Root.Shape.IsTuple() && res.Kind == KindTuple {
+				row = append(row, res.Tuple...)
+			} else {
+				row = append(row, res)
+			}
 		}
+		rows[r] = TupleValue(row...)
 	}
-	out := TupleValue(flat...)
+	out := TupleValue(rows...)
 	if err := out.Fits(in.Shape); err != nil {
 		return Value{}, errorf(in, "the programs give %s: %v", out, err)
 	}

@@ -9,22 +9,36 @@ import (
 )
 
 // onGrid builds a module whose entry runs program (a computation named prog taking one parameter of type
-// in and giving out) on a grid of replicas x partitions devices, device i taking parameter i.
+// in and giving out) on a grid of replicas x partitions devices, device i taking parameter i, and gives
+// the devices' results in a flat tuple.
 func onGrid(program, in, out string, replicas, partitions int) string {
 	n := replicas * partitions
-	params := make([]string, n)
+	var b strings.Builder
+	b.WriteString(addF32 + program + "ENTRY e {\n")
 	names := make([]string, n)
 	progs := make([]string, n)
 	outs := make([]string, n)
 	for i := range n {
-		params[i] = fmt.Sprintf("  x%d = %s parameter(%d)\n", i, in, i)
-		names[i] = fmt.Sprintf("x%d", i)
-		progs[i] = "prog"
-		outs[i] = out
+		fmt.Fprintf(&b, "  x%d = %s parameter(%d)\n", i, in, i)
+		names[i], progs[i], outs[i] = fmt.Sprintf("x%d", i), "prog", out
 	}
-	return addF32 + program + "ENTRY e {\n" + strings.Join(params, "") +
-		fmt.Sprintf("  ROOT r = (%s) custom-call(%s), custom_call_target=%q, called_computations={%s}, backend_config=\"partitions=%d\"\n}\n",
-			strings.Join(outs, ", "), strings.Join(names, ", "), RunParallelTarget, strings.Join(progs, ", "), partitions)
+	row := "(" + strings.Join(outs[:partitions], ", ") + ")"
+	rows := make([]string, replicas)
+	for r := range rows {
+		rows[r] = row
+	}
+	fmt.Fprintf(&b, "  g = (%s) custom-call(%s), custom_call_target=%q, called_computations={%s}\n",
+		strings.Join(rows, ", "), strings.Join(names, ", "), RunParallelTarget, strings.Join(progs, ", "))
+	var flat []string
+	for r := range replicas {
+		fmt.Fprintf(&b, "  row%d = %s get-tuple-element(g), index=%d\n", r, row, r)
+		for p := range partitions {
+			fmt.Fprintf(&b, "  d%d = %s get-tuple-element(row%d), index=%d\n", len(flat), out, r, p)
+			flat = append(flat, fmt.Sprintf("d%d", len(flat)))
+		}
+	}
+	fmt.Fprintf(&b, "  ROOT r = (%s) tuple(%s)\n}\n", strings.Join(outs, ", "), strings.Join(flat, ", "))
+	return b.String()
 }
 
 // prog is a program of one instruction applied to its parameter.
@@ -66,15 +80,16 @@ func TestCollectivesOnGrid(t *testing.T) {
 			f1(1, 2, 4, 8), f1(2, 0, 8, 0)},
 		{"collective-broadcast", onGrid(prog("f32[1]", "f32[1]", "collective-broadcast(p), replica_groups={{1,0}}"), "f32[1]", "f32[1]", 3, 1),
 			f1(1, 2, 3), f1(2, 2, 0)},
-		{"replica-and-partition-ids", `prog {
+		{"replica-and-partition-ids", onGrid(`prog {
+  x = u32[] parameter(0)
   r = u32[] replica-id()
   p = u32[] partition-id()
-  ROOT t = (u32[], u32[]) tuple(r, p)
+  ten = u32[] constant(10)
+  m = u32[] multiply(r, ten)
+  ROOT id = u32[] add(m, p)
 }
-ENTRY e {
-  ROOT r = (u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[], u32[]) custom-call(), custom_call_target="interpreter.run_parallel", called_computations={prog, prog, prog, prog, prog, prog}, backend_config="partitions=3"
-}
-`, nil, []string{"u32[] 0", "u32[] 0", "u32[] 0", "u32[] 1", "u32[] 0", "u32[] 2", "u32[] 1", "u32[] 0", "u32[] 1", "u32[] 1", "u32[] 1", "u32[] 2"}},
+`, "u32[]", "u32[]", 2, 3), []string{"u32[] 0", "u32[] 0", "u32[] 0", "u32[] 0", "u32[] 0", "u32[] 0"},
+			[]string{"u32[] 0", "u32[] 1", "u32[] 2", "u32[] 10", "u32[] 11", "u32[] 12"}},
 		// Sends and receives pair up in order on each channel.
 		{"send-recv", `sender {
   x = f32[1] parameter(0)
@@ -98,8 +113,9 @@ receiver {
 }
 ENTRY e {
   x = f32[1] parameter(0)
-  r = (token[], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={sender, receiver}, backend_config="partitions=1"
-  ROOT g = f32[1] get-tuple-element(r), index=1
+  r = ((token[]), (f32[1])) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={sender, receiver}
+  row = (f32[1]) get-tuple-element(r), index=1
+  ROOT g = f32[1] get-tuple-element(row), index=0
 }
 `, []string{"f32[1] {5}"}, []string{"f32[1] {3}"}},
 		{"infeed", `prog {
@@ -112,15 +128,12 @@ ENTRY e {
   b = s32[2] get-tuple-element(w), index=0
   ROOT s = s32[2] subtract(a, b)
 }
-first {
-  ROOT c = s32[2] constant({10, 20})
-}
-second {
-  ROOT c = s32[2] constant({1, 2})
-}
 ENTRY e {
-  r = (s32[2]) custom-call(), custom_call_target="interpreter.run_parallel", called_computations={prog, first, second}, backend_config="partitions=1 infeed=2"
-  ROOT g = s32[2] get-tuple-element(r), index=0
+  first = s32[2] constant({10, 20})
+  second = s32[2] constant({1, 2})
+  r = ((s32[2])) custom-call(first, second), custom_call_target="interpreter.run_parallel", called_computations={prog}
+  row = (s32[2]) get-tuple-element(r), index=0
+  ROOT g = s32[2] get-tuple-element(row), index=0
 }
 `, nil, []string{"s32[2] {9, 18}"}},
 	})
@@ -139,7 +152,7 @@ skip {
 }
 ENTRY e {
   x = f32[1] parameter(0)
-  ROOT r = (f32[1], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, skip}, backend_config="partitions=1"
+  ROOT r = ((f32[1]), (f32[1])) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, skip}
 }
 `, "returned"},
 		{"different-collectives", addF32 + `reduce {
@@ -152,7 +165,7 @@ gather {
 }
 ENTRY e {
   x = f32[1] parameter(0)
-  ROOT r = (f32[1], f32[2]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, gather}, backend_config="partitions=1"
+  ROOT r = ((f32[1]), (f32[2])) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, gather}
 }
 `, "do not match"},
 		// A device's own failure is the run's, not the collective its partner waits at.
@@ -166,7 +179,7 @@ fail {
 }
 ENTRY e {
   x = f32[1] parameter(0)
-  ROOT r = (f32[1], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, fail}, backend_config="partitions=1"
+  ROOT r = ((f32[1]), (f32[1])) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={reduce, fail}
 }
 `, `unsupported: custom-call "no_such_target"`},
 		{"receive-without-send", `wait {
@@ -178,7 +191,7 @@ ENTRY e {
 }
 ENTRY e {
   x = f32[1] parameter(0)
-  ROOT r = (f32[1], f32[1]) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={wait, wait}, backend_config="partitions=1"
+  ROOT r = ((f32[1]), (f32[1])) custom-call(x, x), custom_call_target="interpreter.run_parallel", called_computations={wait, wait}
 }
 `, "a receive on channel 3 nothing sends to"},
 	} {

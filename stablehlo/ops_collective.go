@@ -1,8 +1,6 @@
 package stablehlo
 
 import (
-	"strconv"
-
 	"octet/hlo"
 )
 
@@ -19,7 +17,7 @@ func init() {
 
 // RunParallelTarget is the custom-call target of the StableHLO interpreter's interpreter.run_parallel:
 // its called computations are the programs of a grid of devices, row by row (one row per replica, one
-// column per partition), and its operands and results those of the programs in that order.
+// column per partition); see runParallel.
 const RunParallelTarget = "interpreter.run_parallel"
 
 // collectiveAttrs sets the replica groups, the channel and use_global_device_ids of a collective.
@@ -163,18 +161,21 @@ func (c *converter) collectiveBroadcast(sc *scope, op *Op) *hlo.Instruction {
 	return in
 }
 
-// runParallel converts interpreter.run_parallel into a custom call of RunParallelTarget whose called
-// computations are its programs, row by row, then its infeed functions; its backend_config,
-// "partitions=N infeed=K", gives the length of a row and the number of infeed functions.
+// runParallel converts interpreter.run_parallel into a custom call of RunParallelTarget: its called
+// computations are the programs, row by row; its operands their arguments, then the values of the infeed
+// functions (called where the custom call is); its result one tuple per row, of the results of the row's
+// programs. The flat results of run_parallel are taken from those tuples.
 func (c *converter) runParallel(sc *scope, op *Op) *hlo.Instruction {
 	rows, ok := op.Attr("programs").(ListAttr)
 	c.need(op, ok && len(rows) > 0, "programs")
 	var comps hlo.CompList
 	var cols int
+	rowShapes := make([]hlo.Shape, len(rows))
 	for i, r := range rows {
 		row, ok := r.(ListAttr)
 		c.need(op, ok && len(row) > 0 && (i == 0 || len(row) == cols), "programs as rows of equal length")
 		cols = len(row)
+		var results []hlo.Shape
 		for _, p := range row {
 			sym, ok := p.(SymbolAttr)
 			c.need(op, ok, "programs as symbols")
@@ -182,10 +183,18 @@ func (c *converter) runParallel(sc *scope, op *Op) *hlo.Instruction {
 			if fn == nil {
 				c.fail(op.Pos, "%s runs @%s, which the module does not define", op.Name, sym)
 			}
-			comps = append(comps, c.function(fn))
+			comp := c.function(fn)
+			comps = append(comps, comp)
+			if root := comp.Root.Shape; root.IsTuple() {
+				results = append(results, root.Tuple...)
+			} else {
+				results = append(results, root)
+			}
 		}
+		rowShapes[i] = hlo.Tuple(results...)
 	}
-	var feeds int
+	ins := c.operands(sc, op)
+	e := emitter{c, sc, op}
 	if a := op.Attr("infeed"); a != nil {
 		list, ok := a.(ListAttr)
 		c.need(op, ok, "infeed as a list of functions")
@@ -196,22 +205,25 @@ func (c *converter) runParallel(sc *scope, op *Op) *hlo.Instruction {
 			if fn == nil || len(fn.Params) != 0 {
 				c.fail(op.Pos, "%s: infeed @%s is not a function of no arguments in the module", op.Name, sym)
 			}
-			comps = append(comps, c.function(fn))
-			feeds++
+			comp := c.function(fn)
+			call := e.add(hlo.OpCall, comp.Root.Shape)
+			call.SetAttr("to_apply", hlo.CompRef{Comp: comp})
+			ins = append(ins, call)
 		}
 	}
-	shape := c.result(op)
-	if len(op.OutTypes) == 1 {
-		shape = hlo.Tuple(op.OutTypes...)
+	grid := e.add(hlo.OpCustomCall, hlo.Tuple(rowShapes...), ins...)
+	grid.SetAttr("custom_call_target", hlo.String(RunParallelTarget))
+	grid.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
+	grid.SetAttr("called_computations", comps)
+	var flat []*hlo.Instruction
+	for i := range rowShapes {
+		row := c.element(e, grid, i)
+		for j := range rowShapes[i].Tuple {
+			flat = append(flat, c.element(e, row, j))
+		}
 	}
-	in := c.add(sc, op, hlo.OpCustomCall, shape, c.operands(sc, op)...)
-	in.SetAttr("custom_call_target", hlo.String(RunParallelTarget))
-	in.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
-	in.SetAttr("called_computations", comps)
-	config := "partitions=" + strconv.Itoa(cols)
-	if feeds > 0 {
-		config += " infeed=" + strconv.Itoa(feeds)
+	if len(flat) != len(op.OutTypes) {
+		c.fail(op.Pos, "%s: the programs give %d results, the op %d", op.Name, len(flat), len(op.OutTypes))
 	}
-	in.SetAttr("backend_config", &hlo.BackendConfig{Text: config, Quoted: true})
-	return in
+	return c.add(sc, op, hlo.OpTuple, tupleShape(flat), flat...)
 }
