@@ -218,8 +218,9 @@ func (g *grid) recv(id int64) (Value, error) {
 	}
 }
 
-// transfer evaluates send, send-done, recv, recv-done and infeed on a device of a grid: sends and
-// receives pair up in order on each channel, and infeed takes the values of the grid's infeed queue.
+// transfer evaluates send, send-done, recv, recv-done, infeed and outfeed on a device of a grid: sends
+// and receives pair up in order on each channel, infeed takes the values of the grid's infeed queue, and
+// what outfeed sends leaves the grid (nothing reads it).
 func (e *evaluator) transfer(in *hlo.Instruction, ops []Value) (Value, error) {
 	if e.dev == nil {
 		return Value{}, unsupportedf(in, "%s", describeOp(in))
@@ -259,12 +260,14 @@ func (e *evaluator) transfer(in *hlo.Instruction, ops []Value) (Value, error) {
 		g.infeed = g.infeed[n:]
 		g.mu.Unlock()
 		return TupleValue(TupleValue(vals...), TokenValue()), nil
+	case hlo.OpOutfeed:
+		return TokenValue(), nil
 	}
 	return Value{}, unsupportedf(in, "%s", describeOp(in))
 }
 
 func init() {
-	register((*evaluator).transfer, hlo.OpSend, hlo.OpSendDone, hlo.OpRecv, hlo.OpRecvDone, hlo.OpInfeed)
+	register((*evaluator).transfer, hlo.OpSend, hlo.OpSendDone, hlo.OpRecv, hlo.OpRecvDone, hlo.OpInfeed, hlo.OpOutfeed)
 }
 
 // runParallel evaluates RunParallelTarget: each program on its own device, concurrently.

@@ -90,6 +90,14 @@ func TestCollectivesOnGrid(t *testing.T) {
 }
 `, "u32[]", "u32[]", 2, 3), []string{"u32[] 0", "u32[] 0", "u32[] 0", "u32[] 0", "u32[] 0", "u32[] 0"},
 			[]string{"u32[] 0", "u32[] 1", "u32[] 2", "u32[] 10", "u32[] 11", "u32[] 12"}},
+		// What outfeed sends leaves the grid; the program goes on.
+		{"outfeed", onGrid(`prog {
+  p = f32[1] parameter(0)
+  t = token[] after-all()
+  o = token[] outfeed(p, t)
+  ROOT n = f32[1] negate(p)
+}
+`, "f32[1]", "f32[1]", 1, 2), f1(1, 2), f1(-1, -2)},
 		// Sends and receives pair up in order on each channel.
 		{"send-recv", `sender {
   x = f32[1] parameter(0)

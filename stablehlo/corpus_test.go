@@ -212,6 +212,9 @@ func TestInterpretSuite(t *testing.T) {
 	if min := 603; checksPassed < min {
 		t.Errorf("%d check ops pass; at least %d did", checksPassed, min)
 	}
+	if min := 525; funcsPassed < min {
+		t.Errorf("%d test functions run; at least %d did", funcsPassed, min)
+	}
 }
 
 // countChecks counts the check ops of a region and the regions inside it.

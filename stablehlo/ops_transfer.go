@@ -9,6 +9,7 @@ func init() {
 	special["stablehlo.send"] = (*converter).send
 	special["stablehlo.recv"] = (*converter).recv
 	special["stablehlo.infeed"] = (*converter).infeed
+	special["stablehlo.outfeed"] = (*converter).outfeed
 }
 
 var tokenShape = hlo.Shape{Kind: hlo.TokenShape}
@@ -65,4 +66,20 @@ func (c *converter) infeed(sc *scope, op *Op) *hlo.Instruction {
 	}
 	outs = append(outs, c.element(e, in, 1))
 	return c.add(sc, op, hlo.OpTuple, tupleShape(outs), outs...)
+}
+
+// outfeed converts outfeed: an outfeed of its values (a tuple of several) and its token.
+func (c *converter) outfeed(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	n := len(ins) - 1
+	c.need(op, n >= 0 && ins[n].Shape.Kind == hlo.TokenShape, "values and a token")
+	data := ins[0]
+	if n != 1 {
+		data = c.add(sc, op, hlo.OpTuple, tupleShape(ins[:n]), ins[:n]...)
+	}
+	in := c.add(sc, op, hlo.OpOutfeed, tokenShape, data, ins[n])
+	if cfg, ok := op.Attr("outfeed_config").(StringAttr); ok {
+		in.SetAttr("outfeed_config", hlo.String(string(cfg)))
+	}
+	return in
 }
