@@ -121,6 +121,9 @@ func runPrint(inv *invocation, args []string) error {
 		return err
 	}
 	if f.format == "readable" && stablehlo.Looks(src) {
+		if f.module != "" {
+			return usagef("--module picks among HLO modules: add --format=hlo to print those StableHLO converts to")
+		}
 		text, err := stablehlo.Readable(token.NewFileSet(), display, src)
 		if err != nil {
 			return parseError(err)

@@ -236,6 +236,9 @@ func TestPrintStableHLO(t *testing.T) {
 	if code != 0 || hlo != readable || !strings.Contains(hlo, "negate(p)") {
 		t.Errorf("HLO text under --format=hlo:\n%s\nreadable:\n%s", hlo, readable)
 	}
+	if code, _, errOut := runOctet(t, "", "print", "--module", "jit_mlp", file); code != 2 || !strings.Contains(errOut, "--format=hlo") {
+		t.Errorf("--module on StableHLO: exit %d, %s", code, errOut)
+	}
 	code, _, errOut = runOctet(t, "module {\n  func.func @main() {\n    %0 = stablehlo.constant dense<1> : tensor<i32> loc(\n", "print", "-")
 	if code == 0 || !strings.Contains(errOut, "<stdin>:3:") {
 		t.Errorf("a broken location: exit %d, %s", code, errOut)
