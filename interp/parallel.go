@@ -15,8 +15,9 @@ import (
 
 // RunParallelTarget is the custom call that runs programs on a grid of devices, as the StableHLO
 // interpreter's interpreter.run_parallel does: its called computations are the programs, row by row (a
-// row per replica, a column per partition); its backend_config the number of partitions; its operands
-// the programs' arguments and its result a tuple of their results, program after program.
+// row per replica, a column per partition); its operands the programs' arguments, program after program,
+// then the values infeed gives, in order; its result one tuple per row, of the results of the row's
+// programs, program after program.
 const RunParallelTarget = "interpreter.run_parallel"
 
 // device is one process of a grid: its replica and partition, and the grid that joins it to the others.
@@ -247,10 +248,15 @@ func (e *evaluator) transfer(in *hlo.Instruction, ops []Value) (Value, error) {
 		}
 		return TupleValue(ops[0].Tuple[0], TokenValue()), nil
 	case hlo.OpInfeed:
-		if !in.Shape.IsTuple() || len(in.Shape.Tuple) != 2 || !in.Shape.Tuple[0].IsTuple() {
-			return Value{}, unsupportedf(in, "infeed giving %s", in.Shape.String())
+		// (data, token): data is one value, or a tuple taking one value of the queue per element.
+		if !in.Shape.IsTuple() || len(in.Shape.Tuple) != 2 {
+			return Value{}, errorf(in, "infeed giving %s, not (data, token)", in.Shape.String())
 		}
-		n := len(in.Shape.Tuple[0].Tuple)
+		data := in.Shape.Tuple[0]
+		n := 1
+		if data.IsTuple() {
+			n = len(data.Tuple)
+		}
 		g.mu.Lock()
 		if len(g.infeed) < n {
 			g.mu.Unlock()
@@ -259,7 +265,11 @@ func (e *evaluator) transfer(in *hlo.Instruction, ops []Value) (Value, error) {
 		vals := g.infeed[:n:n]
 		g.infeed = g.infeed[n:]
 		g.mu.Unlock()
-		return TupleValue(TupleValue(vals...), TokenValue()), nil
+		v := vals[0]
+		if data.IsTuple() {
+			v = TupleValue(vals...)
+		}
+		return TupleValue(v, TokenValue()), nil
 	case hlo.OpOutfeed:
 		return TokenValue(), nil
 	}

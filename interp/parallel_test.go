@@ -131,9 +131,8 @@ ENTRY e {
   i = ((s32[2]), token[]) infeed(t)
   v = (s32[2]) get-tuple-element(i), index=0
   a = s32[2] get-tuple-element(v), index=0
-  j = ((s32[2]), token[]) infeed(t)
-  w = (s32[2]) get-tuple-element(j), index=0
-  b = s32[2] get-tuple-element(w), index=0
+  j = (s32[2], token[]) infeed(t)
+  b = s32[2] get-tuple-element(j), index=0
   ROOT s = s32[2] subtract(a, b)
 }
 ENTRY e {
