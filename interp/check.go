@@ -45,7 +45,7 @@ func (e *CheckError) Error() string {
 // isCheckTarget reports whether a custom-call target is one of the check calls.
 func isCheckTarget(target string) bool {
 	switch target {
-	case "check.expect_eq", "check.expect_almost_eq", "check.expect_close":
+	case "check.expect_eq", "check.expect_almost_eq", "check.expect_close", serializedEqTarget:
 		return true
 	}
 	return false
@@ -53,6 +53,12 @@ func isCheckTarget(target string) bool {
 
 func (e *evaluator) check(in *hlo.Instruction, ops []Value) (Value, error) {
 	target := in.CustomCallTarget()
+	if target == serializedEqTarget {
+		var err error
+		if ops, err = e.probed(in, ops); err != nil {
+			return Value{}, err
+		}
+	}
 	if len(ops) < 2 || len(ops) > 3 || ops[0].Kind != KindArray || ops[1].Kind != KindArray {
 		return Value{}, errorf(in, "%s takes two arrays and an optional tolerance", target)
 	}
@@ -84,7 +90,7 @@ func (e *evaluator) check(in *hlo.Instruction, ops []Value) (Value, error) {
 		part = dtype.F64
 	}
 	switch {
-	case !part.IsFloat() || target == "check.expect_eq":
+	case !part.IsFloat() || target == "check.expect_eq" || target == serializedEqTarget:
 		elemDiff = func(a, b uint64) (float64, bool) {
 			if part.IsFloat() && isNaNBits(part, a) && isNaNBits(part, b) {
 				return 0, true

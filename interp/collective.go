@@ -28,6 +28,9 @@ func devices(m *hlo.Module) int64 {
 // it where the device sends to itself (zeros otherwise). A module compiled for several devices would need
 // the values of the others.
 func (e *evaluator) collective(in *hlo.Instruction, ops []Value) (Value, error) {
+	if e.dev != nil {
+		return e.collectiveOnGrid(in, ops)
+	}
 	if n := devices(e.mod); n != 1 {
 		return Value{}, unsupportedf(in, "collective %s in a module compiled for several devices", in.Opcode)
 	}

@@ -37,10 +37,17 @@
 // # Errors
 //
 // Every failure is positioned at the instruction: "file:line:col: unsupported: what" for what the
-// interpreter does not implement (collectives over several devices, host transfers, Cholesky, dynamic shapes,
-// most custom calls, ...), "file:line:col: %name: message" for a malformed instruction. Evaluation never
+// interpreter does not implement (collectives of a module compiled for several devices outside
+// RunParallelTarget, host transfers, dynamic shapes, most custom calls, ...), "file:line:col: %name: message" for a malformed instruction. Evaluation never
 // panics on a module; an internal failure becomes an *Error too. Which opcodes have an evaluator is a fact
 // to query: Supported(op), Ops().
+//
+// # Several devices
+//
+// The custom call RunParallelTarget (the StableHLO interpreter's interpreter.run_parallel) runs programs
+// on a grid of replicas and partitions, one goroutine per device; its collectives meet at rendezvous
+// and exchange operands within the groups the StableHLO specification defines. Devices whose
+// collectives do not match fail the run with an error rather than wait forever.
 //
 // What it is not: a compiler or a fast runtime. Apart from the MatMuler, instructions run one at a time on
 // one core, and values are immutable (every instruction allocates its result).

@@ -99,6 +99,10 @@ type evaluator struct {
 	// rng-get-and-update-state hands out.
 	rngCalls   uint64
 	rngStateLo uint64
+	// probes holds the values each interpreter.probe recorded, by probe id, in the order it ran.
+	probes map[string][]Value
+	// dev is the device of a grid this evaluation runs on (RunParallelTarget); nil for one device.
+	dev *device
 }
 
 // compiled is what the evaluator precomputes about a computation.

@@ -104,8 +104,19 @@ func init() {
 	}, hlo.OpAddDependency)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) { return TokenValue(), nil }, hlo.OpAfterAll)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
-		return ArrayValue(tensor.New(dtype.U32, nil)), nil
-	}, hlo.OpPartitionId, hlo.OpReplicaId)
+		t := tensor.New(dtype.U32, nil)
+		if e.dev != nil {
+			t.SetBitsAt(0, uint64(e.dev.partition))
+		}
+		return ArrayValue(t), nil
+	}, hlo.OpPartitionId)
+	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
+		t := tensor.New(dtype.U32, nil)
+		if e.dev != nil {
+			t.SetBitsAt(0, uint64(e.dev.replica))
+		}
+		return ArrayValue(t), nil
+	}, hlo.OpReplicaId)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) { return e.iota(in) }, hlo.OpIota)
 
 	// Calls and control flow.
@@ -152,7 +163,7 @@ func init() {
 
 	// Collectives over one device, and random numbers.
 	register((*evaluator).collective, hlo.OpAllReduce, hlo.OpAllGather, hlo.OpReduceScatter, hlo.OpAllToAll,
-		hlo.OpCollectiveBroadcast, hlo.OpCollectivePermute, hlo.OpAllReduceStart)
+		hlo.OpCollectiveBroadcast, hlo.OpCollectivePermute, hlo.OpAllReduceStart, hlo.OpCollectiveReduce)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
 		if len(ops) != 1 {
 			return Value{}, errorf(in, "all-reduce-done takes one operand")

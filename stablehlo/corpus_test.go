@@ -209,8 +209,11 @@ func TestInterpretSuite(t *testing.T) {
 	failures.log(t)
 	t.Logf("%d test functions, %d pass; %d check ops, %d pass (%.1f%%)", funcs, funcsPassed, checks, checksPassed,
 		100*float64(checksPassed)/float64(checks))
-	if min := 474; checksPassed < min {
+	if min := 603; checksPassed < min {
 		t.Errorf("%d check ops pass; at least %d did", checksPassed, min)
+	}
+	if min := 525; funcsPassed < min {
+		t.Errorf("%d test functions run; at least %d did", funcsPassed, min)
 	}
 }
 

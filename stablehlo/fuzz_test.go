@@ -15,7 +15,7 @@ import (
 var positioned = regexp.MustCompile(`^fuzz\.mlir:\d+:\d+: `)
 
 // FuzzParseFile: any input is read and converted without a panic, into modules that verify or into one
-// positioned error.
+// positioned error, and made readable without a panic.
 func FuzzParseFile(f *testing.F) {
 	f.Add([]byte("module {\n  func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n    %0 = stablehlo.add %a, %a : tensor<2xf32> loc(#loc1)\n    return %0 : tensor<2xf32>\n  }\n}\n#loc1 = loc(\"f.py\":1:2)\n"))
 	f.Add([]byte("func.func @main() -> tensor<2xi1> {\n  %0 = stablehlo.constant dense<[true, false]> : tensor<2xi1>\n  return %0 : tensor<2xi1>\n}\n"))
@@ -39,6 +39,9 @@ func FuzzParseFile(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
+		if _, err := Readable(token.NewFileSet(), "fuzz.mlir", src); err != nil && !positioned.MatchString(err.Error()) {
+			t.Errorf("readable text: error without a position: %v", err)
+		}
 		mods, err := ParseFile(token.NewFileSet(), "fuzz.mlir", src)
 		if err != nil {
 			if !positioned.MatchString(err.Error()) {

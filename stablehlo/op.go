@@ -10,6 +10,7 @@ import (
 // Internal attribute names the pretty forms give to what they write positionally.
 const (
 	attrInit     = "@init"      // reduce(%x init: %y): inputs and initial values interleaved
+	attrInits    = "@inits"     // chlo.scan(%x) inits(%y): the index of the first initial value
 	attrIterArgs = "@iter_args" // while(%iterArg = %x): the names of the region arguments
 	attrIndex    = "@index"     // get_tuple_element %t[1]
 	attrApplies  = "@applies"   // reduce ... applies stablehlo.add
@@ -264,6 +265,9 @@ func (p *parser) pretty(op *Op) {
 			case word == "applies":
 				op.Attrs = append(op.Attrs, NamedAttr{attrApplies, WordAttr(s.ident())})
 			case word == "across":
+			case word == "inits" && s.peek() == '(':
+				// chlo.scan(%inputs) inits(%inits): where the initial values begin.
+				op.Attrs = append(op.Attrs, NamedAttr{attrInits, IntAttr{V: int64(len(op.Operands))}})
 			case word == "cond" || word == "do" || word == "reducer" || word == "else" || word == "then":
 				s.off = save
 				done = true

@@ -746,6 +746,10 @@ func (c *converter) check(sc *scope, op *Op) {
 	if op.Name == "stablehlo.custom_call" {
 		name = op.Callee
 	}
+	if name == "check.expect_serialized_eq" {
+		c.serializedEq(sc, op)
+		return
+	}
 	ins := c.operands(sc, op)
 	e := emitter{c, sc, op}
 	if strings.HasSuffix(name, "_const") {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"go/scanner"
+	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,14 +16,21 @@ import (
 	"octet/cublas"
 	"octet/hlo"
 	"octet/hlo/printer"
+	"octet/stablehlo"
 )
 
 func init() {
 	register(&command{
 		Name:      "print",
-		UsageLine: "print [--format=readable|xla|xla-long|xla-short|json] [--large-constants] [--metadata] [--color=auto|always|never] [--module NAME] FILE|-|DIR",
+		UsageLine: "print [--format=readable|hlo|xla|xla-long|xla-short|json] [--large-constants] [--metadata] [--color=auto|always|never] [--module NAME] FILE|-|DIR",
 		Short:     "print an HLO module, readably or exactly as XLA does",
 		Long: `Print reads HLO text (FILE may be gzipped; - is standard input) and prints it.
+
+StableHLO (MLIR text, as jax.jit(f).lower(...).as_text() prints it) is printed readably by default: the
+text as written without its locations (the loc(...) annotations and the #loc aliases), each op whose
+location names a source file noted with a "// file:line" comment. --format=hlo prints the HLO it converts
+to, in the readable format; the other formats print that HLO too. For HLO text, hlo is the same as
+readable.
 
 Formats:
   readable   (default) for people: no metadata, no "%", no operand shapes, default layouts left out,
@@ -58,7 +66,7 @@ type printFlags struct {
 func runPrint(inv *invocation, args []string) error {
 	fs := inv.flags()
 	var f printFlags
-	fs.StringVar(&f.format, "format", "readable", "output `format`: readable, xla, xla-long, xla-short or json")
+	fs.StringVar(&f.format, "format", "readable", "output `format`: readable, hlo, xla, xla-long, xla-short or json")
 	fs.BoolVar(&f.largeConstants, "large-constants", false, "print constants of more than 10 elements in full")
 	fs.BoolVar(&f.metadata, "metadata", false, "print metadata and stack frames (readable and xla-short formats)")
 	fs.StringVar(&f.color, "color", "auto", "colour the readable format: `auto`, always or never")
@@ -70,7 +78,11 @@ func runPrint(inv *invocation, args []string) error {
 	if len(pos) != 1 {
 		return usagef("print takes one FILE, - or DIR")
 	}
-	style, err := printer.ParseStyle(f.format)
+	format := f.format
+	if format == "hlo" {
+		format = "readable"
+	}
+	style, err := printer.ParseStyle(format)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -104,7 +116,22 @@ func runPrint(inv *invocation, args []string) error {
 			f.module = "" // the file is the module
 		}
 	}
-	mods, err := inv.parseModules(name)
+	src, display, err := inv.readInput(name)
+	if err != nil {
+		return err
+	}
+	if f.format == "readable" && stablehlo.Looks(src) {
+		if f.module != "" {
+			return usagef("--module picks among HLO modules: add --format=hlo to print those StableHLO converts to")
+		}
+		text, err := stablehlo.Readable(token.NewFileSet(), display, src)
+		if err != nil {
+			return parseError(err)
+		}
+		_, err = inv.stdout.Write(text)
+		return err
+	}
+	mods, err := parseSource(display, src)
 	if err != nil {
 		return err
 	}

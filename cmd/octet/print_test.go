@@ -214,3 +214,33 @@ func TestPrintDumpFolder(t *testing.T) {
 		t.Errorf("unknown --module: exit %d, stderr:\n%s", code, errOut)
 	}
 }
+
+// TestPrintStableHLO checks both prints of StableHLO: the text without locations, each op noted with its
+// Python line, and with --format=hlo the converted HLO; HLO text prints the same under both formats.
+func TestPrintStableHLO(t *testing.T) {
+	const file = "../../stablehlo/testdata/two_fp8_matmuls_debug.mlir"
+	code, out, errOut := runOctet(t, "", "print", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "stablehlo.dot_general %9, %10, contracting_dims = [1] x [1], precision = [DEFAULT, DEFAULT] : (tensor<32x128xbf16>, tensor<16x128xbf16>) -> tensor<32x16xbf16>  // /home/user/layers.py:4\n") ||
+		strings.Contains(out, "loc(") || strings.Contains(out, "HloModule") {
+		t.Errorf("readable StableHLO:\n%s", out)
+	}
+	code, out, errOut = runOctet(t, "", "print", "--format=hlo", file)
+	if code != 0 || !strings.HasPrefix(out, "HloModule jit_mlp") || !strings.Contains(out, "dot(") || strings.Contains(out, "stablehlo.") {
+		t.Errorf("--format=hlo: exit %d %s\n%s", code, errOut, out)
+	}
+	_, readable, _ := runOctet(t, smallModule, "print", "-")
+	code, hlo, _ := runOctet(t, smallModule, "print", "--format=hlo", "-")
+	if code != 0 || hlo != readable || !strings.Contains(hlo, "negate(p)") {
+		t.Errorf("HLO text under --format=hlo:\n%s\nreadable:\n%s", hlo, readable)
+	}
+	if code, _, errOut := runOctet(t, "", "print", "--module", "jit_mlp", file); code != 2 || !strings.Contains(errOut, "--format=hlo") {
+		t.Errorf("--module on StableHLO: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = runOctet(t, "module {\n  func.func @main() {\n    %0 = stablehlo.constant dense<1> : tensor<i32> loc(\n", "print", "-")
+	if code == 0 || !strings.Contains(errOut, "<stdin>:3:") {
+		t.Errorf("a broken location: exit %d, %s", code, errOut)
+	}
+}
