@@ -40,6 +40,9 @@ func (c *Computation) addInferred(name string, op Opcode, given Shape, operands 
 	}
 	in.Shape = s
 	c.insert(in, name)
+	if in.Attr(controlPredecessors) != nil {
+		c.control = controlSome
+	}
 	return in, nil
 }
 

@@ -6,10 +6,38 @@ package hlo
 
 const controlPredecessors = "control-predecessors"
 
+// controlState says whether the instructions of a computation list control predecessors: unknown until
+// the computation is first scanned, then kept by the methods that add them (SetAttr, AddControlPredecessor
+// and the builders). Code that writes a control-predecessors attribute into Attrs directly (the readers)
+// does so before the computation is edited. Most computations have none, and then finding an
+// instruction's control successors, which every replacement and removal does, costs nothing instead of a
+// pass over the computation.
+type controlState uint8
+
+const (
+	controlUnknown controlState = iota
+	controlNone
+	controlSome
+)
+
+// mayHaveControl reports whether some instruction of c may list control predecessors.
+func (c *Computation) mayHaveControl() bool {
+	if c.control == controlUnknown {
+		c.control = controlNone
+		for _, x := range c.Instructions {
+			if x != nil && len(x.ControlPredecessors()) > 0 {
+				c.control = controlSome
+				break
+			}
+		}
+	}
+	return c.control == controlSome
+}
+
 // ControlSuccessors returns the instructions of in's computation that list in as a control predecessor, in
 // the computation's order.
 func (in *Instruction) ControlSuccessors() []*Instruction {
-	if in.Parent == nil {
+	if in.Parent == nil || !in.Parent.mayHaveControl() {
 		return nil
 	}
 	var succs []*Instruction

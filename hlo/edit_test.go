@@ -428,3 +428,28 @@ func TestVerifyControlPredecessors(t *testing.T) {
 		})
 	}
 }
+
+// TestControlSuccessorsAfterScan: a computation found to have no control dependencies still reports the
+// ones the editing methods and the builders add afterwards, and one that a removal passes on.
+func TestControlSuccessorsAfterScan(t *testing.T) {
+	_, _, in := editFixture()
+	if s := in["x"].ControlSuccessors(); len(s) != 0 {
+		t.Fatalf("successors of x before any control edge: %v", s)
+	}
+	in["z"].AddControlPredecessor(in["y"])
+	if s := in["y"].ControlSuccessors(); len(s) != 1 || s[0] != in["z"] {
+		t.Errorf("successors of y after AddControlPredecessor: %v, want [z]", s)
+	}
+
+	_, c2, in2 := editFixture()
+	if s := in2["x"].ControlSuccessors(); len(s) != 0 {
+		t.Fatalf("successors of x before any control edge: %v", s)
+	}
+	w, err := c2.AddInferred("w", OpNegate, []*Instruction{in2["p"]}, Attr{"control-predecessors", InstList{in2["y"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := in2["y"].ControlSuccessors(); len(s) != 1 || s[0] != w {
+		t.Errorf("successors of y after a builder gave w a control predecessor: %v, want [w]", s)
+	}
+}

@@ -63,6 +63,8 @@ type Computation struct {
 	Attrs  []Attr
 	Module *Module
 	Pos    token.Pos
+
+	control controlState // whether an instruction lists control predecessors; see mayHaveControl
 }
 
 // Instruction is one HLO instruction: name = shape opcode(operands), attributes.
@@ -208,7 +210,12 @@ func (in *Instruction) dropUserIfUnused(u *Instruction) {
 func (in *Instruction) Attr(name string) Value { return findAttr(in.Attrs, name) }
 
 // SetAttr sets the attribute named name, replacing its value in place or appending it.
-func (in *Instruction) SetAttr(name string, v Value) { in.Attrs = setAttr(in.Attrs, name, v) }
+func (in *Instruction) SetAttr(name string, v Value) {
+	in.Attrs = setAttr(in.Attrs, name, v)
+	if name == controlPredecessors && in.Parent != nil {
+		in.Parent.control = controlSome
+	}
+}
 
 // RemoveAttr removes the attribute named name, if present.
 func (in *Instruction) RemoveAttr(name string) { in.Attrs = removeAttr(in.Attrs, name) }
