@@ -29,7 +29,6 @@ import (
 func Verify(m *Module) error {
 	v := &verifier{m: m}
 	v.module()
-	v.operations()
 	v.limits()
 	v.errs.Sort()
 	return v.errs.Err()
@@ -196,6 +195,8 @@ func (v *verifier) computation(c *Computation) {
 			continue
 		}
 		v.instruction(c, in)
+		v.operation(in)
+		v.shapeSize(in, in.Shape)
 	}
 }
 

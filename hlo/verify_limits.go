@@ -8,7 +8,8 @@ import (
 
 // limits checks what the types of a module imply beyond the shapes of its instructions, as XLA's
 // ShapeUtil::ValidateShape and HloVerifier do:
-//   - every array shape has a byte size that fits in an int64 (so that its element count does too);
+//   - every array shape has a byte size that fits in an int64 (so that its element count does too: shapeSize,
+//     which the pass over each computation's instructions calls);
 //   - no computation calls itself, directly or through others (HLO has no recursion);
 //   - every input_output_alias pair names an output and a parameter of the entry with the same shape.
 //
@@ -16,16 +17,6 @@ import (
 func (v *verifier) limits() {
 	if v.m == nil {
 		return
-	}
-	for _, c := range v.m.Computations {
-		if c == nil || !v.comps[c] {
-			continue
-		}
-		for _, in := range c.Instructions {
-			if in != nil {
-				v.shapeSize(in, in.Shape)
-			}
-		}
 	}
 	v.recursion()
 	v.aliases()

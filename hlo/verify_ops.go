@@ -166,20 +166,7 @@ func describeValue(v Value) string {
 	return "no value"
 }
 
-// operations checks every instruction of m against the opcode table.
-func (v *verifier) operations() {
-	if v.m == nil {
-		return
-	}
-	for _, c := range v.m.Computations {
-		if c == nil || !v.comps[c] {
-			continue
-		}
-		for _, in := range c.Instructions {
-			if in == nil {
-				continue
-			}
-			CheckOperation(in, in.NumOperands(), func(attr int, msg string) { v.errorAt(in, "%s", msg) })
-		}
-	}
+// operation checks one instruction against the opcode table.
+func (v *verifier) operation(in *Instruction) {
+	CheckOperation(in, in.NumOperands(), func(attr int, msg string) { v.errorAt(in, "%s", msg) })
 }
