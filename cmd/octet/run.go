@@ -10,6 +10,7 @@ import (
 
 	"octet/dtype"
 	"octet/hlo"
+	"octet/hlo/printer"
 	"octet/interp"
 	"octet/tensor"
 )
@@ -298,9 +299,9 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 		maxV = math.Max(maxV, v)
 	}
 	if nans < n {
-		fmt.Fprintf(w, "  min %s  max %s", fmtValue(minV), fmtValue(maxV))
+		fmt.Fprintf(w, "  min %s  max %s", printer.SixDigits(minV), printer.SixDigits(maxV))
 		if finite > 0 {
-			fmt.Fprintf(w, "  mean %s", fmtValue(sum/float64(finite)))
+			fmt.Fprintf(w, "  mean %s", printer.SixDigits(sum/float64(finite)))
 		}
 	}
 	if ty.IsFloat() {
@@ -310,23 +311,11 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 	const first = 8
 	parts := make([]string, 0, first)
 	for i := int64(0); i < n && i < first; i++ {
-		parts = append(parts, fmtValue(at(i)))
+		parts = append(parts, printer.SixDigits(at(i)))
 	}
 	more := ""
 	if n > first {
 		more = " ..."
 	}
 	fmt.Fprintf(w, "  [%s%s]\n", strings.Join(parts, " "), more)
-}
-
-func fmtValue(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "nan"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
 }

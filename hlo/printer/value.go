@@ -24,16 +24,7 @@ func (p *printer) appendValue(b []byte, v hlo.Value) []byte {
 	case hlo.Int:
 		return strconv.AppendInt(b, int64(v), 10)
 	case hlo.Float:
-		// absl::StrCat of a float: six significant digits, as %g; nan, inf and -inf.
-		switch f := float64(v); {
-		case math.IsNaN(f):
-			return append(b, "nan"...)
-		case math.IsInf(f, 1):
-			return append(b, "inf"...)
-		case math.IsInf(f, -1):
-			return append(b, "-inf"...)
-		}
-		return strconv.AppendFloat(b, float64(v), 'g', 6, 32)
+		return append(b, SixDigits(float64(v))...)
 	case hlo.Bool:
 		return strconv.AppendBool(b, bool(v))
 	case hlo.Ints:
@@ -435,4 +426,18 @@ func expandIota(il *hlo.IotaList) ([][]int64, bool) {
 		groups[g] = flat[int64(g)*il.Dims[1] : int64(g+1)*il.Dims[1]]
 	}
 	return groups, true
+}
+
+// SixDigits writes a number as XLA's absl::StrCat does (epsilon=0.001, statistics): %g with six significant
+// digits, and nan, inf, -inf.
+func SixDigits(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
 }

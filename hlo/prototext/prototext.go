@@ -2424,7 +2424,7 @@ func (c *protoConverter) statistics(m *protoField) string {
 	var parts []string
 	for _, sf := range c.subs(m, "statistics") {
 		v, _ := c.float(sf, "stat_val")
-		parts = append(parts, c.str(sf, "stat_name")+"="+formatSixDigits(v))
+		parts = append(parts, c.str(sf, "stat_name")+"="+printer.SixDigits(v))
 		c.done(sf, "Statistic")
 	}
 	c.done(m, "StatisticsViz")
@@ -2442,19 +2442,6 @@ func (c *protoConverter) resultAccuracy(m *protoField) string {
 		return ""
 	}
 	return "{mode=" + strings.ToLower(mode) + "}"
-}
-
-// formatSixDigits writes a number as absl::StrCat does: %g with six significant digits.
-func formatSixDigits(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "nan"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
 // --- the module header --------------------------------------------------------------------------------
