@@ -3,9 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"go/token"
 
-	"octet/hlo"
 	"octet/hlo/printer"
 	"octet/stablehlo"
 )
@@ -50,14 +48,9 @@ func runConvert(inv *invocation, args []string) error {
 	if !stablehlo.Looks(src) {
 		return fmt.Errorf("%s: not StableHLO: MLIR text starts with module or func.func", display)
 	}
-	mods, err := stablehlo.ParseFile(token.NewFileSet(), display, src)
+	mods, err := loadSource(display, src)
 	if err != nil {
-		return parseError(err)
-	}
-	for _, m := range mods {
-		if err := hlo.Verify(m); err != nil {
-			return fmt.Errorf("%s: internal error: the converted module %s does not verify:\n%v", display, m.Name, parseError(err))
-		}
+		return err
 	}
 	w := bufio.NewWriter(inv.stdout)
 	cfg := printer.ConfigFor(style)

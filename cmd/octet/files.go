@@ -18,6 +18,7 @@ import (
 
 	"octet/hlo"
 	"octet/interp"
+	"octet/stablehlo"
 )
 
 var (
@@ -270,11 +271,12 @@ func (inv *invocation) loadModules(name string) ([]*hlo.Module, error) {
 	return loadSource(display, src)
 }
 
-// loadSource is parseSource followed by hlo.Verify on every module.
+// loadSource is parseSource followed by hlo.Verify on every module. The StableHLO reader verifies what it
+// converts itself (that is how it checks the types the text states), so its modules are not verified twice.
 func loadSource(display string, src []byte) ([]*hlo.Module, error) {
 	mods, err := parseSource(display, src)
-	if err != nil {
-		return nil, err
+	if err != nil || stablehlo.Looks(src) {
+		return mods, err
 	}
 	for _, m := range mods {
 		if err := hlo.Verify(m); err != nil {
