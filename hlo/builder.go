@@ -56,9 +56,9 @@ func (c *Computation) insert(in *Instruction, name string) {
 	}
 	in.Name = name
 	in.Parent = c
-	for _, o := range in.operands {
-		o.addUser(in)
-	}
+	// in is new, so it uses none of its operands yet: it joins their users without a search through them,
+	// which would make a value with many users quadratic to build.
+	in.addAsNewUser()
 	c.Instructions = append(c.Instructions, in)
 }
 

@@ -453,3 +453,26 @@ func TestControlSuccessorsAfterScan(t *testing.T) {
 		t.Errorf("successors of y after a builder gave w a control predecessor: %v, want [w]", s)
 	}
 }
+
+// TestUniqueNameLinear: asking for one base name many times costs allocations in proportion to the number
+// of names given, not to its square (each ".N" is found without trying the N-1 before it).
+func TestUniqueNameLinear(t *testing.T) {
+	allocs := func(n int) float64 {
+		return testing.AllocsPerRun(1, func() {
+			m, _, _ := editFixture()
+			for range n {
+				m.UniqueName("x")
+			}
+		})
+	}
+	small, large := allocs(2000), allocs(4000)
+	if large > 2.5*small {
+		t.Errorf("%.0f allocations for 2000 names, %.0f for 4000: not linear", small, large)
+	}
+	m, _, _ := editFixture()
+	for i, want := range []string{"x.1", "x.2", "x.3"} {
+		if got := m.UniqueName("x"); got != want {
+			t.Errorf("name %d: got %s, want %s", i, got, want)
+		}
+	}
+}

@@ -24,6 +24,9 @@ type Module struct {
 	Fset  *token.FileSet
 	Pos   token.Pos
 	names map[string]bool // every instruction and computation name, built on first use
+	// nextSuffix is, for each base UniqueName was asked for, the N of the next ".N" to try: the numbers
+	// below it are taken, so asking for one base many times costs no search through them.
+	nextSuffix map[string]int
 }
 
 // Position expands a position of the module's text; the zero Position when unknown.
@@ -369,10 +372,20 @@ func (m *Module) UniqueName(base string) string {
 	if base == "" {
 		base = "x"
 	}
-	name := base
-	for i := 1; m.names[name]; i++ {
+	if !m.names[base] {
+		m.names[base] = true
+		return base
+	}
+	if m.nextSuffix == nil {
+		m.nextSuffix = map[string]int{}
+	}
+	i := max(m.nextSuffix[base], 1)
+	name := base + "." + strconv.Itoa(i)
+	for m.names[name] {
+		i++
 		name = base + "." + strconv.Itoa(i)
 	}
+	m.nextSuffix[base] = i + 1
 	m.names[name] = true
 	return name
 }
