@@ -73,14 +73,16 @@ func (p *parser) literal(s hlo.Shape) *hlo.Literal {
 		return nil
 	}
 	if broadcast {
-		// One value for the whole array, which XLA's parser gives every element.
-		if !p.element(a, 0) {
+		// One value for the whole array, which XLA's parser gives every element (of which there may be
+		// none: the value is read all the same).
+		one := tensor.New(s.Elem, nil)
+		if !p.element(one, 0) {
 			return nil
 		}
 		n := a.NumElements()
 		es := int64(s.Elem.ByteSize())
-		for i := int64(1); i < n; i++ {
-			copy(a.Data[i*es:(i+1)*es], a.Data[:es])
+		for i := int64(0); i < n; i++ {
+			copy(a.Data[i*es:(i+1)*es], one.Data[:es])
 		}
 		return hlo.ArrayLiteral(a)
 	}
