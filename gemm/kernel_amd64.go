@@ -199,6 +199,12 @@ func init() {
 		vectorPacking = true
 	}
 	if hasAVX2 {
+		// The AVX2 kernel's kc x 16 micro-panel of B, and the 6 x kc strip of A passing by, stay in L1:
+		// a micro-panel of half of L1D (kc = 384 on Zen 4/5's 48 KiB, 256 on Zen 3's and Haswell's
+		// 32 KiB; measured on Zen 5, 384 sums 1.5% faster than 256).
+		if l1 := l1DataKiB(); l1 >= 48 {
+			avx2Kernel.kc = 384
+		}
 		ks = append(ks, avx2Kernel)
 	}
 	available = append(ks, available...)
@@ -234,6 +240,30 @@ func brand() string {
 		}
 	}
 	return strings.TrimSpace(strings.TrimRight(string(b), "\x00"))
+}
+
+// l1DataKiB returns the size of a core's level-1 data cache in KiB, from CPUID (AMD's leaf 0x80000005,
+// else the deterministic cache parameters of leaf 4), or 0 where it says nothing.
+func l1DataKiB() int {
+	if max, _, _, _ := cpuid(0x80000000, 0); max >= 0x80000005 {
+		if _, _, ecx, _ := cpuid(0x80000005, 0); ecx>>24 != 0 {
+			return int(ecx >> 24)
+		}
+	}
+	if max, _, _, _ := cpuid(0, 0); max >= 4 {
+		for i := uint32(0); i < 16; i++ {
+			eax, ebx, ecx, _ := cpuid(4, i)
+			typ, level := eax&0x1f, eax>>5&7
+			if typ == 0 {
+				break
+			}
+			if typ == 1 && level == 1 { // a data cache of level 1
+				ways, parts, line := ebx>>22+1, ebx>>12&0x3ff+1, ebx&0xfff+1
+				return int(ways * parts * line * (ecx + 1) / 1024)
+			}
+		}
+	}
+	return 0
 }
 
 // avx2Masks[16-n:] starts with n lanes of -1 and then zeros.

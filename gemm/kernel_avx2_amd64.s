@@ -54,6 +54,30 @@
 	DECQ R8; \
 	JZ done
 
+// STOREFULL writes all 16 columns of row y0, y1 as alpha*acc (alpha in Y14).
+#define STOREFULL(y0, y1) \
+	VMULPS Y14, y0, y0; \
+	VMULPS Y14, y1, y1; \
+	VMOVUPS y0, (DI); \
+	VMOVUPS y1, 32(DI); \
+	ADDQ SI, DI; \
+	DECQ R8; \
+	JZ done
+
+// STOREFULLBETA writes all 16 columns of row y0, y1 as alpha*acc + beta*C (beta in Y15).
+#define STOREFULLBETA(y0, y1) \
+	VMULPS Y14, y0, y0; \
+	VMULPS Y14, y1, y1; \
+	VMOVUPS (DI), Y12; \
+	VMOVUPS 32(DI), Y13; \
+	VFMADD231PS Y15, Y12, y0; \
+	VFMADD231PS Y15, Y13, y1; \
+	VMOVUPS y0, (DI); \
+	VMOVUPS y1, 32(DI); \
+	ADDQ SI, DI; \
+	DECQ R8; \
+	JZ done
+
 // func kernelAVX2(kc int, a, b, c *float32, ldc, m int, mask *int32, alpha, beta float32)
 // mask points at 16 int32 lane masks (-1 for the columns to write, 0 for the others).
 TEXT ·kernelAVX2(SB), NOSPLIT, $64-64
@@ -117,14 +141,38 @@ store:
 	SHLQ $2, SI
 	MOVQ m+40(FP), R8
 	MOVQ mask+48(FP), R9
-	VMOVDQU (R9), Y12
-	VMOVDQU 32(R9), Y13
 	VBROADCASTSS alpha+56(FP), Y14
-	VMOVUPS Y14, (SP)
 	VBROADCASTSS beta+60(FP), Y15
-	VMOVUPS Y15, 32(SP)
 	MOVL beta+60(FP), DX
 	SHLL $1, DX // drop the sign: -0 is zero too
+	CMPL 60(R9), $-1
+	JNE  masked
+	// All 16 columns: plain loads and stores (a masked store costs several times as much on AMD cores).
+	TESTL DX, DX
+	JNZ   fullbeta
+	STOREFULL(Y0, Y1)
+	STOREFULL(Y2, Y3)
+	STOREFULL(Y4, Y5)
+	STOREFULL(Y6, Y7)
+	STOREFULL(Y8, Y9)
+	STOREFULL(Y10, Y11)
+	JMP done
+
+fullbeta:
+	STOREFULLBETA(Y0, Y1)
+	STOREFULLBETA(Y2, Y3)
+	STOREFULLBETA(Y4, Y5)
+	STOREFULLBETA(Y6, Y7)
+	STOREFULLBETA(Y8, Y9)
+	STOREFULLBETA(Y10, Y11)
+	JMP done
+
+masked:
+	VMOVDQU (R9), Y12
+	VMOVDQU 32(R9), Y13
+	VMOVUPS Y14, (SP)
+	VMOVUPS Y15, 32(SP)
+	TESTL DX, DX
 	JNZ  withbeta
 
 	STORE(Y0, Y1)

@@ -15,12 +15,20 @@ func packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 		if !a.trans {
 			// Rows of A are contiguous in p: the strip is their transpose.
 			var src [16][]float32
-			if vectorPacking && mr <= 16 {
+			switch {
+			case vectorPacking && mr <= 16:
 				for r := 0; r < rows; r++ {
 					src[r] = a.run((i0+r)*a.stride, kc, tmp[r*kc:])
 				}
 				transpose(strip, mr, &src, rows, kc)
-			} else {
+			case mr == 6 && rows == 6:
+				// The AVX2 kernel's strips: six rows interleaved at once, one step of k after another,
+				// so that every store is to the next element of the strip.
+				for r := 0; r < rows; r++ {
+					src[r] = a.run((i0+r)*a.stride, kc, tmp[r*kc:])
+				}
+				interleave6(strip, &src, kc)
+			default:
 				for r := 0; r < rows; r++ {
 					scatter(strip[r:], a.run((i0+r)*a.stride, kc, tmp), mr)
 				}
@@ -43,12 +51,44 @@ func packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 // holds, for p = 0..kc-1, the nr elements b(p, s*nr+j) for j = 0..nr-1 (zero past column nc). tmp holds at
 // least max(16*kc, nc) elements, for decoding.
 func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
-	if !b.trans && b.f32 == nil {
-		// Decode each row of the block once, in one run, and deal it out to the strips.
+	if !b.trans && b.f32 != nil && nr == 16 {
+		// The AVX2 kernel's strips, from float32: one strip after another, so that the writes run on
+		// through memory and the reads go down the columns at a constant stride.
+		full := nc / 16
+		for s := 0; s < full; s++ {
+			d, src := dst[s*kc*16:(s+1)*kc*16], b.f32[s*16:]
+			for p := 0; p < kc; p++ {
+				*(*[16]float32)(d[p*16:]) = *(*[16]float32)(src[p*b.stride:])
+			}
+		}
+		if j0 := full * 16; j0 < nc {
+			d := dst[full*kc*16 : (full+1)*kc*16]
+			for p := 0; p < kc; p++ {
+				clear(d[p*16+copy(d[p*16:p*16+16], b.f32[p*b.stride+j0:p*b.stride+nc]) : p*16+16])
+			}
+		}
+		return
+	}
+	if !b.trans {
+		// Decode each row of the block once, in one run, and deal it out to the strips: whole strips
+		// of the kernels' widths by copies of a fixed size, which compile to a few vector moves.
 		strips := (nc + nr - 1) / nr
+		full := 0
+		if nr == 16 || nr == 32 {
+			full = nc / nr
+		}
 		for p := 0; p < kc; p++ {
 			row := b.run(p*b.stride, nc, tmp)
-			for s := 0; s < strips; s++ {
+			if nr == 16 {
+				for s := 0; s < full; s++ {
+					*(*[16]float32)(dst[(s*kc+p)*16:]) = *(*[16]float32)(row[s*16:])
+				}
+			} else if nr == 32 {
+				for s := 0; s < full; s++ {
+					*(*[32]float32)(dst[(s*kc+p)*32:]) = *(*[32]float32)(row[s*32:])
+				}
+			}
+			for s := full; s < strips; s++ {
 				d := dst[(s*kc+p)*nr : (s*kc+p+1)*nr]
 				clear(d[copy(d, row[s*nr:]):])
 			}
@@ -60,10 +100,6 @@ func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 		dst = dst[kc*nr:]
 		cols := min(nr, nc-j0)
 		switch {
-		case !b.trans:
-			for p := 0; p < kc; p++ {
-				b.read(strip[p*nr:p*nr+cols], p*b.stride+j0)
-			}
 		case vectorPacking && nr%16 == 0:
 			// b(p, j) is stored at j*stride+p: column j of the logical B is contiguous, and the strip is
 			// the transpose of those columns, 16 at a time.
@@ -113,5 +149,15 @@ func scatter(dst, src []float32, step int) {
 	for _, v := range src {
 		dst[i] = v
 		i += step
+	}
+}
+
+// interleave6 sets dst[6*p+r] = src[r][p] for r < 6 and p < kc.
+func interleave6(dst []float32, src *[16][]float32, kc int) {
+	dst = dst[:6*kc]
+	r0, r1, r2, r3, r4, r5 := src[0][:kc], src[1][:kc], src[2][:kc], src[3][:kc], src[4][:kc], src[5][:kc]
+	for p := range r0 {
+		d := (*[6]float32)(dst[6*p:])
+		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 	}
 }
