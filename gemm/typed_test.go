@@ -222,3 +222,34 @@ func ExampleMatMulTyped() {
 	fmt.Println(c.Data)
 	// Output: [4 2 1 1]
 }
+
+// TestThreadsTyped checks that products of narrow operands split among goroutines, which pack B once for
+// all of them, give every bit of the one-goroutine result: odd k (a bf16 kernel's last half pair), ragged
+// strips, several blocks of K, and B stored either way.
+func TestThreadsTyped(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	defer SetThreads(SetThreads(0))
+	withKernel(t, func(t *testing.T) {
+		for _, s := range []shape{{300, 70, 301}, {97, 1000, 1100}, {40, 33, 2000}} {
+			for i, typ := range []dtype.Type{dtype.F8E4M3FN, dtype.BF16, dtype.F32} {
+				a, _ := randomTyped(rng, typ, s.m, s.k, false, 0, 0)
+				b, _ := randomTyped(rng, typ, s.k, s.n, i == 1, 1, 0)
+				var first Matrix
+				for _, n := range []int{1, 2, 3} {
+					SetThreads(n)
+					got := NewMatrix(s.m, s.n, nil)
+					MatMulTyped(got, a, b, 1, 0)
+					if first.Data == nil {
+						first = got
+						continue
+					}
+					for j := range got.Data {
+						if math.Float32bits(got.Data[j]) != math.Float32bits(first.Data[j]) {
+							t.Fatalf("%v %v: %d threads give C.Data[%d] = %v, 1 thread %v", typ, s, n, j, got.Data[j], first.Data[j])
+						}
+					}
+				}
+			}
+		}
+	})
+}
