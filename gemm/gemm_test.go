@@ -528,3 +528,36 @@ func FuzzMatMul(f *testing.F) {
 		}
 	})
 }
+
+// TestInterleave6 checks the six-row strip packer of the AVX2 kernel, in assembly where the machine has
+// it and in Go, for lengths around its 16-step unit.
+func TestInterleave6(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, fast := range []bool{true, false} {
+		prev := avx2Decoding
+		avx2Decoding = avx2Decoding && fast
+		for _, kc := range []int{1, 15, 16, 17, 48, 100, 384} {
+			var src [16][]float32
+			for r := 0; r < 6; r++ {
+				src[r] = make([]float32, kc)
+				for p := range src[r] {
+					src[r][p] = rng.Float32()
+				}
+			}
+			dst := make([]float32, 6*kc+1)
+			dst[6*kc] = 42
+			interleave6(dst, &src, kc, 4*6*kc)
+			for p := 0; p < kc; p++ {
+				for r := 0; r < 6; r++ {
+					if dst[6*p+r] != src[r][p] {
+						t.Fatalf("fast=%v kc=%d: dst[%d] = %v, want row %d step %d = %v", fast, kc, 6*p+r, dst[6*p+r], r, p, src[r][p])
+					}
+				}
+			}
+			if dst[6*kc] != 42 {
+				t.Fatalf("fast=%v kc=%d: wrote past the strip", fast, kc)
+			}
+		}
+		avx2Decoding = prev
+	}
+}

@@ -86,6 +86,38 @@ func widenBF16Fast(dst []float32, src []byte) int {
 	return n
 }
 
+// interleave6AVX2 is the AVX2 strip packer of pack_avx2_amd64.s: n must be a multiple of 16.
+//
+//go:noescape
+func interleave6AVX2(dst *float32, rows *[16][]float32, n, ahead int)
+
+// interleave6Fast does what interleave6 does for a prefix of the steps of k, 16 at a time where the
+// machine has AVX2, and returns its length. The rows must hold kc elements and dst 6*kc.
+func interleave6Fast(dst []float32, src *[16][]float32, kc, ahead int) int {
+	n := kc &^ 15
+	if !avx2Decoding || n == 0 {
+		return 0
+	}
+	interleave6AVX2(&dst[0], src, n, ahead)
+	return n
+}
+
+// copyStripAVX2 is the AVX2 strip copier of pack_avx2_amd64.s.
+//
+//go:noescape
+func copyStripAVX2(dst, src *float32, stride, kc int)
+
+// copyStripFast sets dst[16*p+j] = src[p*stride+j] for j < 16 and p < kc where the machine has AVX2, and
+// returns how many steps of k it did (kc or 0).
+func copyStripFast(dst, src []float32, stride, kc int) int {
+	if !avx2Decoding || kc == 0 {
+		return 0
+	}
+	_, _ = dst[16*kc-1], src[(kc-1)*stride+15]
+	copyStripAVX2(&dst[0], &src[0], 4*stride, kc)
+	return kc
+}
+
 // decodeWords and interleaveWords are the AVX-512 BW bf16 packers in pack_bf16_amd64.s: n must be a
 // multiple of 32 and 16.
 //

@@ -18,3 +18,10 @@ func widenBF16Fast(dst []float32, src []byte) int { return 0 }
 func decodeWordsFast(dst []uint16, src []byte, table *[256]uint16) int { return 0 }
 
 func interleaveWordsFast(dst []float32, lo, hi []uint16) int { return 0 }
+
+func interleave6Fast(dst []float32, src *[16][]float32, kc, ahead int) int { return 0 }
+
+// avx2Decoding is never set here.
+var avx2Decoding = false
+
+func copyStripFast(dst, src []float32, stride, kc int) int { return 0 }

@@ -27,7 +27,11 @@ func packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 				for r := 0; r < rows; r++ {
 					src[r] = a.run((i0+r)*a.stride, kc, tmp[r*kc:])
 				}
-				interleave6(strip, &src, kc)
+				ahead := 0
+				if a.f32 != nil {
+					ahead = 4 * 6 * a.stride // the same columns of the next six rows
+				}
+				interleave6(strip, &src, kc, ahead)
 			default:
 				for r := 0; r < rows; r++ {
 					scatter(strip[r:], a.run((i0+r)*a.stride, kc, tmp), mr)
@@ -57,7 +61,7 @@ func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 		full := nc / 16
 		for s := 0; s < full; s++ {
 			d, src := dst[s*kc*16:(s+1)*kc*16], b.f32[s*16:]
-			for p := 0; p < kc; p++ {
+			for p := copyStripFast(d, src, b.stride, kc); p < kc; p++ {
 				*(*[16]float32)(d[p*16:]) = *(*[16]float32)(src[p*b.stride:])
 			}
 		}
@@ -152,11 +156,13 @@ func scatter(dst, src []float32, step int) {
 	}
 }
 
-// interleave6 sets dst[6*p+r] = src[r][p] for r < 6 and p < kc.
-func interleave6(dst []float32, src *[16][]float32, kc int) {
+// interleave6 sets dst[6*p+r] = src[r][p] for r < 6 and p < kc, fetching into the caches the elements
+// ahead bytes past those it reads (from rows that will be packed next), where it can.
+func interleave6(dst []float32, src *[16][]float32, kc, ahead int) {
 	dst = dst[:6*kc]
 	r0, r1, r2, r3, r4, r5 := src[0][:kc], src[1][:kc], src[2][:kc], src[3][:kc], src[4][:kc], src[5][:kc]
-	for p := range r0 {
+	done := interleave6Fast(dst, src, kc, ahead)
+	for p := done; p < kc; p++ {
 		d := (*[6]float32)(dst[6*p:])
 		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 	}
