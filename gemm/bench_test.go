@@ -3,6 +3,7 @@ package gemm
 import (
 	"fmt"
 	"math/rand/v2"
+	"octet/dtype"
 	"testing"
 )
 
@@ -60,5 +61,24 @@ func BenchmarkKernel(b *testing.B) {
 			}
 			b.ReportMetric(2*float64(kern.mr*kern.nr*kc)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+	}
+}
+
+// BenchmarkMatMulTyped measures products of narrow operands, decoded while packing.
+func BenchmarkMatMulTyped(b *testing.B) {
+	for _, typ := range []dtype.Type{dtype.BF16, dtype.F8E4M3FN} {
+		for _, n := range []int{1024, 2048} {
+			b.Run(fmt.Sprintf("%v-%d", typ, n), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 1))
+				a, _ := randomTyped(rng, typ, n, n, false, 0, 0)
+				bm, _ := randomTyped(rng, typ, n, n, false, 0, 0)
+				c := NewMatrix(n, n, nil)
+				MatMulTyped(c, a, bm, 1, 0)
+				for b.Loop() {
+					MatMulTyped(c, a, bm, 1, 0)
+				}
+				b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
 	}
 }

@@ -38,10 +38,7 @@ func blocks(n, max, unit int) int {
 //
 // With an epilogue ep, c is the block of C at (ei, ej): the kernel stores the sums alone (alpha and beta
 // are ignored) and ep finishes each tile after its last block of K.
-//
-// With sh, B is already packed there (b is then not read), and c begins at column ej of the product sh
-// was packed for, a whole number of strips in.
-func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *Epilogue, ei, ej int, sh *sharedB) {
+func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *Epilogue, ei, ej int) {
 	if ep != nil {
 		alpha, beta = 1, 0
 	}
@@ -55,31 +52,20 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *
 		step = 2
 	}
 	bl := kern.Blocks()
-	if sh != nil {
-		bl = sh.blocks
-	}
 	kc := blocks(k, bl.KC, step)
 	mc := blocks(m, bl.MC, mr)
 	nc := blocks(n, bl.NC, nr)
 	kq := (kc + step - 1) / step
-	nb := kq * nc
-	if sh != nil {
-		nb = 0
-	}
-	bufA, bufB, tmp := ws.get(mc*kq, nb, max(16*kc+16, nc))
+	bufA, bufB, tmp := ws.get(mc*kq, kq*nc, max(16*kc+16, nc))
 	for jc := 0; jc < n; jc += nc {
 		ncur := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
 			kcur := min(kc, k-pc)
 			kqcur := (kcur + step - 1) / step
-			switch {
-			case sh != nil:
-				bufB = sh.strips(pc, kqcur, (ej+jc)/nr)
-			case kern.bf16:
-				bb := b.sub(pc, pc+kcur, jc, jc+ncur)
+			bb := b.sub(pc, pc+kcur, jc, jc+ncur)
+			if kern.bf16 {
 				packB16(bufB, &bb, kcur, ncur, nr, tmp)
-			default:
-				bb := b.sub(pc, pc+kcur, jc, jc+ncur)
+			} else {
 				packB(bufB, &bb, kcur, ncur, nr, tmp)
 			}
 			betaCur := beta
@@ -151,10 +137,6 @@ type task struct {
 	ep                        *Epilogue // with the position of c in the whole C
 	ei, ej                    int
 	job                       *job // the job the task belongs to, when a worker runs it
-	// A task with shared set packs strips [p0, p1) of B into it when packing is set, and otherwise
-	// reads its B from there.
-	shared  *sharedB
-	packing bool
 	// A streaming task runs panels [p0, p1) of stream through streamKernel against the packed A.
 	stream       *streamSource
 	streamKernel streamKernel
@@ -168,12 +150,8 @@ func (t *task) run() {
 		return
 	}
 	ws := workspaces.Get().(*workspace)
-	if t.packing {
-		t.shared.pack(t.kern, ws, t.b, t.p0, t.p1)
-	} else {
-		for i := 0; i < t.count; i++ {
-			serial(t.kern, ws, t.c.at(i*t.strideC), t.a.at(i*t.strideA), t.b.at(i*t.strideB), t.alpha, t.beta, t.ep, t.ei, t.ej, t.shared)
-		}
+	for i := 0; i < t.count; i++ {
+		serial(t.kern, ws, t.c.at(i*t.strideC), t.a.at(i*t.strideA), t.b.at(i*t.strideB), t.alpha, t.beta, t.ep, t.ei, t.ej)
 	}
 	workspaces.Put(ws)
 }
@@ -347,25 +325,22 @@ func matMulEp(kern *Kernel, t int, c, a, b view, alpha, beta float32, ep *Epilog
 	tm, tn := split(kern, t, m, n, k, a.trans, b.trans)
 	if tm*tn == 1 {
 		ws := workspaces.Get().(*workspace)
-		serial(kern, ws, c, a, b, alpha, beta, ep, 0, 0, nil)
+		serial(kern, ws, c, a, b, alpha, beta, ep, 0, 0)
 		workspaces.Put(ws)
 		return
-	}
-	var sh *sharedB
-	if tm > 1 {
-		// Every block of rows multiplies the whole of its columns of B: pack B once for all of them
-		// (every goroutine a part), rather than once in each.
-		sh = shareB(kern, t, b)
 	}
 	j := jobs.Get().(*job)
 	tilesM := (m + kern.mr - 1) / kern.mr
 	tilesN := (n + kern.nr - 1) / kern.nr
-	// Twice as many blocks as goroutines, so that the work evens out when one of them runs slower: more
-	// blocks of rows where there are enough (each packs only its own rows of A again), else of columns.
+	// Twice as many blocks as goroutines even out the work when one of them runs slower, but every block
+	// of rows packs the whole of B again (and every block of columns the whole of A): only where the
+	// blocks stay deep enough for that to cost a few percent. On Zen 5 at 2048^3, four blocks of 512 rows
+	// ran 3-5% slower than two of 1024, with the AVX2 and the AVX-512 kernels alike.
+	const minBlock = 1024
 	switch {
-	case tilesM >= 2*tm*2:
+	case m/(2*tm) >= minBlock:
 		tm *= 2
-	case tilesN >= 2*tn*2:
+	case n/(2*tn) >= minBlock:
 		tn *= 2
 	}
 	for bi := 0; bi < tm; bi++ {
@@ -376,13 +351,10 @@ func matMulEp(kern *Kernel, t int, c, a, b view, alpha, beta float32, ep *Epilog
 				continue
 			}
 			j.tasks = append(j.tasks, task{kern: kern, c: c.sub(i0, i1, j0, j1), a: a.sub(i0, i1, 0, k),
-				b: b.sub(0, k, j0, j1), count: 1, alpha: alpha, beta: beta, ep: ep, ei: i0, ej: j0, shared: sh})
+				b: b.sub(0, k, j0, j1), count: 1, alpha: alpha, beta: beta, ep: ep, ei: i0, ej: j0})
 		}
 	}
 	runJob(j, t)
-	if sh != nil {
-		sharedBs.Put(sh)
-	}
 }
 
 // matMulBatched is MatMulBatched after the checks.
@@ -415,70 +387,4 @@ func matMulBatched(kern *Kernel, t, count int, c view, strideC int, a view, stri
 			count: b1 - b0, strideC: strideC, strideA: strideA, strideB: strideB, alpha: alpha, beta: beta})
 	}
 	runJob(j, t)
-}
-
-// A sharedB is the whole of B packed once for all the goroutines of one product, block of K by block of
-// K: each block as packB (packB16) lays out its strips, for every strip of N, so that strip s of the
-// block that starts at pc begins at element pc/step*width + s*kq*nr (kq: the block's packed steps).
-type sharedB struct {
-	buf      []float32
-	blocks   Blocks // the block sizes it was packed with, which the products must use
-	step, nr int    // elements of k per packed step (2 for a bf16 kernel), columns per strip
-	width    int    // the strips times nr
-}
-
-var sharedBs = sync.Pool{New: func() any { return new(sharedB) }}
-
-// maxShared is the most elements a shared packed B may take (64 MiB); a larger B is packed by every
-// goroutine for itself, block by block, as it goes.
-const maxShared = 1 << 24
-
-// shareB packs b for the products of kern on t goroutines and returns it, or nil when it is too large.
-func shareB(kern *Kernel, t int, b view) *sharedB {
-	k, n := b.rows, b.cols
-	step := 1
-	if kern.bf16 {
-		step = 2
-	}
-	strips := (n + kern.nr - 1) / kern.nr
-	width := strips * kern.nr
-	size := (k + step - 1) / step * width
-	if size > maxShared || t < 2 {
-		return nil
-	}
-	sh := sharedBs.Get().(*sharedB)
-	if len(sh.buf) < size {
-		sh.buf = alignedFloats(size)
-	}
-	sh.blocks, sh.step, sh.nr, sh.width = kern.Blocks(), step, kern.nr, width
-	j := jobs.Get().(*job)
-	t = min(t, strips)
-	for i := 0; i < t; i++ {
-		j.tasks = append(j.tasks, task{kern: kern, b: b, shared: sh, packing: true, p0: i * strips / t, p1: (i + 1) * strips / t})
-	}
-	runJob(j, t)
-	return sh
-}
-
-// pack packs strips [s0, s1) of every block of K of b.
-func (sh *sharedB) pack(kern *Kernel, ws *workspace, b view, s0, s1 int) {
-	k := b.rows
-	kc := blocks(k, sh.blocks.KC, sh.step)
-	j0, j1 := s0*sh.nr, min(s1*sh.nr, b.cols)
-	_, _, tmp := ws.get(0, 0, max(16*kc+16, j1-j0))
-	for pc := 0; pc < k; pc += kc {
-		kcur := min(kc, k-pc)
-		kq := (kcur + sh.step - 1) / sh.step
-		bb := b.sub(pc, pc+kcur, j0, j1)
-		if kern.bf16 {
-			packB16(sh.strips(pc, kq, s0), &bb, kcur, j1-j0, sh.nr, tmp)
-		} else {
-			packB(sh.strips(pc, kq, s0), &bb, kcur, j1-j0, sh.nr, tmp)
-		}
-	}
-}
-
-// strips returns the packed strips of the block of K that starts at pc (kq packed steps), from strip s on.
-func (sh *sharedB) strips(pc, kq, s int) []float32 {
-	return sh.buf[pc/sh.step*sh.width+s*kq*sh.nr:]
 }

@@ -260,7 +260,7 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 		for p := p0; p < p1; p++ {
 			v, _, _ := s.panel(p, &sw.buf)
 			ov := view{f32: acc[(p-p0)*size:], rows: m, cols: v.cols, stride: streamPanel}
-			serial(kern.forTypes(dtype.F32, s.typ), ws, ov, av, v, 1, 0, nil, 0, 0, nil)
+			serial(kern.forTypes(dtype.F32, s.typ), ws, ov, av, v, 1, 0, nil, 0, 0)
 		}
 		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
 		return
