@@ -52,8 +52,13 @@ func decodeBytesFast(dst []float32, src []byte, table *[256]float32) int {
 		// Without AVX-512, the two FP8 formats of GEMMs are decoded by bit manipulation, 8 at a time.
 		switch table {
 		case dtype.DecodeTable(dtype.F8E4M3FN):
+			// The quick decoder, unless the codes hold a NaN, which it gets wrong.
 			_ = dst[n-1]
-			decodeF8E4M3FNAVX2(&dst[0], &src[0], n)
+			if n32 := n &^ 31; n32 == 0 || decodeF8E4M3FNFastAVX2(&dst[0], &src[0], n32) {
+				decodeF8E4M3FNAVX2(&dst[0], &src[0], n)
+			} else if n32 < n {
+				decodeF8E4M3FNAVX2(&dst[n32], &src[n32], n-n32)
+			}
 			return n
 		case dtype.DecodeTable(dtype.F8E5M2):
 			_ = dst[n-1]
@@ -100,6 +105,27 @@ func interleave6Fast(dst []float32, src *[16][]float32, kc, ahead int) int {
 	}
 	interleave6AVX2(&dst[0], src, n, ahead)
 	return n
+}
+
+// decodeF8E4M3FNFastAVX2 is the quick f8e4m3fn decoder of pack_avx2_amd64.s: n must be a multiple of 32,
+// and where it reports a NaN code dst is wrong and must be decoded again.
+//
+//go:noescape
+func decodeF8E4M3FNFastAVX2(dst *float32, src *byte, n int) (nan bool)
+
+// prefetchRows is in pack_avx2_amd64.s.
+//
+//go:noescape
+func prefetchRows(p *byte, stride, rows, n int)
+
+// fetchRows asks for elements [off, off+n) of rows rows of v (row r at off + r*v.stride) to be brought
+// into the caches, where the machine has AVX2: the next rows a packer reads.
+func (v *view) fetchRows(off, rows, n int) {
+	if !avx2Decoding || v.raw == nil || rows <= 0 || n <= 0 {
+		return
+	}
+	_ = v.raw[(off+(rows-1)*v.stride+n)*v.size-1]
+	prefetchRows(&v.raw[off*v.size], v.stride*v.size, rows, n*v.size)
 }
 
 // copyStripAVX2 is the AVX2 strip copier of pack_avx2_amd64.s.

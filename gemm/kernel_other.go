@@ -25,3 +25,5 @@ func interleave6Fast(dst []float32, src *[16][]float32, kc, ahead int) int { ret
 var avx2Decoding = false
 
 func copyStripFast(dst, src []float32, stride, kc int) int { return 0 }
+
+func (v *view) fetchRows(off, rows, n int) {}

@@ -24,6 +24,8 @@ func packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 			case mr == 6 && rows == 6:
 				// The AVX2 kernel's strips: six rows interleaved at once, one step of k after another,
 				// so that every store is to the next element of the strip.
+				// Narrow types are decoded row by row: fetch the rows of the next strip meanwhile.
+				a.fetchRows((i0+mr)*a.stride, min(mr, mc-i0-mr), kc)
 				for r := 0; r < rows; r++ {
 					src[r] = a.run((i0+r)*a.stride, kc, tmp[r*kc:])
 				}

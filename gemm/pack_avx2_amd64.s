@@ -95,3 +95,91 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func decodeF8E4M3FNFastAVX2(dst *float32, src *byte, n int) (nan bool)
+// sets dst[i] to the float32 value of the f8e4m3fn code src[i] for i < n (a multiple of 32), in four
+// instructions per eight codes: the sign-extended code shifted left by 20 and masked to the sign bit and
+// the seven magnitude bits (exponent and mantissa at the places of float32's lowest ones), times 2^120,
+// which rebiases the exponent and turns subnormal codes into normal floats, exactly. The NaN codes (0x7f,
+// 0xff) come out as 480 instead: it reports whether there were any (a code with all seven magnitude bits
+// set), and the caller decodes those runs again with the exact decoder.
+TEXT ·decodeF8E4M3FNFastAVX2(SB), NOSPLIT, $0-25
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), BX
+	MOVQ n+16(FP), CX
+	MOVL $0x87f00000, R8
+	MOVQ R8, X12
+	VPBROADCASTD X12, Y12 // sign and magnitude bits
+	MOVL $0x7b800000, R8
+	MOVQ R8, X13
+	VPBROADCASTD X13, Y13 // 2^120
+	MOVL $0x80808080, R8
+	MOVQ R8, X14
+	VPBROADCASTD X14, Y14 // 0x80 in every byte
+	VPCMPEQB Y15, Y15, Y15 // all ones
+	VPXOR Y11, Y11, Y11    // the NaN codes seen
+	SHRQ $5, CX
+	JZ   done
+
+loop:
+	VPOR (BX), Y14, Y0
+	VPCMPEQB Y15, Y0, Y0
+	VPOR Y0, Y11, Y11
+	VPMOVSXBD 0(BX), Y0
+	VPMOVSXBD 8(BX), Y1
+	VPMOVSXBD 16(BX), Y2
+	VPMOVSXBD 24(BX), Y3
+	VPSLLD $20, Y0, Y0
+	VPSLLD $20, Y1, Y1
+	VPSLLD $20, Y2, Y2
+	VPSLLD $20, Y3, Y3
+	VPAND Y12, Y0, Y0
+	VPAND Y12, Y1, Y1
+	VPAND Y12, Y2, Y2
+	VPAND Y12, Y3, Y3
+	VMULPS Y13, Y0, Y0
+	VMULPS Y13, Y1, Y1
+	VMULPS Y13, Y2, Y2
+	VMULPS Y13, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $32, BX
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VPTEST Y11, Y11
+	SETNE AX
+	MOVB AX, nan+24(FP)
+	VZEROUPPER
+	RET
+
+// func prefetchRows(p *byte, stride, rows, n int)
+// fetches into the caches the n bytes at p, p+stride, ..., of rows rows: one PREFETCHT0 per 64 bytes.
+TEXT ·prefetchRows(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ stride+8(FP), DX
+	MOVQ rows+16(FP), CX
+	MOVQ n+24(FP), R8
+	TESTQ CX, CX
+	JZ   done
+	TESTQ R8, R8
+	JZ   done
+
+row:
+	XORQ AX, AX
+
+line:
+	PREFETCHT0 (SI)(AX*1)
+	ADDQ $64, AX
+	CMPQ AX, R8
+	JL   line
+	ADDQ DX, SI
+	DECQ CX
+	JNZ  row
+
+done:
+	RET

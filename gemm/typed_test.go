@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -159,12 +160,28 @@ func testDecode8(t *testing.T) {
 		if !SupportedType(typ) || typ.ByteSize() != 1 {
 			continue
 		}
-		v := Typed{Type: typ, Data: data, Rows: 1, Cols: len(data), Stride: len(data)}.view("A")
-		got := make([]float32, len(data))
-		v.read(got, 0)
-		for i, g := range got {
-			if want := typ.DecodeFloat32(uint64(data[i])); math.Float32bits(g) != math.Float32bits(want) {
-				t.Fatalf("%v: code %#02x decodes to %#08x, dtype says %#08x", typ, data[i], math.Float32bits(g), math.Float32bits(want))
+		// Every code; then every code but the NaNs (which quick decoders may leave to exact ones), in
+		// runs of several lengths; then one NaN at the end of a run of 32, and in a remainder.
+		noNaN := slices.DeleteFunc(slices.Clone(data), func(b byte) bool { return math.IsNaN(float64(typ.DecodeFloat32(uint64(b)))) })
+		inputs := [][]byte{data, noNaN, noNaN[:32], noNaN[:48], noNaN[:100]}
+		for code := 0; code < 256; code++ {
+			if math.IsNaN(float64(typ.DecodeFloat32(uint64(code)))) {
+				for _, at := range []int{31, 40} {
+					withNaN := slices.Clone(noNaN[:48])
+					withNaN[at] = byte(code)
+					inputs = append(inputs, withNaN)
+				}
+				break
+			}
+		}
+		for _, in := range inputs {
+			v := Typed{Type: typ, Data: in, Rows: 1, Cols: len(in), Stride: len(in)}.view("A")
+			got := make([]float32, len(in))
+			v.read(got, 0)
+			for i, g := range got {
+				if want := typ.DecodeFloat32(uint64(in[i])); math.Float32bits(g) != math.Float32bits(want) {
+					t.Fatalf("%v, %d codes: code %#02x decodes to %#08x, dtype says %#08x", typ, len(in), in[i], math.Float32bits(g), math.Float32bits(want))
+				}
 			}
 		}
 	}
