@@ -30,6 +30,9 @@ type Kernel struct {
 	// For a bf16 kernel, kc counts the pairs of k in a and b (each float32 slot of the panels holds two
 	// bf16 values of consecutive k, the lower k in the low half).
 	tile func(kc int, a, b, c []float32, ldc, m, n int, alpha, beta float32)
+	// column is set for a kernel whose tile function also takes m > mr: it then runs down the column of
+	// tiles, a holding ceil(m/mr) strips of kc*mr elements, without returning between them.
+	column bool
 	// bf16 is set for a kernel that multiplies pairs of bf16 values; wide is then the kernel used for
 	// the operands that are not bf16 values.
 	bf16 bool

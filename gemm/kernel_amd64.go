@@ -209,7 +209,7 @@ func transposeFast(dst []float32, step int, src *[16][]float32, n, groups int) {
 // The AVX2 kernel keeps the smaller panels of the CPUs it serves.
 var (
 	avx512Kernel = &Kernel{name: "avx512", mr: 14, nr: 32, mc: 14 * 24, kc: 512, nc: 2048, tile: tileAVX512}
-	avx2Kernel   = &Kernel{name: "avx2", mr: 6, nr: 16, mc: 6 * 24, kc: 256, nc: 2048, tile: tileAVX2}
+	avx2Kernel   = &Kernel{name: "avx2", mr: 6, nr: 16, mc: 6 * 24, kc: 256, nc: 2048, tile: tileAVX2, column: true}
 	// The bf16 kernel's kc counts elements of k, two to a packed step: its panels take the bytes of the
 	// float32 kernel's.
 	bf16Kernel = &Kernel{name: "avx512bf16", mr: 14, nr: 32, mc: 14 * 24, kc: 1024, nc: 2048, tile: tileBF16,
@@ -328,8 +328,8 @@ func l1DataKiB() int {
 var avx2Masks = [32]int32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 
 func tileAVX2(kc int, a, b, c []float32, ldc, m, n int, alpha, beta float32) {
-	_, _, _ = a[6*kc-1], b[16*kc-1], c[(m-1)*ldc+n-1]
-	if m < 1 || m > 6 || n < 1 || n > 16 {
+	_, _, _ = a[(m+5)/6*6*kc-1], b[16*kc-1], c[(m-1)*ldc+n-1]
+	if m < 1 || n < 1 || n > 16 {
 		panic("gemm: bad avx2 tile")
 	}
 	kernelAVX2(kc, &a[0], &b[0], &c[0], ldc, m, &avx2Masks[16-n], alpha, beta)

@@ -38,7 +38,7 @@
 	VMASKMOVPS y1, Y13, 32(DI); \
 	ADDQ SI, DI; \
 	DECQ R8; \
-	JZ done
+	JZ next
 
 // STOREBETA is STORE for alpha*acc + beta*C (beta in 32(SP)); masked-off columns of C are not read.
 #define STOREBETA(y0, y1) \
@@ -52,7 +52,7 @@
 	VMASKMOVPS y1, Y13, 32(DI); \
 	ADDQ SI, DI; \
 	DECQ R8; \
-	JZ done
+	JZ next
 
 // STOREFULL writes all 16 columns of row y0, y1 as alpha*acc (alpha in Y14).
 #define STOREFULL(y0, y1) \
@@ -62,7 +62,7 @@
 	VMOVUPS y1, 32(DI); \
 	ADDQ SI, DI; \
 	DECQ R8; \
-	JZ done
+	JZ next
 
 // STOREFULLBETA writes all 16 columns of row y0, y1 as alpha*acc + beta*C (beta in Y15).
 #define STOREFULLBETA(y0, y1) \
@@ -76,26 +76,36 @@
 	VMOVUPS y1, 32(DI); \
 	ADDQ SI, DI; \
 	DECQ R8; \
-	JZ done
+	JZ next
 
 // func kernelAVX2(kc int, a, b, c *float32, ldc, m int, mask *int32, alpha, beta float32)
-// mask points at 16 int32 lane masks (-1 for the columns to write, 0 for the others).
+// mask points at 16 int32 lane masks (-1 for the columns to write, 0 for the others). m may exceed 6: the
+// kernel then runs down a column of tiles, strip after strip of the packed A (6*kc elements each) against
+// the one micro-panel of B, six rows of C at a time (fewer in the last), with no return to Go between them.
 TEXT ·kernelAVX2(SB), NOSPLIT, $64-64
+	MOVQ a+8(FP), R12  // the strip of A of the next tile
+	MOVQ c+24(FP), R13 // its first row of C
+	MOVQ m+40(FP), R11 // the rows left
+	MOVQ ldc+32(FP), SI
+	SHLQ $2, SI
+
+tileloop:
 	MOVQ kc+0(FP), CX
-	MOVQ a+8(FP), AX
+	MOVQ R12, AX
 	MOVQ b+16(FP), BX
 
 	// Fetch the tile of C into L1 while the products are summed: its rows are far apart and usually
 	// out of every cache, and waiting for them at the store would cost a tenth of the tile's time.
-	MOVQ c+24(FP), DI
-	MOVQ ldc+32(FP), SI
-	SHLQ $2, SI
-	MOVQ m+40(FP), R8
+	MOVQ R13, DI
+	MOVQ R11, R10
+	CMPQ R10, $6
+	JLE  prefetchc
+	MOVQ $6, R10
 prefetchc:
 	PREFETCHT0 (DI)
 	PREFETCHT0 60(DI)
 	ADDQ SI, DI
-	DECQ R8
+	DECQ R10
 	JNZ  prefetchc
 
 	VXORPS Y0, Y0, Y0
@@ -136,10 +146,12 @@ loop1:
 	JNZ  loop1
 
 store:
-	MOVQ c+24(FP), DI
-	MOVQ ldc+32(FP), SI
-	SHLQ $2, SI
-	MOVQ m+40(FP), R8
+	MOVQ R13, DI
+	MOVQ R11, R8
+	CMPQ R8, $6
+	JLE  rows
+	MOVQ $6, R8
+rows:
 	MOVQ mask+48(FP), R9
 	VBROADCASTSS alpha+56(FP), Y14
 	VBROADCASTSS beta+60(FP), Y15
@@ -156,7 +168,7 @@ store:
 	STOREFULL(Y6, Y7)
 	STOREFULL(Y8, Y9)
 	STOREFULL(Y10, Y11)
-	JMP done
+	JMP next
 
 fullbeta:
 	STOREFULLBETA(Y0, Y1)
@@ -165,7 +177,7 @@ fullbeta:
 	STOREFULLBETA(Y6, Y7)
 	STOREFULLBETA(Y8, Y9)
 	STOREFULLBETA(Y10, Y11)
-	JMP done
+	JMP next
 
 masked:
 	VMOVDQU (R9), Y12
@@ -181,7 +193,7 @@ masked:
 	STORE(Y6, Y7)
 	STORE(Y8, Y9)
 	STORE(Y10, Y11)
-	JMP done
+	JMP next
 
 withbeta:
 	STOREBETA(Y0, Y1)
@@ -191,6 +203,15 @@ withbeta:
 	STOREBETA(Y8, Y9)
 	STOREBETA(Y10, Y11)
 
-done:
+next:
+	// On to the next strip of A and six rows down C, if any rows are left.
+	MOVQ kc+0(FP), R10
+	IMULQ $24, R10
+	ADDQ R10, R12
+	MOVQ SI, R10
+	IMULQ $6, R10
+	ADDQ R10, R13
+	SUBQ $6, R11
+	JG   tileloop
 	VZEROUPPER
 	RET
