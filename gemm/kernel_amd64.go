@@ -128,20 +128,40 @@ func (v *view) fetchRows(off, rows, n int) {
 	prefetchRows(&v.raw[off*v.size], v.stride*v.size, rows, n*v.size)
 }
 
-// copyStripAVX2 is the AVX2 strip copier of pack_avx2_amd64.s.
+// copyStripAVX2, stripF8E4M3FNAVX2 and stripBF16AVX2 are the AVX2 strip packers of pack_avx2_amd64.s.
 //
 //go:noescape
 func copyStripAVX2(dst, src *float32, stride, kc int)
 
-// copyStripFast sets dst[16*p+j] = src[p*stride+j] for j < 16 and p < kc where the machine has AVX2, and
-// returns how many steps of k it did (kc or 0).
-func copyStripFast(dst, src []float32, stride, kc int) int {
+//go:noescape
+func stripF8E4M3FNAVX2(dst *float32, src *byte, stride, kc int) (nan bool)
+
+//go:noescape
+func stripBF16AVX2(dst *float32, src *byte, stride, kc int)
+
+// packStripFast sets dst[16*p+j] to element (p, j0+j) of b (not transposed) for j < 16 and p < kc, where
+// the machine has AVX2 and b is float32, f8e4m3fn or bf16, and reports whether it did.
+func packStripFast(dst []float32, b *view, j0, kc int) bool {
 	if !avx2Decoding || kc == 0 {
-		return 0
+		return false
 	}
-	_, _ = dst[16*kc-1], src[(kc-1)*stride+15]
-	copyStripAVX2(&dst[0], &src[0], 4*stride, kc)
-	return kc
+	_ = dst[16*kc-1]
+	last := (kc-1)*b.stride + j0 + 15 // the last element read
+	switch {
+	case b.f32 != nil:
+		_ = b.f32[last]
+		copyStripAVX2(&dst[0], &b.f32[j0], 4*b.stride, kc)
+		return true
+	case b.table == dtype.DecodeTable(dtype.F8E4M3FN):
+		_ = b.raw[last]
+		// Wrong where there is a NaN code: then the caller decodes the strip exactly.
+		return !stripF8E4M3FNAVX2(&dst[0], &b.raw[j0], b.stride, kc)
+	case b.typ == dtype.BF16:
+		_ = b.raw[2*last+1]
+		stripBF16AVX2(&dst[0], &b.raw[2*j0], 2*b.stride, kc)
+		return true
+	}
+	return false
 }
 
 // decodeWords and interleaveWords are the AVX-512 BW bf16 packers in pack_bf16_amd64.s: n must be a

@@ -24,6 +24,6 @@ func interleave6Fast(dst []float32, src *[16][]float32, kc, ahead int) int { ret
 // avx2Decoding is never set here.
 var avx2Decoding = false
 
-func copyStripFast(dst, src []float32, stride, kc int) int { return 0 }
+func packStripFast(dst []float32, b *view, j0, kc int) bool { return false }
 
 func (v *view) fetchRows(off, rows, n int) {}

@@ -57,20 +57,24 @@ func packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 // holds, for p = 0..kc-1, the nr elements b(p, s*nr+j) for j = 0..nr-1 (zero past column nc). tmp holds at
 // least max(16*kc, nc) elements, for decoding.
 func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
-	if !b.trans && b.f32 != nil && nr == 16 {
-		// The AVX2 kernel's strips, from float32: one strip after another, so that the writes run on
-		// through memory and the reads go down the columns at a constant stride.
+	if !b.trans && nr == 16 {
+		// The AVX2 kernel's strips: one strip after another, so that the writes run on through memory
+		// and the reads go down the columns at a constant stride, decoded on the way; element by
+		// element where there is no quick packer for the type.
 		full := nc / 16
 		for s := 0; s < full; s++ {
-			d, src := dst[s*kc*16:(s+1)*kc*16], b.f32[s*16:]
-			for p := copyStripFast(d, src, b.stride, kc); p < kc; p++ {
-				*(*[16]float32)(d[p*16:]) = *(*[16]float32)(src[p*b.stride:])
+			d := dst[s*kc*16 : (s+1)*kc*16]
+			if !packStripFast(d, b, s*16, kc) {
+				for p := 0; p < kc; p++ {
+					b.read(d[p*16:p*16+16], p*b.stride+s*16)
+				}
 			}
 		}
 		if j0 := full * 16; j0 < nc {
 			d := dst[full*kc*16 : (full+1)*kc*16]
 			for p := 0; p < kc; p++ {
-				clear(d[p*16+copy(d[p*16:p*16+16], b.f32[p*b.stride+j0:p*b.stride+nc]) : p*16+16])
+				b.read(d[p*16:p*16+nc-j0], p*b.stride+j0)
+				clear(d[p*16+nc-j0 : p*16+16])
 			}
 		}
 		return

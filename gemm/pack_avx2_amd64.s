@@ -183,3 +183,85 @@ line:
 
 done:
 	RET
+
+// func stripF8E4M3FNAVX2(dst *float32, src *byte, stride, kc int) (nan bool)
+// decodes one 16-wide strip of B from f8e4m3fn rows stride bytes apart, kc of them, into dst (16 floats a
+// row), as decodeF8E4M3FNFastAVX2 does, fetching the row eight ahead: it reports NaN codes, with which
+// dst is wrong.
+TEXT ·stripF8E4M3FNAVX2(SB), NOSPLIT, $0-33
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ kc+24(FP), CX
+	MOVQ DX, BX
+	SHLQ $3, BX
+	MOVL $0x87f00000, R8
+	MOVQ R8, X12
+	VPBROADCASTD X12, Y12
+	MOVL $0x7b800000, R8
+	MOVQ R8, X13
+	VPBROADCASTD X13, Y13
+	MOVL $0x80808080, R8
+	MOVQ R8, X14
+	VPBROADCASTD X14, Y14
+	VPCMPEQB X15, X15, X15
+	VPXOR X11, X11, X11
+	TESTQ CX, CX
+	JZ   done
+
+loop:
+	PREFETCHT0 (SI)(BX*1)
+	VPOR (SI), X14, X0
+	VPCMPEQB X15, X0, X0
+	VPOR X0, X11, X11
+	VPMOVSXBD 0(SI), Y0
+	VPMOVSXBD 8(SI), Y1
+	VPSLLD $20, Y0, Y0
+	VPSLLD $20, Y1, Y1
+	VPAND Y12, Y0, Y0
+	VPAND Y12, Y1, Y1
+	VMULPS Y13, Y0, Y0
+	VMULPS Y13, Y1, Y1
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VPTEST X11, X11
+	SETNE AX
+	MOVB AX, nan+32(FP)
+	VZEROUPPER
+	RET
+
+// func stripBF16AVX2(dst *float32, src *byte, stride, kc int)
+// widens one 16-wide strip of B from bf16 rows stride bytes apart, kc of them, into dst (16 floats a
+// row), fetching the row eight ahead.
+TEXT ·stripBF16AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ kc+24(FP), CX
+	MOVQ DX, BX
+	SHLQ $3, BX
+	TESTQ CX, CX
+	JZ   done
+
+loop:
+	PREFETCHT0 (SI)(BX*1)
+	VPMOVZXWD 0(SI), Y0
+	VPMOVZXWD 16(SI), Y1
+	VPSLLD $16, Y0, Y0
+	VPSLLD $16, Y1, Y1
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VZEROUPPER
+	RET
