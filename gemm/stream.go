@@ -25,11 +25,24 @@ const streamMaxRows = 16
 // elements; b points at element (0, 0) of the columns, bstride bytes between consecutive p. k > 0.
 type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
 
+// A streamFastFunc is a streamFunc that decodes all but a few codes of B's type, faster: it returns false,
+// out untouched, when B holds one of those (then the streamFunc runs), and true, its sums stored, otherwise.
+type streamFastFunc func(k int, a *float32, b *byte, bstride int, out *float32) bool
+
 // A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
-// sums in out as rows x cols, row-major.
+// sums in out as rows x cols, row-major. fast, when set, is tried first.
 type streamKernel struct {
 	rows, cols int
 	fn         streamFunc
+	fast       streamFastFunc
+}
+
+// run adds to out the product of k steps of a and b, as fn does.
+func (sk *streamKernel) run(k int, a *float32, b *byte, bstride int, out *float32) {
+	if sk.fast != nil && sk.fast(k, a, b, bstride, out) {
+		return
+	}
+	sk.fn(k, a, b, bstride, out)
 }
 
 // streamFallback is the tile of the products streamed on a kernel without streaming kernels: the blocked
@@ -278,7 +291,7 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
 			out := acc[i*size : (i+1)*size]
 			for q := 0; q < streamPanel; q += sk.cols {
-				sk.fn(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*sk.rows])
+				sk.run(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*sk.rows])
 			}
 		}
 	}
