@@ -29,16 +29,44 @@ type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
 // out untouched, when B holds one of those (then the streamFunc runs), and true, its sums stored, otherwise.
 type streamFastFunc func(k int, a *float32, b *byte, bstride int, out *float32) bool
 
+// A streamDecodeFunc writes k rows of cols elements of B, bstride bytes apart, to dst as float32, cols
+// floats per row; the fast kind returns false where it met a code it does not decode (as streamFastFunc).
+type (
+	streamDecodeFunc     func(k int, b *byte, bstride int, dst *float32)
+	streamDecodeFastFunc func(k int, b *byte, bstride int, dst *float32) bool
+)
+
+// A streamMulFunc is a streamFunc that reads B decoded to float32 by a streamDecodeFunc (cols floats per
+// step of k).
+type streamMulFunc func(k int, a *float32, b *float32, out *float32)
+
 // A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
-// sums in out as rows x cols, row-major. fast, when set, is tried first.
+// sums in out as rows x cols, row-major. fast, when set, is tried first. A tile too tall for the
+// registers to hold its sums and the decoded B has instead a decode and a mul: the block of B that one
+// call reads (at most streamBlock x cols) is decoded once into a buffer, then multiplied by all the rows;
+// decodeFast, when set, is tried before decode.
 type streamKernel struct {
 	rows, cols int
 	fn         streamFunc
 	fast       streamFastFunc
+	decode     streamDecodeFunc
+	decodeFast streamDecodeFastFunc
+	mul        streamMulFunc
 }
 
-// run adds to out the product of k steps of a and b, as fn does.
-func (sk *streamKernel) run(k int, a *float32, b *byte, bstride int, out *float32) {
+// streaming reports whether sk is a streaming kernel, not streamFallback.
+func (sk *streamKernel) streaming() bool { return sk.fn != nil || sk.mul != nil }
+
+// run adds to out the product of k <= streamBlock steps of a and b, as a streamFunc does, with buf
+// (streamBlock*cols floats) for the decoded B of a decode and mul kernel.
+func (sk *streamKernel) run(k int, a *float32, b *byte, bstride int, out *float32, buf []float32) {
+	if sk.mul != nil {
+		if sk.decodeFast == nil || !sk.decodeFast(k, b, bstride, &buf[0]) {
+			sk.decode(k, b, bstride, &buf[0])
+		}
+		sk.mul(k, a, &buf[0], out)
+		return
+	}
 	if sk.fast != nil && sk.fast(k, a, b, bstride, out) {
 		return
 	}
@@ -236,6 +264,7 @@ func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32
 type streamWork struct {
 	acc    []float32
 	buf    []byte
+	dec    []float32 // B decoded, for a kernel with a decode and a mul
 	panels []streamPanelRef
 }
 
@@ -266,7 +295,7 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 		sw.acc = alignedFloats((p1 - p0) * size)
 	}
 	acc := sw.acc[:(p1-p0)*size]
-	if sk.fn == nil {
+	if !sk.streaming() {
 		// No streaming kernel: the blocked algorithm on each panel, with A as packed (k-major, R
 		// rows: a transposed view).
 		av := view{f32: packedA, rows: m, cols: k, stride: sk.rows, trans: true}
@@ -277,6 +306,9 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 		}
 		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
 		return
+	}
+	if sk.mul != nil && len(sw.dec) < streamBlock*sk.cols {
+		sw.dec = alignedFloats(streamBlock * sk.cols)
 	}
 	clear(acc)
 	sw.panels = sw.panels[:0]
@@ -291,7 +323,7 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
 			out := acc[i*size : (i+1)*size]
 			for q := 0; q < streamPanel; q += sk.cols {
-				sk.run(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*sk.rows])
+				sk.run(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*sk.rows], sw.dec)
 			}
 		}
 	}
