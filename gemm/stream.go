@@ -29,22 +29,22 @@ type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
 // out untouched, when B holds one of those (then the streamFunc runs), and true, its sums stored, otherwise.
 type streamFastFunc func(k int, a *float32, b *byte, bstride int, out *float32) bool
 
-// A streamDecodeFunc writes k rows of cols elements of B, bstride bytes apart, to dst as float32, cols
-// floats per row; the fast kind returns false where it met a code it does not decode (as streamFastFunc).
+// A streamDecodeFunc writes k rows of groups (1 or 4) blocks of 16 elements of B, bstride bytes apart, to
+// dst as float32: block g at dst + g*streamBlock*16, 16 floats per row. The fast kind returns false where
+// it met a code it does not decode (as a streamFastFunc does).
 type (
-	streamDecodeFunc     func(k int, b *byte, bstride int, dst *float32)
-	streamDecodeFastFunc func(k int, b *byte, bstride int, dst *float32) bool
+	streamDecodeFunc     func(k int, b *byte, bstride int, dst *float32, groups int)
+	streamDecodeFastFunc func(k int, b *byte, bstride int, dst *float32, groups int) bool
 )
 
-// A streamMulFunc is a streamFunc that reads B decoded to float32 by a streamDecodeFunc (cols floats per
-// step of k).
+// A streamMulFunc is a streamFunc that reads a block of B decoded to float32 by a streamDecodeFunc.
 type streamMulFunc func(k int, a *float32, b *float32, out *float32)
 
 // A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
 // sums in out as rows x cols, row-major. fast, when set, is tried first. A tile too tall for the
-// registers to hold its sums and the decoded B has instead a decode and a mul: the block of B that one
-// call reads (at most streamBlock x cols) is decoded once into a buffer, then multiplied by all the rows;
-// decodeFast, when set, is tried before decode.
+// registers to hold its sums and the decoded B (cols 16) has instead a decode and a mul: the block of B
+// that one call reads is decoded once into a buffer, then multiplied by all the rows; decodeFast, when
+// set, is tried before decode.
 type streamKernel struct {
 	rows, cols int
 	fn         streamFunc
@@ -57,20 +57,35 @@ type streamKernel struct {
 // streaming reports whether sk is a streaming kernel, not streamFallback.
 func (sk *streamKernel) streaming() bool { return sk.fn != nil || sk.mul != nil }
 
-// run adds to out the product of k <= streamBlock steps of a and b, as a streamFunc does, with buf
-// (streamBlock*cols floats) for the decoded B of a decode and mul kernel.
-func (sk *streamKernel) run(k int, a *float32, b *byte, bstride int, out *float32, buf []float32) {
-	if sk.mul != nil {
-		if sk.decodeFast == nil || !sk.decodeFast(k, b, bstride, &buf[0]) {
-			sk.decode(k, b, bstride, &buf[0])
+// panel adds to out (64/cols blocks of rows x cols) the product of k <= streamBlock steps of a and the
+// 64 columns of B at b (bstride bytes between rows, size bytes an element), with buf (streamBlock*64
+// floats) for B decoded by a decode and mul kernel.
+func (sk *streamKernel) panel(k int, a *float32, b *byte, bstride, size int, out []float32, buf []float32) {
+	if sk.mul == nil {
+		for q := 0; q < streamPanel; q += sk.cols {
+			bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
+			if sk.fast == nil || !sk.fast(k, a, bq, bstride, &out[q*sk.rows]) {
+				sk.fn(k, a, bq, bstride, &out[q*sk.rows])
+			}
 		}
-		sk.mul(k, a, &buf[0], out)
 		return
 	}
-	if sk.fast != nil && sk.fast(k, a, b, bstride, out) {
-		return
+	// A packed panel is decoded 16 columns at a time, which stay in L1 while all the rows use them; the
+	// rows of a row-major B, each in a page of its own, are decoded whole, so that each page is visited
+	// once.
+	groups := 1
+	if bstride != streamPanel*size {
+		groups = streamPanel / 16
 	}
-	sk.fn(k, a, b, bstride, out)
+	for q := 0; q < streamPanel; q += 16 * groups {
+		bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
+		if sk.decodeFast == nil || !sk.decodeFast(k, bq, bstride, &buf[0], groups) {
+			sk.decode(k, bq, bstride, &buf[0], groups)
+		}
+		for g := 0; g < groups; g++ {
+			sk.mul(k, a, &buf[g*streamBlock*16], &out[(q+16*g)*sk.rows])
+		}
+	}
 }
 
 // streamFallback is the tile of the products streamed on a kernel without streaming kernels: the blocked
@@ -307,8 +322,8 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
 		return
 	}
-	if sk.mul != nil && len(sw.dec) < streamBlock*sk.cols {
-		sw.dec = alignedFloats(streamBlock * sk.cols)
+	if sk.mul != nil && len(sw.dec) < streamBlock*streamPanel {
+		sw.dec = alignedFloats(streamBlock * streamPanel)
 	}
 	clear(acc)
 	sw.panels = sw.panels[:0]
@@ -321,10 +336,7 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 		a := &packedA[kb*sk.rows]
 		for i, ref := range sw.panels {
 			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
-			out := acc[i*size : (i+1)*size]
-			for q := 0; q < streamPanel; q += sk.cols {
-				sk.run(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*sk.rows], sw.dec)
-			}
+			sk.panel(kn, a, (*byte)(b), ref.bstride, s.size, acc[i*size:(i+1)*size], sw.dec)
 		}
 	}
 	storePanels(c, acc, s, sk, p0, p1, alpha, beta)

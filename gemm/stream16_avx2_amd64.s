@@ -9,41 +9,46 @@
 // register tiles of 6x16 (rows 0-5, 6-11) and 4x16 (rows 12-15), each adding its products to out in order of
 // k, as the other kernels do.
 //
-// func decode2TYPE16(k int, b *byte, bstride int, dst *float32)
+// func decode2TYPE16(k int, b *byte, bstride int, dst *float32, groups int)
+//
+// The decoders write groups (1 or 4) blocks of k x 16 columns, column block g at dst + g*streamBlock*16
+// floats: a row-major B is decoded a whole panel (4 blocks) at a time, so that each of its rows, in a page
+// of its own, is visited once; a packed B, contiguous, 16 columns at a time, which stay in L1.
 // func stream2F32R16(k int, a *float32, b *float32, out *float32)
 
 // DEC16_F8E4M3FN_FAST is the half-precision decoding of stream_avx2_fast_amd64.s (X14 0xbf80 words, Y13
 // 2^8), exact but for the NaN code.
 #define DEC16_F8E4M3FN_FAST(off, y, x) \
-	VPMOVSXBW off(BX), x; \
+	VPMOVSXBW off(SI), x; \
 	VPSLLW $7, x, x; \
 	VPAND X14, x, x; \
 	VCVTPH2PS x, y; \
 	VMULPS Y13, y, y
 
 #define DEC16_F8E5M2(off, y, x) \
-	VPMOVZXBW off(BX), x; \
+	VPMOVZXBW off(SI), x; \
 	VPSLLW $8, x, x; \
 	VCVTPH2PS x, y
 
 #define DEC16_S8(off, y, x) \
-	VPMOVSXBD off(BX), y; \
+	VPMOVSXBD off(SI), y; \
 	VCVTDQ2PS y, y
 
 #define DEC16_BF16(off, y, x) \
-	VPMOVZXWD off(BX), y; \
+	VPMOVZXWD off(SI), y; \
 	VPSLLD $16, y, y
 
 #define ARGS16 \
 	MOVQ k+0(FP), CX; \
 	MOVQ b+8(FP), BX; \
 	MOVQ bstride+16(FP), DX; \
-	MOVQ dst+24(FP), DI
+	MOVQ dst+24(FP), DI; \
+	MOVQ groups+32(FP), R9
 
-// ROWS6(ao) adds one step of k to the 6x16 tile in Y0-Y11: B row at (BX), A's 6 rows from ao(AX).
-#define ROWS6(ao) \
-	VMOVUPS 0(BX), Y12; \
-	VMOVUPS 32(BX), Y13; \
+// ROWS6(ao, bo) adds one step of k to the 6x16 tile in Y0-Y11: B row at bo(BX), A's 6 rows from ao(AX).
+#define ROWS6(ao, bo) \
+	VMOVUPS bo(BX), Y12; \
+	VMOVUPS bo+32(BX), Y13; \
 	VBROADCASTSS ao+0(AX), Y14; \
 	VFMADD231PS Y12, Y14, Y0; \
 	VFMADD231PS Y13, Y14, Y1; \
@@ -63,10 +68,10 @@
 	VFMADD231PS Y12, Y15, Y10; \
 	VFMADD231PS Y13, Y15, Y11
 
-// ROWS4(ao) is ROWS6 for the 4x16 tile in Y0-Y7.
-#define ROWS4(ao) \
-	VMOVUPS 0(BX), Y12; \
-	VMOVUPS 32(BX), Y13; \
+// ROWS4(ao, bo) is ROWS6 for the 4x16 tile in Y0-Y7.
+#define ROWS4(ao, bo) \
+	VMOVUPS bo(BX), Y12; \
+	VMOVUPS bo+32(BX), Y13; \
 	VBROADCASTSS ao+0(AX), Y14; \
 	VFMADD231PS Y12, Y14, Y0; \
 	VFMADD231PS Y13, Y14, Y1; \
@@ -126,12 +131,20 @@ TEXT ·stream2F32R16(SB), NOSPLIT, $0-32
 	MOVQ R10, AX
 	MOVQ R11, BX
 	LOAD12(0)
+	SHRQ $1, CX
+	JZ   rows0odd
 rows0:
-	ROWS6(0)
-	ADDQ $64, AX
-	ADDQ $64, BX
+	ROWS6(0, 0)
+	ROWS6(0+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
 	DECQ CX
 	JNZ  rows0
+rows0odd:
+	TESTQ $1, R9
+	JZ   rows0done
+	ROWS6(0, 0)
+rows0done:
 	STORE12(0)
 
 	// Rows 6-11.
@@ -139,12 +152,20 @@ rows0:
 	MOVQ R10, AX
 	MOVQ R11, BX
 	LOAD12(384)
+	SHRQ $1, CX
+	JZ   rows6odd
 rows6:
-	ROWS6(24)
-	ADDQ $64, AX
-	ADDQ $64, BX
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
 	DECQ CX
 	JNZ  rows6
+rows6odd:
+	TESTQ $1, R9
+	JZ   rows6done
+	ROWS6(24, 0)
+rows6done:
 	STORE12(384)
 
 	// Rows 12-15.
@@ -152,20 +173,28 @@ rows6:
 	MOVQ R10, AX
 	MOVQ R11, BX
 	LOAD8(768)
+	SHRQ $1, CX
+	JZ   rows12odd
 rows12:
-	ROWS4(48)
-	ADDQ $64, AX
-	ADDQ $64, BX
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
 	DECQ CX
 	JNZ  rows12
+rows12odd:
+	TESTQ $1, R9
+	JZ   rows12done
+	ROWS4(48, 0)
+rows12done:
 	STORE8(768)
 	VZEROUPPER
 	RET
 
-// func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32) bool
+// func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
 // It returns false where the block holds a NaN code (0x7f, 0xff), which it decodes wrongly; Y11 keeps the
 // largest byte or'ed with 0x80 (Y12), as in stream_avx2_fast_amd64.s.
-TEXT ·decode2F8E4M3FN16Fast(SB), NOSPLIT, $0-33
+TEXT ·decode2F8E4M3FN16Fast(SB), NOSPLIT, $0-41
 	ARGS16
 	MOVL $0x80808080, R8
 	MOVQ R8, X12
@@ -177,66 +206,98 @@ TEXT ·decode2F8E4M3FN16Fast(SB), NOSPLIT, $0-33
 	MOVQ R8, X14
 	VPBROADCASTD X14, Y14
 	VPXOR Y11, Y11, Y11
-loop:
-	VPOR (BX), X12, X10
+row:
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
+	VPOR (SI), X12, X10
 	VPMAXUB X10, X11, X11
 	DEC16_F8E4M3FN_FAST(0, Y0, X0)
 	DEC16_F8E4M3FN_FAST(8, Y1, X1)
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $16, SI
+	ADDQ $16384, R10
+	DECQ R11
+	JNZ  group
 	ADDQ DX, BX
 	ADDQ $64, DI
 	DECQ CX
-	JNZ  loop
+	JNZ  row
 	VPCMPEQB X15, X15, X15
 	VPCMPEQB X15, X11, X11
 	VPMOVMSKB X11, R8
 	TESTL R8, R8
-	SETEQ ret+32(FP)
+	SETEQ ret+40(FP)
 	VZEROUPPER
 	RET
 
-// func decode2F8E5M216(k int, b *byte, bstride int, dst *float32)
-TEXT ·decode2F8E5M216(SB), NOSPLIT, $0-32
+// func decode2F8E5M216(k int, b *byte, bstride int, dst *float32, groups int)
+TEXT ·decode2F8E5M216(SB), NOSPLIT, $0-40
 	ARGS16
-loop:
+row:
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
 	DEC16_F8E5M2(0, Y0, X0)
 	DEC16_F8E5M2(8, Y1, X1)
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $16, SI
+	ADDQ $16384, R10
+	DECQ R11
+	JNZ  group
 	ADDQ DX, BX
 	ADDQ $64, DI
 	DECQ CX
-	JNZ  loop
+	JNZ  row
 	VZEROUPPER
 	RET
 
-// func decode2S816(k int, b *byte, bstride int, dst *float32)
-TEXT ·decode2S816(SB), NOSPLIT, $0-32
+// func decode2S816(k int, b *byte, bstride int, dst *float32, groups int)
+TEXT ·decode2S816(SB), NOSPLIT, $0-40
 	ARGS16
-loop:
+row:
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
 	DEC16_S8(0, Y0, X0)
 	DEC16_S8(8, Y1, X1)
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $16, SI
+	ADDQ $16384, R10
+	DECQ R11
+	JNZ  group
 	ADDQ DX, BX
 	ADDQ $64, DI
 	DECQ CX
-	JNZ  loop
+	JNZ  row
 	VZEROUPPER
 	RET
 
-// func decode2BF1616(k int, b *byte, bstride int, dst *float32)
-TEXT ·decode2BF1616(SB), NOSPLIT, $0-32
+// func decode2BF1616(k int, b *byte, bstride int, dst *float32, groups int)
+TEXT ·decode2BF1616(SB), NOSPLIT, $0-40
 	ARGS16
-loop:
+row:
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
 	DEC16_BF16(0, Y0, X0)
 	DEC16_BF16(16, Y1, X1)
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $32, SI
+	ADDQ $16384, R10
+	DECQ R11
+	JNZ  group
 	ADDQ DX, BX
 	ADDQ $64, DI
 	DECQ CX
-	JNZ  loop
+	JNZ  row
 	VZEROUPPER
 	RET

@@ -95,28 +95,32 @@ func stream2F8E4M3FNR4Fast(k int, a *float32, b *byte, bstride int, out *float32
 //go:noescape
 func stream2F8E4M3FNR8Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
 
-// The 16-row AVX2 kernel of stream16_avx2_amd64.s and its decoders of blocks of 16 columns.
+// The 16-row AVX2 kernel of stream16_avx2_amd64.s and its decoders of blocks of 16 columns (groups of
+// them, groups <= 4, block g at dst + g*streamBlock*16).
 
 //go:noescape
 func stream2F32R16(k int, a *float32, b *float32, out *float32)
 
 //go:noescape
-func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32) bool
+func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
 
 //go:noescape
-func decode2F8E5M216(k int, b *byte, bstride int, dst *float32)
+func decode2F8E5M216(k int, b *byte, bstride int, dst *float32, groups int)
 
 //go:noescape
-func decode2S816(k int, b *byte, bstride int, dst *float32)
+func decode2S816(k int, b *byte, bstride int, dst *float32, groups int)
 
 //go:noescape
-func decode2BF1616(k int, b *byte, bstride int, dst *float32)
+func decode2BF1616(k int, b *byte, bstride int, dst *float32, groups int)
 
-// decode2F8E4M3FN16 is the exact decoding of a block of 16 columns of f8e4m3fn (NaN codes included), for
-// the blocks that decode2F8E4M3FN16Fast leaves to it: row by row, rare.
-func decode2F8E4M3FN16(k int, b *byte, bstride int, dst *float32) {
-	for p := 0; p < k; p++ {
-		decodeF8E4M3FNAVX2((*float32)(unsafe.Add(unsafe.Pointer(dst), p*16*4)), (*byte)(unsafe.Add(unsafe.Pointer(b), p*bstride)), 16)
+// decode2F8E4M3FN16 is the exact decoding of groups blocks of 16 columns of f8e4m3fn (NaN codes
+// included), laid out as decode2F8E4M3FN16Fast's, for the blocks that it leaves to this: row by row, rare.
+func decode2F8E4M3FN16(k int, b *byte, bstride int, dst *float32, groups int) {
+	for g := 0; g < groups; g++ {
+		for p := 0; p < k; p++ {
+			decodeF8E4M3FNAVX2((*float32)(unsafe.Add(unsafe.Pointer(dst), (g*streamBlock+p)*16*4)),
+				(*byte)(unsafe.Add(unsafe.Pointer(b), p*bstride+g*16)), 16)
+		}
 	}
 }
 

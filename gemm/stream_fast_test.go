@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"unsafe"
 
 	"octet/dtype"
 )
@@ -132,10 +131,7 @@ func TestStreamKernelsExact(t *testing.T) {
 						ref.fn(k, &ar[0], &b[0], bstride, &want[r][0])
 					}
 					got := append([]float32(nil), out0...)
-					buf := make([]float32, streamBlock*sk.cols)
-					for q := 0; q < streamPanel; q += sk.cols {
-						sk.run(k, &a[0], (*byte)(unsafe.Add(unsafe.Pointer(&b[0]), q*size)), bstride, &got[q*sk.rows], buf)
-					}
+					sk.panel(k, &a[0], &b[0], bstride, size, got, make([]float32, streamBlock*streamPanel))
 					for r := 0; r < sk.rows; r++ {
 						for j := 0; j < streamPanel; j++ {
 							q := j / sk.cols * sk.cols
