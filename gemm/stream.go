@@ -40,17 +40,23 @@ type (
 // A streamMulFunc is a streamFunc that reads a block of B decoded to float32 by a streamDecodeFunc.
 type streamMulFunc func(k int, a *float32, b *float32, out *float32)
 
+// A streamDecodeMulFunc is a streamDecodeFastFunc (one block) and a streamMulFunc in one pass, the
+// decoding done among the multiplications: it returns false, out untouched, where the fast decoding
+// does not do.
+type streamDecodeMulFunc func(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
 // A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
 // sums in out as rows x cols, row-major. fast, when set, is tried first. A tile too tall for the
 // registers to hold its sums and the decoded B (cols 16) has instead a decode and a mul: the block of B
 // that one call reads is decoded once into a buffer, then multiplied by all the rows; decodeFast, when
-// set, is tried before decode.
+// set, is tried before decode, and decodeMul, when set, before both for a packed B.
 type streamKernel struct {
 	rows, cols int
 	fn         streamFunc
 	fast       streamFastFunc
 	decode     streamDecodeFunc
 	decodeFast streamDecodeFastFunc
+	decodeMul  streamDecodeMulFunc
 	mul        streamMulFunc
 }
 
@@ -79,6 +85,9 @@ func (sk *streamKernel) panel(k int, a *float32, b *byte, bstride, size int, out
 	}
 	for q := 0; q < streamPanel; q += 16 * groups {
 		bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
+		if groups == 1 && sk.decodeMul != nil && sk.decodeMul(k, a, bq, bstride, &buf[0], &out[q*sk.rows]) {
+			continue
+		}
 		if sk.decodeFast == nil || !sk.decodeFast(k, bq, bstride, &buf[0], groups) {
 			sk.decode(k, bq, bstride, &buf[0], groups)
 		}

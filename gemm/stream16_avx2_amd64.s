@@ -6,15 +6,18 @@
 // accumulators, all there are, and groups of 8 rows would decode B twice, at one broadcast of A per
 // multiply-add. Instead a block of B, k x 16, is decoded once into a float32 buffer (16 KiB for the 256
 // steps of a streamBlock, which stays in L1), and stream2F32R16 multiplies it by the 16 rows of A in
-// register tiles of 6x16 (rows 0-5, 6-11) and 4x16 (rows 12-15), each adding its products to out in order of
-// k, as the other kernels do.
+// register tiles of 6x16 (rows 0-5, 6-11) and 4x16 (rows 12-15), each adding its products to out in order
+// of k, as the other kernels do.
 //
 // func decode2TYPE16(k int, b *byte, bstride int, dst *float32, groups int)
+// func stream2F32R16(k int, a *float32, b *float32, out *float32)
 //
 // The decoders write groups (1 or 4) blocks of k x 16 columns, column block g at dst + g*streamBlock*16
 // floats: a row-major B is decoded a whole panel (4 blocks) at a time, so that each of its rows, in a page
 // of its own, is visited once; a packed B, contiguous, 16 columns at a time, which stay in L1.
-// func stream2F32R16(k int, a *float32, b *float32, out *float32)
+//
+// stream2F8E4M3FNR16Fast, for packed f8e4m3fn, decodes the block while it multiplies it by rows 0-5, so
+// that the decoding's instructions run among the multiply-adds instead of before them.
 
 // DEC16_F8E4M3FN_FAST is the half-precision decoding of stream_avx2_fast_amd64.s (X14 0xbf80 words, Y13
 // 2^8), exact but for the NaN code.
@@ -188,6 +191,133 @@ rows12odd:
 	ROWS4(48, 0)
 rows12done:
 	STORE8(768)
+	VZEROUPPER
+	RET
+
+// Constants of the fused kernel, read from memory: its registers hold sums, B and A.
+DATA f8or80<>+0(SB)/8, $0x8080808080808080
+DATA f8or80<>+8(SB)/8, $0x8080808080808080
+GLOBL f8or80<>(SB), RODATA|NOPTR, $16
+DATA f8mask<>+0(SB)/8, $0xbf80bf80bf80bf80
+DATA f8mask<>+8(SB)/8, $0xbf80bf80bf80bf80
+DATA f8mask<>+16(SB)/8, $0xbf80bf80bf80bf80
+DATA f8mask<>+24(SB)/8, $0xbf80bf80bf80bf80
+GLOBL f8mask<>(SB), RODATA|NOPTR, $32
+DATA f8two8<>+0(SB)/8, $0x4380000043800000
+DATA f8two8<>+8(SB)/8, $0x4380000043800000
+DATA f8two8<>+16(SB)/8, $0x4380000043800000
+DATA f8two8<>+24(SB)/8, $0x4380000043800000
+GLOBL f8two8<>(SB), RODATA|NOPTR, $32
+
+// func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// It decodes the k x 16 block of f8e4m3fn at b (bstride bytes between rows) into buf, as
+// decode2F8E4M3FN16Fast does, and adds its product with the 16 rows of a to out, as stream2F32R16 does,
+// decoding while it multiplies by rows 0-5. Where the block holds a NaN code it returns false, out
+// untouched.
+TEXT ·stream2F8E4M3FNR16Fast(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	LOAD12(0)
+	VPXOR X15, X15, X15
+fused:
+	VMOVDQU (R12), X14
+	VPOR f8or80<>(SB), X14, X14
+	VPMAXUB X14, X15, X15
+	VPMOVSXBW (R12), Y12
+	VPSLLW $7, Y12, Y12
+	VPAND f8mask<>(SB), Y12, Y12
+	VEXTRACTI128 $1, Y12, X13
+	VCVTPH2PS X12, Y12
+	VCVTPH2PS X13, Y13
+	VMULPS f8two8<>(SB), Y12, Y12
+	VMULPS f8two8<>(SB), Y13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	VPCMPEQB X14, X14, X14
+	VPCMPEQB X14, X15, X15
+	VPMOVMSKB X15, R8
+	TESTL R8, R8
+	JNZ  nan
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+	MOVB $1, ret+48(FP)
+	VZEROUPPER
+	RET
+nan:
+	MOVB $0, ret+48(FP)
 	VZEROUPPER
 	RET
 

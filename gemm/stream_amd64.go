@@ -102,6 +102,9 @@ func stream2F8E4M3FNR8Fast(k int, a *float32, b *byte, bstride int, out *float32
 func stream2F32R16(k int, a *float32, b *float32, out *float32)
 
 //go:noescape
+func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
+//go:noescape
 func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
 
 //go:noescape
@@ -145,13 +148,13 @@ func init() {
 		avx2Kernel.streams, avx2Kernel.streamISA = map[dtype.Type][]streamKernel{
 			dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: stream2F8E4M3FNR1, fast: stream2F8E4M3FNR1Fast},
 				{rows: 4, cols: 16, fn: stream2F8E4M3FNR4, fast: stream2F8E4M3FNR4Fast},
-				{rows: 8, cols: 8, fn: stream2F8E4M3FNR8, fast: stream2F8E4M3FNR8Fast}, r16(decode2F8E4M3FN16, decode2F8E4M3FN16Fast)},
+				{rows: 8, cols: 8, fn: stream2F8E4M3FNR8, fast: stream2F8E4M3FNR8Fast}, r16(decode2F8E4M3FN16, decode2F8E4M3FN16Fast, stream2F8E4M3FNR16Fast)},
 			dtype.F8E5M2: {{rows: 1, cols: 64, fn: stream2F8E5M2R1}, {rows: 4, cols: 16, fn: stream2F8E5M2R4},
-				{rows: 8, cols: 8, fn: stream2F8E5M2R8}, r16(decode2F8E5M216, nil)},
+				{rows: 8, cols: 8, fn: stream2F8E5M2R8}, r16(decode2F8E5M216, nil, nil)},
 			dtype.S8: {{rows: 1, cols: 64, fn: stream2S8R1}, {rows: 4, cols: 16, fn: stream2S8R4}, {rows: 8, cols: 8, fn: stream2S8R8},
-				r16(decode2S816, nil)},
+				r16(decode2S816, nil, nil)},
 			dtype.BF16: {{rows: 1, cols: 64, fn: stream2BF16R1}, {rows: 4, cols: 16, fn: stream2BF16R4},
-				{rows: 8, cols: 8, fn: stream2BF16R8}, r16(decode2BF1616, nil)},
+				{rows: 8, cols: 8, fn: stream2BF16R8}, r16(decode2BF1616, nil, nil)},
 		}, "avx2"
 	}
 	if !vectorPacking {
@@ -168,10 +171,10 @@ func init() {
 	}
 }
 
-// r16 is the AVX2 kernel for 9 to 16 rows: blocks of 16 columns decoded by decode (or decodeFast) and
-// multiplied by stream2F32R16.
-func r16(decode streamDecodeFunc, decodeFast streamDecodeFastFunc) streamKernel {
-	return streamKernel{rows: 16, cols: 16, decode: decode, decodeFast: decodeFast, mul: stream2F32R16}
+// r16 is the AVX2 kernel for 9 to 16 rows: blocks of 16 columns decoded by decode (or decodeFast, or
+// decodeMul for a packed B) and multiplied by stream2F32R16.
+func r16(decode streamDecodeFunc, decodeFast streamDecodeFastFunc, decodeMul streamDecodeMulFunc) streamKernel {
+	return streamKernel{rows: 16, cols: 16, decode: decode, decodeFast: decodeFast, decodeMul: decodeMul, mul: stream2F32R16}
 }
 
 // hasAVX2Kernel reports whether the machine runs the AVX2 kernels.
