@@ -4,15 +4,15 @@
 
 // The AVX2 streaming kernels for 9 to 16 rows. 16 rows of sums by 8 columns would need 16 ymm
 // accumulators, all there are, and groups of 8 rows would decode B twice, at one broadcast of A per
-// multiply-add. Instead a block of B, k x 16, is decoded once into a float32 buffer (16 KiB for the 256
-// steps of a streamBlock, which stays in L1), and stream2F32R16 multiplies it by the 16 rows of A in
+// multiply-add. Instead a block of B, k x 16, is decoded once into a float32 buffer (8 KiB for the 128
+// steps of a streamBlock16, which stays in L1), and stream2F32R16 multiplies it by the 16 rows of A in
 // register tiles of 6x16 (rows 0-5, 6-11) and 4x16 (rows 12-15), each adding its products to out in order
 // of k, as the other kernels do.
 //
 // func decode2TYPE16(k int, b *byte, bstride int, dst *float32, groups int)
 // func stream2F32R16(k int, a *float32, b *float32, out *float32)
 //
-// The decoders write groups (1 or 4) blocks of k x 16 columns, column block g at dst + g*streamBlock*16
+// The decoders write groups (1 or 4) blocks of k x 16 columns, column block g at dst + g*streamBlock16*16
 // floats: a row-major B is decoded a whole panel (4 blocks) at a time, so that each of its rows, in a page
 // of its own, is visited once; a packed B, contiguous, 16 columns at a time, which stay in L1.
 //
@@ -348,7 +348,7 @@ group:
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
 	ADDQ $16, SI
-	ADDQ $16384, R10
+	ADDQ $8192, R10 // streamBlock16*16*4
 	DECQ R11
 	JNZ  group
 	ADDQ DX, BX
@@ -376,7 +376,7 @@ group:
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
 	ADDQ $16, SI
-	ADDQ $16384, R10
+	ADDQ $8192, R10 // streamBlock16*16*4
 	DECQ R11
 	JNZ  group
 	ADDQ DX, BX
@@ -399,7 +399,7 @@ group:
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
 	ADDQ $16, SI
-	ADDQ $16384, R10
+	ADDQ $8192, R10 // streamBlock16*16*4
 	DECQ R11
 	JNZ  group
 	ADDQ DX, BX
@@ -422,7 +422,7 @@ group:
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
 	ADDQ $32, SI
-	ADDQ $16384, R10
+	ADDQ $8192, R10 // streamBlock16*16*4
 	DECQ R11
 	JNZ  group
 	ADDQ DX, BX

@@ -96,7 +96,7 @@ func stream2F8E4M3FNR4Fast(k int, a *float32, b *byte, bstride int, out *float32
 func stream2F8E4M3FNR8Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
 
 // The 16-row AVX2 kernel of stream16_avx2_amd64.s and its decoders of blocks of 16 columns (groups of
-// them, groups <= 4, block g at dst + g*streamBlock*16).
+// them, groups <= 4, block g at dst + g*streamBlock16*16).
 
 //go:noescape
 func stream2F32R16(k int, a *float32, b *float32, out *float32)
@@ -121,7 +121,7 @@ func decode2BF1616(k int, b *byte, bstride int, dst *float32, groups int)
 func decode2F8E4M3FN16(k int, b *byte, bstride int, dst *float32, groups int) {
 	for g := 0; g < groups; g++ {
 		for p := 0; p < k; p++ {
-			decodeF8E4M3FNAVX2((*float32)(unsafe.Add(unsafe.Pointer(dst), (g*streamBlock+p)*16*4)),
+			decodeF8E4M3FNAVX2((*float32)(unsafe.Add(unsafe.Pointer(dst), (g*streamBlock16+p)*16*4)),
 				(*byte)(unsafe.Add(unsafe.Pointer(b), p*bstride+g*16)), 16)
 		}
 	}

@@ -68,7 +68,7 @@ func sameBits(x, y float32) bool {
 }
 
 // TestStreamKernelsExact checks every streaming kernel of every kernel this machine has, fast paths
-// included, at the level of one call (one block of k <= streamBlock steps through a panel), against the
+// included, at the level of one call (one block of k <= sk.block() steps through a panel), against the
 // exact 1-row kernel of the same set run row by row: all add a(r, p)*b(p, j) to the sums in order of p
 // with fused multiply-adds, so the results must be the same bit for bit (any NaN for any NaN). B holds
 // random codes, +-0, subnormals, the largest values and, in half the cases, NaN codes, which the fast
@@ -89,9 +89,10 @@ func TestStreamKernelsExact(t *testing.T) {
 			size := typ.ByteSize()
 			for _, sk := range set {
 				for trial := 0; trial < 40; trial++ {
-					k := 1 + rng.IntN(streamBlock)
+					block := sk.block()
+					k := 1 + rng.IntN(block)
 					if trial < 4 {
-						k = []int{1, 2, streamBlock - 1, streamBlock}[trial]
+						k = []int{1, 2, block - 1, block}[trial]
 					}
 					bstride := 64 * size
 					if trial%3 == 1 {
@@ -131,7 +132,7 @@ func TestStreamKernelsExact(t *testing.T) {
 						ref.fn(k, &ar[0], &b[0], bstride, &want[r][0])
 					}
 					got := append([]float32(nil), out0...)
-					sk.panel(k, &a[0], &b[0], bstride, size, got, make([]float32, streamBlock*streamPanel))
+					sk.panel(k, &a[0], &b[0], bstride, size, got, make([]float32, streamBlock16*streamPanel))
 					for r := 0; r < sk.rows; r++ {
 						for j := 0; j < streamPanel; j++ {
 							q := j / sk.cols * sk.cols
