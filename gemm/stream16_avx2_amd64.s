@@ -16,8 +16,8 @@
 // floats: a row-major B is decoded a whole panel (4 blocks) at a time, so that each of its rows, in a page
 // of its own, is visited once; a packed B, contiguous, 16 columns at a time, which stay in L1.
 //
-// stream2F8E4M3FNR16Fast, for packed f8e4m3fn, decodes the block while it multiplies it by rows 0-5, so
-// that the decoding's instructions run among the multiply-adds instead of before them.
+// stream2TYPER16Fast, for a packed B, decodes the block while it multiplies it by rows 0-5, so that the
+// decoding's instructions run among the multiply-adds instead of before them.
 
 // DEC16_F8E4M3FN_FAST is the half-precision decoding of stream_avx2_fast_amd64.s (X14 0xbf80 words, Y13
 // 2^8), exact but for the NaN code.
@@ -318,6 +318,283 @@ frows12done:
 	RET
 nan:
 	MOVB $0, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// is stream2F8E4M3FNR16Fast for f8e5m2, whose every code it decodes: it returns true.
+TEXT ·stream2F8E5M2R16Fast(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	LOAD12(0)
+fused:
+	VPMOVZXBW (R12), Y12
+	VPSLLW $8, Y12, Y12
+	VEXTRACTI128 $1, Y12, X13
+	VCVTPH2PS X12, Y12
+	VCVTPH2PS X13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+	MOVB $1, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// is stream2F8E4M3FNR16Fast for s8, whose every code it decodes: it returns true.
+TEXT ·stream2S8R16Fast(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	LOAD12(0)
+fused:
+	VPMOVSXBD (R12), Y12
+	VPMOVSXBD 8(R12), Y13
+	VCVTDQ2PS Y12, Y12
+	VCVTDQ2PS Y13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+	MOVB $1, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// is stream2F8E4M3FNR16Fast for bf16, whose every code it decodes: it returns true.
+TEXT ·stream2BF16R16Fast(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	LOAD12(0)
+fused:
+	VPMOVZXWD (R12), Y12
+	VPMOVZXWD 16(R12), Y13
+	VPSLLD $16, Y12, Y12
+	VPSLLD $16, Y13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+	MOVB $1, ret+48(FP)
 	VZEROUPPER
 	RET
 

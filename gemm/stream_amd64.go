@@ -105,6 +105,15 @@ func stream2F32R16(k int, a *float32, b *float32, out *float32)
 func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
 
 //go:noescape
+func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
+//go:noescape
+func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
+//go:noescape
+func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
+//go:noescape
 func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
 
 //go:noescape
@@ -150,11 +159,11 @@ func init() {
 				{rows: 4, cols: 16, fn: stream2F8E4M3FNR4, fast: stream2F8E4M3FNR4Fast},
 				{rows: 8, cols: 8, fn: stream2F8E4M3FNR8, fast: stream2F8E4M3FNR8Fast}, r16(decode2F8E4M3FN16, decode2F8E4M3FN16Fast, stream2F8E4M3FNR16Fast)},
 			dtype.F8E5M2: {{rows: 1, cols: 64, fn: stream2F8E5M2R1}, {rows: 4, cols: 16, fn: stream2F8E5M2R4},
-				{rows: 8, cols: 8, fn: stream2F8E5M2R8}, r16(decode2F8E5M216, nil, nil)},
+				{rows: 8, cols: 8, fn: stream2F8E5M2R8}, r16(decode2F8E5M216, nil, stream2F8E5M2R16Fast)},
 			dtype.S8: {{rows: 1, cols: 64, fn: stream2S8R1}, {rows: 4, cols: 16, fn: stream2S8R4}, {rows: 8, cols: 8, fn: stream2S8R8},
-				r16(decode2S816, nil, nil)},
+				r16(decode2S816, nil, stream2S8R16Fast)},
 			dtype.BF16: {{rows: 1, cols: 64, fn: stream2BF16R1}, {rows: 4, cols: 16, fn: stream2BF16R4},
-				{rows: 8, cols: 8, fn: stream2BF16R8}, r16(decode2BF1616, nil, nil)},
+				{rows: 8, cols: 8, fn: stream2BF16R8}, r16(decode2BF1616, nil, stream2BF16R16Fast)},
 		}, "avx2"
 	}
 	if !vectorPacking {
