@@ -9,9 +9,11 @@ import (
 
 // Products with few rows (M <= 16: the decode steps of inference, a few activations times a large weight)
 // are bound by reading B, not by arithmetic. For them B is streamed: read once, in its own narrow type,
-// decoded in registers and multiplied at once, in panels of 64 columns shared among the goroutines, while
-// A (small) is packed once for all. A weight used by many products can be laid out for this once
-// (PackWeights), so that every panel is one contiguous run of memory.
+// decoded in registers and multiplied at once (or, by the AVX2 kernel for 16 rows, which has too few
+// registers for that, decoded a block at a time into L1 and multiplied from there), in panels of 64
+// columns shared among the goroutines, while A (small) is packed once for all. A weight used by many
+// products can be laid out for this once (PackWeights), so that every panel is one contiguous run of
+// memory.
 
 // streamPanel is the width of a panel of B, in elements: a 64-byte line of a byte type per step of k.
 const streamPanel = 64
