@@ -72,7 +72,8 @@ func sameBits(x, y float32) bool {
 // exact 1-row kernel of the same set run row by row: all add a(r, p)*b(p, j) to the sums in order of p
 // with fused multiply-adds, so the results must be the same bit for bit (any NaN for any NaN). B holds
 // random codes, +-0, subnormals, the largest values and, in half the cases, NaN codes, which the fast
-// paths leave to the exact decoding; A holds random values, zeros, subnormals and large ones.
+// paths leave to the exact decoding; A holds random values, zeros, subnormals and large ones. The fast
+// paths must also find every NaN code, and only where there is one (checkFastFlags).
 func TestStreamKernelsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(47, 48))
 	tested := 0
@@ -133,6 +134,7 @@ func TestStreamKernelsExact(t *testing.T) {
 					}
 					got := append([]float32(nil), out0...)
 					sk.panel(k, &a[0], &b[0], bstride, size, got, make([]float32, streamBlock16*streamPanel))
+					checkFastFlags(t, kern, typ, sk, k, a, b, bstride, out0)
 					for r := 0; r < sk.rows; r++ {
 						for j := 0; j < streamPanel; j++ {
 							q := j / sk.cols * sk.cols
@@ -205,4 +207,61 @@ func TestStreamNaNCodes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkFastFlags calls sk's fast kernels on each block of columns of b directly: they must report an
+// f8e4m3fn NaN code exactly where the block holds one, and then leave out as it was (the fast kernels of
+// the other types decode every code and always report success).
+func checkFastFlags(t *testing.T, kern *Kernel, typ dtype.Type, sk streamKernel, k int, a []float32, b []byte, bstride int, out0 []float32) {
+	t.Helper()
+	size := typ.ByteSize()
+	nanIn := func(j0, j1 int) bool {
+		if typ != dtype.F8E4M3FN { // the only type whose fast decodings leave codes to the exact one
+			return false
+		}
+		for p := 0; p < k; p++ {
+			for j := j0; j < j1; j++ {
+				if isNaNCode(typ, b[p*bstride+j*size:p*bstride+(j+1)*size]) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	at := func(j int) *byte { return &b[j*size] }
+	for q := 0; q < streamPanel; q += sk.cols {
+		out := append([]float32(nil), out0...)
+		want := !nanIn(q, q+sk.cols)
+		var got bool
+		var name string
+		switch {
+		case sk.fast != nil:
+			name, got = "fast", sk.fast(k, &a[0], at(q), bstride, &out[q*sk.rows])
+		case sk.decodeMul != nil:
+			buf := make([]float32, streamBlock16*16)
+			name, got = "decodeMul", sk.decodeMul(k, &a[0], at(q), bstride, &buf[0], &out[q*sk.rows])
+		default:
+			continue
+		}
+		if got != want {
+			t.Fatalf("%s %v %dx%d, k=%d: %s on columns %d..%d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, name, q, q+sk.cols, got, want)
+		}
+		if !got {
+			for i := range out {
+				if math.Float32bits(out[i]) != math.Float32bits(out0[i]) {
+					t.Fatalf("%s %v %dx%d, k=%d: %s changed out[%d] though it returned false", kern.Name(), typ, sk.rows, sk.cols, k, name, i)
+				}
+			}
+		}
+	}
+	if sk.decodeFast != nil {
+		for _, groups := range []int{1, 4} {
+			for q := 0; q < streamPanel; q += 16 * groups {
+				buf := make([]float32, streamBlock16*streamPanel)
+				if got, want := sk.decodeFast(k, at(q), bstride, &buf[0], groups), !nanIn(q, q+16*groups); got != want {
+					t.Fatalf("%s %v %dx%d, k=%d: decodeFast of %d blocks at column %d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, groups, q, got, want)
+				}
+			}
+		}
+	}
 }
