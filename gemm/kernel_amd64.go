@@ -200,7 +200,7 @@ func interleaveWordsFast(dst []float32, lo, hi []uint16) int {
 var bf16Packing bool
 
 // hasF16C reports whether the machine converts binary16 in vector registers (VCVTPH2PS), which the
-// streaming kernels for f8e5m2 use.
+// streaming kernels for f8e5m2 (and the AVX2 ones for f8e4m3fn) use.
 var hasF16C bool
 
 // vectorPacking reports whether packing may use the AVX-512 transposer and decoders (the machine has

@@ -9,9 +9,11 @@ import (
 
 // Products with few rows (M <= 16: the decode steps of inference, a few activations times a large weight)
 // are bound by reading B, not by arithmetic. For them B is streamed: read once, in its own narrow type,
-// decoded in registers and multiplied at once, in panels of 64 columns shared among the goroutines, while
-// A (small) is packed once for all. A weight used by many products can be laid out for this once
-// (PackWeights), so that every panel is one contiguous run of memory.
+// decoded in registers and multiplied at once (or, by the AVX2 kernel for 16 rows, which has too few
+// registers for that, decoded a block at a time into L1 and multiplied from there), in panels of 64
+// columns shared among the goroutines, while A (small) is packed once for all. A weight used by many
+// products can be laid out for this once (PackWeights), so that every panel is one contiguous run of
+// memory.
 
 // streamPanel is the width of a panel of B, in elements: a 64-byte line of a byte type per step of k.
 const streamPanel = 64
@@ -25,11 +27,85 @@ const streamMaxRows = 16
 // elements; b points at element (0, 0) of the columns, bstride bytes between consecutive p. k > 0.
 type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
 
+// A streamFastFunc is a streamFunc that decodes all but a few codes of B's type, faster: it returns false,
+// out untouched, when B holds one of those (then the streamFunc runs), and true, its sums stored, otherwise.
+type streamFastFunc func(k int, a *float32, b *byte, bstride int, out *float32) bool
+
+// A streamDecodeFunc writes k rows of groups (1 or 4) blocks of 16 elements of B, bstride bytes apart, to
+// dst as float32: block g at dst + g*streamBlock16*16, 16 floats per row. The fast kind returns false where
+// it met a code it does not decode (as a streamFastFunc does).
+type (
+	streamDecodeFunc     func(k int, b *byte, bstride int, dst *float32, groups int)
+	streamDecodeFastFunc func(k int, b *byte, bstride int, dst *float32, groups int) bool
+)
+
+// A streamMulFunc is a streamFunc that reads a block of B decoded to float32 by a streamDecodeFunc.
+type streamMulFunc func(k int, a *float32, b *float32, out *float32)
+
+// A streamDecodeMulFunc is a streamDecodeFastFunc (one block) and a streamMulFunc in one pass, the
+// decoding done among the multiplications: it returns false, out untouched, where the fast decoding
+// does not do.
+type streamDecodeMulFunc func(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
 // A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
-// sums in out as rows x cols, row-major.
+// sums in out as rows x cols, row-major. fast, when set, is tried first. A tile too tall for the
+// registers to hold its sums and the decoded B (cols 16) has instead a decode and a mul: the block of B
+// that one call reads is decoded once into a buffer, then multiplied by all the rows; decodeFast, when
+// set, is tried before decode, and decodeMul, when set, before both for a packed B.
 type streamKernel struct {
 	rows, cols int
 	fn         streamFunc
+	fast       streamFastFunc
+	decode     streamDecodeFunc
+	decodeFast streamDecodeFastFunc
+	decodeMul  streamDecodeMulFunc
+	mul        streamMulFunc
+}
+
+// block returns how many steps of k sk takes in one call: streamBlock, or streamBlock16 for a decode and
+// mul kernel.
+func (sk *streamKernel) block() int {
+	if sk.mul != nil {
+		return streamBlock16
+	}
+	return streamBlock
+}
+
+// streaming reports whether sk is a streaming kernel, not streamFallback.
+func (sk *streamKernel) streaming() bool { return sk.fn != nil || sk.mul != nil }
+
+// panel adds to out (64/cols blocks of rows x cols) the product of k <= sk.block() steps of a and the
+// 64 columns of B at b (bstride bytes between rows, size bytes an element), with buf (streamBlock16*64
+// floats) for B decoded by a decode and mul kernel.
+func (sk *streamKernel) panel(k int, a *float32, b *byte, bstride, size int, out []float32, buf []float32) {
+	if sk.mul == nil {
+		for q := 0; q < streamPanel; q += sk.cols {
+			bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
+			if sk.fast == nil || !sk.fast(k, a, bq, bstride, &out[q*sk.rows]) {
+				sk.fn(k, a, bq, bstride, &out[q*sk.rows])
+			}
+		}
+		return
+	}
+	// A packed panel is decoded 16 columns at a time, which stay in L1 while all the rows use them; the
+	// rows of a row-major B, each in a page of its own, are decoded whole, so that each page is visited
+	// once.
+	groups := 1
+	if bstride != streamPanel*size {
+		groups = streamPanel / 16
+	}
+	for q := 0; q < streamPanel; q += 16 * groups {
+		bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
+		if groups == 1 && sk.decodeMul != nil && sk.decodeMul(k, a, bq, bstride, &buf[0], &out[q*sk.rows]) {
+			continue
+		}
+		if sk.decodeFast == nil || !sk.decodeFast(k, bq, bstride, &buf[0], groups) {
+			sk.decode(k, bq, bstride, &buf[0], groups)
+		}
+		for g := 0; g < groups; g++ {
+			sk.mul(k, a, &buf[g*streamBlock16*16], &out[(q+16*g)*sk.rows])
+		}
+	}
 }
 
 // streamFallback is the tile of the products streamed on a kernel without streaming kernels: the blocked
@@ -223,6 +299,7 @@ func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32
 type streamWork struct {
 	acc    []float32
 	buf    []byte
+	dec    []float32 // B decoded, for a kernel with a decode and a mul
 	panels []streamPanelRef
 }
 
@@ -236,6 +313,11 @@ type streamPanelRef struct {
 // next: the goroutine's panels are read a block of rows at a time, row after row of memory, which the
 // prefetchers follow and the TLB holds, and the block of A stays in L1.
 const streamBlock = 256
+
+// streamBlock16 is streamBlock for the decode and mul kernels: the block of A (16 rows), the block of B
+// decoded and the lines of B it was decoded from (8 KiB each) share L1. (With 256 steps, 16 KiB each,
+// they did not: 10% slower.)
+const streamBlock16 = 128
 
 // streamPanels runs panels [p0, p1) of s through sk against the packed A (k groups of sk.rows rows) and
 // stores them into c.
@@ -253,7 +335,7 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 		sw.acc = alignedFloats((p1 - p0) * size)
 	}
 	acc := sw.acc[:(p1-p0)*size]
-	if sk.fn == nil {
+	if !sk.streaming() {
 		// No streaming kernel: the blocked algorithm on each panel, with A as packed (k-major, R
 		// rows: a transposed view).
 		av := view{f32: packedA, rows: m, cols: k, stride: sk.rows, trans: true}
@@ -265,21 +347,22 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
 		return
 	}
+	if sk.mul != nil && len(sw.dec) < streamBlock16*streamPanel {
+		sw.dec = alignedFloats(streamBlock16 * streamPanel)
+	}
 	clear(acc)
 	sw.panels = sw.panels[:0]
 	for p := p0; p < p1; p++ {
 		_, ptr, bstride := s.panel(p, &sw.buf)
 		sw.panels = append(sw.panels, streamPanelRef{ptr, bstride})
 	}
-	for kb := 0; kb < k; kb += streamBlock {
-		kn := min(streamBlock, k-kb)
+	block := sk.block()
+	for kb := 0; kb < k; kb += block {
+		kn := min(block, k-kb)
 		a := &packedA[kb*sk.rows]
 		for i, ref := range sw.panels {
 			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
-			out := acc[i*size : (i+1)*size]
-			for q := 0; q < streamPanel; q += sk.cols {
-				sk.fn(kn, a, (*byte)(unsafe.Add(b, q*s.size)), ref.bstride, &out[q*sk.rows])
-			}
+			sk.panel(kn, a, (*byte)(b), ref.bstride, s.size, acc[i*size:(i+1)*size], sw.dec)
 		}
 	}
 	storePanels(c, acc, s, sk, p0, p1, alpha, beta)

@@ -2,7 +2,11 @@
 
 package gemm
 
-import "octet/dtype"
+import (
+	"unsafe"
+
+	"octet/dtype"
+)
 
 // The streaming kernels of stream_amd64.s (AVX-512), one per element type of B and number of rows.
 
@@ -80,6 +84,58 @@ func stream2BF16R4(k int, a *float32, b *byte, bstride int, out *float32)
 //go:noescape
 func stream2BF16R8(k int, a *float32, b *byte, bstride int, out *float32)
 
+// The fast f8e4m3fn kernels of stream_avx2_amd64.s: false, out untouched, where B holds a NaN code.
+
+//go:noescape
+func stream2F8E4M3FNR1Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
+
+//go:noescape
+func stream2F8E4M3FNR4Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
+
+//go:noescape
+func stream2F8E4M3FNR8Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
+
+// The 16-row AVX2 kernel of stream16_avx2_amd64.s and its decoders of blocks of 16 columns (groups of
+// them, groups <= 4, block g at dst + g*streamBlock16*16).
+
+//go:noescape
+func stream2F32R16(k int, a *float32, b *float32, out *float32)
+
+//go:noescape
+func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
+//go:noescape
+func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
+//go:noescape
+func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
+//go:noescape
+func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+
+//go:noescape
+func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
+
+//go:noescape
+func decode2F8E5M216(k int, b *byte, bstride int, dst *float32, groups int)
+
+//go:noescape
+func decode2S816(k int, b *byte, bstride int, dst *float32, groups int)
+
+//go:noescape
+func decode2BF1616(k int, b *byte, bstride int, dst *float32, groups int)
+
+// decode2F8E4M3FN16 is the exact decoding of groups blocks of 16 columns of f8e4m3fn (NaN codes
+// included), laid out as decode2F8E4M3FN16Fast's, for the blocks that it leaves to this: row by row, rare.
+func decode2F8E4M3FN16(k int, b *byte, bstride int, dst *float32, groups int) {
+	for g := 0; g < groups; g++ {
+		for p := 0; p < k; p++ {
+			decodeF8E4M3FNAVX2((*float32)(unsafe.Add(unsafe.Pointer(dst), (g*streamBlock16+p)*16*4)),
+				(*byte)(unsafe.Add(unsafe.Pointer(b), p*bstride+g*16)), 16)
+		}
+	}
+}
+
 // The AVX2 decoders of stream_avx2_amd64.s: n must be a multiple of 8.
 //
 //go:noescape
@@ -99,24 +155,35 @@ func init() {
 	avx2Decoding = hasAVX2Kernel() && hasF16C
 	if hasAVX2Kernel() && hasF16C {
 		avx2Kernel.streams, avx2Kernel.streamISA = map[dtype.Type][]streamKernel{
-			dtype.F8E4M3FN: {{1, 64, stream2F8E4M3FNR1}, {4, 16, stream2F8E4M3FNR4}, {8, 8, stream2F8E4M3FNR8}},
-			dtype.F8E5M2:   {{1, 64, stream2F8E5M2R1}, {4, 16, stream2F8E5M2R4}, {8, 8, stream2F8E5M2R8}},
-			dtype.S8:       {{1, 64, stream2S8R1}, {4, 16, stream2S8R4}, {8, 8, stream2S8R8}},
-			dtype.BF16:     {{1, 64, stream2BF16R1}, {4, 16, stream2BF16R4}, {8, 8, stream2BF16R8}},
+			dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: stream2F8E4M3FNR1, fast: stream2F8E4M3FNR1Fast},
+				{rows: 4, cols: 16, fn: stream2F8E4M3FNR4, fast: stream2F8E4M3FNR4Fast},
+				{rows: 8, cols: 8, fn: stream2F8E4M3FNR8, fast: stream2F8E4M3FNR8Fast}, r16(decode2F8E4M3FN16, decode2F8E4M3FN16Fast, stream2F8E4M3FNR16Fast)},
+			dtype.F8E5M2: {{rows: 1, cols: 64, fn: stream2F8E5M2R1}, {rows: 4, cols: 16, fn: stream2F8E5M2R4},
+				{rows: 8, cols: 8, fn: stream2F8E5M2R8}, r16(decode2F8E5M216, nil, stream2F8E5M2R16Fast)},
+			dtype.S8: {{rows: 1, cols: 64, fn: stream2S8R1}, {rows: 4, cols: 16, fn: stream2S8R4}, {rows: 8, cols: 8, fn: stream2S8R8},
+				r16(decode2S816, nil, stream2S8R16Fast)},
+			dtype.BF16: {{rows: 1, cols: 64, fn: stream2BF16R1}, {rows: 4, cols: 16, fn: stream2BF16R4},
+				{rows: 8, cols: 8, fn: stream2BF16R8}, r16(decode2BF1616, nil, stream2BF16R16Fast)},
 		}, "avx2"
 	}
 	if !vectorPacking {
 		return
 	}
 	set := map[dtype.Type][]streamKernel{
-		dtype.F8E4M3FN: {{1, 64, streamF8E4M3FNR1}, {4, 64, streamF8E4M3FNR4}, {16, 16, streamF8E4M3FNR16}},
-		dtype.F8E5M2:   {{1, 64, streamF8E5M2R1}, {4, 64, streamF8E5M2R4}, {16, 16, streamF8E5M2R16}},
-		dtype.S8:       {{1, 64, streamS8R1}, {4, 64, streamS8R4}, {16, 16, streamS8R16}},
-		dtype.BF16:     {{1, 64, streamBF16R1}, {4, 64, streamBF16R4}, {16, 16, streamBF16R16}},
+		dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: streamF8E4M3FNR1}, {rows: 4, cols: 64, fn: streamF8E4M3FNR4}, {rows: 16, cols: 16, fn: streamF8E4M3FNR16}},
+		dtype.F8E5M2:   {{rows: 1, cols: 64, fn: streamF8E5M2R1}, {rows: 4, cols: 64, fn: streamF8E5M2R4}, {rows: 16, cols: 16, fn: streamF8E5M2R16}},
+		dtype.S8:       {{rows: 1, cols: 64, fn: streamS8R1}, {rows: 4, cols: 64, fn: streamS8R4}, {rows: 16, cols: 16, fn: streamS8R16}},
+		dtype.BF16:     {{rows: 1, cols: 64, fn: streamBF16R1}, {rows: 4, cols: 64, fn: streamBF16R4}, {rows: 16, cols: 16, fn: streamBF16R16}},
 	}
 	for _, k := range []*Kernel{avx512Kernel, bf16Kernel} {
 		k.streams, k.streamISA = set, "avx512"
 	}
+}
+
+// r16 is the AVX2 kernel for 9 to 16 rows: blocks of 16 columns decoded by decode (or decodeFast, or
+// decodeMul for a packed B) and multiplied by stream2F32R16.
+func r16(decode streamDecodeFunc, decodeFast streamDecodeFastFunc, decodeMul streamDecodeMulFunc) streamKernel {
+	return streamKernel{rows: 16, cols: 16, decode: decode, decodeFast: decodeFast, decodeMul: decodeMul, mul: stream2F32R16}
 }
 
 // hasAVX2Kernel reports whether the machine runs the AVX2 kernels.

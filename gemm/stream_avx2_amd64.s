@@ -4,9 +4,10 @@
 
 // The AVX2 streaming kernels, as those of stream_amd64.s for CPUs without AVX-512: R1 covers 1 row of A and
 // 64 columns of B (8 ymm accumulators), R4 4 rows and 16 columns, R8 8 rows and 8 columns (one decoding
-// for 8 rows). For each k they decode 8 elements of B at
-// a time into a ymm register and add its product with a broadcast element of A to the sums, which they
-// load from out and store back.
+// for 8 rows). For each k they decode 8 elements of B at a time into a ymm register and add its product
+// with a broadcast element of A to the sums, which they load from out and store back. For f8e4m3fn the
+// kernels here are the exact ones, which the faster ones of stream_avx2_fast_amd64.s leave the blocks
+// of B with a NaN code to; 9 to 16 rows run the kernel of stream16_avx2_amd64.s.
 //
 // func stream2TYPERn(k int, a *float32, b *byte, bstride int, out *float32)
 //

@@ -1,0 +1,717 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The AVX2 streaming kernels for 9 to 16 rows. 16 rows of sums by 8 columns would need 16 ymm
+// accumulators, all there are, and groups of 8 rows would decode B twice, at one broadcast of A per
+// multiply-add. Instead a block of B, k x 16, is decoded once into a float32 buffer (8 KiB for the 128
+// steps of a streamBlock16, which stays in L1), and stream2F32R16 multiplies it by the 16 rows of A in
+// register tiles of 6x16 (rows 0-5, 6-11) and 4x16 (rows 12-15), each adding its products to out in order
+// of k, as the other kernels do.
+//
+// func decode2TYPE16(k int, b *byte, bstride int, dst *float32, groups int)
+// func stream2F32R16(k int, a *float32, b *float32, out *float32)
+//
+// The decoders write groups (1 or 4) blocks of k x 16 columns, column block g at dst + g*streamBlock16*16
+// floats: a row-major B is decoded a whole panel (4 blocks) at a time, so that each of its rows, in a page
+// of its own, is visited once; a packed B, contiguous, 16 columns at a time, which stay in L1. They fetch
+// the same row of the next panel (the next 64 columns) into the cache as they go, which a row-major B's
+// next decoding reads; the hardware prefetchers do not, as each row is in another page.
+//
+// stream2TYPER16Fast, for a packed B, decodes the block while it multiplies it by rows 0-5, so that the
+// decoding's instructions run among the multiply-adds instead of before them.
+
+// DEC16_F8E4M3FN_FAST is the half-precision decoding of stream_avx2_fast_amd64.s (X14 0xbf80 words, Y13
+// 2^8), exact but for the NaN code.
+#define DEC16_F8E4M3FN_FAST(off, y, x) \
+	VPMOVSXBW off(SI), x; \
+	VPSLLW $7, x, x; \
+	VPAND X14, x, x; \
+	VCVTPH2PS x, y; \
+	VMULPS Y13, y, y
+
+#define DEC16_F8E5M2(off, y, x) \
+	VPMOVZXBW off(SI), x; \
+	VPSLLW $8, x, x; \
+	VCVTPH2PS x, y
+
+#define DEC16_S8(off, y, x) \
+	VPMOVSXBD off(SI), y; \
+	VCVTDQ2PS y, y
+
+#define DEC16_BF16(off, y, x) \
+	VPMOVZXWD off(SI), y; \
+	VPSLLD $16, y, y
+
+#define ARGS16 \
+	MOVQ k+0(FP), CX; \
+	MOVQ b+8(FP), BX; \
+	MOVQ bstride+16(FP), DX; \
+	MOVQ dst+24(FP), DI; \
+	MOVQ groups+32(FP), R9
+
+// ROWS6(ao, bo) adds one step of k to the 6x16 tile in Y0-Y11: B row at bo(BX), A's 6 rows from ao(AX).
+#define ROWS6(ao, bo) \
+	VMOVUPS bo(BX), Y12; \
+	VMOVUPS bo+32(BX), Y13; \
+	VBROADCASTSS ao+0(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y0; \
+	VFMADD231PS Y13, Y14, Y1; \
+	VBROADCASTSS ao+4(AX), Y15; \
+	VFMADD231PS Y12, Y15, Y2; \
+	VFMADD231PS Y13, Y15, Y3; \
+	VBROADCASTSS ao+8(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y4; \
+	VFMADD231PS Y13, Y14, Y5; \
+	VBROADCASTSS ao+12(AX), Y15; \
+	VFMADD231PS Y12, Y15, Y6; \
+	VFMADD231PS Y13, Y15, Y7; \
+	VBROADCASTSS ao+16(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y8; \
+	VFMADD231PS Y13, Y14, Y9; \
+	VBROADCASTSS ao+20(AX), Y15; \
+	VFMADD231PS Y12, Y15, Y10; \
+	VFMADD231PS Y13, Y15, Y11
+
+// ROWS4(ao, bo) is ROWS6 for the 4x16 tile in Y0-Y7.
+#define ROWS4(ao, bo) \
+	VMOVUPS bo(BX), Y12; \
+	VMOVUPS bo+32(BX), Y13; \
+	VBROADCASTSS ao+0(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y0; \
+	VFMADD231PS Y13, Y14, Y1; \
+	VBROADCASTSS ao+4(AX), Y15; \
+	VFMADD231PS Y12, Y15, Y2; \
+	VFMADD231PS Y13, Y15, Y3; \
+	VBROADCASTSS ao+8(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y4; \
+	VFMADD231PS Y13, Y14, Y5; \
+	VBROADCASTSS ao+12(AX), Y15; \
+	VFMADD231PS Y12, Y15, Y6; \
+	VFMADD231PS Y13, Y15, Y7
+
+#define LOAD8(o) \
+	VMOVUPS o+0(DI), Y0; \
+	VMOVUPS o+32(DI), Y1; \
+	VMOVUPS o+64(DI), Y2; \
+	VMOVUPS o+96(DI), Y3; \
+	VMOVUPS o+128(DI), Y4; \
+	VMOVUPS o+160(DI), Y5; \
+	VMOVUPS o+192(DI), Y6; \
+	VMOVUPS o+224(DI), Y7
+
+#define STORE8(o) \
+	VMOVUPS Y0, o+0(DI); \
+	VMOVUPS Y1, o+32(DI); \
+	VMOVUPS Y2, o+64(DI); \
+	VMOVUPS Y3, o+96(DI); \
+	VMOVUPS Y4, o+128(DI); \
+	VMOVUPS Y5, o+160(DI); \
+	VMOVUPS Y6, o+192(DI); \
+	VMOVUPS Y7, o+224(DI)
+
+#define LOAD12(o) \
+	LOAD8(o); \
+	VMOVUPS o+256(DI), Y8; \
+	VMOVUPS o+288(DI), Y9; \
+	VMOVUPS o+320(DI), Y10; \
+	VMOVUPS o+352(DI), Y11
+
+#define STORE12(o) \
+	STORE8(o); \
+	VMOVUPS Y8, o+256(DI); \
+	VMOVUPS Y9, o+288(DI); \
+	VMOVUPS Y10, o+320(DI); \
+	VMOVUPS Y11, o+352(DI)
+
+// func stream2F32R16(k int, a *float32, b *float32, out *float32)
+TEXT ·stream2F32R16(SB), NOSPLIT, $0-32
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ out+24(FP), DI
+
+	// Rows 0-5.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(0)
+	SHRQ $1, CX
+	JZ   rows0odd
+rows0:
+	ROWS6(0, 0)
+	ROWS6(0+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  rows0
+rows0odd:
+	TESTQ $1, R9
+	JZ   rows0done
+	ROWS6(0, 0)
+rows0done:
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   rows6odd
+rows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  rows6
+rows6odd:
+	TESTQ $1, R9
+	JZ   rows6done
+	ROWS6(24, 0)
+rows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   rows12odd
+rows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  rows12
+rows12odd:
+	TESTQ $1, R9
+	JZ   rows12done
+	ROWS4(48, 0)
+rows12done:
+	STORE8(768)
+	VZEROUPPER
+	RET
+
+// Constants of the fused kernel, read from memory: its registers hold sums, B and A.
+DATA f8or80<>+0(SB)/8, $0x8080808080808080
+DATA f8or80<>+8(SB)/8, $0x8080808080808080
+GLOBL f8or80<>(SB), RODATA|NOPTR, $16
+DATA f8mask<>+0(SB)/8, $0xbf80bf80bf80bf80
+DATA f8mask<>+8(SB)/8, $0xbf80bf80bf80bf80
+DATA f8mask<>+16(SB)/8, $0xbf80bf80bf80bf80
+DATA f8mask<>+24(SB)/8, $0xbf80bf80bf80bf80
+GLOBL f8mask<>(SB), RODATA|NOPTR, $32
+DATA f8two8<>+0(SB)/8, $0x4380000043800000
+DATA f8two8<>+8(SB)/8, $0x4380000043800000
+DATA f8two8<>+16(SB)/8, $0x4380000043800000
+DATA f8two8<>+24(SB)/8, $0x4380000043800000
+GLOBL f8two8<>(SB), RODATA|NOPTR, $32
+
+// func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// It decodes the k x 16 block of f8e4m3fn at b (bstride bytes between rows) into buf, as
+// decode2F8E4M3FN16Fast does, and adds its product with the 16 rows of a to out, as stream2F32R16 does,
+// decoding while it multiplies by rows 0-5. Where the block holds a NaN code it returns false, out
+// untouched.
+TEXT ·stream2F8E4M3FNR16Fast(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	LOAD12(0)
+	VPXOR X15, X15, X15
+fused:
+	VMOVDQU (R12), X14
+	VPOR f8or80<>(SB), X14, X14
+	VPMAXUB X14, X15, X15
+	VPMOVSXBW (R12), Y12
+	VPSLLW $7, Y12, Y12
+	VPAND f8mask<>(SB), Y12, Y12
+	VEXTRACTI128 $1, Y12, X13
+	VCVTPH2PS X12, Y12
+	VCVTPH2PS X13, Y13
+	VMULPS f8two8<>(SB), Y12, Y12
+	VMULPS f8two8<>(SB), Y13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	VPCMPEQB X14, X14, X14
+	VPCMPEQB X14, X15, X15
+	VPMOVMSKB X15, R8
+	TESTL R8, R8
+	JNZ  nan
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+	MOVB $1, ret+48(FP)
+	VZEROUPPER
+	RET
+nan:
+	MOVB $0, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// is stream2F8E4M3FNR16Fast for f8e5m2, whose every code it decodes: it returns true.
+TEXT ·stream2F8E5M2R16Fast(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	LOAD12(0)
+fused:
+	VPMOVZXBW (R12), Y12
+	VPSLLW $8, Y12, Y12
+	VEXTRACTI128 $1, Y12, X13
+	VCVTPH2PS X12, Y12
+	VCVTPH2PS X13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+	MOVB $1, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// is stream2F8E4M3FNR16Fast for s8, whose every code it decodes: it returns true.
+TEXT ·stream2S8R16Fast(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	LOAD12(0)
+fused:
+	VPMOVSXBD (R12), Y12
+	VPMOVSXBD 8(R12), Y13
+	VCVTDQ2PS Y12, Y12
+	VCVTDQ2PS Y13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+	MOVB $1, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// is stream2F8E4M3FNR16Fast for bf16, whose every code it decodes: it returns true.
+TEXT ·stream2BF16R16Fast(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	LOAD12(0)
+fused:
+	VPMOVZXWD (R12), Y12
+	VPMOVZXWD 16(R12), Y13
+	VPSLLD $16, Y12, Y12
+	VPSLLD $16, Y13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+	MOVB $1, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
+// It returns false where the block holds a NaN code (0x7f, 0xff), which it decodes wrongly; Y11 keeps the
+// largest byte or'ed with 0x80 (Y12), as in stream_avx2_fast_amd64.s.
+TEXT ·decode2F8E4M3FN16Fast(SB), NOSPLIT, $0-41
+	ARGS16
+	MOVL $0x80808080, R8
+	MOVQ R8, X12
+	VPBROADCASTD X12, Y12
+	MOVL $0x43800000, R8
+	MOVQ R8, X13
+	VPBROADCASTD X13, Y13
+	MOVL $0xbf80bf80, R8
+	MOVQ R8, X14
+	VPBROADCASTD X14, Y14
+	VPXOR Y11, Y11, Y11
+row:
+	PREFETCHT0 64(BX)
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
+	VPOR (SI), X12, X10
+	VPMAXUB X10, X11, X11
+	DEC16_F8E4M3FN_FAST(0, Y0, X0)
+	DEC16_F8E4M3FN_FAST(8, Y1, X1)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $16, SI
+	ADDQ $8192, R10 // streamBlock16*16*4
+	DECQ R11
+	JNZ  group
+	ADDQ DX, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  row
+	VPCMPEQB X15, X15, X15
+	VPCMPEQB X15, X11, X11
+	VPMOVMSKB X11, R8
+	TESTL R8, R8
+	SETEQ ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func decode2F8E5M216(k int, b *byte, bstride int, dst *float32, groups int)
+TEXT ·decode2F8E5M216(SB), NOSPLIT, $0-40
+	ARGS16
+row:
+	PREFETCHT0 64(BX)
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
+	DEC16_F8E5M2(0, Y0, X0)
+	DEC16_F8E5M2(8, Y1, X1)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $16, SI
+	ADDQ $8192, R10 // streamBlock16*16*4
+	DECQ R11
+	JNZ  group
+	ADDQ DX, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  row
+	VZEROUPPER
+	RET
+
+// func decode2S816(k int, b *byte, bstride int, dst *float32, groups int)
+TEXT ·decode2S816(SB), NOSPLIT, $0-40
+	ARGS16
+row:
+	PREFETCHT0 64(BX)
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
+	DEC16_S8(0, Y0, X0)
+	DEC16_S8(8, Y1, X1)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $16, SI
+	ADDQ $8192, R10 // streamBlock16*16*4
+	DECQ R11
+	JNZ  group
+	ADDQ DX, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  row
+	VZEROUPPER
+	RET
+
+// func decode2BF1616(k int, b *byte, bstride int, dst *float32, groups int)
+TEXT ·decode2BF1616(SB), NOSPLIT, $0-40
+	ARGS16
+row:
+	PREFETCHT0 128(BX)
+	PREFETCHT0 192(BX)
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
+	DEC16_BF16(0, Y0, X0)
+	DEC16_BF16(16, Y1, X1)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $32, SI
+	ADDQ $8192, R10 // streamBlock16*16*4
+	DECQ R11
+	JNZ  group
+	ADDQ DX, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  row
+	VZEROUPPER
+	RET

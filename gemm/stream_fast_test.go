@@ -1,0 +1,267 @@
+package gemm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"octet/dtype"
+)
+
+// specialCodes are codes of B that the tests of the streaming kernels put in often: +-0, the smallest and
+// largest subnormals, the smallest normal, the largest finite value and the largest-but-one, +-1, and
+// for f8e4m3fn the NaN code's neighbours. NaN codes are put in separately.
+var specialCodes = []byte{0x00, 0x80, 0x01, 0x81, 0x07, 0x87, 0x08, 0x88, 0x7e, 0xfe, 0x7d, 0xfd, 0x7b, 0xfb, 0x38, 0xb8, 0x3c, 0xbc}
+
+// isNaNCode reports whether code (little-endian, size bytes) decodes to NaN in t.
+func isNaNCode(t dtype.Type, code []byte) bool {
+	var bits uint64
+	for i := range code {
+		bits |= uint64(code[i]) << (8 * i)
+	}
+	return math.IsNaN(float64(t.DecodeFloat32(bits)))
+}
+
+// streamBlockB returns k rows of 64 elements of t, bstride bytes apart: random codes, a quarter of them
+// special ones, NaN codes only where nan (then at least one, at a random place or at the last element).
+func streamBlockB(rng *rand.Rand, t dtype.Type, k, bstride int, nan bool) []byte {
+	size := t.ByteSize()
+	b := make([]byte, (k-1)*bstride+64*size)
+	for p := 0; p < k; p++ {
+		for j := 0; j < 64; j++ {
+			e := b[p*bstride+j*size : p*bstride+(j+1)*size]
+			for {
+				for i := range e {
+					e[i] = byte(rng.IntN(256))
+				}
+				if rng.IntN(4) == 0 {
+					e[size-1] = specialCodes[rng.IntN(len(specialCodes))]
+				}
+				if !isNaNCode(t, e) {
+					break
+				}
+			}
+		}
+	}
+	if nan {
+		nanCode := map[dtype.Type][]byte{dtype.F8E4M3FN: {0x7f}, dtype.F8E5M2: {0x7e}, dtype.S8: {0x7f}, dtype.BF16: {0xc0, 0x7f}}[t]
+		for n := 1 + rng.IntN(3); n > 0; n-- {
+			p, j := rng.IntN(k), rng.IntN(64)
+			if n == 1 && rng.IntN(2) == 0 {
+				p, j = k-1, 63
+			}
+			copy(b[p*bstride+j*size:], nanCode)
+			if rng.IntN(2) == 0 && t.ByteSize() == 1 {
+				b[p*bstride+j*size] |= 0x80
+			}
+		}
+	}
+	return b
+}
+
+// sameBits reports whether x and y are the same float32, any NaN being the same as any other.
+func sameBits(x, y float32) bool {
+	if x != x && y != y {
+		return true
+	}
+	return math.Float32bits(x) == math.Float32bits(y)
+}
+
+// TestStreamKernelsExact checks every streaming kernel of every kernel this machine has, fast paths
+// included, at the level of one call (one block of k <= sk.block() steps through a panel), against the
+// exact 1-row kernel of the same set run row by row: all add a(r, p)*b(p, j) to the sums in order of p
+// with fused multiply-adds, so the results must be the same bit for bit (any NaN for any NaN). B holds
+// random codes, +-0, subnormals, the largest values and, in half the cases, NaN codes, which the fast
+// paths leave to the exact decoding; A holds random values, zeros, subnormals and large ones. The fast
+// paths must also find every NaN code, and only where there is one (checkFastFlags).
+func TestStreamKernelsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 48))
+	tested := 0
+	for _, kern := range Kernels() {
+		for _, typ := range WeightTypes {
+			set := kern.streams[typ]
+			if len(set) == 0 {
+				continue
+			}
+			ref := set[0]
+			if ref.rows != 1 || ref.cols != streamPanel || ref.fn == nil {
+				t.Fatalf("%s %v: first streaming kernel is %dx%d", kern.Name(), typ, ref.rows, ref.cols)
+			}
+			size := typ.ByteSize()
+			for _, sk := range set {
+				for trial := 0; trial < 40; trial++ {
+					block := sk.block()
+					k := 1 + rng.IntN(block)
+					if trial < 4 {
+						k = []int{1, 2, block - 1, block}[trial]
+					}
+					bstride := 64 * size
+					if trial%3 == 1 {
+						bstride = (64 + 8*rng.IntN(40)) * size // a row-major B
+					}
+					nan := trial%2 == 1
+					b := streamBlockB(rng, typ, k, bstride, nan)
+					a := make([]float32, k*sk.rows)
+					for i := range a {
+						switch rng.IntN(16) {
+						case 0:
+							a[i] = 0
+						case 1:
+							a[i] = float32(rng.NormFloat64()) * 0x1p-140
+						case 2:
+							a[i] = float32(rng.NormFloat64()) * 0x1p100
+						default:
+							a[i] = float32(rng.NormFloat64())
+						}
+					}
+					out0 := make([]float32, sk.rows*streamPanel)
+					for i := range out0 {
+						out0[i] = float32(rng.NormFloat64())
+					}
+					// The reference: row r of the sums, from the 1-row exact kernel.
+					want := make([][]float32, sk.rows)
+					for r := range want {
+						want[r] = make([]float32, streamPanel)
+						ar := make([]float32, k)
+						for p := range ar {
+							ar[p] = a[p*sk.rows+r]
+						}
+						for j := range want[r] {
+							q := j / sk.cols * sk.cols
+							want[r][j] = out0[q*sk.rows+r*sk.cols+j-q]
+						}
+						ref.fn(k, &ar[0], &b[0], bstride, &want[r][0])
+					}
+					got := append([]float32(nil), out0...)
+					sk.panel(k, &a[0], &b[0], bstride, size, got, make([]float32, streamBlock16*streamPanel))
+					checkFastFlags(t, kern, typ, sk, k, a, b, bstride, out0)
+					for r := 0; r < sk.rows; r++ {
+						for j := 0; j < streamPanel; j++ {
+							q := j / sk.cols * sk.cols
+							if g := got[q*sk.rows+r*sk.cols+j-q]; !sameBits(g, want[r][j]) {
+								t.Fatalf("%s %v %dx%d, k=%d, bstride=%d, NaN codes %v: sum (%d, %d) = %v (%#08x), want %v (%#08x)",
+									kern.Name(), typ, sk.rows, sk.cols, k, bstride, nan, r, j, g, math.Float32bits(g), want[r][j], math.Float32bits(want[r][j]))
+							}
+						}
+					}
+					tested++
+				}
+			}
+		}
+	}
+	t.Logf("%d blocks", tested)
+}
+
+// TestStreamNaNCodes runs whole products whose B holds NaN codes in some panels (so that the fast
+// kernels fall back to the exact decoding there) among specials: the columns with a NaN code must be NaN
+// and every other column bit for bit what it is with those codes replaced by zero.
+func TestStreamNaNCodes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(49, 50))
+	withKernel(t, func(t *testing.T) {
+		for _, typ := range WeightTypes {
+			for _, m := range []int{1, 3, 4, 8, 12, 16} {
+				const k, n = 300, 200
+				b, _ := randomTyped(rng, typ, k, n, false, 0, 0)
+				size := typ.ByteSize()
+				for i := 0; i < len(b.Data); i += size {
+					if rng.IntN(8) == 0 {
+						b.Data[i+size-1] = specialCodes[rng.IntN(len(specialCodes))]
+						if isNaNCode(typ, b.Data[i:i+size]) {
+							b.Data[i+size-1] = 0
+						}
+					}
+				}
+				clean := Typed{Type: typ, Data: append([]byte(nil), b.Data...), Rows: k, Cols: n, Stride: n}
+				nanCols := map[int]bool{}
+				nanCode := map[dtype.Type][]byte{dtype.F8E4M3FN: {0xff}, dtype.F8E5M2: {0x7f}, dtype.S8: nil, dtype.BF16: {0xc0, 0xff}}[typ]
+				if nanCode != nil {
+					for _, j := range []int{5, 70, 199} { // panels 0, 1 and 3; panel 2 has none
+						p := rng.IntN(k)
+						copy(b.Data[(p*n+j)*size:], nanCode)
+						nanCols[j] = true
+					}
+				}
+				a, _ := randomTyped(rng, dtype.F32, m, k, false, 0, 0)
+				for _, run := range []func(c Matrix, b Typed){
+					func(c Matrix, b Typed) { MatMulWeights(c, a, PackWeights(b, nil), 1, 0) },
+					func(c Matrix, b Typed) { MatMulTyped(c, a, b, 1, 0) },
+				} {
+					got, want := NewMatrix(m, n, nil), NewMatrix(m, n, nil)
+					run(got, b)
+					run(want, clean)
+					for i := 0; i < m; i++ {
+						for j := 0; j < n; j++ {
+							g, w := got.At(i, j), want.At(i, j)
+							if nanCols[j] {
+								if !math.IsNaN(float64(g)) {
+									t.Fatalf("%v, m=%d: C[%d,%d] = %v, want NaN", typ, m, i, j, g)
+								}
+								continue
+							}
+							if math.IsNaN(float64(w)) || math.Float32bits(g) != math.Float32bits(w) {
+								t.Fatalf("%v, m=%d: C[%d,%d] = %v, want %v", typ, m, i, j, g, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// checkFastFlags calls sk's fast kernels on each block of columns of b directly: they must report an
+// f8e4m3fn NaN code exactly where the block holds one, and then leave out as it was (the fast kernels of
+// the other types decode every code and always report success).
+func checkFastFlags(t *testing.T, kern *Kernel, typ dtype.Type, sk streamKernel, k int, a []float32, b []byte, bstride int, out0 []float32) {
+	t.Helper()
+	size := typ.ByteSize()
+	nanIn := func(j0, j1 int) bool {
+		if typ != dtype.F8E4M3FN { // the only type whose fast decodings leave codes to the exact one
+			return false
+		}
+		for p := 0; p < k; p++ {
+			for j := j0; j < j1; j++ {
+				if isNaNCode(typ, b[p*bstride+j*size:p*bstride+(j+1)*size]) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	at := func(j int) *byte { return &b[j*size] }
+	for q := 0; q < streamPanel; q += sk.cols {
+		out := append([]float32(nil), out0...)
+		want := !nanIn(q, q+sk.cols)
+		var got bool
+		var name string
+		switch {
+		case sk.fast != nil:
+			name, got = "fast", sk.fast(k, &a[0], at(q), bstride, &out[q*sk.rows])
+		case sk.decodeMul != nil:
+			buf := make([]float32, streamBlock16*16)
+			name, got = "decodeMul", sk.decodeMul(k, &a[0], at(q), bstride, &buf[0], &out[q*sk.rows])
+		default:
+			continue
+		}
+		if got != want {
+			t.Fatalf("%s %v %dx%d, k=%d: %s on columns %d..%d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, name, q, q+sk.cols, got, want)
+		}
+		if !got {
+			for i := range out {
+				if math.Float32bits(out[i]) != math.Float32bits(out0[i]) {
+					t.Fatalf("%s %v %dx%d, k=%d: %s changed out[%d] though it returned false", kern.Name(), typ, sk.rows, sk.cols, k, name, i)
+				}
+			}
+		}
+	}
+	if sk.decodeFast != nil {
+		for _, groups := range []int{1, 4} {
+			for q := 0; q < streamPanel; q += 16 * groups {
+				buf := make([]float32, streamBlock16*streamPanel)
+				if got, want := sk.decodeFast(k, at(q), bstride, &buf[0], groups), !nanIn(q, q+16*groups); got != want {
+					t.Fatalf("%s %v %dx%d, k=%d: decodeFast of %d blocks at column %d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, groups, q, got, want)
+				}
+			}
+		}
+	}
+}
