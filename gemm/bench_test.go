@@ -82,3 +82,34 @@ func BenchmarkMatMulTyped(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEpilogue measures an FP8 product finished as cuBLASLt's FP8 matmul finishes it (scales, bias,
+// ReLU, abs-max, conversion to f8e4m3fn), against the same product left as float32 sums.
+func BenchmarkEpilogue(b *testing.B) {
+	const n = 2048
+	rng := rand.New(rand.NewPCG(1, 1))
+	a, _ := randomTyped(rng, dtype.F8E4M3FN, n, n, false, 0, 0)
+	bm, _ := randomTyped(rng, dtype.F8E4M3FN, n, n, false, 0, 0)
+	c := NewMatrix(n, n, nil)
+	flop := 2 * float64(n) * float64(n) * float64(n)
+	b.Run("sums", func(b *testing.B) {
+		for b.Loop() {
+			MatMulTyped(c, a, bm, 1, 0)
+		}
+		b.ReportMetric(flop*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+	b.Run("fp8-out", func(b *testing.B) {
+		bias := make([]float32, n)
+		for i := range bias {
+			bias[i] = float32(rng.Float64() - 0.5)
+		}
+		d := make([]byte, n*n)
+		for b.Loop() {
+			var amax float32
+			ep := &Epilogue{Scale: 0.5, Bias: bias, Activation: ReLU, OutScale: 0.25, Saturate: true,
+				D: d, DType: dtype.F8E4M3FN, DStride: n, Amax: &amax}
+			MatMulEpilogue(c, a, bm, ep)
+		}
+		b.ReportMetric(flop*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+}

@@ -53,7 +53,8 @@ type Epilogue struct {
 	// Amax, when set, receives max |x| over the elements before OutScale.
 	Amax *float32
 
-	amax atomic.Uint32 // the running abs-max, as float32 bits; NaN stays
+	amax  atomic.Uint32 // the running abs-max, as float32 bits; NaN stays
+	limit float32       // what Saturate clamps to: the largest finite value of D's type
 }
 
 // MatMulEpilogue computes the product A*B (A and B of any type MatMulTyped takes) into C (M x N float32,
@@ -83,6 +84,14 @@ func MatMulEpilogue(c Matrix, a, b Typed, ep *Epilogue) {
 		Matrix{Rows: m, Cols: n, Stride: ep.DStride}.check("D", 0, len(ep.D)/ep.DType.ByteSize())
 	}
 	ep.amax.Store(0)
+	ep.limit = float32(math.Inf(1))
+	if ep.Saturate {
+		dt := ep.DType
+		if ep.D == nil {
+			dt = dtype.F32
+		}
+		ep.limit = float32(dt.Finfo().Max)
+	}
 	av, bv := a.view("A"), b.view("B")
 	cv := c.view()
 	if m > 0 && n > 0 {
@@ -101,62 +110,89 @@ func MatMulEpilogue(c Matrix, a, b Typed, ep *Epilogue) {
 }
 
 // finish applies the epilogue to the rows x cols block of C whose first element, c.f32[0], is element
-// (i0, j0) of C, and which holds the sums.
+// (i0, j0) of C, and which holds the sums. It works through each row 64 elements at a time, one step of
+// the epilogue after the other over the 64 (each a short loop on locals), which is several times faster
+// than taking every element through all the steps.
 func (ep *Epilogue) finish(c view, i0, j0, rows, cols int) {
-	amax := float32(0)
-	nan := false
+	scale, outScale, addScale := ep.Scale, ep.OutScale, ep.AddScale
+	rowScale, colScale, bias, add := ep.RowScale, ep.ColScale, ep.Bias, ep.Add
+	act := ep.Activation
+	limit := ep.limit
+	// The abs-max as float32 bits without the sign: for numbers their order is that of the values, and
+	// every NaN is above every number.
+	var amax uint32
 	var line [64]float32
 	for i := 0; i < rows; i++ {
 		row := c.f32[i*c.stride : i*c.stride+cols]
 		for jb := 0; jb < cols; jb += len(line) {
-			out := line[:min(len(line), cols-jb)]
-			for jj := range out {
-				j := jb + jj
-				// Every operation rounds on its own: the conversions keep the compiler from fusing
-				// a multiply and an add.
-				x := float32(ep.Scale * row[j])
-				if ep.RowScale != nil {
-					x = float32(x * ep.RowScale[i0+i])
-				}
-				if ep.ColScale != nil {
-					x = float32(x * ep.ColScale[j0+j])
-				}
-				if ep.Add != nil {
-					x = float32(x + float32(ep.AddScale*ep.Add.At(i0+i, j0+j)))
-				}
-				if ep.Bias != nil {
-					x = float32(x + ep.Bias[j0+j])
-				}
-				switch ep.Activation {
-				case ReLU:
-					if x < 0 {
-						x = 0
-					}
-				case GELU:
-					x = geluTanh(x)
-				}
-				if ax := float32(math.Abs(float64(x))); ax != ax {
-					nan = true
-				} else if ax > amax {
-					amax = ax
-				}
-				x = float32(x * ep.OutScale)
-				if ep.Saturate {
-					if max := float32(ep.DType.Finfo().Max); x > max {
-						x = max
-					} else if x < -max {
-						x = -max
-					}
-				}
-				out[jj] = x
+			n := min(len(line), cols-jb)
+			out, sums := line[:n], row[jb:jb+n]
+			j := j0 + jb
+			// Every operation rounds on its own: the conversions keep the compiler from fusing a
+			// multiply and an add.
+			for k := epScaleFast(out, sums, scale); k < n; k++ {
+				out[k] = float32(scale * sums[k])
 			}
-			ep.store(row[jb:jb+len(out)], out, i0+i, j0+jb)
+			if rowScale != nil {
+				r := rowScale[i0+i]
+				for k := range out {
+					out[k] = float32(out[k] * r)
+				}
+			}
+			if colScale != nil {
+				cs := colScale[j : j+n]
+				for k := epMulFast(out, cs); k < n; k++ {
+					out[k] = float32(out[k] * cs[k])
+				}
+			}
+			switch {
+			case add != nil && !add.Trans:
+				v := add.Data[(i0+i)*add.Stride+j : (i0+i)*add.Stride+j+n]
+				for k := epAddFast(out, v, addScale); k < n; k++ {
+					out[k] = float32(out[k] + float32(addScale*v[k]))
+				}
+			case add != nil:
+				for k := range out {
+					out[k] = float32(out[k] + float32(addScale*add.At(i0+i, j+k)))
+				}
+			}
+			if bias != nil {
+				b := bias[j : j+n]
+				for k := epAddFast(out, b, 1); k < n; k++ {
+					out[k] = float32(out[k] + b[k])
+				}
+			}
+			switch act {
+			case ReLU:
+				// Negative numbers (not -0, not a NaN) become +0: on the bits, with no branch to
+				// mispredict on signs that come at random.
+				for k := epReLUFast(out); k < n; k++ {
+					b := math.Float32bits(out[k])
+					if b-0x80000001 < 0x7f800000 {
+						b = 0
+					}
+					out[k] = math.Float32frombits(b)
+				}
+			case GELU:
+				for k, x := range out {
+					out[k] = geluTanh(x)
+				}
+			}
+			done, m := epFinishFast(out, outScale, limit)
+			amax = max(amax, m)
+			for k := done; k < n; k++ {
+				x := out[k]
+				amax = max(amax, math.Float32bits(x)&0x7fffffff)
+				out[k] = min(max(float32(x*outScale), -limit), limit) // NaN stays NaN
+			}
+			ep.store(row[jb:jb+n], out, i0+i, j)
 		}
 	}
-	if nan {
-		amax = float32(math.NaN())
+	if amax > 0x7f800000 {
+		ep.noteAmax(float32(math.NaN()))
+	} else {
+		ep.noteAmax(math.Float32frombits(amax))
 	}
-	ep.noteAmax(amax)
 }
 
 // store writes the finished elements out, which start at element (i, j), to D, or to row when D is nil.
@@ -168,6 +204,9 @@ func (ep *Epilogue) store(row, out []float32, i, j int) {
 	size := ep.DType.ByteSize()
 	d := ep.D[(i*ep.DStride+j)*size : (i*ep.DStride+j+len(out))*size]
 	switch {
+	case ep.DType == dtype.F8E4M3FN:
+		done := epEncodeE4M3FNFast(d, out)
+		dtype.EncodeSliceFloat32(ep.DType, d[done:], out[done:], false)
 	case size == 1:
 		dtype.EncodeSliceFloat32(ep.DType, d, out, false)
 	case ep.DType == dtype.F32:

@@ -57,6 +57,17 @@ func finishRef(ep *Epilogue, s Matrix) (d []float32, amax float32) {
 // and the streaming kernels, every D type the interpreter's FP8 matmul writes, and each part of the
 // epilogue; the abs-max is gathered across goroutines.
 func TestEpilogue(t *testing.T) {
+	t.Run("native", testEpilogue)
+	if epAVX2 {
+		t.Run("go-steps", func(t *testing.T) {
+			epAVX2 = false
+			defer func() { epAVX2 = true }()
+			testEpilogue(t)
+		})
+	}
+}
+
+func testEpilogue(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	defer SetThreads(SetThreads(2))
 	vec := func(n int, lo float64) []float32 {
@@ -123,4 +134,124 @@ func TestEpilogue(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestEpilogueSteps checks each vector step of the epilogue against the Go loop it stands for, bit for
+// bit, on values that test the edges (zeros, subnormals, the rounding boundaries of f8e4m3fn, 448 to 480,
+// the largest floats, infinities, NaNs) and on random bit patterns, in runs of every length the steps
+// take apart (32 at a time, 8 at a time, and a remainder left to Go).
+func TestEpilogueSteps(t *testing.T) {
+	if !epAVX2 {
+		t.Skip("no vector epilogue steps on this machine")
+	}
+	var vals []float32
+	for _, b := range []uint32{0, 1, 0x007fffff, 0x00800000, 0x3a800000, 0x3b000000, 0x3b800000, 0x3c000000,
+		0x3c7fffff, 0x3c800000, 0x3c800001, 0x3f800000, 0x43e00000, 0x43e7ffff, 0x43e80000, 0x43e80001,
+		0x43f00000, 0x43f00001, 0x7f7fffff, 0x7f800000, 0x7f800001, 0x7fc00000, 0x7fffffff} {
+		vals = append(vals, math.Float32frombits(b), math.Float32frombits(b|0x80000000))
+	}
+	// Every f8e4m3fn value, and the points halfway between neighbours and just either side of them.
+	for c := 0; c < 0x7f; c++ {
+		lo, hi := dtype.F8E4M3FN.DecodeFloat32(uint64(c)), dtype.F8E4M3FN.DecodeFloat32(uint64(c+1))
+		mid := float32((float64(lo) + float64(hi)) / 2)
+		for _, v := range []float32{lo, mid, math.Nextafter32(mid, 0), math.Nextafter32(mid, 1000)} {
+			vals = append(vals, v, -v)
+		}
+	}
+	rng := rand.New(rand.NewPCG(61, 62))
+	for len(vals) < 1<<16 {
+		vals = append(vals, math.Float32frombits(rng.Uint32()))
+	}
+	same := func(a, b float32) bool {
+		return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+	}
+	for _, n := range []int{8, 16, 24, 32, 40, 64, 100, len(vals)} {
+		src := vals[:n]
+		other := vals[len(vals)-n:]
+		// The encoder.
+		got, want := make([]byte, n), make([]byte, n)
+		done := epEncodeE4M3FNFast(got, src)
+		dtype.EncodeSliceFloat32(dtype.F8E4M3FN, got[done:], src[done:], false)
+		dtype.EncodeSliceFloat32(dtype.F8E4M3FN, want, src, false)
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("n=%d: %#08x encodes to %#02x, dtype gives %#02x", n, math.Float32bits(src[i]), got[i], want[i])
+			}
+		}
+		// The arithmetic steps, on a copy each, against their Go loops.
+		fast, slow := make([]float32, n), make([]float32, n)
+		check := func(step string) {
+			t.Helper()
+			for i := range fast {
+				if !same(fast[i], slow[i]) {
+					t.Fatalf("n=%d %s: element %d (%#08x) gives %#08x, Go %#08x", n, step, i,
+						math.Float32bits(src[i]), math.Float32bits(fast[i]), math.Float32bits(slow[i]))
+				}
+			}
+		}
+		const s = float32(0.3)
+		k := epScaleFast(fast, src, s)
+		for i := range slow {
+			if i >= k {
+				fast[i] = float32(s * src[i])
+			}
+			slow[i] = float32(s * src[i])
+		}
+		check("scale")
+		copy(fast, src)
+		copy(slow, src)
+		for i := epMulFast(fast, other); i < n; i++ {
+			fast[i] = float32(fast[i] * other[i])
+		}
+		for i := range slow {
+			slow[i] = float32(slow[i] * other[i])
+		}
+		check("mul")
+		copy(fast, src)
+		copy(slow, src)
+		for i := epAddFast(fast, other, -2); i < n; i++ {
+			fast[i] = float32(fast[i] + float32(-2*other[i]))
+		}
+		for i := range slow {
+			slow[i] = float32(slow[i] + float32(-2*other[i]))
+		}
+		check("add")
+		copy(fast, src)
+		copy(slow, src)
+		for i := epReLUFast(fast); i < n; i++ {
+			if b := math.Float32bits(fast[i]); b-0x80000001 < 0x7f800000 {
+				fast[i] = 0
+			}
+		}
+		for i, x := range slow {
+			if x < 0 {
+				slow[i] = 0
+			}
+		}
+		check("relu")
+		for _, limit := range []float32{448, float32(math.Inf(1))} {
+			copy(fast, src)
+			copy(slow, src)
+			k, amax := epFinishFast(fast, 0.5, limit)
+			for i := k; i < n; i++ {
+				amax = max(amax, math.Float32bits(fast[i])&0x7fffffff)
+				fast[i] = min(max(float32(fast[i]*0.5), -limit), limit)
+			}
+			var want uint32
+			for i, x := range slow {
+				want = max(want, math.Float32bits(x)&0x7fffffff)
+				y := float32(x * 0.5)
+				if y > limit {
+					y = limit
+				} else if y < -limit {
+					y = -limit
+				}
+				slow[i] = y
+			}
+			check("finish")
+			if amax != want {
+				t.Fatalf("n=%d: abs-max bits %#08x, want %#08x", n, amax, want)
+			}
+		}
+	}
 }

@@ -27,3 +27,12 @@ var avx2Decoding = false
 func packStripFast(dst []float32, b *view, j0, kc int) bool { return false }
 
 func (v *view) fetchRows(off, rows, n int) {}
+
+var epAVX2 = false
+
+func epScaleFast(dst, src []float32, s float32) int                     { return 0 }
+func epMulFast(dst, v []float32) int                                    { return 0 }
+func epAddFast(dst, v []float32, s float32) int                         { return 0 }
+func epReLUFast(dst []float32) int                                      { return 0 }
+func epFinishFast(dst []float32, outScale, limit float32) (int, uint32) { return 0, 0 }
+func epEncodeE4M3FNFast(dst []byte, src []float32) int                  { return 0 }
