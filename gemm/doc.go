@@ -37,14 +37,16 @@
 // row-major B, or MatMulWeights): every element of B is read once in its own type, decoded in registers
 // (bit manipulation, not tables) and multiplied at once, panels of 64 columns shared among the cores, with
 // an optional scale per output channel. Without AVX-512, packing decodes f8e4m3fn, f8e5m2 and bf16 with
-// AVX2 the same way. The AVX2 streaming kernels (stream-avx2: 1x64, 4x16, 8x8 and 16x16 tiles) differ
-// in two ways:
-//   - f8e4m3fn is decoded through half precision (VCVTPH2PS, then times 2^8), in half the instructions,
-//     which is exact for every code but the NaN code; a block of B holding the NaN code is noticed as it
-//     is read and run again with the exact decoding, so the results are the same bits.
-//   - 9 to 16 rows do not fit the 16 ymm registers with B decoded: blocks of 128 x 16 elements of B are
-//     decoded once into a float32 buffer in L1 (for packed weights, while the first 6 rows are
-//     multiplied) and multiplied by the 16 rows in 6x16 and 4x16 register tiles.
+// AVX2 the same way. Both sets of streaming kernels (stream-avx512: 1x64, 4x64 and 16x16 tiles, each
+// element of B decoded once for all the rows of its tile; stream-avx2: 1x64, 4x16, 8x8 and 16x16) decode
+// f8e4m3fn quickly, in half the instructions of the exact decoding, through single precision (the bits
+// shifted into a float32 worth 2^-120 times the value, then times 2^120: AVX-512, 1 and 4 rows) or half
+// precision (VCVTPH2PS, then times 2^8: AVX-512 16 rows, and AVX2), which is exact for every code but the
+// NaN code; a block of B holding the NaN code is noticed as it is read and run again with the exact
+// decoding, so the results are the same bits. In the AVX2 kernels 9 to 16 rows do not fit the 16 ymm
+// registers with B decoded: blocks of 128 x 16 elements of B are decoded once into a float32 buffer in L1
+// (for packed weights, while the first 6 rows are multiplied) and multiplied by the 16 rows in 6x16 and
+// 4x16 register tiles.
 //
 // # Numerics
 //

@@ -27,8 +27,10 @@ const streamMaxRows = 16
 // elements; b points at element (0, 0) of the columns, bstride bytes between consecutive p. k > 0.
 type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
 
-// A streamFastFunc is a streamFunc that decodes all but a few codes of B's type, faster: it returns false,
-// out untouched, when B holds one of those (then the streamFunc runs), and true, its sums stored, otherwise.
+// A streamFastFunc is a streamFunc that decodes all but a few codes of B's type, faster (the f8e4m3fn
+// kernels of stream_avx512_fast_amd64.s and stream_avx2_fast_amd64.s, which leave the NaN code): it
+// returns false, out untouched, when B holds one of those (then the streamFunc runs), and true, its sums
+// stored, otherwise.
 type streamFastFunc func(k int, a *float32, b *byte, bstride int, out *float32) bool
 
 // A streamDecodeFunc writes k rows of groups (1 or 4) blocks of 16 elements of B, bstride bytes apart, to

@@ -46,6 +46,17 @@ func streamBF16R4(k int, a *float32, b *byte, bstride int, out *float32)
 //go:noescape
 func streamBF16R16(k int, a *float32, b *byte, bstride int, out *float32)
 
+// The fast f8e4m3fn kernels of stream_avx512_fast_amd64.s: false, out untouched, where B holds a NaN code.
+
+//go:noescape
+func streamF8E4M3FNR1Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
+
+//go:noescape
+func streamF8E4M3FNR4Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
+
+//go:noescape
+func streamF8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
+
 // The AVX2 streaming kernels of stream_avx2_amd64.s.
 
 //go:noescape
@@ -171,10 +182,12 @@ func init() {
 		return
 	}
 	set := map[dtype.Type][]streamKernel{
-		dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: streamF8E4M3FNR1}, {rows: 4, cols: 64, fn: streamF8E4M3FNR4}, {rows: 16, cols: 16, fn: streamF8E4M3FNR16}},
-		dtype.F8E5M2:   {{rows: 1, cols: 64, fn: streamF8E5M2R1}, {rows: 4, cols: 64, fn: streamF8E5M2R4}, {rows: 16, cols: 16, fn: streamF8E5M2R16}},
-		dtype.S8:       {{rows: 1, cols: 64, fn: streamS8R1}, {rows: 4, cols: 64, fn: streamS8R4}, {rows: 16, cols: 16, fn: streamS8R16}},
-		dtype.BF16:     {{rows: 1, cols: 64, fn: streamBF16R1}, {rows: 4, cols: 64, fn: streamBF16R4}, {rows: 16, cols: 16, fn: streamBF16R16}},
+		dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: streamF8E4M3FNR1, fast: streamF8E4M3FNR1Fast},
+			{rows: 4, cols: 64, fn: streamF8E4M3FNR4, fast: streamF8E4M3FNR4Fast},
+			{rows: 16, cols: 16, fn: streamF8E4M3FNR16, fast: streamF8E4M3FNR16Fast}},
+		dtype.F8E5M2: {{rows: 1, cols: 64, fn: streamF8E5M2R1}, {rows: 4, cols: 64, fn: streamF8E5M2R4}, {rows: 16, cols: 16, fn: streamF8E5M2R16}},
+		dtype.S8:     {{rows: 1, cols: 64, fn: streamS8R1}, {rows: 4, cols: 64, fn: streamS8R4}, {rows: 16, cols: 16, fn: streamS8R16}},
+		dtype.BF16:   {{rows: 1, cols: 64, fn: streamBF16R1}, {rows: 4, cols: 64, fn: streamBF16R4}, {rows: 16, cols: 16, fn: streamBF16R16}},
 	}
 	for _, k := range []*Kernel{avx512Kernel, bf16Kernel} {
 		k.streams, k.streamISA = set, "avx512"

@@ -21,6 +21,8 @@
 //   s8:       VCVTDQ2PS of the sign-extended byte (exact).
 //   bf16:     the high half of a float32.
 // The constants live in Z28 (sign bit), Z29 (2^120), Z30 (NaN magnitude 0x7f<<20), Z31 (a quiet NaN).
+// For f8e4m3fn the kernels here are the exact ones, which the faster ones of stream_avx512_fast_amd64.s
+// (a shorter decoding, exact but for the NaN code) leave the blocks of B with a NaN code to.
 
 #define DEC_F8E4M3FN(off, z, y) \
 	VPMOVSXBD off(BX), z; \
