@@ -22,7 +22,11 @@
 //     values (bf16, FP8, FP6, FP4, s8, u8, the sub-byte integers; KernelFor). FP8 is decoded to bf16 while
 //     packing (exact). Other products go to avx512.
 //   - avx512 (AVX-512F): 14x32 float32 tile in 28 zmm accumulators, VFMADD231PS.
-//   - avx2 (AVX2 and FMA): 6x16 float32 tile.
+//   - avx2 (AVX2 and FMA): 6x16 float32 tile in 12 ymm accumulators; one call runs down a whole column of
+//     tiles (a block of A's rows against one micro-panel of B). Its packing is AVX2 too: A's strips six
+//     rows at a time, B's strips copied or decoded straight into place (f8e4m3fn through a quick decoding
+//     redone exactly where a strip holds the NaN code, bf16 by a shift), fetching the rows packed next.
+//     The micro-panel of B takes half of L1D: kc = 384 where L1D has 48 KiB, 256 where it has 32.
 //   - go: a portable 4x4 tile, everywhere (and the only one with the purego build tag).
 //
 // SetKernel picks one, so that tests compare every implementation with a float64 product; the
@@ -47,6 +51,11 @@
 // registers with B decoded: blocks of 128 x 16 elements of B are decoded once into a float32 buffer in L1
 // (for packed weights, while the first 6 rows are multiplied) and multiplied by the 16 rows in 6x16 and
 // 4x16 register tiles.
+//
+// MatMulEpilogue finishes each tile (each column of tiles, for avx2) on the goroutine that summed it,
+// while it is in L1, one step of the epilogue at a time over 64 elements: in AVX2 where the machine has it
+// (the scales, the added matrix and bias, ReLU, the abs-max, the clamp and the f8e4m3fn encoding; GELU
+// and the other encodings in Go), each operation rounded on its own as the Go steps do.
 //
 // # Numerics
 //
