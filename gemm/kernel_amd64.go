@@ -134,10 +134,24 @@ func (v *view) fetchRows(off, rows, n int) {
 func copyStripAVX2(dst, src *float32, stride, kc int)
 
 //go:noescape
+func copyStrip32AVX2(dst, src *float32, stride, kc int)
+
+//go:noescape
 func stripF8E4M3FNAVX2(dst *float32, src *byte, stride, kc int) (nan bool)
 
 //go:noescape
 func stripBF16AVX2(dst *float32, src *byte, stride, kc int)
+
+// copyStrip32Fast sets dst[32*p+j] = src[p*stride+j] for j < 32 and p < kc where the machine has AVX2,
+// and reports whether it did.
+func copyStrip32Fast(dst, src []float32, stride, kc int) bool {
+	if !epAVX2 || kc == 0 {
+		return false
+	}
+	_, _ = dst[32*kc-1], src[(kc-1)*stride+31]
+	copyStrip32AVX2(&dst[0], &src[0], 4*stride, kc)
+	return true
+}
 
 // packStripFast sets dst[16*p+j] to element (p, j0+j) of b (not transposed) for j < 16 and p < kc, where
 // the machine has AVX2 and b is float32, f8e4m3fn or bf16, and reports whether it did.

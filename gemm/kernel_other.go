@@ -36,3 +36,5 @@ func epAddFast(dst, v []float32, s float32) int                         { return
 func epReLUFast(dst []float32) int                                      { return 0 }
 func epFinishFast(dst []float32, outScale, limit float32) (int, uint32) { return 0, 0 }
 func epEncodeE4M3FNFast(dst []byte, src []float32) int                  { return 0 }
+
+func copyStrip32Fast(dst, src []float32, stride, kc int) bool { return false }

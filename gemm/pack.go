@@ -79,6 +79,25 @@ func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 		}
 		return
 	}
+	if !b.trans && b.f32 != nil && nr == 32 {
+		// The AVX-512 kernels' strips, from float32: strip after strip, as for the AVX2 kernel.
+		full := nc / 32
+		for s := 0; s < full; s++ {
+			d := dst[s*kc*32 : (s+1)*kc*32]
+			if !copyStrip32Fast(d, b.f32[s*32:], b.stride, kc) {
+				for p := 0; p < kc; p++ {
+					copy(d[p*32:p*32+32], b.f32[p*b.stride+s*32:])
+				}
+			}
+		}
+		if j0 := full * 32; j0 < nc {
+			d := dst[full*kc*32 : (full+1)*kc*32]
+			for p := 0; p < kc; p++ {
+				clear(d[p*32+copy(d[p*32:p*32+32], b.f32[p*b.stride+j0:p*b.stride+nc]) : p*32+32])
+			}
+		}
+		return
+	}
 	if !b.trans {
 		// Decode each row of the block once, in one run, and deal it out to the strips: whole strips
 		// of the kernels' widths by copies of a fixed size, which compile to a few vector moves.

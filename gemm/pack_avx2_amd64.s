@@ -265,3 +265,35 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func copyStrip32AVX2(dst, src *float32, stride, kc int)
+// is copyStripAVX2 for 32-wide strips (the AVX-512 kernels'): 128 bytes a row.
+TEXT ·copyStrip32AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ kc+24(FP), CX
+	MOVQ DX, BX
+	SHLQ $3, BX
+	TESTQ CX, CX
+	JZ   done
+
+loop:
+	PREFETCHT0 (SI)(BX*1)
+	PREFETCHT0 64(SI)(BX*1)
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ DX, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VZEROUPPER
+	RET
