@@ -20,6 +20,10 @@
 //
 // stream2TYPER16Fast, for a packed B, decodes the block while it multiplies it by rows 0-5, so that the
 // decoding's instructions run among the multiply-adds instead of before them.
+//
+// The f8e4m3fn kernels named Scaled read A scaled by 2^8 (scaleStreamA) and decode B times 2^-8, which is
+// what the conversion from half precision gives: (a*2^8)*(b*2^-8) is a*b exactly, so the sums are the
+// same, and the multiplications by 2^8 are saved.
 
 // DEC16_F8E4M3FN_FAST is the half-precision decoding of stream_avx2_fast_amd64.s (X14 0xbf80 words, Y13
 // 2^8), exact but for the NaN code.
@@ -29,6 +33,13 @@
 	VPAND X14, x, x; \
 	VCVTPH2PS x, y; \
 	VMULPS Y13, y, y
+
+// DEC16_F8E4M3FN_SCALED is DEC16_F8E4M3FN_FAST without the multiplication by 2^8.
+#define DEC16_F8E4M3FN_SCALED(off, y, x) \
+	VPMOVSXBW off(SI), x; \
+	VPSLLW $7, x, x; \
+	VPAND X14, x, x; \
+	VCVTPH2PS x, y
 
 #define DEC16_F8E5M2(off, y, x) \
 	VPMOVZXBW off(SI), x; \
@@ -242,6 +253,115 @@ fused:
 	VCVTPH2PS X13, Y13
 	VMULPS f8two8<>(SB), Y12, Y12
 	VMULPS f8two8<>(SB), Y13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	VPCMPEQB X14, X14, X14
+	VPCMPEQB X14, X15, X15
+	VPMOVMSKB X15, R8
+	TESTL R8, R8
+	JNZ  nan
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+	MOVB $1, ret+48(FP)
+	VZEROUPPER
+	RET
+nan:
+	MOVB $0, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func stream2F8E4M3FNR16Scaled(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// is stream2F8E4M3FNR16Fast for a scaled by 2^8: it decodes B times 2^-8, as the half-precision decoding
+// leaves it, without the two multiplications by 2^8 per 16 codes that share the multiply-adds' ports, and
+// the products are the same. buf then holds B times 2^-8.
+TEXT ·stream2F8E4M3FNR16Scaled(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	LOAD12(0)
+	VPXOR X15, X15, X15
+fused:
+	VMOVDQU (R12), X13
+	VPOR f8or80<>(SB), X13, X14
+	VPMAXUB X14, X15, X15
+	VPMOVSXBW X13, Y12
+	VPSLLW $7, Y12, Y12
+	VPAND f8mask<>(SB), Y12, Y12
+	VEXTRACTI128 $1, Y12, X13
+	VCVTPH2PS X12, Y12
+	VCVTPH2PS X13, Y13
 	VMOVUPS Y12, 0(SI)
 	VMOVUPS Y13, 32(SI)
 	VBROADCASTSS 0(AX), Y14
@@ -625,6 +745,45 @@ group:
 	VPMAXUB X10, X11, X11
 	DEC16_F8E4M3FN_FAST(0, Y0, X0)
 	DEC16_F8E4M3FN_FAST(8, Y1, X1)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $16, SI
+	ADDQ $8192, R10 // streamBlock16*16*4
+	DECQ R11
+	JNZ  group
+	ADDQ DX, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  row
+	VPCMPEQB X15, X15, X15
+	VPCMPEQB X15, X11, X11
+	VPMOVMSKB X11, R8
+	TESTL R8, R8
+	SETEQ ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func decode2F8E4M3FN16FastScaled(k int, b *byte, bstride int, dst *float32, groups int) bool
+// is decode2F8E4M3FN16Fast without the multiplication by 2^8: dst holds B times 2^-8, for a scaled by 2^8.
+TEXT ·decode2F8E4M3FN16FastScaled(SB), NOSPLIT, $0-41
+	ARGS16
+	MOVL $0x80808080, R8
+	MOVQ R8, X12
+	VPBROADCASTD X12, Y12
+	MOVL $0xbf80bf80, R8
+	MOVQ R8, X14
+	VPBROADCASTD X14, Y14
+	VPXOR Y11, Y11, Y11
+row:
+	PREFETCHT0 64(BX)
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
+	VPOR (SI), X12, X10
+	VPMAXUB X10, X11, X11
+	DEC16_F8E4M3FN_SCALED(0, Y0, X0)
+	DEC16_F8E4M3FN_SCALED(8, Y1, X1)
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
 	ADDQ $16, SI
