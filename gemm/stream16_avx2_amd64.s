@@ -350,9 +350,14 @@ TEXT ·stream2F8E4M3FNR16Scaled(SB), NOSPLIT, $0-49
 	MOVQ R9, CX
 	MOVQ R10, AX
 	MOVQ R11, SI
+	// The lines of B 16 steps on are fetched as the decoding goes: the first block of 16 columns of
+	// a panel reads them from L2 or beyond, at a new place for each panel, where the prefetchers lag.
+	MOVQ DX, R13
+	SHLQ $4, R13
 	LOAD12(0)
 	VPXOR X15, X15, X15
 fused:
+	PREFETCHT0 (R12)(R13*1)
 	VMOVDQU (R12), X13
 	VPOR f8or80<>(SB), X13, X14
 	VPMAXUB X14, X15, X15
