@@ -42,13 +42,15 @@ type (
 	streamDecodeFastFunc func(k int, b *byte, bstride int, dst *float32, groups int) bool
 )
 
-// A streamMulFunc is a streamFunc that reads a block of B decoded to float32 by a streamDecodeFunc.
-type streamMulFunc func(k int, a *float32, b *float32, out *float32)
+// A streamMulFunc is a streamFunc that reads a block of B decoded to float32 by a streamDecodeFunc. The
+// product has rows rows, the rest of A zero: the sums of rows past it, which nobody reads, it may leave
+// as they are.
+type streamMulFunc func(k int, a *float32, b *float32, out *float32, rows int)
 
 // A streamDecodeMulFunc is a streamDecodeFastFunc (one block) and a streamMulFunc in one pass, the
 // decoding done among the multiplications: it returns false, out untouched, where the fast decoding
 // does not do.
-type streamDecodeMulFunc func(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+type streamDecodeMulFunc func(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 // A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
 // sums in out as rows x cols, row-major. fast, when set, is tried first. A tile too tall for the
@@ -107,8 +109,9 @@ func (sk *streamKernel) streaming() bool { return sk.fn != nil || sk.mul != nil 
 // panel adds to out (64/cols blocks of rows x cols) the product of k <= sk.block() steps of a and the
 // 64 columns of B at b (bstride bytes between rows, size bytes an element), with buf (streamBlock16*64
 // floats) for B decoded by a decode and mul kernel. as, when not nil, is a scaled by 2^8 (scaleStreamA),
-// for the scaled kernels.
-func (sk *streamKernel) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32) {
+// for the scaled kernels. The product has m <= sk.rows rows: the sums of the rows past m may be left as
+// they are.
+func (sk *streamKernel) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
 	if sk.mul == nil {
 		for q := 0; q < streamPanel; q += sk.cols {
 			bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
@@ -128,10 +131,10 @@ func (sk *streamKernel) panel(k int, a, as *float32, b *byte, bstride, size int,
 	for q := 0; q < streamPanel; q += 16 * groups {
 		bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
 		if groups == 1 {
-			if as != nil && sk.decodeMulScaled != nil && sk.decodeMulScaled(k, as, bq, bstride, &buf[0], &out[q*sk.rows]) {
+			if as != nil && sk.decodeMulScaled != nil && sk.decodeMulScaled(k, as, bq, bstride, &buf[0], &out[q*sk.rows], m) {
 				continue
 			}
-			if sk.decodeMul != nil && sk.decodeMul(k, a, bq, bstride, &buf[0], &out[q*sk.rows]) {
+			if sk.decodeMul != nil && sk.decodeMul(k, a, bq, bstride, &buf[0], &out[q*sk.rows], m) {
 				continue
 			}
 		}
@@ -143,7 +146,7 @@ func (sk *streamKernel) panel(k int, a, as *float32, b *byte, bstride, size int,
 			sk.decode(k, bq, bstride, &buf[0], groups)
 		}
 		for g := 0; g < groups; g++ {
-			sk.mul(k, ag, &buf[g*streamBlock16*16], &out[(q+16*g)*sk.rows])
+			sk.mul(k, ag, &buf[g*streamBlock16*16], &out[(q+16*g)*sk.rows], m)
 		}
 	}
 }
@@ -411,7 +414,7 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []floa
 		}
 		for i, ref := range sw.panels {
 			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
-			sk.panel(kn, a, as, (*byte)(b), ref.bstride, s.size, acc[i*size:(i+1)*size], sw.dec)
+			sk.panel(kn, a, as, (*byte)(b), ref.bstride, s.size, acc[i*size:(i+1)*size], sw.dec, m)
 		}
 	}
 	storePanels(c, acc, s, sk, p0, p1, alpha, beta)

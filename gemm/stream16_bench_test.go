@@ -30,19 +30,19 @@ func BenchmarkStream16AVX2(b *testing.B) {
 	}
 	b.Run("f32", func(b *testing.B) {
 		for range b.N {
-			stream2F32R16(k, &a[0], &buf[0], &out[0])
+			stream2F32R16(k, &a[0], &buf[0], &out[0], 16)
 		}
 		flops(b)
 	})
 	b.Run("f8e4m3fn-fused", func(b *testing.B) {
 		for range b.N {
-			stream2F8E4M3FNR16Fast(k, &a[0], &codes[0], streamPanel, &buf[0], &out[0])
+			stream2F8E4M3FNR16Fast(k, &a[0], &codes[0], streamPanel, &buf[0], &out[0], 16)
 		}
 		flops(b)
 	})
 	b.Run("f8e4m3fn-fused-scaled", func(b *testing.B) {
 		for range b.N {
-			stream2F8E4M3FNR16Scaled(k, &a[0], &codes[0], streamPanel, &buf[0], &out[0])
+			stream2F8E4M3FNR16Scaled(k, &a[0], &codes[0], streamPanel, &buf[0], &out[0], 16)
 		}
 		flops(b)
 	})
@@ -50,7 +50,7 @@ func BenchmarkStream16AVX2(b *testing.B) {
 		for range b.N {
 			decode2F8E4M3FN16Fast(k, &codes[0], streamPanel, &buf[0], 4)
 			for g := 0; g < 4; g++ {
-				stream2F32R16(k, &a[0], &buf[g*streamBlock16*16], &out[0])
+				stream2F32R16(k, &a[0], &buf[g*streamBlock16*16], &out[0], 16)
 			}
 		}
 		b.ReportMetric(float64(4*16*16*k*2)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
@@ -59,7 +59,7 @@ func BenchmarkStream16AVX2(b *testing.B) {
 		for range b.N {
 			decode2F8E4M3FN16FastScaled(k, &codes[0], streamPanel, &buf[0], 4)
 			for g := 0; g < 4; g++ {
-				stream2F32R16(k, &a[0], &buf[g*streamBlock16*16], &out[0])
+				stream2F32R16(k, &a[0], &buf[g*streamBlock16*16], &out[0], 16)
 			}
 		}
 		b.ReportMetric(float64(4*16*16*k*2)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")

@@ -110,22 +110,22 @@ func stream2F8E4M3FNR8Fast(k int, a *float32, b *byte, bstride int, out *float32
 // them, groups <= 4, block g at dst + g*streamBlock16*16).
 
 //go:noescape
-func stream2F32R16(k int, a *float32, b *float32, out *float32)
+func stream2F32R16(k int, a *float32, b *float32, out *float32, rows int)
 
 //go:noescape
-func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 //go:noescape
-func stream2F8E4M3FNR16Scaled(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+func stream2F8E4M3FNR16Scaled(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 //go:noescape
-func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 //go:noescape
-func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 //go:noescape
-func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 //go:noescape
 func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
