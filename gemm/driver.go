@@ -150,12 +150,13 @@ type task struct {
 	stream       *streamSource
 	streamKernel streamKernel
 	packedA      []float32
+	scaledA      []float32 // packedA times 2^8, or nil
 	p0, p1       int
 }
 
 func (t *task) run() {
 	if t.stream != nil {
-		streamPanels(t.kern, t.streamKernel, t.c, t.packedA, t.stream, t.p0, t.p1, t.alpha, t.beta)
+		streamPanels(t.kern, t.streamKernel, t.c, t.packedA, t.scaledA, t.stream, t.p0, t.p1, t.alpha, t.beta)
 		return
 	}
 	ws := workspaces.Get().(*workspace)

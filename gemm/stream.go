@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"octet/dtype"
@@ -41,27 +42,56 @@ type (
 	streamDecodeFastFunc func(k int, b *byte, bstride int, dst *float32, groups int) bool
 )
 
-// A streamMulFunc is a streamFunc that reads a block of B decoded to float32 by a streamDecodeFunc.
-type streamMulFunc func(k int, a *float32, b *float32, out *float32)
+// A streamMulFunc is a streamFunc that reads a block of B decoded to float32 by a streamDecodeFunc. The
+// product has rows rows, the rest of A zero: the sums of rows past it, which nobody reads, it may leave
+// as they are.
+type streamMulFunc func(k int, a *float32, b *float32, out *float32, rows int)
 
 // A streamDecodeMulFunc is a streamDecodeFastFunc (one block) and a streamMulFunc in one pass, the
 // decoding done among the multiplications: it returns false, out untouched, where the fast decoding
 // does not do.
-type streamDecodeMulFunc func(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+type streamDecodeMulFunc func(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 // A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
 // sums in out as rows x cols, row-major. fast, when set, is tried first. A tile too tall for the
 // registers to hold its sums and the decoded B (cols 16) has instead a decode and a mul: the block of B
 // that one call reads is decoded once into a buffer, then multiplied by all the rows; decodeFast, when
 // set, is tried before decode, and decodeMul, when set, before both for a packed B.
+//
+// decodeFastScaled and decodeMulScaled, when set, are decodeFast and decodeMul for A scaled by 2^8
+// (scaleStreamA): they decode B scaled by 2^-8, which saves the f8e4m3fn decoding through half precision
+// its multiplication by 2^8, and the products, (a*2^8)*(b*2^-8) = a*b exactly, are the same. They are
+// tried first where A could be scaled exactly; their fallback is the unscaled path, with the unscaled A.
 type streamKernel struct {
-	rows, cols int
-	fn         streamFunc
-	fast       streamFastFunc
-	decode     streamDecodeFunc
-	decodeFast streamDecodeFastFunc
-	decodeMul  streamDecodeMulFunc
-	mul        streamMulFunc
+	rows, cols       int
+	fn               streamFunc
+	fast             streamFastFunc
+	decode           streamDecodeFunc
+	decodeFast       streamDecodeFastFunc
+	decodeMul        streamDecodeMulFunc
+	decodeFastScaled streamDecodeFastFunc
+	decodeMulScaled  streamDecodeMulFunc
+	mul              streamMulFunc
+}
+
+// scaled reports whether sk has kernels that read A scaled by 2^8.
+func (sk *streamKernel) scaled() bool { return sk.decodeFastScaled != nil || sk.decodeMulScaled != nil }
+
+// streamScaleLimit is the bits of 2^120: a float32 below it in magnitude times 2^8 is finite, and exact
+// (a subnormal gains bits, none is lost).
+const streamScaleLimit = 0x7b800000
+
+// scaleStreamA sets dst to src times 2^8 and reports whether that is exact: false (dst unspecified) where
+// src holds a value of magnitude 2^120 or more, an infinity or a NaN.
+func scaleStreamA(dst, src []float32) bool {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		if math.Float32bits(v)&0x7fffffff >= streamScaleLimit {
+			return false
+		}
+		dst[i] = v * 0x1p8
+	}
+	return true
 }
 
 // block returns how many steps of k sk takes in one call: streamBlock, or streamBlock16 for a decode and
@@ -78,8 +108,10 @@ func (sk *streamKernel) streaming() bool { return sk.fn != nil || sk.mul != nil 
 
 // panel adds to out (64/cols blocks of rows x cols) the product of k <= sk.block() steps of a and the
 // 64 columns of B at b (bstride bytes between rows, size bytes an element), with buf (streamBlock16*64
-// floats) for B decoded by a decode and mul kernel.
-func (sk *streamKernel) panel(k int, a *float32, b *byte, bstride, size int, out []float32, buf []float32) {
+// floats) for B decoded by a decode and mul kernel. as, when not nil, is a scaled by 2^8 (scaleStreamA),
+// for the scaled kernels. The product has m <= sk.rows rows: the sums of the rows past m may be left as
+// they are.
+func (sk *streamKernel) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
 	if sk.mul == nil {
 		for q := 0; q < streamPanel; q += sk.cols {
 			bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
@@ -98,14 +130,23 @@ func (sk *streamKernel) panel(k int, a *float32, b *byte, bstride, size int, out
 	}
 	for q := 0; q < streamPanel; q += 16 * groups {
 		bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
-		if groups == 1 && sk.decodeMul != nil && sk.decodeMul(k, a, bq, bstride, &buf[0], &out[q*sk.rows]) {
-			continue
+		if groups == 1 {
+			if as != nil && sk.decodeMulScaled != nil && sk.decodeMulScaled(k, as, bq, bstride, &buf[0], &out[q*sk.rows], m) {
+				continue
+			}
+			if sk.decodeMul != nil && sk.decodeMul(k, a, bq, bstride, &buf[0], &out[q*sk.rows], m) {
+				continue
+			}
 		}
-		if sk.decodeFast == nil || !sk.decodeFast(k, bq, bstride, &buf[0], groups) {
+		ag := a
+		switch {
+		case as != nil && sk.decodeFastScaled != nil && sk.decodeFastScaled(k, bq, bstride, &buf[0], groups):
+			ag = as
+		case sk.decodeFast == nil || !sk.decodeFast(k, bq, bstride, &buf[0], groups):
 			sk.decode(k, bq, bstride, &buf[0], groups)
 		}
 		for g := 0; g < groups; g++ {
-			sk.mul(k, a, &buf[g*streamBlock16*16], &out[(q+16*g)*sk.rows])
+			sk.mul(k, ag, &buf[g*streamBlock16*16], &out[(q+16*g)*sk.rows], m)
 		}
 	}
 }
@@ -280,16 +321,22 @@ func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32
 		rows := min(sk.rows, m-i0)
 		cg, ag := c.sub(i0, i0+rows, 0, c.cols), a.sub(i0, i0+rows, 0, k)
 		// A, packed k-major, rows past m zero: read by every goroutine.
-		bufA, _, tmp := ws.get(sk.rows*k, 0, 16*k)
+		// and, for the scaled kernels, A times 2^8 where that is exact.
+		n := sk.rows * k
+		bufA, _, tmp := ws.get(2*n, 0, 16*k)
 		packA(bufA, &ag, rows, k, sk.rows, tmp)
+		pa, ps := bufA[:n], []float32(nil)
+		if sk.scaled() && scaleStreamA(bufA[n:2*n], pa) {
+			ps = bufA[n : 2*n]
+		}
 		if t <= 1 {
-			streamPanels(kern, sk, cg, bufA[:sk.rows*k], s, 0, panels, alpha, beta)
+			streamPanels(kern, sk, cg, pa, ps, s, 0, panels, alpha, beta)
 			continue
 		}
 		j := jobs.Get().(*job)
 		j.src = *s
 		for i := 0; i < t; i++ {
-			j.tasks = append(j.tasks, task{kern: kern, c: cg, stream: &j.src, streamKernel: sk, packedA: bufA[:sk.rows*k],
+			j.tasks = append(j.tasks, task{kern: kern, c: cg, stream: &j.src, streamKernel: sk, packedA: pa, scaledA: ps,
 				p0: i * panels / t, p1: (i + 1) * panels / t, alpha: alpha, beta: beta})
 		}
 		runJob(j, t)
@@ -321,9 +368,9 @@ const streamBlock = 256
 // they did not: 10% slower.)
 const streamBlock16 = 128
 
-// streamPanels runs panels [p0, p1) of s through sk against the packed A (k groups of sk.rows rows) and
-// stores them into c.
-func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *streamSource, p0, p1 int, alpha, beta float32) {
+// streamPanels runs panels [p0, p1) of s through sk against the packed A (k groups of sk.rows rows), and
+// scaledA (nil, or packedA times 2^8) for sk's scaled kernels, and stores them into c.
+func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []float32, s *streamSource, p0, p1 int, alpha, beta float32) {
 	m, k := c.rows, s.k
 	ws := workspaces.Get().(*workspace)
 	defer workspaces.Put(ws)
@@ -361,10 +408,13 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA []float32, s *s
 	block := sk.block()
 	for kb := 0; kb < k; kb += block {
 		kn := min(block, k-kb)
-		a := &packedA[kb*sk.rows]
+		a, as := &packedA[kb*sk.rows], (*float32)(nil)
+		if scaledA != nil {
+			as = &scaledA[kb*sk.rows]
+		}
 		for i, ref := range sw.panels {
 			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
-			sk.panel(kn, a, (*byte)(b), ref.bstride, s.size, acc[i*size:(i+1)*size], sw.dec)
+			sk.panel(kn, a, as, (*byte)(b), ref.bstride, s.size, acc[i*size:(i+1)*size], sw.dec, m)
 		}
 	}
 	storePanels(c, acc, s, sk, p0, p1, alpha, beta)

@@ -10,7 +10,10 @@
 // of k, as the other kernels do.
 //
 // func decode2TYPE16(k int, b *byte, bstride int, dst *float32, groups int)
-// func stream2F32R16(k int, a *float32, b *float32, out *float32)
+// func stream2F32R16(k int, a *float32, b *float32, out *float32, rows int)
+//
+// The product has rows rows (A is zero past them): with 12 or fewer the 4x16 tile, whose sums nobody
+// reads, is left out, a quarter of the work for 9 to 12 rows.
 //
 // The decoders write groups (1 or 4) blocks of k x 16 columns, column block g at dst + g*streamBlock16*16
 // floats: a row-major B is decoded a whole panel (4 blocks) at a time, so that each of its rows, in a page
@@ -20,6 +23,10 @@
 //
 // stream2TYPER16Fast, for a packed B, decodes the block while it multiplies it by rows 0-5, so that the
 // decoding's instructions run among the multiply-adds instead of before them.
+//
+// The f8e4m3fn kernels named Scaled read A scaled by 2^8 (scaleStreamA) and decode B times 2^-8, which is
+// what the conversion from half precision gives: (a*2^8)*(b*2^-8) is a*b exactly, so the sums are the
+// same, and the multiplications by 2^8 are saved.
 
 // DEC16_F8E4M3FN_FAST is the half-precision decoding of stream_avx2_fast_amd64.s (X14 0xbf80 words, Y13
 // 2^8), exact but for the NaN code.
@@ -29,6 +36,13 @@
 	VPAND X14, x, x; \
 	VCVTPH2PS x, y; \
 	VMULPS Y13, y, y
+
+// DEC16_F8E4M3FN_SCALED is DEC16_F8E4M3FN_FAST without the multiplication by 2^8.
+#define DEC16_F8E4M3FN_SCALED(off, y, x) \
+	VPMOVSXBW off(SI), x; \
+	VPSLLW $7, x, x; \
+	VPAND X14, x, x; \
+	VCVTPH2PS x, y
 
 #define DEC16_F8E5M2(off, y, x) \
 	VPMOVZXBW off(SI), x; \
@@ -124,8 +138,8 @@
 	VMOVUPS Y10, o+320(DI); \
 	VMOVUPS Y11, o+352(DI)
 
-// func stream2F32R16(k int, a *float32, b *float32, out *float32)
-TEXT ·stream2F32R16(SB), NOSPLIT, $0-32
+// func stream2F32R16(k int, a *float32, b *float32, out *float32, rows int)
+TEXT ·stream2F32R16(SB), NOSPLIT, $0-40
 	MOVQ k+0(FP), R9
 	MOVQ a+8(FP), R10
 	MOVQ b+16(FP), R11
@@ -173,7 +187,9 @@ rows6odd:
 rows6done:
 	STORE12(384)
 
-	// Rows 12-15.
+	// Rows 12-15, unless the product has no more than 12.
+	CMPQ rows+32(FP), $12
+	JLE  rows12skip
 	MOVQ R9, CX
 	MOVQ R10, AX
 	MOVQ R11, BX
@@ -193,6 +209,7 @@ rows12odd:
 	ROWS4(48, 0)
 rows12done:
 	STORE8(768)
+rows12skip:
 	VZEROUPPER
 	RET
 
@@ -211,12 +228,12 @@ DATA f8two8<>+16(SB)/8, $0x4380000043800000
 DATA f8two8<>+24(SB)/8, $0x4380000043800000
 GLOBL f8two8<>(SB), RODATA|NOPTR, $32
 
-// func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 // It decodes the k x 16 block of f8e4m3fn at b (bstride bytes between rows) into buf, as
 // decode2F8E4M3FN16Fast does, and adds its product with the 16 rows of a to out, as stream2F32R16 does,
 // decoding while it multiplies by rows 0-5. Where the block holds a NaN code it returns false, out
 // untouched.
-TEXT ·stream2F8E4M3FNR16Fast(SB), NOSPLIT, $0-49
+TEXT ·stream2F8E4M3FNR16Fast(SB), NOSPLIT, $0-57
 	MOVQ k+0(FP), R9
 	MOVQ a+8(FP), R10
 	MOVQ b+16(FP), R12
@@ -295,7 +312,9 @@ frows6odd:
 frows6done:
 	STORE12(384)
 
-	// Rows 12-15.
+	// Rows 12-15, unless the product has no more than 12.
+	CMPQ rows+48(FP), $12
+	JLE  frows12skip
 	MOVQ R9, CX
 	MOVQ R10, AX
 	MOVQ R11, BX
@@ -315,17 +334,135 @@ frows12odd:
 	ROWS4(48, 0)
 frows12done:
 	STORE8(768)
-	MOVB $1, ret+48(FP)
+frows12skip:
+	MOVB $1, ret+56(FP)
 	VZEROUPPER
 	RET
 nan:
-	MOVB $0, ret+48(FP)
+	MOVB $0, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// func stream2F8E4M3FNR16Scaled(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
+// is stream2F8E4M3FNR16Fast for a scaled by 2^8: it decodes B times 2^-8, as the half-precision decoding
+// leaves it, without the two multiplications by 2^8 per 16 codes that share the multiply-adds' ports, and
+// the products are the same. buf then holds B times 2^-8.
+TEXT ·stream2F8E4M3FNR16Scaled(SB), NOSPLIT, $0-57
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+
+	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, SI
+	// The lines of B 16 steps on are fetched as the decoding goes: the first block of 16 columns of
+	// a panel reads them from L2 or beyond, at a new place for each panel, where the prefetchers lag.
+	MOVQ DX, R13
+	SHLQ $4, R13
+	LOAD12(0)
+	VPXOR X15, X15, X15
+fused:
+	PREFETCHT0 (R12)(R13*1)
+	VMOVDQU (R12), X13
+	VPOR f8or80<>(SB), X13, X14
+	VPMAXUB X14, X15, X15
+	VPMOVSXBW X13, Y12
+	VPSLLW $7, Y12, Y12
+	VPAND f8mask<>(SB), Y12, Y12
+	VEXTRACTI128 $1, Y12, X13
+	VCVTPH2PS X12, Y12
+	VCVTPH2PS X13, Y13
+	VMOVUPS Y12, 0(SI)
+	VMOVUPS Y13, 32(SI)
+	VBROADCASTSS 0(AX), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ $64, AX
+	ADDQ DX, R12
+	ADDQ $64, SI
+	DECQ CX
+	JNZ  fused
+	VPCMPEQB X14, X14, X14
+	VPCMPEQB X14, X15, X15
+	VPMOVMSKB X15, R8
+	TESTL R8, R8
+	JNZ  nan
+	STORE12(0)
+
+	// Rows 6-11.
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD12(384)
+	SHRQ $1, CX
+	JZ   frows6odd
+frows6:
+	ROWS6(24, 0)
+	ROWS6(24+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows6
+frows6odd:
+	TESTQ $1, R9
+	JZ   frows6done
+	ROWS6(24, 0)
+frows6done:
+	STORE12(384)
+
+	// Rows 12-15, unless the product has no more than 12.
+	CMPQ rows+48(FP), $12
+	JLE  frows12skip
+	MOVQ R9, CX
+	MOVQ R10, AX
+	MOVQ R11, BX
+	LOAD8(768)
+	SHRQ $1, CX
+	JZ   frows12odd
+frows12:
+	ROWS4(48, 0)
+	ROWS4(48+64, 64)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  frows12
+frows12odd:
+	TESTQ $1, R9
+	JZ   frows12done
+	ROWS4(48, 0)
+frows12done:
+	STORE8(768)
+frows12skip:
+	MOVB $1, ret+56(FP)
+	VZEROUPPER
+	RET
+nan:
+	MOVB $0, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 // is stream2F8E4M3FNR16Fast for f8e5m2, whose every code it decodes: it returns true.
-TEXT ·stream2F8E5M2R16Fast(SB), NOSPLIT, $0-49
+TEXT ·stream2F8E5M2R16Fast(SB), NOSPLIT, $0-57
 	MOVQ k+0(FP), R9
 	MOVQ a+8(FP), R10
 	MOVQ b+16(FP), R12
@@ -392,7 +529,9 @@ frows6odd:
 frows6done:
 	STORE12(384)
 
-	// Rows 12-15.
+	// Rows 12-15, unless the product has no more than 12.
+	CMPQ rows+48(FP), $12
+	JLE  frows12skip
 	MOVQ R9, CX
 	MOVQ R10, AX
 	MOVQ R11, BX
@@ -412,13 +551,14 @@ frows12odd:
 	ROWS4(48, 0)
 frows12done:
 	STORE8(768)
-	MOVB $1, ret+48(FP)
+frows12skip:
+	MOVB $1, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 // is stream2F8E4M3FNR16Fast for s8, whose every code it decodes: it returns true.
-TEXT ·stream2S8R16Fast(SB), NOSPLIT, $0-49
+TEXT ·stream2S8R16Fast(SB), NOSPLIT, $0-57
 	MOVQ k+0(FP), R9
 	MOVQ a+8(FP), R10
 	MOVQ b+16(FP), R12
@@ -484,7 +624,9 @@ frows6odd:
 frows6done:
 	STORE12(384)
 
-	// Rows 12-15.
+	// Rows 12-15, unless the product has no more than 12.
+	CMPQ rows+48(FP), $12
+	JLE  frows12skip
 	MOVQ R9, CX
 	MOVQ R10, AX
 	MOVQ R11, BX
@@ -504,13 +646,14 @@ frows12odd:
 	ROWS4(48, 0)
 frows12done:
 	STORE8(768)
-	MOVB $1, ret+48(FP)
+frows12skip:
+	MOVB $1, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+// func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 // is stream2F8E4M3FNR16Fast for bf16, whose every code it decodes: it returns true.
-TEXT ·stream2BF16R16Fast(SB), NOSPLIT, $0-49
+TEXT ·stream2BF16R16Fast(SB), NOSPLIT, $0-57
 	MOVQ k+0(FP), R9
 	MOVQ a+8(FP), R10
 	MOVQ b+16(FP), R12
@@ -576,7 +719,9 @@ frows6odd:
 frows6done:
 	STORE12(384)
 
-	// Rows 12-15.
+	// Rows 12-15, unless the product has no more than 12.
+	CMPQ rows+48(FP), $12
+	JLE  frows12skip
 	MOVQ R9, CX
 	MOVQ R10, AX
 	MOVQ R11, BX
@@ -596,7 +741,8 @@ frows12odd:
 	ROWS4(48, 0)
 frows12done:
 	STORE8(768)
-	MOVB $1, ret+48(FP)
+frows12skip:
+	MOVB $1, ret+56(FP)
 	VZEROUPPER
 	RET
 
@@ -625,6 +771,45 @@ group:
 	VPMAXUB X10, X11, X11
 	DEC16_F8E4M3FN_FAST(0, Y0, X0)
 	DEC16_F8E4M3FN_FAST(8, Y1, X1)
+	VMOVUPS Y0, 0(R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ $16, SI
+	ADDQ $8192, R10 // streamBlock16*16*4
+	DECQ R11
+	JNZ  group
+	ADDQ DX, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  row
+	VPCMPEQB X15, X15, X15
+	VPCMPEQB X15, X11, X11
+	VPMOVMSKB X11, R8
+	TESTL R8, R8
+	SETEQ ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func decode2F8E4M3FN16FastScaled(k int, b *byte, bstride int, dst *float32, groups int) bool
+// is decode2F8E4M3FN16Fast without the multiplication by 2^8: dst holds B times 2^-8, for a scaled by 2^8.
+TEXT ·decode2F8E4M3FN16FastScaled(SB), NOSPLIT, $0-41
+	ARGS16
+	MOVL $0x80808080, R8
+	MOVQ R8, X12
+	VPBROADCASTD X12, Y12
+	MOVL $0xbf80bf80, R8
+	MOVQ R8, X14
+	VPBROADCASTD X14, Y14
+	VPXOR Y11, Y11, Y11
+row:
+	PREFETCHT0 64(BX)
+	MOVQ BX, SI
+	MOVQ DI, R10
+	MOVQ R9, R11
+group:
+	VPOR (SI), X12, X10
+	VPMAXUB X10, X11, X11
+	DEC16_F8E4M3FN_SCALED(0, Y0, X0)
+	DEC16_F8E4M3FN_SCALED(8, Y1, X1)
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
 	ADDQ $16, SI

@@ -110,22 +110,28 @@ func stream2F8E4M3FNR8Fast(k int, a *float32, b *byte, bstride int, out *float32
 // them, groups <= 4, block g at dst + g*streamBlock16*16).
 
 //go:noescape
-func stream2F32R16(k int, a *float32, b *float32, out *float32)
+func stream2F32R16(k int, a *float32, b *float32, out *float32, rows int)
 
 //go:noescape
-func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 //go:noescape
-func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+func stream2F8E4M3FNR16Scaled(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 //go:noescape
-func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 //go:noescape
-func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32) bool
+func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
+
+//go:noescape
+func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
 //go:noescape
 func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
+
+//go:noescape
+func decode2F8E4M3FN16FastScaled(k int, b *byte, bstride int, dst *float32, groups int) bool
 
 //go:noescape
 func decode2F8E5M216(k int, b *byte, bstride int, dst *float32, groups int)
@@ -169,7 +175,8 @@ func init() {
 		avx2Kernel.streams, avx2Kernel.streamISA = map[dtype.Type][]streamKernel{
 			dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: stream2F8E4M3FNR1, fast: stream2F8E4M3FNR1Fast},
 				{rows: 4, cols: 16, fn: stream2F8E4M3FNR4, fast: stream2F8E4M3FNR4Fast},
-				{rows: 8, cols: 8, fn: stream2F8E4M3FNR8, fast: stream2F8E4M3FNR8Fast}, r16(decode2F8E4M3FN16, decode2F8E4M3FN16Fast, stream2F8E4M3FNR16Fast)},
+				{rows: 8, cols: 8, fn: stream2F8E4M3FNR8, fast: stream2F8E4M3FNR8Fast}, r16scaled(decode2F8E4M3FN16, decode2F8E4M3FN16Fast, stream2F8E4M3FNR16Fast,
+					decode2F8E4M3FN16FastScaled, stream2F8E4M3FNR16Scaled)},
 			dtype.F8E5M2: {{rows: 1, cols: 64, fn: stream2F8E5M2R1}, {rows: 4, cols: 16, fn: stream2F8E5M2R4},
 				{rows: 8, cols: 8, fn: stream2F8E5M2R8}, r16(decode2F8E5M216, nil, stream2F8E5M2R16Fast)},
 			dtype.S8: {{rows: 1, cols: 64, fn: stream2S8R1}, {rows: 4, cols: 16, fn: stream2S8R4}, {rows: 8, cols: 8, fn: stream2S8R8},
@@ -198,6 +205,15 @@ func init() {
 // decodeMul for a packed B) and multiplied by stream2F32R16.
 func r16(decode streamDecodeFunc, decodeFast streamDecodeFastFunc, decodeMul streamDecodeMulFunc) streamKernel {
 	return streamKernel{rows: 16, cols: 16, decode: decode, decodeFast: decodeFast, decodeMul: decodeMul, mul: stream2F32R16}
+}
+
+// r16scaled is r16 with the kernels that read A scaled by 2^8 (f8e4m3fn: B decoded through half
+// precision without the multiplication by 2^8).
+func r16scaled(decode streamDecodeFunc, decodeFast streamDecodeFastFunc, decodeMul streamDecodeMulFunc,
+	decodeFastScaled streamDecodeFastFunc, decodeMulScaled streamDecodeMulFunc) streamKernel {
+	sk := r16(decode, decodeFast, decodeMul)
+	sk.decodeFastScaled, sk.decodeMulScaled = decodeFastScaled, decodeMulScaled
+	return sk
 }
 
 // hasAVX2Kernel reports whether the machine runs the AVX2 kernels.

@@ -72,8 +72,10 @@ func sameBits(x, y float32) bool {
 // exact 1-row kernel of the same set run row by row: all add a(r, p)*b(p, j) to the sums in order of p
 // with fused multiply-adds, so the results must be the same bit for bit (any NaN for any NaN). B holds
 // random codes, +-0, subnormals, the largest values and, in half the cases, NaN codes, which the fast
-// paths leave to the exact decoding; A holds random values, zeros, subnormals and large ones. The fast
-// paths must also find every NaN code, and only where there is one (checkFastFlags).
+// paths leave to the exact decoding; A holds random values, zeros, subnormals and large ones, and in a
+// quarter of the cases values that cannot be scaled by 2^8 exactly (of magnitude 2^120 or more, infinities,
+// NaNs), which keep the kernels that read A scaled (scaleStreamA) out; those run with and without the
+// scaled A. The fast paths must also find every NaN code, and only where there is one (checkFastFlags).
 func TestStreamKernelsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(47, 48))
 	tested := 0
@@ -102,6 +104,7 @@ func TestStreamKernelsExact(t *testing.T) {
 					nan := trial%2 == 1
 					b := streamBlockB(rng, typ, k, bstride, nan)
 					a := make([]float32, k*sk.rows)
+					huge := trial%4 == 3
 					for i := range a {
 						switch rng.IntN(16) {
 						case 0:
@@ -110,9 +113,30 @@ func TestStreamKernelsExact(t *testing.T) {
 							a[i] = float32(rng.NormFloat64()) * 0x1p-140
 						case 2:
 							a[i] = float32(rng.NormFloat64()) * 0x1p100
+						case 3:
+							a[i] = float32(1+rng.Float64()) * 0x1p118 // near the limit, below it
+							if rng.IntN(2) == 0 {
+								a[i] = -0x1.fffffep119
+							}
+						case 4:
+							if huge {
+								a[i] = hugeA[rng.IntN(len(hugeA))]
+								break
+							}
+							fallthrough
 						default:
 							a[i] = float32(rng.NormFloat64())
 						}
+					}
+					if huge { // at least one, at the last step, where a block's products end
+						a[len(a)-1-rng.IntN(sk.rows)] = hugeA[rng.IntN(len(hugeA))]
+					}
+					as := make([]float32, len(a))
+					if !scaleStreamA(as, a) {
+						as = nil
+					}
+					if (as == nil) != huge {
+						t.Fatalf("scaleStreamA of an A with huge values %v reported %v", huge, as != nil)
 					}
 					out0 := make([]float32, sk.rows*streamPanel)
 					for i := range out0 {
@@ -132,19 +156,35 @@ func TestStreamKernelsExact(t *testing.T) {
 						}
 						ref.fn(k, &ar[0], &b[0], bstride, &want[r][0])
 					}
-					got := append([]float32(nil), out0...)
-					sk.panel(k, &a[0], &b[0], bstride, size, got, make([]float32, streamBlock16*streamPanel))
-					checkFastFlags(t, kern, typ, sk, k, a, b, bstride, out0)
-					for r := 0; r < sk.rows; r++ {
-						for j := 0; j < streamPanel; j++ {
-							q := j / sk.cols * sk.cols
-							if g := got[q*sk.rows+r*sk.cols+j-q]; !sameBits(g, want[r][j]) {
-								t.Fatalf("%s %v %dx%d, k=%d, bstride=%d, NaN codes %v: sum (%d, %d) = %v (%#08x), want %v (%#08x)",
-									kern.Name(), typ, sk.rows, sk.cols, k, bstride, nan, r, j, g, math.Float32bits(g), want[r][j], math.Float32bits(want[r][j]))
+					runs := [][]float32{as}
+					if as != nil && sk.scaled() {
+						runs = append(runs, nil) // the unscaled kernels too
+					}
+					for _, as := range runs {
+						got := append([]float32(nil), out0...)
+						var pas *float32
+						if as != nil {
+							pas = &as[0]
+						}
+						// The rows of the product: all, or fewer, which a kernel may take as leave to skip the
+						// sums of the others.
+						m := sk.rows
+						if trial%5 == 2 {
+							m = 1 + rng.IntN(sk.rows)
+						}
+						sk.panel(k, &a[0], pas, &b[0], bstride, size, got, make([]float32, streamBlock16*streamPanel), m)
+						checkFastFlags(t, kern, typ, sk, k, a, as, b, bstride, out0)
+						for r := 0; r < m; r++ {
+							for j := 0; j < streamPanel; j++ {
+								q := j / sk.cols * sk.cols
+								if g := got[q*sk.rows+r*sk.cols+j-q]; !sameBits(g, want[r][j]) {
+									t.Fatalf("%s %v %dx%d, k=%d, bstride=%d, NaN codes %v, huge A %v, scaled A %v, %d rows: sum (%d, %d) = %v (%#08x), want %v (%#08x)",
+										kern.Name(), typ, sk.rows, sk.cols, k, bstride, nan, huge, as != nil, m, r, j, g, math.Float32bits(g), want[r][j], math.Float32bits(want[r][j]))
+								}
 							}
 						}
+						tested++
 					}
-					tested++
 				}
 			}
 		}
@@ -209,10 +249,35 @@ func TestStreamNaNCodes(t *testing.T) {
 	})
 }
 
-// checkFastFlags calls sk's fast kernels on each block of columns of b directly: they must report an
-// f8e4m3fn NaN code exactly where the block holds one, and then leave out as it was (the fast kernels of
-// the other types decode every code and always report success).
-func checkFastFlags(t *testing.T, kern *Kernel, typ dtype.Type, sk streamKernel, k int, a []float32, b []byte, bstride int, out0 []float32) {
+// hugeA are values of A that cannot be scaled by 2^8 exactly: of magnitude 2^120 or more (2^120 times 2^8
+// overflows), infinities and NaNs.
+var hugeA = []float32{0x1p120, -0x1p120, 0x1.8p125, -0x1.fffffep127, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+
+// TestScaleStreamA checks the limit of scaleStreamA: A scaled by 2^8 exactly, subnormals and signed zeros
+// included, up to the largest value below 2^120, and no further.
+func TestScaleStreamA(t *testing.T) {
+	ok := []float32{0, float32(math.Copysign(0, -1)), 0x1p-149, -0x1p-149, 0x1.fffffcp-127, 1, -3.5, 0x1.fffffep119, -0x1.fffffep119}
+	dst := make([]float32, 3)
+	for _, v := range ok {
+		if !scaleStreamA(dst, []float32{v}) {
+			t.Fatalf("scaleStreamA(%v) = false, want true", v)
+		}
+		if want := float32(float64(v) * 256); math.Float32bits(dst[0]) != math.Float32bits(want) || float64(dst[0])/256 != float64(v) {
+			t.Fatalf("scaleStreamA(%v) = %v, want %v", v, dst[0], want)
+		}
+	}
+	for _, v := range hugeA {
+		if scaleStreamA(dst, []float32{1, v, 2}) {
+			t.Fatalf("scaleStreamA(%v) = true, want false", v)
+		}
+	}
+}
+
+// checkFastFlags calls sk's fast kernels on each block of columns of b directly (the scaled ones too, with
+// as, where as is not nil): they must report an f8e4m3fn NaN code exactly where the block holds one, and
+// then leave out as it was (the fast kernels of the other types decode every code and always report
+// success).
+func checkFastFlags(t *testing.T, kern *Kernel, typ dtype.Type, sk streamKernel, k int, a, as []float32, b []byte, bstride int, out0 []float32) {
 	t.Helper()
 	size := typ.ByteSize()
 	nanIn := func(j0, j1 int) bool {
@@ -239,7 +304,20 @@ func checkFastFlags(t *testing.T, kern *Kernel, typ dtype.Type, sk streamKernel,
 			name, got = "fast", sk.fast(k, &a[0], at(q), bstride, &out[q*sk.rows])
 		case sk.decodeMul != nil:
 			buf := make([]float32, streamBlock16*16)
-			name, got = "decodeMul", sk.decodeMul(k, &a[0], at(q), bstride, &buf[0], &out[q*sk.rows])
+			name, got = "decodeMul", sk.decodeMul(k, &a[0], at(q), bstride, &buf[0], &out[q*sk.rows], sk.rows)
+			if as != nil && sk.decodeMulScaled != nil {
+				out := append([]float32(nil), out0...)
+				if got := sk.decodeMulScaled(k, &as[0], at(q), bstride, &buf[0], &out[q*sk.rows], sk.rows); got != want {
+					t.Fatalf("%s %v %dx%d, k=%d: decodeMulScaled on columns %d..%d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, q, q+sk.cols, got, want)
+				}
+				if !got {
+					for i := range out {
+						if math.Float32bits(out[i]) != math.Float32bits(out0[i]) {
+							t.Fatalf("%s %v %dx%d, k=%d: decodeMulScaled changed out[%d] though it returned false", kern.Name(), typ, sk.rows, sk.cols, k, i)
+						}
+					}
+				}
+			}
 		default:
 			continue
 		}
@@ -254,14 +332,72 @@ func checkFastFlags(t *testing.T, kern *Kernel, typ dtype.Type, sk streamKernel,
 			}
 		}
 	}
-	if sk.decodeFast != nil {
+	for _, dec := range []struct {
+		name string
+		fn   streamDecodeFastFunc
+	}{{"decodeFast", sk.decodeFast}, {"decodeFastScaled", sk.decodeFastScaled}} {
+		if dec.fn == nil {
+			continue
+		}
 		for _, groups := range []int{1, 4} {
 			for q := 0; q < streamPanel; q += 16 * groups {
 				buf := make([]float32, streamBlock16*streamPanel)
-				if got, want := sk.decodeFast(k, at(q), bstride, &buf[0], groups), !nanIn(q, q+16*groups); got != want {
-					t.Fatalf("%s %v %dx%d, k=%d: decodeFast of %d blocks at column %d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, groups, q, got, want)
+				if got, want := dec.fn(k, at(q), bstride, &buf[0], groups), !nanIn(q, q+16*groups); got != want {
+					t.Fatalf("%s %v %dx%d, k=%d: %s of %d blocks at column %d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, dec.name, groups, q, got, want)
 				}
 			}
 		}
 	}
+}
+
+// TestStreamHugeA runs whole products of 9 and 16 rows whose A holds values that cannot be scaled by 2^8
+// exactly (2^120, an infinity, a NaN) or only subnormals, B packed and row-major: every row must be bit for
+// bit what it is alone (a product of one row, which no kernel reading a scaled A runs).
+func TestStreamHugeA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	withKernel(t, func(t *testing.T) {
+		for _, typ := range WeightTypes {
+			if current().streams[typ] == nil {
+				continue
+			}
+			for _, m := range []int{9, 16} {
+				for _, special := range []float32{0x1p120, -0x1.8p125, float32(math.Inf(1)), float32(math.NaN()), 0} {
+					const k, n = 300, 130
+					b, _ := randomTyped(rng, typ, k, n, false, 0, 0)
+					size := typ.ByteSize()
+					for i := 0; i < len(b.Data); i += size {
+						if isNaNCode(typ, b.Data[i:i+size]) {
+							b.Data[i+size-1] = 0
+						}
+					}
+					_, am := randomTyped(rng, dtype.F32, m, k, false, 0, 0)
+					if special == 0 { // subnormals and zeros only, in one row: the scaled kernels run
+						for p := 0; p < k; p++ {
+							am.Data[3*am.Stride+p] = float32(rng.NormFloat64()) * 0x1p-140 * float32(rng.IntN(2))
+						}
+					} else {
+						am.Data[(m-2)*am.Stride+rng.IntN(k)] = special
+					}
+					a := TypedOf(am)
+					w := PackWeights(b, nil)
+					for _, run := range []func(c Matrix, a Typed){
+						func(c Matrix, a Typed) { MatMulWeights(c, a, w, 1, 0) },
+						func(c Matrix, a Typed) { MatMulTyped(c, a, b, 1, 0) },
+					} {
+						got := NewMatrix(m, n, nil)
+						run(got, a)
+						for i := 0; i < m; i++ {
+							row := NewMatrix(1, n, nil)
+							run(row, TypedOf(Matrix{Data: am.Data[i*am.Stride : i*am.Stride+k], Rows: 1, Cols: k, Stride: k}))
+							for j := 0; j < n; j++ {
+								if g, w := got.At(i, j), row.At(0, j); !sameBits(g, w) {
+									t.Fatalf("%v, m=%d, A holding %v: C[%d,%d] = %v, alone %v", typ, m, special, i, j, g, w)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
 }
