@@ -242,11 +242,11 @@ func transposeFast(dst []float32, step int, src *[16][]float32, n, groups int) {
 // faster at 2048^3 than a micro-panel that fits L1, as the tile of C is loaded and stored half as often).
 // The AVX2 kernel keeps the smaller panels of the CPUs it serves.
 var (
-	avx512Kernel = &Kernel{name: "avx512", mr: 14, nr: 32, mc: 14 * 24, kc: 512, nc: 2048, tile: tileAVX512}
+	avx512Kernel = &Kernel{name: "avx512", mr: 14, nr: 32, mc: 14 * 24, kc: 512, nc: 2048, tile: tileAVX512, column: true}
 	avx2Kernel   = &Kernel{name: "avx2", mr: 6, nr: 16, mc: 6 * 24, kc: 256, nc: 2048, tile: tileAVX2, column: true}
 	// The bf16 kernel's kc counts elements of k, two to a packed step: its panels take the bytes of the
 	// float32 kernel's.
-	bf16Kernel = &Kernel{name: "avx512bf16", mr: 14, nr: 32, mc: 14 * 24, kc: 1024, nc: 2048, tile: tileBF16,
+	bf16Kernel = &Kernel{name: "avx512bf16", mr: 14, nr: 32, mc: 14 * 24, kc: 1024, nc: 2048, tile: tileBF16, column: true,
 		bf16: true, wide: avx512Kernel}
 )
 
@@ -304,16 +304,16 @@ func init() {
 
 func tileAVX512(kc int, a, b, c []float32, ldc, m, n int, alpha, beta float32) {
 	// The assembly trusts its pointers: check here, once per tile, that every access is in bounds.
-	_, _, _ = a[14*kc-1], b[32*kc-1], c[(m-1)*ldc+n-1]
-	if m < 1 || m > 14 || n < 1 || n > 32 {
+	_, _, _ = a[(m+13)/14*14*kc-1], b[32*kc-1], c[(m-1)*ldc+n-1]
+	if m < 1 || n < 1 || n > 32 {
 		panic("gemm: bad avx512 tile")
 	}
 	kernelAVX512(kc, &a[0], &b[0], &c[0], ldc, m, uint32(uint64(1)<<n-1), alpha, beta)
 }
 
 func tileBF16(kq int, a, b, c []float32, ldc, m, n int, alpha, beta float32) {
-	_, _, _ = a[14*kq-1], b[32*kq-1], c[(m-1)*ldc+n-1]
-	if m < 1 || m > 14 || n < 1 || n > 32 {
+	_, _, _ = a[(m+13)/14*14*kq-1], b[32*kq-1], c[(m-1)*ldc+n-1]
+	if m < 1 || n < 1 || n > 32 {
 		panic("gemm: bad avx512bf16 tile")
 	}
 	kernelBF16(kq, &a[0], &b[0], &c[0], ldc, m, uint32(uint64(1)<<n-1), alpha, beta)

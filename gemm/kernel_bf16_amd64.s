@@ -124,7 +124,7 @@
 	VMOVUPS z1, K2, 64(DI); \
 	ADDQ SI, DI; \
 	DECQ R8; \
-	JZ done
+	JZ next
 
 // STOREBETA is STORE for alpha*acc + beta*C (Z31 = beta); masked-off columns of C are not read.
 #define STOREBETA(z0, z1) \
@@ -138,27 +138,38 @@
 	VMOVUPS z1, K2, 64(DI); \
 	ADDQ SI, DI; \
 	DECQ R8; \
-	JZ done
+	JZ next
 
 // func kernelBF16(kq int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta float32)
 //
 // kq counts steps of two k (the packed panels hold kq pairs per row of A and column of B).
+//
+// m may exceed 14: the kernel then runs down a column of tiles, strip after strip of the packed A against
+// the one micro-panel of B, 14 rows of C at a time (fewer in the last), as kernelAVX2 does.
 TEXT ·kernelBF16(SB), NOSPLIT, $0-60
+	MOVQ a+8(FP), R12  // the strip of A of the next tile
+	MOVQ c+24(FP), R13 // its first row of C
+	MOVQ m+40(FP), R11 // the rows left
+	MOVQ ldc+32(FP), SI
+	SHLQ $2, SI
+
+tileloop:
 	MOVQ kq+0(FP), CX
-	MOVQ a+8(FP), AX
+	MOVQ R12, AX
 	MOVQ b+16(FP), BX
 
 	// Fetch the tile of C into L1 while the products are summed.
-	MOVQ c+24(FP), DI
-	MOVQ ldc+32(FP), SI
-	SHLQ $2, SI
-	MOVQ m+40(FP), R8
+	MOVQ R13, DI
+	MOVQ R11, R10
+	CMPQ R10, $14
+	JLE  prefetchc
+	MOVQ $14, R10
 prefetchc:
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 124(DI)
 	ADDQ SI, DI
-	DECQ R8
+	DECQ R10
 	JNZ  prefetchc
 
 	VPXORD Z0, Z0, Z0
@@ -215,10 +226,12 @@ loop1:
 	JNZ  loop1
 
 store:
-	MOVQ c+24(FP), DI
-	MOVQ ldc+32(FP), SI
-	SHLQ $2, SI
-	MOVQ m+40(FP), R8
+	MOVQ R13, DI
+	MOVQ R11, R8
+	CMPQ R8, $14
+	JLE  rows
+	MOVQ $14, R8
+rows:
 	MOVL mask+48(FP), DX
 	KMOVD DX, K1
 	KSHIFTRD $16, K1, K2
@@ -242,7 +255,7 @@ store:
 	STORE(Z22, Z23)
 	STORE(Z24, Z25)
 	STORE(Z26, Z27)
-	JMP done
+	JMP next
 
 withbeta:
 	STOREBETA(Z0, Z1)
@@ -260,6 +273,15 @@ withbeta:
 	STOREBETA(Z24, Z25)
 	STOREBETA(Z26, Z27)
 
-done:
+next:
+	// On to the next strip of A and 14 rows down C, if any rows are left.
+	MOVQ kq+0(FP), R10
+	IMULQ $56, R10
+	ADDQ R10, R12
+	MOVQ SI, R10
+	IMULQ $14, R10
+	ADDQ R10, R13
+	SUBQ $14, R11
+	JG   tileloop
 	VZEROUPPER
 	RET
