@@ -121,6 +121,8 @@ func packA16(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 		if !a.trans {
 			// Rows of A are contiguous in p: each is a row of pairs; transpose them.
 			var src [16][]float32
+			// Fetch the rows of the next strip while these are read.
+			a.fetchRows((i0+mr)*a.stride, min(mr, mc-i0-mr), kc)
 			for r := 0; r < rows; r++ {
 				src[r] = tmp[r*kq : (r+1)*kq]
 				rowPairs(src[r], a, (i0+r)*a.stride, kc)
@@ -165,6 +167,10 @@ func packB16(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 		lo, hi := w[:nc], w[nc:2*nc]
 		strips := (nc + nr - 1) / nr
 		for q := 0; q < kq; q++ {
+			// The rows come from memory one after another: ask for the pair four ahead meanwhile.
+			if ahead := 2*q + 8; ahead < kc {
+				b.fetchRows(ahead*b.stride, min(2, kc-ahead), nc)
+			}
 			b.words(lo, 2*q*b.stride)
 			odd := 2*q+1 >= kc
 			if !odd {
