@@ -24,13 +24,13 @@ func epFinishAVX2(dst *float32, n int, outScale, limit float32) (amax uint32)
 //go:noescape
 func epEncodeE4M3FNAVX2(dst *byte, src *float32, n int)
 
-// epAVX2 reports whether the epilogue uses the AVX2 steps (set with avx2Decoding; tests turn it off to
-// check the Go ones).
-var epAVX2 bool
+// useAVX2 reports whether the AVX2 helpers run: the epilogue's steps, and packing's strip copies,
+// interleaving and prefetching (set where the machine has AVX2; tests turn it off to check the Go loops).
+var useAVX2 bool
 
 func epScaleFast(dst, src []float32, s float32) int {
 	n := len(dst) &^ 7
-	if !epAVX2 || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0
 	}
 	_ = src[n-1]
@@ -40,7 +40,7 @@ func epScaleFast(dst, src []float32, s float32) int {
 
 func epMulFast(dst, v []float32) int {
 	n := len(dst) &^ 7
-	if !epAVX2 || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0
 	}
 	_ = v[n-1]
@@ -50,7 +50,7 @@ func epMulFast(dst, v []float32) int {
 
 func epAddFast(dst, v []float32, s float32) int {
 	n := len(dst) &^ 7
-	if !epAVX2 || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0
 	}
 	_ = v[n-1]
@@ -60,7 +60,7 @@ func epAddFast(dst, v []float32, s float32) int {
 
 func epReLUFast(dst []float32) int {
 	n := len(dst) &^ 7
-	if !epAVX2 || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0
 	}
 	epReLUAVX2(&dst[0], n)
@@ -69,7 +69,7 @@ func epReLUFast(dst []float32) int {
 
 func epFinishFast(dst []float32, outScale, limit float32) (int, uint32) {
 	n := len(dst) &^ 7
-	if !epAVX2 || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0, 0
 	}
 	return n, epFinishAVX2(&dst[0], n, outScale, limit)
@@ -77,7 +77,7 @@ func epFinishFast(dst []float32, outScale, limit float32) (int, uint32) {
 
 func epEncodeE4M3FNFast(dst []byte, src []float32) int {
 	n := len(src) &^ 7
-	if !epAVX2 || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0
 	}
 	_ = dst[n-1]

@@ -58,10 +58,10 @@ func finishRef(ep *Epilogue, s Matrix) (d []float32, amax float32) {
 // epilogue; the abs-max is gathered across goroutines.
 func TestEpilogue(t *testing.T) {
 	t.Run("native", testEpilogue)
-	if epAVX2 {
+	if useAVX2 {
 		t.Run("go-steps", func(t *testing.T) {
-			epAVX2 = false
-			defer func() { epAVX2 = true }()
+			useAVX2 = false
+			defer func() { useAVX2 = true }()
 			testEpilogue(t)
 		})
 	}
@@ -141,7 +141,7 @@ func testEpilogue(t *testing.T) {
 // the largest floats, infinities, NaNs) and on random bit patterns, in runs of every length the steps
 // take apart (32 at a time, 8 at a time, and a remainder left to Go).
 func TestEpilogueSteps(t *testing.T) {
-	if !epAVX2 {
+	if !useAVX2 {
 		t.Skip("no vector epilogue steps on this machine")
 	}
 	var vals []float32

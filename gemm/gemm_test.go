@@ -534,8 +534,8 @@ func FuzzMatMul(f *testing.F) {
 func TestInterleave6(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, fast := range []bool{true, false} {
-		prev := avx2Decoding
-		avx2Decoding = avx2Decoding && fast
+		prev := useAVX2
+		useAVX2 = useAVX2 && fast
 		for _, kc := range []int{1, 15, 16, 17, 48, 100, 384} {
 			var src [16][]float32
 			for r := 0; r < 6; r++ {
@@ -558,6 +558,6 @@ func TestInterleave6(t *testing.T) {
 				t.Fatalf("fast=%v kc=%d: wrote past the strip", fast, kc)
 			}
 		}
-		avx2Decoding = prev
+		useAVX2 = prev
 	}
 }

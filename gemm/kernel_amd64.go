@@ -100,7 +100,7 @@ func interleave6AVX2(dst *float32, rows *[16][]float32, n, ahead int)
 // machine has AVX2, and returns its length. The rows must hold kc elements and dst 6*kc.
 func interleave6Fast(dst []float32, src *[16][]float32, kc, ahead int) int {
 	n := kc &^ 15
-	if !avx2Decoding || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0
 	}
 	interleave6AVX2(&dst[0], src, n, ahead)
@@ -121,7 +121,7 @@ func prefetchRows(p *byte, stride, rows, n int)
 // fetchRows asks for elements [off, off+n) of rows rows of v (row r at off + r*v.stride) to be brought
 // into the caches, where the machine has AVX2: the next rows a packer reads.
 func (v *view) fetchRows(off, rows, n int) {
-	if !avx2Decoding || v.raw == nil || rows <= 0 || n <= 0 {
+	if !useAVX2 || v.raw == nil || rows <= 0 || n <= 0 {
 		return
 	}
 	_ = v.raw[(off+(rows-1)*v.stride+n)*v.size-1]
@@ -145,7 +145,7 @@ func stripBF16AVX2(dst *float32, src *byte, stride, kc int)
 // copyStrip32Fast sets dst[32*p+j] = src[p*stride+j] for j < 32 and p < kc where the machine has AVX2,
 // and reports whether it did.
 func copyStrip32Fast(dst, src []float32, stride, kc int) bool {
-	if !epAVX2 || kc == 0 {
+	if !useAVX2 || kc == 0 {
 		return false
 	}
 	_, _ = dst[32*kc-1], src[(kc-1)*stride+31]
@@ -156,7 +156,7 @@ func copyStrip32Fast(dst, src []float32, stride, kc int) bool {
 // packStripFast sets dst[16*p+j] to element (p, j0+j) of b (not transposed) for j < 16 and p < kc, where
 // the machine has AVX2 and b is float32, f8e4m3fn or bf16, and reports whether it did.
 func packStripFast(dst []float32, b *view, j0, kc int) bool {
-	if !avx2Decoding || kc == 0 {
+	if !useAVX2 || kc == 0 {
 		return false
 	}
 	_ = dst[16*kc-1]

@@ -28,7 +28,7 @@ func packStripFast(dst []float32, b *view, j0, kc int) bool { return false }
 
 func (v *view) fetchRows(off, rows, n int) {}
 
-var epAVX2 = false
+var useAVX2 = false
 
 func epScaleFast(dst, src []float32, s float32) int                     { return 0 }
 func epMulFast(dst, v []float32) int                                    { return 0 }

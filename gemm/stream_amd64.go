@@ -170,7 +170,7 @@ var avx2Decoding bool
 
 func init() {
 	avx2Decoding = hasAVX2Kernel() && hasF16C
-	epAVX2 = hasAVX2Kernel()
+	useAVX2 = hasAVX2Kernel()
 	if hasAVX2Kernel() && hasF16C {
 		avx2Kernel.streams, avx2Kernel.streamISA = map[dtype.Type][]streamKernel{
 			dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: stream2F8E4M3FNR1, fast: stream2F8E4M3FNR1Fast},
