@@ -80,24 +80,13 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *
 				} else {
 					packA(bufA, &ab, mcur, kcur, mr, tmp)
 				}
+				// One column of tiles per micro-panel of B, finished while it is in L1.
 				for jr := 0; jr < ncur; jr += nr {
-					pb := bufB[jr*kqcur:]
-					if kern.column {
-						off := ic*c.stride + jc + jr
-						cols := min(nr, ncur-jr)
-						kern.tile(kqcur, bufA, pb, c.f32[off:], c.stride, mcur, cols, alpha, betaCur)
-						if ep != nil && pc+kcur == k {
-							ep.finish(view{f32: c.f32[off:], stride: c.stride}, ei+ic, ej+jc+jr, mcur, cols)
-						}
-						continue
-					}
-					for ir := 0; ir < mcur; ir += mr {
-						off := (ic+ir)*c.stride + jc + jr
-						rows, cols := min(mr, mcur-ir), min(nr, ncur-jr)
-						kern.tile(kqcur, bufA[ir*kqcur:], pb, c.f32[off:], c.stride, rows, cols, alpha, betaCur)
-						if ep != nil && pc+kcur == k {
-							ep.finish(view{f32: c.f32[off:], stride: c.stride}, ei+ic+ir, ej+jc+jr, rows, cols)
-						}
+					off := ic*c.stride + jc + jr
+					cols := min(nr, ncur-jr)
+					kern.tile(kqcur, bufA, bufB[jr*kqcur:], c.f32[off:], c.stride, mcur, cols, alpha, betaCur)
+					if ep != nil && pc+kcur == k {
+						ep.finish(view{f32: c.f32[off:], stride: c.stride}, ei+ic, ej+jc+jr, mcur, cols)
 					}
 				}
 			}

@@ -24,15 +24,13 @@ type Kernel struct {
 	// (kept in L2), B kc x nc (kept in L3), and one kc x nr micro-panel of B stays in L1.
 	mr, nr     int
 	mc, kc, nc int
-	// tile sets the m x n corner (m <= mr, n <= nr) of the tile at c (row stride ldc) to
-	// alpha*A*B + beta*C, where a holds kc groups of mr elements (a column of the A panel each) and b
-	// holds kc groups of nr elements (a row of the B panel each). C is not read when beta == 0.
-	// For a bf16 kernel, kc counts the pairs of k in a and b (each float32 slot of the panels holds two
-	// bf16 values of consecutive k, the lower k in the low half).
+	// tile sets the m x n block (n <= nr) at c (row stride ldc) to alpha*A*B + beta*C, running down the
+	// column of ceil(m/mr) register tiles without returning between them: a holds as many strips of kc
+	// groups of mr elements (a column of the A panel each), b kc groups of nr elements (a row of the B
+	// panel each). C is not read when beta == 0. For a bf16 kernel, kc counts the pairs of k in a and b
+	// (each float32 slot of the panels holds two bf16 values of consecutive k, the lower k in the low
+	// half).
 	tile func(kc int, a, b, c []float32, ldc, m, n int, alpha, beta float32)
-	// column is set for a kernel whose tile function also takes m > mr: it then runs down the column of
-	// tiles, a holding ceil(m/mr) strips of kc*mr elements, without returning between them.
-	column bool
 	// bf16 is set for a kernel that multiplies pairs of bf16 values; wide is then the kernel used for
 	// the operands that are not bf16 values.
 	bf16 bool
@@ -140,8 +138,15 @@ func SetKernel(k *Kernel) *Kernel {
 	return prev
 }
 
-// tileGo is goKernel's tile function.
+// tileGo is goKernel's tile function: tileGo4 on each strip of four rows.
 func tileGo(kc int, a, b, c []float32, ldc, m, n int, alpha, beta float32) {
+	for i := 0; i < m; i += 4 {
+		tileGo4(kc, a[i*kc:], b, c[i*ldc:], ldc, min(4, m-i), n, alpha, beta)
+	}
+}
+
+// tileGo4 computes one 4x4 register tile (its m x n corner).
+func tileGo4(kc int, a, b, c []float32, ldc, m, n int, alpha, beta float32) {
 	var c00, c01, c02, c03 float32
 	var c10, c11, c12, c13 float32
 	var c20, c21, c22, c23 float32

@@ -23,7 +23,7 @@ func kernelAVX512(kc int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta
 // kernelBF16 is the AVX-512 BF16 tile function (14x32, pairs of bf16) in kernel_bf16_amd64.s.
 //
 //go:noescape
-func kernelBF16(kq int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta float32)
+func kernelBF16(kc int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta float32)
 
 // kernelAVX2 is the AVX2/FMA tile function (6x16) in kernel_avx2_amd64.s: mask points at 16 lane masks.
 //
@@ -128,7 +128,8 @@ func (v *view) fetchRows(off, rows, n int) {
 	prefetchRows(&v.raw[off*v.size], v.stride*v.size, rows, n*v.size)
 }
 
-// copyStripAVX2, stripF8E4M3FNAVX2 and stripBF16AVX2 are the AVX2 strip packers of pack_avx2_amd64.s.
+// copyStripAVX2, copyStrip32AVX2, stripF8E4M3FNAVX2 and stripBF16AVX2 are the AVX2 strip packers of
+// pack_avx2_amd64.s.
 //
 //go:noescape
 func copyStripAVX2(dst, src *float32, stride, kc int)
@@ -142,26 +143,20 @@ func stripF8E4M3FNAVX2(dst *float32, src *byte, stride, kc int) (nan bool)
 //go:noescape
 func stripBF16AVX2(dst *float32, src *byte, stride, kc int)
 
-// copyStrip32Fast sets dst[32*p+j] = src[p*stride+j] for j < 32 and p < kc where the machine has AVX2,
-// and reports whether it did.
-func copyStrip32Fast(dst, src []float32, stride, kc int) bool {
-	if !useAVX2 || kc == 0 {
+// packStripFast sets dst[w*p+j] to element (p, j0+j) of b (not transposed) for j < w and p < kc, where the
+// machine has AVX2 and there is a quick packer (w = 16: float32, f8e4m3fn, bf16; w = 32: float32), and
+// reports whether it did.
+func packStripFast(dst []float32, b *view, j0, kc, w int) bool {
+	if !useAVX2 || kc == 0 || w != 16 && (w != 32 || b.f32 == nil) {
 		return false
 	}
-	_, _ = dst[32*kc-1], src[(kc-1)*stride+31]
-	copyStrip32AVX2(&dst[0], &src[0], 4*stride, kc)
-	return true
-}
-
-// packStripFast sets dst[16*p+j] to element (p, j0+j) of b (not transposed) for j < 16 and p < kc, where
-// the machine has AVX2 and b is float32, f8e4m3fn or bf16, and reports whether it did.
-func packStripFast(dst []float32, b *view, j0, kc int) bool {
-	if !useAVX2 || kc == 0 {
-		return false
-	}
-	_ = dst[16*kc-1]
-	last := (kc-1)*b.stride + j0 + 15 // the last element read
+	_ = dst[w*kc-1]
+	last := (kc-1)*b.stride + j0 + w - 1 // the last element read
 	switch {
+	case b.f32 != nil && w == 32:
+		_ = b.f32[last]
+		copyStrip32AVX2(&dst[0], &b.f32[j0], 4*b.stride, kc)
+		return true
 	case b.f32 != nil:
 		_ = b.f32[last]
 		copyStripAVX2(&dst[0], &b.f32[j0], 4*b.stride, kc)
@@ -242,11 +237,11 @@ func transposeFast(dst []float32, step int, src *[16][]float32, n, groups int) {
 // faster at 2048^3 than a micro-panel that fits L1, as the tile of C is loaded and stored half as often).
 // The AVX2 kernel keeps the smaller panels of the CPUs it serves.
 var (
-	avx512Kernel = &Kernel{name: "avx512", mr: 14, nr: 32, mc: 14 * 24, kc: 512, nc: 2048, tile: tileAVX512, column: true}
-	avx2Kernel   = &Kernel{name: "avx2", mr: 6, nr: 16, mc: 6 * 24, kc: 256, nc: 2048, tile: tileAVX2, column: true}
+	avx512Kernel = &Kernel{name: "avx512", mr: 14, nr: 32, mc: 14 * 24, kc: 512, nc: 2048, tile: tileAVX512}
+	avx2Kernel   = &Kernel{name: "avx2", mr: 6, nr: 16, mc: 6 * 24, kc: 256, nc: 2048, tile: tileAVX2}
 	// The bf16 kernel's kc counts elements of k, two to a packed step: its panels take the bytes of the
 	// float32 kernel's.
-	bf16Kernel = &Kernel{name: "avx512bf16", mr: 14, nr: 32, mc: 14 * 24, kc: 1024, nc: 2048, tile: tileBF16, column: true,
+	bf16Kernel = &Kernel{name: "avx512bf16", mr: 14, nr: 32, mc: 14 * 24, kc: 1024, nc: 2048, tile: tileBF16,
 		bf16: true, wide: avx512Kernel}
 )
 

@@ -24,7 +24,7 @@ func interleave6Fast(dst []float32, src *[16][]float32, kc, ahead int) int { ret
 // avx2Decoding is never set here.
 var avx2Decoding = false
 
-func packStripFast(dst []float32, b *view, j0, kc int) bool { return false }
+func packStripFast(dst []float32, b *view, j0, kc, w int) bool { return false }
 
 func (v *view) fetchRows(off, rows, n int) {}
 
@@ -36,5 +36,3 @@ func epAddFast(dst, v []float32, s float32) int                         { return
 func epReLUFast(dst []float32) int                                      { return 0 }
 func epFinishFast(dst []float32, outScale, limit float32) (int, uint32) { return 0, 0 }
 func epEncodeE4M3FNFast(dst []byte, src []float32) int                  { return 0 }
-
-func copyStrip32Fast(dst, src []float32, stride, kc int) bool { return false }

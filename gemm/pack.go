@@ -57,43 +57,24 @@ func packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 // holds, for p = 0..kc-1, the nr elements b(p, s*nr+j) for j = 0..nr-1 (zero past column nc). tmp holds at
 // least max(16*kc, nc) elements, for decoding.
 func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
-	if !b.trans && nr == 16 {
-		// The AVX2 kernel's strips: one strip after another, so that the writes run on through memory
-		// and the reads go down the columns at a constant stride, decoded on the way; element by
-		// element where there is no quick packer for the type.
-		full := nc / 16
+	if !b.trans && (nr == 16 || nr == 32 && b.f32 != nil) {
+		// The AVX2 kernel's strips, and the AVX-512 kernels' from float32: one strip after another, so
+		// that the writes run on through memory and the reads go down the columns at a constant stride,
+		// decoded on the way; element by element where there is no quick packer for the type.
+		full := nc / nr
 		for s := 0; s < full; s++ {
-			d := dst[s*kc*16 : (s+1)*kc*16]
-			if !packStripFast(d, b, s*16, kc) {
+			d := dst[s*kc*nr : (s+1)*kc*nr]
+			if !packStripFast(d, b, s*nr, kc, nr) {
 				for p := 0; p < kc; p++ {
-					b.read(d[p*16:p*16+16], p*b.stride+s*16)
+					b.read(d[p*nr:(p+1)*nr], p*b.stride+s*nr)
 				}
 			}
 		}
-		if j0 := full * 16; j0 < nc {
-			d := dst[full*kc*16 : (full+1)*kc*16]
+		if j0 := full * nr; j0 < nc {
+			d := dst[full*kc*nr : (full+1)*kc*nr]
 			for p := 0; p < kc; p++ {
-				b.read(d[p*16:p*16+nc-j0], p*b.stride+j0)
-				clear(d[p*16+nc-j0 : p*16+16])
-			}
-		}
-		return
-	}
-	if !b.trans && b.f32 != nil && nr == 32 {
-		// The AVX-512 kernels' strips, from float32: strip after strip, as for the AVX2 kernel.
-		full := nc / 32
-		for s := 0; s < full; s++ {
-			d := dst[s*kc*32 : (s+1)*kc*32]
-			if !copyStrip32Fast(d, b.f32[s*32:], b.stride, kc) {
-				for p := 0; p < kc; p++ {
-					copy(d[p*32:p*32+32], b.f32[p*b.stride+s*32:])
-				}
-			}
-		}
-		if j0 := full * 32; j0 < nc {
-			d := dst[full*kc*32 : (full+1)*kc*32]
-			for p := 0; p < kc; p++ {
-				clear(d[p*32+copy(d[p*32:p*32+32], b.f32[p*b.stride+j0:p*b.stride+nc]) : p*32+32])
+				b.read(d[p*nr:p*nr+nc-j0], p*b.stride+j0)
+				clear(d[p*nr+nc-j0 : (p+1)*nr])
 			}
 		}
 		return
