@@ -149,7 +149,7 @@ func (e *epilogue) step(v, u *hlo.Instruction) bool {
 			return false
 		}
 		e.reshaped = !slices.Equal(u.Shape.Dims, e.region)
-		e.absorb(ruleReshapeD, false, "%s %%%s to %s: absorbed (the result is reshaped after the call)", u.Opcode, u.Name, dimsString(u.Shape.Dims))
+		e.absorb(ruleReshapeD, false, "%s %%%s to %s: absorbed (the result is reshaped after the call)", u.Opcode, u.Name, "["+hlo.JoinInts(u.Shape.Dims)+"]")
 		return true
 	case ruleSliceD.match(u, d, &c):
 		sl, _ := u.Attr("slice").(hlo.Slice)
@@ -164,7 +164,7 @@ func (e *epilogue) step(v, u *hlo.Instruction) bool {
 			return false
 		}
 		e.region = slices.Clone(u.Shape.Dims)
-		e.absorb(ruleSliceD, false, "slice %%%s to %s: absorbed (the call's result is sliced)", u.Name, dimsString(u.Shape.Dims))
+		e.absorb(ruleSliceD, false, "slice %%%s to %s: absorbed (the call's result is sliced)", u.Name, "["+hlo.JoinInts(u.Shape.Dims)+"]")
 		return true
 	case ruleAlpha.match(u, d, &c):
 		if !bare {

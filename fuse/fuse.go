@@ -229,7 +229,7 @@ func (p *plan) layoutNotes() []string {
 				layout = "column-major"
 			}
 			notes = append(notes, fmt.Sprintf("%s (%s%s): %s, so that it is %s with its contracting dimension last",
-				name, x.Shape.Elem, dimsString(x.Shape.Dims), strings.Join(what, ", "), layout))
+				name, x.Shape.Elem, "["+hlo.JoinInts(x.Shape.Dims)+"]", strings.Join(what, ", "), layout))
 		}
 	}
 	side("A", p.a.fp8, p.lhsBatch, p.lhsFree, p.lhsContract, p.m, "m")

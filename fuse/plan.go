@@ -126,14 +126,6 @@ func precision(dot *hlo.Instruction) []string {
 
 func roundUp16(n int64) int64 { return (n + 15) / 16 * 16 }
 
-func dimsString(d []int64) string {
-	parts := make([]string, len(d))
-	for i, x := range d {
-		parts[i] = fmt.Sprint(x)
-	}
-	return "[" + strings.Join(parts, ",") + "]"
-}
-
 // analyze matches and checks one dot. It returns nil, nil when the dot has no FP8 value among its operand
 // chains (it is not an FP8 GEMM); a plan when the dot can be rewritten; a refusal otherwise (with the plan
 // so far, for the explanation).

@@ -2043,19 +2043,20 @@ func compatible(a, b Shape) bool {
 	return true
 }
 
-// intsString writes a list of integers as attributes do: {1,0}.
-func intsString(d []int64) string {
+// JoinInts writes integers separated by commas, as HLO text lists them: 1,0.
+func JoinInts(xs []int64) string {
 	var b strings.Builder
-	b.WriteByte('{')
-	for i, x := range d {
+	for i, x := range xs {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(strconv.FormatInt(x, 10))
 	}
-	b.WriteByte('}')
 	return b.String()
 }
+
+// intsString writes a list of integers as attributes do: {1,0}.
+func intsString(d []int64) string { return "{" + JoinInts(d) + "}" }
 
 // indexVector reads index_vector_dim of a gather or scatter (default: the indices' rank) and returns it
 // with the indices' dimensions, a trailing 1 added when the index vector dimension is that implicit one.

@@ -46,8 +46,8 @@ func reduceModule(t dtype.Type, op hlo.Opcode, form int, dims, reduced []int64) 
 			out = append(out, fmt.Sprint(n))
 		}
 	}
-	fmt.Fprintf(&b, "ENTRY e {\n  x = %s[%s] parameter(0)\n  z = %s[] parameter(1)\n", ts, joinInts(dims), ts)
-	fmt.Fprintf(&b, "  ROOT r = %s[%s] reduce(x, z), dimensions={%s}, to_apply=f\n}\n", ts, strings.Join(out, ","), joinInts(reduced))
+	fmt.Fprintf(&b, "ENTRY e {\n  x = %s[%s] parameter(0)\n  z = %s[] parameter(1)\n", ts, hlo.JoinInts(dims), ts)
+	fmt.Fprintf(&b, "  ROOT r = %s[%s] reduce(x, z), dimensions={%s}, to_apply=f\n}\n", ts, strings.Join(out, ","), hlo.JoinInts(reduced))
 	return b.String()
 }
 
@@ -58,14 +58,6 @@ func containsDim(l []int64, d int64) bool {
 		}
 	}
 	return false
-}
-
-func joinInts(l []int64) string {
-	s := make([]string, len(l))
-	for i, x := range l {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
 }
 
 // reducerOps are the reducers the fast path recognises for each kind of element type.
@@ -332,7 +324,7 @@ func TestReduceWindowFastPath(t *testing.T) {
 					for form := range numForms {
 						src := reduceModule(ty, op, form, []int64{1}, []int64{0}) // for its reducer f
 						src = src[:strings.Index(src, "ENTRY")] + fmt.Sprintf("ENTRY e {\n  x = %s[%s] parameter(0)\n  z = %s[] parameter(1)\n"+
-							"  ROOT r = %s[%s] reduce-window(x, z), window={%s}, to_apply=f\n}\n", ty, joinInts(wc.dims), ty, ty, joinInts(out), text)
+							"  ROOT r = %s[%s] reduce-window(x, z), window={%s}, to_apply=f\n}\n", ty, hlo.JoinInts(wc.dims), ty, ty, hlo.JoinInts(out), text)
 						got, err := Run(parseModule(t, src), []Value{x, init}, Options{MaxMemory: 1 << 26})
 						if err != nil {
 							t.Fatalf("%s, %s form: %v", name, formNames[form], err)

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"octet/cublas"
@@ -222,7 +221,7 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 
 func (t *tracer) operand(x *hlo.Instruction, via string) *Operand {
 	o := t.origin(x)
-	op := &Operand{Source: "%" + o.Name, Shape: o.Shape.Elem.String() + dimsString(o.Shape.Dims), Parameter: -1, Via: via}
+	op := &Operand{Source: "%" + o.Name, Shape: o.Shape.Elem.String() + "[" + hlo.JoinInts(o.Shape.Dims) + "]", Parameter: -1, Via: via}
 	if o.Opcode == hlo.OpParameter && o.Parent == o.Parent.Module.Entry {
 		op.Parameter = o.ParameterNumber
 	}
@@ -298,7 +297,7 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 		f.Bias = describeValue(call.Bias)
 	}
 	f.Epilogue, f.Damax, f.DType, f.Alpha, f.Beta = cfg.Epilogue, call.HasAmax, call.DType.String(), cfg.AlphaReal, cfg.Beta
-	f.D = call.DType.String() + dimsString(call.D.Dims)
+	f.D = call.DType.String() + "[" + hlo.JoinInts(call.D.Dims) + "]"
 	if f.Epilogue == "" {
 		f.Epilogue = cublas.EpilogueDefault
 	}
@@ -310,9 +309,9 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 	if call.Inferred {
 		f.Explain = append(f.Explain, "printed without backend_config: the dimension numbers are inferred from the operand shapes "+
 			fmt.Sprintf("(A %s%s and B %s%s both contract their last dimension), with alpha 1, beta 0 and the %s epilogue",
-				call.A.Shape.Elem, dimsString(call.A.Shape.Dims), call.B.Shape.Elem, dimsString(call.B.Shape.Dims), f.Epilogue))
+				call.A.Shape.Elem, "["+hlo.JoinInts(call.A.Shape.Dims)+"]", call.B.Shape.Elem, "["+hlo.JoinInts(call.B.Shape.Dims)+"]", f.Epilogue))
 	}
-	f.Explain = append(f.Explain, fmt.Sprintf("D %s%s = A %s (%s) x B %s (%s)", call.DType, dimsString(call.D.Dims),
+	f.Explain = append(f.Explain, fmt.Sprintf("D %s%s = A %s (%s) x B %s (%s)", call.DType, "["+hlo.JoinInts(call.D.Dims)+"]",
 		shapeOf(call.A), f.A.Source, shapeOf(call.B), f.B.Source))
 	scales := []string{"a_scale=" + f.AScale, "b_scale=" + f.BScale}
 	if f.CScale != "" {
@@ -344,7 +343,9 @@ func fp8Types(call *cublas.Call) error {
 	return cublas.CheckFP8Types(call.A.Shape.Elem, call.B.Shape.Elem, elem(call.C), call.DType, elem(call.Bias))
 }
 
-func shapeOf(x *hlo.Instruction) string { return x.Shape.Elem.String() + dimsString(x.Shape.Dims) }
+func shapeOf(x *hlo.Instruction) string {
+	return x.Shape.Elem.String() + "[" + hlo.JoinInts(x.Shape.Dims) + "]"
+}
 
 // otherCall reports a cuBLAS call that is not the FP8 one when its operands are dequantized FP8 data.
 func (t *tracer) otherCall(in *hlo.Instruction) *GEMM {
@@ -515,7 +516,7 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 		DType: gemm.Shape.Elem.String(), D: shapeOf(gemm), Alpha: 1}
 	if gemm.Shape.IsTuple() && len(gemm.Shape.Tuple) > 0 {
 		f.DType = gemm.Shape.Tuple[0].Elem.String()
-		f.D = f.DType + dimsString(gemm.Shape.Tuple[0].Dims)
+		f.D = f.DType + "[" + hlo.JoinInts(gemm.Shape.Tuple[0].Dims) + "]"
 	}
 	if gemm != holder {
 		f.Dot = gemm.Name
@@ -711,14 +712,6 @@ func (t *tracer) after(dot, holder *hlo.Instruction) []string {
 		}
 	}
 	return lines
-}
-
-func dimsString(d []int64) string {
-	parts := make([]string, len(d))
-	for i, x := range d {
-		parts[i] = strconv.FormatInt(x, 10)
-	}
-	return "[" + strings.Join(parts, ",") + "]"
 }
 
 // sideName names operand i of a GEMM as cuBLAS does: A or B.

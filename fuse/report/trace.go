@@ -230,7 +230,7 @@ func plumbing(in *hlo.Instruction) bool {
 func (t *tracer) describe(s *side) string {
 	var b strings.Builder
 	o := t.origin(s.fp8)
-	fmt.Fprintf(&b, "%s%s %s", s.fp8.Shape.Elem, dimsString(s.fp8.Shape.Dims), describeValue(o))
+	fmt.Fprintf(&b, "%s%s %s", s.fp8.Shape.Elem, "["+hlo.JoinInts(s.fp8.Shape.Dims)+"]", describeValue(o))
 	if o.Opcode == hlo.OpConvert && !match.FP8(o.Operand(0)) {
 		fmt.Fprintf(&b, " (quantized here from %s)", o.Operand(0).Shape.Elem)
 	}

@@ -1908,7 +1908,7 @@ func (p *parser) layout(rank int) (*hlo.Layout, bool) {
 		return nil, false
 	}
 	if len(l.MinorToMajor) != rank && !(len(l.MinorToMajor) == 0 && rank == 0) {
-		p.errorAt(start, "layout {%s} has %d dimensions but the shape has %d", joinInts(l.MinorToMajor), len(l.MinorToMajor), rank)
+		p.errorAt(start, "layout {%s} has %d dimensions but the shape has %d", hlo.JoinInts(l.MinorToMajor), len(l.MinorToMajor), rank)
 		return nil, false
 	}
 	return l, true
@@ -2055,15 +2055,4 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 	}
 done:
 	return p.expect('}', "to close a layout")
-}
-
-func joinInts(xs []int64) string {
-	var b strings.Builder
-	for i, x := range xs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatInt(x, 10))
-	}
-	return b.String()
 }

@@ -68,14 +68,6 @@ func isNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_' || c == '.' || c == '-' || c == '$'
 }
 
-func joinInts(xs []int64) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.FormatInt(x, 10)
-	}
-	return strings.Join(parts, ",")
-}
-
 // maxProtoDepth bounds the nesting of messages, so that hostile input cannot exhaust the stack.
 const maxProtoDepth = 200
 
@@ -2316,14 +2308,14 @@ func (c *protoConverter) sharding(m *protoField) string {
 		return fmt.Sprintf("{maximal device=%d%s}", devices[0], tail)
 	case "OTHER":
 		var b strings.Builder
-		b.WriteString("{devices=[" + joinInts(dims) + "]")
+		b.WriteString("{devices=[" + hlo.JoinInts(dims) + "]")
 		if len(reshape) > 0 {
-			b.WriteString("<=[" + joinInts(reshape) + "]")
+			b.WriteString("<=[" + hlo.JoinInts(reshape) + "]")
 			if !isIdentity(perm) {
-				b.WriteString("T(" + joinInts(perm) + ")")
+				b.WriteString("T(" + hlo.JoinInts(perm) + ")")
 			}
 		} else {
-			b.WriteString(joinInts(devices))
+			b.WriteString(hlo.JoinInts(devices))
 		}
 		if len(lastDims) == 1 && lastDims[0] == "REPLICATED" {
 			// XLA reads a single replicated subgroup as last_tile_dim_replicate.
@@ -2373,7 +2365,7 @@ func (c *protoConverter) metadata(m *protoField) []hlo.KV {
 			name, _ := c.enumOf(pf, protoOpProfileType)
 			nums[i] = protoOpProfileType.nums[name]
 		}
-		kvs = append(kvs, hlo.KV{Key: "profile_type", Value: "{" + joinInts(nums) + "}"})
+		kvs = append(kvs, hlo.KV{Key: "profile_type", Value: "{" + hlo.JoinInts(nums) + "}"})
 	}
 	str("deduplicated_name")
 	str("scheduling_name")
@@ -2530,7 +2522,7 @@ func (c *protoConverter) moduleAttrs(m *protoField, comps map[int64]*protoComp) 
 		for i, pf := range pfs {
 			param, _ := c.int(pf, "parameter")
 			offset, _ := c.int(pf, "offset")
-			parts[i] = fmt.Sprintf("(%d, {%s}, %d)", param, joinInts(c.ints(pf, "index")), offset)
+			parts[i] = fmt.Sprintf("(%d, {%s}, %d)", param, hlo.JoinInts(c.ints(pf, "index")), offset)
 			c.done(pf, "CrossProgramPrefetch")
 		}
 		l.add("cross_program_prefetches", genericValue("{ "+strings.Join(parts, ", ")+" }"))
