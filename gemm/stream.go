@@ -72,7 +72,16 @@ type streamKernel struct {
 	decodeFastScaled streamDecodeFastFunc
 	decodeMulScaled  streamDecodeMulFunc
 	mul              streamMulFunc
+	// mulDecode, when set, multiplies as mul does while it decodes rows of the next panel of B
+	// (streamPanels' pipeline), B times 2^-8 for A scaled by 2^8 where mulDecodeScaled is set.
+	mulDecode       streamMulDecodeFunc
+	mulDecodeScaled bool
 }
+
+// A streamMulDecodeFunc is a streamMulFunc that also decodes drows rows of 64 elements of B at src
+// (bstride bytes between rows) into dst, as a streamDecodeFastFunc of 4 groups does, and reports whether
+// they held a code it decodes wrong (then they must be decoded again).
+type streamMulDecodeFunc func(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
 
 // scaled reports whether sk has kernels that read A scaled by 2^8.
 func (sk *streamKernel) scaled() bool { return sk.decodeFastScaled != nil || sk.decodeMulScaled != nil }
@@ -148,6 +157,69 @@ func (sk *streamKernel) panel(k int, a, as *float32, b *byte, bstride, size int,
 		for g := 0; g < groups; g++ {
 			sk.mul(k, ag, &buf[g*streamBlock16*16], &out[(q+16*g)*sk.rows], m)
 		}
+	}
+}
+
+// pipeline adds to acc the products of steps [kb, kb+k) of a (as: scaled by 2^8) and of every panel of sw,
+// as panel does, each panel decoded while the one before is multiplied (sk.mulDecode), the first alone.
+// Where a panel holds a code the quick decoding gets wrong, it is decoded again exactly and multiplied by
+// the unscaled A: the sums are the same bits either way.
+func (sk *streamKernel) pipeline(k int, a, as *float32, sw *streamWork, kb int, acc []float32, m int) {
+	const n = streamBlock16 * streamPanel
+	cur, next := sw.dec[:n], sw.dec[n:2*n]
+	size := sk.rows * streamPanel
+	src := func(i int) (*byte, int) {
+		ref := sw.panels[i]
+		return (*byte)(unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)), ref.bstride
+	}
+	// The A that goes with a decoding: the scaled one for a scaled decoding that went through.
+	decoded := func(nan bool) *float32 {
+		if sk.mulDecodeScaled && !nan {
+			return as
+		}
+		return a
+	}
+	b0, bs0 := src(0)
+	var curA *float32
+	switch {
+	case sk.mulDecodeScaled:
+		ok := sk.decodeFastScaled(k, b0, bs0, &cur[0], 4)
+		if !ok {
+			sk.decode(k, b0, bs0, &cur[0], 4)
+		}
+		curA = decoded(!ok)
+	case sk.decodeFast == nil || !sk.decodeFast(k, b0, bs0, &cur[0], 4):
+		sk.decode(k, b0, bs0, &cur[0], 4)
+		curA = a
+	default:
+		curA = a
+	}
+	q := (k + 3) / 4 // rows of the next panel decoded per block of 16 columns multiplied
+	for i := range sw.panels {
+		out := acc[i*size : (i+1)*size]
+		if i+1 == len(sw.panels) {
+			for g := 0; g < 4; g++ {
+				sk.mul(k, curA, &cur[g*streamBlock16*16], &out[16*g*sk.rows], m)
+			}
+			break
+		}
+		nb, nbs := src(i + 1)
+		nan := false
+		for g := 0; g < 4; g++ {
+			r0, r1 := min(g*q, k), min((g+1)*q, k)
+			rb := nb
+			if r1 > r0 {
+				rb = (*byte)(unsafe.Add(unsafe.Pointer(nb), r0*nbs))
+			}
+			if sk.mulDecode(k, curA, &cur[g*streamBlock16*16], &out[16*g*sk.rows], m, rb, nbs, r1-r0, &next[r0*16]) {
+				nan = true
+			}
+		}
+		if nan {
+			sk.decode(k, nb, nbs, &next[0], 4)
+		}
+		cur, next = next, cur
+		curA = decoded(nan)
 	}
 }
 
@@ -396,8 +468,8 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []floa
 		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
 		return
 	}
-	if sk.mul != nil && len(sw.dec) < streamBlock16*streamPanel {
-		sw.dec = alignedFloats(streamBlock16 * streamPanel)
+	if sk.mul != nil && len(sw.dec) < 2*streamBlock16*streamPanel {
+		sw.dec = alignedFloats(2 * streamBlock16 * streamPanel)
 	}
 	clear(acc)
 	sw.panels = sw.panels[:0]
@@ -406,11 +478,19 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []floa
 		sw.panels = append(sw.panels, streamPanelRef{ptr, bstride})
 	}
 	block := sk.block()
+	// B is decoded a panel ahead, within the multiplications of the panel before (on Zen 5, 11-31% faster
+	// than decoding each panel before multiplying it, 10-16% faster than decoding a packed B's blocks of 16
+	// columns while multiplying them).
+	pipelined := sk.mulDecode != nil && len(sw.panels) > 1 && (scaledA != nil || !sk.mulDecodeScaled)
 	for kb := 0; kb < k; kb += block {
 		kn := min(block, k-kb)
 		a, as := &packedA[kb*sk.rows], (*float32)(nil)
 		if scaledA != nil {
 			as = &scaledA[kb*sk.rows]
+		}
+		if pipelined {
+			sk.pipeline(kn, a, as, sw, kb, acc, m)
+			continue
 		}
 		for i, ref := range sw.panels {
 			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)

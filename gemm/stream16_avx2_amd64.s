@@ -22,7 +22,9 @@
 // next decoding reads; the hardware prefetchers do not, as each row is in another page.
 //
 // stream2TYPER16Fast, for a packed B, decodes the block while it multiplies it by rows 0-5, so that the
-// decoding's instructions run among the multiply-adds instead of before them.
+// decoding's instructions run among the multiply-adds instead of before them. Where a goroutine has two
+// panels or more, stream2F32R16DecTYPE (at the end of this file) does better: it multiplies the panel
+// decoded before while it decodes the next, a whole row of 64 columns at a time.
 //
 // The f8e4m3fn kernels named Scaled read A scaled by 2^8 (scaleStreamA) and decode B times 2^-8, which is
 // what the conversion from half precision gives: (a*2^8)*(b*2^-8) is a*b exactly, so the sums are the
@@ -103,6 +105,46 @@
 	VBROADCASTSS ao+12(AX), Y15; \
 	VFMADD231PS Y12, Y15, Y6; \
 	VFMADD231PS Y13, Y15, Y7
+
+// ROWS6S is ROWS6 with one register, Y14, for the elements of A (Y15 is the decoders').
+#define ROWS6S(ao, bo) \
+	VMOVUPS bo(BX), Y12; \
+	VMOVUPS bo+32(BX), Y13; \
+	VBROADCASTSS ao+0(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y0; \
+	VFMADD231PS Y13, Y14, Y1; \
+	VBROADCASTSS ao+4(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y2; \
+	VFMADD231PS Y13, Y14, Y3; \
+	VBROADCASTSS ao+8(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y4; \
+	VFMADD231PS Y13, Y14, Y5; \
+	VBROADCASTSS ao+12(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y6; \
+	VFMADD231PS Y13, Y14, Y7; \
+	VBROADCASTSS ao+16(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y8; \
+	VFMADD231PS Y13, Y14, Y9; \
+	VBROADCASTSS ao+20(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y10; \
+	VFMADD231PS Y13, Y14, Y11
+
+// ROWS4S is ROWS4 with one register, Y14, for the elements of A.
+#define ROWS4S(ao, bo) \
+	VMOVUPS bo(BX), Y12; \
+	VMOVUPS bo+32(BX), Y13; \
+	VBROADCASTSS ao+0(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y0; \
+	VFMADD231PS Y13, Y14, Y1; \
+	VBROADCASTSS ao+4(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y2; \
+	VFMADD231PS Y13, Y14, Y3; \
+	VBROADCASTSS ao+8(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y4; \
+	VFMADD231PS Y13, Y14, Y5; \
+	VBROADCASTSS ao+12(AX), Y14; \
+	VFMADD231PS Y12, Y14, Y6; \
+	VFMADD231PS Y13, Y14, Y7
 
 #define LOAD8(o) \
 	VMOVUPS o+0(DI), Y0; \
@@ -216,7 +258,9 @@ rows12skip:
 // Constants of the fused kernel, read from memory: its registers hold sums, B and A.
 DATA f8or80<>+0(SB)/8, $0x8080808080808080
 DATA f8or80<>+8(SB)/8, $0x8080808080808080
-GLOBL f8or80<>(SB), RODATA|NOPTR, $16
+DATA f8or80<>+16(SB)/8, $0x8080808080808080
+DATA f8or80<>+24(SB)/8, $0x8080808080808080
+GLOBL f8or80<>(SB), RODATA|NOPTR, $32
 DATA f8mask<>+0(SB)/8, $0xbf80bf80bf80bf80
 DATA f8mask<>+8(SB)/8, $0xbf80bf80bf80bf80
 DATA f8mask<>+16(SB)/8, $0xbf80bf80bf80bf80
@@ -900,3 +944,113 @@ group:
 	JNZ  row
 	VZEROUPPER
 	RET
+
+// The kernels that multiply a decoded block while they decode the next panel (stream16dec_amd64.h).
+
+// DECGROUP_F8E4M3FN_SCALED decodes 16 codes at so(SI) to B times 2^-8 at do(R14).
+#define DECGROUP_F8E4M3FN_SCALED(so, do) \
+	VPMOVSXBW so(SI), Y12; \
+	VPSLLW $7, Y12, Y12; \
+	VPAND f8mask<>(SB), Y12, Y12; \
+	VEXTRACTI128 $1, Y12, X13; \
+	VCVTPH2PS X12, Y12; \
+	VCVTPH2PS X13, Y13; \
+	VMOVUPS Y12, do(R14); \
+	VMOVUPS Y13, do+32(R14)
+
+// The NaN codes, 0x7f and 0xff, are the bytes that OR 0x80 makes 0xff: Y15 keeps the largest.
+#define DECROW \
+	PREFETCHT0 64(SI); \
+	VMOVDQU (SI), Y12; \
+	VPOR f8or80<>(SB), Y12, Y12; \
+	VPMAXUB Y12, Y15, Y15; \
+	VMOVDQU 32(SI), Y12; \
+	VPOR f8or80<>(SB), Y12, Y12; \
+	VPMAXUB Y12, Y15, Y15; \
+	DECGROUP_F8E4M3FN_SCALED(0, 0); \
+	DECGROUP_F8E4M3FN_SCALED(16, 8192); \
+	DECGROUP_F8E4M3FN_SCALED(32, 16384); \
+	DECGROUP_F8E4M3FN_SCALED(48, 24576)
+#define NANINIT VPXOR Y15, Y15, Y15
+#define NANCHECK \
+	VPCMPEQB Y14, Y14, Y14; \
+	VPCMPEQB Y14, Y15, Y15; \
+	VPMOVMSKB Y15, R8
+
+// func stream2F32R16DecF8E4M3FNScaled(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
+// decodes f8e4m3fn as decode2F8E4M3FN16FastScaled does (B times 2^-8, for the next panel's A scaled by 2^8).
+TEXT ·stream2F32R16DecF8E4M3FNScaled(SB), NOSPLIT, $0-73
+#include "stream16dec_amd64.h"
+
+#undef DECROW
+#undef NANINIT
+#undef NANCHECK
+#define NANINIT
+#define NANCHECK XORL R8, R8
+
+// DECGROUP_F8E5M2 decodes 16 codes at so(SI) to do(R14): f8e5m2 is half precision cut short.
+#define DECGROUP_F8E5M2(so, do) \
+	VPMOVZXBW so(SI), Y12; \
+	VPSLLW $8, Y12, Y12; \
+	VEXTRACTI128 $1, Y12, X13; \
+	VCVTPH2PS X12, Y12; \
+	VCVTPH2PS X13, Y13; \
+	VMOVUPS Y12, do(R14); \
+	VMOVUPS Y13, do+32(R14)
+
+#define DECROW \
+	PREFETCHT0 64(SI); \
+	DECGROUP_F8E5M2(0, 0); \
+	DECGROUP_F8E5M2(16, 8192); \
+	DECGROUP_F8E5M2(32, 16384); \
+	DECGROUP_F8E5M2(48, 24576)
+
+// func stream2F32R16DecF8E5M2(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
+TEXT ·stream2F32R16DecF8E5M2(SB), NOSPLIT, $0-73
+#include "stream16dec_amd64.h"
+
+#undef DECROW
+
+// DECGROUP_S8 decodes 16 bytes at so(SI) to do(R14).
+#define DECGROUP_S8(so, do) \
+	VPMOVSXBD so(SI), Y12; \
+	VPMOVSXBD so+8(SI), Y13; \
+	VCVTDQ2PS Y12, Y12; \
+	VCVTDQ2PS Y13, Y13; \
+	VMOVUPS Y12, do(R14); \
+	VMOVUPS Y13, do+32(R14)
+
+#define DECROW \
+	PREFETCHT0 64(SI); \
+	DECGROUP_S8(0, 0); \
+	DECGROUP_S8(16, 8192); \
+	DECGROUP_S8(32, 16384); \
+	DECGROUP_S8(48, 24576)
+
+// func stream2F32R16DecS8(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
+TEXT ·stream2F32R16DecS8(SB), NOSPLIT, $0-73
+#include "stream16dec_amd64.h"
+
+#undef DECROW
+
+// DECGROUP_BF16 widens 16 bf16 values at so(SI) to do(R14).
+#define DECGROUP_BF16(so, do) \
+	VPMOVZXWD so(SI), Y12; \
+	VPMOVZXWD so+16(SI), Y13; \
+	VPSLLD $16, Y12, Y12; \
+	VPSLLD $16, Y13, Y13; \
+	VMOVUPS Y12, do(R14); \
+	VMOVUPS Y13, do+32(R14)
+
+// A row of a bf16 panel is two lines.
+#define DECROW \
+	PREFETCHT0 128(SI); \
+	PREFETCHT0 192(SI); \
+	DECGROUP_BF16(0, 0); \
+	DECGROUP_BF16(32, 8192); \
+	DECGROUP_BF16(64, 16384); \
+	DECGROUP_BF16(96, 24576)
+
+// func stream2F32R16DecBF16(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
+TEXT ·stream2F32R16DecBF16(SB), NOSPLIT, $0-73
+#include "stream16dec_amd64.h"

@@ -127,6 +127,21 @@ func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out
 //go:noescape
 func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
+// The 16-row kernels that decode the next panel of a row-major B while they multiply (stream16dec_amd64.h);
+// only the f8e4m3fn one can meet a code it decodes wrong.
+//
+//go:noescape
+func stream2F32R16DecF8E4M3FNScaled(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
+
+//go:noescape
+func stream2F32R16DecF8E5M2(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
+
+//go:noescape
+func stream2F32R16DecS8(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
+
+//go:noescape
+func stream2F32R16DecBF16(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
+
 //go:noescape
 func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
 
@@ -176,13 +191,13 @@ func init() {
 			dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: stream2F8E4M3FNR1, fast: stream2F8E4M3FNR1Fast},
 				{rows: 4, cols: 16, fn: stream2F8E4M3FNR4, fast: stream2F8E4M3FNR4Fast},
 				{rows: 8, cols: 8, fn: stream2F8E4M3FNR8, fast: stream2F8E4M3FNR8Fast}, r16scaled(decode2F8E4M3FN16, decode2F8E4M3FN16Fast, stream2F8E4M3FNR16Fast,
-					decode2F8E4M3FN16FastScaled, stream2F8E4M3FNR16Scaled)},
+					decode2F8E4M3FN16FastScaled, stream2F8E4M3FNR16Scaled, stream2F32R16DecF8E4M3FNScaled)},
 			dtype.F8E5M2: {{rows: 1, cols: 64, fn: stream2F8E5M2R1}, {rows: 4, cols: 16, fn: stream2F8E5M2R4},
-				{rows: 8, cols: 8, fn: stream2F8E5M2R8}, r16(decode2F8E5M216, nil, stream2F8E5M2R16Fast)},
+				{rows: 8, cols: 8, fn: stream2F8E5M2R8}, r16(decode2F8E5M216, nil, stream2F8E5M2R16Fast, stream2F32R16DecF8E5M2)},
 			dtype.S8: {{rows: 1, cols: 64, fn: stream2S8R1}, {rows: 4, cols: 16, fn: stream2S8R4}, {rows: 8, cols: 8, fn: stream2S8R8},
-				r16(decode2S816, nil, stream2S8R16Fast)},
+				r16(decode2S816, nil, stream2S8R16Fast, stream2F32R16DecS8)},
 			dtype.BF16: {{rows: 1, cols: 64, fn: stream2BF16R1}, {rows: 4, cols: 16, fn: stream2BF16R4},
-				{rows: 8, cols: 8, fn: stream2BF16R8}, r16(decode2BF1616, nil, stream2BF16R16Fast)},
+				{rows: 8, cols: 8, fn: stream2BF16R8}, r16(decode2BF1616, nil, stream2BF16R16Fast, stream2F32R16DecBF16)},
 		}, "avx2"
 	}
 	if !vectorPacking {
@@ -202,17 +217,18 @@ func init() {
 }
 
 // r16 is the AVX2 kernel for 9 to 16 rows: blocks of 16 columns decoded by decode (or decodeFast, or
-// decodeMul for a packed B) and multiplied by stream2F32R16.
-func r16(decode streamDecodeFunc, decodeFast streamDecodeFastFunc, decodeMul streamDecodeMulFunc) streamKernel {
-	return streamKernel{rows: 16, cols: 16, decode: decode, decodeFast: decodeFast, decodeMul: decodeMul, mul: stream2F32R16}
+// decodeMul for a packed B) and multiplied by stream2F32R16, or for a row-major B, by mulDecode while it
+// decodes the next panel.
+func r16(decode streamDecodeFunc, decodeFast streamDecodeFastFunc, decodeMul streamDecodeMulFunc, mulDecode streamMulDecodeFunc) streamKernel {
+	return streamKernel{rows: 16, cols: 16, decode: decode, decodeFast: decodeFast, decodeMul: decodeMul, mul: stream2F32R16, mulDecode: mulDecode}
 }
 
 // r16scaled is r16 with the kernels that read A scaled by 2^8 (f8e4m3fn: B decoded through half
-// precision without the multiplication by 2^8).
+// precision without the multiplication by 2^8); mulDecode is one of them.
 func r16scaled(decode streamDecodeFunc, decodeFast streamDecodeFastFunc, decodeMul streamDecodeMulFunc,
-	decodeFastScaled streamDecodeFastFunc, decodeMulScaled streamDecodeMulFunc) streamKernel {
-	sk := r16(decode, decodeFast, decodeMul)
-	sk.decodeFastScaled, sk.decodeMulScaled = decodeFastScaled, decodeMulScaled
+	decodeFastScaled streamDecodeFastFunc, decodeMulScaled streamDecodeMulFunc, mulDecode streamMulDecodeFunc) streamKernel {
+	sk := r16(decode, decodeFast, decodeMul, mulDecode)
+	sk.decodeFastScaled, sk.decodeMulScaled, sk.mulDecodeScaled = decodeFastScaled, decodeMulScaled, true
 	return sk
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"octet/dtype"
 )
@@ -400,4 +401,99 @@ func TestStreamHugeA(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestStreamPipeline checks the pipeline of the 16-row kernels (a row-major B's next panel decoded while
+// the one before is multiplied) against each panel run alone through panel, which TestStreamKernelsExact
+// checks against the exact kernel: the sums must be the same bits. The panels hold NaN codes here and
+// there (the first, a middle one, the last), the last is sometimes a padded copy (as a ragged panel is),
+// blocks of k are short or long (a row of the next panel is decoded every eight steps: fewer steps leave
+// rows to the end), and the products have 1 to 16 rows.
+func TestStreamPipeline(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	tested := 0
+	for _, kern := range Kernels() {
+		for _, typ := range WeightTypes {
+			var sk streamKernel
+			for _, s := range kern.streams[typ] {
+				if s.mulDecode != nil {
+					sk = s
+				}
+			}
+			if sk.mulDecode == nil {
+				continue
+			}
+			size := typ.ByteSize()
+			for trial := 0; trial < 60; trial++ {
+				k := 1 + rng.IntN(streamBlock16)
+				if trial < 10 {
+					k = []int{1, 2, 7, 8, 9, 16, 33, 100, streamBlock16 - 1, streamBlock16}[trial]
+				}
+				kb := 0
+				if trial%3 == 2 {
+					kb = 1 + rng.IntN(5) // the block starts past the panels' first rows
+				}
+				np := 2 + rng.IntN(4)
+				bstride := (64 + 8*(1+rng.IntN(40))) * size
+				sw := &streamWork{dec: alignedFloats(2 * streamBlock16 * streamPanel)}
+				blocks := make([][]byte, np)
+				for i := range blocks {
+					stride := bstride
+					if i == np-1 && trial%4 == 1 {
+						stride = streamPanel * size // a ragged last panel, copied and padded
+					}
+					nan := typ == dtype.F8E4M3FN && rng.IntN(3) == 0
+					blocks[i] = streamBlockB(rng, typ, kb+k, stride, nan)
+					sw.panels = append(sw.panels, streamPanelRef{&blocks[i][0], stride})
+				}
+				a := make([]float32, k*sk.rows)
+				for i := range a {
+					switch rng.IntN(8) {
+					case 0:
+						a[i] = 0
+					case 1:
+						a[i] = float32(rng.NormFloat64()) * 0x1p-140
+					default:
+						a[i] = float32(rng.NormFloat64())
+					}
+				}
+				as := make([]float32, len(a))
+				if !scaleStreamA(as, a) {
+					t.Fatal("scaleStreamA refused an A without huge values")
+				}
+				m := 1 + rng.IntN(sk.rows)
+				if trial%2 == 0 {
+					m = []int{9, 12, 13, 16}[trial/2%4]
+				}
+				size16 := sk.rows * streamPanel
+				out0 := make([]float32, np*size16)
+				for i := range out0 {
+					out0[i] = float32(rng.NormFloat64())
+				}
+				want := append([]float32(nil), out0...)
+				for i, ref := range sw.panels {
+					b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
+					sk.panel(k, &a[0], &as[0], (*byte)(b), ref.bstride, size, want[i*size16:(i+1)*size16], make([]float32, streamBlock16*streamPanel), m)
+				}
+				got := append([]float32(nil), out0...)
+				sk.pipeline(k, &a[0], &as[0], sw, kb, got, m)
+				for i := 0; i < np; i++ {
+					for r := 0; r < m; r++ {
+						for j := 0; j < streamPanel; j++ {
+							x := i*size16 + j/16*16*sk.rows + r*16 + j%16
+							if !sameBits(got[x], want[x]) {
+								t.Fatalf("%s %v, k=%d (from %d), %d panels, %d rows: panel %d sum (%d, %d) = %v (%#08x), want %v (%#08x)",
+									kern.Name(), typ, k, kb, np, m, i, r, j, got[x], math.Float32bits(got[x]), want[x], math.Float32bits(want[x]))
+							}
+						}
+					}
+				}
+				tested++
+			}
+		}
+	}
+	if tested == 0 {
+		t.Skip("no kernel with a pipelined 16-row kernel on this machine")
+	}
+	t.Logf("%d pipelines", tested)
 }
