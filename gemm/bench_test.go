@@ -50,8 +50,8 @@ func BenchmarkMatMulBatched(b *testing.B) {
 
 // BenchmarkKernel measures each kernel's tile function alone, on packed panels that stay in L1: the
 // ceiling the blocked product can approach, on one core, and on every core at once (Threads() goroutines,
-// each with panels of its own), which is the ceiling of a product split across the cores: on a CPU whose
-// cores share power and caches, each runs slower when all of them are busy.
+// each with panels of its own), which is the ceiling of a product split across the cores: cores that
+// share power and caches may each run slower when all of them are busy.
 func BenchmarkKernel(b *testing.B) {
 	for _, kern := range Kernels() {
 		const kc = 256

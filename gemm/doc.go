@@ -49,8 +49,9 @@
 // NaN code; a block of B holding the NaN code is noticed as it is read and run again with the exact
 // decoding, so the results are the same bits. In the AVX2 kernels 9 to 16 rows do not fit the 16 ymm
 // registers with B decoded: blocks of 128 x 16 elements of B are decoded once into a float32 buffer in L1
-// (for packed weights, while the first 6 rows are multiplied) and multiplied by the 16 rows in 6x16 and
-// 4x16 register tiles.
+// and multiplied by the 16 rows in 6x16 and 4x16 register tiles; where a goroutine has two panels or more,
+// each panel is decoded while the one before is multiplied, a row of 64 columns every eight steps of k
+// (else, for packed weights, a block while its first 6 rows are multiplied).
 //
 // MatMulEpilogue finishes each tile (each column of tiles, for avx2) on the goroutine that summed it,
 // while it is in L1, one step of the epilogue at a time over 64 elements: in AVX2 where the machine has it
