@@ -180,19 +180,15 @@ func (sk *streamKernel) pipeline(k int, a, as *float32, sw *streamWork, kb int, 
 		return a
 	}
 	b0, bs0 := src(0)
-	var curA *float32
-	switch {
-	case sk.mulDecodeScaled:
+	curA := a
+	if sk.mulDecodeScaled {
 		ok := sk.decodeFastScaled(k, b0, bs0, &cur[0], 4)
 		if !ok {
 			sk.decode(k, b0, bs0, &cur[0], 4)
 		}
 		curA = decoded(!ok)
-	case sk.decodeFast == nil || !sk.decodeFast(k, b0, bs0, &cur[0], 4):
+	} else if sk.decodeFast == nil || !sk.decodeFast(k, b0, bs0, &cur[0], 4) {
 		sk.decode(k, b0, bs0, &cur[0], 4)
-		curA = a
-	default:
-		curA = a
 	}
 	q := (k + 3) / 4 // rows of the next panel decoded per block of 16 columns multiplied
 	for i := range sw.panels {
