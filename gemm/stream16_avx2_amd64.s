@@ -272,524 +272,6 @@ DATA f8two8<>+16(SB)/8, $0x4380000043800000
 DATA f8two8<>+24(SB)/8, $0x4380000043800000
 GLOBL f8two8<>(SB), RODATA|NOPTR, $32
 
-// func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
-// It decodes the k x 16 block of f8e4m3fn at b (bstride bytes between rows) into buf, as
-// decode2F8E4M3FN16Fast does, and adds its product with the 16 rows of a to out, as stream2F32R16 does,
-// decoding while it multiplies by rows 0-5. Where the block holds a NaN code it returns false, out
-// untouched.
-TEXT ·stream2F8E4M3FNR16Fast(SB), NOSPLIT, $0-57
-	MOVQ k+0(FP), R9
-	MOVQ a+8(FP), R10
-	MOVQ b+16(FP), R12
-	MOVQ bstride+24(FP), DX
-	MOVQ buf+32(FP), R11
-	MOVQ out+40(FP), DI
-
-	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, SI
-	LOAD12(0)
-	VPXOR X15, X15, X15
-fused:
-	VMOVDQU (R12), X14
-	VPOR f8or80<>(SB), X14, X14
-	VPMAXUB X14, X15, X15
-	VPMOVSXBW (R12), Y12
-	VPSLLW $7, Y12, Y12
-	VPAND f8mask<>(SB), Y12, Y12
-	VEXTRACTI128 $1, Y12, X13
-	VCVTPH2PS X12, Y12
-	VCVTPH2PS X13, Y13
-	VMULPS f8two8<>(SB), Y12, Y12
-	VMULPS f8two8<>(SB), Y13, Y13
-	VMOVUPS Y12, 0(SI)
-	VMOVUPS Y13, 32(SI)
-	VBROADCASTSS 0(AX), Y14
-	VFMADD231PS Y12, Y14, Y0
-	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(AX), Y14
-	VFMADD231PS Y12, Y14, Y2
-	VFMADD231PS Y13, Y14, Y3
-	VBROADCASTSS 8(AX), Y14
-	VFMADD231PS Y12, Y14, Y4
-	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 12(AX), Y14
-	VFMADD231PS Y12, Y14, Y6
-	VFMADD231PS Y13, Y14, Y7
-	VBROADCASTSS 16(AX), Y14
-	VFMADD231PS Y12, Y14, Y8
-	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 20(AX), Y14
-	VFMADD231PS Y12, Y14, Y10
-	VFMADD231PS Y13, Y14, Y11
-	ADDQ $64, AX
-	ADDQ DX, R12
-	ADDQ $64, SI
-	DECQ CX
-	JNZ  fused
-	VPCMPEQB X14, X14, X14
-	VPCMPEQB X14, X15, X15
-	VPMOVMSKB X15, R8
-	TESTL R8, R8
-	JNZ  nan
-	STORE12(0)
-
-	// Rows 6-11.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD12(384)
-	SHRQ $1, CX
-	JZ   frows6odd
-frows6:
-	ROWS6(24, 0)
-	ROWS6(24+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows6
-frows6odd:
-	TESTQ $1, R9
-	JZ   frows6done
-	ROWS6(24, 0)
-frows6done:
-	STORE12(384)
-
-	// Rows 12-15, unless the product has no more than 12.
-	CMPQ rows+48(FP), $12
-	JLE  frows12skip
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD8(768)
-	SHRQ $1, CX
-	JZ   frows12odd
-frows12:
-	ROWS4(48, 0)
-	ROWS4(48+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows12
-frows12odd:
-	TESTQ $1, R9
-	JZ   frows12done
-	ROWS4(48, 0)
-frows12done:
-	STORE8(768)
-frows12skip:
-	MOVB $1, ret+56(FP)
-	VZEROUPPER
-	RET
-nan:
-	MOVB $0, ret+56(FP)
-	VZEROUPPER
-	RET
-
-// func stream2F8E4M3FNR16Scaled(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
-// is stream2F8E4M3FNR16Fast for a scaled by 2^8: it decodes B times 2^-8, as the half-precision decoding
-// leaves it, without the two multiplications by 2^8 per 16 codes that share the multiply-adds' ports, and
-// the products are the same. buf then holds B times 2^-8.
-TEXT ·stream2F8E4M3FNR16Scaled(SB), NOSPLIT, $0-57
-	MOVQ k+0(FP), R9
-	MOVQ a+8(FP), R10
-	MOVQ b+16(FP), R12
-	MOVQ bstride+24(FP), DX
-	MOVQ buf+32(FP), R11
-	MOVQ out+40(FP), DI
-
-	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, SI
-	// The lines of B 16 steps on are fetched as the decoding goes: the first block of 16 columns of
-	// a panel reads them from L2 or beyond, at a new place for each panel, where the prefetchers lag.
-	MOVQ DX, R13
-	SHLQ $4, R13
-	LOAD12(0)
-	VPXOR X15, X15, X15
-fused:
-	PREFETCHT0 (R12)(R13*1)
-	VMOVDQU (R12), X13
-	VPOR f8or80<>(SB), X13, X14
-	VPMAXUB X14, X15, X15
-	VPMOVSXBW X13, Y12
-	VPSLLW $7, Y12, Y12
-	VPAND f8mask<>(SB), Y12, Y12
-	VEXTRACTI128 $1, Y12, X13
-	VCVTPH2PS X12, Y12
-	VCVTPH2PS X13, Y13
-	VMOVUPS Y12, 0(SI)
-	VMOVUPS Y13, 32(SI)
-	VBROADCASTSS 0(AX), Y14
-	VFMADD231PS Y12, Y14, Y0
-	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(AX), Y14
-	VFMADD231PS Y12, Y14, Y2
-	VFMADD231PS Y13, Y14, Y3
-	VBROADCASTSS 8(AX), Y14
-	VFMADD231PS Y12, Y14, Y4
-	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 12(AX), Y14
-	VFMADD231PS Y12, Y14, Y6
-	VFMADD231PS Y13, Y14, Y7
-	VBROADCASTSS 16(AX), Y14
-	VFMADD231PS Y12, Y14, Y8
-	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 20(AX), Y14
-	VFMADD231PS Y12, Y14, Y10
-	VFMADD231PS Y13, Y14, Y11
-	ADDQ $64, AX
-	ADDQ DX, R12
-	ADDQ $64, SI
-	DECQ CX
-	JNZ  fused
-	VPCMPEQB X14, X14, X14
-	VPCMPEQB X14, X15, X15
-	VPMOVMSKB X15, R8
-	TESTL R8, R8
-	JNZ  nan
-	STORE12(0)
-
-	// Rows 6-11.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD12(384)
-	SHRQ $1, CX
-	JZ   frows6odd
-frows6:
-	ROWS6(24, 0)
-	ROWS6(24+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows6
-frows6odd:
-	TESTQ $1, R9
-	JZ   frows6done
-	ROWS6(24, 0)
-frows6done:
-	STORE12(384)
-
-	// Rows 12-15, unless the product has no more than 12.
-	CMPQ rows+48(FP), $12
-	JLE  frows12skip
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD8(768)
-	SHRQ $1, CX
-	JZ   frows12odd
-frows12:
-	ROWS4(48, 0)
-	ROWS4(48+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows12
-frows12odd:
-	TESTQ $1, R9
-	JZ   frows12done
-	ROWS4(48, 0)
-frows12done:
-	STORE8(768)
-frows12skip:
-	MOVB $1, ret+56(FP)
-	VZEROUPPER
-	RET
-nan:
-	MOVB $0, ret+56(FP)
-	VZEROUPPER
-	RET
-
-// func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
-// is stream2F8E4M3FNR16Fast for f8e5m2, whose every code it decodes: it returns true.
-TEXT ·stream2F8E5M2R16Fast(SB), NOSPLIT, $0-57
-	MOVQ k+0(FP), R9
-	MOVQ a+8(FP), R10
-	MOVQ b+16(FP), R12
-	MOVQ bstride+24(FP), DX
-	MOVQ buf+32(FP), R11
-	MOVQ out+40(FP), DI
-
-	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, SI
-	LOAD12(0)
-fused:
-	VPMOVZXBW (R12), Y12
-	VPSLLW $8, Y12, Y12
-	VEXTRACTI128 $1, Y12, X13
-	VCVTPH2PS X12, Y12
-	VCVTPH2PS X13, Y13
-	VMOVUPS Y12, 0(SI)
-	VMOVUPS Y13, 32(SI)
-	VBROADCASTSS 0(AX), Y14
-	VFMADD231PS Y12, Y14, Y0
-	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(AX), Y14
-	VFMADD231PS Y12, Y14, Y2
-	VFMADD231PS Y13, Y14, Y3
-	VBROADCASTSS 8(AX), Y14
-	VFMADD231PS Y12, Y14, Y4
-	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 12(AX), Y14
-	VFMADD231PS Y12, Y14, Y6
-	VFMADD231PS Y13, Y14, Y7
-	VBROADCASTSS 16(AX), Y14
-	VFMADD231PS Y12, Y14, Y8
-	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 20(AX), Y14
-	VFMADD231PS Y12, Y14, Y10
-	VFMADD231PS Y13, Y14, Y11
-	ADDQ $64, AX
-	ADDQ DX, R12
-	ADDQ $64, SI
-	DECQ CX
-	JNZ  fused
-	STORE12(0)
-
-	// Rows 6-11.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD12(384)
-	SHRQ $1, CX
-	JZ   frows6odd
-frows6:
-	ROWS6(24, 0)
-	ROWS6(24+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows6
-frows6odd:
-	TESTQ $1, R9
-	JZ   frows6done
-	ROWS6(24, 0)
-frows6done:
-	STORE12(384)
-
-	// Rows 12-15, unless the product has no more than 12.
-	CMPQ rows+48(FP), $12
-	JLE  frows12skip
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD8(768)
-	SHRQ $1, CX
-	JZ   frows12odd
-frows12:
-	ROWS4(48, 0)
-	ROWS4(48+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows12
-frows12odd:
-	TESTQ $1, R9
-	JZ   frows12done
-	ROWS4(48, 0)
-frows12done:
-	STORE8(768)
-frows12skip:
-	MOVB $1, ret+56(FP)
-	VZEROUPPER
-	RET
-
-// func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
-// is stream2F8E4M3FNR16Fast for s8, whose every code it decodes: it returns true.
-TEXT ·stream2S8R16Fast(SB), NOSPLIT, $0-57
-	MOVQ k+0(FP), R9
-	MOVQ a+8(FP), R10
-	MOVQ b+16(FP), R12
-	MOVQ bstride+24(FP), DX
-	MOVQ buf+32(FP), R11
-	MOVQ out+40(FP), DI
-
-	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, SI
-	LOAD12(0)
-fused:
-	VPMOVSXBD (R12), Y12
-	VPMOVSXBD 8(R12), Y13
-	VCVTDQ2PS Y12, Y12
-	VCVTDQ2PS Y13, Y13
-	VMOVUPS Y12, 0(SI)
-	VMOVUPS Y13, 32(SI)
-	VBROADCASTSS 0(AX), Y14
-	VFMADD231PS Y12, Y14, Y0
-	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(AX), Y14
-	VFMADD231PS Y12, Y14, Y2
-	VFMADD231PS Y13, Y14, Y3
-	VBROADCASTSS 8(AX), Y14
-	VFMADD231PS Y12, Y14, Y4
-	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 12(AX), Y14
-	VFMADD231PS Y12, Y14, Y6
-	VFMADD231PS Y13, Y14, Y7
-	VBROADCASTSS 16(AX), Y14
-	VFMADD231PS Y12, Y14, Y8
-	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 20(AX), Y14
-	VFMADD231PS Y12, Y14, Y10
-	VFMADD231PS Y13, Y14, Y11
-	ADDQ $64, AX
-	ADDQ DX, R12
-	ADDQ $64, SI
-	DECQ CX
-	JNZ  fused
-	STORE12(0)
-
-	// Rows 6-11.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD12(384)
-	SHRQ $1, CX
-	JZ   frows6odd
-frows6:
-	ROWS6(24, 0)
-	ROWS6(24+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows6
-frows6odd:
-	TESTQ $1, R9
-	JZ   frows6done
-	ROWS6(24, 0)
-frows6done:
-	STORE12(384)
-
-	// Rows 12-15, unless the product has no more than 12.
-	CMPQ rows+48(FP), $12
-	JLE  frows12skip
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD8(768)
-	SHRQ $1, CX
-	JZ   frows12odd
-frows12:
-	ROWS4(48, 0)
-	ROWS4(48+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows12
-frows12odd:
-	TESTQ $1, R9
-	JZ   frows12done
-	ROWS4(48, 0)
-frows12done:
-	STORE8(768)
-frows12skip:
-	MOVB $1, ret+56(FP)
-	VZEROUPPER
-	RET
-
-// func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
-// is stream2F8E4M3FNR16Fast for bf16, whose every code it decodes: it returns true.
-TEXT ·stream2BF16R16Fast(SB), NOSPLIT, $0-57
-	MOVQ k+0(FP), R9
-	MOVQ a+8(FP), R10
-	MOVQ b+16(FP), R12
-	MOVQ bstride+24(FP), DX
-	MOVQ buf+32(FP), R11
-	MOVQ out+40(FP), DI
-
-	// Rows 0-5, decoding: 16 codes sign-extended to words at once, then widened 8 at a time.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, SI
-	LOAD12(0)
-fused:
-	VPMOVZXWD (R12), Y12
-	VPMOVZXWD 16(R12), Y13
-	VPSLLD $16, Y12, Y12
-	VPSLLD $16, Y13, Y13
-	VMOVUPS Y12, 0(SI)
-	VMOVUPS Y13, 32(SI)
-	VBROADCASTSS 0(AX), Y14
-	VFMADD231PS Y12, Y14, Y0
-	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(AX), Y14
-	VFMADD231PS Y12, Y14, Y2
-	VFMADD231PS Y13, Y14, Y3
-	VBROADCASTSS 8(AX), Y14
-	VFMADD231PS Y12, Y14, Y4
-	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 12(AX), Y14
-	VFMADD231PS Y12, Y14, Y6
-	VFMADD231PS Y13, Y14, Y7
-	VBROADCASTSS 16(AX), Y14
-	VFMADD231PS Y12, Y14, Y8
-	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 20(AX), Y14
-	VFMADD231PS Y12, Y14, Y10
-	VFMADD231PS Y13, Y14, Y11
-	ADDQ $64, AX
-	ADDQ DX, R12
-	ADDQ $64, SI
-	DECQ CX
-	JNZ  fused
-	STORE12(0)
-
-	// Rows 6-11.
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD12(384)
-	SHRQ $1, CX
-	JZ   frows6odd
-frows6:
-	ROWS6(24, 0)
-	ROWS6(24+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows6
-frows6odd:
-	TESTQ $1, R9
-	JZ   frows6done
-	ROWS6(24, 0)
-frows6done:
-	STORE12(384)
-
-	// Rows 12-15, unless the product has no more than 12.
-	CMPQ rows+48(FP), $12
-	JLE  frows12skip
-	MOVQ R9, CX
-	MOVQ R10, AX
-	MOVQ R11, BX
-	LOAD8(768)
-	SHRQ $1, CX
-	JZ   frows12odd
-frows12:
-	ROWS4(48, 0)
-	ROWS4(48+64, 64)
-	ADDQ $128, AX
-	ADDQ $128, BX
-	DECQ CX
-	JNZ  frows12
-frows12odd:
-	TESTQ $1, R9
-	JZ   frows12done
-	ROWS4(48, 0)
-frows12done:
-	STORE8(768)
-frows12skip:
-	MOVB $1, ret+56(FP)
-	VZEROUPPER
-	RET
-
 // func decode2F8E4M3FN16Fast(k int, b *byte, bstride int, dst *float32, groups int) bool
 // It returns false where the block holds a NaN code (0x7f, 0xff), which it decodes wrongly; Y11 keeps the
 // largest byte or'ed with 0x80 (Y12), as in stream_avx2_fast_amd64.s.
@@ -945,111 +427,125 @@ group:
 	VZEROUPPER
 	RET
 
-// The kernels that multiply a decoded block while they decode the next panel (stream16dec_amd64.h).
+// The kernels that decode while they multiply: stream16fused_amd64.h (a block of 16 columns, multiplied by
+// rows 0-5 as it is decoded) and stream16dec_amd64.h (the next panel, while the block before is
+// multiplied). Each type defines DECB(o, r), the decoding of 16 elements at o(r) into Y12 and Y13, its
+// NaN check (NANINIT, NAN16(o, r) on 16 codes, NANCHECK setting R8 nonzero where there was a code DECB
+// gets wrong), ESIZE (its bytes per element) and PREFETCHROW (the next panel's row at SI), then includes
+// the bodies after the TEXT lines of its kernels.
 
-// DECGROUP_F8E4M3FN_SCALED decodes 16 codes at so(SI) to B times 2^-8 at do(R14).
-#define DECGROUP_F8E4M3FN_SCALED(so, do) \
-	VPMOVSXBW so(SI), Y12; \
+// The NaN codes of f8e4m3fn, 0x7f and 0xff, are the bytes that OR 0x80 makes 0xff: X15 keeps the largest.
+#define NANINIT VPXOR X15, X15, X15
+#define NAN16(o, r) \
+	VMOVDQU o(r), X14; \
+	VPOR f8or80<>(SB), X14, X14; \
+	VPMAXUB X14, X15, X15
+#define NANCHECK \
+	VPCMPEQB X14, X14, X14; \
+	VPCMPEQB X14, X15, X15; \
+	VPMOVMSKB X15, R8
+#define ESIZE 1
+#define PREFETCHROW PREFETCHT0 64(SI)
+
+// f8e4m3fn through half precision: B times 2^-8, exact but for the NaN code.
+#define DECB(o, r) \
+	VPMOVSXBW o(r), Y12; \
 	VPSLLW $7, Y12, Y12; \
 	VPAND f8mask<>(SB), Y12, Y12; \
 	VEXTRACTI128 $1, Y12, X13; \
 	VCVTPH2PS X12, Y12; \
-	VCVTPH2PS X13, Y13; \
-	VMOVUPS Y12, do(R14); \
-	VMOVUPS Y13, do+32(R14)
+	VCVTPH2PS X13, Y13
 
-// The NaN codes, 0x7f and 0xff, are the bytes that OR 0x80 makes 0xff: Y15 keeps the largest.
-#define DECROW \
-	PREFETCHT0 64(SI); \
-	VMOVDQU (SI), Y12; \
-	VPOR f8or80<>(SB), Y12, Y12; \
-	VPMAXUB Y12, Y15, Y15; \
-	VMOVDQU 32(SI), Y12; \
-	VPOR f8or80<>(SB), Y12, Y12; \
-	VPMAXUB Y12, Y15, Y15; \
-	DECGROUP_F8E4M3FN_SCALED(0, 0); \
-	DECGROUP_F8E4M3FN_SCALED(16, 8192); \
-	DECGROUP_F8E4M3FN_SCALED(32, 16384); \
-	DECGROUP_F8E4M3FN_SCALED(48, 24576)
-#define NANINIT VPXOR Y15, Y15, Y15
-#define NANCHECK \
-	VPCMPEQB Y14, Y14, Y14; \
-	VPCMPEQB Y14, Y15, Y15; \
-	VPMOVMSKB Y15, R8
+// func stream2F8E4M3FNR16Scaled(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
+// is stream2F8E4M3FNR16Fast for a scaled by 2^8: it decodes B times 2^-8, as the half-precision decoding
+// leaves it, without the two multiplications by 2^8 per 16 codes that share the multiply-adds' ports, and
+// the products are the same. buf then holds B times 2^-8.
+TEXT ·stream2F8E4M3FNR16Scaled(SB), NOSPLIT, $0-57
+#include "stream16fused_amd64.h"
 
 // func stream2F32R16DecF8E4M3FNScaled(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
 // decodes f8e4m3fn as decode2F8E4M3FN16FastScaled does (B times 2^-8, for the next panel's A scaled by 2^8).
 TEXT ·stream2F32R16DecF8E4M3FNScaled(SB), NOSPLIT, $0-73
 #include "stream16dec_amd64.h"
 
-#undef DECROW
-#undef NANINIT
-#undef NANCHECK
-#define NANINIT
-#define NANCHECK XORL R8, R8
-
-// DECGROUP_F8E5M2 decodes 16 codes at so(SI) to do(R14): f8e5m2 is half precision cut short.
-#define DECGROUP_F8E5M2(so, do) \
-	VPMOVZXBW so(SI), Y12; \
-	VPSLLW $8, Y12, Y12; \
+// The same times 2^8: B itself.
+#undef DECB
+#define DECB(o, r) \
+	VPMOVSXBW o(r), Y12; \
+	VPSLLW $7, Y12, Y12; \
+	VPAND f8mask<>(SB), Y12, Y12; \
 	VEXTRACTI128 $1, Y12, X13; \
 	VCVTPH2PS X12, Y12; \
 	VCVTPH2PS X13, Y13; \
-	VMOVUPS Y12, do(R14); \
-	VMOVUPS Y13, do+32(R14)
+	VMULPS f8two8<>(SB), Y12, Y12; \
+	VMULPS f8two8<>(SB), Y13, Y13
 
-#define DECROW \
-	PREFETCHT0 64(SI); \
-	DECGROUP_F8E5M2(0, 0); \
-	DECGROUP_F8E5M2(16, 8192); \
-	DECGROUP_F8E5M2(32, 16384); \
-	DECGROUP_F8E5M2(48, 24576)
+// func stream2F8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
+// It decodes the k x 16 block of f8e4m3fn at b (bstride bytes between rows) into buf, as
+// decode2F8E4M3FN16Fast does, and adds its product with the 16 rows of a to out, as stream2F32R16 does,
+// decoding while it multiplies by rows 0-5. Where the block holds a NaN code it returns false, out
+// untouched.
+TEXT ·stream2F8E4M3FNR16Fast(SB), NOSPLIT, $0-57
+#include "stream16fused_amd64.h"
+
+// The other types decode every code.
+#undef NANINIT
+#undef NAN16
+#undef NANCHECK
+#define NANINIT
+#define NAN16(o, r)
+#define NANCHECK XORL R8, R8
+
+// f8e5m2 is half precision cut short.
+#undef DECB
+#define DECB(o, r) \
+	VPMOVZXBW o(r), Y12; \
+	VPSLLW $8, Y12, Y12; \
+	VEXTRACTI128 $1, Y12, X13; \
+	VCVTPH2PS X12, Y12; \
+	VCVTPH2PS X13, Y13
+
+// func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
+// is stream2F8E4M3FNR16Fast for f8e5m2, whose every code it decodes: it returns true.
+TEXT ·stream2F8E5M2R16Fast(SB), NOSPLIT, $0-57
+#include "stream16fused_amd64.h"
 
 // func stream2F32R16DecF8E5M2(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
 TEXT ·stream2F32R16DecF8E5M2(SB), NOSPLIT, $0-73
 #include "stream16dec_amd64.h"
 
-#undef DECROW
-
-// DECGROUP_S8 decodes 16 bytes at so(SI) to do(R14).
-#define DECGROUP_S8(so, do) \
-	VPMOVSXBD so(SI), Y12; \
-	VPMOVSXBD so+8(SI), Y13; \
+#undef DECB
+#define DECB(o, r) \
+	VPMOVSXBD o(r), Y12; \
+	VPMOVSXBD o+8(r), Y13; \
 	VCVTDQ2PS Y12, Y12; \
-	VCVTDQ2PS Y13, Y13; \
-	VMOVUPS Y12, do(R14); \
-	VMOVUPS Y13, do+32(R14)
+	VCVTDQ2PS Y13, Y13
 
-#define DECROW \
-	PREFETCHT0 64(SI); \
-	DECGROUP_S8(0, 0); \
-	DECGROUP_S8(16, 8192); \
-	DECGROUP_S8(32, 16384); \
-	DECGROUP_S8(48, 24576)
+// func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
+// is stream2F8E4M3FNR16Fast for s8, whose every code it decodes: it returns true.
+TEXT ·stream2S8R16Fast(SB), NOSPLIT, $0-57
+#include "stream16fused_amd64.h"
 
 // func stream2F32R16DecS8(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
 TEXT ·stream2F32R16DecS8(SB), NOSPLIT, $0-73
 #include "stream16dec_amd64.h"
 
-#undef DECROW
-
-// DECGROUP_BF16 widens 16 bf16 values at so(SI) to do(R14).
-#define DECGROUP_BF16(so, do) \
-	VPMOVZXWD so(SI), Y12; \
-	VPMOVZXWD so+16(SI), Y13; \
+// bf16 widened: a row of a panel is two lines.
+#undef DECB
+#undef ESIZE
+#undef PREFETCHROW
+#define DECB(o, r) \
+	VPMOVZXWD o(r), Y12; \
+	VPMOVZXWD o+16(r), Y13; \
 	VPSLLD $16, Y12, Y12; \
-	VPSLLD $16, Y13, Y13; \
-	VMOVUPS Y12, do(R14); \
-	VMOVUPS Y13, do+32(R14)
+	VPSLLD $16, Y13, Y13
+#define ESIZE 2
+#define PREFETCHROW PREFETCHT0 128(SI); PREFETCHT0 192(SI)
 
-// A row of a bf16 panel is two lines.
-#define DECROW \
-	PREFETCHT0 128(SI); \
-	PREFETCHT0 192(SI); \
-	DECGROUP_BF16(0, 0); \
-	DECGROUP_BF16(32, 8192); \
-	DECGROUP_BF16(64, 16384); \
-	DECGROUP_BF16(96, 24576)
+// func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
+// is stream2F8E4M3FNR16Fast for bf16: it returns true.
+TEXT ·stream2BF16R16Fast(SB), NOSPLIT, $0-57
+#include "stream16fused_amd64.h"
 
 // func stream2F32R16DecBF16(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
 TEXT ·stream2F32R16DecBF16(SB), NOSPLIT, $0-73

@@ -1,8 +1,6 @@
 // The body shared by the AVX2 16-row kernels that multiply one decoded block of B while they decode the
-// next panel (stream16dec_avx2_amd64.s), included right after their TEXT lines. The including file defines
-// DECROW, which decodes the 64 codes of one row of B at SI into the four blocks of 16 columns at R14 (block
-// g at R14 + g*8192 bytes), using Y12-Y14 and, for a NaN check, Y15, and NANINIT and NANCHECK (which sets
-// R8 nonzero where the rows held a code the decoding gets wrong).
+// next panel (stream2F32R16DecTYPE in stream16_avx2_amd64.s), included right after their TEXT lines, with
+// the including file's DECB, NAN16 and the rest (see there).
 //
 // func(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
 //
@@ -10,7 +8,22 @@
 // and decodes drows rows of a panel (src, bstride bytes between rows) into dst, one row after every eight
 // steps of k of the rows 0-5 and 6-11 (the rest, if k is short, at the end): the decoding's instructions
 // run among the multiply-adds, whose ports they do not need, instead of before them. Each row is visited
-// once, all 64 columns at a time: in a row-major B, every row is in a page of its own.
+// once, all 64 columns at a time: in a row-major B, every row is in a page of its own. It reports whether
+// the rows held a code DECB gets wrong.
+
+// DECROW decodes the 64 elements of one row of B at SI into the four blocks of 16 columns at R14 (block g
+// at R14 + g*8192 bytes), using Y12-Y14 (Y15 is the NaN check's).
+#define DECGROUP(g) \
+	NAN16(g*16, SI); \
+	DECB(g*16*ESIZE, SI); \
+	VMOVUPS Y12, g*8192(R14); \
+	VMOVUPS Y13, g*8192+32(R14)
+#define DECROW \
+	PREFETCHROW; \
+	DECGROUP(0); \
+	DECGROUP(1); \
+	DECGROUP(2); \
+	DECGROUP(3)
 
 	MOVQ k+0(FP), R9
 	MOVQ a+8(FP), R10
@@ -132,3 +145,6 @@ check:
 	SETNE ret+72(FP)
 	VZEROUPPER
 	RET
+
+#undef DECGROUP
+#undef DECROW
