@@ -165,7 +165,8 @@ func TestReportExamples(t *testing.T) {
 	}
 	for _, w := range []string{"1 lost, 0 gained", `<tr class="lost"`, `class="node gemm-fused"`, `data-gemm="cublas-gemm.2.0"`,
 		`data-gemm="gemm_fusion_dot.7.0"`, "<summary>fusion body <code>%gemm_fusion_dot.7_computation</code>",
-		"<summary>fusion body <code>%fused_dequantize</code>", `class="node fp8" id="m1-g0-body1-0" data-name="param_0.4"`} {
+		"<summary>fusion body <code>%fused_dequantize</code>", `class="node fp8" id="m1-f1-0" data-name="param_0.4"`,
+		`fusion bodies: <a href="#m1-f0"><code>%gemm_fusion_dot.7_computation</code></a>`} {
 		if !strings.Contains(page, w) {
 			t.Errorf("dense_fp8 diff: the page lacks %q", w)
 		}
