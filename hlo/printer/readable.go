@@ -3,6 +3,7 @@ package printer
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"octet/hlo"
 	"octet/internal/safetext"
@@ -13,7 +14,7 @@ import (
 // dropped.
 func (p *printer) backendConfigNote(bc *hlo.BackendConfig, level int) bool {
 	text := strings.TrimSpace(bc.Text)
-	if !json.Valid([]byte(text)) || !strings.HasPrefix(text, "{") {
+	if !json.Valid([]byte(text)) || !strings.HasPrefix(text, "{") || !utf8.ValidString(text) {
 		return false
 	}
 	if text == "{}" {
