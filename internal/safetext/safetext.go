@@ -41,7 +41,15 @@ func Escape(s string) string {
 
 // AppendEscape appends Escape(s) to b.
 func AppendEscape(b []byte, s string) []byte {
-	b, _ = appendEscaped(b, s, -1, false)
+	i := printablePrefix(s)
+	if i == len(s) {
+		return append(b, s...)
+	}
+	i += firstUnsafe(s[i:])
+	b = append(b, s[:i]...)
+	if i < len(s) {
+		b, _ = appendEscaped(b, s[i:], -1, false)
+	}
 	return b
 }
 
@@ -109,7 +117,8 @@ func firstUnsafe(s string) int { return firstUnsafeKeeping(s, 0x80) }
 
 // firstUnsafeKeeping is firstUnsafe, the ASCII byte keep aside (0x80 for none).
 func firstUnsafeKeeping(s string, keep byte) int {
-	for i := 0; i < len(s); {
+	i := printablePrefix(s)
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 || c == 0x7f) && c != keep {
@@ -125,6 +134,33 @@ func firstUnsafeKeeping(s string, keep byte) int {
 		i += size
 	}
 	return len(s)
+}
+
+// Masks of the eight bytes of a word.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// printablePrefix returns the length of the longest prefix of s made of printable ASCII (0x20 to 0x7e),
+// eight bytes at a time: names and most strings are all of it.
+func printablePrefix(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A byte's high bit is set in the mask when the byte is 0x80 or more, below 0x20, or 0x7f.
+		del := w ^ 0x7f*ones
+		if (w|(w-0x20*ones)&^w|(del-ones)&^del)&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			break
+		}
+	}
+	return i
 }
 
 // unsafeRune reports whether Escape escapes the character r of size bytes (utf8.RuneError of size 1 is

@@ -233,3 +233,21 @@ func TestDOT(t *testing.T) {
 		t.Errorf("the two lines of a label are not shown apart: %q", texts)
 	}
 }
+
+// TestPrintablePrefix checks the word-at-a-time scan against a byte at a time, with every byte at every
+// position of a word.
+func TestPrintablePrefix(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 19; pos++ {
+			b := []byte(strings.Repeat("a", 19))
+			b[pos] = byte(c)
+			want := 19
+			if c < 0x20 || c >= 0x7f {
+				want = pos
+			}
+			if got := printablePrefix(string(b)); got != want {
+				t.Fatalf("byte %#x at %d: prefix %d, want %d", c, pos, got, want)
+			}
+		}
+	}
+}
