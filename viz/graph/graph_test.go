@@ -119,3 +119,22 @@ func TestDocsPicture(t *testing.T) {
 		t.Errorf("%s is not what Octet draws now: go test ./viz/graph -update rewrites it", path)
 	}
 }
+
+// TestNamesAsLists draws a GEMM whose report lists what octet fuse absorbs and what stops it, while its
+// sentences name other instructions: the lists decide the roles, the sentences do not.
+func TestNamesAsLists(t *testing.T) {
+	m, r := load(t, "relu_amax.before.hlo")
+	g := *r.GEMMs[0]
+	g.Fused = false
+	g.Absorbed = []string{"relu"}
+	g.BlockedAt = []string{"x_f32"}
+	g.FuseNote = "octet fuse makes it one call, absorbing %abs, %amax"
+	g.BlockedBy = "%x_scale and %g_dequant are in the way"
+	got := roles(NewModule(m, r).Neighbourhood(&g))
+	want := map[string]Role{"relu": Absorbed, "x_f32": Blocked, "abs": Epilogue, "amax": Epilogue, "x_scale": Scale, "g_dequant": Dequantize}
+	for name, role := range want {
+		if got[name] != role {
+			t.Errorf("%s is %v, want %v", name, got[name], role)
+		}
+	}
+}
