@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"octet/fuse/report"
 	"octet/hlo/parser"
@@ -220,4 +222,35 @@ func TestPageBudget(t *testing.T) {
 		}
 		checkPage(t, cut.String())
 	}
+}
+
+// TestHostileNames writes the page of a module whose instructions and computation have names no reader
+// gives but a built module may (a newline, escapes, a NUL, bytes that are not UTF-8, a direction
+// override, 100,000 characters), with a custom-call target as bad: the page is valid UTF-8 without a
+// control or direction character, its drawings are well-formed XML, and every link resolves.
+func TestHostileNames(t *testing.T) {
+	mod := analysed(t, targetModule(3))
+	bad := []string{"\n  y = FORGED", "\x1b]0;t\x07", "\x00", "\xff\xfe", "\u202e", strings.Repeat("n", 100000)}
+	for i, in := range mod.Module.Entry.Instructions {
+		in.Name = fmt.Sprintf("%s%d", bad[i%len(bad)], i)
+	}
+	mod.Module.Entry.Name = "main" + bad[0]
+	mod.Report = report.Check(mod.Module)
+	var b bytes.Buffer
+	if err := Write(&b, []*Module{mod, mod}, true); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if !utf8.ValidString(page) {
+		t.Fatal("the page is not valid UTF-8")
+	}
+	for i, r := range page {
+		if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
+			t.Fatalf("the page holds %U at byte %d", r, i)
+		}
+	}
+	if len(mod.Report.GEMMs) != 3 || strings.Count(page, `<section class="gemm"`) != 6 {
+		t.Errorf("%d FP8 GEMMs, %d sections", len(mod.Report.GEMMs), strings.Count(page, `<section class="gemm"`))
+	}
+	checkPage(t, page)
 }
