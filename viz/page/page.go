@@ -269,6 +269,16 @@ func (s *section) add(item []byte) bool {
 	return true
 }
 
+// cut reports whether an item was left out already, counting the next one left out too: the caller need
+// not build it.
+func (s *section) cut() bool {
+	if s.left > 0 {
+		s.left++
+		return true
+	}
+	return false
+}
+
 // moduleFrame is what a module's part holds besides its items: headings, notes, the opening and closing
 // of its table, text and sections.
 const moduleFrame = 8 << 10
@@ -288,6 +298,9 @@ func writeModule(w io.Writer, m *Module, id string, limit int64) error {
 	kept := 0
 	var line bytes.Buffer
 	for i, l := range t.Lines {
+		if text.cut() {
+			continue
+		}
 		line.Reset()
 		fmt.Fprintf(&line, "<span id=\"%s-L%d\">%s</span>", id, i+1, safetext.HTML(l))
 		if text.add(line.Bytes()) {
@@ -319,6 +332,9 @@ func writeModule(w io.Writer, m *Module, id string, limit int64) error {
 	drawn := map[string]bool{}
 	var item bytes.Buffer
 	for k, name := range called {
+		if bodies.cut() {
+			continue
+		}
 		item.Reset()
 		if err := writeBody(&item, gm, comps[name], fmt.Sprintf("%s-f%d", id, k), id, t, linked); err != nil {
 			return err
@@ -331,12 +347,18 @@ func writeModule(w io.Writer, m *Module, id string, limit int64) error {
 	rest := limit - int64(text.Len()) - int64(bodies.Len())
 	table := &section{max: rest / 2}
 	for i, g := range r.GEMMs {
+		if table.cut() {
+			continue
+		}
 		item.Reset()
 		writeRow(&item, g, fmt.Sprintf("%s-g%d", id, i), true)
 		table.add(item.Bytes())
 	}
 	gemms := &section{max: rest - int64(table.Len())}
 	for i, g := range r.GEMMs {
+		if gemms.cut() {
+			continue
+		}
 		item.Reset()
 		err := writeGEMM(&item, graphs[i], g, t, fmt.Sprintf("%s-g%d", id, i), id, linked, func(name string) (string, bool) {
 			k, ok := bodyIndex[name]
