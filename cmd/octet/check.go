@@ -116,21 +116,21 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool) ([]checkF
 		if asJSON {
 			continue
 		}
-		fmt.Fprintf(out, "%s: module %s (module_%04d): %s in pass order, %s to %s\n", dir, group[0].Name, group[0].ModuleID,
-			plural(len(group), "dump"), group[0].Pass, group[len(group)-1].Pass)
+		fmt.Fprintf(out, "%s: module %s (module_%04d): %s in pass order, %s to %s\n", esc(dir), esc(group[0].Name), group[0].ModuleID,
+			plural(len(group), "dump"), esc(group[0].Pass), esc(group[len(group)-1].Pass))
 		for _, f := range findings {
-			fmt.Fprintf(out, "  %%%s (%s)\n", f.GEMM, f.Key)
+			fmt.Fprintf(out, "  %%%s (%s)\n", esc(f.GEMM), esc(f.Key))
 			if f.Source != "" {
-				fmt.Fprintf(out, "             from %s\n", f.Source)
+				fmt.Fprintf(out, "             from %s\n", esc(f.Source))
 			}
 			switch {
 			case f.Broken:
-				fmt.Fprintf(out, "             broken by pass %s (step %04d, %s): %s\n", f.Pass, f.Step, f.File, f.What)
+				fmt.Fprintf(out, "             broken by pass %s (step %04d, %s): %s\n", esc(f.Pass), f.Step, esc(f.File), esc(f.What))
 				if f.Then != "" {
-					fmt.Fprintf(out, "             %s\n", f.Then)
+					fmt.Fprintf(out, "             %s\n", esc(f.Then))
 				}
 			default:
-				fmt.Fprintf(out, "             %s\n", f.What)
+				fmt.Fprintf(out, "             %s\n", esc(f.What))
 			}
 		}
 	}
@@ -155,7 +155,7 @@ func runCheck(inv *invocation, args []string) error {
 		if st, err := os.Stat(name); err == nil && st.IsDir() {
 			cfs, broken, err := checkDir(inv, name, &out, *asJSON)
 			if err != nil {
-				fmt.Fprintln(inv.stderr, err)
+				fmt.Fprintln(inv.stderr, errorText(err))
 				failed++
 				continue
 			}
@@ -169,7 +169,7 @@ func runCheck(inv *invocation, args []string) error {
 		}
 		mods, err := inv.loadModules(name)
 		if err != nil {
-			fmt.Fprintln(inv.stderr, err)
+			fmt.Fprintln(inv.stderr, errorText(err))
 			failed++
 			if *asJSON {
 				reports = append(reports, checkFile{File: display, Modules: []*report.Report{}, Error: err.Error()})
@@ -219,40 +219,40 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 	if r.Native > 0 {
 		extra += fmt.Sprintf(" (%d natively, FP8 kept)", r.Native)
 	}
-	fmt.Fprintf(w, "%s: module %s: %s: %d fused%s, %d not fused%s\n", file, r.Module, plural(len(r.GEMMs)-r.BlockScaled, "FP8 GEMM"),
+	fmt.Fprintf(w, "%s: module %s: %s: %d fused%s, %d not fused%s\n", esc(file), esc(r.Module), plural(len(r.GEMMs)-r.BlockScaled, "FP8 GEMM"),
 		r.Fused, extra, r.Unfused, fusible)
 	if r.BlockScaled > 0 {
 		fmt.Fprintf(w, "  and %s, reported apart\n", plural(r.BlockScaled, "block-scaled low-precision GEMM"))
 	}
 	for _, g := range r.GEMMs {
-		what := "%" + g.Name
+		what := "%" + esc(g.Name)
 		if g.Dot != "" {
-			what += " (dot %" + g.Dot + ")"
+			what += " (dot %" + esc(g.Dot) + ")"
 		}
 		from := ""
 		if g.Source != "" {
-			from = "             from " + g.Source + "\n"
+			from = "             from " + esc(g.Source) + "\n"
 		}
 		switch g.Kind {
 		case "triton-fp8":
 			fmt.Fprintf(w, "  fused      %s in %%%s: D %s, natively: a GEMM fusion on FP8 operands (FP8 kept, no cuBLASLt call)\n",
-				what, g.Computation, g.D)
+				what, esc(g.Computation), esc(g.D))
 			fmt.Fprintf(w, "%s             A: %s\n             B: %s\n", from, operandText(g.A), operandText(g.B))
 			continue
 		case "block-scaled":
-			fmt.Fprintf(w, "  BLOCK-SCALED %s in %%%s: D %s\n%s", what, g.Computation, g.D, from)
-			fmt.Fprintf(w, "             %s\n", g.Reason)
+			fmt.Fprintf(w, "  BLOCK-SCALED %s in %%%s: D %s\n%s", what, esc(g.Computation), esc(g.D), from)
+			fmt.Fprintf(w, "             %s\n", esc(g.Reason))
 			continue
 		}
 		if g.Fused {
-			fmt.Fprintf(w, "  fused      %%%s = %s\n%s", g.Name, g.Target, from)
-			fmt.Fprintf(w, "             D %s = A %s x B %s\n", g.D, operandText(g.A), operandText(g.B))
-			scales := []string{"a_scale " + g.AScale, "b_scale " + g.BScale}
+			fmt.Fprintf(w, "  fused      %%%s = %s\n%s", esc(g.Name), esc(g.Target), from)
+			fmt.Fprintf(w, "             D %s = A %s x B %s\n", esc(g.D), operandText(g.A), operandText(g.B))
+			scales := []string{"a_scale " + esc(g.AScale), "b_scale " + esc(g.BScale)}
 			if g.CScale != "" {
-				scales = append(scales, "c_scale "+g.CScale)
+				scales = append(scales, "c_scale "+esc(g.CScale))
 			}
 			if g.DScale != "" {
-				scales = append(scales, "d_scale "+g.DScale)
+				scales = append(scales, "d_scale "+esc(g.DScale))
 			}
 			fmt.Fprintf(w, "             scales: %s\n", strings.Join(scales, ", "))
 			damax := "no damax"
@@ -261,37 +261,37 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 			}
 			line := fmt.Sprintf("epilogue %s, %s, alpha %v, beta %v", g.Epilogue, damax, g.Alpha, g.Beta)
 			if g.Bias != "" {
-				line += ", bias " + g.Bias
+				line += ", bias " + esc(g.Bias)
 			}
 			fmt.Fprintf(w, "             %s; %s operands\n", line, g.ABI)
 			if g.Inferred {
 				fmt.Fprintf(w, "             no backend_config: inferred both operands contracting their last dimension, alpha 1, beta 0, epilogue DEFAULT\n")
 			}
 			if g.XLA.Bug != "" {
-				fmt.Fprintf(w, "             XLA bug: %s\n", g.XLA.Bug)
+				fmt.Fprintf(w, "             XLA bug: %s\n", esc(g.XLA.Bug))
 			}
 			continue
 		}
-		fmt.Fprintf(w, "  NOT FUSED  %s in %%%s: D %s\n%s", what, g.Computation, g.D, from)
-		fmt.Fprintf(w, "             why: %s\n", g.Reason)
+		fmt.Fprintf(w, "  NOT FUSED  %s in %%%s: D %s\n%s", what, esc(g.Computation), esc(g.D), from)
+		fmt.Fprintf(w, "             why: %s\n", esc(g.Reason))
 		fmt.Fprintf(w, "             A: %s\n", operandText(g.A))
 		fmt.Fprintf(w, "             B: %s\n", operandText(g.B))
 		if g.XLA.Bug != "" {
-			fmt.Fprintf(w, "             XLA bug: %s\n", g.XLA.Bug)
+			fmt.Fprintf(w, "             XLA bug: %s\n", esc(g.XLA.Bug))
 		}
 		if g.BlockedBy != "" && g.Kind == "dot" {
-			fmt.Fprintf(w, "             blocked by: %s\n", g.BlockedBy)
+			fmt.Fprintf(w, "             blocked by: %s\n", esc(g.BlockedBy))
 		}
 		if g.FuseNote != "" {
-			fmt.Fprintf(w, "             %s\n", g.FuseNote)
+			fmt.Fprintf(w, "             %s\n", esc(g.FuseNote))
 		}
 		if g.Kind == "dot" && g.XLA.Fusible != g.Octet.Fusible {
-			fmt.Fprintf(w, "             XLA's rules differ: %s\n", xlaText(g.XLA.Fusible, g.XLA.Why))
+			fmt.Fprintf(w, "             XLA's rules differ: %s\n", esc(xlaText(g.XLA.Fusible, g.XLA.Why)))
 		}
 		for _, e := range g.Explain {
 			for _, p := range []string{"after the dot", "the result is converted", "seen: ", "not a cause: ", "implies: ", "likely ", "next: "} {
 				if strings.HasPrefix(e, p) {
-					fmt.Fprintf(w, "             %s\n", e)
+					fmt.Fprintf(w, "             %s\n", esc(e))
 					break
 				}
 			}
@@ -304,9 +304,9 @@ func operandText(o *report.Operand) string {
 		return "?"
 	}
 	if o.Via != "" {
-		return o.Via
+		return esc(o.Via)
 	}
-	s := o.Shape + " " + o.Source
+	s := esc(o.Shape) + " " + esc(o.Source)
 	if o.Parameter >= 0 {
 		s += fmt.Sprintf(" (parameter %d)", o.Parameter)
 	}

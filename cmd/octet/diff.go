@@ -94,17 +94,17 @@ func runDiff(inv *invocation, args []string) error {
 	if *failOnRegression && d.Regressed() {
 		var names []string
 		for _, c := range d.Lost {
-			n := fmt.Sprintf("%%%s (%s)", c.A.Name, c.Key)
+			n := fmt.Sprintf("%%%s (%s)", esc(c.A.Name), esc(c.Key))
 			if c.B != nil {
-				n += " became %" + c.B.Name
+				n += " became %" + esc(c.B.Name)
 				if c.B.Dot != "" {
-					n += " (dot %" + c.B.Dot + ")"
+					n += " (dot %" + esc(c.B.Dot) + ")"
 				}
 			}
 			names = append(names, n)
 		}
 		return &exitError{code: 1, msg: fmt.Sprintf("octet diff: regression: %s fused in %s %s no longer fused in %s: %s",
-			plural(len(d.Lost), "FP8 GEMM"), files[0], map[bool]string{true: "is", false: "are"}[len(d.Lost) == 1], files[1],
+			plural(len(d.Lost), "FP8 GEMM"), esc(files[0]), map[bool]string{true: "is", false: "are"}[len(d.Lost) == 1], esc(files[1]),
 			strings.Join(names, ", "))}
 	}
 	return nil
@@ -112,7 +112,7 @@ func runDiff(inv *invocation, args []string) error {
 
 func writeDiff(w io.Writer, files []string, ra, rb *report.Report, d *report.Difference) {
 	for i, r := range []*report.Report{ra, rb} {
-		fmt.Fprintf(w, "%s: %s (module %s): %s, %d fused\n", "AB"[i:i+1], files[i], r.Module, plural(len(r.GEMMs), "FP8 GEMM"), r.Fused)
+		fmt.Fprintf(w, "%s: %s (module %s): %s, %d fused\n", "AB"[i:i+1], esc(files[i]), esc(r.Module), plural(len(r.GEMMs), "FP8 GEMM"), r.Fused)
 	}
 	section := func(title string, cs []*report.Change) {
 		if len(cs) == 0 {
@@ -120,7 +120,7 @@ func writeDiff(w io.Writer, files []string, ra, rb *report.Report, d *report.Dif
 		}
 		fmt.Fprintf(w, "%s: %d\n", title, len(cs))
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %s\n    %s\n", c.Key, c.What)
+			fmt.Fprintf(w, "  %s\n    %s\n", esc(c.Key), esc(c.What))
 		}
 	}
 	section("LOST (fused in A, not in B)", d.Lost)
@@ -134,7 +134,7 @@ func writeDiff(w io.Writer, files []string, ra, rb *report.Report, d *report.Dif
 			plural(d.Ambiguous, "pair"))
 		for _, p := range d.Pairs {
 			if strings.HasPrefix(p.By, "ambiguous") {
-				fmt.Fprintf(w, "  %%%s ~ %%%s (%s)\n", p.A, p.B, p.Key)
+				fmt.Fprintf(w, "  %%%s ~ %%%s (%s)\n", esc(p.A), esc(p.B), esc(p.Key))
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,49 +110,95 @@ func TestExportModelExplorer(t *testing.T) {
 	}
 }
 
+// renderDOT lays out a DOT graph with Graphviz's dot, when it is installed, and fails the test unless dot
+// accepts it silently and writes SVG; it reports whether dot ran.
+func renderDOT(t *testing.T, name, src string) bool {
+	t.Helper()
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		return false
+	}
+	cmd := exec.Command(dot, "-Tsvg")
+	cmd.Stdin = strings.NewReader(src)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+		t.Errorf("%s: dot -Tsvg: %v: %s", name, err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "<svg") {
+		t.Errorf("%s: dot wrote no SVG", name)
+	}
+	t.Logf("%s: dot -Tsvg in %v", name, time.Since(start))
+	return true
+}
+
 // TestExportDOT renders the DOT of the examples and of a corpus module with Graphviz, when it is
-// installed.
+// installed: the FP8 GEMMs' neighbourhoods by default, the whole modules with --all.
 func TestExportDOT(t *testing.T) {
 	files := []string{example("dense_fp8.before.hlo"), example("dense_fp8.xla-0.4.31.hlo"), example("dense_fp8.xla-0.4.32.hlo"), example("relu_amax.before.hlo"),
 		shared.Path(t, "corpus", "hlo", "xla__backends__cpu__benchmarks__hlo__mha_block_1x12x128x64_bf16.hlo")}
-	dot, err := exec.LookPath("dot")
+	rendered := false
 	for _, f := range files {
-		code, out, errs := runOctet(t, "", "export", "--format=dot", f)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", f, code, errs)
+		for _, all := range []bool{false, true} {
+			args := []string{"export", "--format=dot", f}
+			if all {
+				args = append(args, "--all")
+			}
+			code, out, errs := runOctet(t, "", args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errs)
+			}
+			if !strings.HasPrefix(out, "digraph octet {") {
+				t.Fatalf("%v: not a digraph:\n%.200s", args, out)
+			}
+			if strings.Contains(f, "xla-0.4.31") && !strings.Contains(out, `fillcolor="#86efac"`) {
+				t.Errorf("%v: the fused call is not green", args)
+			}
+			if strings.Contains(f, "before") && !strings.Contains(out, `fillcolor="#fca5a5"`) {
+				t.Errorf("%v: the unfused dot is not red", args)
+			}
+			rendered = renderDOT(t, strings.Join(args[2:], " "), out)
 		}
-		if !strings.HasPrefix(out, "digraph octet {") {
-			t.Fatalf("%s: not a digraph:\n%.200s", f, out)
-		}
-		if strings.Contains(f, "xla-0.4.31") && !strings.Contains(out, `fillcolor="#86efac"`) {
-			t.Errorf("%s: the fused call is not green", f)
-		}
-		if strings.Contains(f, "before") && !strings.Contains(out, `fillcolor="#fca5a5"`) {
-			t.Errorf("%s: the unfused dot is not red", f)
-		}
-		if err != nil {
-			continue
-		}
-		cmd := exec.Command(dot, "-Tsvg")
-		cmd.Stdin = strings.NewReader(out)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		start := time.Now()
-		if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-			t.Errorf("%s: dot -Tsvg: %v: %s", f, err, stderr.String())
-		}
-		if !strings.Contains(stdout.String(), "<svg") {
-			t.Errorf("%s: dot wrote no SVG", f)
-		}
-		t.Logf("%s: dot -Tsvg in %v", f, time.Since(start))
 	}
-	if err != nil {
+	if !rendered {
+		t.Skip("Graphviz's dot is not installed (apt-get install graphviz): the DOT was not rendered")
+	}
+}
+
+// TestExportDOTLarge exports the largest FP8 module of the corpus, the Llama 3.1 70B training step (4,052
+// instructions, whose whole drawing Graphviz does not lay out in minutes): by default only the FP8 GEMMs'
+// neighbourhoods, a cluster of at most 40 boxes each, which dot renders; with --all every instruction.
+func TestExportDOTLarge(t *testing.T) {
+	llama := shared.Path(t, "corpus", "hlo", "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz")
+	gemms := checkGEMMNames(t, llama)
+	code, out, errs := runOctet(t, "", "export", "--format=dot", llama)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	nodes := regexp.MustCompile(`(?m)^\s+\S+ \[label=`)
+	clusters := strings.Count(out, "subgraph cluster_")
+	n := len(nodes.FindAllString(out, -1))
+	t.Logf("%d FP8 GEMMs: %d clusters, %d boxes, %d bytes", len(gemms), clusters, n, len(out))
+	if clusters != len(gemms) || n > 40*len(gemms) || n < 3*len(gemms) {
+		t.Errorf("%d clusters and %d boxes for %d FP8 GEMMs", clusters, n, len(gemms))
+	}
+	_, all, _ := runOctet(t, "", "export", "--format=dot", "--all", llama)
+	if whole := len(nodes.FindAllString(all, -1)); whole != 4052 {
+		t.Errorf("--all: %d boxes, want one per instruction (4,052)", whole)
+	}
+	_, some, _ := runOctet(t, "", "export", "--format=dot", "--gemms=5", llama)
+	if c := strings.Count(some, "subgraph cluster_"); c != 5 || !strings.Contains(some, `label="the neighbourhoods of the first 5 of 27 FP8 GEMMs"`) {
+		t.Errorf("--gemms=5: %d clusters", c)
+	}
+	if !renderDOT(t, "llama", out) {
 		t.Skip("Graphviz's dot is not installed (apt-get install graphviz): the DOT was not rendered")
 	}
 }
 
 func TestExportUsage(t *testing.T) {
-	for _, args := range [][]string{{"export", example("relu_amax.before.hlo")}, {"export", "--format=svg", example("relu_amax.before.hlo")}, {"export", "--format=dot"}} {
+	for _, args := range [][]string{{"export", example("relu_amax.before.hlo")}, {"export", "--format=svg", example("relu_amax.before.hlo")}, {"export", "--format=dot"},
+		{"export", "--format=model-explorer", "--all", example("relu_amax.before.hlo")}, {"export", "--format=dot", "--gemms=-1", example("relu_amax.before.hlo")}} {
 		if code, _, _ := runOctet(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}

@@ -254,21 +254,21 @@ func writeExplanation(w io.Writer, r *fuse.Result) {
 			fused++
 		}
 	}
-	fmt.Fprintf(w, "// %s: %s with an FP8 operand chain, %d fused\n", r.Module, plural(len(r.Decisions), "dot"), fused)
+	fmt.Fprintf(w, "// %s: %s with an FP8 operand chain, %d fused\n", esc(r.Module), plural(len(r.Decisions), "dot"), fused)
 	for _, g := range r.Decisions {
 		verdict := "fused into %" + g.Call
 		if !g.Fused {
 			verdict = "not fused: " + g.Reason
 		}
-		fmt.Fprintf(w, "//\n// dot %%%s (computation %%%s): %s\n", g.Dot, g.Computation, verdict)
+		fmt.Fprintf(w, "//\n// dot %%%s (computation %%%s): %s\n", esc(g.Dot), esc(g.Computation), esc(verdict))
 		for _, e := range g.Explain {
-			fmt.Fprintf(w, "//   %s\n", e)
+			fmt.Fprintf(w, "//   %s\n", esc(e))
 		}
 		if g.XLA.Fusible != g.Octet.Fusible {
-			fmt.Fprintf(w, "//   XLA's rules differ: %s\n", xlaText(g.XLA.Fusible, g.XLA.Why))
+			fmt.Fprintf(w, "//   XLA's rules differ: %s\n", esc(xlaText(g.XLA.Fusible, g.XLA.Why)))
 		}
 		if g.XLA.Bug != "" {
-			fmt.Fprintf(w, "//   XLA bug: %s\n", g.XLA.Bug)
+			fmt.Fprintf(w, "//   XLA bug: %s\n", esc(g.XLA.Bug))
 		}
 	}
 	fmt.Fprintln(w)

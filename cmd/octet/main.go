@@ -218,7 +218,7 @@ func (inv *invocation) report(err error) int {
 		return 2
 	case errors.As(err, &ee):
 		if ee.msg != "" {
-			fmt.Fprintln(inv.stderr, ee.msg)
+			fmt.Fprintln(inv.stderr, errorText(errors.New(ee.msg)))
 		}
 		return ee.code
 	case errors.Is(err, syscall.EPIPE):
@@ -230,7 +230,7 @@ func (inv *invocation) report(err error) int {
 		fmt.Fprintln(inv.stderr, "octet: interrupted")
 		return 1
 	default:
-		msg := err.Error()
+		msg := errorText(err)
 		if !strings.HasSuffix(msg, "\n") {
 			msg += "\n"
 		}

@@ -219,7 +219,7 @@ func parseError(err error) error {
 			fmt.Fprintf(&b, "(and %d more errors)\n", len(list)-i)
 			break
 		}
-		b.WriteString(e.Error())
+		b.WriteString(esc(e.Error()))
 		b.WriteByte('\n')
 	}
 	return errors.New(strings.TrimSuffix(b.String(), "\n"))
@@ -322,10 +322,10 @@ func listDumpFolder(inv *invocation, dir string) error {
 	if len(mods) == 0 {
 		return fmt.Errorf("%s: no HLO modules (files starting with \"HloModule\") in this folder", dir)
 	}
-	fmt.Fprintf(inv.stdout, "%s: %d HLO module files\n", dir, len(mods))
+	fmt.Fprintf(inv.stdout, "%s: %d HLO module files\n", esc(dir), len(mods))
 	tw := tabwriter.NewWriter(inv.stdout, 0, 4, 2, ' ', 0)
 	for _, d := range mods {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", d.file, d.name, d.stage, describeFile(inv, d.path))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", esc(d.file), esc(d.name), esc(d.stage), esc(describeFile(inv, d.path)))
 	}
 	tw.Flush()
 	fmt.Fprintf(inv.stdout, "Print one with --module NAME (a file name above, or a module name when only one file has it).\n")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -165,7 +166,8 @@ func TestReportExamples(t *testing.T) {
 	}
 	for _, w := range []string{"1 lost, 0 gained", `<tr class="lost"`, `class="node gemm-fused"`, `data-gemm="cublas-gemm.2.0"`,
 		`data-gemm="gemm_fusion_dot.7.0"`, "<summary>fusion body <code>%gemm_fusion_dot.7_computation</code>",
-		"<summary>fusion body <code>%fused_dequantize</code>", `class="node fp8" id="m1-g0-body1-0" data-name="param_0.4"`} {
+		"<summary>fusion body <code>%fused_dequantize</code>", `class="node fp8" id="m1-f1-0" data-name="param_0.4"`,
+		`fusion bodies: <a href="#m1-f0"><code>%gemm_fusion_dot.7_computation</code></a>`} {
 		if !strings.Contains(page, w) {
 			t.Errorf("dense_fp8 diff: the page lacks %q", w)
 		}
@@ -223,4 +225,38 @@ func TestReportCorpus(t *testing.T) {
 		}
 	}
 	t.Logf("%d pages, %d FP8 GEMMs drawn", pages, gemms)
+}
+
+// TestReportMaxSize writes the page of a module of 1,000 FP8 GEMMs into one ROOT tuple within budgets
+// too small for it: the file stays within --max-size and says what it left out; a size that is not one,
+// or under 64KiB, is a usage error.
+func TestReportMaxSize(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("HloModule tuple\n\nENTRY main {\n  a = f8e4m3fn[16,16] parameter(0)\n  ca = f32[16,16] convert(a)\n")
+	var names []string
+	for i := range 1000 {
+		fmt.Fprintf(&b, "  d%d = f32[16,16] dot(ca, ca), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n", i)
+		names = append(names, fmt.Sprintf("d%d", i))
+	}
+	b.WriteString("  ROOT t = (" + strings.Repeat("f32[16,16], ", 999) + "f32[16,16]) tuple(" + strings.Join(names, ", ") + ")\n}\n")
+	out := filepath.Join(t.TempDir(), "r.html")
+	for _, size := range []string{"256KiB", "2MiB"} {
+		if code, _, errs := runOctet(t, b.String(), "report", "--max-size="+size, "-o", out, "-"); code != 0 {
+			t.Fatalf("--max-size=%s: exit %d: %s", size, code, errs)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit := map[string]int{"256KiB": 256 << 10, "2MiB": 2 << 20}[size]
+		if len(data) > limit || !strings.Contains(string(data), `<p class="budget">This page is cut to its size budget: `) {
+			t.Errorf("--max-size=%s: %d bytes, budget note %v", size, len(data), strings.Contains(string(data), `class="budget"`))
+		}
+		checkSelfContained(t, string(data))
+	}
+	for _, size := range []string{"big", "1KiB", "-5"} {
+		if code, _, _ := runOctet(t, "", "report", "--max-size="+size, example("relu_amax.before.hlo")); code != 2 {
+			t.Errorf("--max-size=%s: exit %d, want 2", size, code)
+		}
+	}
 }

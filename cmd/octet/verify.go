@@ -39,7 +39,7 @@ func runVerify(inv *invocation, args []string) error {
 	for _, name := range files {
 		mods, err := inv.parseModules(name)
 		if err != nil {
-			fmt.Fprintln(inv.stderr, err)
+			fmt.Fprintln(inv.stderr, errorText(err))
 			failed++
 			continue
 		}
@@ -51,7 +51,7 @@ func runVerify(inv *invocation, args []string) error {
 				insts += len(c.Instructions)
 			}
 			if err := hlo.Verify(m); err != nil {
-				problems = append(problems, parseError(err).Error())
+				problems = append(problems, errorText(err))
 			}
 		}
 		if len(problems) > 0 {
@@ -67,7 +67,7 @@ func runVerify(inv *invocation, args []string) error {
 		if len(mods) > 1 {
 			what = plural(len(mods), "module") + ", " + what
 		}
-		fmt.Fprintf(inv.stdout, "%s: ok (%s)\n", display, what)
+		fmt.Fprintf(inv.stdout, "%s: ok (%s)\n", esc(display), what)
 	}
 	if failed > 0 {
 		return &exitError{code: 1}

@@ -72,6 +72,10 @@ type GEMM struct {
 	// Fusible says, for a plain dot, whether octet fuse makes it one FP8 call; FuseNote says how or why not.
 	Fusible  *bool  `json:"fusible,omitempty"`
 	FuseNote string `json:"fuse,omitempty"`
+	// Absorbed names the instructions (without %) the call octet fuse makes of a plain dot computes besides
+	// the dot; BlockedAt those that stop octet fuse from fusing it.
+	Absorbed  []string `json:"absorbed,omitempty"`
+	BlockedAt []string `json:"blocked_at,omitempty"`
 	// XLA is what XLA's GEMM rewriter does with the GEMM as the module stands (package xlarules), Octet
 	// what octet fuse does; for a fused call both say it is one.
 	XLA   xlarules.Verdict `json:"xla"`
@@ -481,6 +485,7 @@ func (t *tracer) plainDot(dot *hlo.Instruction, d *fuse.Decision) *GEMM {
 	f.Fusible = &yes
 	switch {
 	case yes:
+		f.Absorbed = d.Absorbed
 		f.FuseNote = fmt.Sprintf("octet fuse makes it one %s: epilogue %s, D %s, alpha %v, beta %v%s", cublas.TargetF8,
 			d.Epilogue, d.DType, d.Alpha, d.Beta, map[bool]string{true: ", with damax", false: ""}[d.Damax])
 		if len(d.Absorbed) > 0 {
@@ -495,7 +500,7 @@ func (t *tracer) plainDot(dot *hlo.Instruction, d *fuse.Decision) *GEMM {
 		}
 	case d != nil:
 		f.FuseNote = "octet fuse cannot fuse it either: " + d.Reason
-		f.BlockedBy = d.Reason
+		f.BlockedBy, f.BlockedAt = d.Reason, d.At
 	default:
 		f.FuseNote = "octet fuse cannot fuse it: its operands reach FP8 values only through other computations"
 	}

@@ -104,6 +104,10 @@ type Config struct {
 	// "// line" each, indented one level deeper than the instruction and before its backend config.
 	// Package cublas's Annotate summarises GEMM custom calls.
 	Annotate func(*hlo.Instruction) []string
+	// InstructionLine, when set, is called with every instruction the text styles print and the line of
+	// the output it is printed on, counted from 0, in output order (nested bodies included): a caller
+	// that shows the text can link to each instruction without reading the text again.
+	InstructionLine func(in *hlo.Instruction, line int)
 }
 
 // ConfigFor returns the option set of style s.

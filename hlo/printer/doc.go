@@ -29,6 +29,16 @@
 // Config.Color adds ANSI colours for names, opcodes, shapes and annotations. The readable form is for
 // reading; it is not meant to be parsed back.
 //
+// Everything the readable style shows of the module's own strings (names, frontend attribute and metadata
+// values, backend configs, shardings, annotations) is escaped as package internal/safetext escapes it: a
+// newline, a control character, an invisible or direction-changing character or a byte that is not UTF-8
+// is written as absl::CEscape writes it (\n, \033, \342\200\256), so that each instruction is one line
+// and no value can pass for another line, colour the terminal or reorder the text. The XLA styles print
+// strings as XLA does, byte for byte.
+//
+// Config.InstructionLine reports the line each instruction is printed on, for callers that link to the
+// text (the report's pages).
+//
 // # JSON style
 //
 // StyleJSON writes one JSON object per module:

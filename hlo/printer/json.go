@@ -258,7 +258,8 @@ func (p *printer) jsonInstruction(in *hlo.Instruction, root bool, textValue func
 	if bc != nil && p.cfg.PrintBackendConfig {
 		p.str(`,"backend_config":`)
 		text := strings.TrimSpace(bc.Text)
-		if json.Valid([]byte(text)) {
+		// encoding/json lets bytes that are not UTF-8 through; the document must be UTF-8.
+		if json.Valid([]byte(text)) && utf8.ValidString(text) {
 			var c bytes.Buffer
 			if err := json.Compact(&c, []byte(text)); err == nil {
 				p.b = append(p.b, c.Bytes()...)

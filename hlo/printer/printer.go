@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"octet/hlo"
+	"octet/internal/safetext"
 )
 
 // flushSize is the buffered output at which Fprint writes to its writer.
@@ -51,11 +52,18 @@ type printer struct {
 	// notes are the lines the readable style puts under the instruction being printed.
 	notes       []byte
 	noteScratch []byte
+	// lines counts the newlines of the output before b[counted:], for Config.InstructionLine.
+	lines   int
+	counted int
 }
 
 func (p *printer) flush() {
 	if p.w == nil || len(p.b) == 0 {
 		return
+	}
+	if p.cfg.InstructionLine != nil {
+		p.line()
+		p.counted = 0
 	}
 	if p.err == nil {
 		_, p.err = p.w.Write(p.b)
@@ -70,6 +78,40 @@ func (p *printer) maybeFlush() {
 }
 
 func (p *printer) str(s string) { p.b = append(p.b, s...) }
+
+// line returns the line the output has reached, counted from 0.
+func (p *printer) line() int {
+	p.lines += bytes.Count(p.b[p.counted:], []byte{'\n'})
+	p.counted = len(p.b)
+	return p.lines
+}
+
+// readable reports whether the readable style is printed, whose strings from the module are escaped.
+func (p *printer) readable() bool { return p.cfg.Style == StyleReadable }
+
+// text appends a string from the module: as it is, but escaped in the readable style (package
+// internal/safetext), so that no name or value can start a line or hold a control character.
+func (p *printer) text(s string) {
+	if p.readable() {
+		p.b = safetext.AppendEscape(p.b, s)
+		return
+	}
+	p.b = append(p.b, s...)
+}
+
+// escapeFrom escapes, in the readable style, what was appended to p.b since start.
+func (p *printer) escapeFrom(start int) {
+	if !p.readable() {
+		return
+	}
+	for _, c := range p.b[start:] {
+		if c < 0x20 || c >= 0x7f {
+			tail := string(p.b[start:])
+			p.b = safetext.AppendEscape(p.b[:start], tail)
+			return
+		}
+	}
+}
 
 func (p *printer) byte(c byte) { p.b = append(p.b, c) }
 
@@ -107,7 +149,7 @@ func (p *printer) name(n string) {
 	if p.cfg.PrintPercent {
 		p.b = append(p.b, '%')
 	}
-	p.b = append(p.b, n...)
+	p.text(n)
 }
 
 func (p *printer) shape(s hlo.Shape) {
@@ -119,7 +161,7 @@ func (p *printer) shape(s hlo.Shape) {
 // module prints m in one of the text styles.
 func (p *printer) module(m *hlo.Module) {
 	p.str("HloModule ")
-	p.str(m.Name)
+	p.text(m.Name)
 	p.moduleAttrs(m)
 	if p.cfg.PrintMetadata {
 		p.stackFrames(m.StackFrames)
@@ -314,7 +356,9 @@ func (p *printer) computation(c *hlo.Computation, level int, nested bool) {
 	}
 	if p.cfg.PrintProgramShape {
 		p.color(colorType)
+		start := len(p.b)
 		p.b = appendProgramShape(p.b, c, false, false)
+		p.escapeFrom(start)
 		p.reset()
 		p.byte(' ')
 	}
@@ -325,6 +369,9 @@ func (p *printer) computation(c *hlo.Computation, level int, nested bool) {
 	}
 	p.notes = p.notes[:0]
 	for _, in := range c.Instructions {
+		if p.cfg.InstructionLine != nil {
+			p.cfg.InstructionLine(in, p.line())
+		}
 		p.indent(level + 1)
 		if in == c.Root {
 			p.str("ROOT ")
@@ -348,7 +395,7 @@ func (p *printer) computation(c *hlo.Computation, level int, nested bool) {
 	}
 	if p.cfg.PrintNameAfterClosingBrace && len(c.Instructions) > 5 {
 		p.str(" // ")
-		p.str(c.Name)
+		p.text(c.Name)
 	}
 }
 
@@ -515,7 +562,7 @@ func metadataPrinted(md hlo.Metadata) bool {
 // attr prints ", name=value".
 func (p *printer) attr(a hlo.Attr, level int) {
 	p.str(", ")
-	p.str(a.Name)
+	p.text(a.Name)
 	p.byte('=')
 	mode := p.cfg.PrintSubcomputationMode
 	if mode == SubcomputationsFullBodies || mode == SubcomputationsNonSequentialBodies && !sequentialAttr(a.Name) {
@@ -528,9 +575,9 @@ func (p *printer) attr(a hlo.Attr, level int) {
 			p.byte('{')
 			for _, kv := range md {
 				if kv.Key == "op_name" {
-					p.str(kv.Key)
+					p.text(kv.Key)
 					p.byte('=')
-					p.str(kv.Value)
+					p.text(kv.Value)
 				}
 			}
 			p.byte('}')
@@ -539,7 +586,7 @@ func (p *printer) attr(a hlo.Attr, level int) {
 	}
 	if a.Name == "sharding" && !p.cfg.PrintMetadata {
 		if s, ok := a.Value.(*hlo.Sharding); ok {
-			p.str(stripShardingMetadata(s.Text))
+			p.text(stripShardingMetadata(s.Text))
 			return
 		}
 	}

@@ -3,8 +3,10 @@ package printer
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"octet/hlo"
+	"octet/internal/safetext"
 )
 
 // backendConfigNote puts a JSON backend_config under its instruction as indented JSON (the readable
@@ -12,7 +14,7 @@ import (
 // dropped.
 func (p *printer) backendConfigNote(bc *hlo.BackendConfig, level int) bool {
 	text := strings.TrimSpace(bc.Text)
-	if !json.Valid([]byte(text)) || !strings.HasPrefix(text, "{") {
+	if !json.Valid([]byte(text)) || !strings.HasPrefix(text, "{") || !utf8.ValidString(text) {
 		return false
 	}
 	if text == "{}" {
@@ -21,7 +23,13 @@ func (p *printer) backendConfigNote(bc *hlo.BackendConfig, level int) bool {
 	prefix := indentation(level + 1)
 	p.notes = append(p.notes, prefix...)
 	p.notes = append(p.notes, "backend_config="...)
+	start := len(p.notes)
 	p.notes = appendIndentedJSON(p.notes, []byte(text), prefix)
+	// Valid JSON holds no raw control character in its strings, and the white space between its tokens
+	// is gone: the newlines are the indentation's. What else its strings hold is escaped.
+	if note := string(p.notes[start:]); safetext.Lines(note) != note {
+		p.notes = append(p.notes[:start], safetext.Lines(note)...)
+	}
 	p.notes = append(p.notes, '\n')
 	return true
 }
@@ -156,7 +164,7 @@ func (p *printer) annotationNote(in *hlo.Instruction, level int) {
 			b = append(b, colorNote...)
 		}
 		b = append(b, "// "...)
-		b = append(b, line...)
+		b = safetext.AppendEscape(b, line)
 		if p.cfg.Color {
 			b = append(b, colorReset...)
 		}

@@ -8,9 +8,12 @@ import (
 	"octet/hlo"
 )
 
-// value prints an attribute value in the text form attr.go documents.
+// value prints an attribute value in the text form attr.go documents; the readable style escapes what
+// the module's strings hold (raw backend configs, metadata and frontend attribute values as written).
 func (p *printer) value(v hlo.Value) {
+	start := len(p.b)
 	p.b = p.appendValue(p.b, v)
+	p.escapeFrom(start)
 }
 
 func (p *printer) appendValue(b []byte, v hlo.Value) []byte {

@@ -1,9 +1,6 @@
 package graph
 
 import (
-	"strings"
-
-	"octet/fuse"
 	"octet/fuse/report"
 	"octet/hlo"
 )
@@ -43,6 +40,7 @@ type Node struct {
 	Name        string // the instruction's name, without %
 	Computation string // where it is
 	Op          string // its opcode ("fusion", "dot", "custom-call")
+	Target      string // a custom call's target
 	Shape       string // its result shape
 	Role        Role
 	// Collapsed says the node stands for a fusion (or another call) whose body is not drawn; Calls names
@@ -65,83 +63,90 @@ const (
 	maxBack    = 24
 	maxForward = 12
 	maxDepth   = 6
+	// maxVisits bounds the operands and users one neighbourhood looks at, so that an instruction with
+	// thousands of them near every GEMM costs each drawing a constant, not the module's size.
+	maxVisits = 1024
+	// wide is the operand count from which a drawn instruction's edges are found from its operand set
+	// (built once per module) rather than by reading its operands.
+	wide = 64
 )
 
-// Decisions indexes the rewrite's decisions on m's dots by (computation, dot).
-func Decisions(m *hlo.Module) map[[2]string]*fuse.Decision {
-	out := map[[2]string]*fuse.Decision{}
-	for _, d := range fuse.Analyze(m).Decisions {
-		out[[2]string{d.Computation, d.Dot}] = d
-	}
-	return out
+// A Module is an HLO module prepared for drawing many parts of it: its instructions indexed by
+// computation and name, the GEMMs of its report by instruction, and what each drawn instruction shows
+// and the operand set of each wide one built once, so that a drawing costs what it draws and not what
+// the module holds.
+type Module struct {
+	m        *hlo.Module
+	byName   map[[2]string]*hlo.Instruction
+	gemms    map[*hlo.Instruction]*report.GEMM
+	nodes    map[*hlo.Instruction]Node
+	operands map[*hlo.Instruction]map[*hlo.Instruction]bool
 }
 
-// GEMMInstruction returns the instruction a GEMM of a report names in m, or nil.
-func GEMMInstruction(m *hlo.Module, g *report.GEMM) *hlo.Instruction {
-	c := m.Computation(g.Computation)
-	if c == nil {
-		return nil
-	}
-	for _, in := range c.Instructions {
-		if in.Name == g.Name {
-			return in
+// NewModule prepares m for drawing, with r (which may be nil) Octet's report on it.
+func NewModule(m *hlo.Module, r *report.Report) *Module {
+	d := &Module{m: m, byName: map[[2]string]*hlo.Instruction{}, gemms: map[*hlo.Instruction]*report.GEMM{},
+		nodes: map[*hlo.Instruction]Node{}, operands: map[*hlo.Instruction]map[*hlo.Instruction]bool{}}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			d.byName[[2]string{c.Name, in.Name}] = in
 		}
 	}
-	return nil
+	if r != nil {
+		for _, g := range r.GEMMs {
+			if in := d.byName[[2]string{g.Computation, g.Name}]; in != nil {
+				d.gemms[in] = g
+			}
+		}
+	}
+	return d
 }
 
-// namesIn returns the instructions a sentence of the report names (%name), a trailing full stop left out.
-func namesIn(text string) map[string]bool {
-	out := map[string]bool{}
-	for {
-		i := strings.IndexByte(text, '%')
-		if i < 0 {
-			return out
-		}
-		text = text[i+1:]
-		end := strings.IndexFunc(text, func(r rune) bool {
-			return !(r == '_' || r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-		})
-		if end < 0 {
-			end = len(text)
-		}
-		if name := strings.TrimRight(text[:end], "."); name != "" {
-			out[name] = true
-		}
-		text = text[end:]
-	}
+// Instruction returns the instruction named name in computation, or nil.
+func (d *Module) Instruction(computation, name string) *hlo.Instruction {
+	return d.byName[[2]string{computation, name}]
 }
 
-// absorbedNames returns the instructions a fuse note says the call absorbs ("absorbing %a, %b").
-func absorbedNames(note string) map[string]bool {
-	_, after, ok := strings.Cut(note, "absorbing ")
+// node returns what a drawing shows of in, with role r; the text is built once per instruction.
+func (d *Module) node(in *hlo.Instruction, r Role) Node {
+	n, ok := d.nodes[in]
 	if !ok {
-		return map[string]bool{}
+		n = nodeOf(in, Other)
+		d.nodes[in] = n
 	}
-	return namesIn(after)
+	n.Role = r
+	return n
 }
 
-// Neighbourhood returns the graph around a GEMM of a report on m: its operands back to their FP8 values
-// through the dequantize chain and the scales, and the users of its result (see the package
-// documentation). d, when not nil, is the rewrite's decision on the GEMM's dot (fuse.Analyze): the
-// instructions it absorbs and those its reason is about are drawn as such; without it, those the report
-// names are. It returns nil when the GEMM is not in m.
-func Neighbourhood(m *hlo.Module, g *report.GEMM, d *fuse.Decision) *Graph {
-	gemm := GEMMInstruction(m, g)
+// hasOperand reports whether op is an operand of in.
+func (d *Module) hasOperand(in, op *hlo.Instruction) bool {
+	set := d.operands[in]
+	if set == nil {
+		set = make(map[*hlo.Instruction]bool, in.NumOperands())
+		for _, o := range in.Operands() {
+			set[o] = true
+		}
+		d.operands[in] = set
+	}
+	return set[op]
+}
+
+// Neighbourhood returns the graph around a GEMM of the module's report: its operands back to their FP8
+// values through the dequantize chain and the scales, and the users of its result (see the package
+// documentation). The instructions octet fuse would absorb (g.Absorbed) and those that stop it
+// (g.BlockedAt) are drawn as such. It returns nil when the GEMM is not in the module.
+func (d *Module) Neighbourhood(g *report.GEMM) *Graph {
+	gemm := d.Instruction(g.Computation, g.Name)
 	if gemm == nil {
 		return nil
 	}
-	absorbed := absorbedNames(g.FuseNote)
-	blocked := namesIn(g.BlockedBy)
-	if d != nil {
-		for _, n := range d.Absorbed {
-			absorbed[strings.TrimPrefix(n, "%")] = true
-		}
-		if !d.Fused {
-			for _, n := range d.At {
-				blocked[strings.TrimPrefix(n, "%")] = true
-			}
-		}
+	absorbed := map[string]bool{}
+	for _, n := range g.Absorbed {
+		absorbed[n] = true
+	}
+	blocked := map[string]bool{}
+	for _, n := range g.BlockedAt {
+		blocked[n] = true
 	}
 	delete(blocked, gemm.Name)
 	delete(blocked, g.Dot)
@@ -156,7 +161,7 @@ func Neighbourhood(m *hlo.Module, g *report.GEMM, d *fuse.Decision) *Graph {
 			r = Blocked
 		}
 		index[in] = len(gr.Nodes)
-		gr.Nodes = append(gr.Nodes, nodeOf(in, r))
+		gr.Nodes = append(gr.Nodes, d.node(in, r))
 		return index[in]
 	}
 	role := GEMMUnfused
@@ -164,6 +169,7 @@ func Neighbourhood(m *hlo.Module, g *report.GEMM, d *fuse.Decision) *Graph {
 		role = GEMMFused
 	}
 	add(gemm, role)
+	visits := 0
 
 	// Back through the operands, breadth first.
 	type item struct {
@@ -178,12 +184,16 @@ func Neighbourhood(m *hlo.Module, g *report.GEMM, d *fuse.Decision) *Graph {
 		if it.depth >= maxDepth {
 			continue
 		}
-		for _, op := range it.in.Operands() {
-			if _, seen := index[op]; seen {
-				continue
+		ops := it.in.Operands()
+		for k, op := range ops {
+			if visits >= maxVisits || back >= maxBack {
+				// The rest are not drawn (those drawn already among them counted too: the walk does
+				// not look at them).
+				gr.Omitted += len(ops) - k
+				break
 			}
-			if back >= maxBack {
-				gr.Omitted++
+			visits++
+			if _, seen := index[op]; seen {
 				continue
 			}
 			r := operandRole(op)
@@ -203,12 +213,14 @@ func Neighbourhood(m *hlo.Module, g *report.GEMM, d *fuse.Decision) *Graph {
 		if it.depth >= 3 {
 			continue
 		}
-		for _, u := range it.in.Users() {
-			if _, seen := index[u]; seen {
-				continue
+		users := it.in.Users()
+		for k, u := range users {
+			if visits >= maxVisits || fwd >= maxForward {
+				gr.Omitted += len(users) - k
+				break
 			}
-			if fwd >= maxForward {
-				gr.Omitted++
+			visits++
+			if _, seen := index[u]; seen {
 				continue
 			}
 			r := Epilogue
@@ -231,8 +243,14 @@ func Neighbourhood(m *hlo.Module, g *report.GEMM, d *fuse.Decision) *Graph {
 			}
 		}
 	}
-	gr.linkOperands(index)
+	gr.linkOperands(index, d.hasOperand)
 	return gr
+}
+
+// Computation returns the graph of a whole computation of the module, as the package function
+// Computation does, with the GEMMs of the module's report.
+func (d *Module) Computation(c *hlo.Computation, limit int) *Graph {
+	return computation(c, limit, func(in *hlo.Instruction) *report.GEMM { return d.gemms[in] }, d.node)
 }
 
 // Computation returns the graph of a whole computation, each fusion one collapsed node, at most limit
@@ -247,6 +265,10 @@ func Computation(c *hlo.Computation, r *report.Report, limit int) *Graph {
 			}
 		}
 	}
+	return computation(c, limit, func(in *hlo.Instruction) *report.GEMM { return gemms[in.Name] }, nodeOf)
+}
+
+func computation(c *hlo.Computation, limit int, gemmOf func(*hlo.Instruction) *report.GEMM, node func(*hlo.Instruction, Role) Node) *Graph {
 	gr := &Graph{Title: c.Name}
 	index := map[*hlo.Instruction]int{}
 	for _, in := range c.Instructions {
@@ -255,7 +277,7 @@ func Computation(c *hlo.Computation, r *report.Report, limit int) *Graph {
 			continue
 		}
 		role := Other
-		if g := gemms[in.Name]; g != nil {
+		if g := gemmOf(in); g != nil {
 			role = GEMMUnfused
 			if g.Fused {
 				role = GEMMFused
@@ -264,24 +286,42 @@ func Computation(c *hlo.Computation, r *report.Report, limit int) *Graph {
 			role = FP8
 		}
 		index[in] = len(gr.Nodes)
-		gr.Nodes = append(gr.Nodes, nodeOf(in, role))
+		gr.Nodes = append(gr.Nodes, node(in, role))
 	}
-	gr.linkOperands(index)
+	gr.linkOperands(index, nil)
 	return gr
 }
 
-// linkOperands adds an edge from every drawn operand to every drawn user, in node then operand order.
-func (gr *Graph) linkOperands(index map[*hlo.Instruction]int) {
+// linkOperands adds an edge from every drawn operand to every drawn user, in node then operand order. A
+// wide user (of more operands than wide) is linked to its drawn operands in node order, through
+// hasOperand when it is given, so that drawing it costs the nodes drawn rather than its operands.
+func (gr *Graph) linkOperands(index map[*hlo.Instruction]int, hasOperand func(in, op *hlo.Instruction) bool) {
 	ins := make([]*hlo.Instruction, len(gr.Nodes))
 	for in, i := range index {
 		ins[i] = in
 	}
+	var seen []bool
 	for to, in := range ins {
-		seen := map[int]bool{}
+		if hasOperand != nil && in.NumOperands() > wide {
+			for from, op := range ins {
+				if hasOperand(in, op) {
+					gr.Edges = append(gr.Edges, [2]int{from, to})
+				}
+			}
+			continue
+		}
+		if seen == nil {
+			seen = make([]bool, len(ins))
+		}
 		for _, op := range in.Operands() {
 			if from, ok := index[op]; ok && !seen[from] {
 				seen[from] = true
 				gr.Edges = append(gr.Edges, [2]int{from, to})
+			}
+		}
+		for _, op := range in.Operands() {
+			if from, ok := index[op]; ok {
+				seen[from] = false
 			}
 		}
 	}
@@ -299,7 +339,7 @@ func nodeOf(in *hlo.Instruction, r Role) Node {
 		}
 	}
 	if in.Opcode == hlo.OpCustomCall {
-		n.Op = "custom-call " + in.CustomCallTarget()
+		n.Target = in.CustomCallTarget()
 	}
 	return n
 }

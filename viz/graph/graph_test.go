@@ -41,7 +41,7 @@ func roles(g *Graph) map[string]Role {
 // TestNeighbourhoodRoles checks the role of every instruction drawn around the examples' GEMMs.
 func TestNeighbourhoodRoles(t *testing.T) {
 	m, r := load(t, "relu_amax.before.hlo")
-	g := Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}])
+	g := NewModule(m, r).Neighbourhood(r.GEMMs[0])
 	got := roles(g)
 	want := map[string]Role{
 		"y": GEMMUnfused, "x": FP8, "g": FP8, "x_f32": Dequantize, "x_dequant": Dequantize, "g_dequant": Dequantize,
@@ -58,12 +58,12 @@ func TestNeighbourhoodRoles(t *testing.T) {
 	}
 
 	m, r = load(t, "dense_fp8.xla-0.4.31.hlo")
-	got = roles(Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}]))
+	got = roles(NewModule(m, r).Neighbourhood(r.GEMMs[0]))
 	if got["cublas-gemm.2.0"] != GEMMFused || got["Arg_0.1.0"] != FP8 || got["Arg_2.3.0"] != Scale {
 		t.Errorf("dense_fp8 0.4.31: roles %v", got)
 	}
 	m, r = load(t, "dense_fp8.xla-0.4.32.hlo")
-	g = Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}])
+	g = NewModule(m, r).Neighbourhood(r.GEMMs[0])
 	got = roles(g)
 	if got["gemm_fusion_dot.7.0"] != GEMMUnfused || got["loop_multiply_fusion"] != Dequantize || got["Arg_0.1.0"] != FP8 {
 		t.Errorf("dense_fp8 0.4.32: roles %v", got)
@@ -73,7 +73,7 @@ func TestNeighbourhoodRoles(t *testing.T) {
 			t.Errorf("the GEMM fusion is not drawn collapsed: %+v", n)
 		}
 	}
-	if Neighbourhood(m, &report.GEMM{Name: "nosuch", Computation: "main.24"}, nil) != nil {
+	if NewModule(m, r).Neighbourhood(&report.GEMM{Name: "nosuch", Computation: "main.24"}) != nil {
 		t.Error("a GEMM not in the module has a neighbourhood")
 	}
 }
@@ -96,12 +96,12 @@ func TestComputationLimit(t *testing.T) {
 func TestDocsPicture(t *testing.T) {
 	m, r := load(t, "relu_amax.before.hlo")
 	var b bytes.Buffer
-	if err := Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}]).SVG(&b, Options{ID: "relu_amax"}); err != nil {
+	if err := NewModule(m, r).Neighbourhood(r.GEMMs[0]).SVG(&b, Options{ID: "relu_amax"}); err != nil {
 		t.Fatal(err)
 	}
 	svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + b.String()
 	var again bytes.Buffer
-	Neighbourhood(m, r.GEMMs[0], Decisions(m)[[2]string{"main", "y"}]).SVG(&again, Options{ID: "relu_amax"})
+	NewModule(m, r).Neighbourhood(r.GEMMs[0]).SVG(&again, Options{ID: "relu_amax"})
 	if again.String() != b.String() {
 		t.Fatal("two drawings of the same graph differ")
 	}
@@ -120,14 +120,21 @@ func TestDocsPicture(t *testing.T) {
 	}
 }
 
-func TestNamesIn(t *testing.T) {
-	got := namesIn("octet fuse makes it one call, absorbing %y_scaled, %relu.2, %a-b and %c. Then %")
-	for _, w := range []string{"y_scaled", "relu.2", "a-b", "c"} {
-		if !got[w] {
-			t.Errorf("%s not found in %v", w, got)
+// TestNamesAsLists draws a GEMM whose report lists what octet fuse absorbs and what stops it, while its
+// sentences name other instructions: the lists decide the roles, the sentences do not.
+func TestNamesAsLists(t *testing.T) {
+	m, r := load(t, "relu_amax.before.hlo")
+	g := *r.GEMMs[0]
+	g.Fused = false
+	g.Absorbed = []string{"relu"}
+	g.BlockedAt = []string{"x_f32"}
+	g.FuseNote = "octet fuse makes it one call, absorbing %abs, %amax"
+	g.BlockedBy = "%x_scale and %g_dequant are in the way"
+	got := roles(NewModule(m, r).Neighbourhood(&g))
+	want := map[string]Role{"relu": Absorbed, "x_f32": Blocked, "abs": Epilogue, "amax": Epilogue, "x_scale": Scale, "g_dequant": Dequantize}
+	for name, role := range want {
+		if got[name] != role {
+			t.Errorf("%s is %v, want %v", name, got[name], role)
 		}
-	}
-	if len(got) != 4 {
-		t.Errorf("names %v, want 4", got)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"html"
 	"io"
 	"strings"
+	"unicode/utf8"
 
+	"octet/internal/safetext"
 	"octet/viz/layout"
 )
 
@@ -44,26 +46,41 @@ const (
 	lineH    = 14.0
 	padX     = 8.0
 	maxChars = 44
+	// maxTitle is the most characters of each part of a tooltip (name, shape, operation): a drawing's
+	// size does not grow with a module's longest string. The box links to the instruction's whole text.
+	maxTitle = 200
 )
 
-func clip(s string) string {
-	if len(s) <= maxChars {
-		return s
-	}
-	return s[:maxChars-1] + "…"
-}
+// clip returns the text a box shows of s: escaped, at most maxChars characters.
+func clip(s string) string { return safetext.Short(s, maxChars) }
 
 func nodeSize(n Node) layout.Size {
-	w := max(len(clip(n.Name)), len(clip(n.sub())), 6)
+	w := max(utf8.RuneCountInString(clip(n.Name)), utf8.RuneCountInString(n.sub()), 6)
 	return layout.Size{W: float64(w)*charW + 2*padX, H: 2*lineH + 8}
 }
 
-func (n Node) sub() string {
-	s := n.Op + " " + n.Shape
-	if n.Collapsed && n.Calls != "" {
-		s = n.Op + " " + n.Shape + " ▸"
+// operation returns the node's opcode, with a custom call's target, each cut to n characters.
+func (n Node) operation(limit int) string {
+	if n.Target == "" {
+		return n.Op
 	}
-	return s
+	return n.Op + " " + safetext.Short(n.Target, limit)
+}
+
+// sub returns the second line of a box: operation and shape, and a mark on a collapsed fusion, cut to
+// maxChars characters.
+func (n Node) sub() string {
+	s := n.operation(maxChars) + " " + safetext.Short(n.Shape, maxChars)
+	if n.Collapsed && n.Calls != "" {
+		s += " ▸"
+	}
+	return clip(s)
+}
+
+// title returns a box's tooltip, each part cut to maxTitle characters, as HTML.
+func (n Node) title() string {
+	return safetext.ShortHTML(n.Name, maxTitle) + " = " + safetext.ShortHTML(n.Shape, maxTitle) + " " +
+		html.EscapeString(n.operation(maxTitle)) + " (" + n.Role.String() + ")"
 }
 
 // Layout lays the graph out.
@@ -92,7 +109,7 @@ func (g *Graph) SVG(w io.Writer, opt Options) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="ui-monospace,Menlo,Consolas,monospace" font-size="11">`+"\n",
 		l.Width, l.Height, l.Width, l.Height)
-	fmt.Fprintf(&b, `<title>%s</title>`+"\n", html.EscapeString(g.Title))
+	fmt.Fprintf(&b, `<title>%s</title>`+"\n", safetext.ShortHTML(g.Title, maxTitle))
 	b.WriteString(`<rect width="100%" height="100%" fill="#ffffff"/>` + "\n")
 	fmt.Fprintf(&b, `<defs><marker id="%s-arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#4b5563"/></marker></defs>`+"\n", id)
 	for i, p := range l.Edges {
@@ -103,7 +120,7 @@ func (g *Graph) SVG(w io.Writer, opt Options) error {
 			fx, fy := from.X+from.W/2, from.Y+from.H
 			tx, ty := to.X+to.W/2, to.Y
 			fmt.Fprintf(&b, `<g class="edge cut"><title>%s → %s</title><path d="M%.1f,%.1f v12" stroke="#9ca3af" stroke-dasharray="3,2" fill="none"/><path d="M%.1f,%.1f v12" stroke="#9ca3af" stroke-dasharray="3,2" fill="none" marker-end="url(#%s-arrow)"/></g>`+"\n",
-				html.EscapeString(g.Nodes[e[0]].Name), html.EscapeString(g.Nodes[e[1]].Name), fx, fy, tx, ty-12, id)
+				safetext.ShortHTML(g.Nodes[e[0]].Name, maxTitle), safetext.ShortHTML(g.Nodes[e[1]].Name, maxTitle), fx, fy, tx, ty-12, id)
 			continue
 		}
 		if len(p.Points) < 2 {
@@ -123,8 +140,8 @@ func (g *Graph) SVG(w io.Writer, opt Options) error {
 		if href != "" {
 			fmt.Fprintf(&b, `<a href="%s">`, html.EscapeString(href))
 		}
-		fmt.Fprintf(&b, `<g class="node %s" id="%s-%d" data-name="%s">`, n.Role, id, i, html.EscapeString(n.Name))
-		fmt.Fprintf(&b, `<title>%s = %s %s (%s)</title>`, html.EscapeString(n.Name), html.EscapeString(n.Shape), html.EscapeString(n.Op), n.Role)
+		fmt.Fprintf(&b, `<g class="node %s" id="%s-%d" data-name="%s">`, n.Role, id, i, safetext.ShortHTML(n.Name, maxTitle))
+		fmt.Fprintf(&b, `<title>%s</title>`, n.title())
 		width := 1.2
 		if n.Role == GEMMFused || n.Role == GEMMUnfused {
 			width = 2.5
@@ -142,7 +159,7 @@ func (g *Graph) SVG(w io.Writer, opt Options) error {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-weight="bold" fill="#111827">%s</text>`,
 			box.X+box.W/2, box.Y+4+lineH-3, html.EscapeString(clip(n.Name)))
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#374151">%s</text>`,
-			box.X+box.W/2, box.Y+4+2*lineH-3, html.EscapeString(clip(n.sub())))
+			box.X+box.W/2, box.Y+4+2*lineH-3, html.EscapeString(n.sub()))
 		b.WriteString("</g>")
 		if href != "" {
 			b.WriteString("</a>")
