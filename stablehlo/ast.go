@@ -13,6 +13,17 @@ type File struct {
 	Locs map[string]*Loc
 	// Resources are the blobs of the {-# dialect_resources: { builtin: { ... } } #-} section, by key.
 	Resources map[string][]byte
+
+	// locs is what each location alias says, resolved once when the file is read (see resolveLocs).
+	locs map[string]locDesc
+	// locSteps counts the location nodes visited to describe locations, against locBudget.
+	locSteps int
+}
+
+// locDesc is what a location says: the name it gives and the innermost source position it names.
+type locDesc struct {
+	name, file string
+	line       int
 }
 
 // Module is a builtin.module: its symbol name ("" when it has none), attributes and functions.

@@ -81,6 +81,7 @@ type converter struct {
 	busy  map[string]bool             // functions being converted, to refuse recursion
 	taken map[string]bool             // every name given in the module
 	next  map[string]int              // the next suffix to try for each base name
+	mds   map[*Loc]hlo.Metadata       // the metadata of each location met
 	err   scanner.ErrorList
 }
 
@@ -94,7 +95,7 @@ func Convert(fset *token.FileSet, f *File, m *Module) (out *hlo.Module, err erro
 // convertWithEntry is Convert with the entry function named (the default choice when "").
 func convertWithEntry(fset *token.FileSet, f *File, m *Module, entryName string) (out *hlo.Module, err error) {
 	c := &converter{fset: fset, file: f, mod: m, funcs: map[string]*Func{}, comps: map[string]*hlo.Computation{},
-		busy: map[string]bool{}, taken: map[string]bool{}, next: map[string]int{}}
+		busy: map[string]bool{}, taken: map[string]bool{}, next: map[string]int{}, mds: map[*Loc]hlo.Metadata{}}
 	name := m.Name
 	if name == "" {
 		name = "main"
@@ -425,62 +426,25 @@ func (c *converter) op(sc *scope, op *Op) {
 	c.bind(sc, op, in)
 }
 
-// metadata maps a location to op_name, source_file and source_line; nil when it says nothing.
+// metadata maps a location to op_name, source_file and source_line; nil when it says nothing. Each
+// location is described once: the ops that one op becomes share its metadata.
 func (c *converter) metadata(l *Loc) hlo.Metadata {
 	if l == nil {
 		return nil
 	}
-	name, file, line := c.describeLoc(l, 0)
+	if md, ok := c.mds[l]; ok {
+		return md
+	}
+	d := c.file.describe(l)
 	var md hlo.Metadata
-	if name != "" {
-		md = append(md, hlo.KV{Key: "op_name", Value: strconv.Quote(name)})
+	if d.name != "" {
+		md = append(md, hlo.KV{Key: "op_name", Value: strconv.Quote(d.name)})
 	}
-	if file != "" {
-		md = append(md, hlo.KV{Key: "source_file", Value: strconv.Quote(file)}, hlo.KV{Key: "source_line", Value: strconv.Itoa(line)})
+	if d.file != "" {
+		md = append(md, hlo.KV{Key: "source_file", Value: strconv.Quote(d.file)}, hlo.KV{Key: "source_line", Value: strconv.Itoa(d.line)})
 	}
+	c.mds[l] = md
 	return md
-}
-
-// describeLoc finds the name and the innermost file position a location gives, following aliases; a
-// call site's callee (the innermost frame) wins over its caller.
-func (c *converter) describeLoc(l *Loc, depth int) (name, file string, line int) {
-	if l == nil || depth > maxDepth {
-		return "", "", 0
-	}
-	switch {
-	case l.Alias != "":
-		return c.describeLoc(c.file.Locs[l.Alias], depth+1)
-	case l.File != "":
-		return "", l.File, l.Line
-	case l.Name != "":
-		n, f, ln := c.describeLoc(l.Child, depth+1)
-		if n == "" {
-			n = l.Name
-		} else {
-			n = l.Name
-		}
-		return n, f, ln
-	case l.Callee != nil:
-		n, f, ln := c.describeLoc(l.Callee, depth+1)
-		if f == "" {
-			var n2 string
-			n2, f, ln = c.describeLoc(l.Caller, depth+1)
-			if n == "" {
-				n = n2
-			}
-		}
-		return n, f, ln
-	}
-	for _, x := range l.Fused {
-		n, f, ln := c.describeLoc(x, depth+1)
-		if name == "" {
-			name = n
-		}
-		if file == "" {
-			file, line = f, ln
-		}
-	}
-	return name, file, line
 }
 
 // captures returns the values the regions use but do not define, in the order of first use: what they

@@ -15,6 +15,8 @@ type parser struct {
 	typeAliases    map[string]hlo.Shape
 	typeAliasQuant map[string]*Quant
 	resources      []pendingResource
+	locDefs        map[string]int // the offset of each location alias definition
+	locOrder       []string       // the location aliases in the order the file defines them
 }
 
 // pendingResource is a dense_resource whose blob comes later in the file.
@@ -33,6 +35,7 @@ func Parse(fset *token.FileSet, filename string, src []byte) (f *File, err error
 		out:            &File{Locs: map[string]*Loc{}, Resources: map[string][]byte{}},
 		typeAliases:    map[string]hlo.Shape{},
 		typeAliasQuant: map[string]*Quant{},
+		locDefs:        map[string]int{},
 	}
 	p.file.SetLinesForContent(src)
 	defer func() {
@@ -45,6 +48,7 @@ func Parse(fset *token.FileSet, filename string, src []byte) (f *File, err error
 	}()
 	p.fileBody()
 	p.resolveResources()
+	p.resolveLocs()
 	return p.out, nil
 }
 
@@ -110,12 +114,18 @@ func (p *parser) fileBody() {
 // attrAlias reads "#name = value" at the top level; #loc aliases are kept, others ignored.
 func (p *parser) attrAlias() {
 	s := &p.scan
+	at := s.off
 	s.off++
 	name := s.suffixID()
 	s.want('=', "after an attribute alias name")
 	if s.peekIdent() == "loc" {
 		s.ident()
+		if _, dup := p.locDefs[name]; dup {
+			s.failAt(at, "location alias #%s defined twice", name)
+		}
 		p.out.Locs[name] = p.locBody()
+		p.locDefs[name] = at
+		p.locOrder = append(p.locOrder, name)
 		return
 	}
 	p.attrValue()
