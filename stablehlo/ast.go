@@ -28,10 +28,14 @@ type locDesc struct {
 
 // Module is a builtin.module: its symbol name ("" when it has none), attributes and functions.
 type Module struct {
-	Name  string
-	Attrs []NamedAttr
-	Funcs []*Func
-	Pos   token.Pos
+	Name   string
+	Attrs  []NamedAttr
+	Funcs  []*Func
+	Meshes []NamedMesh // the sdy.mesh symbols, in order
+	// Others are the operations of the module's body that are neither functions nor meshes, which the
+	// conversion refuses by name.
+	Others []*Op
+	Pos    token.Pos
 }
 
 // Func is a func.func.
@@ -78,7 +82,25 @@ type Op struct {
 	OutQuant []*Quant // the quantization of each quantized result type; nil when none is quantized
 	Loc      *Loc
 	Pos      token.Pos
+
+	// used records the attributes the conversion read, so that the others can be reported by name
+	// rather than dropped; shared by the copies a conversion makes of the op.
+	used *attrUse
 }
+
+// attrUse is the set of attribute names read from an op.
+type attrUse struct{ names map[string]bool }
+
+// markUsed records that the conversion read (and so converted or deliberately left out) attribute name.
+func (op *Op) markUsed(name string) {
+	if op.used == nil {
+		op.used = &attrUse{names: map[string]bool{}}
+	}
+	op.used.names[name] = true
+}
+
+// wasUsed reports whether the conversion read attribute name.
+func (op *Op) wasUsed(name string) bool { return op.used != nil && op.used.names[name] }
 
 // Value is an SSA value: an operation's result or a block argument.
 type Value struct {
@@ -186,9 +208,11 @@ type Loc struct {
 }
 
 // Attr returns the value of the attribute named name; nil when there is none.
+// The conversion notes each name it asks for: an attribute it never asks for is one it does not convert.
 func (op *Op) Attr(name string) Attr {
 	for _, a := range op.Attrs {
 		if a.Name == name {
+			op.markUsed(name)
 			return a.Value
 		}
 	}

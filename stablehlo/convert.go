@@ -14,20 +14,37 @@ import (
 // ParseFile reads the StableHLO text src and converts each of its modules into HLO. Errors are
 // positioned (file:line:col) through fset: the first syntax error, or the first op that cannot be
 // converted, naming it.
+//
+// An attribute the conversion cannot carry into HLO is an error naming it; ParseFileNotes goes on past
+// such attributes instead.
 func ParseFile(fset *token.FileSet, filename string, src []byte) ([]*hlo.Module, error) {
+	mods, _, err := parseFile(fset, filename, src, true)
+	return mods, err
+}
+
+// ParseFileNotes is ParseFile that converts modules even when they hold attributes Octet cannot carry into
+// HLO: it leaves each out and returns a note naming it at its position (file:line:col) in notes, so that a
+// command that only reads the program can say what it ignored.
+func ParseFileNotes(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Module, notes scanner.ErrorList, err error) {
+	return parseFile(fset, filename, src, false)
+}
+
+func parseFile(fset *token.FileSet, filename string, src []byte, strict bool) ([]*hlo.Module, scanner.ErrorList, error) {
 	f, err := Parse(fset, filename, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []*hlo.Module
+	var notes scanner.ErrorList
 	for _, m := range f.Modules {
-		hm, err := Convert(fset, f, m)
+		hm, n, err := convertModule(fset, f, m, "", strict)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		notes = append(notes, n...)
 		out = append(out, hm)
 	}
-	return out, nil
+	return out, notes, nil
 }
 
 // Looks reports whether src looks like MLIR text rather than HLO text: its first word (after comments)
@@ -83,19 +100,35 @@ type converter struct {
 	next  map[string]int              // the next suffix to try for each base name
 	mds   map[*Loc]hlo.Metadata       // the metadata of each location met
 	err   scanner.ErrorList
+
+	entryName string
+	strict    bool              // an attribute that cannot be converted is an error, not a note
+	notes     scanner.ErrorList // what a lenient conversion left out
+	manual    []string          // the manual axes of the sdy.manual_computation being converted
+	// entryAttrs are the attributes of the entry's parameters and results, for the module's header.
+	entryParams, entryResults []valueAttrs
 }
 
 // Convert converts module m of file f into an HLO module that passes hlo.Verify: an op whose stated
 // types contradict its operands is an error at its position. The function named main (or else the first
 // public one) becomes the entry computation.
 func Convert(fset *token.FileSet, f *File, m *Module) (out *hlo.Module, err error) {
-	return convertWithEntry(fset, f, m, "")
+	out, _, err = convertModule(fset, f, m, "", true)
+	return out, err
 }
 
 // convertWithEntry is Convert with the entry function named (the default choice when "").
 func convertWithEntry(fset *token.FileSet, f *File, m *Module, entryName string) (out *hlo.Module, err error) {
+	out, _, err = convertModule(fset, f, m, entryName, true)
+	return out, err
+}
+
+// convertModule converts m with the entry function named entryName (the default choice when ""); a
+// strict conversion refuses what it cannot convert, a lenient one returns notes of what it left out.
+func convertModule(fset *token.FileSet, f *File, m *Module, entryName string, strict bool) (out *hlo.Module, notes scanner.ErrorList, err error) {
 	c := &converter{fset: fset, file: f, mod: m, funcs: map[string]*Func{}, comps: map[string]*hlo.Computation{},
-		busy: map[string]bool{}, taken: map[string]bool{}, next: map[string]int{}, mds: map[*Loc]hlo.Metadata{}}
+		busy: map[string]bool{}, taken: map[string]bool{}, next: map[string]int{}, mds: map[*Loc]hlo.Metadata{},
+		strict: strict}
 	name := m.Name
 	if name == "" {
 		name = "main"
@@ -117,37 +150,31 @@ func convertWithEntry(fset *token.FileSet, f *File, m *Module, entryName string)
 		}
 	}
 	if entry == nil || entry.Body == nil {
-		return nil, c.errorAt(m.Pos, "module %s has no main function", name)
+		return nil, nil, c.errorAt(m.Pos, "module %s has no main function", name)
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
 				panic(r)
 			}
-			out, err = nil, c.err.Err()
+			out, notes, err = nil, nil, c.err.Err()
 		}
 	}()
+	for _, op := range m.Others {
+		c.leftOut(op.Pos, "module holds %s, which is not a function or a mesh; it is not converted", op.Name)
+	}
+	c.entryName = entry.Name
 	comp := c.function(entry)
 	comp.IsEntry = true
 	c.out.Entry = comp
-	for _, a := range m.Attrs {
-		if v, ok := a.Value.(IntAttr); ok && v.V != 1 {
-			switch a.Name {
-			case "mhlo.num_partitions":
-				c.out.SetAttr("num_partitions", hlo.Int(v.V))
-			case "mhlo.num_replicas":
-				c.out.SetAttr("replica_count", hlo.Int(v.V))
-			}
-		}
-	}
-	ps := comp.ProgramShape()
-	c.out.SetAttr("entry_computation_layout", &ps)
+	c.keepModuleAttrs(c.entryParams, c.entryResults)
 	// The types the text states are trusted when instructions are made; an op whose types contradict
 	// its operands is reported here, at its position.
 	if err := hlo.Verify(c.out); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.out, nil
+	c.notes.Sort()
+	return c.out, c.notes, nil
 }
 
 // errorAt returns a positioned error.
@@ -206,6 +233,11 @@ func (c *converter) function(fn *Func) *hlo.Computation {
 	}
 	c.busy[fn.Name] = true
 	comp := c.region(sanitize(fn.Name), fn.Body, fn.Params, fn.Pos, nil, plainRegion, nil)
+	params, results := c.keepFuncAttrs(fn, comp)
+	c.keepFuncOwnAttrs(fn, comp)
+	if fn.Name == c.entryName {
+		c.entryParams, c.entryResults = params, results
+	}
 	c.busy[fn.Name] = false
 	c.comps[fn.Name] = comp
 	return comp
@@ -266,7 +298,7 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 	var ret *Op
 	for _, op := range b.Ops {
 		switch op.Name {
-		case "func.return", "stablehlo.return", "mhlo.return", "chlo.return":
+		case "func.return", "stablehlo.return", "mhlo.return", "chlo.return", "sdy.return":
 			ret = op
 			continue
 		}
@@ -385,11 +417,23 @@ func resultShape(op *Op) hlo.Shape {
 	return hlo.Tuple(op.OutTypes...)
 }
 
-// op converts one operation.
+// op converts one operation, and the attributes any op may carry (keepOpAttrs).
 func (c *converter) op(sc *scope, op *Op) {
+	c.dialect(op)
+	start := len(sc.comp.Instructions)
+	in := c.convertOp(sc, op)
+	if in != nil {
+		c.bind(sc, op, in)
+	}
+	c.keepOpAttrs(sc, op, in, start)
+}
+
+// convertOp converts one operation into instructions of sc's computation, and returns the one holding
+// its results (nil when it has none).
+func (c *converter) convertOp(sc *scope, op *Op) *hlo.Instruction {
 	if op.Name == "stablehlo.custom_call" && strings.HasPrefix(op.Callee, "check.") || strings.HasPrefix(op.Name, "check.") {
 		c.check(sc, op)
-		return
+		return nil
 	}
 	if quantized(op) && !movesQuantized[op.Name] && special[op.Name] != nil {
 		c.fail(op.Pos, "%s on quantized values is not supported", op.Name)
@@ -402,8 +446,7 @@ func (c *converter) op(sc *scope, op *Op) {
 				c.fail(op.Pos, "%s takes %s operands, has %d", op.Name, info.Operands, len(op.Operands))
 			}
 		}
-		c.bind(sc, op, h(c, sc, op))
-		return
+		return h(c, sc, op)
 	}
 	code, ok := stableHLOOps[op.Name]
 	if !ok || !code.IsElementwise() && code != hlo.OpTuple && code != hlo.OpOptimizationBarrier &&
@@ -414,16 +457,14 @@ func (c *converter) op(sc *scope, op *Op) {
 		c.fail(op.Pos, "%s without a result type", op.Name)
 	}
 	if quantized(op) && code.IsElementwise() && code != hlo.OpBitcastConvert && len(op.OutTypes) == 1 {
-		c.bind(sc, op, c.dequantizeOpQuantize(sc, op, code))
-		return
+		return c.dequantizeOpQuantize(sc, op, code)
 	}
 	ins := c.operands(sc, op)
 	if code == hlo.OpOptimizationBarrier && len(ins) != 1 {
 		t := c.add(sc, op, hlo.OpTuple, tupleShape(ins), ins...)
 		ins = []*hlo.Instruction{t}
 	}
-	in := c.add(sc, op, code, resultShape(op), ins...)
-	c.bind(sc, op, in)
+	return c.add(sc, op, code, resultShape(op), ins...)
 }
 
 // metadata maps a location to op_name, source_file and source_line; nil when it says nothing. Each

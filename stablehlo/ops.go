@@ -242,9 +242,16 @@ func (c *converter) dotGeneral(sc *scope, op *Op) *hlo.Instruction {
 		in.SetAttr("rhs_batch_dims", hlo.Ints(rb))
 	}
 	in.SetAttr("rhs_contracting_dims", hlo.Ints(nonNil(rc)))
+	c.precision(op, in)
+	c.dotAlgorithm(op, in)
+	return in
+}
+
+// precision sets operand_precision from an op's precision_config (or the pretty form's precision), when
+// it is not all DEFAULT.
+func (c *converter) precision(op *Op, in *hlo.Instruction) {
 	var prec []string
-	switch l := op.Attr("precision").(type) {
-	case ListAttr:
+	if l, ok := op.Attr("precision").(ListAttr); ok {
 		prec = words(l)
 	}
 	if l, ok := op.Attr("precision_config").(ListAttr); ok {
@@ -257,7 +264,53 @@ func (c *converter) dotGeneral(sc *scope, op *Op) *hlo.Instruction {
 	if nonDefault {
 		in.SetAttr("operand_precision", hlo.Raw("{"+strings.ToLower(strings.Join(prec, ","))+"}"))
 	}
-	return in
+}
+
+// dotAlgorithms names the HLO algorithm of each #stablehlo.dot_algorithm: the operands' and the
+// accumulation's types, the component counts and the number of primitive operations.
+var dotAlgorithms = map[string]string{
+	"bf16,bf16,f32,1,1,1": "dot_bf16_bf16_f32", "bf16,bf16,f32,1,1,3": "dot_bf16_bf16_f32_x3",
+	"bf16,bf16,f32,1,1,6": "dot_bf16_bf16_f32_x6", "bf16,bf16,f32,1,1,9": "dot_bf16_bf16_f32_x9",
+	"bf16,bf16,bf16,1,1,1": "dot_bf16_bf16_bf16", "f16,f16,f32,1,1,1": "dot_f16_f16_f32",
+	"f16,f16,f16,1,1,1": "dot_f16_f16_f16", "tf32,tf32,f32,1,1,1": "dot_tf32_tf32_f32",
+	"tf32,tf32,f32,1,1,3": "dot_tf32_tf32_f32_x3", "f32,f32,f32,1,1,1": "dot_f32_f32_f32",
+	"f64,f64,f64,1,1,1": "dot_f64_f64_f64",
+}
+
+// dotAlgorithm sets the algorithm of a dot from its #stablehlo.dot_algorithm, as XLA's translation does.
+func (c *converter) dotAlgorithm(op *Op, in *hlo.Instruction) {
+	a := op.Attr("algorithm")
+	if a == nil {
+		return
+	}
+	st, ok := a.(StructAttr)
+	c.need(op, ok, "algorithm")
+	typeName := func(field string) string {
+		switch v := lookup(st.Fields, field).(type) {
+		case TypeAttr:
+			return hlo.Shape(v).Elem.String()
+		case WordAttr:
+			return string(v)
+		}
+		return ""
+	}
+	count := func(field string) string {
+		v, _ := lookup(st.Fields, field).(IntAttr)
+		return strconv.FormatInt(v.V, 10)
+	}
+	lhs, rhs, acc := typeName("lhs_precision_type"), typeName("rhs_precision_type"), typeName("accumulation_type")
+	key := strings.Join([]string{lhs, rhs, acc, count("lhs_component_count"), count("rhs_component_count"), count("num_primitive_operations")}, ",")
+	name := dotAlgorithms[key]
+	if strings.HasPrefix(lhs, "f8") && strings.HasPrefix(rhs, "f8") && acc == "f32" {
+		name = "dot_any_f8_any_f8_f32"
+		if imprecise, _ := lookup(st.Fields, "allow_imprecise_accumulation").(BoolAttr); imprecise {
+			name += "_fast_accum"
+		}
+	}
+	if name == "" {
+		c.fail(op.Pos, "%s: dot algorithm %s has no HLO algorithm", op.Name, mlirAttr(st))
+	}
+	in.SetAttr("algorithm", hlo.Enum(name))
 }
 
 func nonNil(v []int64) []int64 {
@@ -607,6 +660,19 @@ func (c *converter) scatter(sc *scope, op *Op) *hlo.Instruction {
 	return in
 }
 
+// apiVersions are the names HLO gives custom-call API versions.
+var apiVersions = map[int64]string{
+	1: "API_VERSION_ORIGINAL", 2: "API_VERSION_STATUS_RETURNING", 3: "API_VERSION_STATUS_RETURNING_UNIFIED",
+	4: "API_VERSION_TYPED_FFI",
+}
+
+// customCallSchedules are the names HLO gives custom_call_schedule values.
+var customCallSchedules = map[string]string{"NONE": "SCHEDULE_NONE", "LATEST": "SCHEDULE_LATEST", "EARLIEST": "SCHEDULE_EARLIEST"}
+
+// customCall converts custom_call with every attribute XLA's translation keeps: the API version, the
+// backend config (a string, or for typed FFI calls a dictionary, mhlo.backend_config, which XLA writes as
+// MLIR prints it), the operand and result layouts, the output-operand aliases, the called computations
+// and the schedule.
 func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 	target := op.Callee
 	if t, ok := op.Attr("call_target_name").(StringAttr); ok {
@@ -617,15 +683,136 @@ func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 	if len(op.OutTypes) > 0 {
 		shape = resultShape(op)
 	}
-	in := c.add(sc, op, hlo.OpCustomCall, shape, c.operands(sc, op)...)
+	ins := c.operands(sc, op)
+	api := int64(1)
+	if v, ok := op.Attr("api_version").(IntAttr); ok {
+		api = v.V
+	} else if w := word(op, "api_version"); w != "" {
+		for k, name := range apiVersions {
+			if name == w {
+				api = k
+			}
+		}
+	}
+	if apiVersions[api] == "" {
+		c.fail(op.Pos, "%s: api_version %d is not one XLA knows", op.Name, api)
+	}
+	// Layouts: both lists or neither, one minor-to-major order per operand and per result.
+	opLayouts, hasOpLayouts := op.Attr("operand_layouts").(ListAttr)
+	resLayouts, hasResLayouts := op.Attr("result_layouts").(ListAttr)
+	if hasOpLayouts != hasResLayouts {
+		c.fail(op.Pos, "%s: operand_layouts and result_layouts go together", op.Name)
+	}
+	var constraints hlo.Shapes
+	if hasOpLayouts {
+		if len(opLayouts) != len(ins) {
+			c.fail(op.Pos, "%s: %d operand_layouts for %d operands", op.Name, len(opLayouts), len(ins))
+		}
+		for i, l := range opLayouts {
+			constraints = append(constraints, c.withLayout(op, ins[i].Shape, l, "operand_layouts"))
+		}
+		results := []hlo.Shape{shape}
+		if shape.IsTuple() {
+			results = shape.Tuple
+		}
+		if len(resLayouts) != len(results) {
+			c.fail(op.Pos, "%s: %d result_layouts for %d results", op.Name, len(resLayouts), len(results))
+		}
+		for i, l := range resLayouts {
+			results[i] = c.withLayout(op, results[i], l, "result_layouts")
+		}
+		if !shape.IsTuple() {
+			shape = results[0]
+		}
+	}
+	in := c.add(sc, op, hlo.OpCustomCall, shape, ins...)
+	if hasOpLayouts {
+		// add gives results default layouts; the ones the op states replace them.
+		in.Shape = shape
+	}
 	in.SetAttr("custom_call_target", hlo.String(target))
 	if boolean(op, "has_side_effect") {
 		in.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
 	}
-	if bc, ok := op.Attr("backend_config").(StringAttr); ok && bc != "" {
-		in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(bc), Quoted: true})
+	if hasOpLayouts {
+		in.SetAttr("operand_layout_constraints", constraints)
+	}
+	if l, ok := op.Attr("output_operand_aliases").(ListAttr); ok && len(l) > 0 {
+		var al hlo.Aliasing
+		for _, e := range l {
+			st, ok := e.(StructAttr)
+			c.need(op, ok, "output_operand_aliases")
+			out, _ := attrInts(lookup(st.Fields, "output_tuple_indices"))
+			idx, ok := lookup(st.Fields, "operand_index").(IntAttr)
+			c.need(op, ok && idx.V >= 0 && int(idx.V) < len(ins), "output_operand_aliases operand_index")
+			opIdx, _ := attrInts(lookup(st.Fields, "operand_tuple_indices"))
+			al = append(al, hlo.OutputOperandAlias{Output: nonNil(out), Operand: idx.V, OperandIndex: nonNil(opIdx)})
+		}
+		in.SetAttr("output_to_operand_aliasing", al)
+	}
+	if l, ok := op.Attr("called_computations").(ListAttr); ok && len(l) > 0 {
+		var comps hlo.CompList
+		for _, e := range l {
+			sym, ok := e.(SymbolAttr)
+			c.need(op, ok, "called_computations")
+			fn := c.funcs[string(sym)]
+			if fn == nil {
+				c.fail(op.Pos, "%s calls @%s, which the module does not define", op.Name, sym)
+			}
+			comps = append(comps, c.function(fn))
+		}
+		in.SetAttr("called_computations", comps)
+	}
+	if w := word(op, "custom_call_schedule"); w != "" && w != "NONE" {
+		name := customCallSchedules[w]
+		c.need(op, name != "", "custom_call_schedule")
+		in.SetAttr("custom_call_schedule", hlo.Enum(name))
+	}
+	if api != 1 {
+		in.SetAttr("api_version", hlo.Enum(apiVersions[api]))
+	}
+	bc := op.Attr("backend_config")
+	if bc == nil {
+		bc = op.Attr("mhlo.backend_config")
+	}
+	switch bc := bc.(type) {
+	case nil:
+	case StringAttr:
+		if bc != "" {
+			in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(bc), Quoted: true})
+		}
+	case DictAttr:
+		if api != 4 {
+			c.fail(op.Pos, "%s: a dictionary backend_config needs api_version = 4 (typed FFI), not %d", op.Name, api)
+		}
+		in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(bc)})
+	default:
+		c.fail(op.Pos, "%s: backend_config is neither a string nor a dictionary", op.Name)
+	}
+	if lit, ok := op.Attr("mhlo.literal").(*DenseAttr); ok {
+		in.SetAttr("literal", &hlo.ShapedLiteral{Shape: paramShape(lit.Type), Literal: lit.Literal})
 	}
 	return in
+}
+
+// withLayout returns s with the minor-to-major order l of a custom call's operand_layouts or
+// result_layouts.
+func (c *converter) withLayout(op *Op, s hlo.Shape, l Attr, what string) hlo.Shape {
+	order, ok := attrInts(l)
+	if !s.IsArray() {
+		if ok && len(order) == 0 {
+			return s
+		}
+		c.fail(op.Pos, "%s: %s gives a layout to %s, which is not an array", op.Name, what, typeString(s))
+	}
+	if !ok || !isPermutation(order, s.Rank()) {
+		c.fail(op.Pos, "%s: %s: %s is not a layout of %s", op.Name, what, mlirAttr(l), typeString(s))
+	}
+	s = s.Clone()
+	lay := hlo.DefaultLayout(s.Rank())
+	lay.MinorToMajor = order
+	s.Layout = &lay
+	return s
 }
 
 func (c *converter) call(sc *scope, op *Op) *hlo.Instruction {
@@ -745,6 +932,7 @@ func (c *converter) check(sc *scope, op *Op) {
 	name := op.Name
 	if op.Name == "stablehlo.custom_call" {
 		name = op.Callee
+		op.Attr("has_side_effect") // a check always has side effects
 	}
 	if name == "check.expect_serialized_eq" {
 		c.serializedEq(sc, op)
@@ -855,6 +1043,7 @@ func (c *converter) convolution(sc *scope, op *Op) *hlo.Instruction {
 	if g, ok := integer(op, "batch_group_count"); ok && g != 1 {
 		in.SetAttr("batch_group_count", hlo.Int(g))
 	}
+	c.precision(op, in)
 	return in
 }
 
@@ -944,7 +1133,16 @@ func (c *converter) composite(sc *scope, op *Op) *hlo.Instruction {
 	in := c.add(sc, op, hlo.OpCall, comp.Root.Shape, c.operands(sc, op)...)
 	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
 	in.SetAttr("is_composite", hlo.Bool(true))
-	in.SetAttr("frontend_attributes", hlo.FrontendAttributes{{Key: "composite.name", Value: strconv.Quote(name)}})
+	f := frontend{"composite.name": name, "composite.version": "0"}
+	if a, ok := op.Attr("composite_attributes").(DictAttr); ok {
+		f["composite.attributes"] = mlirAttr(a)
+	} else {
+		f["composite.attributes"] = "{}"
+	}
+	if v, ok := op.Attr("version").(IntAttr); ok {
+		f["composite.version"] = strconv.FormatInt(v.V, 10)
+	}
+	in.SetAttr("frontend_attributes", f.value())
 	return in
 }
 
@@ -978,6 +1176,9 @@ func (c *converter) dynamicReshape(sc *scope, op *Op) *hlo.Instruction {
 
 func (c *converter) dynamicBroadcastInDim(sc *scope, op *Op) *hlo.Instruction {
 	c.static(op)
+	// Which dimensions expand is known from the static shapes; the hints add nothing.
+	op.Attr("known_expanding_dimensions")
+	op.Attr("known_nonexpanding_dimensions")
 	return c.broadcastInDim(sc, op)
 }
 
@@ -1010,6 +1211,7 @@ func (c *converter) withStaticOperands(op *Op, n int, names ...string) *Op {
 	if len(op.Operands) != n+len(names) {
 		c.fail(op.Pos, "%s takes %d operands, has %d", op.Name, n+len(names), len(op.Operands))
 	}
+	op.markUsed(attrSlice) // the copy shares the record of the attributes read
 	st := *op
 	st.Operands = op.Operands[:n]
 	st.Attrs = append([]NamedAttr(nil), op.Attrs...)

@@ -184,7 +184,7 @@ module @second {
 			`cosine = f32[] cosine(sine), metadata={op_name="jit(f)/jit(main)/cos" source_file="/home/me/layers.py" source_line=3}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := "module @m attributes {mhlo.num_partitions = 1 : i32, sdy.x = #sdy.mesh<[\"a\"=2]>} {" + tc.body + "\n}\n"
+			src := "module @m attributes {mhlo.num_partitions = 1 : i32, mhlo.frontend_attributes = {x = \"a\"}} {" + tc.body + "\n}\n"
 			mods, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(src))
 			if err != nil {
 				t.Fatal(err)
