@@ -243,6 +243,9 @@ func (p *parser) hashAttr() Attr {
 		s.skipBalanced('>')
 		return RawAttr(s.src[start:s.off])
 	}
+	if s.peekIdent() == "raw" { // #mhlo.conv<raw input_batch_dimension = 0, ...>
+		s.ident()
+	}
 	st, ok := p.structFields(StructAttr{Name: name})
 	if !ok {
 		st.Fields = nil

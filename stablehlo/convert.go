@@ -74,6 +74,7 @@ func Looks(src []byte) bool {
 // its state as one tuple, case its branches' operands, a call or custom call any number.
 var differentArity = map[string]bool{
 	"stablehlo.while": true, "stablehlo.case": true, "func.call": true, "stablehlo.custom_call": true,
+	"stablehlo.outfeed": true, "stablehlo.send": true, "stablehlo.rng": true,
 }
 
 // stableHLOOps maps an op's StableHLO name to its opcode, from the op table.
@@ -102,9 +103,13 @@ type converter struct {
 	err   scanner.ErrorList
 
 	entryName string
-	strict    bool              // an attribute that cannot be converted is an error, not a note
-	notes     scanner.ErrorList // what a lenient conversion left out
-	manual    []string          // the manual axes of the sdy.manual_computation being converted
+	// direct, when a handler sets it, holds the instruction of each result of the op it converts (its
+	// returned instruction then only carries the op's sharding).
+	direct  []*hlo.Instruction
+	regions int               // the regions made into computations so far
+	strict  bool              // an attribute that cannot be converted is an error, not a note
+	notes   scanner.ErrorList // what a lenient conversion left out
+	manual  []string          // the manual axes of the sdy.manual_computation being converted
 	// entryAttrs are the attributes of the entry's parameters and results, for the module's header.
 	entryParams, entryResults []valueAttrs
 }
@@ -168,6 +173,7 @@ func convertModule(fset *token.FileSet, f *File, m *Module, entryName string, st
 	comp.IsEntry = true
 	c.out.Entry = comp
 	c.keepModuleAttrs(c.entryParams, c.entryResults)
+	finish(c.out)
 	// The types the text states are trusted when instructions are made; an op whose types contradict
 	// its operands is reported here, at its position.
 	if err := hlo.Verify(c.out); err != nil {
@@ -188,16 +194,28 @@ func (c *converter) fail(pos token.Pos, format string, args ...any) {
 	panic(bailout{})
 }
 
-// name returns a name unused in the module, base or base.N, in constant time per name: Module.UniqueName
-// tries the suffixes from 1 each time, which a program of many ops of one kind makes quadratic. The name
-// is then kept as it is by the Add that receives it.
+// name returns a name unused in the module, base.N with N counting from 1 for each base as XLA's
+// translation names what it makes, in constant time per name: Module.UniqueName tries the suffixes from 1
+// each time, which a program of many ops of one kind makes quadratic. The name is then kept as it is by
+// the Add that receives it.
 func (c *converter) name(base string) string {
-	name := base
-	for n := c.next[base]; c.taken[name]; n++ {
-		name = base + "." + strconv.Itoa(n+1)
-		c.next[base] = n + 1
+	var name string
+	for {
+		c.next[base]++
+		name = base + "." + strconv.Itoa(c.next[base])
+		if !c.taken[name] {
+			break
+		}
 	}
 	c.taken[name] = true
+	return name
+}
+
+// regionName returns the base name of the next computation made of a region, region_K as XLA's
+// translation names them.
+func (c *converter) regionName() string {
+	name := "region_" + strconv.Itoa(c.regions)
+	c.regions++
 	return name
 }
 
@@ -272,11 +290,11 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 		for i, a := range all {
 			elems[i] = a.Type
 		}
-		p := comp.Add(c.name("state"), hlo.OpParameter, paramShape(hlo.Tuple(elems...)))
+		p := comp.Add(c.name("arg_tuple"), hlo.OpParameter, paramShape(hlo.Tuple(elems...)))
 		p.Pos = pos
 		comp.Params = append(comp.Params, p)
 		for i, a := range all {
-			g := comp.Add(c.name(sanitize(a.Name)), hlo.OpGetTupleElement, paramShape(a.Type), p)
+			g := comp.Add(c.name("get-tuple-element"), hlo.OpGetTupleElement, paramShape(a.Type), p)
 			g.SetAttr("index", hlo.Int(i))
 			g.Pos = a.Pos
 			sc.vals[a] = g
@@ -289,7 +307,7 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 		if tupled {
 			break
 		}
-		p := comp.Add(c.name(sanitize(a.Name)), hlo.OpParameter, paramShape(a.Type))
+		p := comp.Add(c.name("Arg_"+strconv.Itoa(i)), hlo.OpParameter, paramShape(a.Type))
 		p.ParameterNumber = int64(i)
 		p.Pos = a.Pos
 		comp.Params = append(comp.Params, p)
@@ -353,6 +371,13 @@ func (c *converter) value(sc *scope, v *Value, user *Op) *hlo.Instruction {
 	}
 	for p := sc.parent; p != nil; p = p.parent {
 		if _, ok := p.vals[v]; ok {
+			if d := v.Def; d != nil && (d.Name == "stablehlo.constant" || d.Name == "sdy.constant") && len(d.Results) == 1 {
+				// A region may use a constant of the regions around it: XLA's translation makes a copy
+				// of the constant inside, and so does the conversion.
+				in := c.constant(sc, d)
+				sc.vals[v] = in
+				return in
+			}
 			c.fail(user.Pos, "%s uses %s from an enclosing region; implicit captures are not supported", user.Name, v.Name)
 		}
 	}
@@ -372,11 +397,6 @@ func (c *converter) operands(sc *scope, op *Op) []*hlo.Instruction {
 // add appends an instruction for op to the scope's computation, with op's location as metadata.
 func (c *converter) add(sc *scope, op *Op, code hlo.Opcode, shape hlo.Shape, operands ...*hlo.Instruction) *hlo.Instruction {
 	name := code.String()
-	if len(op.Results) == 1 {
-		if n := strings.TrimPrefix(op.Results[0].Name, "%"); n != "" && !isDigit(n[0]) {
-			name = sanitize(n)
-		}
-	}
 	if info := code.Info(); info != nil && !info.Operands.Allows(len(operands)) {
 		c.fail(op.Pos, "%s takes %s operands, has %d", op.Name, info.Operands, len(operands))
 	}
@@ -421,8 +441,18 @@ func resultShape(op *Op) hlo.Shape {
 func (c *converter) op(sc *scope, op *Op) {
 	c.dialect(op)
 	start := len(sc.comp.Instructions)
+	c.direct = nil
 	in := c.convertOp(sc, op)
-	if in != nil {
+	switch {
+	case c.direct != nil:
+		if len(c.direct) != len(op.Results) {
+			c.fail(op.Pos, "%s gives %d values, not the %d results its signature names", op.Name, len(c.direct), len(op.Results))
+		}
+		for i, r := range op.Results {
+			sc.vals[r] = c.direct[i]
+		}
+		c.direct = nil
+	case in != nil:
 		c.bind(sc, op, in)
 	}
 	c.keepOpAttrs(sc, op, in, start)

@@ -291,6 +291,9 @@ func toHLOSharding(t *TensorSharding, mesh *Mesh, manual []string) (hloSharding,
 		types = append(types, subgroupManual)
 		m := int64(1)
 		for _, name := range manual {
+			if _, used := sharded[axisRefKey{name, 0, 0}]; used {
+				continue // an axis a dimension is sharded over stays there
+			}
 			n, err := addSharded(AxisRef{Name: name})
 			if err != nil {
 				return hloSharding{}, err

@@ -166,11 +166,17 @@ func (c *converter) meshOf(pos token.Pos, t *TensorSharding) *Mesh {
 
 // sdySharding returns the HLO sharding text XLA's export makes of one Shardy sharding.
 func (c *converter) sdySharding(pos token.Pos, t *TensorSharding, rank int) string {
+	return c.sdyShardingManual(pos, t, rank, c.manual)
+}
+
+// sdyShardingManual is sdySharding with the manual axes given (XLA's export reads them from an
+// xla.sdy.manual_axes attribute next to the sharding).
+func (c *converter) sdyShardingManual(pos token.Pos, t *TensorSharding, rank int, manual []string) string {
 	mesh := c.meshOf(pos, t)
 	if rank >= 0 && len(t.Dims) != rank && len(mesh.Axes) > 0 {
 		c.fail(pos, "sharding %s has %d dimensions for a value of rank %d", t, len(t.Dims), rank)
 	}
-	h, err := toHLOSharding(t, mesh, c.manual)
+	h, err := toHLOSharding(t, mesh, manual)
 	if err != nil {
 		c.fail(pos, "sharding %s: %v", t, err)
 	}
@@ -182,9 +188,17 @@ func (c *converter) shardingsText(pos token.Pos, s Shardings, shapes []hlo.Shape
 	if len(s) != len(shapes) {
 		c.fail(pos, "%d shardings for %d values", len(s), len(shapes))
 	}
+	return c.shardingsTextManual(pos, s, shapes, c.manual)
+}
+
+// shardingsTextManual is shardingsText with the manual axes given.
+func (c *converter) shardingsTextManual(pos token.Pos, s Shardings, shapes []hlo.Shape, manual []string) string {
+	if len(s) != len(shapes) {
+		c.fail(pos, "%d shardings for %d values", len(s), len(shapes))
+	}
 	parts := make([]string, len(s))
 	for i, t := range s {
-		parts[i] = c.sdySharding(pos, t, rankOf(shapes[i]))
+		parts[i] = c.sdyShardingManual(pos, t, rankOf(shapes[i]), manual)
 	}
 	if len(parts) == 1 {
 		return parts[0]
@@ -210,6 +224,25 @@ func tupleSharding(parts []string) string {
 	return b.String()
 }
 
+// fitsShape reports whether a sharding can apply to a value of shape s: a tiled sharding has one tile
+// dimension per dimension of an array, besides its subgroup dimensions.
+func fitsShape(h *hlo.Sharding, s hlo.Shape) bool {
+	if h.Tuple != nil {
+		return !s.IsTuple() || len(h.Tuple) == len(s.Tuple) || len(s.Tuple) == 0
+	}
+	if h.TileDims == nil || !s.IsArray() {
+		return true
+	}
+	extra := 0
+	if h.LastTileDimReplicate {
+		extra = 1
+	}
+	if i := strings.Index(h.Text, "last_tile_dims={"); i >= 0 {
+		extra += strings.Count(h.Text[i:strings.Index(h.Text[i:], "}")+i], ",") + 1
+	}
+	return len(h.TileDims)-extra == s.Rank()
+}
+
 func rankOf(s hlo.Shape) int {
 	if s.IsArray() {
 		return s.Rank()
@@ -218,9 +251,16 @@ func rankOf(s hlo.Shape) int {
 }
 
 // setSharding gives in the sharding text, and the elements of a tuple sharding to the get-tuple-elements
-// that take in apart.
+// that take in apart. One sharding for a tuple applies to each of its elements, as XLA reads it.
 func setSharding(in *hlo.Instruction, text string) {
 	s := decodedSharding(text)
+	if in.Shape.IsTuple() && s.Tuple == nil && len(in.Shape.Tuple) > 0 {
+		parts := make([]string, len(in.Shape.Tuple))
+		for i := range parts {
+			parts[i] = s.Text
+		}
+		s = decodedSharding(tupleSharding(parts))
+	}
 	in.SetAttr("sharding", s)
 	if !in.Shape.IsTuple() || len(s.Tuple) != len(in.Shape.Tuple) {
 		return
@@ -257,7 +297,11 @@ func (c *converter) keepOpAttrs(sc *scope, op *Op, in *hlo.Instruction, start in
 			if len(op.Results) == 0 && len(s) == 1 {
 				shapes = []hlo.Shape{in.Shape}
 			}
-			sharding = c.shardingsText(op.Pos, s, shapes)
+			manual := c.manual
+			if m, ok := op.Attr("xla.sdy.manual_axes").(ManualAxes); ok {
+				manual = m
+			}
+			sharding = c.shardingsTextManual(op.Pos, s, shapes, manual)
 			f["xla.sdy.sharding"] = s.String()
 		}
 	}
@@ -275,7 +319,19 @@ func (c *converter) keepOpAttrs(sc *scope, op *Op, in *hlo.Instruction, start in
 	if a := op.Attr("sdy.sharding_rule"); a != nil {
 		f["xla.sdy.sharding_rule"] = mlirAttr(a)
 	}
+	if in != nil && sharding != "" && !fitsShape(decodedSharding(sharding), in.Shape) {
+		// XLA's translation drops a sharding whose tiles do not fit the value's rank.
+		c.leftOut(op.Pos, "%s: sharding %s does not fit %s; it is left out, as XLA's translation leaves it", op.Name, sharding, typeString(in.Shape))
+		sharding = ""
+	}
 	if in != nil && sharding != "" {
+		// As XLA's builder does, every instruction made for the op that has its result's shape (the tuple
+		// of a variadic op's operands, say) carries its sharding.
+		for _, x := range created {
+			if x != in && x.Shape.Equal(in.Shape) && x.Opcode != hlo.OpParameter {
+				setSharding(x, sharding)
+			}
+		}
 		setSharding(in, sharding)
 	}
 	if len(f) > 0 {
@@ -306,14 +362,23 @@ type valueAttrs struct {
 	donor    bool     // jax.buffer_donor
 	aliasOut int64    // tf.aliasing_output: the result it aliases; -1 when none
 	same     bool     // mhlo.is_same_data_across_replicas
+	// replication is mhlo.parameter_replication: one flag per leaf of the parameter; nil when unset.
+	replication []bool
 }
 
 // readValueAttrs reads the attributes of parameter or result i of fn.
 func (c *converter) readValueAttrs(fn *Func, attrs []NamedAttr, shape hlo.Shape, what string) valueAttrs {
 	v := valueAttrs{aliasOut: -1}
 	var sdy *TensorSharding
+	manual := c.manual
 	for _, a := range attrs {
 		switch a.Name {
+		case "xla.sdy.manual_axes":
+			m, ok := a.Value.(ManualAxes)
+			if !ok {
+				c.fail(fn.Pos, "@%s: %s: xla.sdy.manual_axes is not #sdy<manual_axes{...}>", fn.Name, what)
+			}
+			manual = m
 		case "sdy.sharding":
 			t, ok := a.Value.(*TensorSharding)
 			if !ok {
@@ -371,6 +436,15 @@ func (c *converter) readValueAttrs(fn *Func, attrs []NamedAttr, shape hlo.Shape,
 			v.aliasOut = n.V
 		case "mhlo.is_same_data_across_replicas":
 			v.same = a.Value == Attr(BoolAttr(true))
+		case "mhlo.parameter_replication":
+			l, ok := a.Value.(ListAttr)
+			if !ok {
+				c.fail(fn.Pos, "@%s: %s: mhlo.parameter_replication is not a list", fn.Name, what)
+			}
+			for _, e := range l {
+				b, _ := e.(BoolAttr)
+				v.replication = append(v.replication, bool(b))
+			}
 		default:
 			if _, ok := droppedLikeXLA[a.Name]; !ok {
 				c.leftOut(fn.Pos, "@%s: %s: attribute %s is not converted", fn.Name, what, a.Name)
@@ -378,7 +452,7 @@ func (c *converter) readValueAttrs(fn *Func, attrs []NamedAttr, shape hlo.Shape,
 		}
 	}
 	if sdy != nil {
-		v.sharding = c.sdySharding(fn.Pos, sdy, rankOf(shape))
+		v.sharding = c.sdyShardingManual(fn.Pos, sdy, rankOf(shape), manual)
 		if v.frontend == nil {
 			v.frontend = frontend{}
 		}
@@ -606,18 +680,22 @@ func (c *converter) keepModuleAttrs(params, results []valueAttrs) {
 	if len(f) > 0 {
 		header = append(header, hlo.Attr{Name: "frontend_attributes", Value: f.value()})
 	}
-	var same []string
-	anySame := false
-	for _, p := range params {
-		same = append(same, strconv.FormatBool(p.same))
-		anySame = anySame || p.same
-	}
-	if anySame {
-		for i, p := range c.out.Entry.Params {
-			if i < len(params) {
-				p.SetAttr("parameter_replication", hlo.Raw("{"+same[i]+"}"))
-			}
+	for i, p := range c.out.Entry.Params {
+		if i >= len(params) {
+			break
 		}
+		flags := params[i].replication
+		if params[i].same {
+			flags = []bool{true}
+		}
+		if flags == nil {
+			continue
+		}
+		parts := make([]string, len(flags))
+		for k, f := range flags {
+			parts[k] = strconv.FormatBool(f)
+		}
+		p.SetAttr("parameter_replication", hlo.Raw("{"+strings.Join(parts, ",")+"}"))
 	}
 	c.out.Attrs = header
 }

@@ -7,6 +7,7 @@ import (
 
 	"octet/dtype"
 	"octet/hlo"
+	"octet/tensor"
 )
 
 // handler converts one op whose conversion needs more than its opcode: attributes, regions, or a
@@ -88,7 +89,7 @@ func ints(op *Op, names ...string) ([]int64, bool) {
 func attrInts(a Attr) ([]int64, bool) {
 	switch a := a.(type) {
 	case *DenseAttr:
-		if a.Literal == nil || a.Literal.Array == nil || !a.Type.Elem.IsInteger() {
+		if a.Literal == nil || a.Literal.Array == nil || !a.Type.Elem.IsInteger() && a.Type.Elem != dtype.PRED {
 			return nil, false
 		}
 		return a.Literal.Array.Int64s(), true
@@ -127,9 +128,26 @@ func word(op *Op, names ...string) string {
 			return a.Word
 		case StringAttr:
 			return string(a)
+		case StructAttr:
+			// #mhlo.rng_algorithm<DEFAULT>: a bare word as its body.
+			if a.Fields == nil && isBareWord(a.Raw) {
+				return a.Raw
+			}
 		}
 	}
 	return ""
+}
+
+func isBareWord(s string) bool {
+	if s == "" || !isIdentStart(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isIdentStart(s[i]) && !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // need fails unless ok, naming what op lacks.
@@ -165,9 +183,27 @@ func (c *converter) result(op *Op) hlo.Shape {
 	return resultShape(op)
 }
 
+// constant converts a constant; a splat of more than one element becomes a scalar constant broadcast to
+// the shape, as XLA's translation writes it.
 func (c *converter) constant(sc *scope, op *Op) *hlo.Instruction {
 	d, ok := op.Attr("value").(*DenseAttr)
 	c.need(op, ok, "dense value")
+	if a := d.Literal.Array; a != nil && d.Type.IsArray() && a.NumElements() > 1 && !d.Type.Elem.IsComplex() {
+		splat := true
+		first := a.BitsAt(0)
+		for i := int64(1); i < a.NumElements() && splat; i++ {
+			splat = a.BitsAt(i) == first
+		}
+		if splat {
+			k := c.add(sc, op, hlo.OpConstant, hlo.Scalar(d.Type.Elem))
+			lit := tensor.New(d.Type.Elem, nil)
+			lit.SetBitsAt(0, first)
+			k.Literal = hlo.ArrayLiteral(lit)
+			in := c.add(sc, op, hlo.OpBroadcast, d.Type, k)
+			in.SetAttr("dimensions", hlo.Ints{})
+			return in
+		}
+	}
 	in := c.add(sc, op, hlo.OpConstant, d.Type)
 	in.Literal = d.Literal
 	return in
@@ -423,15 +459,15 @@ func (c *converter) getTupleElement(sc *scope, op *Op) *hlo.Instruction {
 // instead ("applies stablehlo.add"), it builds the computation of that op on scalars of the element
 // types elems.
 func (c *converter) computation(sc *scope, op *Op, i int, role string, elems []dtype.Type) *hlo.Computation {
-	name := strings.TrimPrefix(strings.TrimPrefix(op.Name, "stablehlo."), "chlo.") + "_" + role
+	name := c.regionName()
 	if ap, ok := op.Attr(attrApplies).(WordAttr); ok {
 		code, known := stableHLOOps[string(ap)]
 		if !known || !code.IsElementwiseBinary() || code == hlo.OpCompare || len(elems) != 1 {
 			c.fail(op.Pos, "%s applies %s: not a binary op of one input", op.Name, ap)
 		}
 		comp := &hlo.Computation{Name: c.out.UniqueName(c.name(name)), Module: c.out, Pos: op.Pos}
-		x := comp.Add(c.name("lhs"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
-		y := comp.Add(c.name("rhs"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		x := comp.Add(c.name("Arg_0"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		y := comp.Add(c.name("Arg_1"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
 		y.ParameterNumber = 1
 		comp.Params = []*hlo.Instruction{x, y}
 		comp.Root = comp.Add(c.name(code.String()), code, paramShape(hlo.Scalar(elems[0])), x, y)
@@ -523,8 +559,8 @@ func (c *converter) selectAndScatter(sc *scope, op *Op) *hlo.Instruction {
 	ins := c.operands(sc, op)
 	c.need(op, len(ins) == 3 && len(op.Regions) == 2, "operands and regions")
 	w := c.window(op, ins[0].Shape.Rank())
-	sel := c.region("select_and_scatter_select", op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion, nil)
-	sca := c.region("select_and_scatter_scatter", op.Regions[1], nil, op.Regions[1].Pos, sc, plainRegion, nil)
+	sel := c.region(c.regionName(), op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion, nil)
+	sca := c.region(c.regionName(), op.Regions[1], nil, op.Regions[1].Pos, sc, plainRegion, nil)
 	in := c.add(sc, op, hlo.OpSelectAndScatter, c.result(op), ins...)
 	in.SetAttr("window", w)
 	in.SetAttr("select", hlo.CompRef{Comp: sel})
@@ -567,8 +603,9 @@ func (c *converter) while_(sc *scope, op *Op) *hlo.Instruction {
 		c.fail(r.Pos, "%s: the region does not take its %d values", op.Name, len(op.Operands))
 		return nil
 	}
-	cond := c.region("while_cond", op.Regions[0], args(op.Regions[0]), op.Regions[0].Pos, sc, condRegion, caps)
-	body := c.region("while_body", op.Regions[1], args(op.Regions[1]), op.Regions[1].Pos, sc, bodyRegion, caps)
+	// XLA's translation makes the body before the condition.
+	body := c.region(c.regionName(), op.Regions[1], args(op.Regions[1]), op.Regions[1].Pos, sc, bodyRegion, caps)
+	cond := c.region(c.regionName(), op.Regions[0], args(op.Regions[0]), op.Regions[0].Pos, sc, condRegion, caps)
 	in := c.add(sc, op, hlo.OpWhile, state.Shape, state)
 	in.SetAttr("condition", hlo.CompRef{Comp: cond})
 	in.SetAttr("body", hlo.CompRef{Comp: body})
@@ -766,7 +803,7 @@ func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 	if w := word(op, "custom_call_schedule"); w != "" && w != "NONE" {
 		name := customCallSchedules[w]
 		c.need(op, name != "", "custom_call_schedule")
-		in.SetAttr("custom_call_schedule", hlo.Enum(name))
+		in.SetAttr("schedule", hlo.Enum(name))
 	}
 	if api != 1 {
 		in.SetAttr("api_version", hlo.Enum(apiVersions[api]))
@@ -851,12 +888,17 @@ func (c *converter) rngBitGenerator(sc *scope, op *Op) *hlo.Instruction {
 
 func (c *converter) triangularSolve(sc *scope, op *Op) *hlo.Instruction {
 	in := c.add(sc, op, hlo.OpTriangularSolve, c.result(op), c.operands(sc, op)...)
+	// XLA writes the options that are true, and transpose_a always.
 	for _, n := range []string{"left_side", "lower", "unit_diagonal"} {
-		in.SetAttr(n, hlo.Bool(boolean(op, n)))
+		if boolean(op, n) {
+			in.SetAttr(n, hlo.Bool(true))
+		}
 	}
-	if t := word(op, "transpose_a"); t != "" {
-		in.SetAttr("transpose_a", hlo.Enum(t))
+	t := word(op, "transpose_a")
+	if t == "" {
+		t = "NO_TRANSPOSE"
 	}
+	in.SetAttr("transpose_a", hlo.Enum(t))
 	return in
 }
 
@@ -891,11 +933,15 @@ func (c *converter) conditional(sc *scope, op *Op, index *hlo.Instruction, regio
 	arg := c.add(sc, op, hlo.OpTuple, tupleShape(passed), passed...)
 	operands := []*hlo.Instruction{index}
 	var comps hlo.CompList
-	for i, r := range regions {
-		comps = append(comps, c.region("branch_"+strconv.Itoa(i), r, []*Value{}, r.Pos, sc, condRegion, caps))
+	for _, r := range regions {
+		comps = append(comps, c.region(c.regionName(), r, []*Value{}, r.Pos, sc, condRegion, caps))
 		operands = append(operands, arg)
 	}
-	in := c.add(sc, op, hlo.OpConditional, c.result(op), operands...)
+	shape := hlo.Tuple()
+	if len(op.OutTypes) > 0 {
+		shape = resultShape(op)
+	}
+	in := c.add(sc, op, hlo.OpConditional, shape, operands...)
 	if kind == "true_computation" {
 		in.SetAttr("true_computation", hlo.CompRef{Comp: comps[0]})
 		in.SetAttr("false_computation", hlo.CompRef{Comp: comps[1]})
@@ -973,10 +1019,17 @@ func (c *converter) convolution(sc *scope, op *Op) *hlo.Instruction {
 	case RawAttr:
 		labels = string(a)
 	}
-	if st, ok := op.Attr("dimension_numbers").(StructAttr); ok {
+	var dims *hlo.ConvDims
+	ok := false
+	if st, isStruct := op.Attr("dimension_numbers").(StructAttr); isStruct {
 		labels = st.Raw
+		if st.Fields != nil {
+			dims, ok = convDimsOfFields(st.Fields)
+		}
 	}
-	dims, ok := parseConvLabels(labels)
+	if !ok {
+		dims, ok = parseConvLabels(labels)
+	}
 	c.need(op, ok, "dimension numbers")
 	get := func(pretty, generic string) []int64 {
 		if w, ok := op.Attr("window").(DictAttr); ok {
@@ -1045,6 +1098,35 @@ func (c *converter) convolution(sc *scope, op *Op) *hlo.Instruction {
 	}
 	c.precision(op, in)
 	return in
+}
+
+// convDimsOfFields reads dimension numbers written field by field (input_batch_dimension = 0, ...).
+func convDimsOfFields(f []NamedAttr) (*hlo.ConvDims, bool) {
+	one := func(name string) (int64, bool) {
+		v, ok := lookup(f, name).(IntAttr)
+		return v.V, ok
+	}
+	list := func(name string) ([]int64, bool) {
+		v, ok := attrInts(lookup(f, name))
+		return nonNil(v), ok || lookup(f, name) == nil
+	}
+	d := &hlo.ConvDims{}
+	oks := make([]bool, 9)
+	d.InputBatch, oks[0] = one("input_batch_dimension")
+	d.InputFeature, oks[1] = one("input_feature_dimension")
+	d.InputSpatial, oks[2] = list("input_spatial_dimensions")
+	d.KernelInputFeature, oks[3] = one("kernel_input_feature_dimension")
+	d.KernelOutput, oks[4] = one("kernel_output_feature_dimension")
+	d.KernelSpatial, oks[5] = list("kernel_spatial_dimensions")
+	d.OutputBatch, oks[6] = one("output_batch_dimension")
+	d.OutputFeature, oks[7] = one("output_feature_dimension")
+	d.OutputSpatial, oks[8] = list("output_spatial_dimensions")
+	for _, ok := range oks {
+		if !ok {
+			return nil, false
+		}
+	}
+	return d, len(d.InputSpatial) == len(d.KernelSpatial) && len(d.KernelSpatial) == len(d.OutputSpatial)
 }
 
 func b2i(b bool) int64 {

@@ -239,3 +239,62 @@ func (c *converter) namedComputation(sc *scope, op *Op) *hlo.Instruction {
 	}
 	return call
 }
+
+func init() {
+	special["stablehlo.create_token"] = (*converter).createToken
+	special["stablehlo.rng"] = (*converter).rng
+	special["stablehlo.batch_norm_training"] = batchNorm(hlo.OpBatchNormTraining)
+	special["stablehlo.batch_norm_inference"] = batchNorm(hlo.OpBatchNormInference)
+	special["stablehlo.batch_norm_grad"] = batchNorm(hlo.OpBatchNormGrad)
+	special["stablehlo.broadcast"] = (*converter).broadcast
+}
+
+// createToken converts create_token into an after-all of nothing, as XLA does.
+func (c *converter) createToken(sc *scope, op *Op) *hlo.Instruction {
+	return c.add(sc, op, hlo.OpAfterAll, tokenShape)
+}
+
+// rngDistributions names HLO's random distributions.
+var rngDistributions = map[string]string{"UNIFORM": "rng_uniform", "NORMAL": "rng_normal"}
+
+// rng converts rng: a, b and the result shape (a constant operand) with the distribution.
+func (c *converter) rng(sc *scope, op *Op) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 3, "a, b and shape")
+	dist := rngDistributions[word(op, "rng_distribution")]
+	if dist == "" && len(op.Words) > 0 {
+		dist = rngDistributions[op.Words[0]]
+	}
+	c.need(op, dist != "", "rng_distribution")
+	in := c.add(sc, op, hlo.OpRng, c.static(op), ins[0], ins[1])
+	in.SetAttr("distribution", hlo.Enum(dist))
+	return in
+}
+
+// batchNorm converts batch_norm_training, batch_norm_inference and batch_norm_grad: epsilon and
+// feature_index.
+func batchNorm(code hlo.Opcode) handler {
+	return func(c *converter, sc *scope, op *Op) *hlo.Instruction {
+		eps, ok1 := op.Attr("epsilon").(FloatAttr)
+		idx, ok2 := integer(op, "feature_index")
+		c.need(op, ok1 && ok2, "epsilon and feature_index")
+		in := c.add(sc, op, code, c.result(op), c.operands(sc, op)...)
+		in.SetAttr("epsilon", hlo.Float(eps.V))
+		in.SetAttr("feature_index", hlo.Int(idx))
+		return in
+	}
+}
+
+// broadcast converts MHLO's broadcast, which puts broadcast_sizes before the operand's dimensions.
+func (c *converter) broadcast(sc *scope, op *Op) *hlo.Instruction {
+	x := c.sdyOperand(sc, op)
+	sizes, ok := ints(op, "broadcast_sizes")
+	c.need(op, ok, "broadcast_sizes")
+	dims := make([]int64, x.Shape.Rank())
+	for i := range dims {
+		dims[i] = int64(len(sizes) + i)
+	}
+	in := c.add(sc, op, hlo.OpBroadcast, c.result(op), x)
+	in.SetAttr("dimensions", hlo.Ints(dims))
+	return in
+}

@@ -50,7 +50,7 @@ func TestConvert(t *testing.T) {
 	}
 	for _, want := range []string{
 		"HloModule jit_matmul_fn, entry_computation_layout={(f8e4m3fn[128,128]{1,0}, f8e5m2[128,128]{1,0})->f8e5m2[128,128]{1,0}}",
-		"dot(f8e4m3fn[128,128]{1,0} %arg0, f8e5m2[128,128]{1,0} %arg1), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+		"dot(f8e4m3fn[128,128]{1,0} %Arg_0.1, f8e5m2[128,128]{1,0} %Arg_1.1), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("octet convert: output lacks %q:\n%s", want, out)
@@ -85,8 +85,8 @@ func TestCheckNamesSourceLines(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("octet check: exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"NOT FUSED  %dot in %main: D bf16[32,128]\n             from \"jit(mlp)/jit(main)/dot_general\" at /home/user/mlp.py:10\n",
-		"NOT FUSED  %dot.1 in %main: D bf16[32,16]\n             from \"jit(mlp)/jit(main)/dot_general\" at /home/user/layers.py:4\n"} {
+	for _, want := range []string{"NOT FUSED  %dot.1 in %main.1: D bf16[32,128]\n             from \"jit(mlp)/jit(main)/dot_general\" at /home/user/mlp.py:10\n",
+		"NOT FUSED  %dot.2 in %main.1: D bf16[32,16]\n             from \"jit(mlp)/jit(main)/dot_general\" at /home/user/layers.py:4\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("octet check: output lacks %q:\n%s", want, out)
 		}
