@@ -1234,11 +1234,20 @@ func (c *converter) static(op *Op) hlo.Shape {
 	out := c.result(op)
 	for _, d := range out.Dims {
 		if d < 0 {
-			c.fail(op.Pos, "%s with the dynamic result %s is not supported", op.Name, typeString(out))
+			name := "its result"
+			if len(op.Results) > 0 {
+				name = op.Results[0].Name
+			}
+			c.fail(op.Pos, "%s: %s has the dynamic type %s; %s", op.Name, name, typeString(out), staticAdvice)
 		}
 	}
 	return out
 }
+
+// staticAdvice says how to get a program Octet converts from a shape-polymorphic one.
+const staticAdvice = "Octet converts programs whose shapes are static: lower or export the function with " +
+	"concrete shapes (jax.jit(f).lower(x) with arrays, or jax.ShapeDtypeStruct with numbers, not symbolic dimensions)"
+
 
 func (c *converter) dynamicIota(sc *scope, op *Op) *hlo.Instruction {
 	out := c.static(op)
@@ -1269,8 +1278,8 @@ func (c *converter) getDimensionSize(sc *scope, op *Op) *hlo.Instruction {
 	d, ok := integer(op, "dim", "dimension")
 	c.need(op, ok && len(ins) == 1 && d >= 0 && int(d) < ins[0].Shape.Rank(), "dimension")
 	size := ins[0].Shape.Dims[d]
-	if size < 0 {
-		c.fail(op.Pos, "%s of a dynamic dimension is not supported", op.Name)
+	if size < 0 || ins[0].Shape.Dynamic != nil && int(d) < len(ins[0].Shape.Dynamic) && ins[0].Shape.Dynamic[d] {
+		c.fail(op.Pos, "%s: dimension %d of %s (%s) is dynamic; %s", op.Name, d, op.Operands[0].Name, typeString(ins[0].Shape), staticAdvice)
 	}
 	e := emitter{c, sc, op}
 	return e.splat(c.result(op), uint64(size))

@@ -52,6 +52,9 @@ func runConvert(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := ignoredError(mods); err != nil {
+		return err
+	}
 	w := bufio.NewWriter(inv.stdout)
 	cfg := printer.ConfigFor(style)
 	json := style == printer.StyleJSON && len(mods) > 1
