@@ -88,8 +88,24 @@ type Op struct {
 	used *attrUse
 }
 
-// attrUse is the set of attribute names read from an op.
-type attrUse struct{ names map[string]bool }
+// attrUse is the set of attribute names read from an op, and of those the conversion reported it could
+// not carry (noted).
+type attrUse struct {
+	names, noted map[string]bool
+	converted    bool // the conversion converted the op and accounted for its attributes
+}
+
+// markNoted records that the conversion reported attribute name as left out.
+func (op *Op) markNoted(name string) {
+	op.markUsed("")
+	if op.used.noted == nil {
+		op.used.noted = map[string]bool{}
+	}
+	op.used.noted[name] = true
+}
+
+// wasNoted reports whether the conversion reported attribute name as left out.
+func (op *Op) wasNoted(name string) bool { return op.used != nil && op.used.noted[name] }
 
 // markUsed records that the conversion read (and so converted or deliberately left out) attribute name.
 func (op *Op) markUsed(name string) {

@@ -325,6 +325,8 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 	if ret == nil {
 		c.fail(r.Pos, "a region without a return")
 	}
+	// A return's values become the root; an attribute of it has nowhere to go.
+	c.keepOpAttrs(sc, ret, nil, len(comp.Instructions))
 	vals := c.operands(sc, ret)
 	if mode == bodyRegion {
 		vals = append(vals, passed...)

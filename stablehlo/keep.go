@@ -279,6 +279,8 @@ func setSharding(in *hlo.Instruction, text string) {
 // instructions of sc's computation from start on, in the last (the one holding its results): shardings
 // and frontend attributes. Attributes the op's conversion did not read are then reported.
 func (c *converter) keepOpAttrs(sc *scope, op *Op, in *hlo.Instruction, start int) {
+	op.markUsed("") // the op was converted: its attributes are accounted for below
+	op.used.converted = true
 	created := sc.comp.Instructions[start:]
 	f := frontend{}
 	if a := op.Attr("mhlo.frontend_attributes"); a != nil {
@@ -350,6 +352,7 @@ func (c *converter) keepOpAttrs(sc *scope, op *Op, in *hlo.Instruction, start in
 			continue
 		}
 		c.leftOut(op.Pos, "%s: attribute %s is not converted", op.Name, a.Name)
+		op.markNoted(a.Name)
 	}
 }
 

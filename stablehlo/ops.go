@@ -956,7 +956,11 @@ func (c *converter) topK(sc *scope, op *Op) *hlo.Instruction {
 	c.need(op, ok, "k")
 	in := c.add(sc, op, hlo.OpTopk, c.result(op), c.operands(sc, op)...)
 	in.SetAttr("k", hlo.Int(k))
-	in.SetAttr("largest", hlo.Bool(true))
+	largest := true
+	if b, ok := op.Attr("largest").(BoolAttr); ok {
+		largest = bool(b)
+	}
+	in.SetAttr("largest", hlo.Bool(largest))
 	return in
 }
 
@@ -1247,7 +1251,6 @@ func (c *converter) static(op *Op) hlo.Shape {
 // staticAdvice says how to get a program Octet converts from a shape-polymorphic one.
 const staticAdvice = "Octet converts programs whose shapes are static: lower or export the function with " +
 	"concrete shapes (jax.jit(f).lower(x) with arrays, or jax.ShapeDtypeStruct with numbers, not symbolic dimensions)"
-
 
 func (c *converter) dynamicIota(sc *scope, op *Op) *hlo.Instruction {
 	out := c.static(op)
