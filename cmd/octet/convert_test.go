@@ -101,3 +101,57 @@ func TestCheckNamesSourceLines(t *testing.T) {
 		}
 	}
 }
+
+// TestShardedProgram: a program sharded with a Shardy mesh converts (meshes and shardings as XLA's
+// round-trip export keeps them), verifies, prints with each sharding described by mesh axes, and check
+// names the shardings of its FP8 GEMM's operands and result.
+func TestShardedProgram(t *testing.T) {
+	const file = "../../stablehlo/testdata/sharded_fp8_matmul.mlir"
+	code, out, errs := runOctet(t, "", "convert", file)
+	if code != 0 {
+		t.Fatalf("octet convert: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		`num_partitions=8, frontend_attributes={xla.sdy.meshes="{mesh = #sdy.mesh<[\"data\"=4, \"model\"=2]>}"}`,
+		`%Arg_0.1 = f8e4m3fn[64,128]{1,0} parameter(0), sharding={devices=[4,1,2]<=[8] last_tile_dim_replicate}, frontend_attributes={xla.sdy.sharding="#sdy.sharding<@mesh, [{\"data\"}, {}]>"}`,
+		`lhs_contracting_dims={1}, rhs_contracting_dims={1}, sharding={devices=[4,2]<=[8]}`,
+		`custom_call_target="Sharding", sharding={devices=[4,2]<=[8]}`,
+		`custom_call_target="xla.sdy.GlobalToLocalShape", custom_call_has_side_effect=true`,
+		`custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true, sharding={devices=[4,2]<=[8]}`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("octet convert: output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errs := runOctet(t, out, "verify", "-"); code != 0 {
+		t.Errorf("octet verify of the converted text: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runOctet(t, "", "verify", file); code != 0 {
+		t.Errorf("octet verify: exit %d: %s", code, errs)
+	}
+	code, out, errs = runOctet(t, "", "print", "--format=hlo", file)
+	if code != 0 || !strings.Contains(out, "// sharding: [data, -] over mesh data=4, model=2") {
+		t.Errorf("octet print --format=hlo: exit %d: %s\n%s", code, errs, out)
+	}
+	code, out, errs = runOctet(t, "", "check", file)
+	if code != 0 || !strings.Contains(out, "sharding: A [data, -] over mesh data=4, model=2; B [model, -] over mesh data=4, model=2; D [data, model] over mesh data=4, model=2") {
+		t.Errorf("octet check: exit %d: %s\n%s", code, errs, out)
+	}
+}
+
+// TestIgnoredAttributes: convert refuses an attribute it cannot carry into HLO, naming it at its
+// position; print, check and run go on and say on stderr what they ignored.
+func TestIgnoredAttributes(t *testing.T) {
+	src := "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.negate %a {my.hint = 3 : i32} : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n"
+	const note = "<stdin>:2:3: stablehlo.negate: attribute my.hint is not converted"
+	code, _, errs := runOctet(t, src, "convert", "-")
+	if code != 1 || !strings.Contains(errs, note) {
+		t.Errorf("octet convert: exit %d, stderr %q; want 1 and %q", code, errs, note)
+	}
+	for _, args := range [][]string{{"print", "--format=hlo", "-"}, {"check", "-"}, {"run", "--random", "1", "-"}} {
+		code, _, errs := runOctet(t, src, args...)
+		if code != 0 || !strings.Contains(errs, "<stdin>:2:3: ignored: stablehlo.negate: attribute my.hint is not converted") {
+			t.Errorf("octet %s: exit %d, stderr %q", strings.Join(args, " "), code, errs)
+		}
+	}
+}
