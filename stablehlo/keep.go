@@ -25,6 +25,38 @@ func (c *converter) leftOut(pos token.Pos, format string, args ...any) {
 	c.notes.Add(c.fset.Position(pos), fmt.Sprintf(format, args...))
 }
 
+// IgnoredLikeXLA ends the note of an attribute that the conversion leaves out because XLA's translation
+// ignores it too (a discardable attribute of a dialect XLA does not read, or a custom call's own
+// annotation): such a note is a warning even in a strict conversion.
+const IgnoredLikeXLA = " (XLA's translation ignores it too)"
+
+// xlaReadsDiscardable are the dialect-prefixed attributes XLA's translation reads; any other
+// dialect-prefixed attribute of an op it ignores.
+var xlaReadsDiscardable = map[string]bool{
+	"mhlo.sharding": true, "mhlo.frontend_attributes": true, "mhlo.original_value": true, "mhlo.backend_config": true,
+	"mhlo.literal": true, "mhlo.layout_mode": true, "mhlo.memory_kind": true, "mhlo.parameter_replication": true,
+	"mhlo.is_same_data_across_replicas": true, "mhlo.attributes": true,
+}
+
+// customCallOwn are the attributes of custom_call itself; XLA's translation ignores any other.
+var customCallOwn = map[string]bool{
+	"call_target_name": true, "has_side_effect": true, "backend_config": true, "api_version": true,
+	"called_computations": true, "operand_layouts": true, "result_layouts": true, "output_operand_aliases": true,
+	"custom_call_schedule": true,
+}
+
+// ignoredByXLA reports whether XLA's translation ignores attribute name of op: a dialect-prefixed one it
+// does not read (Shardy's are read by its export), or one a custom call does not define.
+func ignoredByXLA(op *Op, name string) bool {
+	if strings.HasPrefix(name, "sdy.") || strings.HasPrefix(name, "xla.sdy.") || xlaReadsDiscardable[name] {
+		return false
+	}
+	if strings.Contains(name, ".") {
+		return true
+	}
+	return op.Name == "stablehlo.custom_call" && !customCallOwn[name]
+}
+
 // droppedLikeXLA are the attributes XLA's translation itself drops, with the reason; the conversion
 // drops them too, without a note.
 var droppedLikeXLA = map[string]string{
@@ -318,6 +350,10 @@ func (c *converter) keepOpAttrs(sc *scope, op *Op, in *hlo.Instruction, start in
 		}
 		sharding = s
 	}
+	if st, ok := op.Attr("result_accuracy").(StructAttr); ok && !defaultAccuracy(st) {
+		// XLA keeps an accuracy other than the default; Octet has no HLO form for it yet.
+		op.used.names["result_accuracy"] = false
+	}
 	if a := op.Attr("sdy.sharding_rule"); a != nil {
 		f["xla.sdy.sharding_rule"] = mlirAttr(a)
 	}
@@ -351,9 +387,38 @@ func (c *converter) keepOpAttrs(sc *scope, op *Op, in *hlo.Instruction, start in
 		if _, ok := droppedLikeXLA[a.Name]; ok {
 			continue
 		}
-		c.leftOut(op.Pos, "%s: attribute %s is not converted", op.Name, a.Name)
+		if ignoredByXLA(op, a.Name) {
+			c.notes.Add(c.fset.Position(op.Pos), fmt.Sprintf("%s: attribute %s is not converted%s", op.Name, a.Name, IgnoredLikeXLA))
+		} else {
+			c.leftOut(op.Pos, "%s: attribute %s is not converted", op.Name, a.Name)
+		}
 		op.markNoted(a.Name)
 	}
+}
+
+// defaultAccuracy reports whether a #stablehlo.result_accuracy asks for the default accuracy, which XLA's
+// translation leaves out.
+func defaultAccuracy(st StructAttr) bool {
+	mode := word(&Op{Attrs: st.Fields}, "mode")
+	if m, ok := lookup(st.Fields, "mode").(StructAttr); ok {
+		mode = m.Raw
+	}
+	if mode != "DEFAULT" {
+		return false
+	}
+	for _, f := range []string{"atol", "rtol", "ulps"} {
+		switch v := lookup(st.Fields, f).(type) {
+		case FloatAttr:
+			if v.V != 0 {
+				return false
+			}
+		case IntAttr:
+			if v.V != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // valueAttrs are what the attributes of a function's parameter or result say.

@@ -56,7 +56,7 @@ func runConvert(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := ignoredError(mods); err != nil {
+	if err := ignoredError(inv.stderr, mods); err != nil {
 		return err
 	}
 	w := bufio.NewWriter(inv.stdout)

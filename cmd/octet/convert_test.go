@@ -139,19 +139,25 @@ func TestShardedProgram(t *testing.T) {
 	}
 }
 
-// TestIgnoredAttributes: convert refuses an attribute it cannot carry into HLO, naming it at its
-// position; print, check and run go on and say on stderr what they ignored.
+// TestIgnoredAttributes: convert refuses an attribute it cannot carry into HLO (one XLA's translation
+// keeps), naming it at its position; print, check and run go on and say on stderr what they ignored. An
+// attribute XLA's translation ignores too only gets the warning, from convert as well.
 func TestIgnoredAttributes(t *testing.T) {
-	src := "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.negate %a {my.hint = 3 : i32} : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n"
-	const note = "<stdin>:2:3: stablehlo.negate: attribute my.hint is not converted"
+	src := "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.negate %a {hint = 3 : i32, my.hint = 4 : i32} : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n"
+	const note = "<stdin>:2:3: stablehlo.negate: attribute hint is not converted"
+	const warning = "<stdin>:2:3: ignored: stablehlo.negate: attribute my.hint is not converted (XLA's translation ignores it too)"
 	code, _, errs := runOctet(t, src, "convert", "-")
-	if code != 1 || !strings.Contains(errs, note) {
-		t.Errorf("octet convert: exit %d, stderr %q; want 1 and %q", code, errs, note)
+	if code != 1 || !strings.Contains(errs, note) || !strings.Contains(errs, warning) {
+		t.Errorf("octet convert: exit %d, stderr %q; want 1, %q and %q", code, errs, note, warning)
 	}
 	for _, args := range [][]string{{"print", "--format=hlo", "-"}, {"check", "-"}, {"run", "--random", "1", "-"}} {
 		code, _, errs := runOctet(t, src, args...)
-		if code != 0 || !strings.Contains(errs, "<stdin>:2:3: ignored: stablehlo.negate: attribute my.hint is not converted") {
+		if code != 0 || !strings.Contains(errs, "<stdin>:2:3: ignored: stablehlo.negate: attribute hint is not converted") || !strings.Contains(errs, warning) {
 			t.Errorf("octet %s: exit %d, stderr %q", strings.Join(args, " "), code, errs)
 		}
+	}
+	only := strings.Replace(src, "hint = 3 : i32, ", "", 1)
+	if code, out, errs := runOctet(t, only, "convert", "-"); code != 0 || !strings.Contains(out, "negate") || !strings.Contains(errs, warning) {
+		t.Errorf("octet convert of an attribute XLA ignores: exit %d, stderr %q", code, errs)
 	}
 }

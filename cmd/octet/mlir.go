@@ -54,19 +54,23 @@ func reportIgnored(w io.Writer, mods []*hlo.Module) {
 	}
 }
 
-// ignoredError is the error convert gives for a program whose conversion left something out: every
-// attribute it cannot carry, at its position.
-func ignoredError(mods []*hlo.Module) error {
-	notes := takeIgnored(mods)
-	if len(notes) == 0 {
-		return nil
-	}
+// ignoredError is the error convert gives for a program whose conversion left out something XLA's
+// translation keeps: every such attribute, at its position. What XLA's translation ignores too is written
+// on w as a warning.
+func ignoredError(w io.Writer, mods []*hlo.Module) error {
 	var b strings.Builder
-	for i, e := range notes {
-		if i > 0 {
+	for _, e := range takeIgnored(mods) {
+		if strings.HasSuffix(e.Msg, stablehlo.IgnoredLikeXLA) {
+			fmt.Fprintf(w, "%s: ignored: %s\n", e.Pos, e.Msg)
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		fmt.Fprintf(&b, "%s: %s (Octet cannot convert it; convert refuses to drop it)", e.Pos, e.Msg)
+	}
+	if b.Len() == 0 {
+		return nil
 	}
 	return &exitError{code: 1, msg: b.String()}
 }
