@@ -36,6 +36,22 @@ var xlaReadsDiscardable = map[string]bool{
 	"mhlo.sharding": true, "mhlo.frontend_attributes": true, "mhlo.original_value": true, "mhlo.backend_config": true,
 	"mhlo.literal": true, "mhlo.layout_mode": true, "mhlo.memory_kind": true, "mhlo.parameter_replication": true,
 	"mhlo.is_same_data_across_replicas": true, "mhlo.attributes": true,
+	// module attributes XLA's translation reads into the module's configuration
+	"mhlo.spmd_output_sharding": true, "mhlo.spmd_parameters_shardings": true, "mhlo.input_output_alias": true,
+	"mhlo.xla_entry_computation_parameter_layouts": true, "mhlo.xla_entry_computation_parameter_tiles": true,
+	"mhlo.xla_entry_computation_result_layout": true, "mhlo.xla_entry_computation_result_tiles": true,
+	"mhlo.allow_spmd_sharding_propagation_to_output": true, "mhlo.allow_spmd_sharding_propagation_to_parameters": true,
+	"tf.aliasing_output": true, "jax.buffer_donor": true,
+}
+
+// unconverted reports an attribute the conversion leaves out: with a warning when XLA's translation
+// ignores it too (a dialect-prefixed attribute it does not read), else as leftOut does.
+func (c *converter) unconverted(pos token.Pos, name, format string, args ...any) {
+	if strings.Contains(name, ".") && !xlaReadsDiscardable[name] && !strings.HasPrefix(name, "sdy.") && !strings.HasPrefix(name, "xla.sdy.") {
+		c.notes.Add(c.fset.Position(pos), fmt.Sprintf(format, args...)+IgnoredLikeXLA)
+		return
+	}
+	c.leftOut(pos, format, args...)
 }
 
 // customCallOwn are the attributes of custom_call itself; XLA's translation ignores any other.
@@ -515,7 +531,7 @@ func (c *converter) readValueAttrs(fn *Func, attrs []NamedAttr, shape hlo.Shape,
 			}
 		default:
 			if _, ok := droppedLikeXLA[a.Name]; !ok {
-				c.leftOut(fn.Pos, "@%s: %s: attribute %s is not converted", fn.Name, what, a.Name)
+				c.unconverted(fn.Pos, a.Name, "@%s: %s: attribute %s is not converted", fn.Name, what, a.Name)
 			}
 		}
 	}
@@ -689,7 +705,7 @@ func (c *converter) keepModuleAttrs(params, results []valueAttrs) {
 			}
 		default:
 			if _, ok := droppedLikeXLA[a.Name]; !ok {
-				c.leftOut(m.Pos, "module attribute %s is not converted", a.Name)
+				c.unconverted(m.Pos, a.Name, "module attribute %s is not converted", a.Name)
 			}
 		}
 	}
@@ -780,7 +796,7 @@ func (c *converter) keepFuncOwnAttrs(fn *Func, comp *hlo.Computation) {
 			}
 		}
 		if _, ok := droppedLikeXLA[a.Name]; !ok {
-			c.leftOut(fn.Pos, "@%s: function attribute %s is not converted", fn.Name, a.Name)
+			c.unconverted(fn.Pos, a.Name, "@%s: function attribute %s is not converted", fn.Name, a.Name)
 		}
 	}
 }

@@ -822,7 +822,8 @@ func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 		if api != 4 {
 			c.fail(op.Pos, "%s: a dictionary backend_config needs api_version = 4 (typed FFI), not %d", op.Name, api)
 		}
-		in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(bc)})
+		// The dictionary as MLIR prints it; XLA writes a backend config that is not JSON quoted.
+		in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(bc), Quoted: true})
 	default:
 		c.fail(op.Pos, "%s: backend_config is neither a string nor a dictionary", op.Name)
 	}
