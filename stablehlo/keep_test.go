@@ -40,7 +40,7 @@ func TestKeepsWhatXLAKeeps(t *testing.T) {
 		"%Arg_0.1 = f32[4,4]{1,0} parameter(0), sharding={devices=[2,1]0,1}",
 		// the column-major LAPACK operand stays column-major, the result too; the dictionary becomes the
 		// typed FFI backend config
-		`%custom-call.1 = (f32[4,4]{0,1}, s32[4]{0}, s32[]) custom-call(f32[4,4]{1,0} %Arg_0.1), custom_call_target="lapack_sgetrf_ffi", operand_layout_constraints={f32[4,4]{0,1}}, output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config="{mode = 86 : ui8}"`,
+		`%custom-call.1 = (f32[4,4]{0,1}, s32[4]{0}, s32[]) custom-call(f32[4,4]{1,0} %Arg_0.1), custom_call_target="lapack_sgetrf_ffi", operand_layout_constraints={f32[4,4]{0,1}}, output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={mode = 86 : ui8}`,
 		`custom_call_target="Sharding", sharding={devices=[2,1]0,1}`,
 		`custom_call_target="annotate_device_placement", custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}`,
 		`custom_call_target="my_call", api_version=API_VERSION_STATUS_RETURNING, called_computations={%helper.1}, backend_config="opaque\"bytes"`,
