@@ -13,14 +13,29 @@ type File struct {
 	Locs map[string]*Loc
 	// Resources are the blobs of the {-# dialect_resources: { builtin: { ... } } #-} section, by key.
 	Resources map[string][]byte
+
+	// locs is what each location alias says, resolved once when the file is read (see resolveLocs).
+	locs map[string]locDesc
+	// locSteps counts the location nodes visited to describe locations, against locBudget.
+	locSteps int
+}
+
+// locDesc is what a location says: the name it gives and the innermost source position it names.
+type locDesc struct {
+	name, file string
+	line       int
 }
 
 // Module is a builtin.module: its symbol name ("" when it has none), attributes and functions.
 type Module struct {
-	Name  string
-	Attrs []NamedAttr
-	Funcs []*Func
-	Pos   token.Pos
+	Name   string
+	Attrs  []NamedAttr
+	Funcs  []*Func
+	Meshes []NamedMesh // the sdy.mesh symbols, in order
+	// Others are the operations of the module's body that are neither functions nor meshes, which the
+	// conversion refuses by name.
+	Others []*Op
+	Pos    token.Pos
 }
 
 // Func is a func.func.
@@ -67,7 +82,41 @@ type Op struct {
 	OutQuant []*Quant // the quantization of each quantized result type; nil when none is quantized
 	Loc      *Loc
 	Pos      token.Pos
+
+	// used records the attributes the conversion read, so that the others can be reported by name
+	// rather than dropped; shared by the copies a conversion makes of the op.
+	used *attrUse
 }
+
+// attrUse is the set of attribute names read from an op, and of those the conversion reported it could
+// not carry (noted).
+type attrUse struct {
+	names, noted map[string]bool
+	converted    bool // the conversion converted the op and accounted for its attributes
+}
+
+// markNoted records that the conversion reported attribute name as left out.
+func (op *Op) markNoted(name string) {
+	op.markUsed("")
+	if op.used.noted == nil {
+		op.used.noted = map[string]bool{}
+	}
+	op.used.noted[name] = true
+}
+
+// wasNoted reports whether the conversion reported attribute name as left out.
+func (op *Op) wasNoted(name string) bool { return op.used != nil && op.used.noted[name] }
+
+// markUsed records that the conversion read (and so converted or deliberately left out) attribute name.
+func (op *Op) markUsed(name string) {
+	if op.used == nil {
+		op.used = &attrUse{names: map[string]bool{}}
+	}
+	op.used.names[name] = true
+}
+
+// wasUsed reports whether the conversion read attribute name.
+func (op *Op) wasUsed(name string) bool { return op.used != nil && op.used.names[name] }
 
 // Value is an SSA value: an operation's result or a block argument.
 type Value struct {
@@ -175,9 +224,11 @@ type Loc struct {
 }
 
 // Attr returns the value of the attribute named name; nil when there is none.
+// The conversion notes each name it asks for: an attribute it never asks for is one it does not convert.
 func (op *Op) Attr(name string) Attr {
 	for _, a := range op.Attrs {
 		if a.Name == name {
+			op.markUsed(name)
 			return a.Value
 		}
 	}

@@ -148,7 +148,12 @@ func (p *parser) attrValue() Attr {
 		}
 		return ft
 	case c == '<':
+		// The pretty form of a struct attribute without its name: <field = value, ...>.
 		s.off++
+		if st, ok := p.structFields(StructAttr{}); ok {
+			return st
+		}
+		s.off = start + 1
 		s.skipBalanced('>')
 		return RawAttr(s.src[start:s.off])
 	}
@@ -212,10 +217,19 @@ func (p *parser) hashAttr() Attr {
 	s.off++
 	name := s.suffixID()
 	if s.off >= len(s.src) || s.src[s.off] != '<' {
+		if v, ok := p.attrAliases[name]; ok {
+			return v
+		}
 		return RawAttr(s.src[start:s.off]) // an attribute alias
 	}
 	s.off++
 	bodyStart := s.off
+	if name == "sdy" || strings.HasPrefix(name, "sdy.") {
+		if a := p.sdyAttr(name); a != nil {
+			return a
+		}
+		s.off = bodyStart
+	}
 	if !strings.Contains(name, ".") {
 		// #stablehlo<comparison_direction LT>
 		kind := s.ident()
@@ -229,28 +243,10 @@ func (p *parser) hashAttr() Attr {
 		s.skipBalanced('>')
 		return RawAttr(s.src[start:s.off])
 	}
-	st := StructAttr{Name: name}
-	// Fields: name = value, ...; anything else is kept as written.
-	ok := true
-	func() {
-		save := s.off
-		for !s.got('>') {
-			field := s.ident()
-			if field == "" || !s.got('=') {
-				ok = false
-				s.off = save
-				return
-			}
-			st.Fields = append(st.Fields, NamedAttr{field, p.attrValue()})
-			if !s.got(',') {
-				if !s.got('>') {
-					ok = false
-					s.off = save
-				}
-				return
-			}
-		}
-	}()
+	if s.peekIdent() == "raw" { // #mhlo.conv<raw input_batch_dimension = 0, ...>
+		s.ident()
+	}
+	st, ok := p.structFields(StructAttr{Name: name})
 	if !ok {
 		st.Fields = nil
 		s.off = bodyStart
@@ -258,6 +254,29 @@ func (p *parser) hashAttr() Attr {
 		st.Raw = string(s.src[bodyStart : s.off-1])
 	}
 	return st
+}
+
+// structFields reads "field = value, ...>" after a struct attribute's '<'; ok is false (and the offset
+// where it was) when the body has another form.
+func (p *parser) structFields(st StructAttr) (StructAttr, bool) {
+	s := &p.scan
+	save := s.off
+	for !s.got('>') {
+		field := s.ident()
+		if field == "" || !s.got('=') {
+			s.off = save
+			return st, false
+		}
+		st.Fields = append(st.Fields, NamedAttr{field, p.attrValue()})
+		if !s.got(',') {
+			if !s.got('>') {
+				s.off = save
+				return st, false
+			}
+			return st, true
+		}
+	}
+	return st, true
 }
 
 // array reads array<i64: 1, 2, 3> after "array".

@@ -14,20 +14,37 @@ import (
 // ParseFile reads the StableHLO text src and converts each of its modules into HLO. Errors are
 // positioned (file:line:col) through fset: the first syntax error, or the first op that cannot be
 // converted, naming it.
+//
+// An attribute the conversion cannot carry into HLO is an error naming it; ParseFileNotes goes on past
+// such attributes instead.
 func ParseFile(fset *token.FileSet, filename string, src []byte) ([]*hlo.Module, error) {
+	mods, _, err := parseFile(fset, filename, src, true)
+	return mods, err
+}
+
+// ParseFileNotes is ParseFile that converts modules even when they hold attributes Octet cannot carry into
+// HLO: it leaves each out and returns a note naming it at its position (file:line:col) in notes, so that a
+// command that only reads the program can say what it ignored.
+func ParseFileNotes(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Module, notes scanner.ErrorList, err error) {
+	return parseFile(fset, filename, src, false)
+}
+
+func parseFile(fset *token.FileSet, filename string, src []byte, strict bool) ([]*hlo.Module, scanner.ErrorList, error) {
 	f, err := Parse(fset, filename, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []*hlo.Module
+	var notes scanner.ErrorList
 	for _, m := range f.Modules {
-		hm, err := Convert(fset, f, m)
+		hm, n, err := convertModule(fset, f, m, "", strict)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		notes = append(notes, n...)
 		out = append(out, hm)
 	}
-	return out, nil
+	return out, notes, nil
 }
 
 // Looks reports whether src looks like MLIR text rather than HLO text: its first word (after comments)
@@ -57,6 +74,7 @@ func Looks(src []byte) bool {
 // its state as one tuple, case its branches' operands, a call or custom call any number.
 var differentArity = map[string]bool{
 	"stablehlo.while": true, "stablehlo.case": true, "func.call": true, "stablehlo.custom_call": true,
+	"stablehlo.outfeed": true, "stablehlo.send": true, "stablehlo.rng": true,
 }
 
 // stableHLOOps maps an op's StableHLO name to its opcode, from the op table.
@@ -81,20 +99,41 @@ type converter struct {
 	busy  map[string]bool             // functions being converted, to refuse recursion
 	taken map[string]bool             // every name given in the module
 	next  map[string]int              // the next suffix to try for each base name
+	mds   map[*Loc]hlo.Metadata       // the metadata of each location met
 	err   scanner.ErrorList
+
+	entryName string
+	// direct, when a handler sets it, holds the instruction of each result of the op it converts (its
+	// returned instruction then only carries the op's sharding).
+	direct  []*hlo.Instruction
+	regions int               // the regions made into computations so far
+	strict  bool              // an attribute that cannot be converted is an error, not a note
+	notes   scanner.ErrorList // what a lenient conversion left out
+	manual  []string          // the manual axes of the sdy.manual_computation being converted
+	// entryAttrs are the attributes of the entry's parameters and results, for the module's header.
+	entryParams, entryResults []valueAttrs
 }
 
 // Convert converts module m of file f into an HLO module that passes hlo.Verify: an op whose stated
 // types contradict its operands is an error at its position. The function named main (or else the first
 // public one) becomes the entry computation.
 func Convert(fset *token.FileSet, f *File, m *Module) (out *hlo.Module, err error) {
-	return convertWithEntry(fset, f, m, "")
+	out, _, err = convertModule(fset, f, m, "", true)
+	return out, err
 }
 
 // convertWithEntry is Convert with the entry function named (the default choice when "").
 func convertWithEntry(fset *token.FileSet, f *File, m *Module, entryName string) (out *hlo.Module, err error) {
+	out, _, err = convertModule(fset, f, m, entryName, true)
+	return out, err
+}
+
+// convertModule converts m with the entry function named entryName (the default choice when ""); a
+// strict conversion refuses what it cannot convert, a lenient one returns notes of what it left out.
+func convertModule(fset *token.FileSet, f *File, m *Module, entryName string, strict bool) (out *hlo.Module, notes scanner.ErrorList, err error) {
 	c := &converter{fset: fset, file: f, mod: m, funcs: map[string]*Func{}, comps: map[string]*hlo.Computation{},
-		busy: map[string]bool{}, taken: map[string]bool{}, next: map[string]int{}}
+		busy: map[string]bool{}, taken: map[string]bool{}, next: map[string]int{}, mds: map[*Loc]hlo.Metadata{},
+		strict: strict}
 	name := m.Name
 	if name == "" {
 		name = "main"
@@ -116,37 +155,32 @@ func convertWithEntry(fset *token.FileSet, f *File, m *Module, entryName string)
 		}
 	}
 	if entry == nil || entry.Body == nil {
-		return nil, c.errorAt(m.Pos, "module %s has no main function", name)
+		return nil, nil, c.errorAt(m.Pos, "module %s has no main function", name)
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
 				panic(r)
 			}
-			out, err = nil, c.err.Err()
+			out, notes, err = nil, nil, c.err.Err()
 		}
 	}()
+	for _, op := range m.Others {
+		c.leftOut(op.Pos, "module holds %s, which is not a function or a mesh; it is not converted", op.Name)
+	}
+	c.entryName = entry.Name
 	comp := c.function(entry)
 	comp.IsEntry = true
 	c.out.Entry = comp
-	for _, a := range m.Attrs {
-		if v, ok := a.Value.(IntAttr); ok && v.V != 1 {
-			switch a.Name {
-			case "mhlo.num_partitions":
-				c.out.SetAttr("num_partitions", hlo.Int(v.V))
-			case "mhlo.num_replicas":
-				c.out.SetAttr("replica_count", hlo.Int(v.V))
-			}
-		}
-	}
-	ps := comp.ProgramShape()
-	c.out.SetAttr("entry_computation_layout", &ps)
+	c.keepModuleAttrs(c.entryParams, c.entryResults)
+	finish(c.out)
 	// The types the text states are trusted when instructions are made; an op whose types contradict
 	// its operands is reported here, at its position.
 	if err := hlo.Verify(c.out); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.out, nil
+	c.notes.Sort()
+	return c.out, c.notes, nil
 }
 
 // errorAt returns a positioned error.
@@ -160,16 +194,28 @@ func (c *converter) fail(pos token.Pos, format string, args ...any) {
 	panic(bailout{})
 }
 
-// name returns a name unused in the module, base or base.N, in constant time per name: Module.UniqueName
-// tries the suffixes from 1 each time, which a program of many ops of one kind makes quadratic. The name
-// is then kept as it is by the Add that receives it.
+// name returns a name unused in the module, base.N with N counting from 1 for each base as XLA's
+// translation names what it makes, in constant time per name: Module.UniqueName tries the suffixes from 1
+// each time, which a program of many ops of one kind makes quadratic. The name is then kept as it is by
+// the Add that receives it.
 func (c *converter) name(base string) string {
-	name := base
-	for n := c.next[base]; c.taken[name]; n++ {
-		name = base + "." + strconv.Itoa(n+1)
-		c.next[base] = n + 1
+	var name string
+	for {
+		c.next[base]++
+		name = base + "." + strconv.Itoa(c.next[base])
+		if !c.taken[name] {
+			break
+		}
 	}
 	c.taken[name] = true
+	return name
+}
+
+// regionName returns the base name of the next computation made of a region, region_K as XLA's
+// translation names them.
+func (c *converter) regionName() string {
+	name := "region_" + strconv.Itoa(c.regions)
+	c.regions++
 	return name
 }
 
@@ -205,6 +251,11 @@ func (c *converter) function(fn *Func) *hlo.Computation {
 	}
 	c.busy[fn.Name] = true
 	comp := c.region(sanitize(fn.Name), fn.Body, fn.Params, fn.Pos, nil, plainRegion, nil)
+	params, results := c.keepFuncAttrs(fn, comp)
+	c.keepFuncOwnAttrs(fn, comp)
+	if fn.Name == c.entryName {
+		c.entryParams, c.entryResults = params, results
+	}
 	c.busy[fn.Name] = false
 	c.comps[fn.Name] = comp
 	return comp
@@ -239,11 +290,11 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 		for i, a := range all {
 			elems[i] = a.Type
 		}
-		p := comp.Add(c.name("state"), hlo.OpParameter, paramShape(hlo.Tuple(elems...)))
+		p := comp.Add(c.name("arg_tuple"), hlo.OpParameter, paramShape(hlo.Tuple(elems...)))
 		p.Pos = pos
 		comp.Params = append(comp.Params, p)
 		for i, a := range all {
-			g := comp.Add(c.name(sanitize(a.Name)), hlo.OpGetTupleElement, paramShape(a.Type), p)
+			g := comp.Add(c.name("get-tuple-element"), hlo.OpGetTupleElement, paramShape(a.Type), p)
 			g.SetAttr("index", hlo.Int(i))
 			g.Pos = a.Pos
 			sc.vals[a] = g
@@ -256,7 +307,7 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 		if tupled {
 			break
 		}
-		p := comp.Add(c.name(sanitize(a.Name)), hlo.OpParameter, paramShape(a.Type))
+		p := comp.Add(c.name("Arg_"+strconv.Itoa(i)), hlo.OpParameter, paramShape(a.Type))
 		p.ParameterNumber = int64(i)
 		p.Pos = a.Pos
 		comp.Params = append(comp.Params, p)
@@ -265,7 +316,7 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 	var ret *Op
 	for _, op := range b.Ops {
 		switch op.Name {
-		case "func.return", "stablehlo.return", "mhlo.return", "chlo.return":
+		case "func.return", "stablehlo.return", "mhlo.return", "chlo.return", "sdy.return":
 			ret = op
 			continue
 		}
@@ -274,6 +325,8 @@ func (c *converter) region(name string, r *Region, args []*Value, pos token.Pos,
 	if ret == nil {
 		c.fail(r.Pos, "a region without a return")
 	}
+	// A return's values become the root; an attribute of it has nowhere to go.
+	c.keepOpAttrs(sc, ret, nil, len(comp.Instructions))
 	vals := c.operands(sc, ret)
 	if mode == bodyRegion {
 		vals = append(vals, passed...)
@@ -320,6 +373,13 @@ func (c *converter) value(sc *scope, v *Value, user *Op) *hlo.Instruction {
 	}
 	for p := sc.parent; p != nil; p = p.parent {
 		if _, ok := p.vals[v]; ok {
+			if d := v.Def; d != nil && (d.Name == "stablehlo.constant" || d.Name == "sdy.constant") && len(d.Results) == 1 {
+				// A region may use a constant of the regions around it: XLA's translation makes a copy
+				// of the constant inside, and so does the conversion.
+				in := c.constant(sc, d)
+				sc.vals[v] = in
+				return in
+			}
 			c.fail(user.Pos, "%s uses %s from an enclosing region; implicit captures are not supported", user.Name, v.Name)
 		}
 	}
@@ -339,11 +399,6 @@ func (c *converter) operands(sc *scope, op *Op) []*hlo.Instruction {
 // add appends an instruction for op to the scope's computation, with op's location as metadata.
 func (c *converter) add(sc *scope, op *Op, code hlo.Opcode, shape hlo.Shape, operands ...*hlo.Instruction) *hlo.Instruction {
 	name := code.String()
-	if len(op.Results) == 1 {
-		if n := strings.TrimPrefix(op.Results[0].Name, "%"); n != "" && !isDigit(n[0]) {
-			name = sanitize(n)
-		}
-	}
 	if info := code.Info(); info != nil && !info.Operands.Allows(len(operands)) {
 		c.fail(op.Pos, "%s takes %s operands, has %d", op.Name, info.Operands, len(operands))
 	}
@@ -384,11 +439,33 @@ func resultShape(op *Op) hlo.Shape {
 	return hlo.Tuple(op.OutTypes...)
 }
 
-// op converts one operation.
+// op converts one operation, and the attributes any op may carry (keepOpAttrs).
 func (c *converter) op(sc *scope, op *Op) {
+	c.dialect(op)
+	start := len(sc.comp.Instructions)
+	c.direct = nil
+	in := c.convertOp(sc, op)
+	switch {
+	case c.direct != nil:
+		if len(c.direct) != len(op.Results) {
+			c.fail(op.Pos, "%s gives %d values, not the %d results its signature names", op.Name, len(c.direct), len(op.Results))
+		}
+		for i, r := range op.Results {
+			sc.vals[r] = c.direct[i]
+		}
+		c.direct = nil
+	case in != nil:
+		c.bind(sc, op, in)
+	}
+	c.keepOpAttrs(sc, op, in, start)
+}
+
+// convertOp converts one operation into instructions of sc's computation, and returns the one holding
+// its results (nil when it has none).
+func (c *converter) convertOp(sc *scope, op *Op) *hlo.Instruction {
 	if op.Name == "stablehlo.custom_call" && strings.HasPrefix(op.Callee, "check.") || strings.HasPrefix(op.Name, "check.") {
 		c.check(sc, op)
-		return
+		return nil
 	}
 	if quantized(op) && !movesQuantized[op.Name] && special[op.Name] != nil {
 		c.fail(op.Pos, "%s on quantized values is not supported", op.Name)
@@ -401,8 +478,7 @@ func (c *converter) op(sc *scope, op *Op) {
 				c.fail(op.Pos, "%s takes %s operands, has %d", op.Name, info.Operands, len(op.Operands))
 			}
 		}
-		c.bind(sc, op, h(c, sc, op))
-		return
+		return h(c, sc, op)
 	}
 	code, ok := stableHLOOps[op.Name]
 	if !ok || !code.IsElementwise() && code != hlo.OpTuple && code != hlo.OpOptimizationBarrier &&
@@ -413,74 +489,35 @@ func (c *converter) op(sc *scope, op *Op) {
 		c.fail(op.Pos, "%s without a result type", op.Name)
 	}
 	if quantized(op) && code.IsElementwise() && code != hlo.OpBitcastConvert && len(op.OutTypes) == 1 {
-		c.bind(sc, op, c.dequantizeOpQuantize(sc, op, code))
-		return
+		return c.dequantizeOpQuantize(sc, op, code)
 	}
 	ins := c.operands(sc, op)
 	if code == hlo.OpOptimizationBarrier && len(ins) != 1 {
 		t := c.add(sc, op, hlo.OpTuple, tupleShape(ins), ins...)
 		ins = []*hlo.Instruction{t}
 	}
-	in := c.add(sc, op, code, resultShape(op), ins...)
-	c.bind(sc, op, in)
+	return c.add(sc, op, code, resultShape(op), ins...)
 }
 
-// metadata maps a location to op_name, source_file and source_line; nil when it says nothing.
+// metadata maps a location to op_name, source_file and source_line; nil when it says nothing. Each
+// location is described once: the ops that one op becomes share its metadata.
 func (c *converter) metadata(l *Loc) hlo.Metadata {
 	if l == nil {
 		return nil
 	}
-	name, file, line := c.describeLoc(l, 0)
+	if md, ok := c.mds[l]; ok {
+		return md
+	}
+	d := c.file.describe(l)
 	var md hlo.Metadata
-	if name != "" {
-		md = append(md, hlo.KV{Key: "op_name", Value: strconv.Quote(name)})
+	if d.name != "" {
+		md = append(md, hlo.KV{Key: "op_name", Value: strconv.Quote(d.name)})
 	}
-	if file != "" {
-		md = append(md, hlo.KV{Key: "source_file", Value: strconv.Quote(file)}, hlo.KV{Key: "source_line", Value: strconv.Itoa(line)})
+	if d.file != "" {
+		md = append(md, hlo.KV{Key: "source_file", Value: strconv.Quote(d.file)}, hlo.KV{Key: "source_line", Value: strconv.Itoa(d.line)})
 	}
+	c.mds[l] = md
 	return md
-}
-
-// describeLoc finds the name and the innermost file position a location gives, following aliases; a
-// call site's callee (the innermost frame) wins over its caller.
-func (c *converter) describeLoc(l *Loc, depth int) (name, file string, line int) {
-	if l == nil || depth > maxDepth {
-		return "", "", 0
-	}
-	switch {
-	case l.Alias != "":
-		return c.describeLoc(c.file.Locs[l.Alias], depth+1)
-	case l.File != "":
-		return "", l.File, l.Line
-	case l.Name != "":
-		n, f, ln := c.describeLoc(l.Child, depth+1)
-		if n == "" {
-			n = l.Name
-		} else {
-			n = l.Name
-		}
-		return n, f, ln
-	case l.Callee != nil:
-		n, f, ln := c.describeLoc(l.Callee, depth+1)
-		if f == "" {
-			var n2 string
-			n2, f, ln = c.describeLoc(l.Caller, depth+1)
-			if n == "" {
-				n = n2
-			}
-		}
-		return n, f, ln
-	}
-	for _, x := range l.Fused {
-		n, f, ln := c.describeLoc(x, depth+1)
-		if name == "" {
-			name = n
-		}
-		if file == "" {
-			file, line = f, ln
-		}
-	}
-	return name, file, line
 }
 
 // captures returns the values the regions use but do not define, in the order of first use: what they

@@ -18,6 +18,17 @@
 //
 // Convert turns a module into an *hlo.Module that passes hlo.Verify, as XLA's own translation does: each
 // function becomes a computation, multiple results a tuple, regions called computations; the StableHLO
-// name of each op comes from the op table of package hlo (OpInfo.StableHLO). Locations become each
-// instruction's metadata (op_name, source_file, source_line).
+// name of each op comes from the op table of package hlo (OpInfo.StableHLO). Names, the order of
+// instructions and of attributes are XLA's. Locations become each instruction's metadata (op_name,
+// source_file, source_line); each location alias is described once, and one that refers to itself is an
+// error.
+//
+// The Shardy dialect (sdy.mesh, #sdy.sharding, sdy.sharding_constraint, sdy.manual_computation, ...) is
+// read and converted as XLA's round-trip export hands it to HLO: HLO shardings as XLA computes them, and
+// the Shardy text kept in xla.sdy.* frontend attributes (ShardingNote describes one for people).
+//
+// The conversion keeps every attribute XLA's translation keeps, by its rule. Every attribute of an op is
+// accounted for: read by the op's conversion, reported by name, or one XLA's translation drops too. By
+// default an attribute Octet cannot carry is an error at its position; ParseFileNotes converts anyway and
+// returns what it left out.
 package stablehlo

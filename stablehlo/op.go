@@ -60,7 +60,11 @@ func (p *parser) op() *Op {
 		if !strings.Contains(op.Name, ".") {
 			op.Name = "func." + op.Name // return and call are written without their dialect in func.func
 		}
-		p.pretty(op)
+		if strings.HasPrefix(op.Name, "sdy.") {
+			p.sdyOp(op)
+		} else {
+			p.pretty(op)
+		}
 	}
 	op.Loc = p.trailingLoc()
 	// Results take the types of the signature.
@@ -415,6 +419,14 @@ func (p *parser) trailingRegions(op *Op) {
 		case word == "else" || word == "then":
 			s.ident()
 			op.Regions = append(op.Regions, p.regionBody(nil))
+		case word == "attributes" && s.peekAt(len(word)) != 0:
+			// while(...) : types attributes {...} cond {...} do {...}
+			s.ident()
+			if s.peek() != '{' {
+				s.off = save
+				return
+			}
+			op.Attrs = append(op.Attrs, p.dict()...)
 		case word == "" && s.peek() == '{' && !s.atDictStart():
 			op.Regions = append(op.Regions, p.regionBody(nil))
 		default:

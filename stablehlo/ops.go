@@ -7,6 +7,7 @@ import (
 
 	"octet/dtype"
 	"octet/hlo"
+	"octet/tensor"
 )
 
 // handler converts one op whose conversion needs more than its opcode: attributes, regions, or a
@@ -88,7 +89,7 @@ func ints(op *Op, names ...string) ([]int64, bool) {
 func attrInts(a Attr) ([]int64, bool) {
 	switch a := a.(type) {
 	case *DenseAttr:
-		if a.Literal == nil || a.Literal.Array == nil || !a.Type.Elem.IsInteger() {
+		if a.Literal == nil || a.Literal.Array == nil || !a.Type.Elem.IsInteger() && a.Type.Elem != dtype.PRED {
 			return nil, false
 		}
 		return a.Literal.Array.Int64s(), true
@@ -127,9 +128,26 @@ func word(op *Op, names ...string) string {
 			return a.Word
 		case StringAttr:
 			return string(a)
+		case StructAttr:
+			// #mhlo.rng_algorithm<DEFAULT>: a bare word as its body.
+			if a.Fields == nil && isBareWord(a.Raw) {
+				return a.Raw
+			}
 		}
 	}
 	return ""
+}
+
+func isBareWord(s string) bool {
+	if s == "" || !isIdentStart(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isIdentStart(s[i]) && !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // need fails unless ok, naming what op lacks.
@@ -165,9 +183,27 @@ func (c *converter) result(op *Op) hlo.Shape {
 	return resultShape(op)
 }
 
+// constant converts a constant; a splat of more than one element becomes a scalar constant broadcast to
+// the shape, as XLA's translation writes it.
 func (c *converter) constant(sc *scope, op *Op) *hlo.Instruction {
 	d, ok := op.Attr("value").(*DenseAttr)
 	c.need(op, ok, "dense value")
+	if a := d.Literal.Array; a != nil && d.Type.IsArray() && a.NumElements() > 1 && !d.Type.Elem.IsComplex() {
+		splat := true
+		first := a.BitsAt(0)
+		for i := int64(1); i < a.NumElements() && splat; i++ {
+			splat = a.BitsAt(i) == first
+		}
+		if splat {
+			k := c.add(sc, op, hlo.OpConstant, hlo.Scalar(d.Type.Elem))
+			lit := tensor.New(d.Type.Elem, nil)
+			lit.SetBitsAt(0, first)
+			k.Literal = hlo.ArrayLiteral(lit)
+			in := c.add(sc, op, hlo.OpBroadcast, d.Type, k)
+			in.SetAttr("dimensions", hlo.Ints{})
+			return in
+		}
+	}
 	in := c.add(sc, op, hlo.OpConstant, d.Type)
 	in.Literal = d.Literal
 	return in
@@ -242,9 +278,16 @@ func (c *converter) dotGeneral(sc *scope, op *Op) *hlo.Instruction {
 		in.SetAttr("rhs_batch_dims", hlo.Ints(rb))
 	}
 	in.SetAttr("rhs_contracting_dims", hlo.Ints(nonNil(rc)))
+	c.precision(op, in)
+	c.dotAlgorithm(op, in)
+	return in
+}
+
+// precision sets operand_precision from an op's precision_config (or the pretty form's precision), when
+// it is not all DEFAULT.
+func (c *converter) precision(op *Op, in *hlo.Instruction) {
 	var prec []string
-	switch l := op.Attr("precision").(type) {
-	case ListAttr:
+	if l, ok := op.Attr("precision").(ListAttr); ok {
 		prec = words(l)
 	}
 	if l, ok := op.Attr("precision_config").(ListAttr); ok {
@@ -257,7 +300,53 @@ func (c *converter) dotGeneral(sc *scope, op *Op) *hlo.Instruction {
 	if nonDefault {
 		in.SetAttr("operand_precision", hlo.Raw("{"+strings.ToLower(strings.Join(prec, ","))+"}"))
 	}
-	return in
+}
+
+// dotAlgorithms names the HLO algorithm of each #stablehlo.dot_algorithm: the operands' and the
+// accumulation's types, the component counts and the number of primitive operations.
+var dotAlgorithms = map[string]string{
+	"bf16,bf16,f32,1,1,1": "dot_bf16_bf16_f32", "bf16,bf16,f32,1,1,3": "dot_bf16_bf16_f32_x3",
+	"bf16,bf16,f32,1,1,6": "dot_bf16_bf16_f32_x6", "bf16,bf16,f32,1,1,9": "dot_bf16_bf16_f32_x9",
+	"bf16,bf16,bf16,1,1,1": "dot_bf16_bf16_bf16", "f16,f16,f32,1,1,1": "dot_f16_f16_f32",
+	"f16,f16,f16,1,1,1": "dot_f16_f16_f16", "tf32,tf32,f32,1,1,1": "dot_tf32_tf32_f32",
+	"tf32,tf32,f32,1,1,3": "dot_tf32_tf32_f32_x3", "f32,f32,f32,1,1,1": "dot_f32_f32_f32",
+	"f64,f64,f64,1,1,1": "dot_f64_f64_f64",
+}
+
+// dotAlgorithm sets the algorithm of a dot from its #stablehlo.dot_algorithm, as XLA's translation does.
+func (c *converter) dotAlgorithm(op *Op, in *hlo.Instruction) {
+	a := op.Attr("algorithm")
+	if a == nil {
+		return
+	}
+	st, ok := a.(StructAttr)
+	c.need(op, ok, "algorithm")
+	typeName := func(field string) string {
+		switch v := lookup(st.Fields, field).(type) {
+		case TypeAttr:
+			return hlo.Shape(v).Elem.String()
+		case WordAttr:
+			return string(v)
+		}
+		return ""
+	}
+	count := func(field string) string {
+		v, _ := lookup(st.Fields, field).(IntAttr)
+		return strconv.FormatInt(v.V, 10)
+	}
+	lhs, rhs, acc := typeName("lhs_precision_type"), typeName("rhs_precision_type"), typeName("accumulation_type")
+	key := strings.Join([]string{lhs, rhs, acc, count("lhs_component_count"), count("rhs_component_count"), count("num_primitive_operations")}, ",")
+	name := dotAlgorithms[key]
+	if strings.HasPrefix(lhs, "f8") && strings.HasPrefix(rhs, "f8") && acc == "f32" {
+		name = "dot_any_f8_any_f8_f32"
+		if imprecise, _ := lookup(st.Fields, "allow_imprecise_accumulation").(BoolAttr); imprecise {
+			name += "_fast_accum"
+		}
+	}
+	if name == "" {
+		c.fail(op.Pos, "%s: dot algorithm %s has no HLO algorithm", op.Name, mlirAttr(st))
+	}
+	in.SetAttr("algorithm", hlo.Enum(name))
 }
 
 func nonNil(v []int64) []int64 {
@@ -370,15 +459,15 @@ func (c *converter) getTupleElement(sc *scope, op *Op) *hlo.Instruction {
 // instead ("applies stablehlo.add"), it builds the computation of that op on scalars of the element
 // types elems.
 func (c *converter) computation(sc *scope, op *Op, i int, role string, elems []dtype.Type) *hlo.Computation {
-	name := strings.TrimPrefix(strings.TrimPrefix(op.Name, "stablehlo."), "chlo.") + "_" + role
+	name := c.regionName()
 	if ap, ok := op.Attr(attrApplies).(WordAttr); ok {
 		code, known := stableHLOOps[string(ap)]
 		if !known || !code.IsElementwiseBinary() || code == hlo.OpCompare || len(elems) != 1 {
 			c.fail(op.Pos, "%s applies %s: not a binary op of one input", op.Name, ap)
 		}
 		comp := &hlo.Computation{Name: c.out.UniqueName(c.name(name)), Module: c.out, Pos: op.Pos}
-		x := comp.Add(c.name("lhs"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
-		y := comp.Add(c.name("rhs"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		x := comp.Add(c.name("Arg_0"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
+		y := comp.Add(c.name("Arg_1"), hlo.OpParameter, paramShape(hlo.Scalar(elems[0])))
 		y.ParameterNumber = 1
 		comp.Params = []*hlo.Instruction{x, y}
 		comp.Root = comp.Add(c.name(code.String()), code, paramShape(hlo.Scalar(elems[0])), x, y)
@@ -470,8 +559,8 @@ func (c *converter) selectAndScatter(sc *scope, op *Op) *hlo.Instruction {
 	ins := c.operands(sc, op)
 	c.need(op, len(ins) == 3 && len(op.Regions) == 2, "operands and regions")
 	w := c.window(op, ins[0].Shape.Rank())
-	sel := c.region("select_and_scatter_select", op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion, nil)
-	sca := c.region("select_and_scatter_scatter", op.Regions[1], nil, op.Regions[1].Pos, sc, plainRegion, nil)
+	sel := c.region(c.regionName(), op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion, nil)
+	sca := c.region(c.regionName(), op.Regions[1], nil, op.Regions[1].Pos, sc, plainRegion, nil)
 	in := c.add(sc, op, hlo.OpSelectAndScatter, c.result(op), ins...)
 	in.SetAttr("window", w)
 	in.SetAttr("select", hlo.CompRef{Comp: sel})
@@ -514,8 +603,9 @@ func (c *converter) while_(sc *scope, op *Op) *hlo.Instruction {
 		c.fail(r.Pos, "%s: the region does not take its %d values", op.Name, len(op.Operands))
 		return nil
 	}
-	cond := c.region("while_cond", op.Regions[0], args(op.Regions[0]), op.Regions[0].Pos, sc, condRegion, caps)
-	body := c.region("while_body", op.Regions[1], args(op.Regions[1]), op.Regions[1].Pos, sc, bodyRegion, caps)
+	// XLA's translation makes the body before the condition.
+	body := c.region(c.regionName(), op.Regions[1], args(op.Regions[1]), op.Regions[1].Pos, sc, bodyRegion, caps)
+	cond := c.region(c.regionName(), op.Regions[0], args(op.Regions[0]), op.Regions[0].Pos, sc, condRegion, caps)
 	in := c.add(sc, op, hlo.OpWhile, state.Shape, state)
 	in.SetAttr("condition", hlo.CompRef{Comp: cond})
 	in.SetAttr("body", hlo.CompRef{Comp: body})
@@ -607,6 +697,19 @@ func (c *converter) scatter(sc *scope, op *Op) *hlo.Instruction {
 	return in
 }
 
+// apiVersions are the names HLO gives custom-call API versions.
+var apiVersions = map[int64]string{
+	1: "API_VERSION_ORIGINAL", 2: "API_VERSION_STATUS_RETURNING", 3: "API_VERSION_STATUS_RETURNING_UNIFIED",
+	4: "API_VERSION_TYPED_FFI",
+}
+
+// customCallSchedules are the names HLO gives custom_call_schedule values.
+var customCallSchedules = map[string]string{"NONE": "SCHEDULE_NONE", "LATEST": "SCHEDULE_LATEST", "EARLIEST": "SCHEDULE_EARLIEST"}
+
+// customCall converts custom_call with every attribute XLA's translation keeps: the API version, the
+// backend config (a string, or for typed FFI calls a dictionary, mhlo.backend_config, which XLA writes as
+// MLIR prints it), the operand and result layouts, the output-operand aliases, the called computations
+// and the schedule.
 func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 	target := op.Callee
 	if t, ok := op.Attr("call_target_name").(StringAttr); ok {
@@ -617,15 +720,137 @@ func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 	if len(op.OutTypes) > 0 {
 		shape = resultShape(op)
 	}
-	in := c.add(sc, op, hlo.OpCustomCall, shape, c.operands(sc, op)...)
+	ins := c.operands(sc, op)
+	api := int64(1)
+	if v, ok := op.Attr("api_version").(IntAttr); ok {
+		api = v.V
+	} else if w := word(op, "api_version"); w != "" {
+		for k, name := range apiVersions {
+			if name == w {
+				api = k
+			}
+		}
+	}
+	if apiVersions[api] == "" {
+		c.fail(op.Pos, "%s: api_version %d is not one XLA knows", op.Name, api)
+	}
+	// Layouts: both lists or neither, one minor-to-major order per operand and per result.
+	opLayouts, hasOpLayouts := op.Attr("operand_layouts").(ListAttr)
+	resLayouts, hasResLayouts := op.Attr("result_layouts").(ListAttr)
+	if hasOpLayouts != hasResLayouts {
+		c.fail(op.Pos, "%s: operand_layouts and result_layouts go together", op.Name)
+	}
+	var constraints hlo.Shapes
+	if hasOpLayouts {
+		if len(opLayouts) != len(ins) {
+			c.fail(op.Pos, "%s: %d operand_layouts for %d operands", op.Name, len(opLayouts), len(ins))
+		}
+		for i, l := range opLayouts {
+			constraints = append(constraints, c.withLayout(op, ins[i].Shape, l, "operand_layouts"))
+		}
+		results := []hlo.Shape{shape}
+		if shape.IsTuple() {
+			results = shape.Tuple
+		}
+		if len(resLayouts) != len(results) {
+			c.fail(op.Pos, "%s: %d result_layouts for %d results", op.Name, len(resLayouts), len(results))
+		}
+		for i, l := range resLayouts {
+			results[i] = c.withLayout(op, results[i], l, "result_layouts")
+		}
+		if !shape.IsTuple() {
+			shape = results[0]
+		}
+	}
+	in := c.add(sc, op, hlo.OpCustomCall, shape, ins...)
+	if hasOpLayouts {
+		// add gives results default layouts; the ones the op states replace them.
+		in.Shape = shape
+	}
 	in.SetAttr("custom_call_target", hlo.String(target))
 	if boolean(op, "has_side_effect") {
 		in.SetAttr("custom_call_has_side_effect", hlo.Bool(true))
 	}
-	if bc, ok := op.Attr("backend_config").(StringAttr); ok && bc != "" {
-		in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(bc), Quoted: true})
+	if hasOpLayouts {
+		in.SetAttr("operand_layout_constraints", constraints)
+	}
+	if l, ok := op.Attr("output_operand_aliases").(ListAttr); ok && len(l) > 0 {
+		var al hlo.Aliasing
+		for _, e := range l {
+			st, ok := e.(StructAttr)
+			c.need(op, ok, "output_operand_aliases")
+			out, _ := attrInts(lookup(st.Fields, "output_tuple_indices"))
+			idx, ok := lookup(st.Fields, "operand_index").(IntAttr)
+			c.need(op, ok && idx.V >= 0 && int(idx.V) < len(ins), "output_operand_aliases operand_index")
+			opIdx, _ := attrInts(lookup(st.Fields, "operand_tuple_indices"))
+			al = append(al, hlo.OutputOperandAlias{Output: nonNil(out), Operand: idx.V, OperandIndex: nonNil(opIdx)})
+		}
+		in.SetAttr("output_to_operand_aliasing", al)
+	}
+	if l, ok := op.Attr("called_computations").(ListAttr); ok && len(l) > 0 {
+		var comps hlo.CompList
+		for _, e := range l {
+			sym, ok := e.(SymbolAttr)
+			c.need(op, ok, "called_computations")
+			fn := c.funcs[string(sym)]
+			if fn == nil {
+				c.fail(op.Pos, "%s calls @%s, which the module does not define", op.Name, sym)
+			}
+			comps = append(comps, c.function(fn))
+		}
+		in.SetAttr("called_computations", comps)
+	}
+	if w := word(op, "custom_call_schedule"); w != "" && w != "NONE" {
+		name := customCallSchedules[w]
+		c.need(op, name != "", "custom_call_schedule")
+		in.SetAttr("schedule", hlo.Enum(name))
+	}
+	if api != 1 {
+		in.SetAttr("api_version", hlo.Enum(apiVersions[api]))
+	}
+	bc := op.Attr("backend_config")
+	if bc == nil {
+		bc = op.Attr("mhlo.backend_config")
+	}
+	switch bc := bc.(type) {
+	case nil:
+	case StringAttr:
+		if bc != "" {
+			in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(bc), Quoted: true})
+		}
+	case DictAttr:
+		if api != 4 {
+			c.fail(op.Pos, "%s: a dictionary backend_config needs api_version = 4 (typed FFI), not %d", op.Name, api)
+		}
+		// The dictionary as MLIR prints it; XLA writes a backend config that is not JSON quoted.
+		in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(bc), Quoted: true})
+	default:
+		c.fail(op.Pos, "%s: backend_config is neither a string nor a dictionary", op.Name)
+	}
+	if lit, ok := op.Attr("mhlo.literal").(*DenseAttr); ok {
+		in.SetAttr("literal", &hlo.ShapedLiteral{Shape: paramShape(lit.Type), Literal: lit.Literal})
 	}
 	return in
+}
+
+// withLayout returns s with the minor-to-major order l of a custom call's operand_layouts or
+// result_layouts.
+func (c *converter) withLayout(op *Op, s hlo.Shape, l Attr, what string) hlo.Shape {
+	order, ok := attrInts(l)
+	if !s.IsArray() {
+		if ok && len(order) == 0 {
+			return s
+		}
+		c.fail(op.Pos, "%s: %s gives a layout to %s, which is not an array", op.Name, what, typeString(s))
+	}
+	if !ok || !isPermutation(order, s.Rank()) {
+		c.fail(op.Pos, "%s: %s: %s is not a layout of %s", op.Name, what, mlirAttr(l), typeString(s))
+	}
+	s = s.Clone()
+	lay := hlo.DefaultLayout(s.Rank())
+	lay.MinorToMajor = order
+	s.Layout = &lay
+	return s
 }
 
 func (c *converter) call(sc *scope, op *Op) *hlo.Instruction {
@@ -664,12 +889,17 @@ func (c *converter) rngBitGenerator(sc *scope, op *Op) *hlo.Instruction {
 
 func (c *converter) triangularSolve(sc *scope, op *Op) *hlo.Instruction {
 	in := c.add(sc, op, hlo.OpTriangularSolve, c.result(op), c.operands(sc, op)...)
+	// XLA writes the options that are true, and transpose_a always.
 	for _, n := range []string{"left_side", "lower", "unit_diagonal"} {
-		in.SetAttr(n, hlo.Bool(boolean(op, n)))
+		if boolean(op, n) {
+			in.SetAttr(n, hlo.Bool(true))
+		}
 	}
-	if t := word(op, "transpose_a"); t != "" {
-		in.SetAttr("transpose_a", hlo.Enum(t))
+	t := word(op, "transpose_a")
+	if t == "" {
+		t = "NO_TRANSPOSE"
 	}
+	in.SetAttr("transpose_a", hlo.Enum(t))
 	return in
 }
 
@@ -704,11 +934,15 @@ func (c *converter) conditional(sc *scope, op *Op, index *hlo.Instruction, regio
 	arg := c.add(sc, op, hlo.OpTuple, tupleShape(passed), passed...)
 	operands := []*hlo.Instruction{index}
 	var comps hlo.CompList
-	for i, r := range regions {
-		comps = append(comps, c.region("branch_"+strconv.Itoa(i), r, []*Value{}, r.Pos, sc, condRegion, caps))
+	for _, r := range regions {
+		comps = append(comps, c.region(c.regionName(), r, []*Value{}, r.Pos, sc, condRegion, caps))
 		operands = append(operands, arg)
 	}
-	in := c.add(sc, op, hlo.OpConditional, c.result(op), operands...)
+	shape := hlo.Tuple()
+	if len(op.OutTypes) > 0 {
+		shape = resultShape(op)
+	}
+	in := c.add(sc, op, hlo.OpConditional, shape, operands...)
 	if kind == "true_computation" {
 		in.SetAttr("true_computation", hlo.CompRef{Comp: comps[0]})
 		in.SetAttr("false_computation", hlo.CompRef{Comp: comps[1]})
@@ -723,7 +957,11 @@ func (c *converter) topK(sc *scope, op *Op) *hlo.Instruction {
 	c.need(op, ok, "k")
 	in := c.add(sc, op, hlo.OpTopk, c.result(op), c.operands(sc, op)...)
 	in.SetAttr("k", hlo.Int(k))
-	in.SetAttr("largest", hlo.Bool(true))
+	largest := true
+	if b, ok := op.Attr("largest").(BoolAttr); ok {
+		largest = bool(b)
+	}
+	in.SetAttr("largest", hlo.Bool(largest))
 	return in
 }
 
@@ -745,6 +983,7 @@ func (c *converter) check(sc *scope, op *Op) {
 	name := op.Name
 	if op.Name == "stablehlo.custom_call" {
 		name = op.Callee
+		op.Attr("has_side_effect") // a check always has side effects
 	}
 	if name == "check.expect_serialized_eq" {
 		c.serializedEq(sc, op)
@@ -785,10 +1024,17 @@ func (c *converter) convolution(sc *scope, op *Op) *hlo.Instruction {
 	case RawAttr:
 		labels = string(a)
 	}
-	if st, ok := op.Attr("dimension_numbers").(StructAttr); ok {
+	var dims *hlo.ConvDims
+	ok := false
+	if st, isStruct := op.Attr("dimension_numbers").(StructAttr); isStruct {
 		labels = st.Raw
+		if st.Fields != nil {
+			dims, ok = convDimsOfFields(st.Fields)
+		}
 	}
-	dims, ok := parseConvLabels(labels)
+	if !ok {
+		dims, ok = parseConvLabels(labels)
+	}
 	c.need(op, ok, "dimension numbers")
 	get := func(pretty, generic string) []int64 {
 		if w, ok := op.Attr("window").(DictAttr); ok {
@@ -855,7 +1101,37 @@ func (c *converter) convolution(sc *scope, op *Op) *hlo.Instruction {
 	if g, ok := integer(op, "batch_group_count"); ok && g != 1 {
 		in.SetAttr("batch_group_count", hlo.Int(g))
 	}
+	c.precision(op, in)
 	return in
+}
+
+// convDimsOfFields reads dimension numbers written field by field (input_batch_dimension = 0, ...).
+func convDimsOfFields(f []NamedAttr) (*hlo.ConvDims, bool) {
+	one := func(name string) (int64, bool) {
+		v, ok := lookup(f, name).(IntAttr)
+		return v.V, ok
+	}
+	list := func(name string) ([]int64, bool) {
+		v, ok := attrInts(lookup(f, name))
+		return nonNil(v), ok || lookup(f, name) == nil
+	}
+	d := &hlo.ConvDims{}
+	oks := make([]bool, 9)
+	d.InputBatch, oks[0] = one("input_batch_dimension")
+	d.InputFeature, oks[1] = one("input_feature_dimension")
+	d.InputSpatial, oks[2] = list("input_spatial_dimensions")
+	d.KernelInputFeature, oks[3] = one("kernel_input_feature_dimension")
+	d.KernelOutput, oks[4] = one("kernel_output_feature_dimension")
+	d.KernelSpatial, oks[5] = list("kernel_spatial_dimensions")
+	d.OutputBatch, oks[6] = one("output_batch_dimension")
+	d.OutputFeature, oks[7] = one("output_feature_dimension")
+	d.OutputSpatial, oks[8] = list("output_spatial_dimensions")
+	for _, ok := range oks {
+		if !ok {
+			return nil, false
+		}
+	}
+	return d, len(d.InputSpatial) == len(d.KernelSpatial) && len(d.KernelSpatial) == len(d.OutputSpatial)
 }
 
 func b2i(b bool) int64 {
@@ -944,7 +1220,16 @@ func (c *converter) composite(sc *scope, op *Op) *hlo.Instruction {
 	in := c.add(sc, op, hlo.OpCall, comp.Root.Shape, c.operands(sc, op)...)
 	in.SetAttr("to_apply", hlo.CompRef{Comp: comp})
 	in.SetAttr("is_composite", hlo.Bool(true))
-	in.SetAttr("frontend_attributes", hlo.FrontendAttributes{{Key: "composite.name", Value: strconv.Quote(name)}})
+	f := frontend{"composite.name": name, "composite.version": "0"}
+	if a, ok := op.Attr("composite_attributes").(DictAttr); ok {
+		f["composite.attributes"] = mlirAttr(a)
+	} else {
+		f["composite.attributes"] = "{}"
+	}
+	if v, ok := op.Attr("version").(IntAttr); ok {
+		f["composite.version"] = strconv.FormatInt(v.V, 10)
+	}
+	in.SetAttr("frontend_attributes", f.value())
 	return in
 }
 
@@ -954,11 +1239,19 @@ func (c *converter) static(op *Op) hlo.Shape {
 	out := c.result(op)
 	for _, d := range out.Dims {
 		if d < 0 {
-			c.fail(op.Pos, "%s with the dynamic result %s is not supported", op.Name, typeString(out))
+			name := "its result"
+			if len(op.Results) > 0 {
+				name = op.Results[0].Name
+			}
+			c.fail(op.Pos, "%s: %s has the dynamic type %s; %s", op.Name, name, typeString(out), staticAdvice)
 		}
 	}
 	return out
 }
+
+// staticAdvice says how to get a program Octet converts from a shape-polymorphic one.
+const staticAdvice = "Octet converts programs whose shapes are static: lower or export the function with " +
+	"concrete shapes (jax.jit(f).lower(x) with arrays, or jax.ShapeDtypeStruct with numbers, not symbolic dimensions)"
 
 func (c *converter) dynamicIota(sc *scope, op *Op) *hlo.Instruction {
 	out := c.static(op)
@@ -978,6 +1271,9 @@ func (c *converter) dynamicReshape(sc *scope, op *Op) *hlo.Instruction {
 
 func (c *converter) dynamicBroadcastInDim(sc *scope, op *Op) *hlo.Instruction {
 	c.static(op)
+	// Which dimensions expand is known from the static shapes; the hints add nothing.
+	op.Attr("known_expanding_dimensions")
+	op.Attr("known_nonexpanding_dimensions")
 	return c.broadcastInDim(sc, op)
 }
 
@@ -986,8 +1282,8 @@ func (c *converter) getDimensionSize(sc *scope, op *Op) *hlo.Instruction {
 	d, ok := integer(op, "dim", "dimension")
 	c.need(op, ok && len(ins) == 1 && d >= 0 && int(d) < ins[0].Shape.Rank(), "dimension")
 	size := ins[0].Shape.Dims[d]
-	if size < 0 {
-		c.fail(op.Pos, "%s of a dynamic dimension is not supported", op.Name)
+	if size < 0 || ins[0].Shape.Dynamic != nil && int(d) < len(ins[0].Shape.Dynamic) && ins[0].Shape.Dynamic[d] {
+		c.fail(op.Pos, "%s: dimension %d of %s (%s) is dynamic; %s", op.Name, d, op.Operands[0].Name, typeString(ins[0].Shape), staticAdvice)
 	}
 	e := emitter{c, sc, op}
 	return e.splat(c.result(op), uint64(size))
@@ -1010,6 +1306,7 @@ func (c *converter) withStaticOperands(op *Op, n int, names ...string) *Op {
 	if len(op.Operands) != n+len(names) {
 		c.fail(op.Pos, "%s takes %d operands, has %d", op.Name, n+len(names), len(op.Operands))
 	}
+	op.markUsed(attrSlice) // the copy shares the record of the attributes read
 	st := *op
 	st.Operands = op.Operands[:n]
 	st.Attrs = append([]NamedAttr(nil), op.Attrs...)

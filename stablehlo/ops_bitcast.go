@@ -79,8 +79,8 @@ func (c *converter) bitcastConvert(sc *scope, op *Op) *hlo.Instruction {
 // scalarBinary adds a computation applying code to two scalars of type t.
 func (c *converter) scalarBinary(op *Op, role string, code hlo.Opcode, t dtype.Type) *hlo.Computation {
 	comp := &hlo.Computation{Name: c.out.UniqueName(c.name(role)), Module: c.out, Pos: op.Pos}
-	x := comp.Add(c.name("lhs"), hlo.OpParameter, paramShape(hlo.Scalar(t)))
-	y := comp.Add(c.name("rhs"), hlo.OpParameter, paramShape(hlo.Scalar(t)))
+	x := comp.Add(c.name("Arg_0"), hlo.OpParameter, paramShape(hlo.Scalar(t)))
+	y := comp.Add(c.name("Arg_1"), hlo.OpParameter, paramShape(hlo.Scalar(t)))
 	y.ParameterNumber = 1
 	comp.Params = []*hlo.Instruction{x, y}
 	comp.Root = comp.Add(c.name(code.String()), code, paramShape(hlo.Scalar(t)), x, y)

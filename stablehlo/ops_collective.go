@@ -29,7 +29,15 @@ func (c *converter) collectiveAttrs(op *Op, in *hlo.Instruction) {
 		n, size := d.Type.Dims[0], d.Type.Dims[1]
 		groups := make([][]int64, n)
 		for i := range groups {
-			groups[i] = vals[int64(i)*size : int64(i+1)*size]
+			// Groups of different sizes are padded with -1, which XLA's translation leaves out.
+			for _, v := range vals[int64(i)*size : int64(i+1)*size] {
+				if v >= 0 {
+					groups[i] = append(groups[i], v)
+				}
+			}
+			if groups[i] == nil {
+				groups[i] = []int64{}
+			}
 		}
 		in.SetAttr("replica_groups", &hlo.ReplicaGroups{Groups: groups})
 	}
@@ -87,8 +95,21 @@ func (c *converter) allToAll(sc *scope, op *Op) *hlo.Instruction {
 	split, ok1 := integer(op, "split_dimension")
 	concat, ok2 := integer(op, "concat_dimension")
 	count, ok3 := integer(op, "split_count")
-	c.need(op, ok1 && ok2 && ok3 && count > 0, "split_dimension, concat_dimension and split_count")
 	ins := c.operands(sc, op)
+	if !ok1 && !ok2 && !ok3 {
+		// The tuple form: each operand goes whole to one device of the group.
+		in := c.add(sc, op, hlo.OpAllToAll, c.result(op), ins...)
+		c.collectiveAttrs(op, in)
+		return in
+	}
+	c.need(op, ok1 && ok2 && ok3 && count > 0, "split_dimension, concat_dimension and split_count")
+	if split == concat && len(ins) == 1 && len(op.OutTypes) == 1 {
+		// XLA's array all-to-all splits and concatenates along one dimension.
+		in := c.add(sc, op, hlo.OpAllToAll, op.OutTypes[0], ins[0])
+		c.collectiveAttrs(op, in)
+		in.SetAttr("dimensions", hlo.Ints{split})
+		return in
+	}
 	if len(op.OutTypes) != len(ins) {
 		c.fail(op.Pos, "%s has %d operands and %d results", op.Name, len(ins), len(op.OutTypes))
 	}

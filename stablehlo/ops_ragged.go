@@ -82,6 +82,7 @@ func (c *converter) raggedDot(sc *scope, op *Op) *hlo.Instruction {
 		part.SetAttr("slice", sl)
 		part = e.add(hlo.OpReshape, hlo.Array(rhs.Shape.Elem, rhsDims...), part)
 		dot := e.add(hlo.OpDot, out, lhs, part)
+		c.precision(op, dot)
 		dot.SetAttr("lhs_batch_dims", hlo.Ints(lb))
 		dot.SetAttr("lhs_contracting_dims", hlo.Ints(lc))
 		dot.SetAttr("rhs_batch_dims", shift(rb))

@@ -47,7 +47,7 @@ func (c *converter) scan(sc *scope, op *Op) *hlo.Instruction {
 		}
 	}
 	reverse := boolean(op, "is_reverse")
-	body := c.region("scan_body", op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion, nil)
+	body := c.region(c.regionName(), op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion, nil)
 	if len(body.Params) != n+m {
 		c.fail(op.Pos, "%s: the body takes %d arguments, not %d", op.Name, len(body.Params), n+m)
 	}

@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"octet/dtype"
 	"octet/hlo"
+	"octet/hlo/printer"
 )
 
 func init() {
@@ -26,9 +27,15 @@ func (c *converter) transferAttrs(op *Op, in *hlo.Instruction) {
 // and the send-done of it giving the token.
 func (c *converter) send(sc *scope, op *Op) *hlo.Instruction {
 	ins := c.operands(sc, op)
-	c.need(op, len(ins) == 2 && ins[1].Shape.Kind == hlo.TokenShape, "a value and a token")
+	n := len(ins) - 1
+	c.need(op, n >= 0 && ins[n].Shape.Kind == hlo.TokenShape, "values and a token")
 	e := emitter{c, sc, op}
-	s := e.add(hlo.OpSend, hlo.Tuple(ins[0].Shape, hlo.Scalar(dtype.U32), tokenShape), ins...)
+	data := ins[0]
+	if n != 1 {
+		// Several values (or none) travel as one tuple, as XLA's translation sends them.
+		data = e.add(hlo.OpTuple, tupleShape(ins[:n]), ins[:n]...)
+	}
+	s := e.add(hlo.OpSend, hlo.Tuple(data.Shape, hlo.Scalar(dtype.U32), tokenShape), data, ins[n])
 	c.transferAttrs(op, s)
 	done := c.add(sc, op, hlo.OpSendDone, tokenShape, s)
 	c.transferAttrs(op, done)
@@ -39,12 +46,27 @@ func (c *converter) send(sc *scope, op *Op) *hlo.Instruction {
 // (value, token).
 func (c *converter) recv(sc *scope, op *Op) *hlo.Instruction {
 	ins := c.operands(sc, op)
-	c.need(op, len(ins) == 1 && ins[0].Shape.Kind == hlo.TokenShape && len(op.OutTypes) == 2 && op.OutTypes[1].Kind == hlo.TokenShape, "a token, giving a value and a token")
+	n := len(op.OutTypes) - 1
+	c.need(op, len(ins) == 1 && ins[0].Shape.Kind == hlo.TokenShape && n >= 0 && op.OutTypes[n].Kind == hlo.TokenShape, "a token, giving values and a token")
 	e := emitter{c, sc, op}
-	r := e.add(hlo.OpRecv, hlo.Tuple(op.OutTypes[0], hlo.Scalar(dtype.U32), tokenShape), ins...)
+	data := hlo.Tuple(op.OutTypes[:n]...)
+	if n == 1 {
+		data = op.OutTypes[0]
+	}
+	r := e.add(hlo.OpRecv, hlo.Tuple(data, hlo.Scalar(dtype.U32), tokenShape), ins...)
 	c.transferAttrs(op, r)
-	done := c.add(sc, op, hlo.OpRecvDone, hlo.Tuple(op.OutTypes...), r)
+	done := c.add(sc, op, hlo.OpRecvDone, hlo.Tuple(data, tokenShape), r)
 	c.transferAttrs(op, done)
+	if n == 1 {
+		return done
+	}
+	// Several values (or none) arrive as one tuple: the results are its elements, then the token.
+	values := c.element(e, done, 0)
+	outs := make([]*hlo.Instruction, 0, n+1)
+	for i := range n {
+		outs = append(outs, c.element(e, values, i))
+	}
+	c.direct = append(outs, c.element(e, done, 1))
 	return done
 }
 
@@ -65,7 +87,8 @@ func (c *converter) infeed(sc *scope, op *Op) *hlo.Instruction {
 		outs = append(outs, c.element(e, values, i))
 	}
 	outs = append(outs, c.element(e, in, 1))
-	return c.add(sc, op, hlo.OpTuple, tupleShape(outs), outs...)
+	c.direct = outs
+	return in
 }
 
 // outfeed converts outfeed: an outfeed of its values (a tuple of several) and its token.
@@ -73,13 +96,17 @@ func (c *converter) outfeed(sc *scope, op *Op) *hlo.Instruction {
 	ins := c.operands(sc, op)
 	n := len(ins) - 1
 	c.need(op, n >= 0 && ins[n].Shape.Kind == hlo.TokenShape, "values and a token")
-	data := ins[0]
-	if n != 1 {
-		data = c.add(sc, op, hlo.OpTuple, tupleShape(ins[:n]), ins[:n]...)
-	}
+	// XLA's outfeed always sends a tuple of the values.
+	data := c.add(sc, op, hlo.OpTuple, tupleShape(ins[:n]), ins[:n]...)
 	in := c.add(sc, op, hlo.OpOutfeed, tokenShape, data, ins[n])
+	outShape := data.Shape.Clone()
+	outShape.SetDefaultLayouts()
+	in.SetAttr("outfeed_shape", hlo.Raw(layoutText(outShape)))
 	if cfg, ok := op.Attr("outfeed_config").(StringAttr); ok {
 		in.SetAttr("outfeed_config", hlo.String(string(cfg)))
 	}
 	return in
 }
+
+// layoutText writes a shape with its layouts as HLO text.
+func layoutText(s hlo.Shape) string { return printer.ShapeString(s, true) }

@@ -15,6 +15,9 @@ type parser struct {
 	typeAliases    map[string]hlo.Shape
 	typeAliasQuant map[string]*Quant
 	resources      []pendingResource
+	attrAliases    map[string]Attr // the attribute aliases defined so far (#name = value), by name
+	locDefs        map[string]int  // the offset of each location alias definition
+	locOrder       []string        // the location aliases in the order the file defines them
 }
 
 // pendingResource is a dense_resource whose blob comes later in the file.
@@ -33,6 +36,8 @@ func Parse(fset *token.FileSet, filename string, src []byte) (f *File, err error
 		out:            &File{Locs: map[string]*Loc{}, Resources: map[string][]byte{}},
 		typeAliases:    map[string]hlo.Shape{},
 		typeAliasQuant: map[string]*Quant{},
+		locDefs:        map[string]int{},
+		attrAliases:    map[string]Attr{},
 	}
 	p.file.SetLinesForContent(src)
 	defer func() {
@@ -45,6 +50,7 @@ func Parse(fset *token.FileSet, filename string, src []byte) (f *File, err error
 	}()
 	p.fileBody()
 	p.resolveResources()
+	p.resolveLocs()
 	return p.out, nil
 }
 
@@ -78,10 +84,19 @@ func (p *parser) fileBody() {
 			switch op.Name {
 			case "builtin.module":
 				p.out.Modules = append(p.out.Modules, p.genericModule(op))
-			case "func.func":
+			case "func.func", "sdy.mesh":
 				if bare == nil {
 					bare = &Module{Pos: s.pos(start)}
 					p.out.Modules = append(p.out.Modules, bare)
+				}
+				if op.Name == "sdy.mesh" {
+					name, _ := op.Attr("sym_name").(StringAttr)
+					mesh, ok := op.Attr("mesh").(*Mesh)
+					if name == "" || !ok {
+						s.failAt(start, "sdy.mesh without a sym_name and a mesh")
+					}
+					bare.Meshes = append(bare.Meshes, NamedMesh{string(name), mesh})
+					break
 				}
 				bare.Funcs = append(bare.Funcs, p.genericFunc(op))
 			default:
@@ -100,6 +115,13 @@ func (p *parser) fileBody() {
 				}
 				s.ident()
 				bare.Funcs = append(bare.Funcs, p.function(start))
+			case "sdy.mesh":
+				if bare == nil {
+					bare = &Module{Pos: s.pos(start)}
+					p.out.Modules = append(p.out.Modules, bare)
+				}
+				s.ident()
+				p.sdyModuleMesh(bare)
 			default:
 				s.fail("expected a module or a function, found %s", s.describe())
 			}
@@ -110,15 +132,21 @@ func (p *parser) fileBody() {
 // attrAlias reads "#name = value" at the top level; #loc aliases are kept, others ignored.
 func (p *parser) attrAlias() {
 	s := &p.scan
+	at := s.off
 	s.off++
 	name := s.suffixID()
 	s.want('=', "after an attribute alias name")
 	if s.peekIdent() == "loc" {
 		s.ident()
+		if _, dup := p.locDefs[name]; dup {
+			s.failAt(at, "location alias #%s defined twice", name)
+		}
 		p.out.Locs[name] = p.locBody()
+		p.locDefs[name] = at
+		p.locOrder = append(p.locOrder, name)
 		return
 	}
-	p.attrValue()
+	p.attrAliases[name] = p.attrValue()
 }
 
 // typeAlias reads "!name = type".
@@ -186,15 +214,19 @@ func (p *parser) module(start int) *Module {
 		case "func.func", "func":
 			s.ident()
 			m.Funcs = append(m.Funcs, p.function(at))
+		case "sdy.mesh":
+			s.ident()
+			p.sdyModuleMesh(m)
 		case "":
 			if s.peek() == 0 {
 				s.fail("missing '}' closing the module")
 			}
 			fallthrough
 		default:
-			// Other symbols of a module (sdy.mesh, nested modules) do not take part in the program.
+			// Other operations of a module (nested modules, globals) are kept for the conversion to
+			// refuse by name.
 			p.scopes = append(p.scopes, map[string]*Value{})
-			p.op()
+			m.Others = append(m.Others, p.op())
 			p.scopes = p.scopes[:len(p.scopes)-1]
 		}
 	}
@@ -511,8 +543,18 @@ func (p *parser) genericModule(op *Op) *Module {
 	for _, r := range op.Regions {
 		for _, b := range r.Blocks {
 			for _, inner := range b.Ops {
-				if inner.Name == "func.func" {
+				switch inner.Name {
+				case "func.func":
 					m.Funcs = append(m.Funcs, p.genericFunc(inner))
+				case "sdy.mesh":
+					name, _ := inner.Attr("sym_name").(StringAttr)
+					mesh, ok := inner.Attr("mesh").(*Mesh)
+					if name == "" || !ok {
+						p.failAt(p.file.Offset(inner.Pos), "sdy.mesh without a sym_name and a mesh")
+					}
+					m.Meshes = append(m.Meshes, NamedMesh{string(name), mesh})
+				default:
+					m.Others = append(m.Others, inner)
 				}
 			}
 		}

@@ -16,7 +16,7 @@ func Readable(fset *token.FileSet, filename string, src []byte) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &readable{src: src, c: &converter{file: f}}
+	r := &readable{src: src, f: f}
 	r.p = &parser{scan: scan{src: src, file: token.NewFileSet().AddFile(filename, -1, len(src))}}
 	r.p.file.SetLinesForContent(src)
 	r.run()
@@ -27,7 +27,7 @@ func Readable(fset *token.FileSet, filename string, src []byte) ([]byte, error) 
 type readable struct {
 	src   []byte
 	p     *parser // reads the loc(...) the text holds
-	c     *converter
+	f     *File
 	out   bytes.Buffer
 	line  []byte   // the current line, locations removed
 	notes []string // the source positions of the current line's locations
@@ -145,11 +145,11 @@ func (r *readable) describe(off int) (note string) {
 	}()
 	r.p.off = off + len("loc")
 	l := r.p.locBody()
-	_, file, line := r.c.describeLoc(l, 0)
-	if file == "" {
+	d := r.f.describe(l)
+	if d.file == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s:%d", file, line)
+	return fmt.Sprintf("%s:%d", d.file, d.line)
 }
 
 // isLocAlias reports whether b starts a location alias definition, "#name = loc(".

@@ -114,8 +114,8 @@ func TestForms(t *testing.T) {
     %1 = "stablehlo.transpose"(%a) <{permutation = array<i64: 1, 0>}> : (tensor<2x3xf32>) -> tensor<3x2xf32>
     %2 = "stablehlo.add"(%0, %1) : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
     return %2 : tensor<3x2xf32>
-  }`, []string{"transpose = f32[3,2]{1,0} transpose(a), dimensions={1,0}",
-			"transpose.1 = f32[3,2]{1,0} transpose(a), dimensions={1,0}", "ROOT add = f32[3,2]{1,0} add(transpose, transpose.1)"}},
+  }`, []string{"transpose.1 = f32[3,2]{1,0} transpose(Arg_0.1), dimensions={1,0}",
+			"transpose.2 = f32[3,2]{1,0} transpose(Arg_0.1), dimensions={1,0}", "ROOT add.1 = f32[3,2]{1,0} add(transpose.1, transpose.2)"}},
 		{"multiple results", `
   func.func @main(%a: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
     %0:2 = call @two(%a) : (tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>)
@@ -125,8 +125,8 @@ func TestForms(t *testing.T) {
   func.func private @two(%x: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
     %0 = stablehlo.negate %x : tensor<4xi32>
     return %x, %0 : tensor<4xi32>, tensor<4xi32>
-  }`, []string{"call = (s32[4]{0}, s32[4]{0}) call(a), to_apply=two", "get-tuple-element.1 = s32[4]{0} get-tuple-element(call), index=1",
-			"ROOT tuple.1 = (s32[4]{0}, s32[4]{0}) tuple(get-tuple-element.2, get-tuple-element)"}},
+  }`, []string{"call.1 = (s32[4]{0}, s32[4]{0}) call(Arg_0.1), to_apply=two.1", "get-tuple-element.2 = s32[4]{0} get-tuple-element(call.1), index=1",
+			"ROOT tuple.2 = (s32[4]{0}, s32[4]{0}) tuple(get-tuple-element.3, get-tuple-element.1)"}},
 		{"dense forms", `
   func.func @main() -> (tensor<2xf32>, tensor<2x2xi8>, tensor<3xbf16>, tensor<2xcomplex<f32>>, tensor<2xi1>, tensor<f32>) {
     %0 = stablehlo.constant dense<"0x0000803F00000040"> : tensor<2xf32>
@@ -136,14 +136,15 @@ func TestForms(t *testing.T) {
     %4 = stablehlo.constant dense<[true, false]> : tensor<2xi1>
     %5 = stablehlo.constant dense<0x7FC00000> : tensor<f32>
     return %0, %1, %2, %3, %4, %5 : tensor<2xf32>, tensor<2x2xi8>, tensor<3xbf16>, tensor<2xcomplex<f32>>, tensor<2xi1>, tensor<f32>
-  }`, []string{"constant({1, 2})", "constant({ { 1, -2 }, { 3, 127 } })", "constant({1.5, 1.5, 1.5})",
+  }`, []string{"constant({1, 2})", "constant({ { 1, -2 }, { 3, 127 } })", "constant.3 = bf16[] constant(1.5)",
+			"broadcast.1 = bf16[3]{0} broadcast(constant.3), dimensions={}",
 			"constant({(1, 2), (0, -1)})", "constant({1, 0})", "constant(nan)"}},
 		{"reduce", `
   func.func @main(%a: tensor<2x3xf32>) -> tensor<3xf32> {
     %cst = stablehlo.constant dense<0.0> : tensor<f32>
     %0 = stablehlo.reduce(%a init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>
     return %0 : tensor<3xf32>
-  }`, []string{"ROOT reduce = f32[3]{0} reduce(a, cst), dimensions={0}, to_apply=reduce_reducer", "ROOT add = f32[] add(lhs, rhs)"}},
+  }`, []string{"ROOT reduce.1 = f32[3]{0} reduce(Arg_0.1, constant.1), dimensions={0}, to_apply=region_0.1", "ROOT add.1 = f32[] add(Arg_0.2, Arg_1.1)"}},
 		{"while", `
   func.func @main(%n: tensor<i64>) -> tensor<i64> {
     %c = stablehlo.constant dense<0> : tensor<i64>
@@ -157,15 +158,15 @@ func TestForms(t *testing.T) {
       stablehlo.return %1, %m : tensor<i64>, tensor<i64>
     }
     return %0#0 : tensor<i64>
-  }`, []string{"while = (s64[], s64[]) while(tuple), condition=while_cond, body=while_body",
-			"ROOT compare = pred[] compare(i, m), direction=LT", "ROOT tuple.1 = (s64[], s64[]) tuple(add, m.1)"}},
+  }`, []string{"while.1 = (s64[], s64[]) while(tuple.1), condition=region_1.1, body=region_0.1",
+			"ROOT compare.1 = pred[] compare(get-tuple-element.3, get-tuple-element.4), direction=LT", "ROOT tuple.2 = (s64[], s64[]) tuple(add.1, get-tuple-element.2)"}},
 		{"convolution", `
   func.func @main(%x: tensor<2x3x9x10xf32>, %k: tensor<3x3x4x5xf32>) -> (tensor<2x3x3x2xf32>, tensor<2x3x3x2xf32>) {
     %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 3], pad = [[0, 0], [0, 0]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x9x10xf32>, tensor<3x3x4x5xf32>) -> tensor<2x3x3x2xf32>
     %1 = "stablehlo.convolution"(%x, %k) <{dimension_numbers = #stablehlo.conv<[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]>, window_strides = array<i64: 2, 3>, batch_group_count = 1 : i64, feature_group_count = 1 : i64}> : (tensor<2x3x9x10xf32>, tensor<3x3x4x5xf32>) -> tensor<2x3x3x2xf32>
     return %0, %1 : tensor<2x3x3x2xf32>, tensor<2x3x3x2xf32>
-  }`, []string{"convolution = f32[2,3,3,2]{3,2,1,0} convolution(x, k), window={size=4x5 stride=2x3}, dim_labels=bf01_oi01->bf01",
-			"convolution.1 = f32[2,3,3,2]{3,2,1,0} convolution(x, k), window={size=4x5 stride=2x3}, dim_labels=bf01_oi01->bf01"}},
+  }`, []string{"convolution.1 = f32[2,3,3,2]{3,2,1,0} convolution(Arg_0.1, Arg_1.1), window={size=4x5 stride=2x3}, dim_labels=bf01_oi01->bf01",
+			"convolution.2 = f32[2,3,3,2]{3,2,1,0} convolution(Arg_0.1, Arg_1.1), window={size=4x5 stride=2x3}, dim_labels=bf01_oi01->bf01"}},
 		{"locations", `
   func.func @main(%a: tensor<f32>) -> tensor<f32> {
     %0 = stablehlo.sine %a : tensor<f32> loc(#loc2)
@@ -180,11 +181,11 @@ func TestForms(t *testing.T) {
 module @second {
   func.func @main() -> () {
     return
-  }`, []string{`sine = f32[] sine(a), metadata={op_name="jit(f)/jit(main)/sin" source_file="/home/me/model.py" source_line=12}`,
-			`cosine = f32[] cosine(sine), metadata={op_name="jit(f)/jit(main)/cos" source_file="/home/me/layers.py" source_line=3}`}},
+  }`, []string{`sine.1 = f32[] sine(Arg_0.1), metadata={op_name="jit(f)/jit(main)/sin" source_file="/home/me/model.py" source_line=12}`,
+			`ROOT cosine.1 = f32[] cosine(sine.1), metadata={op_name="jit(f)/jit(main)/cos" source_file="/home/me/layers.py" source_line=3}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := "module @m attributes {mhlo.num_partitions = 1 : i32, sdy.x = #sdy.mesh<[\"a\"=2]>} {" + tc.body + "\n}\n"
+			src := "module @m attributes {mhlo.num_partitions = 1 : i32, mhlo.frontend_attributes = {x = \"a\"}} {" + tc.body + "\n}\n"
 			mods, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(src))
 			if err != nil {
 				t.Fatal(err)
@@ -290,8 +291,16 @@ func TestDynamicOps(t *testing.T) {
     return %i : tensor<?xi64>
   }
 }`))
-	if err == nil || !strings.Contains(err.Error(), "test.mlir:3:5: stablehlo.dynamic_iota with the dynamic result tensor<?xi64> is not supported") {
+	if err == nil || !strings.Contains(err.Error(), "test.mlir:3:5: stablehlo.dynamic_iota: %i has the dynamic type tensor<?xi64>; Octet converts programs whose shapes are static: lower or export the function with concrete shapes") {
 		t.Errorf("a dynamic result gave %v", err)
+	}
+	// A shape-polymorphic program: the error names the dynamic value and says how to get a static one.
+	_, err = ParseFile(token.NewFileSet(), "test.mlir", []byte(`func.func @main(%x: tensor<?x4xf32>) -> tensor<i32> {
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>
+  return %n : tensor<i32>
+}`))
+	if err == nil || !strings.Contains(err.Error(), "test.mlir:2:3: stablehlo.get_dimension_size: dimension 0 of %x (tensor<?x4xf32>) is dynamic; Octet converts programs whose shapes are static") {
+		t.Errorf("a dynamic dimension gave %v", err)
 	}
 }
 

@@ -185,7 +185,7 @@ func runCheck(inv *invocation, args []string) error {
 			unfused += r.Unfused
 			cf.Modules = append(cf.Modules, r)
 			if !*asJSON {
-				writeCheck(&out, display, r)
+				writeCheck(&out, display, r, m)
 			}
 		}
 		reports = append(reports, cf)
@@ -210,7 +210,7 @@ func runCheck(inv *invocation, args []string) error {
 }
 
 // writeCheck prints the report on one module.
-func writeCheck(w io.Writer, file string, r *report.Report) {
+func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module) {
 	fusible := ""
 	if r.Fusible > 0 {
 		fusible = fmt.Sprintf(" (%d of them fusible by octet fuse)", r.Fusible)
@@ -232,6 +232,9 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 		from := ""
 		if g.Source != "" {
 			from = "             from " + esc(g.Source) + "\n"
+		}
+		if s := gemmShardingLine(m, g.Computation, g.Name, operandSource(g.A), operandSource(g.B)); s != "" {
+			from += "             sharding: " + s + "\n"
 		}
 		switch g.Kind {
 		case "triton-fp8":
@@ -297,6 +300,13 @@ func writeCheck(w io.Writer, file string, r *report.Report) {
 			}
 		}
 	}
+}
+
+func operandSource(o *report.Operand) string {
+	if o == nil {
+		return ""
+	}
+	return o.Source
 }
 
 func operandText(o *report.Operand) string {

@@ -18,7 +18,11 @@ gzipped; - is standard input), converts each module into HLO as XLA's own transl
 it (by default as XLA prints HLO text, large constants included, so that the output parses back).
 
 Locations (loc(...) and #loc aliases) become each instruction's metadata: op_name, source_file and
-source_line. An op Octet cannot convert yet is an error naming it at its file:line:col.
+source_line. Shardy meshes and shardings become HLO shardings, kept as XLA's round-trip export keeps them
+(xla.sdy.* frontend attributes). Every attribute XLA's translation keeps is kept (custom-call backend
+configs and API versions, layouts, aliases, shardings, frontend attributes, memory kinds); an op or an
+attribute Octet cannot convert is an error naming it at its file:line:col, never dropped. (The other
+commands convert the same way, and say on stderr what they left out.)
 
 Every other command reads StableHLO too: a file that starts as MLIR text (module, func.func) is
 converted this way before the command runs.`,
@@ -50,6 +54,9 @@ func runConvert(inv *invocation, args []string) error {
 	}
 	mods, err := loadSource(display, src)
 	if err != nil {
+		return err
+	}
+	if err := ignoredError(inv.stderr, mods); err != nil {
 		return err
 	}
 	w := bufio.NewWriter(inv.stdout)

@@ -240,7 +240,9 @@ func (inv *invocation) parseModules(name string) ([]*hlo.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseSource(display, src)
+	mods, err := parseSource(display, src)
+	reportIgnored(inv.stderr, mods)
+	return mods, err
 }
 
 // parseSource parses every module of src, read from the file display names. A file that holds no module,
@@ -268,7 +270,9 @@ func (inv *invocation) loadModules(name string) ([]*hlo.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadSource(display, src)
+	mods, err := loadSource(display, src)
+	reportIgnored(inv.stderr, mods)
+	return mods, err
 }
 
 // loadSource is parseSource followed by hlo.Verify on every module. The StableHLO reader verifies what it

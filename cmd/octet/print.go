@@ -135,6 +135,7 @@ func runPrint(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
+	reportIgnored(inv.stderr, mods)
 	if f.module != "" {
 		m, err := selectModule(mods, f.module)
 		if err != nil {
@@ -149,7 +150,7 @@ func runPrint(inv *invocation, args []string) error {
 // cuBLAS GEMM custom calls under them.
 func printConfig(style printer.Style) printer.Config {
 	cfg := printer.ConfigFor(style)
-	cfg.Annotate = cublas.Annotate
+	cfg.Annotate = withShardings(cublas.Annotate)
 	return cfg
 }
 
