@@ -25,6 +25,8 @@ type Verdict struct {
 	// cuBLASLt's FP8 type table (naming the rule that built it and the table's row), or a call that
 	// computes something else than the module (a pad of a nonzero value moved before the scale).
 	Bug string `json:"bug,omitempty"`
+	// Short says the verdict in a few words ("fuses", "no: a second convert"), for tables.
+	Short string `json:"-"`
 	// Compile predicts, for a module before optimization, what each XLA release modelled makes of the
 	// dot in a full compile, passes that run before the FP8 rewrite included.
 	Compile []Outcome `json:"compile,omitempty"`
@@ -80,9 +82,11 @@ type result struct {
 	// rule is the function and the condition that decided; file the source it was read from; why the
 	// sentence for a user.
 	rule, why string
-	file      Source
-	a, b      *param
-	out       *epilogue
+	// short is the condition that failed in a few words, for tables.
+	short string
+	file  Source
+	a, b  *param
+	out   *epilogue
 	// f16 is set when HandleDot, not fusing a dot with FP8 operands, turns it into an f16 (or bf16) dot.
 	f16 bool
 }
@@ -90,21 +94,36 @@ type result struct {
 func (r *result) verdict(t Target) Verdict {
 	v := Verdict{Fusible: r.fused, Why: r.why, Assumes: t.Assumes()}
 	v.Rule = r.rule + " (" + r.file.String() + ")"
+	v.Short = "no: " + r.short + " (" + strings.TrimPrefix(strings.SplitN(r.rule, ":", 2)[0], "HandleDot: ") + ")"
 	if r.fused {
+		v.Short = "fuses"
+		if e := r.out; e != nil {
+			v.Short = fmt.Sprintf("fuses: %s, D %s", e.epi, e.d)
+			if e.beta != 0 {
+				v.Short += fmt.Sprintf(", C %s, beta 1", e.c)
+			}
+			if e.damax {
+				v.Short += ", damax"
+			}
+		}
 		if r.out != nil {
 			v.Bug = r.out.bug
+			if v.Bug != "" {
+				v.Short += "; XLA bug: the call is outside cuBLASLt's FP8 type table"
+			}
 		}
 		for _, p := range []*param{r.a, r.b} {
 			if bug := p.padBug(); bug != "" && v.Bug == "" {
 				v.Bug = bug
+				v.Short += "; XLA bug: the padding is scaled"
 			}
 		}
 	}
 	return v
 }
 
-func refuse(rule, format string, args ...any) *result {
-	return &result{rule: rule, why: fmt.Sprintf(format, args...)}
+func refuse(rule, short, format string, args ...any) *result {
+	return &result{rule: rule, short: short, why: fmt.Sprintf(format, args...)}
 }
 
 // rewrite runs GemmRewriterVisitor::HandleDot of t's release, with the FP8 rewrite (GemmRewriterOptions
@@ -129,7 +148,7 @@ const targetF8 = "__cublas$lt$matmul$f8"
 // rewriteDot is HandleDot's gates, in XLA's order, then the FP8 matcher and CreateF8CustomCall.
 func rewriteDot(dot *hlo.Instruction, t Target, view *operandView) *result {
 	if dot == nil || dot.Opcode != hlo.OpDot || dot.NumOperands() != 2 {
-		return refuse("HandleDot", "not a dot with two operands")
+		return refuse("HandleDot", "not a dot", "not a dot with two operands")
 	}
 	rel := t.Release
 	ops := [2]*hlo.Instruction{dot.Operand(0), dot.Operand(1)}
@@ -147,19 +166,19 @@ func rewriteDot(dot *hlo.Instruction, t Target, view *operandView) *result {
 	}
 	if rel.supportedMatMul {
 		if why := cublasSupportedMatMul(dims, shapes, dot.Shape.Elem); why != "" {
-			return refuse("HandleDot: IsCublasSupportedMatMul", "HandleDot leaves the dot: %s (IsCublasSupportedMatMul)", why)
+			return refuse("HandleDot: IsCublasSupportedMatMul", "not a product cuBLAS takes", "HandleDot leaves the dot: %s (IsCublasSupportedMatMul)", why)
 		}
 	} else {
 		if why := matrixMultiplication(dims, shapes, out); why != "" {
-			return refuse("HandleDot: IsMatrixMultiplication, IsMatrixVectorMultiplication",
+			return refuse("HandleDot: IsMatrixMultiplication, IsMatrixVectorMultiplication", "not a matrix product",
 				"HandleDot leaves the dot: %s (neither IsMatrixMultiplication nor IsMatrixVectorMultiplication)", why)
 		}
 		if dot.NumOperands() > 2 {
-			return refuse("HandleDot: sparse_operands", "HandleDot leaves a dot with sparse operands")
+			return refuse("HandleDot: sparse_operands", "sparse operands", "HandleDot leaves a dot with sparse operands")
 		}
 	}
 	if tiny, size := tooSmall(dims, shapes, t.Flags.GemmRewriteSizeThreshold); tiny && classicalEmitters(dot.Shape.Elem) {
-		return refuse("HandleDot: IsMatrixMultiplicationTooSmallForRewriting, IsDotSupportedByClassicalEmitters",
+		return refuse("HandleDot: IsMatrixMultiplicationTooSmallForRewriting, IsDotSupportedByClassicalEmitters", "below the size threshold",
 			"HandleDot leaves the dot to XLA's own emitters: (m+n)*k = %d is below xla_gpu_gemm_rewrite_size_threshold=%d "+
 				"(IsMatrixMultiplicationTooSmallForRewriting) and the emitters compute a %s result (IsDotSupportedByClassicalEmitters)",
 			size, t.Flags.GemmRewriteSizeThreshold, dot.Shape.Elem)
@@ -167,21 +186,25 @@ func rewriteDot(dot *hlo.Instruction, t Target, view *operandView) *result {
 	if !rel.supportedMatMul {
 		for i, x := range ops {
 			if rank2Transpose(x) {
-				return refuse("HandleDot: IsRank2Transpose",
+				return refuse("HandleDot: IsRank2Transpose", "a rank-2 transpose operand",
 					"operand %d is the rank-2 transpose %%%s: HandleDot CHECK-fails on it; in a compile TransposeFolding folds it into the dot first", i, x.Name)
 			}
 		}
 	}
 	if why := cublasLtSupports(dims, shapes, dot, t); why != "" {
-		r := refuse("GemmIsSupportedByCublasLt", "%s (GemmIsSupportedByCublasLt, on the dot's own types, before any FP8 matching)", why)
+		short := "the dot's own types are not in cuBLASLt's table"
+		if strings.Contains(why, "batches") {
+			short = "more than 65535 batches"
+		}
+		r := refuse("GemmIsSupportedByCublasLt", short, "%s (GemmIsSupportedByCublasLt, on the dot's own types, before any FP8 matching)", why)
 		r.f16 = match.FP8(ops[0])
 		return r
 	}
 	var ps [2]*param
 	for i := range 2 {
-		p, why := matchParam(ops[i], rel)
+		p, why, short := matchParam(ops[i], rel)
 		if p == nil {
-			r := refuse(matcherName(rel), "operand %d: %s (%s)", i, why, matcherName(rel))
+			r := refuse(matcherName(rel), short, "operand %d: %s (%s)", i, why, matcherName(rel))
 			r.f16 = match.FP8(ops[0])
 			return r
 		}
@@ -191,11 +214,23 @@ func rewriteDot(dot *hlo.Instruction, t Target, view *operandView) *result {
 		ps[i] = p
 	}
 	if rule, why := callChecks(dot, ps, dims, t); why != "" {
-		r := refuse("CreateF8CustomCall: "+rule, "%s (CreateF8CustomCall)", why)
+		r := refuse("CreateF8CustomCall: "+rule, callShort[rule], "%s (CreateF8CustomCall)", why)
 		r.f16 = match.FP8(ops[0])
 		return r
 	}
 	return &result{fused: true, rule: "CreateF8CustomCall", a: ps[0], b: ps[1]}
+}
+
+// callShort says each of CreateF8CustomCall's checks in a few words.
+var callShort = map[string]string{
+	"compute capability":     "the GPU has no FP8 GEMM",
+	"CUDA version":           "the toolkit is too old",
+	"ROCm version":           "the toolkit is too old",
+	"operand types":          "FP8 types the call does not take",
+	"scaling factors":        "a scale that is not a scalar",
+	"output type":            "a result type the call does not take",
+	"contracting dimensions": "more than one contracting dimension",
+	"operand rank":           "an operand not of rank batch+2",
 }
 
 func matcherName(rel *Release) string {

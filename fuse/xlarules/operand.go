@@ -74,15 +74,15 @@ func prepend(path []step, head step) []step {
 // matchParam is the FP8 matcher on one dot operand x: MatchFp8Param (newest) or IsSupportedF8Pattern
 // (2024). x itself FP8; or an FP8 value, a convert, then a multiply or divide of the convert by a
 // broadcast (or, in MatchFp8Param, no scale), then only ops that commute with the dequantize.
-func matchParam(x *hlo.Instruction, rel *Release) (*param, string) {
+func matchParam(x *hlo.Instruction, rel *Release) (p *param, why, short string) {
 	path := find(x, map[*hlo.Instruction]bool{})
 	if path == nil {
 		return nil, fmt.Sprintf("%%%s reaches no FP8 value through single-operand ops, divide, dynamic-slice, pad, "+
-			"multiply and select", x.Name)
+			"multiply and select", x.Name), "no FP8 value"
 	}
-	p := &param{fp8: path[0].in}
+	p = &param{fp8: path[0].in}
 	if len(path) == 1 {
-		return p, ""
+		return p, "", ""
 	}
 	n := 0
 	convert := func(in *hlo.Instruction) bool { return in.Opcode == hlo.OpConvert }
@@ -108,9 +108,11 @@ func matchParam(x *hlo.Instruction, rel *Release) (*param, string) {
 	if n == 0 {
 		s := path[1].in
 		what := fmt.Sprintf("the FP8 value %%%s (%s) is followed by %s %%%s", path[0].in.Name, path[0].in.Shape.Elem, s.Opcode, s.Name)
+		short = "no scale right after the convert"
 		switch {
 		case !convert(s):
 			what += ", and XLA's matcher wants a convert right after the FP8 value"
+			short = "no convert right after the FP8 value"
 		case len(path) > 2:
 			what += fmt.Sprintf(", then %s %%%s: the dequantize XLA's matcher takes is the convert, then a multiply or divide of it by a "+
 				"broadcast right after it", path[2].in.Opcode, path[2].in.Name)
@@ -120,26 +122,32 @@ func matchParam(x *hlo.Instruction, rel *Release) (*param, string) {
 		default:
 			what += ", a convert with no scale after it, and IsSupportedF8Pattern wants a multiply or divide by a broadcast right after the convert"
 		}
-		return nil, what
+		return nil, what, short
 	}
 	for _, st := range path[1+n:] {
 		in := st.in
 		if !commutes(in, rel) {
 			what := fmt.Sprintf("%s %%%s lies between the dequantize and the dot", in.Opcode, in.Name)
+			short = fmt.Sprintf("a %s between the dequantize and the dot", in.Opcode)
 			switch {
 			case in.Opcode == hlo.OpConvert:
 				what += ": a second convert; XLA's dequantize is one convert, then at most one scale, right after it"
+				short = "a second convert"
 			case (in.Opcode == hlo.OpMultiply || in.Opcode == hlo.OpDivide) && st.from >= 0 && in.Operand(st.from) == path[1].in:
 				other := in.Operand(1 - st.from)
 				what += fmt.Sprintf(": the scale XLA absorbs is a broadcast right beside the convert, and %%%s is a %s", other.Name, other.Opcode)
+				short = "the scale is not a broadcast"
 			case in.Opcode == hlo.OpMultiply || in.Opcode == hlo.OpDivide:
 				what += ": the scale must come right after the convert, and only one"
+				short = "the scale is not right after the convert"
 			case in.Opcode == hlo.OpBitcast:
 				what += ": the bitcast changes the element type"
 			case collective(in) && rel.collectives:
 				what += ": collectives commute with the dequantize only in an SPMD-partitioned module (num_partitions > 1)"
+				short = "a collective outside SPMD"
 			case collective(in):
 				what += ": this XLA moves no collective (all-gather, all-to-all, collective-permute) before the FP8 GEMM; XLA of 2024 did, under SPMD"
+				short = "a collective, which this XLA does not move"
 			default:
 				what += ": only bitcast, broadcast, copy, dynamic-slice, pad, reshape, select, slice and transpose"
 				if rel.collectives {
@@ -147,7 +155,7 @@ func matchParam(x *hlo.Instruction, rel *Release) (*param, string) {
 				}
 				what += " are moved before the FP8 GEMM"
 			}
-			return nil, what
+			return nil, what, short
 		}
 		if in.Opcode == hlo.OpSelect {
 			other := 2
@@ -156,12 +164,12 @@ func matchParam(x *hlo.Instruction, rel *Release) (*param, string) {
 			}
 			if !broadcastZero(in.Operand(other)) {
 				return nil, fmt.Sprintf("select %%%s: its other operand %%%s is not a broadcast constant 0, so it does not "+
-					"commute with the dequantize", in.Name, in.Operand(other).Name)
+					"commute with the dequantize", in.Name, in.Operand(other).Name), "a select against nonzero"
 			}
 		}
 	}
 	p.commuting = path[1+n:]
-	return p, ""
+	return p, "", ""
 }
 
 func collective(in *hlo.Instruction) bool {
