@@ -259,7 +259,11 @@ func writeXLA(w io.Writer, g *report.GEMM, target xlarules.Target) {
 	if len(v.Compile) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "             in a compile on %s: %s\n", target.GPU.Name, xlarules.Summary(v.Compile))
+	on := target.GPU.Name
+	if len(target.Flags.Set) > 0 {
+		on += " with " + strings.Join(target.Flags.Set, " ")
+	}
+	fmt.Fprintf(w, "             in a compile on %s: %s\n", on, xlarules.Summary(v.Compile))
 	for _, c := range v.Compile {
 		if c.XLA != target.Release.Name {
 			continue

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"octet/fuse/report"
 	"octet/internal/shared"
 )
 
@@ -162,5 +164,83 @@ func TestCheckPassDumps(t *testing.T) {
 	}
 	if code, _, errs := runOctet(t, "", "check", "../../fuse/report"); code != 1 || !strings.Contains(errs, "no per-pass dumps") {
 		t.Errorf("a folder without dumps: exit %d, %q", code, errs)
+	}
+}
+
+// TestCheckPredictsExamples checks the full-compile predictions on the examples before optimization
+// (HLO and StableHLO) against what the compiled examples show: the FP8 call with XLA of JAX 0.4.31, the
+// bf16 Triton GEMM with 0.4.32.
+func TestCheckPredictsExamples(t *testing.T) {
+	ex := func(name string) string { return filepath.Join(shared.Path(t, "examples"), name) }
+	shows := func(path string) string {
+		t.Helper()
+		code, out, errs := runOctet(t, "", "check", "--json", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", path, code, errs)
+		}
+		var files []struct {
+			Modules []struct {
+				GEMMs []*report.GEMM `json:"gemms"`
+			} `json:"modules"`
+		}
+		if err := json.Unmarshal([]byte(out), &files); err != nil || len(files) != 1 || len(files[0].Modules) != 1 ||
+			len(files[0].Modules[0].GEMMs) != 1 {
+			t.Fatalf("%s: %v\n%s", path, err, out)
+		}
+		g := files[0].Modules[0].GEMMs[0]
+		if len(g.XLA.Compile) != 0 {
+			t.Errorf("%s: a compile is predicted for a compiled module", path)
+		}
+		return g.Outcome()
+	}
+	for _, c := range []struct{ before, old, new string }{
+		{ex("bf16_dequant.before.hlo"), ex("bf16_dequant.xla-0.4.31.optimized.hlo"), ex("bf16_dequant.xla-0.4.32.optimized.hlo")},
+		{ex("bf16_dequant.stablehlo.mlir"), ex("bf16_dequant.xla-0.4.31.optimized.hlo"), ex("bf16_dequant.xla-0.4.32.optimized.hlo")},
+		{example("dense_fp8.before.hlo"), example("dense_fp8.xla-0.4.31.hlo"), example("dense_fp8.xla-0.4.32.hlo")},
+	} {
+		code, out, errs := runOctet(t, "", "check", "--json", c.before)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.before, code, errs)
+		}
+		var files []struct {
+			Modules []struct {
+				GEMMs []*report.GEMM `json:"gemms"`
+			} `json:"modules"`
+		}
+		if err := json.Unmarshal([]byte(out), &files); err != nil || len(files[0].Modules[0].GEMMs) != 1 {
+			t.Fatalf("%s: %v", c.before, err)
+		}
+		predicted := map[string]string{}
+		for _, o := range files[0].Modules[0].GEMMs[0].XLA.Compile {
+			predicted[o.XLA] = o.Outcome
+		}
+		for release, compiled := range map[string]string{"0.4.31": c.old, "0.4.32": c.new} {
+			if got, want := predicted[release], shows(compiled); got != want || want == "" {
+				t.Errorf("%s: XLA %s predicted %q, and %s shows %q", filepath.Base(c.before), release, got, filepath.Base(compiled), want)
+			}
+		}
+	}
+}
+
+// TestCheckTarget checks --xla, --gpu and --xla-flags: the verdict names them, and bad values are usage
+// errors.
+func TestCheckTarget(t *testing.T) {
+	path := example("dense_fp8.before.hlo")
+	code, out, errs := runOctet(t, "", "check", "--xla=0.4.31", "--gpu=sm_89", path)
+	if code != 0 || !strings.Contains(out, "XLA (0.4.31, sm_89): ") || !strings.Contains(out, "in a compile on sm_89: 0.4.31 cublaslt-fp8") {
+		t.Errorf("exit %d: %s%s", code, out, errs)
+	}
+	code, out, _ = runOctet(t, "", "check", "--gpu=sm_80", "--json", path)
+	if code != 0 || !strings.Contains(out, `"assumes": "XLA newest; sm_80`) || !strings.Contains(out, "compute capability 8.0") {
+		t.Errorf("sm_80: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runOctet(t, "", "check", "--xla-flags=--xla_gpu_enable_triton_gemm=false", path)
+	if code != 0 || !strings.Contains(out, "0.4.32 cublaslt-fp8") || !strings.Contains(out, "--xla_gpu_enable_triton_gemm=false") {
+		t.Errorf("triton off: exit %d:\n%s", code, out)
+	}
+	for _, args := range [][]string{{"--xla=0.4.20"}, {"--gpu=sm_70"}, {"--xla-flags=--xla_dump_to=/tmp"}, {"--xla-flags=--xla_gpu_enable_triton_gemm=perhaps"}} {
+		if code, _, errs := runOctet(t, "", append(append([]string{"check"}, args...), path)...); code != 2 || errs == "" {
+			t.Errorf("%v: exit %d, %q; want a usage error", args, code, errs)
+		}
 	}
 }

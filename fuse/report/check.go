@@ -778,3 +778,20 @@ func sideName(i int) string {
 	}
 	return "B"
 }
+
+// Outcome names what the module shows the GEMM became, in the terms of xlarules' compile predictions:
+// "cublaslt-fp8" (an FP8 call), "triton-fp8" (a GEMM fusion on the FP8 values), "triton-dequantized" (a
+// GEMM fusion on dequantized values), "dot" (a plain dot or a non-FP8 cuBLAS call), or "" (block-scaled).
+func (g *GEMM) Outcome() string {
+	switch g.Kind {
+	case "cublas-fp8":
+		return xlarules.CublasLtFP8
+	case "triton-fp8":
+		return xlarules.TritonFP8
+	case "gemm-fusion":
+		return xlarules.TritonDequantized
+	case "dot", "cublas":
+		return xlarules.PlainDot
+	}
+	return ""
+}
