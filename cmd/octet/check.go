@@ -53,8 +53,9 @@ change it. The text shows XLA's verdict and the compile predictions under each d
 (the default); --gpu the target: sm_80, sm_89, sm_90 (the default), sm_100 or gfx942. --xla-flags takes
 XLA_FLAGS text for the options the rules read (xla_gpu_gemm_rewrite_size_threshold,
 xla_gpu_enable_triton_gemm, xla_gpu_triton_gemm_any, xla_gpu_cublas_fallback,
-xla_gpu_enable_dot_strength_reduction, xla_gpu_async_dot): HLO text carries no debug options, so XLA's
-defaults apply otherwise.
+xla_gpu_enable_dot_strength_reduction, xla_gpu_async_dot): HLO text carries no debug options, so the
+release's defaults apply otherwise (xla_gpu_triton_gemm_any is false in 0.4.31 and 0.4.32, true in the
+newest).
 
 A DIR argument is a folder of per-pass dumps of a module, as XLA writes them with
 XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=PASSES' (module_NNNN.NAME.before_optimizations.txt

@@ -195,7 +195,8 @@ func flagAlternatives(dot *hlo.Instruction, t Target) []flagAlt {
 	}
 	f := t.Flags
 	add(fmt.Sprintf("--xla_gpu_enable_triton_gemm=%v", !f.TritonGemm), func(x *Flags) { x.TritonGemm = !x.TritonGemm })
-	add(fmt.Sprintf("--xla_gpu_triton_gemm_any=%v", !f.TritonGemmAny), func(x *Flags) { x.TritonGemmAny = !x.TritonGemmAny })
+	flip := !t.GemmAny()
+	add(fmt.Sprintf("--xla_gpu_triton_gemm_any=%v", flip), func(x *Flags) { x.TritonGemmAny = &flip })
 	add(fmt.Sprintf("--xla_gpu_cublas_fallback=%v", !f.CublasFallback), func(x *Flags) { x.CublasFallback = !x.CublasFallback })
 	add(fmt.Sprintf("--xla_gpu_enable_dot_strength_reduction=%v", !f.DotStrengthReduction),
 		func(x *Flags) { x.DotStrengthReduction = !x.DotStrengthReduction })

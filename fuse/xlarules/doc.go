@@ -23,7 +23,10 @@
 //     into Triton (GemmFusion: which dots it claims and which ops it takes with them), float
 //     normalization, and the GEMM fusion autotuner's cuBLAS fallback. Their order differs by release: XLA
 //     of mid-2024 ran the FP8 rewrite first, later XLA runs the Triton GEMM fusion first, which is how a
-//     bf16 dequantize that JAX 0.4.31 fused became a bf16 Triton GEMM in JAX 0.4.32.
+//     bf16 dequantize that JAX 0.4.31 fused became a bf16 Triton GEMM in JAX 0.4.32. The defaults of
+//     debug_options_flags.cc differ too: xla_gpu_triton_gemm_any is false in the 2024 copy, so the GEMM
+//     fusion leaves a lone dot to cuBLAS, and true in the 2025 ones, so it takes any dot Triton supports
+//     and autotuning weighs it against cuBLAS.
 //
 // A Target is the release, the GPU (sm_80, sm_89, sm_90, sm_100, gfx942; each with the toolkit assumed)
 // and the XLA flags the rules read; every verdict says which it assumes.

@@ -218,10 +218,18 @@ type gemmFusion struct {
 	why    string
 }
 
+// gemmAnyWhy says why the GEMM fusion takes a dot with nothing to fuse.
+func gemmAnyWhy(t Target) string {
+	if t.Flags.TritonGemmAny == nil {
+		return "xla_gpu_triton_gemm_any (true by default in this release) lets it take any dot Triton supports, a lone dot too"
+	}
+	return "xla_gpu_triton_gemm_any is set"
+}
+
 // runGemmFusion is GemmFusionVisitor::HandleDot and CreateDotFusion: the size threshold, the dot
 // supported by Triton, the ops fused toward the operands and the users, and the pure-matmul rule (a
 // fusion of nothing but the dot, bitcasts and reshapes is left to cuBLAS unless cuBLAS needs padding or
-// xla_gpu_triton_gemm_any is set).
+// xla_gpu_triton_gemm_any is true, as it is by default in the newest release).
 func runGemmFusion(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 	g, rel := t.GPU, t.Release
 	if tiny, size := tooSmall(v.dims, v.shapes, t.Flags.GemmRewriteSizeThreshold); tiny && classicalEmitters(dot.Shape.Elem) {
@@ -270,10 +278,10 @@ func runGemmFusion(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 		names = append(names, fmt.Sprintf("%s %%%s", in.Opcode, in.Name))
 	}
 	switch {
-	case t.Flags.TritonGemmAny:
-		return gemmFusion{claims: true, fused: fused, why: "xla_gpu_triton_gemm_any is set"}
 	case !pure:
 		return gemmFusion{claims: true, fused: fused, why: "it fuses " + join(names)}
+	case t.GemmAny():
+		return gemmFusion{claims: true, fused: fused, why: gemmAnyWhy(t)}
 	case cublasNeedsPadding(v, g):
 		return gemmFusion{claims: true, fused: fused, why: "cuBLAS would need the operands padded (CublasRequiresPadding)"}
 	}
@@ -286,7 +294,7 @@ func runGemmFusion(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 func f16DotClaimed(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 	g := t.GPU
 	for i := range 2 {
-		if !tritonType(v.shapes[i].Elem, g) {
+		if !tritonType(v.shapes[i].Elem, g) && !t.GemmAny() {
 			return gemmFusion{why: fmt.Sprintf("Triton reads no %s on %s, so nothing but the f16 dot would be in the fusion", v.shapes[i].Elem, g.Name)}
 		}
 		if len(v.dims.batch(i))+len(v.dims.contracting(i)) == v.shapes[i].Rank() {
@@ -302,6 +310,9 @@ func f16DotClaimed(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 	}
 	if len(v.dims.lhsBatch) > 1 {
 		return gemmFusion{why: "the dot has more than one batch dimension (CanTritonHandleGEMM)"}
+	}
+	if !tritonType(v.shapes[0].Elem, g) || !tritonType(v.shapes[1].Elem, g) {
+		return gemmFusion{claims: true, why: gemmAnyWhy(t) + " (the f16 dot alone: Triton reads no FP8 of these types on " + g.Name + ")"}
 	}
 	return gemmFusion{claims: true, why: "it fuses the converts from FP8 that TurnF8DotIntoF16Dot put before the f16 dot"}
 }

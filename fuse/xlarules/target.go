@@ -43,8 +43,9 @@ type Release struct {
 	JAX  string
 	Pin  string
 	// Rewriter, Compiler and Fusion are the versions of gemm_rewriter.cc, gpu_compiler.cc and the GEMM
-	// fusion's sources the release's rules were read from.
-	Rewriter, Compiler, Fusion Source
+	// fusion's sources the release's rules were read from; Options the debug_options_flags.cc whose
+	// defaults it assumes.
+	Rewriter, Compiler, Fusion, Options Source
 
 	// fp8First: the "hlo normalization" pipeline of OptimizeHloPostLayoutAssignment runs the FP8
 	// GemmRewriter before GemvRewriter and GemmFusion ("Rewrite FP8 GEMMs ahead of Triton"); otherwise
@@ -77,6 +78,9 @@ type Release struct {
 	reduceUntriton bool
 	// legacyABI: the FP8 call has the six scalar operands a, b, a_scale, b_scale, c_scale, d_scale.
 	legacyABI bool
+	// gemmAny: xla_gpu_triton_gemm_any is true by default (DefaultDebugOptionsIgnoringFlags), so the GEMM
+	// fusion claims every dot Triton supports, a lone dot too, and autotuning weighs it against cuBLAS.
+	gemmAny bool
 }
 
 const (
@@ -84,7 +88,12 @@ const (
 	rewriterNew    = "xla/service/gpu/transforms/gemm_rewriter.cc"
 	compilerFile   = "xla/service/gpu/gpu_compiler.cc"
 	gemmFusionFile = "xla/service/gpu/transforms/gemm_fusion.cc"
+	optionsFile    = "xla/debug_options_flags.cc"
 )
+
+// options2024 is the stored 2024 copy of debug_options_flags.cc (xla_gpu_triton_gemm_any false); the
+// stored sources do not show when the default became true.
+var options2024 = Source{File: optionsFile, Note: "stored 2024 copy: xla_gpu_triton_gemm_any false; when it became true is not in the stored sources"}
 
 // releases are the XLA releases the rules know, oldest first; the last is the default.
 var releases = []*Release{
@@ -96,6 +105,7 @@ var releases = []*Release{
 			Note: "the last stored copy at the old path: IsSupportedF8Pattern, six-operand call"},
 		Compiler: Source{File: compilerFile, Note: "stored mid-2024 copy: GemmRewriter(f8_rewrite=true) before GemvRewriter and GemmFusion"},
 		Fusion:   Source{File: gemmFusionFile, Commit: "8f0dbcd893b1c4fb4c187467d537a82d0ab90650", Note: "CreateDotFusion's pure-matmul rule, the same since 2023"},
+		Options:  options2024,
 		fp8First: true, collectives: true, legacyABI: true,
 	},
 	{
@@ -107,6 +117,7 @@ var releases = []*Release{
 			Note: "the last stored copy at the old path; a convert without a scale may already be a dequantize at the pin"},
 		Compiler:    Source{File: compilerFile, Note: "stored late-2024 copy: GemvRewriter and GemmFusion before AddGemmRewriterPasses"},
 		Fusion:      Source{File: gemmFusionFile, Commit: "8f0dbcd893b1c4fb4c187467d537a82d0ab90650", Note: "with the late-2024 triton_tiling_propagation.cc"},
+		Options:     options2024,
 		collectives: true, outputAnyScalar: true, rewriteAfterAutotune: true, legacyABI: true,
 	},
 	{
@@ -115,8 +126,11 @@ var releases = []*Release{
 		Pin:  "b00ea9a0cdde1e3261b31efc503da2788098f4d5 (jax-ml/jax@006b290 third_party/xla/revision.bzl)",
 		Rewriter: Source{File: rewriterNew, Commit: "2b5fc4eb11f46b3b70921583369311c00e294353",
 			Note: "HandleDot; the output-side handlers as read at 01631ca8"},
-		Compiler:    Source{File: compilerFile, Note: "stored 2025 copy: DotNormalizer, GemvRewriter, GemmFusion, GemmFusionSwapOperands, AddGemmRewriterPasses"},
-		Fusion:      Source{File: gemmFusionFile, Commit: "8f0dbcd893b1c4fb4c187467d537a82d0ab90650"},
+		Compiler: Source{File: compilerFile, Note: "stored 2025 copy: DotNormalizer, GemvRewriter, GemmFusion, GemmFusionSwapOperands, AddGemmRewriterPasses"},
+		Fusion:   Source{File: gemmFusionFile, Commit: "8f0dbcd893b1c4fb4c187467d537a82d0ab90650"},
+		Options: Source{File: optionsFile, Commit: "00ccad5d1736ed6fc9234ae7460407891be5fbe2",
+			Note: "xla_gpu_triton_gemm_any true, as in the other stored 2025 copy"},
+		gemmAny:     true,
 		bareConvert: true, supportedMatMul: true, rocmTypes: true, tritonROCm: true, geluToolkit: true,
 		outputAnyScalar: true, rewriteAfterAutotune: true, reduceUntriton: true,
 	},
@@ -222,8 +236,11 @@ func LookupGPU(name string) (*GPU, error) {
 type Flags struct {
 	// GemmRewriteSizeThreshold is xla_gpu_gemm_rewrite_size_threshold (100).
 	GemmRewriteSizeThreshold int64
-	// TritonGemm is xla_gpu_enable_triton_gemm (true); TritonGemmAny xla_gpu_triton_gemm_any (false).
-	TritonGemm, TritonGemmAny bool
+	// TritonGemm is xla_gpu_enable_triton_gemm (true).
+	TritonGemm bool
+	// TritonGemmAny is xla_gpu_triton_gemm_any when given; nil is the release's default (false in the
+	// 2024 releases, true in the newest).
+	TritonGemmAny *bool
 	// CublasFallback is xla_gpu_cublas_fallback (true): GEMM fusion autotuning may pick cuBLAS.
 	CublasFallback bool
 	// DotStrengthReduction is xla_gpu_enable_dot_strength_reduction (true).
@@ -268,7 +285,9 @@ func ParseFlags(text string) (Flags, error) {
 		case "xla_gpu_enable_triton_gemm":
 			err = boolean(&f.TritonGemm)
 		case "xla_gpu_triton_gemm_any":
-			err = boolean(&f.TritonGemmAny)
+			var b bool
+			err = boolean(&b)
+			f.TritonGemmAny = &b
 		case "xla_gpu_cublas_fallback":
 			err = boolean(&f.CublasFallback)
 		case "xla_gpu_enable_dot_strength_reduction":
@@ -281,7 +300,11 @@ func ParseFlags(text string) (Flags, error) {
 		if err != nil {
 			return f, err
 		}
-		f.Set = append(f.Set, "--"+name+"="+value)
+		if hasValue {
+			f.Set = append(f.Set, "--"+name+"="+value)
+		} else {
+			f.Set = append(f.Set, "--"+name)
+		}
 	}
 	return f, nil
 }
@@ -305,6 +328,14 @@ func DefaultTarget() Target {
 	return Target{Release: releases[len(releases)-1], GPU: gpus[2], Flags: DefaultFlags()}
 }
 
+// GemmAny is xla_gpu_triton_gemm_any as t compiles: the flag when given, else the release's default.
+func (t Target) GemmAny() bool {
+	if t.Flags.TritonGemmAny != nil {
+		return *t.Flags.TritonGemmAny
+	}
+	return t.Release.gemmAny
+}
+
 // String names the target as verdicts do: "newest, sm_90".
 func (t Target) String() string { return t.Release.Name + ", " + t.GPU.Name }
 
@@ -312,6 +343,9 @@ func (t Target) String() string { return t.Release.Name + ", " + t.GPU.Name }
 func (t Target) Assumes() string {
 	s := fmt.Sprintf("XLA %s; %s, %s (%s); xla_gpu_gemm_rewrite_size_threshold=%d", t.Release.Name, t.GPU.Name, t.GPU.Desc,
 		t.GPU.toolkitText(), t.Flags.GemmRewriteSizeThreshold)
+	if t.Flags.TritonGemmAny == nil {
+		s += fmt.Sprintf("; xla_gpu_triton_gemm_any=%v (the release's default)", t.Release.gemmAny)
+	}
 	if len(t.Flags.Set) > 0 {
 		s += "; " + strings.Join(t.Flags.Set, " ")
 	}

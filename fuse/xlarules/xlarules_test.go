@@ -229,18 +229,26 @@ func TestCompile(t *testing.T) {
 			"triton-gemm-rewriter (before the FP8 rewrite) claims the dot: it fuses multiply %d_scaled", "--xla_gpu_enable_triton_gemm=false: cublaslt-fp8"},
 		{ex("bf16_dequant.stablehlo.mlir"), "", "", "0.4.31=cublaslt-fp8 0.4.32=triton-dequantized newest=triton-dequantized",
 			"TransposeFolding folds transpose %transpose into the dot", "--xla_gpu_enable_triton_gemm=false: cublaslt-fp8"},
-		{filepath.Join("testdata", "g_threshold.hlo"), "", "", "0.4.31=dot 0.4.32=dot newest=dot", "", "--xla_gpu_gemm_rewrite_size_threshold=0: cublaslt-fp8"},
+		{filepath.Join("testdata", "g_threshold.hlo"), "", "", "0.4.31=dot 0.4.32=dot newest=dot", "",
+			"--xla_gpu_gemm_rewrite_size_threshold=0: autotuned (triton-fp8 or cublaslt-fp8)"},
 		{filepath.Join("testdata", "g_matrix_vector.hlo"), "", "", "0.4.31=dot 0.4.32=dot newest=dot",
-			"ShouldStrengthReduceDotToReduce", "--xla_gpu_enable_dot_strength_reduction=false: cublaslt-fp8"},
-		{filepath.Join("testdata", "g_matrix_vector_large.hlo"), "", "", "0.4.31=triton-dequantized 0.4.32=cublaslt-fp8 newest=cublaslt-fp8",
+			"ShouldStrengthReduceDotToReduce", "--xla_gpu_enable_dot_strength_reduction=false: autotuned (triton-fp8 or cublaslt-fp8)"},
+		{filepath.Join("testdata", "g_matrix_vector_large.hlo"), "", "", "0.4.31=triton-dequantized 0.4.32=cublaslt-fp8 newest=autotuned",
 			"GemvRewriter gives operand 1 a dimension of 1", "--xla_gpu_enable_triton_gemm=false: dot"},
-		{filepath.Join("testdata", "g_noncanonical.hlo"), "", "", "0.4.31=cublaslt-fp8 0.4.32=cublaslt-fp8 newest=cublaslt-fp8", "DotDecomposer canonicalizes the dot", ""},
-		{filepath.Join("testdata", "g_types_e4m3_e5m2out.hlo"), "", "", "0.4.31=triton-dequantized 0.4.32=dot newest=dot", "turns the FP8 dot into an f16 dot", ""},
+		{filepath.Join("testdata", "g_noncanonical.hlo"), "", "", "0.4.31=cublaslt-fp8 0.4.32=cublaslt-fp8 newest=autotuned", "DotDecomposer canonicalizes the dot", ""},
+		{filepath.Join("testdata", "g_types_e4m3_e5m2out.hlo"), "", "", "0.4.31=triton-dequantized 0.4.32=dot newest=triton-fp8",
+			"lets it take any dot Triton supports", "--xla_gpu_triton_gemm_any=false: dot"},
+		{filepath.Join("testdata", "g_types_e4m3_e5m2out.hlo"), "", "--xla_gpu_triton_gemm_any=false", "0.4.31=triton-dequantized 0.4.32=dot newest=dot",
+			"turns the FP8 dot into an f16 dot", ""},
 		{filepath.Join("testdata", "p_triton_fp8.hlo"), "", "", "0.4.31=cublaslt-fp8 0.4.32=autotuned newest=autotuned",
 			"triton-gemm-rewriter (before the FP8 rewrite) claims the dot: it fuses multiply %y", "--xla_gpu_enable_triton_gemm=false: cublaslt-fp8"},
 		// Triton takes no f8e4m3fn on Ada: the FP8 rewrite gets the dot.
 		{filepath.Join("testdata", "p_triton_fp8.hlo"), "sm_89", "", "0.4.31=cublaslt-fp8 0.4.32=cublaslt-fp8 newest=cublaslt-fp8", "CanTritonHandleGEMM", ""},
 		{filepath.Join("testdata", "g_raw.hlo"), "sm_80", "", "0.4.31=dot 0.4.32=dot newest=dot", "compute capability 8.0", ""},
+		// A lone FP8 dot: left to the FP8 rewrite by the pure-matmul rule while xla_gpu_triton_gemm_any is
+		// false; the newest release makes it true by default, and autotuning decides.
+		{filepath.Join("testdata", "g_raw.hlo"), "", "", "0.4.31=cublaslt-fp8 0.4.32=cublaslt-fp8 newest=autotuned",
+			"true by default in this release", "--xla_gpu_triton_gemm_any=false: cublaslt-fp8"},
 		{filepath.Join("testdata", "g_raw.hlo"), "", "--xla_gpu_triton_gemm_any=true", "0.4.31=cublaslt-fp8 0.4.32=autotuned newest=autotuned", "xla_gpu_triton_gemm_any is set", "--xla_gpu_cublas_fallback=false: triton-fp8"},
 	} {
 		t.Run(filepath.Base(tc.path)+" "+tc.gpu+" "+tc.flags, func(t *testing.T) {
@@ -344,8 +352,69 @@ func TestLookups(t *testing.T) {
 		}
 	}
 	for _, r := range xlarules.Releases() {
-		if r.Rewriter.File == "" || r.Compiler.File == "" || r.Pin == "" {
+		if r.Rewriter.File == "" || r.Compiler.File == "" || r.Options.File == "" || r.Pin == "" {
 			t.Errorf("release %s does not say what it was read from: %+v", r.Name, r)
 		}
+	}
+	// xla_gpu_triton_gemm_any: the release's default unless given (false in the 2024 copy of
+	// debug_options_flags.cc, true in the 2025 ones), and said in the verdict's assumptions.
+	for _, c := range []struct {
+		release, flags string
+		want           bool
+		assumes        string
+	}{
+		{"0.4.32", "", false, "xla_gpu_triton_gemm_any=false (the release's default)"},
+		{"newest", "", true, "xla_gpu_triton_gemm_any=true (the release's default)"},
+		{"newest", "--xla_gpu_triton_gemm_any=false", false, "--xla_gpu_triton_gemm_any=false"},
+		{"0.4.31", "--xla_gpu_triton_gemm_any", true, "; --xla_gpu_triton_gemm_any"},
+	} {
+		tg := target(t, c.release, "", c.flags)
+		if tg.GemmAny() != c.want || !strings.Contains(tg.Assumes(), c.assumes) {
+			t.Errorf("%s %q: GemmAny %v, assumes %q", c.release, c.flags, tg.GemmAny(), tg.Assumes())
+		}
+	}
+}
+
+// TestMeasured checks the newest release's predictions against what XLA did on a GPU
+// (testdata/measured: JAX 0.11.2 on an H100, an XLA newer than the sources the rules were read from):
+// with the default flags the outcome is the prediction or its cuBLAS fallback (autotuning chose); with
+// autotuning off (xla_gpu_autotune_level=0) it is the prediction itself; with
+// --xla_gpu_enable_triton_gemm=false it is what the rules predict under that flag.
+func TestMeasured(t *testing.T) {
+	dir := filepath.Join("testdata", "measured")
+	src, err := os.ReadFile(filepath.Join(dir, "outcomes.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, line := range strings.Split(string(src), "\n") {
+		f := strings.Split(line, "\t")
+		if strings.HasPrefix(line, "#") || len(f) != 4 || f[0] == "module" {
+			continue
+		}
+		rows++
+		file, byDefault, noTriton, noAutotune := f[0], f[1], f[2], f[3]
+		t.Run(file, func(t *testing.T) {
+			d := dot(t, filepath.Join(dir, file))
+			o := xlarules.DecideFor(d, target(t, "newest", "sm_90", "")).Compile
+			p := o[len(o)-1]
+			primary := p.Outcome
+			if primary == xlarules.Autotuned {
+				primary = xlarules.TritonFP8
+			}
+			if byDefault != primary && byDefault != p.Fallback {
+				t.Errorf("default flags: XLA made %s, predicted %s", byDefault, p.Text())
+			}
+			if noAutotune != primary {
+				t.Errorf("no autotuning: XLA made %s, predicted %s", noAutotune, primary)
+			}
+			o = xlarules.DecideFor(d, target(t, "newest", "sm_90", "--xla_gpu_enable_triton_gemm=false")).Compile
+			if got := o[len(o)-1]; got.Outcome != noTriton {
+				t.Errorf("--xla_gpu_enable_triton_gemm=false: XLA made %s, predicted %s", noTriton, got.Text())
+			}
+		})
+	}
+	if rows != 9 {
+		t.Errorf("%d measured modules, want 9", rows)
 	}
 }
