@@ -10,13 +10,14 @@ import (
 	"strings"
 
 	"octet/fuse/report"
+	"octet/fuse/xlarules"
 	"octet/hlo"
 )
 
 func init() {
 	register(&command{
 		Name:      "check",
-		UsageLine: "check [--json] [--strict] FILE|DIR...",
+		UsageLine: "check [--json] [--strict] [--xla=RELEASE] [--gpu=GPU] [--xla-flags=FLAGS] FILE|DIR...",
 		Short:     "list the FP8 GEMMs of compiled modules: fused or not, and why",
 		Long: `Check lists every FP8 matmul of the modules in each FILE (HLO text as XLA prints it, gzipped or
 not; - is standard input), typically what Compiled.as_text() or XLA_FLAGS=--xla_dump_to wrote.
@@ -35,10 +36,26 @@ blames what the passes after the GEMM rewriter make. For a plain dot it says whe
 fuse it. A GEMM fusion whose dot reads the FP8 values themselves is reported as fused natively (FP8 kept);
 scaled-dot and block-scaled GEMM calls (MX, NVFP4) are reported apart, as block-scaled.
 
-Every GEMM carries two verdicts: XLA's ("would XLA's GEMM rewriter fuse this dot as the module stands",
-from rules written from XLA's source, with the first rule that fails) and Octet's ("can octet fuse fuse
-it"); --json gives each as {"fusible", "why"} under "xla" and "octet", XLA's with a "bug" where the call it
-would make is outside cuBLASLt's FP8 type table. The text shows XLA's verdict where the two differ.
+Every GEMM carries two verdicts: XLA's ("would XLA's FP8 GEMM rewriter fuse this dot as the module
+stands", from rules written from XLA's source: every gate of HandleDot in XLA's order, the FP8 matcher,
+CreateF8CustomCall and the handlers after the dot, with the function and condition that decided) and
+Octet's ("can octet fuse fuse it"). --json gives each under "xla" and "octet"; XLA's has "rule" (the
+function, condition and source file@commit), "assumes" (the XLA release and GPU) and a "bug" only where
+XLA's own pattern matches and the call it builds is wrong (outside cuBLASLt's FP8 type table, naming the
+rule and the table's rows). For a module before optimization (HLO, or StableHLO), XLA's verdict on a dot
+also has "compile": what each modelled XLA release makes of it in a full compile, with the passes that
+decide before the FP8 rewrite (TransposeFolding, DotDecomposer, the dot strength reduction, GemvRewriter,
+the Triton GEMM fusion, float normalization, the autotuner's cuBLAS fallback): one of cublaslt-fp8,
+triton-fp8, triton-dequantized (FP8 lost), dot, or autotuned, with the path and the XLA flags that would
+change it. The text shows XLA's verdict and the compile predictions under each dot.
+
+--xla chooses the XLA release whose rules give the verdict: 0.4.31, 0.4.32 (also 0.4.33) or newest
+(the default); --gpu the target: sm_80, sm_89, sm_90 (the default), sm_100 or gfx942. --xla-flags takes
+XLA_FLAGS text for the options the rules read (xla_gpu_gemm_rewrite_size_threshold,
+xla_gpu_enable_triton_gemm, xla_gpu_triton_gemm_any, xla_gpu_cublas_fallback,
+xla_gpu_enable_dot_strength_reduction, xla_gpu_async_dot): HLO text carries no debug options, so the
+release's defaults apply otherwise (xla_gpu_triton_gemm_any is false in 0.4.31 and 0.4.32, true in the
+newest).
 
 A DIR argument is a folder of per-pass dumps of a module, as XLA writes them with
 XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=PASSES' (module_NNNN.NAME.before_optimizations.txt
@@ -69,7 +86,7 @@ type checkFile struct {
 
 // checkDir walks the per-pass dumps of a folder (XLA's file names), one module at a time, in pass order,
 // and says for each FP8 GEMM which pass broke its fusion.
-func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool) ([]checkFile, int, error) {
+func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xlarules.Target) ([]checkFile, int, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, 0, err
@@ -105,7 +122,7 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool) ([]checkF
 			}
 			mods = append(mods, ms[0])
 		}
-		findings := report.Passes(group, mods)
+		findings := report.PassesFor(group, mods, target)
 		cf := checkFile{File: dir, Dumps: group, Passes: findings}
 		for _, f := range findings {
 			if f.Broken {
@@ -141,9 +158,16 @@ func runCheck(inv *invocation, args []string) error {
 	fs := inv.flags()
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	strict := fs.Bool("strict", false, "exit with status 1 when an FP8 GEMM is not fused")
+	xla := fs.String("xla", "newest", "the XLA release whose rules give XLA's verdict: 0.4.31, 0.4.32 or newest")
+	gpu := fs.String("gpu", "sm_90", "the GPU XLA's verdict is for: sm_80, sm_89, sm_90, sm_100 or gfx942")
+	xlaFlags := fs.String("xla-flags", "", "XLA_FLAGS text for the XLA options the rules read")
 	files, err := parseInterspersed(inv, fs, args)
 	if err != nil {
 		return err
+	}
+	target, err := checkTarget(*xla, *gpu, *xlaFlags)
+	if err != nil {
+		return usagef("%v", err)
 	}
 	if len(files) == 0 {
 		return usagef("check takes at least one FILE")
@@ -153,7 +177,7 @@ func runCheck(inv *invocation, args []string) error {
 	unfused, failed := 0, 0
 	for _, name := range files {
 		if st, err := os.Stat(name); err == nil && st.IsDir() {
-			cfs, broken, err := checkDir(inv, name, &out, *asJSON)
+			cfs, broken, err := checkDir(inv, name, &out, *asJSON, target)
 			if err != nil {
 				fmt.Fprintln(inv.stderr, errorText(err))
 				failed++
@@ -178,14 +202,14 @@ func runCheck(inv *invocation, args []string) error {
 		}
 		cf := checkFile{File: display}
 		for _, m := range mods {
-			r := report.Check(m)
+			r := report.CheckFor(m, target)
 			if r.GEMMs == nil {
 				r.GEMMs = []*report.GEMM{}
 			}
 			unfused += r.Unfused
 			cf.Modules = append(cf.Modules, r)
 			if !*asJSON {
-				writeCheck(&out, display, r, m)
+				writeCheck(&out, display, r, m, target)
 			}
 		}
 		reports = append(reports, cf)
@@ -209,8 +233,52 @@ func runCheck(inv *invocation, args []string) error {
 	return nil
 }
 
+// checkTarget reads --xla, --gpu and --xla-flags.
+func checkTarget(xla, gpu, flags string) (xlarules.Target, error) {
+	t := xlarules.DefaultTarget()
+	var err error
+	if t.Release, err = xlarules.LookupRelease(xla); err != nil {
+		return t, fmt.Errorf("--xla: %v", err)
+	}
+	if t.GPU, err = xlarules.LookupGPU(gpu); err != nil {
+		return t, fmt.Errorf("--gpu: %v", err)
+	}
+	if t.Flags, err = xlarules.ParseFlags(flags); err != nil {
+		return t, fmt.Errorf("--xla-flags: %v", err)
+	}
+	return t, nil
+}
+
+// writeXLA prints XLA's verdict on a plain dot, naming the release and GPU, and the compile predictions.
+func writeXLA(w io.Writer, g *report.GEMM, target xlarules.Target) {
+	v := g.XLA
+	differ := ""
+	if v.Fusible != g.Octet.Fusible {
+		differ = " (differs from octet fuse)"
+	}
+	fmt.Fprintf(w, "             XLA (%s)%s: %s\n", target, differ, esc(xlaText(v.Fusible, v.Why)))
+	if len(v.Compile) == 0 {
+		return
+	}
+	on := target.GPU.Name
+	if len(target.Flags.Set) > 0 {
+		on += " with " + strings.Join(target.Flags.Set, " ")
+	}
+	fmt.Fprintf(w, "             in a compile on %s: %s\n", on, xlarules.Summary(v.Compile))
+	for _, c := range v.Compile {
+		if c.XLA != target.Release.Name {
+			continue
+		}
+		line := fmt.Sprintf("%s: %s", c.XLA, esc(c.Why))
+		if len(c.Flags) > 0 {
+			line += "; would change it: " + strings.Join(c.Flags, ", ")
+		}
+		fmt.Fprintf(w, "             %s\n", line)
+	}
+}
+
 // writeCheck prints the report on one module.
-func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module) {
+func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module, target xlarules.Target) {
 	fusible := ""
 	if r.Fusible > 0 {
 		fusible = fmt.Sprintf(" (%d of them fusible by octet fuse)", r.Fusible)
@@ -288,8 +356,8 @@ func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module) {
 		if g.FuseNote != "" {
 			fmt.Fprintf(w, "             %s\n", esc(g.FuseNote))
 		}
-		if g.Kind == "dot" && g.XLA.Fusible != g.Octet.Fusible {
-			fmt.Fprintf(w, "             XLA's rules differ: %s\n", esc(xlaText(g.XLA.Fusible, g.XLA.Why)))
+		if g.Kind == "dot" {
+			writeXLA(w, g, target)
 		}
 		for _, e := range g.Explain {
 			for _, p := range []string{"after the dot", "the result is converted", "seen: ", "not a cause: ", "implies: ", "likely ", "next: "} {

@@ -342,6 +342,8 @@ ENTRY main {
 	if _, out, _ := runOctet(t, src, "fuse", "--explain", "-"); !strings.Contains(out, "//   "+want) {
 		t.Errorf("--explain does not say %q:\n%s", want, out)
 	}
+	// check names the XLA release and GPU its verdict is for.
+	want = "XLA (newest, sm_90) (differs from octet fuse): XLA's GEMM rewriter does not fuse it: operand 0: convert %a32"
 	if _, out, _ := runOctet(t, src, "check", "-"); !strings.Contains(out, want) {
 		t.Errorf("check does not say %q:\n%s", want, out)
 	}

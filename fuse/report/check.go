@@ -116,8 +116,15 @@ type Operand struct {
 // Check finds the FP8 GEMMs of m: every __cublas$lt$matmul$f8 call (in both operand forms, with or without
 // backend_config), and every dot or other cuBLAS call whose operands trace back to FP8 values, through
 // fusions, tuples, bitcasts, slices and concatenations, which it reports as not fused with the reason.
-func Check(m *hlo.Module) *Report {
+// XLA's verdicts are for the newest XLA on sm_90 (CheckFor chooses).
+func Check(m *hlo.Module) *Report { return CheckFor(m, xlarules.DefaultTarget()) }
+
+// CheckFor is Check with XLA's verdicts for target: its release, GPU and flags. For a module before
+// optimization, every plain dot's XLA verdict also predicts what each modelled XLA release makes of it in
+// a full compile on target's GPU (xlarules.Verdict.Compile).
+func CheckFor(m *hlo.Module, target xlarules.Target) *Report {
 	t := newTracer(m)
+	t.target = target
 	r := &Report{Module: m.Name}
 	fusedComp := map[*hlo.Computation]bool{}
 	for c, callers := range t.callers {
@@ -327,13 +334,19 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 	f.Explain = append(f.Explain, "scales: "+strings.Join(scales, ", "))
 	f.Key, f.local = key(f.A, f.B, contractingSize(call.A, cfg.LhsContracting))
 	f.inst, f.meta, f.src = in, in, [2]*hlo.Instruction{t.origin(call.A), t.origin(call.B)}
-	f.XLA = xlarules.Verdict{Fusible: true, Why: "the module holds the " + cublas.TargetF8 + " call"}
+	f.XLA = t.shown(true, "the module holds the "+cublas.TargetF8+" call")
 	if err := fp8Types(call); err != nil {
 		f.XLA.Bug = fmt.Sprintf("the call is outside cuBLASLt's FP8 type table: %v; cuBLASLt rejects it", err)
 		f.Explain = append(f.Explain, f.XLA.Bug)
 	}
 	f.Octet = fuse.Verdict{Fusible: true, Why: "already one " + cublas.TargetF8 + " call"}
 	return f
+}
+
+// shown is XLA's verdict on a GEMM whose form the module shows (a call, or a dot in a fusion): what the
+// module holds, not a rule applied.
+func (t *tracer) shown(fusible bool, why string) xlarules.Verdict {
+	return xlarules.Verdict{Fusible: fusible, Why: why, Rule: "what the module shows", Assumes: t.target.Assumes()}
 }
 
 // fp8Types checks a decoded FP8 call against cuBLASLt's type table.
@@ -363,8 +376,8 @@ func (t *tracer) otherCall(in *hlo.Instruction) *GEMM {
 	f := t.unfused(in, in, "cublas", a, b)
 	f.Reason = fmt.Sprintf("%s computes in %s on dequantized FP8 data instead of %s", in.CustomCallTarget(),
 		in.Operand(0).Shape.Elem, cublas.TargetF8)
-	f.XLA = xlarules.Verdict{Why: fmt.Sprintf("the GEMM rewriter made the non-FP8 call %s of it: its FP8 pattern did not "+
-		"match the dot it saw", in.CustomCallTarget())}
+	f.XLA = t.shown(false, fmt.Sprintf("the GEMM rewriter made the non-FP8 call %s of it: its FP8 pattern did not "+
+		"match the dot it saw", in.CustomCallTarget()))
 	f.Octet = fuse.Verdict{Why: "octet fuse rewrites dots, not cuBLAS calls"}
 	return f
 }
@@ -420,7 +433,7 @@ func (t *tracer) blockScaled(in *hlo.Instruction) *GEMM {
 	}
 	f.Reason += "): not an FP8 cuBLASLt call, and not one to make: its scales are per block, not per tensor"
 	f.Explain = append(f.Explain, f.Reason)
-	f.XLA = xlarules.Verdict{Why: "block-scaled GEMMs are not the FP8 GEMM rewriter's: XLA lowers them itself (block scaling rewriter, cuDNN or Triton)"}
+	f.XLA = t.shown(false, "block-scaled GEMMs are not the FP8 GEMM rewriter's: XLA lowers them itself (block scaling rewriter, cuDNN or Triton)")
 	f.Octet = fuse.Verdict{Why: "octet fuse makes per-tensor FP8 calls only"}
 	k := int64(0)
 	if in.Opcode == hlo.OpScaledDot {
@@ -451,8 +464,8 @@ func (t *tracer) fusedDot(dot *hlo.Instruction) *GEMM {
 		f.Reason += ", on dequantized FP8 data"
 	}
 	f.Explain = append(f.Explain, t.after(dot, holder)...)
-	f.XLA = xlarules.Verdict{Why: fmt.Sprintf("the dot is inside the %s fusion %%%s: XLA's GEMM rewriter rewrites dots "+
-		"outside fusions only", kind, holder.Name)}
+	f.XLA = t.shown(false, fmt.Sprintf("the dot is inside the %s fusion %%%s: XLA's GEMM rewriter rewrites dots "+
+		"outside fusions only", kind, holder.Name))
 	f.Octet = fuse.Verdict{Why: "octet fuse does not rewrite inside fusion computations"}
 	return f
 }
@@ -465,7 +478,7 @@ func (t *tracer) nativeDot(dot, holder *hlo.Instruction, a, b *side) *GEMM {
 	f.Target = "kCustom fusion, FP8 operands"
 	f.Explain = append(f.Explain, fmt.Sprintf("the fusion %%%s computes the dot %%%s on FP8 operands (%s x %s) itself: fused natively, FP8 kept",
 		holder.Name, dot.Name, dot.Operand(0).Shape.Elem, dot.Operand(1).Shape.Elem))
-	f.XLA = xlarules.Verdict{Fusible: true, Why: "fused natively: the GEMM fusion reads the FP8 values"}
+	f.XLA = t.shown(true, "fused natively: the GEMM fusion reads the FP8 values")
 	f.Octet = fuse.Verdict{Fusible: true, Why: "already an FP8 GEMM (in a fusion, FP8 kept)"}
 	return f
 }
@@ -506,10 +519,14 @@ func (t *tracer) plainDot(dot *hlo.Instruction, d *fuse.Decision) *GEMM {
 	}
 	if d != nil {
 		f.Explain = append(f.Explain, d.Matched...)
-		f.XLA, f.Octet = d.XLA, d.Octet
+		f.Octet = d.Octet
 	} else {
-		f.XLA = xlarules.Decide(dot)
 		f.Octet = fuse.Verdict{Why: f.FuseNote}
+	}
+	f.XLA = xlarules.DecideFor(dot, t.target)
+	if t.optimized {
+		// The module has been through XLA's passes: a compile of it is not what a user asks about.
+		f.XLA.Compile = nil
 	}
 	f.Explain = append(f.Explain, f.FuseNote)
 	return f
@@ -557,11 +574,38 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	return f
 }
 
-// laterPass reports whether an op on the way from a dequantize to a GEMM of an optimized module is one
-// the passes after the GEMM rewriter make: fusion boundaries, tuples, layout bitcasts and copies, and the
-// concatenates and slices of horizontal and input fusion. None of them can be why the rewrite failed.
-func laterPass(in *hlo.Instruction) bool {
-	return plumbing(in) || in.Opcode == hlo.OpConcatenate
+// laterPass reports whether an op on the way from a dequantize to a GEMM of an optimized module cannot be
+// why the FP8 rewrite failed: the fusion boundaries and tuples the fusion passes make (they run after the
+// GEMM rewriter, which itself runs after layout assignment, in OptimizeHloPostLayoutAssignment), the
+// concatenate and slices of a horizontal input fusion, and the ops XLA's FP8 matcher looks through
+// (bitcast, copy, slice, transpose, ...). A concatenate of the module's own, outside such a fusion, is a
+// cause: the matcher does not look through it.
+func (t *tracer) laterPass(in *hlo.Instruction) bool {
+	switch in.Opcode {
+	case hlo.OpParameter, hlo.OpGetTupleElement, hlo.OpTuple, hlo.OpFusion:
+		return true
+	case hlo.OpConcatenate:
+		return t.horizontalConcat(in)
+	case hlo.OpSlice:
+		if in.Operand(0).Opcode == hlo.OpConcatenate && t.horizontalConcat(in.Operand(0)) {
+			return true
+		}
+	}
+	return xlarules.Commutes(in, t.target.Release)
+}
+
+// horizontalConcat reports whether a concatenate is the one horizontal input fusion makes: inside a fusion
+// computation, read only by slices.
+func (t *tracer) horizontalConcat(cat *hlo.Instruction) bool {
+	if t.fusionOf(cat.Parent) == nil || len(cat.Users()) == 0 {
+		return false
+	}
+	for _, u := range cat.Users() {
+		if u.Opcode != hlo.OpSlice {
+			return false
+		}
+	}
+	return true
 }
 
 // xlaForm reports whether a side's dequantize, as the module shows it, has the form XLA's FP8 pattern
@@ -633,7 +677,7 @@ func (t *tracer) diagnose(gemm, holder *hlo.Instruction, kind string, sides []*s
 		}
 		var stop *hlo.Instruction
 		for _, in := range s.path {
-			if in == s.Scale || in.Opcode == hlo.OpConvert || laterPass(in) {
+			if in == s.Scale || in.Opcode == hlo.OpConvert || t.laterPass(in) {
 				continue
 			}
 			stop = in
@@ -653,19 +697,32 @@ func (t *tracer) diagnose(gemm, holder *hlo.Instruction, kind string, sides []*s
 		}
 	}
 	if !stopped {
-		lines = append(lines, "not a cause: the fusions, tuples, bitcasts, concatenates and slices between the dequantize and "+
-			"the GEMM are made by passes that run after the GEMM rewriter (horizontal and input fusion, layout assignment, copy insertion)")
+		lines = append(lines, "not a cause: the fusion boundaries and tuples between the dequantize and the GEMM (and a horizontal "+
+			"fusion's concatenate and slices) are made by the fusion passes, which run after the GEMM rewriter; the bitcasts, "+
+			"copies and slices are ops XLA's FP8 pattern looks through")
 	}
 	if accepted {
 		lines = append(lines, "implies: the module shows the dot after the passes, not what the FP8 GEMM rewriter "+
 			"(cublas-gemm-rewriter) saw; when it ran, the dequantize had another form, or the dot was already taken")
-		lines = append(lines, "likely (inferred, not shown here): a pass before the rewriter changed the dequantize, such as float "+
-			"normalization or simplify-fp-conversions putting a convert round trip between the FP8 value and the scale; "+
-			"or the Triton GEMM fusion (triton-gemm-rewriter) claimed the dot first")
+		switch {
+		case kind == "gemm-fusion" && !t.target.Release.FP8First():
+			lines = append(lines, fmt.Sprintf("likely (inferred from gpu_compiler.cc's pass order for XLA %s, not shown here): the Triton "+
+				"GEMM fusion (triton-gemm-rewriter) runs before the FP8 rewrite and claimed the dot first, and autotuning kept "+
+				"the Triton GEMM", t.target.Release.Name))
+		case kind == "gemm-fusion":
+			lines = append(lines, fmt.Sprintf("likely (inferred, not shown here): in XLA %s the FP8 rewrite runs before the Triton GEMM "+
+				"fusion, so it refused the dot as it then stood: its types (GemmIsSupportedByCublasLt), its size, or a dequantize "+
+				"of another form", t.target.Release.Name))
+		default:
+			lines = append(lines, "likely (inferred, not shown here): the FP8 rewrite refused the dot as it then stood: its types "+
+				"(GemmIsSupportedByCublasLt) or its size; or, after the GEMM fusion autotuner chose cuBLAS, float normalization "+
+				"(before Hopper, a bf16 scale multiply is computed in f32 between converts) had changed the dequantize")
+		}
 	}
 	lines = append(lines, "next: dump the passes with XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_pass_re=cublas-gemm-rewriter|"+
-		"triton-gemm-rewriter|float-normalization.*|simplify-fp-conversions|algsimp' and run octet check DIR, which names the pass; "+
-		"retry with XLA_FLAGS=--xla_gpu_enable_triton_gemm=false; or dequantize in f32 (convert to f32, then the scale)")
+		"triton-gemm-rewriter|gemv-rewriter|float-normalization.*|algsimp' and run octet check DIR, which names the pass; run "+
+		"octet check on the module before optimization, which predicts what each XLA release makes of the dot and which flags "+
+		"change it; retry with XLA_FLAGS=--xla_gpu_enable_triton_gemm=false")
 	return seen, lines
 }
 
@@ -725,4 +782,21 @@ func sideName(i int) string {
 		return "A"
 	}
 	return "B"
+}
+
+// Outcome names what the module shows the GEMM became, in the terms of xlarules' compile predictions:
+// "cublaslt-fp8" (an FP8 call), "triton-fp8" (a GEMM fusion on the FP8 values), "triton-dequantized" (a
+// GEMM fusion on dequantized values), "dot" (a plain dot or a non-FP8 cuBLAS call), or "" (block-scaled).
+func (g *GEMM) Outcome() string {
+	switch g.Kind {
+	case "cublas-fp8":
+		return xlarules.CublasLtFP8
+	case "triton-fp8":
+		return xlarules.TritonFP8
+	case "gemm-fusion":
+		return xlarules.TritonDequantized
+	case "dot", "cublas":
+		return xlarules.PlainDot
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"octet/fuse/xlarules"
 	"octet/hlo"
 )
 
@@ -46,10 +47,15 @@ func state(g *GEMM) string {
 // which XLA's rules no longer fuse it, or after which another pass claimed it; GEMMs are followed from
 // dump to dump as Diff pairs them. mods are the dumps' modules, in the same order.
 func Passes(dumps []PassDump, mods []*hlo.Module) []*PassFinding {
+	return PassesFor(dumps, mods, xlarules.DefaultTarget())
+}
+
+// PassesFor is Passes with XLA's rules of target.
+func PassesFor(dumps []PassDump, mods []*hlo.Module, target xlarules.Target) []*PassFinding {
 	if len(dumps) == 0 || len(dumps) != len(mods) {
 		return nil
 	}
-	prev := Check(mods[0])
+	prev := CheckFor(mods[0], target)
 	var findings []*PassFinding
 	at := map[*GEMM]*PassFinding{}
 	for _, g := range prev.GEMMs {
@@ -67,7 +73,7 @@ func Passes(dumps []PassDump, mods []*hlo.Module) []*PassFinding {
 		at[g] = f
 	}
 	for i := 1; i < len(mods); i++ {
-		cur := Check(mods[i])
+		cur := CheckFor(mods[i], target)
 		d := Diff(prev, cur)
 		next := map[*GEMM]*PassFinding{}
 		for ga, f := range at {

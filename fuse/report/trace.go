@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"octet/cublas"
 	"octet/fuse/match"
+	"octet/fuse/xlarules"
 	"octet/hlo"
 	"octet/hlo/printer"
 )
@@ -15,12 +17,22 @@ import (
 // through slices of concatenations to the piece they take.
 type tracer struct {
 	callers map[*hlo.Computation][]*hlo.Instruction
+	// target is the XLA release and GPU the verdicts are for; optimized is set when the module has been
+	// through XLA's passes (scheduled, or holding fusions or GEMM calls), where no compile is predicted.
+	target    xlarules.Target
+	optimized bool
 }
 
 func newTracer(m *hlo.Module) *tracer {
-	t := &tracer{callers: map[*hlo.Computation][]*hlo.Instruction{}}
+	t := &tracer{callers: map[*hlo.Computation][]*hlo.Instruction{}, target: xlarules.DefaultTarget()}
+	if b, ok := m.Attr("is_scheduled").(hlo.Bool); ok && bool(b) {
+		t.optimized = true
+	}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
+			if in.Opcode == hlo.OpFusion || in.Opcode == hlo.OpCustomCall && cublas.IsTarget(in.CustomCallTarget()) {
+				t.optimized = true
+			}
 			if in.Opcode == hlo.OpFusion || in.Opcode == hlo.OpCall {
 				for _, f := range in.Called() {
 					t.callers[f] = append(t.callers[f], in)

@@ -1,0 +1,38 @@
+// Package xlarules is XLA's own decision about an FP8 dot, apart from Octet's: whether XLA's GPU GEMM
+// rewriter makes it one cuBLASLt FP8 call (__cublas$lt$matmul$f8) as the module stands, and, for a
+// module before optimization, what each modelled XLA release makes of it in a full compile.
+//
+// The rules are written from XLA's source, each with the file and commit it was read from (Release
+// names them):
+//
+//   - GemmRewriterVisitor::HandleDot in XLA's order: the matrix gates (IsCublasSupportedMatMul, or
+//     IsMatrixMultiplication and IsMatrixVectorMultiplication and the sparse operands), the size threshold
+//     (xla_gpu_gemm_rewrite_size_threshold with IsDotSupportedByClassicalEmitters), the rank-2 transposes,
+//     GemmIsSupportedByCublasLt on the dot's own types, then the FP8 matcher on both operands
+//     (MatchFp8Param, or IsSupportedF8Pattern in 2024) and CreateF8CustomCall's checks: compute capability
+//     and toolkit, FP8 types, scalar scales, the result type, one contracting dimension, operand ranks.
+//     A refusal names the function and the condition that failed (Verdict.Rule).
+//   - The handlers of the instructions after the dot: F8ScaleD, F8ConvertD (one user of the clamp,
+//     bounds exactly the FP8 type's lowest and max, broadcasts of constants, no FP8 output with a C
+//     other than bf16 or f16), HandleAdd (vector and matrix bias), HandleMaximum (ReLU), the GELU form and
+//     the abs-max. An XLA bug is reported only where XLA's own pattern matches and what it builds is wrong:
+//     a call outside cuBLASLt's FP8 type table (with the rule that built it and the table's rows), or a
+//     pad of a nonzero value moved before a scale.
+//   - The passes of gpu_compiler.cc that change or claim a dot before the FP8 rewrite: TransposeFolding,
+//     DotDecomposer, the dot strength reduction of GpuAlgebraicSimplifier, GemvRewriter, the GEMM fusion
+//     into Triton (GemmFusion: which dots it claims and which ops it takes with them), float
+//     normalization, and the GEMM fusion autotuner's cuBLAS fallback. Their order differs by release: XLA
+//     of mid-2024 ran the FP8 rewrite first, later XLA runs the Triton GEMM fusion first, which is how a
+//     bf16 dequantize that JAX 0.4.31 fused became a bf16 Triton GEMM in JAX 0.4.32. The defaults of
+//     debug_options_flags.cc differ too: xla_gpu_triton_gemm_any is false in the 2024 copy, so the GEMM
+//     fusion leaves a lone dot to cuBLAS, and true in the 2025 ones, so it takes any dot Triton supports
+//     and autotuning weighs it against cuBLAS.
+//
+// A Target is the release, the GPU (sm_80, sm_89, sm_90, sm_100, gfx942; each with the toolkit assumed)
+// and the XLA flags the rules read; every verdict says which it assumes.
+//
+// What it is not: it runs no XLA, and knows only what the listed sources say. It does not model the
+// autotuner's timings (a Triton GEMM that autotuning may replace by cuBLAS says so), the dimension-order
+// propagation of the Triton fusion (assumed to succeed), or layouts other than the default. HLO text
+// carries no debug options: the flags come from the caller.
+package xlarules
