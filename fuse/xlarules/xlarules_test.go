@@ -228,7 +228,7 @@ func TestCompile(t *testing.T) {
 		{ex("bf16_dequant.before.hlo"), "", "", "0.4.31=cublaslt-fp8 0.4.32=triton-dequantized newest=triton-dequantized",
 			"triton-gemm-rewriter (before the FP8 rewrite) claims the dot: it fuses multiply %d_scaled", "--xla_gpu_enable_triton_gemm=false: cublaslt-fp8"},
 		{ex("bf16_dequant.stablehlo.mlir"), "", "", "0.4.31=cublaslt-fp8 0.4.32=triton-dequantized newest=triton-dequantized",
-			"TransposeFolding folds transpose %transpose into the dot", "--xla_gpu_enable_triton_gemm=false: cublaslt-fp8"},
+			"TransposeFolding folds transpose %transpose.1 into the dot", "--xla_gpu_enable_triton_gemm=false: cublaslt-fp8"},
 		{filepath.Join("testdata", "g_threshold.hlo"), "", "", "0.4.31=dot 0.4.32=dot newest=dot", "",
 			"--xla_gpu_gemm_rewrite_size_threshold=0: autotuned (triton-fp8 or cublaslt-fp8)"},
 		{filepath.Join("testdata", "g_matrix_vector.hlo"), "", "", "0.4.31=dot 0.4.32=dot newest=dot",
