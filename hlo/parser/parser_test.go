@@ -2,6 +2,7 @@ package parser
 
 import (
 	"errors"
+	"fmt"
 	"go/scanner"
 	"go/token"
 	"strings"
@@ -159,5 +160,46 @@ func TestErrorsAreSortedAndAllReported(t *testing.T) {
 	}
 	if list[0].Pos.Line != 3 || list[1].Pos.Line != 4 {
 		t.Errorf("errors not sorted by position: %v", list)
+	}
+}
+
+// TestBugIsNotBadInput makes the parser panic, as a bug would, and checks that the panic comes out of
+// ParseFile and the single-value readers as it was, not as an error that would pass for bad input; while
+// too many errors, the parser's own bail-out, are still errors.
+func TestBugIsNotBadInput(t *testing.T) {
+	type bug struct{}
+	testHookModule = func() { panic(bug{}) }
+	defer func() { testHookModule = nil }()
+	for name, parse := range map[string]func() error{
+		"ParseFile": func() error {
+			_, err := ParseFile(token.NewFileSet(), "bug.hlo", []byte(addModule))
+			return err
+		},
+		"ParseShape": func() error {
+			_, err := ParseShape("f32[2]")
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != (bug{}) {
+					t.Errorf("recovered %v, want the bug's panic", r)
+				}
+			}()
+			err := parse()
+			t.Errorf("no panic; the error is %v", err)
+		})
+	}
+	testHookModule = nil
+	var src strings.Builder
+	src.WriteString("HloModule m\nENTRY e {\n")
+	for i := range 2 * maxErrors {
+		fmt.Fprintf(&src, "  x%d = f32[] bogus()\n", i)
+	}
+	src.WriteString("}\n")
+	if _, err := ParseFile(token.NewFileSet(), "many.hlo", []byte(src.String())); err == nil {
+		t.Error("no error for a module with 100 unknown opcodes")
+	} else if n := len(err.(scanner.ErrorList)); n != maxErrors {
+		t.Errorf("%d errors, want %d", n, maxErrors)
 	}
 }
