@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,7 +12,7 @@ import (
 type OpInfo struct {
 	Opcode   Opcode
 	Operands Arity
-	// Attrs are the attributes specific to the opcode; CommonAttrs are accepted on every instruction too.
+	// Attrs are the attributes specific to the opcode; CommonAttrs() are accepted on every instruction too.
 	Attrs []AttrSpec
 	// Elementwise: each result element depends only on the same-index elements of the operands.
 	Elementwise bool
@@ -267,8 +268,17 @@ func optComp(name, role string) AttrSpec { return AttrSpec{Name: name, Kind: Att
 
 func optComps(name, role string) AttrSpec { return AttrSpec{Name: name, Kind: AttrComps, Role: role} }
 
-// CommonAttrs are the attributes every instruction accepts.
-var CommonAttrs = []AttrSpec{
+// CommonAttrs returns the attributes every instruction accepts. The specs are copies: changing them
+// changes nothing else.
+func CommonAttrs() []AttrSpec {
+	specs := slices.Clone(commonAttrs)
+	for i := range specs {
+		specs[i].Values = slices.Clone(specs[i].Values)
+	}
+	return specs
+}
+
+var commonAttrs = []AttrSpec{
 	opt("sharding", AttrSharding),
 	opt("frontend_attributes", AttrFrontendAttributes),
 	opt("statistics", AttrText),
@@ -559,9 +569,9 @@ func (info *OpInfo) Attr(name string) *AttrSpec {
 }
 
 func commonAttr(name string) *AttrSpec {
-	for i := range CommonAttrs {
-		if CommonAttrs[i].Name == name {
-			return &CommonAttrs[i]
+	for i := range commonAttrs {
+		if commonAttrs[i].Name == name {
+			return &commonAttrs[i]
 		}
 	}
 	return nil

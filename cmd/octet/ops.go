@@ -113,9 +113,10 @@ func writeOpsTable(out *bytes.Buffer, ops []hlo.Opcode) {
 			strings.Join(attrs, " "))
 	}
 	tw.Flush()
-	common := make([]string, len(hlo.CommonAttrs))
-	for i := range hlo.CommonAttrs {
-		common[i] = hlo.CommonAttrs[i].String()
+	commonAttrs := hlo.CommonAttrs()
+	common := make([]string, len(commonAttrs))
+	for i := range commonAttrs {
+		common[i] = commonAttrs[i].String()
 	}
 	fmt.Fprintf(out, "\nEvery instruction also accepts: %s\n", strings.Join(common, " "))
 }
@@ -144,7 +145,7 @@ func writeOpsJSON(out *bytes.Buffer, ops []hlo.Opcode) {
 	doc := struct {
 		Common []attrJSON `json:"common_attributes"`
 		Ops    []opJSON   `json:"ops"`
-	}{Common: attrsJSON(hlo.CommonAttrs), Ops: []opJSON{}}
+	}{Common: attrsJSON(hlo.CommonAttrs()), Ops: []opJSON{}}
 	for _, op := range ops {
 		info := op.Info()
 		o := opJSON{

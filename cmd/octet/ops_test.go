@@ -67,7 +67,7 @@ func TestOpsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if len(doc.Ops) != 2 || len(doc.Common) != len(hlo.CommonAttrs) {
+	if len(doc.Ops) != 2 || len(doc.Common) != len(hlo.CommonAttrs()) {
 		t.Fatalf("want dot and tuple and the common attributes, got %s", out)
 	}
 	dot, tuple := doc.Ops[0], doc.Ops[1]
