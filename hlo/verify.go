@@ -19,6 +19,9 @@ import (
 // its operands, a while's condition returns pred[], ...); entry_computation_layout, when present, gives the
 // entry's parameters and result, layouts aside.
 //
+// Operations: each instruction fits its opcode's entry in the op table (CheckOperation), and a custom-call
+// passes the check its target's package registered (RegisterCustomCall).
+//
 // Shapes: each instruction whose shape InferShape determines must have that shape, layouts and dynamic
 // bounds aside; a bitcast keeps the byte size of its operand when both have plain layouts; an iota's
 // dimension is in range. Instructions whose shapes cannot be inferred (custom-call, collectives, ...) are

@@ -166,7 +166,15 @@ func describeValue(v Value) string {
 	return "no value"
 }
 
-// operation checks one instruction against the opcode table.
+// operation checks one instruction against the opcode table, and a custom-call against what its target
+// requires (RegisterCustomCall).
 func (v *verifier) operation(in *Instruction) {
 	CheckOperation(in, in.NumOperands(), func(attr int, msg string) { v.errorAt(in, "%s", msg) })
+	if in.Opcode == OpCustomCall {
+		if check := customCallCheck(in.CustomCallTarget()); check != nil {
+			if err := check(in); err != nil {
+				v.errorAt(in, "%s", err)
+			}
+		}
+	}
 }
