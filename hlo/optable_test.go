@@ -45,8 +45,8 @@ func TestOpTableComplete(t *testing.T) {
 			if commonAttr(s.Name) != nil {
 				t.Errorf("%s: attribute %s shadows a common attribute", op, s.Name)
 			}
-			if len(s.Values) > 0 && s.Kind != AttrEnum {
-				t.Errorf("%s: attribute %s of kind %s lists words", op, s.Name, s.Kind)
+			if isEnum := s.Kind == AttrEnum || s.Kind == AttrEnums; isEnum != (len(s.Values) > 0) {
+				t.Errorf("%s: attribute %s of kind %s has words %v", op, s.Name, s.Kind, s.Values)
 			}
 			isComp := s.Kind == AttrComp || s.Kind == AttrComps
 			if isComp != (s.Role != "") && s.Name != "called_computations" {

@@ -810,7 +810,7 @@ func (p *parser) parseModule() (m *hlo.Module) {
 			p.off++
 		}
 		errs := len(p.errs)
-		p.mod.Attrs = p.attributes(nil)
+		p.mod.Attrs = p.attributes(nil, hlo.ModuleAttr)
 		if len(p.errs) > errs {
 			p.skipLine() // a header value did not read: go on at the next line
 		}
@@ -1016,7 +1016,7 @@ func (p *parser) parseComputation() *hlo.Computation {
 	// Attributes after the closing brace: }, execution_thread="x"
 	save := p.off
 	if p.skipSpaceLine(); p.peek() == ',' {
-		c.Attrs = p.attributes(nil)
+		c.Attrs = p.attributes(nil, hlo.ComputationAttr)
 	} else {
 		p.off = save
 	}
@@ -1471,7 +1471,7 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 		}
 	}
 	attrStart, errs := p.off, len(p.errs)
-	in.Attrs = p.attributes(in)
+	in.Attrs = p.attributes(in, nil)
 	if len(p.errs) == errs { // checked only when every attribute was read
 		p.checkOperation(in, opStart, attrStart)
 	}

@@ -128,7 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad layout", "HloModule m\nENTRY e {\n  ROOT p = f32[4,2]{0} parameter(0)\n}\n", "bad.hlo:3:20: layout {0} has 1 dimensions but the shape has 2"},
 		{"duplicate name", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  p = f32[4] parameter(1)\n}\n", "bad.hlo:4:3: instruction %p is defined twice"},
 		{"duplicate parameter", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  q = f32[4] parameter(0)\n}\n", "parameter number 0 is used by both %p and %q"},
-		{"bad window", "HloModule m\nENTRY e {\n  ROOT p = f32[4] parameter(0), window={size=2 strid=1}\n}\n", `unknown window field "strid"`},
+		{"bad window", "HloModule m\nENTRY e {\n  ROOT p = f32[4] custom-call(), custom_call_target=\"w\", window={size=2 strid=1}\n}\n", `unknown window field "strid"`},
 		{"unterminated string", "HloModule m\nENTRY e {\n  ROOT p = f32[4] custom-call(), custom_call_target=\"abc\n}\n", "bad.hlo:3:53: string not terminated"},
 		{"garbage after instruction", "HloModule m\nENTRY e {\n  ROOT p = f32[4] parameter(0) junk\n}\n", `bad.hlo:3:32: unexpected "junk" after instruction %p`},
 		{"self reference", "HloModule m\nENTRY e {\n  ROOT t = transpose(t), dimensions={}\n}\n", "bad.hlo:3:3: %t depends on itself through its operands"},
