@@ -18,7 +18,6 @@ import (
 
 	"octet/hlo"
 	"octet/interp"
-	"octet/stablehlo"
 )
 
 var (
@@ -275,7 +274,7 @@ func (inv *invocation) loadModules(name string) ([]*hlo.Module, error) {
 // converts itself (that is how it checks the types the text states), so its modules are not verified twice.
 func loadSource(display string, src []byte) ([]*hlo.Module, error) {
 	mods, err := parseSource(display, src)
-	if err != nil || stablehlo.Looks(src) {
+	if err != nil || isStableHLO(src) {
 		return mods, err
 	}
 	for _, m := range mods {
