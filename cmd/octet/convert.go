@@ -47,7 +47,7 @@ func runConvert(inv *invocation, args []string) error {
 	if !isStableHLO(src) {
 		return fmt.Errorf("%s: not StableHLO: MLIR text starts with module or func.func", display)
 	}
-	mods, err := loadSource(display, src)
+	mods, err := inv.loadSource(display, src)
 	if err != nil {
 		return err
 	}

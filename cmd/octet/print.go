@@ -131,7 +131,7 @@ func runPrint(inv *invocation, args []string) error {
 		_, err = inv.stdout.Write(text)
 		return err
 	}
-	mods, err := parseSource(display, src)
+	mods, err := inv.parseSource(display, src)
 	if err != nil {
 		return err
 	}
