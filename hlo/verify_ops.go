@@ -73,6 +73,9 @@ func checkValue(spec *AttrSpec, v Value) string {
 	if len(spec.Values) == 0 {
 		return ""
 	}
+	if e, ok := v.(Enum); ok && spec.Allows(string(e)) {
+		return "" // the common case, without a list of words
+	}
 	words, _ := AttrWords(v)
 	var bad []string
 	for _, w := range words {
