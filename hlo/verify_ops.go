@@ -36,7 +36,7 @@ func CheckOperation(in *Instruction, numOperands int, report func(attr int, msg 
 		case spec == nil:
 			report(i, fmt.Sprintf("unknown attribute %s on %s", a.Name, name))
 		default:
-			if msg := checkValue(spec, a.Value); msg != "" {
+			if msg := CheckAttr(spec, a.Value); msg != "" {
 				report(i, fmt.Sprintf("attribute %s on %s %s", a.Name, name, msg))
 			}
 		}
@@ -64,9 +64,7 @@ func CheckOperation(in *Instruction, numOperands int, report func(attr int, msg 
 // CheckAttr checks the value v of an attribute against its spec, as CheckOperation does: it returns a
 // message that says what is wrong ("takes an integer list, got 1", "is one of EQ, NE, ..., got LESS"), or
 // "" when v fits.
-func CheckAttr(spec *AttrSpec, v Value) string { return checkValue(spec, v) }
-
-func checkValue(spec *AttrSpec, v Value) string {
+func CheckAttr(spec *AttrSpec, v Value) string {
 	if !spec.Kind.Accepts(v) {
 		return fmt.Sprintf("takes %s, got %s", withArticle(spec.Kind.String()), describeValue(v))
 	}
@@ -181,6 +179,18 @@ func describeValue(v Value) string {
 		return "an aliasing"
 	case *ProgramShape:
 		return "a program shape"
+	case Float:
+		return strconv.FormatFloat(float64(v), 'g', -1, 32)
+	case Enums:
+		return "{" + strings.Join(v, ",") + "}"
+	case Shapes:
+		return "a shape list"
+	case *ShapedLiteral:
+		return "a literal"
+	case InputOutputAliasing:
+		return "an input-output aliasing"
+	case BufferDonors:
+		return "buffer donors"
 	}
 	return "no value"
 }
