@@ -13,7 +13,7 @@
 //   - a constant's Literal holds its values, decoded once, in the element type and dimensions of its shape
 //     (or a tuple of literals, or Elided when the text left them out);
 //   - attributes keep their written order, each held as a value of the kind the op table gives it (see
-//     attr.go and AttrSpec; an enum's word as written), a value Octet does not decode as Raw text, so
+//     attr.go and AttrSpec; an enum's word spelled as XLA prints it), a value Octet does not decode as Raw text, so
 //     that text XLA printed prints back byte for byte.
 //
 // Each opcode's operand count, attributes (their kinds, and an enum's words) and properties are one table

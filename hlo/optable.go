@@ -100,7 +100,7 @@ const (
 	AttrInts                               // Ints
 	AttrIntLists                           // IntLists
 	AttrString                             // String, or a quoted Raw
-	AttrEnum                               // Enum, one of the spec's Values; or a bare word kept as Raw
+	AttrEnum                               // Enum, one of the spec's Values (as Canonical spells it); or a bare word kept as Raw
 	AttrEnums                              // Enums, each one of the spec's Values; or their list kept as Raw
 	AttrComp                               // CompRef
 	AttrComps                              // CompList (or one CompRef)
@@ -349,12 +349,28 @@ type AttrSpec struct {
 
 // Allows reports whether word is one of the spec's Values, in any case when FoldCase is set.
 func (s *AttrSpec) Allows(word string) bool {
+	_, ok := s.spelling(word)
+	return ok
+}
+
+// Canonical returns word as XLA prints it: the one of the spec's Values that word spells, in any case when
+// FoldCase is set; word itself when it is none of them. XLA reads the word into an enum and prints the
+// enum's name, so a reader that keeps the canonical spelling prints what XLA would, and its users compare
+// words without minding their case.
+func (s *AttrSpec) Canonical(word string) string {
+	if v, ok := s.spelling(word); ok {
+		return v
+	}
+	return word
+}
+
+func (s *AttrSpec) spelling(word string) (string, bool) {
 	for _, v := range s.Values {
 		if v == word || s.FoldCase && strings.EqualFold(v, word) {
-			return true
+			return v, true
 		}
 	}
-	return false
+	return "", false
 }
 
 func req(name string, k AttrKind) AttrSpec { return AttrSpec{Name: name, Kind: k, Required: true} }
@@ -378,8 +394,8 @@ var (
 	rngAlgorithms  = enumeration{values: []string{"rng_default", "rng_three_fry", "rng_philox"}, foldCase: true}
 	precisions     = enumeration{values: []string{"default", "high", "highest", "packed_nibble"}, foldCase: true}
 	dotAlgorithms  = enumeration{values: []string{"unset", "dot_any_f8_any_f8_f32", "dot_any_f8_any_f8_f32_fast_accum", "dot_f16_f16_f16", "dot_f16_f16_f32", "dot_bf16_bf16_bf16", "dot_bf16_bf16_f32", "dot_bf16_bf16_f32_x3", "dot_bf16_bf16_f32_x6", "dot_bf16_bf16_f32_x9", "dot_tf32_tf32_f32", "dot_tf32_tf32_f32_x3", "dot_f32_f32_f32", "dot_f64_f64_f64"}, foldCase: true}
-	schedules      = enumeration{values: []string{"schedule_none", "schedule_latest", "schedule_earliest"}, foldCase: true}
-	apiVersions    = enumeration{values: []string{"api_version_original", "api_version_status_returning", "api_version_status_returning_unified", "api_version_typed_ffi"}, foldCase: true}
+	schedules      = enumeration{values: []string{"SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST"}, foldCase: true}
+	apiVersions    = enumeration{values: []string{"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING", "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"}, foldCase: true}
 	paddingTypes   = enumeration{values: []string{"PADDING_INVALID", "PADDING_VALID", "PADDING_SAME"}}
 	transposes     = enumeration{values: []string{"TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}}
 	convKinds      = enumeration{values: []string{"fprop", "wgrad", "dgrad", "unset"}}

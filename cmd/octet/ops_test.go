@@ -42,7 +42,7 @@ func TestOpsListsEveryOpcode(t *testing.T) {
 	}
 	// The kinds the parser reads the attributes as, with the words XLA's parser takes for each enum.
 	for _, want := range []string{"dimensions:integer-list", "direction:EQ|NE|GE|GT|LE|LT",
-		"?operand_precision:{default|high|highest|packed_nibble}", "?schedule:schedule_none|schedule_latest|schedule_earliest",
+		"?operand_precision:{default|high|highest|packed_nibble}", "?schedule:SCHEDULE_NONE|SCHEDULE_LATEST|SCHEDULE_EARLIEST",
 		"?operand_layout_constraints:shape-list", "?literal:literal", "?outfeed_shape:shape",
 		"?conv_kind:fprop|wgrad|dgrad|unset", "?parameter_replication:{true|false}"} {
 		if !strings.Contains(out, want) {

@@ -135,7 +135,7 @@ func (p *parser) attrValue(in *hlo.Instruction, spec *hlo.AttrSpec, name string,
 		return hlo.String(s), ok
 	case hlo.AttrEnum:
 		if w := p.word(); w != "" {
-			return hlo.Enum(w), true
+			return hlo.Enum(spec.Canonical(w)), true
 		}
 		p.errorAt(start, "expected a value for %s, found %s", name, p.describe())
 		return nil, false
@@ -143,7 +143,7 @@ func (p *parser) attrValue(in *hlo.Instruction, spec *hlo.AttrSpec, name string,
 		if p.peek() != '{' {
 			break
 		}
-		return p.enums(name)
+		return p.enums(spec)
 	case hlo.AttrComp, hlo.AttrComps:
 		return p.compRefList(in, name, index)
 	case hlo.AttrInsts:
@@ -852,21 +852,21 @@ func (p *parser) aliasing() (hlo.Value, bool) {
 	return al, true
 }
 
-// enums reads {a,b,c}, a list of bare words.
-func (p *parser) enums(name string) (hlo.Value, bool) {
+// enums reads {a,b,c}, a list of the words of spec's enum, each kept as XLA prints it (Canonical).
+func (p *parser) enums(spec *hlo.AttrSpec) (hlo.Value, bool) {
 	p.off++ // {
 	l := hlo.Enums{}
 	for !p.accept('}') {
-		if len(l) > 0 && !p.expect(',', "between the values of "+name) {
+		if len(l) > 0 && !p.expect(',', "between the values of "+spec.Name) {
 			return nil, false
 		}
 		p.skipSpace()
 		w := p.word()
 		if w == "" {
-			p.errorAt(p.off, "expected a value of %s, found %s", name, p.describe())
+			p.errorAt(p.off, "expected a value of %s, found %s", spec.Name, p.describe())
 			return nil, false
 		}
-		l = append(l, w)
+		l = append(l, spec.Canonical(w))
 	}
 	return l, true
 }

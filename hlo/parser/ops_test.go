@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -303,5 +304,44 @@ func TestEveryAttributeRead(t *testing.T) {
 				t.Errorf("%s.%s=%s is read as %T, not a value of kind %s", op, s.Name, v, got, s.Kind)
 			}
 		}
+	}
+}
+
+// TestEnumWordsAsXLAPrintsThem checks that a word XLA reads in any case is kept as XLA prints it, as XLA
+// keeps the enum it names: readers of the module compare words without minding the case they were
+// written in, and the module prints as XLA would print it.
+func TestEnumWordsAsXLAPrintsThem(t *testing.T) {
+	src := `HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  s = f32[] parameter(1)
+  r = f32[2,2] rng(s, s), distribution=RNG_NORMAL
+  c = f32[2,2] custom-call(a), custom_call_target="t", api_version=api_version_typed_ffi, schedule=Schedule_Latest
+  ROOT d = f32[2,2] dot(r, c), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={HIGH,Default}, algorithm=DOT_F32_F32_F32
+}
+`
+	m, err := ParseString("case.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*hlo.Instruction{}
+	for _, in := range m.Entry.Instructions {
+		byName[in.Name] = in
+	}
+	for _, tc := range []struct {
+		inst, attr string
+		want       hlo.Value
+	}{
+		{"r", "distribution", hlo.Enum("rng_normal")},
+		{"c", "api_version", hlo.Enum("API_VERSION_TYPED_FFI")},
+		{"c", "schedule", hlo.Enum("SCHEDULE_LATEST")},
+		{"d", "algorithm", hlo.Enum("dot_f32_f32_f32")},
+	} {
+		if got := byName[tc.inst].Attr(tc.attr); got != tc.want {
+			t.Errorf("%s.%s = %#v, want %#v", tc.inst, tc.attr, got, tc.want)
+		}
+	}
+	if got := byName["d"].Attr("operand_precision"); !reflect.DeepEqual(got, hlo.Enums{"high", "default"}) {
+		t.Errorf("operand_precision = %#v, want {high,default}", got)
 	}
 }

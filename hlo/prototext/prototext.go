@@ -1586,10 +1586,10 @@ func (l *attrList) kind(name string) hlo.AttrKind {
 
 // word adds an attribute whose value HLO text writes as a bare word or other unquoted text.
 func (l *attrList) word(name, text string) {
-	switch l.kind(name) {
-	case hlo.AttrEnum:
-		l.add(name, hlo.Enum(text))
-	case hlo.AttrShape:
+	switch spec := l.spec(name); {
+	case spec != nil && spec.Kind == hlo.AttrEnum:
+		l.add(name, hlo.Enum(spec.Canonical(text)))
+	case spec != nil && spec.Kind == hlo.AttrShape:
 		l.add(name, hlo.Raw(text))
 	default:
 		l.add(name, genericValue(text))
