@@ -316,3 +316,31 @@ func TestDecodeExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestFP8TypeTable checks the table against the rules it encodes, and that a caller changing the rows it
+// got changes neither the table nor what CheckFP8Types accepts.
+func TestFP8TypeTable(t *testing.T) {
+	rows := cublas.FP8TypeTable()
+	// Three A x B pairs with five rows each, and two more for each pair with an f8e5m2 operand.
+	if len(rows) != 3*5+2*2 {
+		t.Fatalf("%d rows, want 19", len(rows))
+	}
+	for _, r := range rows {
+		if err := cublas.CheckFP8Types(r.A, r.B, r.C, r.D, r.Bias); err != nil {
+			t.Errorf("%v: %v", r, err)
+		}
+		if r.A == dtype.F8E5M2 && r.B == dtype.F8E5M2 {
+			t.Errorf("%v: f8e5m2 x f8e5m2 is not supported", r)
+		}
+	}
+	first := rows[0]
+	for i := range rows {
+		rows[i] = cublas.FP8Types{A: dtype.F8E5M2, B: dtype.F8E5M2, C: dtype.F32, D: dtype.F32, Bias: dtype.F32}
+	}
+	if again := cublas.FP8TypeTable(); again[0] != first {
+		t.Errorf("the table's first row became %v after the caller changed its copy", again[0])
+	}
+	if cublas.CheckFP8Types(dtype.F8E5M2, dtype.F8E5M2, dtype.F32, dtype.F32, dtype.F32) == nil {
+		t.Error("CheckFP8Types accepts f8e5m2 x f8e5m2 after a caller changed its copy of the table")
+	}
+}

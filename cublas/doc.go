@@ -13,5 +13,8 @@
 // contract their last dimension, the leading dimensions are batch dimensions, alpha is 1, beta 0 and the
 // epilogue DEFAULT; Call.Inferred says so.
 //
+// Importing the package registers a check with hlo.Verify (hlo.RegisterCustomCall): a cuBLAS GEMM call
+// whose backend_config does not read as a GemmBackendConfig is invalid input, reported at the call.
+//
 // It does not evaluate anything; numerics live in the interpreter and package gemm.
 package cublas

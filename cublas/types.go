@@ -2,6 +2,7 @@ package cublas
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"octet/dtype"
@@ -17,11 +18,13 @@ func (t FP8Types) String() string {
 	return fmt.Sprintf("A %s, B %s, C %s, D %s, bias %s", t.A, t.B, t.C, t.D, t.Bias)
 }
 
-// FP8TypeTable is cuBLASLt's table of supported FP8 matmul types (cuBLAS 12, "cublasLtMatmul" type
+// FP8TypeTable returns cuBLASLt's table of supported FP8 matmul types (cuBLAS 12, "cublasLtMatmul" type
 // table, the FP8 rows): A and B are f8e4m3fn x f8e4m3fn, f8e4m3fn x f8e5m2 or f8e5m2 x f8e4m3fn (never
 // both f8e5m2); C is bf16 or f16 when D is FP8 and D's type otherwise; the bias is bf16 with an f32 D; an
-// f8e5m2 D needs an f8e5m2 operand. No fnuz type appears in it.
-var FP8TypeTable = func() []FP8Types {
+// f8e5m2 D needs an f8e5m2 operand. No fnuz type appears in it. The slice is the caller's.
+func FP8TypeTable() []FP8Types { return slices.Clone(fp8Types) }
+
+var fp8Types = func() []FP8Types {
 	const (
 		e4  = dtype.F8E4M3FN
 		e5  = dtype.F8E5M2
@@ -50,7 +53,7 @@ var FP8TypeTable = func() []FP8Types {
 // of type c and a bias of type bias; c or bias is dtype.Invalid when the call has none (any row then
 // fits that column). The error names what does not fit the table.
 func CheckFP8Types(a, b, c, d, bias dtype.Type) error {
-	for _, r := range FP8TypeTable {
+	for _, r := range fp8Types {
 		if r.A == a && r.B == b && r.D == d && (c == dtype.Invalid || r.C == c) && (bias == dtype.Invalid || r.Bias == bias) {
 			return nil
 		}
@@ -78,7 +81,7 @@ func fp8TableHint(a, b, d dtype.Type) string {
 		return "an f8e5m2 D needs an f8e5m2 operand"
 	}
 	var rows []string
-	for _, r := range FP8TypeTable {
+	for _, r := range fp8Types {
 		if r.A == a && r.B == b {
 			rows = append(rows, fmt.Sprintf("C %s/D %s/bias %s", r.C, r.D, r.Bias))
 		}

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -9,9 +10,13 @@ import (
 // that passes, the verifier, the interpreter and the printer ask about. The parser rejects instructions that
 // do not fit their opcode's OpInfo, and Verify rejects built ones.
 type OpInfo struct {
-	Opcode   Opcode
-	Operands Arity
-	// Attrs are the attributes specific to the opcode; CommonAttrs are accepted on every instruction too.
+	Opcode Opcode
+	// Operands is the number of operands the opcode takes. XLA's parser checks it as it reads an
+	// instruction, except where ParsesAnyCount is set: there it reads any number of operands and its
+	// verifier checks the count. Octet's parser and Verify divide the checks the same way.
+	Operands       Arity
+	ParsesAnyCount bool
+	// Attrs are the attributes specific to the opcode; CommonAttrs() are accepted on every instruction too.
 	Attrs []AttrSpec
 	// Elementwise: each result element depends only on the same-index elements of the operands.
 	Elementwise bool
@@ -81,32 +86,41 @@ func (a Arity) describe() string {
 	return strconv.Itoa(a.Min) + " to " + plural(a.Max)
 }
 
-// AttrKind is the kind of value an attribute takes; each is one of the Value types of attr.go.
+// AttrKind is the kind of value an attribute takes. It says how the value is read: the parser (and every
+// other reader of modules) has one reader per kind and dispatches on the kind the op table gives an
+// attribute, never on the attribute's name; and it says which Value types hold such a value (Accepts).
 type AttrKind uint8
 
 // The attribute kinds.
 const (
-	AttrText               AttrKind = iota // any value, kept as written (Raw and the typed forms alike)
+	AttrText               AttrKind = iota // a value Octet does not decode, kept as written: Raw (or Int or Bool, by its form)
 	AttrInt                                // Int
 	AttrFloat                              // a number: Float (epsilon=0.001) or Int
 	AttrBool                               // Bool
 	AttrInts                               // Ints
 	AttrIntLists                           // IntLists
 	AttrString                             // String, or a quoted Raw
-	AttrEnum                               // Enum, or a bare word kept as Raw
+	AttrEnum                               // Enum, one of the spec's Values (as Canonical spells it); or a bare word kept as Raw
+	AttrEnums                              // Enums, each one of the spec's Values; or their list kept as Raw
 	AttrComp                               // CompRef
 	AttrComps                              // CompList (or one CompRef)
 	AttrInsts                              // InstList
 	AttrSlice                              // Slice
 	AttrPadding                            // Padding
 	AttrWindow                             // Window
-	AttrConvDims                           // *ConvDims
+	AttrConvDims                           // *ConvDims, or Raw labels with dimensions of no role ("?")
 	AttrBackendConfig                      // *BackendConfig
 	AttrMetadata                           // Metadata
 	AttrFrontendAttributes                 // FrontendAttributes
 	AttrReplicaGroups                      // *ReplicaGroups
 	AttrSharding                           // *Sharding
 	AttrAliasing                           // Aliasing
+	AttrShape                              // a shape with its layout, checked when read and kept as its text (Raw)
+	AttrShapes                             // Shapes
+	AttrLiteral                            // *ShapedLiteral, or a tuple literal kept as its text (Raw)
+	AttrProgramShape                       // *ProgramShape
+	AttrInputOutputAlias                   // InputOutputAliasing
+	AttrBufferDonors                       // BufferDonors
 	numAttrKinds
 )
 
@@ -119,6 +133,7 @@ var attrKindNames = [numAttrKinds]string{
 	AttrIntLists:           "list of integer lists",
 	AttrString:             "string",
 	AttrEnum:               "enum",
+	AttrEnums:              "enum list",
 	AttrComp:               "computation",
 	AttrComps:              "computation list",
 	AttrInsts:              "instruction list",
@@ -132,6 +147,12 @@ var attrKindNames = [numAttrKinds]string{
 	AttrReplicaGroups:      "replica groups",
 	AttrSharding:           "sharding",
 	AttrAliasing:           "aliasing",
+	AttrShape:              "shape",
+	AttrShapes:             "shape list",
+	AttrLiteral:            "literal",
+	AttrProgramShape:       "program shape",
+	AttrInputOutputAlias:   "input-output aliasing",
+	AttrBufferDonors:       "buffer donors",
 }
 
 // String names the kind in words ("integer list").
@@ -142,7 +163,8 @@ func (k AttrKind) String() string {
 	return "invalid"
 }
 
-// Accepts reports whether v is a value of kind k.
+// Accepts reports whether v is a value of kind k. The words of an enum are the spec's to check
+// (AttrSpec.Allows).
 func (k AttrKind) Accepts(v Value) bool {
 	switch k {
 	case AttrText:
@@ -178,6 +200,14 @@ func (k AttrKind) Accepts(v Value) bool {
 		case Raw:
 			return isWord(string(v))
 		}
+	case AttrEnums:
+		switch v := v.(type) {
+		case Enums:
+			return true
+		case Raw:
+			_, ok := rawWords(v)
+			return ok
+		}
 	case AttrComp:
 		_, ok := v.(CompRef)
 		return ok
@@ -199,8 +229,12 @@ func (k AttrKind) Accepts(v Value) bool {
 		_, ok := v.(Window)
 		return ok
 	case AttrConvDims:
-		_, ok := v.(*ConvDims)
-		return ok
+		switch v := v.(type) {
+		case *ConvDims:
+			return true
+		case Raw:
+			return strings.IndexByte(string(v), '?') >= 0
+		}
 	case AttrBackendConfig:
 		_, ok := v.(*BackendConfig)
 		return ok
@@ -218,6 +252,28 @@ func (k AttrKind) Accepts(v Value) bool {
 		return ok
 	case AttrAliasing:
 		_, ok := v.(Aliasing)
+		return ok
+	case AttrShape:
+		v, ok := v.(Raw)
+		return ok && v != ""
+	case AttrShapes:
+		_, ok := v.(Shapes)
+		return ok
+	case AttrLiteral:
+		switch v := v.(type) {
+		case *ShapedLiteral:
+			return true
+		case Raw:
+			return strings.HasPrefix(string(v), "(")
+		}
+	case AttrProgramShape:
+		_, ok := v.(*ProgramShape)
+		return ok
+	case AttrInputOutputAlias:
+		_, ok := v.(InputOutputAliasing)
+		return ok
+	case AttrBufferDonors:
+		_, ok := v.(BufferDonors)
 		return ok
 	}
 	return false
@@ -237,26 +293,126 @@ func isWord(s string) bool {
 	return true
 }
 
-// AttrSpec describes one attribute an opcode accepts.
+// rawWords returns the words of a list of words kept as text, "{high,default}", as a reader that does
+// not type them writes it.
+func rawWords(v Raw) ([]string, bool) {
+	s := string(v)
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil, false
+	}
+	s = strings.TrimSpace(s[1 : len(s)-1])
+	if s == "" {
+		return []string{}, true
+	}
+	words := strings.Split(s, ",")
+	for i, w := range words {
+		words[i] = strings.TrimSpace(w)
+		if !isWord(words[i]) {
+			return nil, false
+		}
+	}
+	return words, true
+}
+
+// AttrWords returns the words of an enum value (one) or of an enum list (each); ok is false when v is
+// neither.
+func AttrWords(v Value) (words []string, ok bool) {
+	switch v := v.(type) {
+	case Enum:
+		return []string{string(v)}, true
+	case Enums:
+		return v, true
+	case Raw:
+		if isWord(string(v)) {
+			return []string{string(v)}, true
+		}
+		return rawWords(v)
+	}
+	return nil, false
+}
+
+// AttrSpec describes one attribute an opcode (or a module header, or a computation) accepts: its name,
+// the kind of value it takes (and so how every reader reads it), whether it is required, and the words
+// of an enum.
 type AttrSpec struct {
 	Name     string
 	Kind     AttrKind
 	Required bool
-	// Values are the words an AttrEnum may take; nil when any word is accepted.
-	Values []string
+	// Values are the words an AttrEnum or AttrEnums value may take, spelled as XLA prints them. FoldCase is
+	// set when XLA's parser reads them in any case (it lower-cases a word before looking it up), as it does
+	// for operand_precision, distribution and api_version but not for direction or fft_type.
+	Values   []string
+	FoldCase bool
 	// Role says what a called computation is for ("reducer", "loop body"); "" for other kinds.
 	Role string
+}
+
+// Allows reports whether word is one of the spec's Values, in any case when FoldCase is set.
+func (s *AttrSpec) Allows(word string) bool {
+	_, ok := s.spelling(word)
+	return ok
+}
+
+// Canonical returns word as XLA prints it: the one of the spec's Values that word spells, in any case when
+// FoldCase is set; word itself when it is none of them. XLA reads the word into an enum and prints the
+// enum's name, so a reader that keeps the canonical spelling prints what XLA would, and its users compare
+// words without minding their case.
+func (s *AttrSpec) Canonical(word string) string {
+	if v, ok := s.spelling(word); ok {
+		return v
+	}
+	return word
+}
+
+func (s *AttrSpec) spelling(word string) (string, bool) {
+	for _, v := range s.Values {
+		if v == word || s.FoldCase && strings.EqualFold(v, word) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 func req(name string, k AttrKind) AttrSpec { return AttrSpec{Name: name, Kind: k, Required: true} }
 func opt(name string, k AttrKind) AttrSpec { return AttrSpec{Name: name, Kind: k} }
 
-func reqEnum(name string, values ...string) AttrSpec {
-	return AttrSpec{Name: name, Kind: AttrEnum, Required: true, Values: values}
+// An enumeration is the words of an enum attribute and whether XLA reads them in any case.
+type enumeration struct {
+	values   []string
+	foldCase bool
 }
 
-func optEnum(name string, values ...string) AttrSpec {
-	return AttrSpec{Name: name, Kind: AttrEnum, Values: values}
+// The enumerations of XLA's HLO text: the words its parser takes for each (hlo_parser.cc and the
+// String-to-enum functions it calls), spelled as its printer writes them.
+var (
+	comparisonDirections = enumeration{values: []string{"EQ", "NE", "GE", "GT", "LE", "LT"}}
+	comparisonTypes      = enumeration{values: []string{"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"}}
+	fftTypes             = enumeration{values: []string{"FFT", "IFFT", "RFFT", "IRFFT"}}
+	fusionKinds          = enumeration{values: []string{"kLoop", "kInput", "kOutput", "kCustom"}}
+	// XLA's parser reads rng_invalid too (its verifier then refuses it).
+	distributions  = enumeration{values: []string{"rng_uniform", "rng_normal", "rng_invalid"}, foldCase: true}
+	rngAlgorithms  = enumeration{values: []string{"rng_default", "rng_three_fry", "rng_philox"}, foldCase: true}
+	precisions     = enumeration{values: []string{"default", "high", "highest", "packed_nibble"}, foldCase: true}
+	dotAlgorithms  = enumeration{values: []string{"unset", "dot_any_f8_any_f8_f32", "dot_any_f8_any_f8_f32_fast_accum", "dot_f16_f16_f16", "dot_f16_f16_f32", "dot_bf16_bf16_bf16", "dot_bf16_bf16_f32", "dot_bf16_bf16_f32_x3", "dot_bf16_bf16_f32_x6", "dot_bf16_bf16_f32_x9", "dot_tf32_tf32_f32", "dot_tf32_tf32_f32_x3", "dot_f32_f32_f32", "dot_f64_f64_f64"}, foldCase: true}
+	schedules      = enumeration{values: []string{"SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST"}, foldCase: true}
+	apiVersions    = enumeration{values: []string{"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING", "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"}, foldCase: true}
+	paddingTypes   = enumeration{values: []string{"PADDING_INVALID", "PADDING_VALID", "PADDING_SAME"}}
+	transposes     = enumeration{values: []string{"TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}}
+	convKinds      = enumeration{values: []string{"fprop", "wgrad", "dgrad", "unset"}}
+	collectiveMode = enumeration{values: []string{"cross_replica", "cross_partition", "cross_replica_and_partition", "flattened_id"}}
+	bools          = enumeration{values: []string{"true", "false"}}
+)
+
+func reqEnum(name string, e enumeration) AttrSpec {
+	return AttrSpec{Name: name, Kind: AttrEnum, Required: true, Values: e.values, FoldCase: e.foldCase}
+}
+
+func optEnum(name string, e enumeration) AttrSpec {
+	return AttrSpec{Name: name, Kind: AttrEnum, Values: e.values, FoldCase: e.foldCase}
+}
+
+func optEnums(name string, e enumeration) AttrSpec {
+	return AttrSpec{Name: name, Kind: AttrEnums, Values: e.values, FoldCase: e.foldCase}
 }
 
 func reqComp(name, role string) AttrSpec {
@@ -267,12 +423,24 @@ func optComp(name, role string) AttrSpec { return AttrSpec{Name: name, Kind: Att
 
 func optComps(name, role string) AttrSpec { return AttrSpec{Name: name, Kind: AttrComps, Role: role} }
 
-// CommonAttrs are the attributes every instruction accepts.
-var CommonAttrs = []AttrSpec{
+// cloneSpecs copies specs, their Values included.
+func cloneSpecs(specs []AttrSpec) []AttrSpec {
+	out := slices.Clone(specs)
+	for i := range out {
+		out[i].Values = slices.Clone(out[i].Values)
+	}
+	return out
+}
+
+// CommonAttrs returns the attributes every instruction accepts. The specs are copies: changing them
+// changes nothing else.
+func CommonAttrs() []AttrSpec { return cloneSpecs(commonAttrs) }
+
+var commonAttrs = []AttrSpec{
 	opt("sharding", AttrSharding),
 	opt("frontend_attributes", AttrFrontendAttributes),
 	opt("statistics", AttrText),
-	opt("parameter_replication", AttrText),
+	optEnums("parameter_replication", bools),
 	opt("control-predecessors", AttrInsts),
 	opt("metadata", AttrMetadata),
 	opt("backend_config", AttrBackendConfig),
@@ -281,12 +449,48 @@ var CommonAttrs = []AttrSpec{
 	opt("outer_dimension_partitions", AttrInts), // accepted by earlier versions of XLA
 }
 
+// ModuleAttrs returns the attributes of a module's header that Octet reads by kind (XLA's parser takes
+// these); a header may hold others, kept as written. The specs are copies.
+func ModuleAttrs() []AttrSpec { return cloneSpecs(moduleAttrs) }
+
+var moduleAttrs = []AttrSpec{
+	opt("is_scheduled", AttrBool),
+	opt("replica_count", AttrInt),
+	opt("num_partitions", AttrInt),
+	opt("input_output_alias", AttrInputOutputAlias),
+	opt("buffer_donor", AttrBufferDonors),
+	opt("alias_passthrough_params", AttrBool),
+	opt("entry_computation_layout", AttrProgramShape),
+	opt("frontend_attributes", AttrFrontendAttributes),
+	opt("allow_spmd_sharding_propagation_to_parameters", AttrText), // a bool or a list of bools
+	opt("allow_spmd_sharding_propagation_to_output", AttrText),
+	opt("origin_recovery_table", AttrText),
+}
+
+// ModuleAttr returns the spec of the module header attribute named name, or nil.
+func ModuleAttr(name string) *AttrSpec { return findSpec(moduleAttrs, name) }
+
+var computationAttrs = []AttrSpec{opt("execution_thread", AttrString)}
+
+// ComputationAttr returns the spec of the attribute named name that a computation takes after its closing
+// brace (execution_thread), or nil.
+func ComputationAttr(name string) *AttrSpec { return findSpec(computationAttrs, name) }
+
+func findSpec(specs []AttrSpec, name string) *AttrSpec {
+	for i := range specs {
+		if specs[i].Name == name {
+			return &specs[i]
+		}
+	}
+	return nil
+}
+
 // Attribute groups shared by several opcodes.
 var (
 	dotDims = []AttrSpec{
 		opt("lhs_batch_dims", AttrInts), opt("lhs_contracting_dims", AttrInts),
 		opt("rhs_batch_dims", AttrInts), opt("rhs_contracting_dims", AttrInts),
-		opt("operand_precision", AttrText), opt("algorithm", AttrEnum), opt("sparsity", AttrText),
+		optEnums("operand_precision", precisions), optEnum("algorithm", dotAlgorithms), opt("sparsity", AttrText),
 	}
 	collective = []AttrSpec{
 		opt("replica_groups", AttrReplicaGroups), opt("channel_id", AttrInt),
@@ -297,7 +501,7 @@ var (
 	asyncAttrs     = []AttrSpec{optComp("calls", "async computation"), opt("async_execution_thread", AttrString), opt("async_group_id", AttrInt), opt("output_to_operand_aliasing", AttrAliasing)}
 	permuteAttrs   = []AttrSpec{req("source_target_pairs", AttrIntLists), opt("slice_sizes", AttrIntLists), opt("channel_id", AttrInt)}
 	allGatherAttrs = append([]AttrSpec{req("dimensions", AttrInts)}, collective...)
-	allReduceAttrs = append([]AttrSpec{reqComp("to_apply", "reducer")}, collective...)
+	allReduceAttrs = append([]AttrSpec{reqComp("to_apply", "reducer"), optEnum("mode", collectiveMode)}, collective...)
 )
 
 // join concatenates attribute groups.
@@ -372,8 +576,7 @@ var opInfos = map[Opcode]OpInfo{
 	OpShiftRightLogical:    {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.shift_right_logical"},
 	OpStochasticConvert:    {Operands: fixed(2), Elementwise: true},
 	OpCompare: {Operands: fixed(2), Elementwise: true, StableHLO: "stablehlo.compare", Attrs: []AttrSpec{
-		reqEnum("direction", "EQ", "NE", "GE", "GT", "LE", "LT"),
-		optEnum("type", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"),
+		reqEnum("direction", comparisonDirections), optEnum("type", comparisonTypes),
 	}},
 	OpSelect: {Operands: fixed(3), Elementwise: true, StableHLO: "stablehlo.select"},
 	OpClamp:  {Operands: fixed(3), Elementwise: true, StableHLO: "stablehlo.clamp"},
@@ -388,8 +591,8 @@ var opInfos = map[Opcode]OpInfo{
 	// Shape and data movement.
 	OpBitcast:            {Operands: fixed(1), MayAlias: true},
 	OpBroadcast:          {Operands: fixed(1), StableHLO: "stablehlo.broadcast_in_dim", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
-	OpConcatenate:        {Operands: atLeast(1), StableHLO: "stablehlo.concatenate", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
-	OpDynamicReshape:     {Operands: atLeast(1), StableHLO: "stablehlo.dynamic_reshape"},
+	OpConcatenate:        {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.concatenate", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
+	OpDynamicReshape:     {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.dynamic_reshape"},
 	OpDynamicSlice:       {Operands: atLeast(1), StableHLO: "stablehlo.dynamic_slice", Attrs: []AttrSpec{req("dynamic_slice_sizes", AttrInts)}},
 	OpDynamicUpdateSlice: {Operands: atLeast(2), MayAlias: true, StableHLO: "stablehlo.dynamic_update_slice"},
 	OpGetDimensionSize:   {Operands: fixed(1), StableHLO: "stablehlo.get_dimension_size", Attrs: []AttrSpec{req("dimensions", AttrInts)}},
@@ -414,21 +617,22 @@ var opInfos = map[Opcode]OpInfo{
 	}},
 
 	// Contractions and windows.
-	OpDot:       {Operands: fixed(2), StableHLO: "stablehlo.dot_general", Attrs: dotDims},
+	OpDot:       {Operands: fixed(2), ParsesAnyCount: true, StableHLO: "stablehlo.dot_general", Attrs: dotDims},
 	OpScaledDot: {Operands: fixed(4), Attrs: dotDims},
 	OpRaggedDot: {Operands: fixed(3), StableHLO: "chlo.ragged_dot",
 		Attrs: join(dotDims, []AttrSpec{opt("lhs_ragged_dims", AttrInts), opt("rhs_group_dims", AttrInts)})},
 	OpConvolution: {Operands: fixed(2), StableHLO: "stablehlo.convolution", Attrs: []AttrSpec{
 		opt("window", AttrWindow), req("dim_labels", AttrConvDims), opt("feature_group_count", AttrInt),
-		opt("batch_group_count", AttrInt), opt("operand_precision", AttrText), opt("algorithm", AttrEnum),
+		opt("batch_group_count", AttrInt), optEnums("operand_precision", precisions), optEnum("algorithm", dotAlgorithms),
+		optEnum("conv_kind", convKinds),
 	}},
 	OpFft: {Operands: fixed(1), StableHLO: "stablehlo.fft", Attrs: []AttrSpec{
-		reqEnum("fft_type", "FFT", "IFFT", "RFFT", "IRFFT"), req("fft_length", AttrInts),
+		reqEnum("fft_type", fftTypes), req("fft_length", AttrInts),
 	}},
 	OpCholesky: {Operands: fixed(1), StableHLO: "stablehlo.cholesky", Attrs: []AttrSpec{opt("lower", AttrBool)}},
 	OpTriangularSolve: {Operands: fixed(2), StableHLO: "stablehlo.triangular_solve", Attrs: []AttrSpec{
 		opt("left_side", AttrBool), opt("lower", AttrBool), opt("unit_diagonal", AttrBool),
-		optEnum("transpose_a", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"),
+		optEnum("transpose_a", transposes),
 	}},
 	OpBatchNormGrad: {Operands: fixed(5), StableHLO: "stablehlo.batch_norm_grad",
 		Attrs: []AttrSpec{req("epsilon", AttrFloat), req("feature_index", AttrInt)}},
@@ -445,13 +649,13 @@ var opInfos = map[Opcode]OpInfo{
 	OpSelectAndScatter: {Operands: fixed(3), StableHLO: "stablehlo.select_and_scatter", Attrs: []AttrSpec{
 		opt("window", AttrWindow), reqComp("select", "selector"), reqComp("scatter", "scatterer"),
 	}},
-	OpMap: {Operands: atLeast(1), StableHLO: "stablehlo.map",
+	OpMap: {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.map",
 		Attrs: []AttrSpec{opt("dimensions", AttrInts), reqComp("to_apply", "mapped function")}},
-	OpSort: {Operands: atLeast(1), StableHLO: "stablehlo.sort", Attrs: []AttrSpec{
+	OpSort: {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.sort", Attrs: []AttrSpec{
 		req("dimensions", AttrInts), reqComp("to_apply", "comparator"), opt("is_stable", AttrBool),
 	}},
 	OpTopk: {Operands: fixed(1), StableHLO: "chlo.top_k", Attrs: []AttrSpec{req("k", AttrInt), opt("largest", AttrBool), opt("is_stable", AttrBool)}},
-	OpScan: {Operands: atLeast(1), Attrs: []AttrSpec{
+	OpScan: {Operands: atLeast(1), ParsesAnyCount: true, Attrs: []AttrSpec{
 		req("dimensions", AttrInts), reqComp("to_apply", "scanned function"), opt("is_reverse", AttrBool),
 		opt("is_associative", AttrBool), opt("num_carries", AttrInt),
 	}},
@@ -459,7 +663,7 @@ var opInfos = map[Opcode]OpInfo{
 		reqComp("to_apply", "callee"), opt("is_composite", AttrBool),
 	}},
 	OpFusion: {Operands: atLeast(0), MayAlias: true, Attrs: []AttrSpec{
-		reqEnum("kind", "kLoop", "kInput", "kOutput", "kCustom"), reqComp("calls", "fused computation"),
+		reqEnum("kind", fusionKinds), reqComp("calls", "fused computation"),
 		opt("output_to_operand_aliasing", AttrAliasing),
 	}},
 	OpWhile: {Operands: fixed(1), MayAlias: true, StableHLO: "stablehlo.while", Attrs: []AttrSpec{
@@ -471,12 +675,12 @@ var opInfos = map[Opcode]OpInfo{
 	}},
 	OpCustomCall: {Operands: atLeast(0), MayAlias: true, StableHLO: "stablehlo.custom_call", Attrs: []AttrSpec{
 		req("custom_call_target", AttrString), opt("custom_call_has_side_effect", AttrBool),
-		opt("api_version", AttrEnum), opt("operand_layout_constraints", AttrText),
+		optEnum("api_version", apiVersions), opt("operand_layout_constraints", AttrShapes),
 		opt("output_to_operand_aliasing", AttrAliasing), opt("called_computations", AttrComps),
-		optComp("to_apply", "called computation"), opt("literal", AttrText), opt("schedule", AttrEnum),
-		opt("window", AttrWindow), opt("dim_labels", AttrText),
+		optComp("to_apply", "called computation"), opt("literal", AttrLiteral), optEnum("schedule", schedules),
+		opt("window", AttrWindow), opt("dim_labels", AttrConvDims),
 		opt("feature_group_count", AttrInt), opt("batch_group_count", AttrInt),
-		opt("operand_precision", AttrText), opt("padding_type", AttrEnum),
+		optEnums("operand_precision", precisions), optEnum("padding_type", paddingTypes),
 	}},
 	OpOptimizationBarrier: {Operands: fixed(1), MayAlias: true, StableHLO: "stablehlo.optimization_barrier"},
 	OpDomain:              {Operands: fixed(1), MayAlias: true, Attrs: []AttrSpec{req("domain", AttrText)}},
@@ -484,31 +688,31 @@ var opInfos = map[Opcode]OpInfo{
 	OpAfterAll:            {Operands: atLeast(0), SideEffect: true, StableHLO: "stablehlo.after_all"},
 
 	// Random numbers.
-	OpRng: {Operands: fixed(2), SideEffect: true, StableHLO: "stablehlo.rng",
-		Attrs: []AttrSpec{reqEnum("distribution", "rng_uniform", "rng_normal")}},
-	OpRngBitGenerator: {Operands: fixed(1), StableHLO: "stablehlo.rng_bit_generator",
-		Attrs: []AttrSpec{reqEnum("algorithm", "rng_default", "rng_three_fry", "rng_philox")}},
+	OpRng: {Operands: fixed(2), ParsesAnyCount: true, SideEffect: true, StableHLO: "stablehlo.rng",
+		Attrs: []AttrSpec{reqEnum("distribution", distributions)}},
+	OpRngBitGenerator: {Operands: fixed(1), ParsesAnyCount: true, StableHLO: "stablehlo.rng_bit_generator",
+		Attrs: []AttrSpec{reqEnum("algorithm", rngAlgorithms)}},
 	OpRngGetAndUpdateState: {Operands: fixed(0), SideEffect: true, Attrs: []AttrSpec{req("delta", AttrInt)}},
 
 	// Collectives.
-	OpAllGather:      {Operands: atLeast(1), StableHLO: "stablehlo.all_gather", Attrs: allGatherAttrs},
-	OpAllGatherStart: {Operands: atLeast(1), SideEffect: true, Attrs: allGatherAttrs},
+	OpAllGather:      {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.all_gather", Attrs: allGatherAttrs},
+	OpAllGatherStart: {Operands: atLeast(1), ParsesAnyCount: true, SideEffect: true, Attrs: allGatherAttrs},
 	OpAllGatherDone:  {Operands: fixed(1)},
-	OpAllReduce:      {Operands: atLeast(1), StableHLO: "stablehlo.all_reduce", Attrs: allReduceAttrs},
-	OpAllReduceStart: {Operands: atLeast(1), SideEffect: true, Attrs: allReduceAttrs},
+	OpAllReduce:      {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.all_reduce", Attrs: allReduceAttrs},
+	OpAllReduceStart: {Operands: atLeast(1), ParsesAnyCount: true, SideEffect: true, Attrs: allReduceAttrs},
 	OpAllReduceDone:  {Operands: fixed(1)},
-	OpReduceScatter: {Operands: atLeast(1), StableHLO: "stablehlo.reduce_scatter",
+	OpReduceScatter: {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.reduce_scatter",
 		Attrs: join([]AttrSpec{req("dimensions", AttrInts)}, allReduceAttrs)},
 	OpCollectiveReduce: {Operands: atLeast(1), Attrs: allReduceAttrs},
-	OpAllToAll: {Operands: atLeast(1), StableHLO: "stablehlo.all_to_all",
+	OpAllToAll: {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.all_to_all",
 		Attrs: join([]AttrSpec{opt("dimensions", AttrInts)}, collective)},
-	OpRaggedAllToAll: {Operands: fixed(6), Attrs: join([]AttrSpec{opt("dimensions", AttrInts)}, collective)},
-	OpCollectiveBroadcast: {Operands: atLeast(1), StableHLO: "stablehlo.collective_broadcast", Attrs: []AttrSpec{
-		req("replica_groups", AttrReplicaGroups), opt("channel_id", AttrInt), opt("has_dynamic_root", AttrBool),
+	OpRaggedAllToAll: {Operands: fixed(6), ParsesAnyCount: true, Attrs: join([]AttrSpec{opt("dimensions", AttrInts)}, collective)},
+	OpCollectiveBroadcast: {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.collective_broadcast", Attrs: []AttrSpec{
+		opt("replica_groups", AttrReplicaGroups), opt("channel_id", AttrInt), opt("has_dynamic_root", AttrBool),
 	}},
-	OpCollectivePermute: {Operands: atLeast(1), StableHLO: "stablehlo.collective_permute",
+	OpCollectivePermute: {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "stablehlo.collective_permute",
 		Attrs: permuteAttrs},
-	OpCollectivePermuteStart: {Operands: atLeast(1), SideEffect: true, Attrs: permuteAttrs},
+	OpCollectivePermuteStart: {Operands: atLeast(1), ParsesAnyCount: true, SideEffect: true, Attrs: permuteAttrs},
 	OpCollectivePermuteDone:  {Operands: fixed(1)},
 	OpShuffle:                {Operands: atLeast(1)},
 
@@ -526,7 +730,7 @@ var opInfos = map[Opcode]OpInfo{
 	OpInfeed: {Operands: fixed(1), SideEffect: true, StableHLO: "stablehlo.infeed",
 		Attrs: []AttrSpec{opt("infeed_config", AttrString)}},
 	OpOutfeed: {Operands: fixed(2), SideEffect: true, StableHLO: "stablehlo.outfeed",
-		Attrs: []AttrSpec{opt("outfeed_shape", AttrText), opt("outfeed_config", AttrString)}},
+		Attrs: []AttrSpec{opt("outfeed_shape", AttrShape), opt("outfeed_config", AttrString)}},
 }
 
 var opTable = func() *[numOpcodes]OpInfo {
@@ -559,16 +763,17 @@ func (info *OpInfo) Attr(name string) *AttrSpec {
 }
 
 func commonAttr(name string) *AttrSpec {
-	for i := range CommonAttrs {
-		if CommonAttrs[i].Name == name {
-			return &CommonAttrs[i]
+	for i := range commonAttrs {
+		if commonAttrs[i].Name == name {
+			return &commonAttrs[i]
 		}
 	}
 	return nil
 }
 
-// String describes the spec as the ops table shows it: "dimensions:ints", "?to_apply:computation" for an
-// optional one, "direction:EQ|NE|..." for an enum with known words.
+// String describes the spec as the ops table shows it: "dimensions:integer-list", "?to_apply:computation"
+// for an optional one, "direction:EQ|NE|..." for an enum and "?operand_precision:{default|high|...}" for a
+// list of enum words.
 func (s *AttrSpec) String() string {
 	var b strings.Builder
 	if !s.Required {
@@ -576,10 +781,30 @@ func (s *AttrSpec) String() string {
 	}
 	b.WriteString(s.Name)
 	b.WriteByte(':')
-	if len(s.Values) > 0 {
+	switch {
+	case s.Kind == AttrEnums:
+		b.WriteString("{" + strings.Join(s.Values, "|") + "}")
+	case len(s.Values) > 0:
 		b.WriteString(strings.Join(s.Values, "|"))
-	} else {
+	default:
 		b.WriteString(strings.ReplaceAll(s.Kind.String(), " ", "-"))
 	}
 	return b.String()
+}
+
+// LookupAttr returns the spec of the attribute named name on an instruction of opcode op: op's own, then
+// the common attributes, then, for an async instruction written in XLA's syntax sugar ("custom-call-start"),
+// those of the opcode it wraps; nil when the instruction does not take the attribute.
+func LookupAttr(op, wrapped Opcode, name string) *AttrSpec {
+	info := op.Info()
+	if info == nil {
+		return nil
+	}
+	if s := info.Attr(name); s != nil {
+		return s
+	}
+	if w := wrapped.Info(); w != nil {
+		return w.Attr(name)
+	}
+	return nil
 }

@@ -12,7 +12,7 @@ func TestOpTableComplete(t *testing.T) {
 		t.Errorf("the table has %d entries for %d opcodes", len(opInfos), len(Opcodes()))
 	}
 	seen := map[string]bool{}
-	for _, s := range CommonAttrs {
+	for _, s := range CommonAttrs() {
 		if seen[s.Name] {
 			t.Errorf("common attribute %s is listed twice", s.Name)
 		}
@@ -45,8 +45,8 @@ func TestOpTableComplete(t *testing.T) {
 			if commonAttr(s.Name) != nil {
 				t.Errorf("%s: attribute %s shadows a common attribute", op, s.Name)
 			}
-			if len(s.Values) > 0 && s.Kind != AttrEnum {
-				t.Errorf("%s: attribute %s of kind %s lists words", op, s.Name, s.Kind)
+			if isEnum := s.Kind == AttrEnum || s.Kind == AttrEnums; isEnum != (len(s.Values) > 0) {
+				t.Errorf("%s: attribute %s of kind %s has words %v", op, s.Name, s.Kind, s.Values)
 			}
 			isComp := s.Kind == AttrComp || s.Kind == AttrComps
 			if isComp != (s.Role != "") && s.Name != "called_computations" {
@@ -193,5 +193,22 @@ func TestVerifyOperations(t *testing.T) {
 				t.Errorf("Verify:\n\t%s\nwant among them:\n\t%s", strings.Join(lines, "\n\t"), tt.want)
 			}
 		})
+	}
+}
+
+// TestCommonAttrsCopied checks that a caller changing the common attributes it got changes nothing that
+// the table checks.
+func TestCommonAttrsCopied(t *testing.T) {
+	specs := CommonAttrs()
+	for i := range specs {
+		specs[i].Name = "changed"
+		specs[i].Kind = AttrInt
+	}
+	spec := OpAdd.Info().Attr("metadata")
+	if spec == nil || spec.Kind != AttrMetadata {
+		t.Fatalf("add's metadata attribute is %+v after a caller changed its copy of the common attributes", spec)
+	}
+	if again := CommonAttrs(); again[0].Name == "changed" {
+		t.Errorf("CommonAttrs()[0] is %+v after a caller changed its copy", again[0])
 	}
 }

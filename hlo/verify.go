@@ -6,6 +6,8 @@ import (
 	"go/scanner"
 	"go/token"
 	"strings"
+
+	"octet/dtype"
 )
 
 // Verify checks the invariants of m, in the manner of XLA's HloVerifier and of x/tools' ssa sanity checker,
@@ -18,6 +20,9 @@ import (
 // are m's, and take what their callers pass (reduce's to_apply takes 2N scalars, a fusion's parameters are
 // its operands, a while's condition returns pred[], ...); entry_computation_layout, when present, gives the
 // entry's parameters and result, layouts aside.
+//
+// Operations: each instruction fits its opcode's entry in the op table (CheckOperation), and a custom-call
+// passes the check its target's package registered (RegisterCustomCall).
 //
 // Shapes: each instruction whose shape InferShape determines must have that shape, layouts and dynamic
 // bounds aside; a bitcast keeps the byte size of its operand when both have plain layouts; an iota's
@@ -367,6 +372,9 @@ func (v *verifier) shape(in *Instruction) {
 	case OpBitcast:
 		v.bitcast(in)
 		return
+	case OpRng:
+		v.rng(in)
+		return
 	}
 	want, err := InferShape(in)
 	if errors.Is(err, ErrCannotInfer) {
@@ -450,6 +458,37 @@ func (v *verifier) iota(in *Instruction) {
 	}
 	if d < 0 || d >= int64(s.Rank()) {
 		v.errorAt(in, "iota_dimension=%d of %%%s is out of range for %s", d, in.Name, s.String())
+	}
+}
+
+// rng checks an rng as XLA's verifier does (ShapeVerifier::HandleRng): two scalar operands of the result's
+// element type, which must be a floating-point type for rng_normal, and a floating-point or integer type or
+// pred for rng_uniform. (The operand count is checked with the op table.)
+func (v *verifier) rng(in *Instruction) {
+	if len(in.operands) != 2 {
+		return
+	}
+	a, b := in.operands[0].Shape, in.operands[1].Shape
+	if !a.IsScalar() || !b.IsScalar() {
+		v.errorAt(in, "the operands of rng %%%s are %s and %s; they must be scalars", in.Name, a.String(), b.String())
+		return
+	}
+	if a.Elem != b.Elem || !in.Shape.IsArray() || a.Elem != in.Shape.Elem {
+		v.errorAt(in, "the operands of rng %%%s are %s and %s; they must have the element type of its result %s", in.Name, a.String(), b.String(), in.Shape.String())
+		return
+	}
+	t := a.Elem
+	switch d := in.Str("distribution"); {
+	case strings.EqualFold(d, "rng_uniform"):
+		if !t.IsFloat() && !t.IsInteger() && t != dtype.PRED {
+			v.errorAt(in, "rng %%%s draws %s from a uniform distribution; it takes floating-point, integer or pred values", in.Name, t)
+		}
+	case strings.EqualFold(d, "rng_normal"):
+		if !t.IsFloat() {
+			v.errorAt(in, "rng %%%s draws %s from a normal distribution; it takes floating-point values", in.Name, t)
+		}
+	default:
+		v.errorAt(in, "rng %%%s has no valid distribution (rng_uniform or rng_normal): %s", in.Name, d)
 	}
 }
 

@@ -6,11 +6,12 @@ import (
 	"strings"
 )
 
-// CheckOperation checks in against its opcode's OpInfo: the number of operands, that every attribute is
-// one the opcode accepts and of the right kind (an enum one of its words), and that the required ones are
-// present (a conditional's branches in either form, the calls of an async-start not written in syntax
-// sugar). An async-start, -update or -done written in XLA's syntax sugar ("custom-call-start") also takes
-// the wrapped opcode's attributes, and an async-start its operand count.
+// CheckOperation checks in as XLA's parser checks an instruction it reads, against its opcode's OpInfo: the
+// number of operands (for the opcodes whose count XLA's parser checks; see OpInfo.ParsesAnyCount), that
+// every attribute is one the opcode accepts and of the right kind (an enum's words among its values), and
+// that the required ones are present (a conditional's branches in either form, the calls of an async-start
+// not written in syntax sugar). An async-start, -update or -done written in XLA's syntax sugar
+// ("custom-call-start") also takes the wrapped opcode's attributes, and an async-start its operand count.
 //
 // numOperands is the operand count to check; the parser passes the count it read before the operands are
 // connected. report is called once per problem with the index in in.Attrs of the attribute at fault, or -1
@@ -22,33 +23,21 @@ func CheckOperation(in *Instruction, numOperands int, report func(attr int, msg 
 		return
 	}
 	name := in.Opcode.String()
-	arity := info.Operands
 	wrapped := in.AsyncWrapped.Info()
 	if wrapped != nil {
 		name = wrappedName(in)
-		if in.Opcode == OpAsyncStart {
-			arity = wrapped.Operands
-		}
 	}
-	if in.Opcode == OpDot && findAttr(in.Attrs, "sparsity") != nil {
-		arity = Arity{Min: 3, Max: 4} // a sparse dot adds one metadata operand per sparse side
-	}
-	if !arity.Allows(numOperands) {
+	if arity, anyCount := operandRule(in); !anyCount && !arity.Allows(numOperands) {
 		report(-1, fmt.Sprintf("%s takes %s, got %d", name, arity.describe(), numOperands))
 	}
 	for i, a := range in.Attrs {
-		spec := info.Attr(a.Name)
-		if spec == nil && wrapped != nil {
-			spec = wrapped.Attr(a.Name)
-		}
+		spec := LookupAttr(in.Opcode, in.AsyncWrapped, a.Name)
 		switch {
 		case spec == nil:
 			report(i, fmt.Sprintf("unknown attribute %s on %s", a.Name, name))
-		case !spec.Kind.Accepts(a.Value):
-			report(i, fmt.Sprintf("attribute %s on %s takes %s, got %s", a.Name, name, withArticle(spec.Kind.String()), describeValue(a.Value)))
-		case len(spec.Values) > 0:
-			if w := enumWord(a.Value); !containsString(spec.Values, w) {
-				report(i, fmt.Sprintf("attribute %s on %s is one of %s, got %s", a.Name, name, strings.Join(spec.Values, ", "), w))
+		default:
+			if msg := CheckAttr(spec, a.Value); msg != "" {
+				report(i, fmt.Sprintf("attribute %s on %s %s", a.Name, name, msg))
 			}
 		}
 	}
@@ -72,6 +61,53 @@ func CheckOperation(in *Instruction, numOperands int, report func(attr int, msg 
 	}
 }
 
+// CheckAttr checks the value v of an attribute against its spec, as CheckOperation does: it returns a
+// message that says what is wrong ("takes an integer list, got 1", "is one of EQ, NE, ..., got LESS"), or
+// "" when v fits.
+func CheckAttr(spec *AttrSpec, v Value) string {
+	if !spec.Kind.Accepts(v) {
+		return fmt.Sprintf("takes %s, got %s", withArticle(spec.Kind.String()), describeValue(v))
+	}
+	if len(spec.Values) == 0 {
+		return ""
+	}
+	if e, ok := v.(Enum); ok && spec.Allows(string(e)) {
+		return "" // the common case, without a list of words
+	}
+	words, _ := AttrWords(v)
+	var bad []string
+	for _, w := range words {
+		if !spec.Allows(w) {
+			bad = append(bad, w)
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	anyCase := ""
+	if spec.FoldCase {
+		anyCase = " (in any case)"
+	}
+	if spec.Kind == AttrEnums {
+		return fmt.Sprintf("lists words among %s%s, got %s", strings.Join(spec.Values, ", "), anyCase, strings.Join(bad, ", "))
+	}
+	return fmt.Sprintf("is one of %s%s, got %s", strings.Join(spec.Values, ", "), anyCase, bad[0])
+}
+
+// operandRule returns the operand count in must have, and whether XLA's parser reads any count (leaving
+// the count to the verifier).
+func operandRule(in *Instruction) (arity Arity, anyCount bool) {
+	info := in.Opcode.Info()
+	arity, anyCount = info.Operands, info.ParsesAnyCount
+	if wrapped := in.AsyncWrapped.Info(); wrapped != nil && in.Opcode == OpAsyncStart {
+		arity, anyCount = wrapped.Operands, wrapped.ParsesAnyCount
+	}
+	if in.Opcode == OpDot && findAttr(in.Attrs, "sparsity") != nil {
+		arity = Arity{Min: 3, Max: 4} // a sparse dot adds one metadata operand per sparse side
+	}
+	return arity, anyCount
+}
+
 // scalarBroadcast reports whether in is a broadcast of a scalar (or of an operand not yet known) that
 // omits its dimensions, which XLA accepts: a scalar has none to map.
 func scalarBroadcast(in *Instruction, attr string) bool {
@@ -85,25 +121,6 @@ func scalarBroadcast(in *Instruction, attr string) bool {
 func wrappedName(in *Instruction) string {
 	suffix := strings.TrimPrefix(in.Opcode.String(), "async")
 	return in.AsyncWrapped.String() + suffix
-}
-
-func enumWord(v Value) string {
-	switch v := v.(type) {
-	case Enum:
-		return string(v)
-	case Raw:
-		return string(v)
-	}
-	return ""
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func withArticle(s string) string {
@@ -162,11 +179,38 @@ func describeValue(v Value) string {
 		return "an aliasing"
 	case *ProgramShape:
 		return "a program shape"
+	case Float:
+		return strconv.FormatFloat(float64(v), 'g', -1, 32)
+	case Enums:
+		return "{" + strings.Join(v, ",") + "}"
+	case Shapes:
+		return "a shape list"
+	case *ShapedLiteral:
+		return "a literal"
+	case InputOutputAliasing:
+		return "an input-output aliasing"
+	case BufferDonors:
+		return "buffer donors"
 	}
 	return "no value"
 }
 
-// operation checks one instruction against the opcode table.
+// operation checks one instruction against the opcode table (the operand counts that XLA's parser leaves
+// to its verifier included), and a custom-call against what its target requires (RegisterCustomCall).
 func (v *verifier) operation(in *Instruction) {
 	CheckOperation(in, in.NumOperands(), func(attr int, msg string) { v.errorAt(in, "%s", msg) })
+	if arity, anyCount := operandRule(in); anyCount && !arity.Allows(in.NumOperands()) {
+		name := in.Opcode.String()
+		if in.AsyncWrapped.Info() != nil {
+			name = wrappedName(in)
+		}
+		v.errorAt(in, "%s takes %s, got %d", name, arity.describe(), in.NumOperands())
+	}
+	if in.Opcode == OpCustomCall {
+		if check := customCallCheck(in.CustomCallTarget()); check != nil {
+			if err := check(in); err != nil {
+				v.errorAt(in, "%s", err)
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"errors"
 	"go/scanner"
 	"strings"
 	"testing"
@@ -267,5 +268,30 @@ func TestVerify(t *testing.T) {
 func TestVerifyNil(t *testing.T) {
 	if err := Verify(nil); err == nil {
 		t.Error("Verify(nil) = nil; want an error")
+	}
+}
+
+// TestVerifyRegisteredCustomCall checks that Verify runs the check registered for a custom-call's target,
+// and only on calls to that target.
+func TestVerifyRegisteredCustomCall(t *testing.T) {
+	RegisterCustomCall("octet.test.checked", func(in *Instruction) error {
+		if in.NumOperands() != 1 {
+			return errors.New("the call takes one operand")
+		}
+		return nil
+	})
+	m, c, p := testModule(Array(f32, 4))
+	call := func(target string, ops ...*Instruction) *Instruction {
+		in := c.Add("call", OpCustomCall, Array(f32, 4), ops...)
+		in.SetAttr("custom_call_target", String(target))
+		return in
+	}
+	call("octet.test.checked", p[0])
+	call("octet.test.other", p[0], p[0])
+	c.Root = call("octet.test.checked", p[0], p[0])
+	lines := errorLines(Verify(m))
+	want := "computation %main, instruction %" + c.Root.Name + ": the call takes one operand"
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("Verify:\n\t%s\nwant only:\n\t%s", strings.Join(lines, "\n\t"), want)
 	}
 }

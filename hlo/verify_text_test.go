@@ -83,6 +83,28 @@ ENTRY main {
 			"several.hlo:14:3: %r: reduce: the reducer %add takes 3 parameters; 2 are needed",
 			"several.hlo:16:3: iota_dimension=2 of %i is out of range for s32[4,2]",
 		}},
+		// What XLA's verifier asks of an rng (ShapeVerifier::HandleRng); its parser takes them all.
+		{"rng", `
+HloModule m
+
+ENTRY main {
+  f = f32[] parameter(0)
+  v = f32[2] parameter(1)
+  i = s32[] parameter(2)
+  ok = f32[4] rng(f, f), distribution=RNG_NORMAL
+  three = f32[4] rng(f, f, v), distribution=rng_uniform
+  vector = f32[4] rng(f, v), distribution=rng_uniform
+  mixed = f32[4] rng(f, i), distribution=rng_uniform
+  normal = s32[4] rng(i, i), distribution=rng_normal
+  invalid = f32[4] rng(f, f), distribution=rng_invalid
+  ROOT t = (f32[4], s32[4]) tuple(ok, normal)
+}`, []string{
+			"rng.hlo:9:3: rng takes 2 operands, got 3",
+			"rng.hlo:10:3: the operands of rng %vector are f32[] and f32[2]; they must be scalars",
+			"rng.hlo:11:3: the operands of rng %mixed are f32[] and s32[]; they must have the element type of its result f32[4]",
+			"rng.hlo:12:3: rng %normal draws s32 from a normal distribution; it takes floating-point values",
+			"rng.hlo:13:3: rng %invalid has no valid distribution (rng_uniform or rng_normal): rng_invalid",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"octet/hlo/printer"
-	"octet/stablehlo"
 )
 
 func init() {
@@ -49,10 +48,10 @@ func runConvert(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !stablehlo.Looks(src) {
+	if !isStableHLO(src) {
 		return fmt.Errorf("%s: not StableHLO: MLIR text starts with module or func.func", display)
 	}
-	mods, err := loadSource(display, src)
+	mods, err := inv.loadSource(display, src)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,6 @@ import (
 
 	"octet/hlo"
 	"octet/interp"
-	"octet/stablehlo"
 )
 
 var (
@@ -240,14 +239,16 @@ func (inv *invocation) parseModules(name string) ([]*hlo.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	mods, err := parseSource(display, src)
+	mods, err := inv.parseSource(display, src)
 	reportIgnored(inv.stderr, mods)
 	return mods, err
 }
 
-// parseSource parses every module of src, read from the file display names. A file that holds no module,
-// or a module XLA printed that lacks its ENTRY computation (the sign of a truncated file), is an error.
-func parseSource(display string, src []byte) ([]*hlo.Module, error) {
+// parseSource parses every module of src, read from the file display names. A file that holds no module is
+// an error. A module XLA printed (entry_computation_layout in its header) without an ENTRY computation
+// gets a warning on stderr: as XLA does, its last computation is its entry, but XLA marks the entry of
+// every module it prints, so the file may have lost its end.
+func (inv *invocation) parseSource(display string, src []byte) ([]*hlo.Module, error) {
 	mods, err := parseText(token.NewFileSet(), display, src)
 	if err != nil {
 		return nil, parseError(err)
@@ -256,8 +257,12 @@ func parseSource(display string, src []byte) ([]*hlo.Module, error) {
 		return nil, fmt.Errorf("%s: no HLO module in %s (the text is empty or only comments)", display, display)
 	}
 	for _, m := range mods {
-		if err := explicitEntry(display, m, src); err != nil {
-			return nil, err
+		if w := implicitEntry(display, m, src); w != "" && !inv.warned[w] {
+			if inv.warned == nil {
+				inv.warned = map[string]bool{}
+			}
+			inv.warned[w] = true
+			fmt.Fprintln(inv.stderr, w)
 		}
 	}
 	return mods, nil
@@ -270,16 +275,16 @@ func (inv *invocation) loadModules(name string) ([]*hlo.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	mods, err := loadSource(display, src)
+	mods, err := inv.loadSource(display, src)
 	reportIgnored(inv.stderr, mods)
 	return mods, err
 }
 
 // loadSource is parseSource followed by hlo.Verify on every module. The StableHLO reader verifies what it
 // converts itself (that is how it checks the types the text states), so its modules are not verified twice.
-func loadSource(display string, src []byte) ([]*hlo.Module, error) {
-	mods, err := parseSource(display, src)
-	if err != nil || stablehlo.Looks(src) {
+func (inv *invocation) loadSource(display string, src []byte) ([]*hlo.Module, error) {
+	mods, err := inv.parseSource(display, src)
+	if err != nil || isStableHLO(src) {
 		return mods, err
 	}
 	for _, m := range mods {
@@ -290,31 +295,28 @@ func loadSource(display string, src []byte) ([]*hlo.Module, error) {
 	return mods, nil
 }
 
-// explicitEntry reports a module that XLA printed but whose text has no ENTRY computation: the sign of a
-// file cut off before its entry. XLA's parser takes the last computation as the entry when none is marked,
-// which hand-written modules rely on; but XLA always marks the entry of a module it prints, and always
-// prints entry_computation_layout in its header, so a module with that header and no ENTRY has lost its end,
-// and analysing what is left would report on the wrong program.
-func explicitEntry(display string, m *hlo.Module, src []byte) error {
-	if m.Entry == nil {
-		return fmt.Errorf("%s: module %s has no entry computation", display, m.Name)
-	}
-	if m.EntryComputationLayout() == nil {
-		return nil
+// implicitEntry returns a warning for a module that XLA printed but whose text marks no computation ENTRY,
+// or "". XLA's parser takes the last computation as the entry when none is marked, as hand-written modules
+// rely on, and so does Octet's; but XLA marks the entry of every module it prints, and prints
+// entry_computation_layout in its header, so such a module may have lost its end to a cut. hlo.Verify then
+// checks the layout against the computation taken as the entry, which a cut file seldom fits.
+func implicitEntry(display string, m *hlo.Module, src []byte) string {
+	if m.Entry == nil || m.EntryComputationLayout() == nil {
+		return ""
 	}
 	pos := m.Position(m.Entry.Pos)
 	if !pos.IsValid() || pos.Offset < 0 || pos.Offset >= len(src) {
-		return nil
+		return ""
 	}
 	text := src[pos.Offset:]
 	if bytes.HasPrefix(text, []byte("ENTRY")) {
-		return nil
+		return ""
 	}
 	if !bytes.HasPrefix(bytes.TrimPrefix(text, []byte("%")), []byte(m.Entry.Name)) {
 		// Not HLO text (an HloModuleProto names its entry by other means).
-		return nil
+		return ""
 	}
-	return fmt.Errorf("%s: module %s has no ENTRY computation: is the text cut off? (its header gives the entry's layout, as XLA prints it, but the text ends after computation %%%s)",
+	return fmt.Sprintf("%s: warning: module %s has entry_computation_layout in its header but no ENTRY computation: its last computation, %%%s, is taken as the entry, as XLA takes it (if the text was cut short, this is not the program's entry)",
 		pos, m.Name, m.Entry.Name)
 }
 

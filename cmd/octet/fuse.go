@@ -140,13 +140,13 @@ func runFuse(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	mods, err := loadSource(display, src)
+	mods, err := inv.loadSource(display, src)
 	if err != nil {
 		return err
 	}
 	var originals []*hlo.Module
 	if *verify {
-		if originals, err = loadSource(display, src); err != nil {
+		if originals, err = inv.loadSource(display, src); err != nil {
 			return err
 		}
 	}

@@ -89,6 +89,8 @@ type invocation struct {
 	// maxInput, when positive, bounds the bytes of one input file (after decompression); zero means the
 	// default memory budget.
 	maxInput int64
+	// warned holds the warnings printed, each printed once.
+	warned map[string]bool
 }
 
 // usageError is a mistake in how the program was called: exit status 2.

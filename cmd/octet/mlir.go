@@ -19,7 +19,7 @@ import (
 // conversion had to leave out (attributes it cannot carry into HLO) is kept with the modules for
 // reportIgnored, or for convert to refuse.
 func parseText(fset *token.FileSet, display string, src []byte) ([]*hlo.Module, error) {
-	if !stablehlo.Looks(src) {
+	if !isStableHLO(src) {
 		return parser.ParseFile(fset, display, src)
 	}
 	mods, notes, err := stablehlo.ParseFileNotes(fset, display, src)
@@ -198,3 +198,8 @@ func withShardings(annotate func(*hlo.Instruction) []string) func(*hlo.Instructi
 		return lines
 	}
 }
+
+// isStableHLO reports whether src is MLIR text rather than HLO text or a file of another format the HLO
+// parser reads: an HloModuleProto text file may start with '#' comments, as MLIR text may start with '#'
+// aliases.
+func isStableHLO(src []byte) bool { return parser.FormatName(src) == "" && stablehlo.Looks(src) }

@@ -20,21 +20,25 @@ func init() {
 one opcode a line (or only the OPCODEs named):
 
 	OPCODE      its name in HLO text
-	OPERANDS    how many operands it takes: 2, 1..4, or 1+ for one or more
+	OPERANDS    how many operands it takes: 2, 1..4, or 1+ for one or more (a * after it: the
+	            parser reads any number, as XLA's does, and verify checks the count)
 	RUN         yes when "octet run" evaluates it (some types or configurations may still be refused)
 	STABLEHLO   the corresponding StableHLO operation, - when there is none
 	PROPERTIES  elementwise, commutative, side-effect (kept when unused), may-alias (the result may
 	            share memory with an operand)
 	ATTRIBUTES  name:kind for each attribute, ? before an optional one; an enum lists its words
+	            (word|word), a list of enum words in braces ({word|word})
 
 The attributes every instruction accepts (metadata, sharding, backend_config, ...) are listed once, after
 the table. An instruction with another number of operands, an attribute its opcode does not take, a value
-of the wrong kind or without a required attribute is rejected where it is written.
+of the wrong kind (or a word its enum does not have) or without a required attribute is rejected where it
+is written; where XLA's parser reads any number of operands, only verify (and every command that verifies
+its input) rejects a wrong count.
 
 --json prints {"common_attributes": [ATTR...], "ops": [OP...]} where each OP has opcode, min_operands,
-max_operands (null: no limit), attributes, elementwise, commutative, side_effect, may_alias, interpreter
-(bool) and stablehlo (omitted when none), and each ATTR has name, kind, required, and values or role when
-it has them.`,
+max_operands (null: no limit), parses_any_count, attributes, elementwise, commutative, side_effect,
+may_alias, interpreter (bool) and stablehlo (omitted when none), and each ATTR has name, kind, required,
+and values (with any_case when the words may be written in any case) or role when it has them.`,
 		Order: 60,
 		Run:   runOps,
 	})
@@ -45,6 +49,7 @@ type opJSON struct {
 	Opcode      string     `json:"opcode"`
 	MinOperands int        `json:"min_operands"`
 	MaxOperands *int       `json:"max_operands"`
+	AnyCount    bool       `json:"parses_any_count"`
 	Attributes  []attrJSON `json:"attributes"`
 	Elementwise bool       `json:"elementwise"`
 	Commutative bool       `json:"commutative"`
@@ -59,6 +64,7 @@ type attrJSON struct {
 	Kind     string   `json:"kind"`
 	Required bool     `json:"required"`
 	Values   []string `json:"values,omitempty"`
+	AnyCase  bool     `json:"any_case,omitempty"`
 	Role     string   `json:"role,omitempty"`
 }
 
@@ -109,13 +115,18 @@ func writeOpsTable(out *bytes.Buffer, ops []hlo.Opcode) {
 		if len(attrs) == 0 {
 			attrs = []string{"-"}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", op, info.Operands, run, stablehlo, properties(info),
+		operands := info.Operands.String()
+		if info.ParsesAnyCount {
+			operands += "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", op, operands, run, stablehlo, properties(info),
 			strings.Join(attrs, " "))
 	}
 	tw.Flush()
-	common := make([]string, len(hlo.CommonAttrs))
-	for i := range hlo.CommonAttrs {
-		common[i] = hlo.CommonAttrs[i].String()
+	commonAttrs := hlo.CommonAttrs()
+	common := make([]string, len(commonAttrs))
+	for i := range commonAttrs {
+		common[i] = commonAttrs[i].String()
 	}
 	fmt.Fprintf(out, "\nEvery instruction also accepts: %s\n", strings.Join(common, " "))
 }
@@ -144,11 +155,12 @@ func writeOpsJSON(out *bytes.Buffer, ops []hlo.Opcode) {
 	doc := struct {
 		Common []attrJSON `json:"common_attributes"`
 		Ops    []opJSON   `json:"ops"`
-	}{Common: attrsJSON(hlo.CommonAttrs), Ops: []opJSON{}}
+	}{Common: attrsJSON(hlo.CommonAttrs()), Ops: []opJSON{}}
 	for _, op := range ops {
 		info := op.Info()
 		o := opJSON{
-			Opcode: op.String(), MinOperands: info.Operands.Min, Attributes: attrsJSON(info.Attrs),
+			Opcode: op.String(), MinOperands: info.Operands.Min, AnyCount: info.ParsesAnyCount,
+			Attributes:  attrsJSON(info.Attrs),
 			Elementwise: info.Elementwise, Commutative: info.Commutative, SideEffect: info.SideEffect,
 			MayAlias: info.MayAlias, Interpreter: interp.Supported(op), StableHLO: info.StableHLO,
 		}
@@ -165,7 +177,8 @@ func writeOpsJSON(out *bytes.Buffer, ops []hlo.Opcode) {
 func attrsJSON(specs []hlo.AttrSpec) []attrJSON {
 	out := make([]attrJSON, len(specs))
 	for i, s := range specs {
-		out[i] = attrJSON{Name: s.Name, Kind: s.Kind.String(), Required: s.Required, Values: s.Values, Role: s.Role}
+		out[i] = attrJSON{Name: s.Name, Kind: s.Kind.String(), Required: s.Required, Values: s.Values,
+			AnyCase: s.FoldCase, Role: s.Role}
 	}
 	return out
 }

@@ -120,7 +120,7 @@ func runPrint(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.format == "readable" && stablehlo.Looks(src) {
+	if f.format == "readable" && isStableHLO(src) {
 		if f.module != "" {
 			return usagef("--module picks among HLO modules: add --format=hlo to print those StableHLO converts to")
 		}
@@ -131,7 +131,7 @@ func runPrint(inv *invocation, args []string) error {
 		_, err = inv.stdout.Write(text)
 		return err
 	}
-	mods, err := parseSource(display, src)
+	mods, err := inv.parseSource(display, src)
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,11 @@ func init() {
 way XLA's HloVerifier does: structure (names, operands, parameters, called computations), shapes
 (each instruction's shape against the one its opcode and operands give) and what the types imply (sizes
 that fit in an int64, layouts that fit their shapes, no recursive calls, input_output_alias pairs of one
-shape, inf and nan only in types that have them). A file with no module is an error, and so is a module
-XLA printed (entry_computation_layout in its header) whose ENTRY computation is missing: the file was cut.
+shape, inf and nan only in types that have them). A file with no module is an error. As XLA's parser
+does, a module whose computations are not marked ENTRY takes its last one as the entry; when its header
+has the entry_computation_layout XLA prints (and XLA marks the entry of every module it prints), a
+warning says so, and the layout is checked against that computation, which a file cut before its entry
+seldom fits.
 
 It prints "FILE: ok (N computations, M instructions)" for a good file and every problem of a bad one as
 "file:line:col: message". The exit status is 1 when any file has a problem.`,

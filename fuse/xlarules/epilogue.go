@@ -98,7 +98,7 @@ func (e *epilogue) checkTable() {
 // tableRows lists cuBLASLt's FP8 table rows for A x B.
 func tableRows(a, b dtype.Type) string {
 	var rows []string
-	for _, r := range cublas.FP8TypeTable {
+	for _, r := range cublas.FP8TypeTable() {
 		if r.A == a && r.B == b {
 			rows = append(rows, fmt.Sprintf("C %s/D %s/bias %s", r.C, r.D, r.Bias))
 		}

@@ -8,96 +8,10 @@ import (
 	"octet/hlo"
 )
 
-// attrKind says how the value of an attribute is read. Attributes not listed are read by the form of their
-// value: true/false as Bool, a decimal integer as Int, anything else as Raw text.
-type attrKind uint8
-
-const (
-	kindGeneric attrKind = iota
-	kindInts
-	kindIntLists
-	kindString
-	kindEnum
-	kindComps
-	kindInsts
-	kindSlice
-	kindPadding
-	kindWindow
-	kindConvDims
-	kindBackendConfig
-	kindMetadata
-	kindFrontendAttributes
-	kindReplicaGroups
-	kindSharding
-	kindAliasing
-	kindProgramShape
-	kindLiteral
-	kindEnums
-	kindInputOutputAlias
-	kindBufferDonor
-	kindShapes
-	kindFloat
-)
-
-var attrKinds = map[string]attrKind{
-	"dimensions":                    kindInts,
-	"lhs_contracting_dims":          kindInts,
-	"rhs_contracting_dims":          kindInts,
-	"lhs_batch_dims":                kindInts,
-	"rhs_batch_dims":                kindInts,
-	"lhs_ragged_dims":               kindInts,
-	"rhs_group_dims":                kindInts,
-	"dynamic_slice_sizes":           kindInts,
-	"slice_sizes":                   kindInts,
-	"offset_dims":                   kindInts,
-	"collapsed_slice_dims":          kindInts,
-	"start_index_map":               kindInts,
-	"operand_batching_dims":         kindInts,
-	"start_indices_batching_dims":   kindInts,
-	"update_window_dims":            kindInts,
-	"inserted_window_dims":          kindInts,
-	"scatter_dims_to_operand_dims":  kindInts,
-	"input_batching_dims":           kindInts,
-	"scatter_indices_batching_dims": kindInts,
-	"fft_length":                    kindInts,
-	"source_target_pairs":           kindIntLists,
-	"custom_call_target":            kindString,
-	"direction":                     kindEnum,
-	"kind":                          kindEnum,
-	"to_apply":                      kindComps,
-	"calls":                         kindComps,
-	"condition":                     kindComps,
-	"body":                          kindComps,
-	"select":                        kindComps,
-	"scatter":                       kindComps,
-	"true_computation":              kindComps,
-	"false_computation":             kindComps,
-	"branch_computations":           kindComps,
-	"called_computations":           kindComps,
-	"control-predecessors":          kindInsts,
-	"slice":                         kindSlice,
-	"padding":                       kindPadding,
-	"window":                        kindWindow,
-	"dim_labels":                    kindConvDims,
-	"backend_config":                kindBackendConfig,
-	"metadata":                      kindMetadata,
-	"frontend_attributes":           kindFrontendAttributes,
-	"replica_groups":                kindReplicaGroups,
-	"sharding":                      kindSharding,
-	"output_to_operand_aliasing":    kindAliasing,
-	"entry_computation_layout":      kindProgramShape,
-	"literal":                       kindLiteral,
-	"operand_precision":             kindEnums,
-	"parameter_replication":         kindEnums,
-	"operand_layout_constraints":    kindShapes,
-	"input_output_alias":            kindInputOutputAlias,
-	"buffer_donor":                  kindBufferDonor,
-	"epsilon":                       kindFloat,
-}
-
-// attributes reads ", name=value" pairs while they follow. in is nil for module and computation
-// attributes.
-func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
+// attributes reads ", name=value" pairs while they follow: those of instruction in, or, when in is nil,
+// those of a module header or a computation, whose specs header gives. Each value is read as the kind its
+// spec gives (hlo.AttrSpec), an attribute without a spec by the form of its value.
+func (p *parser) attributes(in *hlo.Instruction, header func(name string) *hlo.AttrSpec) []hlo.Attr {
 	// The attributes are gathered above those of enclosing instructions (a value may hold a computation)
 	// and copied out at the end, into a slice of the right size.
 	base := len(p.attrStack)
@@ -124,9 +38,22 @@ func (p *parser) attributes(in *hlo.Instruction) []hlo.Attr {
 		if given(p.attrStack[base:], &seen, name) {
 			p.errorAt(nameStart, "attribute %s is given twice", name)
 		}
-		v, ok := p.attrValue(in, name, len(p.attrStack)-base)
+		var spec *hlo.AttrSpec
+		if in != nil {
+			spec = hlo.LookupAttr(in.Opcode, in.AsyncWrapped, name)
+		} else {
+			spec = header(name)
+		}
+		v, ok := p.attrValue(in, spec, name, len(p.attrStack)-base)
 		if !ok {
 			break
+		}
+		if in == nil && spec != nil {
+			// An instruction's attributes are checked with the instruction (checkOperation); a header's
+			// here. A header may hold attributes Octet has no spec for: they are kept as read.
+			if msg := hlo.CheckAttr(spec, v); msg != "" {
+				p.errorAt(nameStart, "attribute %s %s", name, msg)
+			}
 		}
 		p.attrStack = append(p.attrStack, hlo.Attr{Name: name, Value: v})
 	}
@@ -171,23 +98,22 @@ func given(attrs []hlo.Attr, seen *map[string]bool, name string) bool {
 	return dup
 }
 
-func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Value, bool) {
+// attrValue reads the value of the attribute name, whose spec is spec (nil when its owner does not take
+// it), as a value of the spec's kind; index is the attribute's place among its owner's.
+func (p *parser) attrValue(in *hlo.Instruction, spec *hlo.AttrSpec, name string, index int) (hlo.Value, bool) {
 	start := p.off
-	kind := attrKinds[name]
+	kind := hlo.AttrText
+	if spec != nil {
+		kind = spec.Kind
+	}
 	switch kind {
-	case kindInts:
+	case hlo.AttrInts:
 		if p.peek() != '{' {
 			break
 		}
-		if p.peekAt(1) == '{' {
-			// slice_sizes={{128,32}} of an in-place collective-permute: one list per buffer.
-			ll, ok := p.intLists(name)
-			return hlo.IntLists(ll), ok
-		}
 		l, ok := p.intList("in ", name)
 		return hlo.Ints(l), ok
-	case kindFloat:
-		start := p.off
+	case hlo.AttrFloat:
 		text := p.valueToken()
 		f, err := strconv.ParseFloat(text, 32)
 		if err != nil || text == "" {
@@ -195,37 +121,42 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 			return nil, false
 		}
 		return hlo.Float(f), true
-	case kindIntLists:
+	case hlo.AttrIntLists:
 		if p.peek() != '{' {
 			break
 		}
 		ll, ok := p.intLists(name)
 		return hlo.IntLists(ll), ok
-	case kindString:
+	case hlo.AttrString:
 		if p.peek() != '"' {
 			break
 		}
 		s, ok := p.quoted()
 		return hlo.String(s), ok
-	case kindEnum:
+	case hlo.AttrEnum:
 		if w := p.word(); w != "" {
-			return hlo.Enum(w), true
+			return hlo.Enum(spec.Canonical(w)), true
 		}
 		p.errorAt(start, "expected a value for %s, found %s", name, p.describe())
 		return nil, false
-	case kindComps:
+	case hlo.AttrEnums:
+		if p.peek() != '{' {
+			break
+		}
+		return p.enums(spec)
+	case hlo.AttrComp, hlo.AttrComps:
 		return p.compRefList(in, name, index)
-	case kindInsts:
+	case hlo.AttrInsts:
 		return p.instRefs(in, name, index)
-	case kindSlice:
+	case hlo.AttrSlice:
 		return p.slice()
-	case kindPadding:
+	case hlo.AttrPadding:
 		return p.padding()
-	case kindWindow:
+	case hlo.AttrWindow:
 		return p.window()
-	case kindConvDims:
+	case hlo.AttrConvDims:
 		return p.convDims()
-	case kindBackendConfig:
+	case hlo.AttrBackendConfig:
 		if p.peek() == '"' {
 			s, ok := p.quoted()
 			return &hlo.BackendConfig{Text: s, Quoted: true}, ok
@@ -236,31 +167,42 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 		}
 		p.off = end
 		return &hlo.BackendConfig{Text: p.src[start:end]}, true
-	case kindMetadata:
+	case hlo.AttrMetadata:
 		if p.peek() != '{' {
 			break
 		}
 		kvs, ok := p.keyValues("metadata", ' ')
 		return hlo.Metadata(kvs), ok
-	case kindFrontendAttributes:
+	case hlo.AttrFrontendAttributes:
 		if p.peek() != '{' {
 			break
 		}
 		kvs, ok := p.keyValues("frontend_attributes", ',')
 		return hlo.FrontendAttributes(kvs), ok
-	case kindReplicaGroups:
+	case hlo.AttrReplicaGroups:
 		return p.replicaGroups()
-	case kindSharding:
+	case hlo.AttrSharding:
 		end, ok := p.balancedEnd(p.off)
 		if !ok {
 			return nil, false
 		}
 		p.off = end
 		return decodeSharding(p.src[start:end]), true
-	case kindAliasing:
+	case hlo.AttrAliasing:
 		return p.aliasing()
-	case kindLiteral:
-		// literal=s32[] 1: a shape, a space and a value; or a tuple of them in parentheses. Kept as text.
+	case hlo.AttrShape:
+		// outfeed_shape=(u32[3]{0}, pred[]): checked as a shape, kept as written.
+		if _, ok := p.scratchShape(); !ok {
+			return nil, false
+		}
+		return hlo.Raw(p.src[start:p.off]), true
+	case hlo.AttrShapes:
+		if p.peek() != '{' {
+			break
+		}
+		return p.shapeList(name)
+	case hlo.AttrLiteral:
+		// literal=s32[] 1: a shape, a space and a value; or a tuple of them in parentheses, kept as text.
 		if p.peek() == '(' {
 			end, ok := p.balancedEnd(p.off)
 			if !ok {
@@ -282,37 +224,19 @@ func (p *parser) attrValue(in *hlo.Instruction, name string, index int) (hlo.Val
 			return nil, false
 		}
 		return &hlo.ShapedLiteral{Shape: s, Literal: lit}, true
-	case kindProgramShape:
-		if in != nil {
-			break
-		}
+	case hlo.AttrProgramShape:
 		if p.peek() != '{' {
-			p.errorAt(p.off, "expected '{' to open entry_computation_layout, found %s", p.describe())
+			p.errorAt(p.off, "expected '{' to open %s, found %s", name, p.describe())
 			return nil, false
 		}
 		return p.programShape()
-	case kindEnums:
-		if p.peek() != '{' {
-			break
-		}
-		return p.enums(name)
-	case kindShapes:
-		if p.peek() != '{' {
-			break
-		}
-		return p.shapeList(name)
-	case kindInputOutputAlias:
-		if in != nil {
-			break
-		}
+	case hlo.AttrInputOutputAlias:
 		return p.inputOutputAlias()
-	case kindBufferDonor:
-		if in != nil {
-			break
-		}
+	case hlo.AttrBufferDonors:
 		return p.bufferDonors()
 	}
-	// Generic: by the form of the value.
+	// By the form of the value: a value of another form than its kind's is reported by the check of its
+	// owner, at the attribute's name.
 	end, ok := p.balancedEnd(p.off)
 	if !ok {
 		return nil, false
@@ -928,21 +852,21 @@ func (p *parser) aliasing() (hlo.Value, bool) {
 	return al, true
 }
 
-// enums reads {a,b,c}, a list of bare words.
-func (p *parser) enums(name string) (hlo.Value, bool) {
+// enums reads {a,b,c}, a list of the words of spec's enum, each kept as XLA prints it (Canonical).
+func (p *parser) enums(spec *hlo.AttrSpec) (hlo.Value, bool) {
 	p.off++ // {
 	l := hlo.Enums{}
 	for !p.accept('}') {
-		if len(l) > 0 && !p.expect(',', "between the values of "+name) {
+		if len(l) > 0 && !p.expect(',', "between the values of "+spec.Name) {
 			return nil, false
 		}
 		p.skipSpace()
 		w := p.word()
 		if w == "" {
-			p.errorAt(p.off, "expected a value of %s, found %s", name, p.describe())
+			p.errorAt(p.off, "expected a value of %s, found %s", spec.Name, p.describe())
 			return nil, false
 		}
-		l = append(l, w)
+		l = append(l, spec.Canonical(w))
 	}
 	return l, true
 }

@@ -7,7 +7,10 @@
 // modules separated by "// -----" lines.
 //
 // Constants' literals are decoded against their shape (integers must fit their type, finite numbers must
-// stay finite), and attribute values Octet reasons about are read into hlo's typed values. The readers of
+// stay finite), and each attribute value is read as the kind its spec in hlo's op table gives it
+// (hlo.AttrSpec: an integer list, an enum word, a window, ...): the parser has one reader per kind and no
+// table of its own. A header's attributes without a spec, which XLA's newer versions may add, are kept as
+// read. The readers of
 // single values, ParseShape, ParseLayout and ParseLiteral, are the only ones in the project: other
 // packages use them rather than reading HLO syntax themselves.
 //
@@ -20,7 +23,9 @@
 //
 // Like XLA's parser, it rejects an instruction that does not fit its opcode's entry in the operation table
 // (hlo.OpInfo): a wrong number of operands, an attribute the opcode does not take, a missing required one,
-// or a value of the wrong kind.
+// a value of the wrong kind or a word its enum does not have. Where XLA's parser reads any number of
+// operands (an rng, a dot, the collectives: hlo.OpInfo.ParsesAnyCount), so does this one, and hlo.Verify
+// checks the count, as XLA's verifier does.
 //
 // Errors are collected, sorted and returned as a go/scanner.ErrorList whose entries read
 // "file:line:col: message". The parser never panics, whatever the bytes, and takes time and memory in

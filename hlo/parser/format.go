@@ -33,6 +33,21 @@ func RegisterFormat(name string, match func(src []byte) bool, read ReadFunc) {
 	formats = append(formats, format{name, match, read})
 }
 
+// FormatName returns the name of the registered format (RegisterFormat) whose reader ParseFile hands src
+// to, or "" when ParseFile reads src as HLO text. A program that reads other languages too (StableHLO)
+// asks it first: an HloModuleProto text file may start with '#' comment lines, as MLIR text may start
+// with '#' aliases.
+func FormatName(src []byte) string {
+	formatsMu.Lock()
+	defer formatsMu.Unlock()
+	for _, f := range formats {
+		if f.match(src) {
+			return f.name
+		}
+	}
+	return ""
+}
+
 // readerFor returns the registered reader of src's format, or nil for HLO text.
 func readerFor(src []byte) ReadFunc {
 	formatsMu.Lock()

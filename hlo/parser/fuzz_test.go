@@ -4,7 +4,6 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 	"octet/internal/shared"
 )
 
-// FuzzParse feeds arbitrary bytes to the parser: it must never panic (the recover in ParseFile turns a
-// panic into an "internal parser error", which fails here), and what it accepts must hold together.
+// FuzzParse feeds arbitrary bytes to the parser: it must never panic (ParseFile lets a panic through, and
+// the fuzzer reports it), and what it accepts must hold together.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(addModule))
 	f.Add([]byte("ENTRY e {\n  p = (f32[2], s32[]) parameter(0)\n  ROOT r = f32[2] negate(f32[2] %p#0)\n}\n"))
@@ -45,9 +44,6 @@ func FuzzParse(f *testing.F) {
 		}
 		mods, err := r.mods, r.err
 		if err != nil {
-			if strings.Contains(err.Error(), "internal parser error") {
-				t.Fatalf("parser panicked: %v", err)
-			}
 			return
 		}
 		cfg := printer.ConfigFor(printer.StyleXLA)

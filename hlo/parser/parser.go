@@ -25,17 +25,14 @@ const maxNesting = 1000
 // test tools split files). The error, when not nil, is a scanner.ErrorList of every problem found, sorted by
 // position; the modules that parsed are returned with it. A file of a registered format (RegisterFormat)
 // goes to that format's reader.
+//
+// Bad input is never a panic. A panic out of ParseFile is a bug, in the parser or in a registered reader,
+// and is not turned into an error: as go/parser does, each module's parse recovers only its own bail-out
+// (after 50 errors, or nesting deeper than 1000 levels) and lets anything else through, with its stack.
 func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Module, err error) {
 	file := fset.AddFile(filename, -1, len(src))
 	file.SetLines(lineStarts(src))
 	var errs scanner.ErrorList
-	defer func() {
-		// The parser is written not to panic; this turns a bug into an error instead of a crash.
-		if r := recover(); r != nil {
-			errs.Add(file.Position(file.Pos(0)), fmt.Sprintf("internal parser error: %v", r))
-			mods, err = nil, errs
-		}
-	}()
 	if read := readerFor(src); read != nil {
 		// Another registered format (an HloModuleProto in protobuf text format).
 		return read(fset, file, src)
@@ -333,8 +330,13 @@ type ctrlFixup struct {
 	poss  []int
 }
 
-// bailout stops the parse of the current module after too many errors.
+// bailout stops the parse of the current module after too many errors. It is the only panic the parser
+// recovers from.
 type bailout struct{}
+
+// testHookModule, when not nil, is called as each module's parse starts: tests make it panic, as a bug
+// would, to see that the panic is not reported as bad input.
+var testHookModule func()
 
 func (p *parser) pos(off int) token.Pos {
 	if p.file == nil {
@@ -785,6 +787,9 @@ func (p *parser) parseModule() (m *hlo.Module) {
 			m = nil
 		}
 	}()
+	if testHookModule != nil {
+		testHookModule()
+	}
 	p.mod = &hlo.Module{Fset: p.fset}
 	p.comps = map[string]*hlo.Computation{}
 	p.names = map[string]bool{}
@@ -805,7 +810,7 @@ func (p *parser) parseModule() (m *hlo.Module) {
 			p.off++
 		}
 		errs := len(p.errs)
-		p.mod.Attrs = p.attributes(nil)
+		p.mod.Attrs = p.attributes(nil, hlo.ModuleAttr)
 		if len(p.errs) > errs {
 			p.skipLine() // a header value did not read: go on at the next line
 		}
@@ -1011,7 +1016,7 @@ func (p *parser) parseComputation() *hlo.Computation {
 	// Attributes after the closing brace: }, execution_thread="x"
 	save := p.off
 	if p.skipSpaceLine(); p.peek() == ',' {
-		c.Attrs = p.attributes(nil)
+		c.Attrs = p.attributes(nil, hlo.ComputationAttr)
 	} else {
 		p.off = save
 	}
@@ -1466,7 +1471,7 @@ func (p *parser) instructionRHS(name string, start int, given *hlo.Shape) *hlo.I
 		}
 	}
 	attrStart, errs := p.off, len(p.errs)
-	in.Attrs = p.attributes(in)
+	in.Attrs = p.attributes(in, nil)
 	if len(p.errs) == errs { // checked only when every attribute was read
 		p.checkOperation(in, opStart, attrStart)
 	}

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"errors"
+	"fmt"
 	"go/scanner"
 	"go/token"
 	"strings"
@@ -127,7 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad layout", "HloModule m\nENTRY e {\n  ROOT p = f32[4,2]{0} parameter(0)\n}\n", "bad.hlo:3:20: layout {0} has 1 dimensions but the shape has 2"},
 		{"duplicate name", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  p = f32[4] parameter(1)\n}\n", "bad.hlo:4:3: instruction %p is defined twice"},
 		{"duplicate parameter", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  q = f32[4] parameter(0)\n}\n", "parameter number 0 is used by both %p and %q"},
-		{"bad window", "HloModule m\nENTRY e {\n  ROOT p = f32[4] parameter(0), window={size=2 strid=1}\n}\n", `unknown window field "strid"`},
+		{"bad window", "HloModule m\nENTRY e {\n  ROOT p = f32[4] custom-call(), custom_call_target=\"w\", window={size=2 strid=1}\n}\n", `unknown window field "strid"`},
 		{"unterminated string", "HloModule m\nENTRY e {\n  ROOT p = f32[4] custom-call(), custom_call_target=\"abc\n}\n", "bad.hlo:3:53: string not terminated"},
 		{"garbage after instruction", "HloModule m\nENTRY e {\n  ROOT p = f32[4] parameter(0) junk\n}\n", `bad.hlo:3:32: unexpected "junk" after instruction %p`},
 		{"self reference", "HloModule m\nENTRY e {\n  ROOT t = transpose(t), dimensions={}\n}\n", "bad.hlo:3:3: %t depends on itself through its operands"},
@@ -159,5 +160,46 @@ func TestErrorsAreSortedAndAllReported(t *testing.T) {
 	}
 	if list[0].Pos.Line != 3 || list[1].Pos.Line != 4 {
 		t.Errorf("errors not sorted by position: %v", list)
+	}
+}
+
+// TestBugIsNotBadInput makes the parser panic, as a bug would, and checks that the panic comes out of
+// ParseFile and the single-value readers as it was, not as an error that would pass for bad input; while
+// too many errors, the parser's own bail-out, are still errors.
+func TestBugIsNotBadInput(t *testing.T) {
+	type bug struct{}
+	testHookModule = func() { panic(bug{}) }
+	defer func() { testHookModule = nil }()
+	for name, parse := range map[string]func() error{
+		"ParseFile": func() error {
+			_, err := ParseFile(token.NewFileSet(), "bug.hlo", []byte(addModule))
+			return err
+		},
+		"ParseShape": func() error {
+			_, err := ParseShape("f32[2]")
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != (bug{}) {
+					t.Errorf("recovered %v, want the bug's panic", r)
+				}
+			}()
+			err := parse()
+			t.Errorf("no panic; the error is %v", err)
+		})
+	}
+	testHookModule = nil
+	var src strings.Builder
+	src.WriteString("HloModule m\nENTRY e {\n")
+	for i := range 2 * maxErrors {
+		fmt.Fprintf(&src, "  x%d = f32[] bogus()\n", i)
+	}
+	src.WriteString("}\n")
+	if _, err := ParseFile(token.NewFileSet(), "many.hlo", []byte(src.String())); err == nil {
+		t.Error("no error for a module with 100 unknown opcodes")
+	} else if n := len(err.(scanner.ErrorList)); n != maxErrors {
+		t.Errorf("%d errors, want %d", n, maxErrors)
 	}
 }

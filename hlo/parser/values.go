@@ -61,11 +61,14 @@ func parseValue(name, text string, read func(p *parser) bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
-				p.errs.Add(file.Position(file.Pos(0)), "internal parser error")
+				panic(r) // a bug, not bad input
 			}
 			err = p.errs.Err()
 		}
 	}()
+	if testHookModule != nil {
+		testHookModule()
+	}
 	ok := read(p)
 	if ok {
 		p.skipSpace()

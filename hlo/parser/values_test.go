@@ -18,12 +18,31 @@ func TestHeaderErrors(t *testing.T) {
 		{"input_output_alias={ {0}: (0, {}, maybe) }", "test.hlo:1:48: expected may-alias or must-alias in input_output_alias"},
 		{"input_output_alias={ {0} (0, {}) }", "test.hlo:1:39: expected ':' in input_output_alias"},
 		{"buffer_donor={ (0) }", "test.hlo:1:31: expected ',' in buffer_donor"},
+		// The header's attributes have kinds in the table too (XLA's parser reads them as such).
+		{"replica_count=two", "test.hlo:1:14: attribute replica_count takes an integer, got two"},
+		{"is_scheduled=yes", "test.hlo:1:14: attribute is_scheduled takes a bool, got yes"},
 	} {
 		src := "HloModule m, " + tt.header + "\n\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n"
 		_, err := parser.ParseString("test.hlo", src)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.header, err, tt.want)
 		}
+	}
+}
+
+// TestComputationAttributeKind checks that a computation's execution_thread is a string, as in XLA.
+func TestComputationAttributeKind(t *testing.T) {
+	src := "HloModule m\n\nENTRY e {\n  ROOT c = f32[] constant(1)\n}, execution_thread=host\n"
+	want := "test.hlo:5:4: attribute execution_thread takes a string, got host"
+	if _, err := parser.ParseString("test.hlo", src); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	m, err := parser.ParseString("test.hlo", strings.Replace(src, "=host", `="host"`, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := m.Entry.Attrs[0].Value; v != hlo.String("host") {
+		t.Errorf("execution_thread is %#v, want the string host", v)
 	}
 }
 

@@ -4,8 +4,11 @@
 // It has two layers. A small reader turns the text format into a tree of fields, each with its offset in
 // the file, without knowing the schema. A converter then walks the tree with the field names of
 // xla/service/hlo.proto and xla/xla_data.proto and builds the module: shapes, operands, called
-// computations, and the attributes each instruction would carry if XLA printed it as HLO text, as the
-// same hlo.Value types and in the same order as the HLO text parser gives them. Every field the
+// computations, and the attributes each instruction would carry if XLA printed it as HLO text, in the
+// same order as the HLO text parser gives them and typed, as the parser types them, by the kinds of the op
+// table (hlo.AttrSpec); each instruction is then checked against the table as the parser checks the ones
+// it reads, so a proto cannot hold what HLO text could not (an unknown comparison direction, a fusion kind
+// XLA does not have). Every field the
 // converter does not use is reported as an error, so nothing a proto says is dropped unnoticed; the few
 // fields that mean nothing in HLO text (ids, program shapes that repeat the instructions' shapes,
 // profiling figures) are read and set aside on purpose.
@@ -901,6 +904,8 @@ type protoComp struct {
 	// hasFields is set when the computation has instruction fields, whether or not they converted.
 	hasFields bool
 	failed    map[int64]bool // ids of instructions that did not convert
+	// errs is the number of errors reported before the computation's conversion started.
+	errs int
 }
 
 type protoInst struct {
@@ -1014,12 +1019,14 @@ func (c *protoConverter) computation(cf *protoField) *protoComp {
 		return nil
 	}
 	comp := &hlo.Computation{Name: name, Pos: c.pos(cf.off)}
-	pc := &protoComp{comp: comp, field: cf, byID: map[int64]*hlo.Instruction{}, failed: map[int64]bool{}}
+	pc := &protoComp{comp: comp, field: cf, byID: map[int64]*hlo.Instruction{}, failed: map[int64]bool{}, errs: len(c.errs)}
 	// The program shape repeats the parameters' and root's shapes; whether a computation is a fusion's
 	// follows from its caller.
 	c.skip(cf, "program_shape", "is_fusion_computation")
 	if th := c.str(cf, "execution_thread"); th != "" && th != "main" {
-		comp.Attrs = append(comp.Attrs, hlo.Attr{Name: "execution_thread", Value: genericValue(`"` + cstring.Escape(th) + `"`)})
+		l := attrList{spec: hlo.ComputationAttr}
+		l.str("execution_thread", th)
+		comp.Attrs = l.attrs
 	}
 	names := map[string]*hlo.Instruction{}
 	instFields := c.subs(cf, "instructions")
@@ -1134,6 +1141,15 @@ func (c *protoConverter) connect(pc *protoComp, comps map[int64]*protoComp) {
 	for _, pi := range pc.insts {
 		pi.in.Attrs = c.attrs(pc, pi, comps)
 		c.done(pi.field, "HloInstructionProto")
+	}
+	if len(c.errs) == pc.errs {
+		// What the HLO text parser checks of an instruction it reads, against the same table; only when the
+		// instructions converted cleanly, as the parser checks only what it read without error.
+		for _, pi := range pc.insts {
+			hlo.CheckOperation(pi.in, pi.in.NumOperands(), func(_ int, msg string) {
+				c.errorAt(pi.field.off, "%%%s: %s", pi.in.Name, msg)
+			})
+		}
 	}
 	// Parameters by number.
 	for _, in := range comp.Instructions {
@@ -1543,10 +1559,51 @@ func genericValue(text string) hlo.Value {
 	return hlo.Raw(text)
 }
 
-// attrList collects attributes in order.
-type attrList []hlo.Attr
+// attrList collects the attributes of an instruction, a computation or a module header, in order. Values
+// that HLO text writes as a word or a string are typed as the op table's spec of the attribute says (the
+// kinds the HLO text parser reads them as): an enum's word is an Enum, a string a String.
+type attrList struct {
+	attrs []hlo.Attr
+	spec  func(name string) *hlo.AttrSpec // the spec of an attribute; nil when there is none
+}
 
-func (l *attrList) add(name string, v hlo.Value) { *l = append(*l, hlo.Attr{Name: name, Value: v}) }
+// instAttrs returns a list for the attributes of in.
+func instAttrs(in *hlo.Instruction) attrList {
+	return attrList{spec: func(name string) *hlo.AttrSpec { return hlo.LookupAttr(in.Opcode, in.AsyncWrapped, name) }}
+}
+
+func (l *attrList) add(name string, v hlo.Value) {
+	l.attrs = append(l.attrs, hlo.Attr{Name: name, Value: v})
+}
+
+// kind is the kind of the attribute name; AttrText when it has no spec.
+func (l *attrList) kind(name string) hlo.AttrKind {
+	if s := l.spec(name); s != nil {
+		return s.Kind
+	}
+	return hlo.AttrText
+}
+
+// word adds an attribute whose value HLO text writes as a bare word or other unquoted text.
+func (l *attrList) word(name, text string) {
+	switch spec := l.spec(name); {
+	case spec != nil && spec.Kind == hlo.AttrEnum:
+		l.add(name, hlo.Enum(spec.Canonical(text)))
+	case spec != nil && spec.Kind == hlo.AttrShape:
+		l.add(name, hlo.Raw(text))
+	default:
+		l.add(name, genericValue(text))
+	}
+}
+
+// str adds an attribute whose value HLO text writes as a quoted string.
+func (l *attrList) str(name, s string) {
+	if l.kind(name) == hlo.AttrString {
+		l.add(name, hlo.String(s))
+		return
+	}
+	l.add(name, genericValue(`"`+cstring.Escape(s)+`"`))
+}
 
 func nonNil(xs []int64) hlo.Ints {
 	if xs == nil {
@@ -1560,7 +1617,7 @@ func nonNil(xs []int64) hlo.Ints {
 // metadata and backend_config.
 func (c *protoConverter) attrs(pc *protoComp, pi *protoInst, comps map[int64]*protoComp) []hlo.Attr {
 	in, f := pi.in, pi.field
-	var l attrList
+	l := instAttrs(in)
 	c.opcodeAttrs(&l, in, f)
 	c.calledAttrs(&l, in, f, comps)
 	if sf := c.sub(f, "sharding"); sf != nil {
@@ -1582,12 +1639,12 @@ func (c *protoConverter) attrs(pc *protoComp, pi *protoInst, comps map[int64]*pr
 	}
 	if sf := c.sub(f, "statistics_viz"); sf != nil {
 		if s := c.statistics(sf); s != "" {
-			l.add("statistics", genericValue(s))
+			l.word("statistics", s)
 		}
 	}
 	if af := c.sub(f, "result_accuracy"); af != nil {
 		if s := c.resultAccuracy(af); s != "" {
-			l.add("result_accuracy", genericValue(s))
+			l.word("result_accuracy", s)
 		}
 	}
 	if mf := c.sub(f, "metadata"); mf != nil {
@@ -1600,7 +1657,7 @@ func (c *protoConverter) attrs(pc *protoComp, pi *protoInst, comps map[int64]*pr
 			l.add("backend_config", &hlo.BackendConfig{Text: s, Quoted: !cstring.LexesAsJSONDict(s)})
 		}
 	}
-	return l
+	return l.attrs
 }
 
 // opcodeAttrs adds the attributes particular to the opcode, as XLA's instruction classes print them.
@@ -1628,11 +1685,11 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 		n, _ := c.int(f, "feature_index")
 		l.add("feature_index", hlo.Int(n))
 	case hlo.OpFft:
-		l.add("fft_type", genericValue(c.enum(f, "fft_type", protoFftType)))
+		l.word("fft_type", c.enum(f, "fft_type", protoFftType))
 		l.add("fft_length", nonNil(c.ints(f, "fft_length")))
 	case hlo.OpAsyncStart:
 		if th := c.str(f, "async_execution_thread"); th != "" && th != "main" {
-			l.add("async_execution_thread", genericValue(`"`+cstring.Escape(th)+`"`))
+			l.str("async_execution_thread", th)
 		}
 	case hlo.OpCopyStart:
 		deprecated := c.boolean(f, "is_cross_program_prefetch")
@@ -1640,29 +1697,14 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 			l.add("cross_program_prefetch_index", hlo.Int(n))
 		}
 	case hlo.OpCompare:
-		df := c.one(f, "comparison_direction")
-		dir := ""
-		if df != nil {
-			dir = c.strOf(df)
-		}
-		switch dir {
-		case "EQ", "NE", "GE", "GT", "LE", "LT":
-			l.add("direction", hlo.Enum(dir))
-		default:
-			off := f.off
-			if df != nil {
-				off = df.valOff
-			}
-			c.errorAt(off, "compare %%%s needs a comparison_direction (EQ, NE, GE, GT, LE or LT), not %q", in.Name, dir)
+		// The words are checked against the op table with the instruction.
+		if df := c.one(f, "comparison_direction"); df != nil {
+			l.word("direction", c.strOf(df))
 		}
 		if tf := c.one(f, "comparison_type"); tf != nil {
-			switch typ := c.strOf(tf); typ {
-			case "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED":
-				if in.NumOperands() > 0 && typ != defaultComparisonType(in.Operand(0).Shape.Elem) {
-					l.add("type", genericValue(typ))
-				}
-			default:
-				c.errorAt(tf.valOff, "unknown comparison_type %q", typ)
+			// XLA prints the type only when it is not the one the operands' type implies.
+			if typ := c.strOf(tf); in.NumOperands() == 0 || typ != defaultComparisonType(in.Operand(0).Shape.Elem) {
+				l.word("type", typ)
 			}
 		}
 	case hlo.OpTriangularSolve:
@@ -1674,7 +1716,7 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 				}
 			}
 			if t := c.enum(of, "transpose_a", protoTranspose); t != "TRANSPOSE_INVALID" && t != "" {
-				l.add("transpose_a", genericValue(t))
+				l.word("transpose_a", t)
 			}
 			c.done(of, "TriangularSolveOptions")
 		}
@@ -1771,16 +1813,12 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 		}
 		l.add("slice", s)
 	case hlo.OpFusion:
-		kind := c.str(f, "fusion_kind")
-		switch kind {
-		case "kLoop", "kInput", "kOutput", "kCustom":
-			l.add("kind", hlo.Enum(kind))
-		default:
-			c.errorAt(f.off, "fusion %%%s needs a fusion_kind (kLoop, kInput, kOutput or kCustom), not %q", in.Name, kind)
+		if kf := c.one(f, "fusion_kind"); kf != nil {
+			l.word("kind", c.strOf(kf))
 		}
 		c.aliasing(l, f)
 	case hlo.OpRng:
-		l.add("distribution", genericValue(strings.ToLower(c.enum(f, "distribution", protoDistribution))))
+		l.word("distribution", strings.ToLower(c.enum(f, "distribution", protoDistribution)))
 	case hlo.OpParameter:
 		if rf := c.sub(f, "parameter_replication"); rf != nil {
 			var leaves hlo.Enums
@@ -1802,14 +1840,14 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 		l.add("mantissa_bits", hlo.Int(m))
 	case hlo.OpInfeed:
 		if s := c.str(f, "infeed_config"); s != "" {
-			l.add("infeed_config", genericValue(`"`+cstring.Escape(s)+`"`))
+			l.str("infeed_config", s)
 		}
 	case hlo.OpOutfeed:
 		if sf := c.sub(f, "outfeed_shape"); sf != nil {
-			l.add("outfeed_shape", genericValue(shapeString(c.shape(sf))))
+			l.word("outfeed_shape", shapeString(c.shape(sf)))
 		}
 		if s := c.str(f, "outfeed_config"); s != "" {
-			l.add("outfeed_config", genericValue(`"`+cstring.Escape(s)+`"`))
+			l.str("outfeed_config", s)
 		}
 	case hlo.OpConvolution:
 		if w := c.window(f); len(w) > 0 {
@@ -1903,7 +1941,7 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 		entry, exit := c.sub(f, "domain_entry_sharding"), c.sub(f, "domain_exit_sharding")
 		if entry != nil && exit != nil {
 			// XLA's entry= is the user side, stored as domain_exit_sharding, and exit= the operand side.
-			l.add("domain", genericValue(`{kind="sharding", entry=`+c.sharding(exit)+`, exit=`+c.sharding(entry)+`}`))
+			l.word("domain", `{kind="sharding", entry=`+c.sharding(exit)+`, exit=`+c.sharding(entry)+`}`)
 		}
 	case hlo.OpGetDimensionSize, hlo.OpSetDimensionSize:
 		if d, ok := oneDim(); ok {
@@ -1913,7 +1951,7 @@ func (c *protoConverter) opcodeAttrs(l *attrList, in *hlo.Instruction, f *protoF
 		n, _ := c.int(f, "delta")
 		l.add("delta", hlo.Int(n))
 	case hlo.OpRngBitGenerator:
-		l.add("algorithm", genericValue(strings.ToLower(c.enum(f, "rng_algorithm", protoRngAlgorithm))))
+		l.word("algorithm", strings.ToLower(c.enum(f, "rng_algorithm", protoRngAlgorithm)))
 	case hlo.OpTopk:
 		k, _ := c.int(f, "k")
 		l.add("k", hlo.Int(k))
@@ -1965,7 +2003,7 @@ func (c *protoConverter) precision(l *attrList, f *protoField) {
 		}
 	}
 	if a := c.enum(pf, "algorithm", protoAlgorithm); a != "ALG_UNSET" && a != "" {
-		l.add("algorithm", genericValue(strings.ToLower(strings.TrimPrefix(a, "ALG_"))))
+		l.word("algorithm", strings.ToLower(strings.TrimPrefix(a, "ALG_")))
 	}
 	c.done(pf, "PrecisionConfig")
 }
@@ -2086,7 +2124,7 @@ func (c *protoConverter) customCall(l *attrList, f *protoField) {
 	c.groupCounts(l, f)
 	c.precision(l, f)
 	if p := c.enum(f, "padding_type", protoPaddingType); p != "PADDING_INVALID" && p != "" {
-		l.add("padding_type", genericValue(p))
+		l.word("padding_type", p)
 	}
 	l.add("custom_call_target", hlo.String(c.str(f, "custom_call_target")))
 	layouts := c.subs(f, "operand_shapes_with_layout")
@@ -2109,11 +2147,11 @@ func (c *protoConverter) customCall(l *attrList, f *protoField) {
 	}
 	c.aliasing(l, f)
 	if s := c.enum(f, "custom_call_schedule", protoSchedule); s != "SCHEDULE_NONE" && s != "" {
-		l.add("schedule", genericValue(s))
+		l.word("schedule", s)
 	}
 	// XLA reads an unspecified API version as the original one, which it does not print.
 	if v := c.enum(f, "custom_call_api_version", protoAPIVersion); v != "API_VERSION_UNSPECIFIED" && v != "API_VERSION_ORIGINAL" && v != "" {
-		l.add("api_version", genericValue(v))
+		l.word("api_version", v)
 	}
 }
 
@@ -2445,7 +2483,7 @@ func (c *protoConverter) resultAccuracy(m *protoField) string {
 // schedule also orders each scheduled computation's instructions.
 func (c *protoConverter) moduleAttrs(m *protoField, comps map[int64]*protoComp) {
 	mod := c.mod
-	var l attrList
+	l := attrList{spec: hlo.ModuleAttr}
 	if sf := c.sub(m, "schedule"); sf != nil {
 		l.add("is_scheduled", hlo.Bool(true))
 		c.schedule(sf, comps)
@@ -2508,14 +2546,14 @@ func (c *protoConverter) moduleAttrs(m *protoField, comps map[int64]*protoComp) 
 		}
 	}
 	if sf := c.sub(m, "spmd_output_sharding"); sf != nil {
-		l.add("spmd_output_sharding", genericValue(c.sharding(sf)))
+		l.word("spmd_output_sharding", c.sharding(sf))
 	}
 	if ps := c.subs(m, "spmd_parameters_shardings"); len(ps) > 0 {
 		parts := make([]string, len(ps))
 		for i, sf := range ps {
 			parts[i] = c.sharding(sf)
 		}
-		l.add("spmd_parameters_shardings", genericValue("{"+strings.Join(parts, ", ")+"}"))
+		l.word("spmd_parameters_shardings", "{"+strings.Join(parts, ", ")+"}")
 	}
 	if pfs := c.subs(m, "cross_program_prefetches"); len(pfs) > 0 {
 		parts := make([]string, len(pfs))
@@ -2525,14 +2563,14 @@ func (c *protoConverter) moduleAttrs(m *protoField, comps map[int64]*protoComp) 
 			parts[i] = fmt.Sprintf("(%d, {%s}, %d)", param, hlo.JoinInts(c.ints(pf, "index")), offset)
 			c.done(pf, "CrossProgramPrefetch")
 		}
-		l.add("cross_program_prefetches", genericValue("{ "+strings.Join(parts, ", ")+" }"))
+		l.word("cross_program_prefetches", "{ "+strings.Join(parts, ", ")+" }")
 	}
 	for _, name := range []string{"is_dynamic", "use_auto_spmd_partitioning"} {
 		if c.boolean(m, name) {
 			l.add(name, hlo.Bool(true))
 		}
 	}
-	mod.Attrs = l
+	mod.Attrs = l.attrs
 }
 
 // lessIndex orders shape indices as a pre-order walk of a tuple visits them.

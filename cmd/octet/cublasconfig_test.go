@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUndecodableCublasConfig gives the commands a cuBLAS FP8 call whose backend_config does not read as
+// a GemmBackendConfig: every command that verifies its input refuses it at the call's position, with exit
+// status 1, instead of reporting a lost fusion of an unknown D.
+func TestUndecodableCublasConfig(t *testing.T) {
+	const module = `HloModule m
+ENTRY e {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e4m3fn[16,32] parameter(1)
+  s = f32[] constant(1)
+  ROOT c = (bf16[16,16], s8[1024]) custom-call(a, b, s, s), custom_call_target="__cublas$lt$matmul$f8", backend_config=%s
+}
+`
+	dir := t.TempDir()
+	write := func(name, config string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(strings.Replace(module, "%s", config, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := write("good.hlo", `{"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"]},"epilogue":"DEFAULT"}}`)
+	for _, tc := range []struct{ name, config, why string }{
+		{"alpha", `{"gemm_backend_config":{"alpha_real":"one"}}`, `gemm_backend_config.alpha_real: not a number: "one"`},
+		{"not json", `{"gemm_backend_config":{"alpha_real":1,}}`, "backend_config is not a JSON object: invalid character"},
+		{"no gemm config", `{"operation_queue_id":"0"}`, "backend_config has no gemm_backend_config"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(tc.name+".hlo", tc.config)
+			want := path + `:6:3: the backend_config of __cublas$lt$matmul$f8 %c does not decode: ` + tc.why
+			for _, args := range [][]string{{"verify", path}, {"check", path}, {"check", "--strict", path}, {"diff", good, path}, {"run", "--random", "1", path}} {
+				code, out, errs := runOctet(t, "", args...)
+				what := strings.Join(args, " ")
+				if code != 1 {
+					t.Errorf("octet %s: exit %d, want 1", what, code)
+				}
+				if !strings.Contains(errs, want) {
+					t.Errorf("octet %s: stderr lacks\n\t%s\ngot:\n%s", what, want, errs)
+				}
+				if strings.Contains(out, "NOT FUSED") || strings.Contains(out, "lost") {
+					t.Errorf("octet %s: the call is reported as a GEMM:\n%s", what, out)
+				}
+			}
+		})
+	}
+	if code, out, errs := runOctet(t, "", "check", "--strict", good); code != 0 {
+		t.Errorf("octet check --strict on the call with a good config: exit %d\n%s%s", code, out, errs)
+	}
+}
