@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -23,9 +24,15 @@ type Options struct {
 	MaxWork int64
 	// Context, when set, cancels the evaluation.
 	Context context.Context
-	// MatMuler multiplies float32 matrices for dot instructions and the cuBLAS custom calls; nil means package
-	// gemm's kernels.
+	// MatMuler multiplies float32 matrices for dot and convolution instructions and the cuBLAS custom calls;
+	// nil means package gemm's kernels.
 	MatMuler MatMuler
+	// Threads is the most goroutines the interpreter's own loops (convolution windows, elementwise
+	// instructions, reductions, random inputs) run on at once; zero means GOMAXPROCS. Results do not depend
+	// on it. Package gemm's products use gemm.Threads().
+	Threads int
+	// Profile, when set, receives the time and the work of every instruction evaluated (see Profile).
+	Profile *Profile
 }
 
 // ErrInternal is wrapped by the error Run returns for a failure of the interpreter itself (a recovered
@@ -53,12 +60,17 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 	if err := CheckMemory(m, opts); err != nil {
 		return Value{}, err
 	}
-	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{}}
+	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{},
+		threads: threadsFor(opts)}
 	if e.gemm == nil {
 		e.gemm = defaultMatMuler{}
 	}
 	if opts.Context != nil {
 		e.ctx = opts.Context
+	}
+	if p := opts.Profile; p != nil {
+		p.begin()
+		defer p.end()
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -90,6 +102,7 @@ type evaluator struct {
 	mod     *hlo.Module
 	opts    Options
 	gemm    MatMuler
+	threads int // goroutines for the interpreter's own loops
 	ctx     context.Context
 	work    int64
 	current *hlo.Instruction
@@ -103,6 +116,10 @@ type evaluator struct {
 	probes map[string][]Value
 	// dev is the device of a grid this evaluation runs on (RunParallelTarget); nil for one device.
 	dev *device
+	// unprofiled is set while an instruction that a Profile times as a whole runs its called computations;
+	// nested is the time of the instructions profiled inside the one running.
+	unprofiled bool
+	nested     time.Duration
 }
 
 // compiled is what the evaluator precomputes about a computation.
@@ -206,7 +223,13 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 		}
 		save := e.current
 		e.current = in
-		v, err := e.eval(in, ops)
+		var v Value
+		var err error
+		if e.opts.Profile != nil && !e.unprofiled {
+			v, err = e.evalProfiled(in, ops)
+		} else {
+			v, err = e.eval(in, ops)
+		}
 		if err == nil {
 			err = e.charge(elementCount(v))
 		}
@@ -273,6 +296,21 @@ func (e *evaluator) eval(in *hlo.Instruction, ops []Value) (Value, error) {
 		return f(e, in, ops)
 	}
 	return Value{}, unsupportedf(in, "%s", describeOp(in))
+}
+
+// evalProfiled is eval, timed for the Profile.
+func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value) (Value, error) {
+	outer := e.nested
+	e.nested = 0
+	whole := !controlFlow(in.Opcode)
+	e.unprofiled = whole
+	start := time.Now()
+	v, err := e.eval(in, ops)
+	d := time.Since(start)
+	e.unprofiled = false
+	e.opts.Profile.add(in, d-e.nested)
+	e.nested = outer + d
+	return v, err
 }
 
 // describeOp names an instruction's operation for an "unsupported" message.

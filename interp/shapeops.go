@@ -400,21 +400,13 @@ func (e *evaluator) concatenate(in *hlo.Instruction, ts []*tensor.Tensor) (*tens
 
 func (e *evaluator) reverse(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tensor, error) {
 	x := ts[0]
-	xs := rowMajorStrides(x.Shape)
-	src := append([]int64(nil), xs...)
-	var base int64
-	for _, d := range in.Ints("dimensions") {
+	dims := in.Ints("dimensions")
+	for _, d := range dims {
 		if d < 0 || d >= int64(len(x.Shape)) {
 			return nil, errorf(in, "reverse dimension %d out of range", d)
 		}
-		if x.Shape[d] > 0 {
-			base += (x.Shape[d] - 1) * xs[d]
-		}
-		src[d] = -xs[d]
 	}
-	r := tensor.New(x.Type, x.Shape)
-	copyRegion(r.Data, 0, xs, x.Data, base, src, x.Shape, x.Type.ByteSize())
-	return r, nil
+	return reverseTensor(x, dims), nil
 }
 
 func (e *evaluator) iota(in *hlo.Instruction) (Value, error) {
