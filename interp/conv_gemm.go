@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"sync"
 	"unsafe"
 
 	"octet/dtype"
@@ -8,9 +9,14 @@ import (
 	"octet/tensor"
 )
 
-// convPanelElements bounds the im2col panel: the windows of at most this many elements (4 MiB of float32)
-// are laid out at once, so a convolution's working memory does not grow with its output.
-const convPanelElements = 1 << 20
+// convPanelElements bounds the im2col panel: the windows of at most this many elements (1 MiB of float32)
+// are laid out at once, so that a panel is still in the cores' L2 caches when the kernels pack it, and a
+// convolution's working memory does not grow with its output.
+const convPanelElements = 1 << 18
+
+// panelPool holds panels between convolutions ([]float32 of convPanelElements), so that each does not
+// fault in fresh memory.
+var panelPool = sync.Pool{New: func() any { return make([]float32, convPanelElements) }}
 
 // convolveGEMM evaluates a float convolution of 32 bits or fewer (see convolution) on the GEMM kernels.
 //
@@ -46,8 +52,11 @@ func (e *evaluator) convolveGEMM(g *convGeom, lhs, rhs *tensor.Tensor, out dtype
 	var c []float32
 	var res *tensor.Tensor
 	if out == dtype.F32 && isIdentity(operm) {
-		res = tensor.New(out, g.out)
+		res = e.newTensor(out, g.out)
 		c = tensor.View[float32](res)
+		if k == 0 {
+			clear(c)
+		}
 	} else {
 		c = make([]float32, m*oc)
 	}
@@ -90,13 +99,28 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 	var panel []byte
 	var panelF32 []float32
 	if !direct {
-		if !typed || im.typ == dtype.F32 {
-			panelF32 = make([]float32, rowsPer*k)
+		// One pooled buffer holds the panel in the operand's type, or in float32 (and then the panel in
+		// its type after it, for decoding).
+		need := rowsPer * k
+		if !typed && im.typ != dtype.F32 {
+			need += (rowsPer*k*es + 3) / 4
 		}
-		if im.typ == dtype.F32 {
-			panel = float32Bytes(panelF32)
+		var buf []float32
+		if need <= convPanelElements {
+			pooled := panelPool.Get().([]float32)
+			defer panelPool.Put(pooled)
+			buf = pooled[:need]
 		} else {
-			panel = make([]byte, rowsPer*k*es)
+			buf = make([]float32, need)
+		}
+		all := float32Bytes(buf)
+		switch {
+		case im.typ == dtype.F32:
+			panelF32, panel = buf, all
+		case typed:
+			panel = all[:rowsPer*k*es]
+		default:
+			panelF32, panel = buf[:rowsPer*k], all[rowsPer*k*4:][:rowsPer*k*es]
 		}
 	}
 	for r0 := int64(0); r0 < m; r0 += rowsPer {

@@ -61,7 +61,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 		return Value{}, err
 	}
 	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{},
-		threads: threadsFor(opts)}
+		threads: threadsFor(opts), buffers: newBuffers(m)}
 	if e.gemm == nil {
 		e.gemm = defaultMatMuler{}
 	}
@@ -103,6 +103,7 @@ type evaluator struct {
 	opts    Options
 	gemm    MatMuler
 	threads int // goroutines for the interpreter's own loops
+	buffers *buffers
 	ctx     context.Context
 	work    int64
 	current *hlo.Instruction
@@ -211,6 +212,7 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 				return Value{}, errorf(in, "parameter %d of a computation called with %d arguments", n, len(args))
 			}
 			vals[i] = args[n]
+			e.buffers.retain(vals[i])
 			continue
 		}
 		ops = ops[:0]
@@ -238,15 +240,23 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 			return Value{}, wrapErr(in, err)
 		}
 		vals[i] = v
-		// Release the operands this instruction used last (parameters belong to the caller).
+		e.buffers.retain(v)
+		// Release the operands this instruction used last.
 		for _, o := range in.Operands() {
 			j := k.index[o]
-			if k.lastUse[j] == i && c.Instructions[j] != c.Root {
+			if k.lastUse[j] == i && c.Instructions[j] != c.Root && (vals[j].Kind != KindArray || vals[j].Array != nil) {
+				e.buffers.release(vals[j])
 				vals[j] = Value{}
 			}
 		}
 	}
-	return vals[k.index[c.Root]], nil
+	root := k.index[c.Root]
+	for j, v := range vals {
+		if j != root {
+			e.buffers.release(v)
+		}
+	}
+	return vals[root], nil
 }
 
 // wrapErr positions an error at in, unless it already is one of the package's positioned errors (from an
