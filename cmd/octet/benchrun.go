@@ -1,0 +1,196 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"octet/dtype"
+	"octet/gemm"
+	"octet/hlo"
+	"octet/interp"
+)
+
+func init() {
+	registerBench(&benchmark{
+		Name:      "run",
+		UsageLine: "bench run [--random SEED] [--reps N] [--threads N] [--module NAME] [--max-memory SIZE] [--gemm-size N] FILE",
+		Short:     "run a whole program repeatedly: its GFLOP/s, and its dots' and convolutions' against the GEMM kernel's",
+		Run:       benchRun,
+	})
+}
+
+// benchRun evaluates a module repeatedly on random inputs and prints its throughput, the share of the
+// time and the rate of its dots and convolutions, and the rate of the GEMM kernel, measured in the same
+// process between the evaluations, on a square float32 product.
+func benchRun(inv *invocation, args []string) error {
+	fs := inv.flags()
+	random := fs.String("random", "1", "random inputs from this `SEED`")
+	reps := fs.Int("reps", 0, "timed evaluations after one warm-up (0: as many as fit in 5 seconds, between 3 and 20)")
+	threads := fs.Int("threads", 0, "use at most `N` threads (0: every core)")
+	module := fs.String("module", "", "the module to run when the file holds several (its `name`)")
+	maxMem := fs.String("max-memory", "", "refuse programs needing more than `SIZE` of buffers (default half of physical memory; 0: no limit)")
+	gemmSize := fs.Int("gemm-size", 1024, "measure the GEMM kernel on a product of `N` x N x N")
+	if err := inv.parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() != 1:
+		return usagef("bench run takes one FILE")
+	case *reps < 0 || *threads < 0:
+		return usagef("--reps and --threads must not be negative")
+	case *gemmSize < 1:
+		return usagef("--gemm-size must be at least 1")
+	}
+	seed, err := strconv.ParseUint(*random, 0, 64)
+	if err != nil {
+		return usagef("--random takes an unsigned integer seed, not %q", *random)
+	}
+	budget := defaultMemoryBudget()
+	if *maxMem != "" {
+		if budget, err = interp.ParseBytes(*maxMem); err != nil {
+			return usagef("--max-memory: %q is not a size (like 512MiB or 8G)", *maxMem)
+		}
+	}
+	mods, err := inv.loadModules(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	m := mods[0]
+	if *module != "" {
+		if m, err = selectModule(mods, *module); err != nil {
+			return err
+		}
+	} else if len(mods) > 1 {
+		return fmt.Errorf("%s holds %d modules: choose one with --module", fs.Arg(0), len(mods))
+	}
+	opts := interp.Options{Context: inv.ctx, MaxMemory: budget, Threads: *threads}
+	if err := interp.CheckMemory(m, opts); err != nil {
+		return fmt.Errorf("%s: %v (--max-memory)", fs.Arg(0), err)
+	}
+	if *threads > 0 {
+		defer gemm.SetThreads(gemm.SetThreads(*threads))
+	}
+	vals, err := interp.RandomInputsThreads(m, seed, *threads)
+	if err != nil {
+		return err
+	}
+	// The GEMM kernel's rate, on operands of the type the program's contractions mostly have.
+	n := *gemmSize
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := randomTyped(rng, dtype.F32, n, n, false)
+	b := randomTyped(rng, dtype.F32, n, n, false)
+	c := gemm.NewMatrix(n, n, nil)
+	af, bf := float32Matrix(a), float32Matrix(b)
+	gemmOnce := func() time.Duration {
+		start := time.Now()
+		gemm.MatMul(c, af, bf, 1, 0)
+		return time.Since(start)
+	}
+	run := func() (*interp.Profile, error) {
+		p := interp.NewProfile()
+		o := opts
+		o.Profile = p
+		_, err := interp.Run(m, vals, o)
+		return p, err
+	}
+	// Warm-up: page faults, packing buffers, worker goroutines.
+	first, err := run()
+	if err != nil {
+		return err
+	}
+	gemmOnce()
+	if *reps == 0 {
+		*reps = min(max(int(5*time.Second/max(first.Total(), time.Millisecond)), 3), 20)
+	}
+	type rep struct {
+		total, contract time.Duration
+		gemm            time.Duration
+	}
+	var runs []rep
+	var flops, contractFLOPs int64
+	var contracts int
+	for i := 0; i < *reps; i++ {
+		if err := inv.ctx.Err(); err != nil {
+			return err
+		}
+		p, err := run()
+		if err != nil {
+			return err
+		}
+		var r rep
+		r.total = p.Total()
+		flops, contractFLOPs, contracts = 0, 0, 0
+		for _, s := range p.Stats() {
+			flops += s.FLOPs
+			if contraction(s.Inst) {
+				r.contract += s.Time
+				contractFLOPs += s.FLOPs
+				contracts++
+			}
+		}
+		// The kernel alternates with the program, so both see the same machine.
+		r.gemm = gemmOnce()
+		runs = append(runs, r)
+	}
+	median := func(f func(rep) time.Duration) time.Duration {
+		x := make([]time.Duration, len(runs))
+		for i, r := range runs {
+			x[i] = f(r)
+		}
+		slices.Sort(x)
+		return x[len(x)/2]
+	}
+	total := median(func(r rep) time.Duration { return r.total })
+	contract := median(func(r rep) time.Duration { return r.contract })
+	gemmTime := median(func(r rep) time.Duration { return r.gemm })
+	ratios := make([]float64, len(runs))
+	for i, r := range runs {
+		if r.contract > 0 {
+			ratios[i] = (float64(contractFLOPs) / r.contract.Seconds()) / (2 * float64(n) * float64(n) * float64(n) / r.gemm.Seconds())
+		}
+	}
+	slices.Sort(ratios)
+	gemmRate := 2 * float64(n) * float64(n) * float64(n) / gemmTime.Seconds() / 1e9
+	fmt.Fprintf(inv.stdout, "module %s: %d instructions timed, %.3f GFLOP per run (%.3f in %d dots and convolutions), %d threads\n",
+		m.Name, len(first.Stats()), float64(flops)/1e9, float64(contractFLOPs)/1e9, contracts, threadCount(*threads))
+	fmt.Fprintf(inv.stdout, "run: %d reps after a warm-up, median %s (best %s)\n", len(runs), fmtSeconds(total.Seconds()),
+		fmtSeconds(slices.MinFunc(runs, func(a, b rep) int { return int(a.total - b.total) }).total.Seconds()))
+	if contracts > 0 {
+		fmt.Fprintf(inv.stdout, "dots and convolutions: median %s (%.0f%% of the run), %s GFLOP/s\n", fmtSeconds(contract.Seconds()),
+			100*contract.Seconds()/total.Seconds(), fmtGiga(contractFLOPs, contract.Seconds()))
+		fmt.Fprintf(inv.stdout, "gemm f32 %dx%dx%d (%s) between the runs: median %.1f GFLOP/s\n", n, n, n,
+			gemm.KernelName(n, dtype.F32, dtype.F32, false), gemmRate)
+		fmt.Fprintf(inv.stdout, "dots and convolutions at %.2f of the GEMM kernel's rate (per run: %s)\n", ratios[len(ratios)/2], ratioRange(ratios))
+	}
+	fmt.Fprintf(inv.stdout, "%s GFLOP/s\n", fmtGiga(flops, total.Seconds()))
+	return nil
+}
+
+// contraction reports whether an instruction is a dot or a convolution (or a fusion whose work is one).
+func contraction(in *hlo.Instruction) bool {
+	switch in.Opcode {
+	case hlo.OpDot, hlo.OpConvolution:
+		return true
+	case hlo.OpFusion:
+		if c := in.CalledComputation("calls"); c != nil {
+			for _, x := range c.Instructions {
+				if x.Opcode == hlo.OpDot || x.Opcode == hlo.OpConvolution {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func ratioRange(r []float64) string {
+	if len(r) == 0 {
+		return "-"
+	}
+	parts := []string{strconv.FormatFloat(r[0], 'f', 2, 64), strconv.FormatFloat(r[len(r)-1], 'f', 2, 64)}
+	return strings.Join(parts, "-")
+}
