@@ -31,8 +31,8 @@ var panelPool = sync.Pool{New: func() any { return make([]float32, convPanelElem
 func (e *evaluator) convolveGEMM(g *convGeom, lhs, rhs *tensor.Tensor, out dtype.Type) (*tensor.Tensor, error) {
 	dn := g.dn
 	ns := len(dn.InputSpatial)
-	lc := transposeTensor(lhs, append(append([]int64{dn.InputBatch}, dn.InputSpatial...), dn.InputFeature))
-	rc := transposeTensor(rhs, append(append(append([]int64(nil), dn.KernelSpatial...), dn.KernelInputFeature), dn.KernelOutput))
+	lc := transposeThreads(lhs, append(append([]int64{dn.InputBatch}, dn.InputSpatial...), dn.InputFeature), e.threads)
+	rc := transposeThreads(rhs, append(append(append([]int64(nil), dn.KernelSpatial...), dn.KernelInputFeature), dn.KernelOutput), e.threads)
 	var rev []int64
 	for i, w := range g.win {
 		if w.Reversal {
@@ -72,7 +72,7 @@ func (e *evaluator) convolveGEMM(g *convGeom, lhs, rhs *tensor.Tensor, out dtype
 			for j, d := range operm {
 				inv[d] = int64(j)
 			}
-			res = transposeTensor(res, inv)
+			res = transposeThreads(res, inv, e.threads)
 		}
 	}
 	return res, nil

@@ -202,6 +202,11 @@ func (e *evaluator) transposed(x *tensor.Tensor, perm []int64) *tensor.Tensor {
 
 // transposeTensor returns x with dimension i of the result being dimension perm[i] of x.
 func transposeTensor(x *tensor.Tensor, perm []int64) *tensor.Tensor {
+	return transposeThreads(x, perm, 1)
+}
+
+// transposeThreads is transposeTensor on at most threads goroutines.
+func transposeThreads(x *tensor.Tensor, perm []int64, threads int) *tensor.Tensor {
 	out := make([]int64, len(perm))
 	xs := rowMajorStrides(x.Shape)
 	src := make([]int64, len(perm))
@@ -215,7 +220,7 @@ func transposeTensor(x *tensor.Tensor, perm []int64) *tensor.Tensor {
 		return &tensor.Tensor{Type: x.Type, Shape: out, Data: x.Data}
 	}
 	r := tensor.New(x.Type, out)
-	copyRegion(r.Data, 0, rowMajorStrides(out), x.Data, 0, src, out, x.Type.ByteSize())
+	parallelCopyRegion(threads, r.Data, 0, rowMajorStrides(out), x.Data, 0, src, out, x.Type.ByteSize())
 	return r
 }
 
