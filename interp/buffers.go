@@ -20,13 +20,14 @@ import (
 // collectives, host transfers, several devices) do not recycle at all.
 type buffers struct {
 	enabled   bool
+	maxFree   int64
 	refs      map[*byte]int32 // references held by frames
 	mine      map[*byte]bool  // allocated by this evaluation and not yet recycled
 	free      map[int][][]byte
 	freeBytes int64
 }
 
-// maxFreeBytes bounds the memory kept for reuse.
+// maxFreeBytes bounds the memory kept for reuse; with Options.MaxMemory it is at most an eighth of that.
 const maxFreeBytes = 256 << 20
 
 // recyclable reports whether every instruction of m only reads its operands while it runs.
@@ -49,11 +50,15 @@ func recyclable(m *hlo.Module) bool {
 	return true
 }
 
-func newBuffers(m *hlo.Module) *buffers {
+func newBuffers(m *hlo.Module, opts Options) *buffers {
 	if !recyclable(m) {
 		return &buffers{}
 	}
-	return &buffers{enabled: true, refs: map[*byte]int32{}, mine: map[*byte]bool{}, free: map[int][][]byte{}}
+	maxFree := int64(maxFreeBytes)
+	if opts.MaxMemory > 0 {
+		maxFree = min(maxFree, opts.MaxMemory/8)
+	}
+	return &buffers{enabled: true, maxFree: maxFree, refs: map[*byte]int32{}, mine: map[*byte]bool{}, free: map[int][][]byte{}}
 }
 
 func key(t *tensor.Tensor) *byte {
@@ -98,7 +103,7 @@ func (b *buffers) release(v Value) {
 		if b.mine[k] {
 			delete(b.mine, k)
 			data := v.Array.Data
-			if b.freeBytes+int64(len(data)) <= maxFreeBytes {
+			if b.freeBytes+int64(len(data)) <= b.maxFree {
 				b.free[len(data)] = append(b.free[len(data)], data)
 				b.freeBytes += int64(len(data))
 			}

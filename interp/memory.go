@@ -105,6 +105,10 @@ func transientBytes(in *hlo.Instruction) int64 {
 				t = min(t+shapeBytes(hlo.Array(dtype.F64, o.Shape.Dims...)), hugeBytes)
 			}
 		}
+		if in.Opcode == hlo.OpConvolution {
+			// the im2col panel, in float32 and in the operand's type
+			t = min(t+8*min(max(convMACs(in)/max(in.Shape.NumElements(), 1), 1)*in.Shape.NumElements(), convPanelElements), hugeBytes)
+		}
 		return min(t+n, hugeBytes)
 	}
 	if s.Elem.BitWidth() < 32 || len(in.Operands()) > 1 {
