@@ -137,24 +137,37 @@ func (chainMatMuler) MatMulBatched(count int, c gemm.Matrix, strideC int, a gemm
 	for n := 0; n < count; n++ {
 		an, bn, cn := a, b, c
 		an.Data, bn.Data, cn.Data = a.Data[n*strideA:], b.Data[n*strideB:], c.Data[n*strideC:]
-		for i := 0; i < c.Rows; i++ {
-			for j := 0; j < c.Cols; j++ {
-				var acc float32
-				for k := 0; k < a.Cols; k++ {
-					acc = fma32(an.At(i, k), bn.At(k, j), acc)
-				}
-				v := alpha * acc
-				if beta != 0 {
-					v += beta * cn.At(i, j)
-				}
-				cn.Data[i*cn.Stride+j] = v
+		k := a.Cols
+		bt := make([]float32, c.Cols*k) // B by columns
+		for j := 0; j < c.Cols; j++ {
+			for p := 0; p < k; p++ {
+				bt[j*k+p] = bn.At(p, j)
 			}
 		}
+		parallelFor(2, c.Rows, 1, func(lo, hi int) {
+			row := make([]float32, k)
+			for i := lo; i < hi; i++ {
+				for p := range row {
+					row[p] = an.At(i, p)
+				}
+				for j := 0; j < c.Cols; j++ {
+					var acc float32
+					for p, x := range row {
+						acc = fma32(x, bt[j*k+p], acc)
+					}
+					v := alpha * acc
+					if beta != 0 {
+						v += beta * cn.Data[i*cn.Stride+j]
+					}
+					cn.Data[i*cn.Stride+j] = v
+				}
+			}
+		})
 	}
 }
 
 // gemmFollowsChain reports whether package gemm's kernels (every one this machine has, and the default
-// one) compute products as the chain of fused multiply-adds in order of k that chainMatMuler computes, on
+// one, for float32 and bf16 operands) compute products as the chain of fused multiply-adds in order of k that chainMatMuler computes, on
 // operands that tell the orders apart: long sums of values of very different magnitudes.
 func gemmFollowsChain() bool {
 	const m, n, k = 19, 37, 1300
@@ -167,6 +180,23 @@ func gemmFollowsChain() bool {
 	}
 	want := gemm.NewMatrix(m, n, nil)
 	chainMatMuler{}.MatMulBatched(1, want, 0, a, 0, b, 0, 1, 0)
+	// The same operands rounded to bf16, multiplied as narrow operands are.
+	a16, b16 := gemm.NewMatrix(m, k, nil), gemm.NewMatrix(k, n, nil)
+	ab, bb := make([]byte, 2*m*k), make([]byte, 2*k*n)
+	for i, v := range a.Data {
+		bits := dtype.BF16.EncodeFloat32(v)
+		ab[2*i], ab[2*i+1] = byte(bits), byte(bits>>8)
+		a16.Data[i] = dtype.BF16.DecodeFloat32(bits)
+	}
+	for i, v := range b.Data {
+		bits := dtype.BF16.EncodeFloat32(v)
+		bb[2*i], bb[2*i+1] = byte(bits), byte(bits>>8)
+		b16.Data[i] = dtype.BF16.DecodeFloat32(bits)
+	}
+	want16 := gemm.NewMatrix(m, n, nil)
+	chainMatMuler{}.MatMulBatched(1, want16, 0, a16, 0, b16, 0, 1, 0)
+	at := gemm.Typed{Type: dtype.BF16, Data: ab, Rows: m, Cols: k, Stride: k}
+	bt := gemm.Typed{Type: dtype.BF16, Data: bb, Rows: k, Cols: n, Stride: n}
 	kernels := append([]*gemm.Kernel{nil}, gemm.Kernels()...)
 	for _, kern := range kernels {
 		if kern != nil {
@@ -174,10 +204,12 @@ func gemmFollowsChain() bool {
 		}
 		for _, threads := range []int{1, 2} {
 			defer gemm.SetThreads(gemm.SetThreads(threads))
-			got := gemm.NewMatrix(m, n, nil)
+			got, got16 := gemm.NewMatrix(m, n, nil), gemm.NewMatrix(m, n, nil)
 			gemm.MatMul(got, a, b, 1, 0)
+			gemm.MatMulTyped(got16, at, bt, 1, 0)
 			for i := range got.Data {
-				if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
+				if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) ||
+					math.Float32bits(got16.Data[i]) != math.Float32bits(want16.Data[i]) {
 					return false
 				}
 			}
