@@ -61,7 +61,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 		return Value{}, err
 	}
 	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{},
-		threads: threadsFor(opts), buffers: newBuffers(m)}
+		threads: threadsFor(opts), buffers: newBuffers(m, opts)}
 	if e.gemm == nil {
 		e.gemm = defaultMatMuler{}
 	}
@@ -132,6 +132,9 @@ type compiled struct {
 	scalar     *scalarProg
 	scalarErr  error
 	scalarDone bool
+	// chunk is the computation's plan as an elementwise fusion (planChunks), nil when it is not one.
+	chunk     *chunkPlan
+	chunkDone bool
 }
 
 func (e *evaluator) compile(c *hlo.Computation) *compiled {
