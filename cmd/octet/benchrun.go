@@ -167,6 +167,9 @@ func benchRun(inv *invocation, args []string) error {
 	gemmRate := rates[len(rates)/2]
 	fmt.Fprintf(inv.stdout, "module %s: %d instructions timed, %.3f GFLOP per run (%.3f in %d dots and convolutions), %d threads\n",
 		m.Name, len(first.Stats()), float64(flops)/1e9, float64(contractFLOPs)/1e9, contracts, threadCount(*threads))
+	if k := contractionKernels(m); len(k) > 0 {
+		fmt.Fprintf(inv.stdout, "dots and convolutions on %s\n", strings.Join(k, ", "))
+	}
 	fmt.Fprintf(inv.stdout, "run: %d reps after a warm-up, median %s (best %s)\n", len(runs), fmtSeconds(total.Seconds()),
 		fmtSeconds(slices.MinFunc(runs, func(a, b rep) int { return int(a.total - b.total) }).total.Seconds()))
 	if contracts > 0 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/interp"
 )
@@ -33,6 +35,7 @@ type profileReport struct {
 	Module       string       `json:"module"`
 	Seconds      float64      `json:"seconds"` // wall time of the evaluation
 	Threads      int          `json:"threads"`
+	Kernels      []string     `json:"gemm_kernels,omitempty"` // the kernels of the dots and convolutions
 	FLOPs        int64        `json:"flops"`
 	Instructions []profileRow `json:"instructions"` // every instruction timed, the longest first
 	Opcodes      []profileRow `json:"opcodes"`      // totals per opcode, the longest first
@@ -40,7 +43,7 @@ type profileReport struct {
 
 func newProfileReport(m *hlo.Module, p *interp.Profile, threads int) *profileReport {
 	total := p.Total()
-	r := &profileReport{Module: m.Name, Seconds: total.Seconds(), Threads: threads}
+	r := &profileReport{Module: m.Name, Seconds: total.Seconds(), Threads: threads, Kernels: contractionKernels(m)}
 	byOp := map[string]*profileRow{}
 	for _, s := range p.Stats() {
 		row := statsRow(s.Calls, s.Time, s.FLOPs, s.Bytes, total)
@@ -120,7 +123,11 @@ func (r *profileReport) writeJSON(w io.Writer) error {
 }
 
 func (r *profileReport) writeTable(w io.Writer) {
-	fmt.Fprintf(w, "profile of %s: %s on %d threads, %s\n", r.Module, fmtSeconds(r.Seconds), r.Threads, fmtRate(r.FLOPs, r.Seconds))
+	fmt.Fprintf(w, "profile of %s: %s on %d threads, %s", r.Module, fmtSeconds(r.Seconds), r.Threads, fmtRate(r.FLOPs, r.Seconds))
+	if len(r.Kernels) > 0 {
+		fmt.Fprintf(w, "; dots and convolutions on %s", strings.Join(r.Kernels, ", "))
+	}
+	fmt.Fprintln(w)
 	header := fmt.Sprintf("%9s %6s %6s %9s %9s %9s %8s  %s", "time", "share", "calls", "GFLOP", "GFLOP/s", "MB", "GB/s", "instruction")
 	fmt.Fprintln(w, header)
 	line := func(x profileRow, what string) {
@@ -176,4 +183,37 @@ func fmtGiga(n int64, seconds float64) string {
 
 func fmtRate(flops int64, seconds float64) string {
 	return fmt.Sprintf("%.3f GFLOP, %s GFLOP/s", float64(flops)/1e9, fmtGiga(flops, seconds))
+}
+
+// contractionKernels names the GEMM kernels of a module's float dots and convolutions of 32 bits or
+// fewer, by the operand types they multiply (as the interpreter passes them), sorted.
+func contractionKernels(m *hlo.Module) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if (in.Opcode != hlo.OpDot && in.Opcode != hlo.OpConvolution) || !in.Shape.IsArray() ||
+				!in.Shape.Elem.IsFloat() || in.Shape.Elem == dtype.F64 || in.NumOperands() != 2 {
+				continue
+			}
+			types := [2]dtype.Type{}
+			for i := range types {
+				t := in.Operand(i).Shape.Elem
+				if in.Shape.Elem != dtype.F32 || !t.IsFloat() || !gemm.SupportedType(t) {
+					t = in.Shape.Elem // converted to the result type first
+				}
+				if !gemm.SupportedType(t) {
+					t = dtype.F32
+				}
+				types[i] = t
+			}
+			name := gemm.KernelFor(types[0], types[1]).String()
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
 }
