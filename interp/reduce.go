@@ -375,6 +375,27 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 		fn := binaryF32(f.prog.binop)
 		rnd := round32(types[0])
 		dst := make([]float32, outN)
+		r := len(shape)
+		if last := r - 1; r > 1 && trivialWindowDim(win[last]) && outDims[last] == shape[last] {
+			// The last dimension is not windowed: fold whole rows of it at once, each window position
+			// in the same order.
+			c := shape[last]
+			tables := newWindowTables(win[:last], shape[:last], outDims[:last])
+			tables.inStride = rowMajorStrides(shape)[:last]
+			rows := outN / max(c, 1)
+			parallelFor(e.threads, int(rows), int(max(1, elementwiseGrain/max(winN*c, 1))), func(lo, hi int) {
+				tables.each(int64(lo), int64(hi), func(o int64, lins []int64) {
+					acc := dst[o*c : (o+1)*c]
+					for i := range acc {
+						acc[i] = start
+					}
+					for _, lin := range lins {
+						foldRow(f.prog.binop, fn, rnd, acc, src[lin:lin+c])
+					}
+				})
+			})
+			return ArrayValue(fromF32(types[0], outDims, dst)), nil
+		}
 		tables := newWindowTables(win, shape, outDims)
 		parallelFor(e.threads, int(outN), int(max(1, elementwiseGrain/max(winN, 1))), func(lo, hi int) {
 			tables.each(int64(lo), int64(hi), func(o int64, lins []int64) {
@@ -593,5 +614,35 @@ func (w *windowTables) each(lo, hi int64, f func(o int64, lins []int64)) {
 		}
 		f(o, lins)
 		nextIndex(out, w.outDims)
+	}
+}
+
+// trivialWindowDim reports whether a window dimension maps each output position to the same input
+// position: size 1, unit stride, no padding or dilation.
+func trivialWindowDim(w hlo.WindowDim) bool {
+	return w.Size == 1 && max(w.Stride, 1) == 1 && w.PadLow == 0 && w.PadHigh == 0 && max(w.BaseDilation, 1) == 1
+}
+
+// foldRow sets acc[i] = rnd(f(acc[i], x[i])) for every i (rnd nil: no rounding), with the common
+// reducers written out.
+func foldRow(op hlo.Opcode, f func(a, b float32) float32, rnd func(float32) float32, acc, x []float32) {
+	x = x[:len(acc)]
+	switch {
+	case rnd != nil:
+		for i, v := range x {
+			acc[i] = rnd(f(acc[i], v))
+		}
+	case op == hlo.OpMaximum:
+		for i, v := range x {
+			acc[i] = maxF32(acc[i], v)
+		}
+	case op == hlo.OpAdd:
+		for i, v := range x {
+			acc[i] += v
+		}
+	default:
+		for i, v := range x {
+			acc[i] = f(acc[i], v)
+		}
 	}
 }
