@@ -11,12 +11,22 @@ import (
 
 // convPanelElements bounds the im2col panel: the windows of at most this many elements (1 MiB of float32)
 // are laid out at once, so that a panel is still in the cores' L2 caches when the kernels pack it, and a
-// convolution's working memory does not grow with its output.
-const convPanelElements = 1 << 18
+// convolution's working memory does not grow with its output; but a panel has at least
+// convPanelMinRows rows (where the output has them), so that packing the kernel, once per panel, costs
+// little beside the products.
+const (
+	convPanelElements = 1 << 18
+	convPanelMinRows  = 512
+)
 
-// panelPool holds panels between convolutions ([]float32 of convPanelElements), so that each does not
-// fault in fresh memory.
-var panelPool = sync.Pool{New: func() any { return make([]float32, convPanelElements) }}
+// convPanelRows is the number of output positions of a panel, for a convolution of m positions whose
+// windows have k elements.
+func convPanelRows(m, k int64) int64 {
+	return min(m, max(convPanelElements/max(k, 1), convPanelMinRows))
+}
+
+// panelPool holds panels between convolutions (*[]float32), so that each does not fault in fresh memory.
+var panelPool sync.Pool
 
 // convolveGEMM evaluates a float convolution of 32 bits or fewer (see convolution) on the GEMM kernels.
 //
@@ -94,7 +104,7 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 	direct := im.direct() && (typed || im.typ == dtype.F32)
 	rowsPer := m
 	if !direct {
-		rowsPer = min(m, max(1, convPanelElements/k))
+		rowsPer = convPanelRows(m, k)
 	}
 	var panel []byte
 	var panelF32 []float32
@@ -105,14 +115,13 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 		if !typed && im.typ != dtype.F32 {
 			need += (rowsPer*k*es + 3) / 4
 		}
-		var buf []float32
-		if need <= convPanelElements {
-			pooled := panelPool.Get().([]float32)
-			defer panelPool.Put(pooled)
-			buf = pooled[:need]
-		} else {
-			buf = make([]float32, need)
+		pooled, _ := panelPool.Get().(*[]float32)
+		if pooled == nil || int64(cap(*pooled)) < need {
+			b := make([]float32, need)
+			pooled = &b
 		}
+		defer panelPool.Put(pooled)
+		buf := (*pooled)[:need]
 		all := float32Bytes(buf)
 		switch {
 		case im.typ == dtype.F32:

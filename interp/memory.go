@@ -107,7 +107,11 @@ func transientBytes(in *hlo.Instruction) int64 {
 		}
 		if in.Opcode == hlo.OpConvolution {
 			// the im2col panel, in float32 and in the operand's type
-			t = min(t+8*min(max(convMACs(in)/max(in.Shape.NumElements(), 1), 1)*in.Shape.NumElements(), convPanelElements), hugeBytes)
+			if n := in.Shape.NumElements(); n > 0 {
+				k := max(convMACs(in)/n, 1)
+				m := n / max(in.Shape.Dims[len(in.Shape.Dims)-1], 1) // at most the output positions
+				t = min(t+8*k*convPanelRows(m, k), hugeBytes)
+			}
 		}
 		return min(t+n, hugeBytes)
 	}
