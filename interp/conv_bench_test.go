@@ -19,6 +19,8 @@ func BenchmarkConvolution(b *testing.B) {
 		{name: "28x28_1x1s2", batch: 1, inF: 256, outF: 512, spatial: []int64{56, 56}, kernel: []int64{1, 1}, stride: []int64{2, 2}},
 		{name: "14x14_3x3", batch: 1, inF: 256, outF: 256, spatial: []int64{14, 14}, kernel: []int64{3, 3}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
 		{name: "7x7_3x3", batch: 1, inF: 512, outF: 512, spatial: []int64{7, 7}, kernel: []int64{3, 3}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
+		// MobileNet's depthwise 3x3: one input feature per group.
+		{name: "depthwise_56x56", batch: 1, inF: 144, outF: 144, fgc: 144, spatial: []int64{56, 56}, kernel: []int64{3, 3}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
 	} {
 		s.labels, s.lt, s.rt, s.ot = "b01f_01io->b01f", "f32", "f32", "f32"
 		m, err := parser.ParseString("bench.hlo", s.module())

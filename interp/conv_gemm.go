@@ -70,7 +70,11 @@ func (e *evaluator) convolveGEMM(g *convGeom, lhs, rhs *tensor.Tensor, out dtype
 	} else {
 		c = make([]float32, m*oc)
 	}
-	if m > 0 && oc > 0 && k > 0 {
+	switch {
+	case m == 0 || oc == 0 || k == 0:
+	case im.inGroup == 1 && g.bgc == 1 && g.fgc > 1:
+		e.convolveDepthwise(im, f32s(rc), c, m, oc)
+	default:
 		if err := e.convolvePanels(g, im, rc, c, m, oc); err != nil {
 			return nil, err
 		}
@@ -177,6 +181,64 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 		}
 	}
 	return nil
+}
+
+// convolveDepthwise computes the m x oc canonical output c of a convolution with one input feature per
+// group (depthwise; each group's output features read that one feature), as the chain of float32 fused
+// multiply-adds over the window's positions that the GEMM kernels would compute with K = the window's
+// size, but a row of output features at a time: a product with one column per group would waste the
+// kernels. kern is the canonical kernel, [window..., 1, oc].
+func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m, oc int64) {
+	src := f32s(&tensor.Tensor{Type: im.typ, Shape: []int64{int64(len(im.src) / im.es)}, Data: im.src})
+	mult := oc / im.inF // output features per group
+	winN := product(im.winDims)
+	ns := len(im.outSp)
+	parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN*oc, 1))), func(lo, hi int) {
+		o := make([]int64, ns)
+		widx := make([]int64, ns)
+		for r := int64(lo); r < int64(hi); r++ {
+			rem := r
+			for i := ns - 1; i >= 0; i-- {
+				o[i] = rem % im.outSp[i]
+				rem /= im.outSp[i]
+			}
+			base := rem * im.batchSize
+			acc := c[r*oc : (r+1)*oc]
+			clear(acc)
+			for i := range widx {
+				widx[i] = 0
+			}
+			for w := int64(0); w < winN; w++ {
+				off, valid := base, true
+				for i := 0; i < ns; i++ {
+					u := im.coords[i][o[i]*im.winDims[i]+widx[i]]
+					if u < 0 {
+						valid = false
+						break
+					}
+					off += u * im.spStride[i]
+				}
+				kw := kern[w*oc : (w+1)*oc]
+				if valid {
+					x := src[off : off+im.inF]
+					for z, a := range acc {
+						// fma32, with its common case written out
+						xz, kz := x[int64(z)/mult], kw[z]
+						if s := float64(xz)*float64(kz) + float64(a); fma32Exact(s) {
+							acc[z] = float32(s)
+						} else {
+							acc[z] = fma32Slow(xz, kz, a)
+						}
+					}
+				} else {
+					for z := range acc {
+						acc[z] = fma32(0, kw[z], acc[z])
+					}
+				}
+				nextIndex(widx, im.winDims)
+			}
+		}
+	})
 }
 
 // im2col lays out the windows of a convolution's output positions as the rows of a matrix: row r is
