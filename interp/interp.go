@@ -121,6 +121,7 @@ type evaluator struct {
 	// nested is the time of the instructions profiled inside the one running.
 	unprofiled bool
 	nested     time.Duration
+	nestedCPU  time.Duration
 }
 
 // compiled is what the evaluator precomputes about a computation.
@@ -313,16 +314,24 @@ func (e *evaluator) eval(in *hlo.Instruction, ops []Value) (Value, error) {
 
 // evalProfiled is eval, timed for the Profile.
 func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value) (Value, error) {
-	outer := e.nested
-	e.nested = 0
-	whole := !controlFlow(in.Opcode)
-	e.unprofiled = whole
+	p := e.opts.Profile
+	outer, outerCPU := e.nested, e.nestedCPU
+	e.nested, e.nestedCPU = 0, 0
+	e.unprofiled = !controlFlow(in.Opcode)
+	var cpu0 time.Duration
+	if p.CPUClock != nil {
+		cpu0 = p.CPUClock()
+	}
 	start := time.Now()
 	v, err := e.eval(in, ops)
 	d := time.Since(start)
+	var cpu time.Duration
+	if p.CPUClock != nil {
+		cpu = p.CPUClock() - cpu0
+	}
 	e.unprofiled = false
-	e.opts.Profile.add(in, d-e.nested)
-	e.nested = outer + d
+	p.add(in, d-e.nested, cpu-e.nestedCPU)
+	e.nested, e.nestedCPU = outer+d, outerCPU+cpu
 	return v, err
 }
 

@@ -18,6 +18,11 @@ import (
 // sort, ...), is timed as one instruction, its called computation included. An instruction evaluated
 // many times (in a loop body) accumulates its calls.
 type Profile struct {
+	// CPUClock, when set, reads a clock of the CPU time the process has used (getrusage): each
+	// instruction's CPU time is then recorded too, which a machine shared with other work affects less
+	// than the time on the wall.
+	CPUClock func() time.Duration
+
 	mu    sync.Mutex
 	start time.Time
 	total time.Duration
@@ -29,6 +34,7 @@ type InstStats struct {
 	Inst  *hlo.Instruction
 	Calls int64         // evaluations
 	Time  time.Duration // in all of them, without the instructions of called control-flow computations
+	CPU   time.Duration // the process's CPU time in them, likewise (with Profile.CPUClock)
 	FLOPs int64         // floating-point (or integer arithmetic) operations in all of them: 2 per multiply-add
 	Bytes int64         // bytes of operands read and results written in all of them
 }
@@ -81,7 +87,7 @@ func (p *Profile) end() {
 	p.mu.Unlock()
 }
 
-func (p *Profile) add(in *hlo.Instruction, d time.Duration) {
+func (p *Profile) add(in *hlo.Instruction, d, cpu time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.stats[in]
@@ -91,6 +97,7 @@ func (p *Profile) add(in *hlo.Instruction, d time.Duration) {
 	}
 	s.Calls++
 	s.Time += d
+	s.CPU += cpu
 	s.FLOPs += FLOPs(in)
 	s.Bytes += Bytes(in)
 }

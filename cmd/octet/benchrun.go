@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,7 +92,13 @@ func benchRun(inv *invocation, args []string) error {
 		return time.Since(start)
 	}
 	run := func() (*interp.Profile, error) {
+		// Each measurement starts with the garbage of the one before collected, so that neither pays for
+		// the other's.
+		runtime.GC()
 		p := interp.NewProfile()
+		if haveProcessCPU {
+			p.CPUClock = processCPU
+		}
 		o := opts
 		o.Profile = p
 		_, err := interp.Run(m, vals, o)
@@ -108,7 +115,10 @@ func benchRun(inv *invocation, args []string) error {
 	}
 	type rep struct {
 		total, contract time.Duration
-		gemmRate        float64 // GFLOP/s
+		contractCPU     time.Duration // the process's CPU time in the contractions
+		gemmRate        float64       // GFLOP/s
+		gemmCPU         time.Duration // the process's CPU time in gemmCount products
+		gemmCount       int
 	}
 	gemmFLOP := 2 * float64(n) * float64(n) * float64(n)
 	var runs []rep
@@ -129,18 +139,22 @@ func benchRun(inv *invocation, args []string) error {
 			flops += s.FLOPs
 			if contraction(s.Inst) {
 				r.contract += s.Time
+				r.contractCPU += s.CPU
 				contractFLOPs += s.FLOPs
 				contracts++
 			}
 		}
 		// The kernel alternates with the program, as long as the program's contractions took, so both
 		// see the same machine.
+		runtime.GC()
 		var spent time.Duration
 		count := 0
+		cpu0 := processCPU()
 		for count == 0 || spent < r.contract {
 			spent += gemmOnce()
 			count++
 		}
+		r.gemmCPU, r.gemmCount = processCPU()-cpu0, count
 		r.gemmRate = gemmFLOP * float64(count) / spent.Seconds() / 1e9
 		runs = append(runs, r)
 	}
@@ -165,6 +179,8 @@ func benchRun(inv *invocation, args []string) error {
 	slices.Sort(ratios)
 	slices.Sort(rates)
 	gemmRate := rates[len(rates)/2]
+	bestContract := slices.MinFunc(runs, func(a, b rep) int { return int(a.contract - b.contract) }).contract
+	bestRate := rates[len(rates)-1]
 	fmt.Fprintf(inv.stdout, "module %s: %d instructions timed, %.3f GFLOP per run (%.3f in %d dots and convolutions), %d threads\n",
 		m.Name, len(first.Stats()), float64(flops)/1e9, float64(contractFLOPs)/1e9, contracts, threadCount(*threads))
 	if k := contractionKernels(m); len(k) > 0 {
@@ -173,11 +189,26 @@ func benchRun(inv *invocation, args []string) error {
 	fmt.Fprintf(inv.stdout, "run: %d reps after a warm-up, median %s (best %s)\n", len(runs), fmtSeconds(total.Seconds()),
 		fmtSeconds(slices.MinFunc(runs, func(a, b rep) int { return int(a.total - b.total) }).total.Seconds()))
 	if contracts > 0 {
-		fmt.Fprintf(inv.stdout, "dots and convolutions: median %s (%.0f%% of the run), %s GFLOP/s\n", fmtSeconds(contract.Seconds()),
-			100*contract.Seconds()/total.Seconds(), fmtGiga(contractFLOPs, contract.Seconds()))
-		fmt.Fprintf(inv.stdout, "gemm f32 %dx%dx%d (%s) after each run, as long as its contractions: median %.1f GFLOP/s\n", n, n, n,
-			gemm.KernelName(n, dtype.F32, dtype.F32, false), gemmRate)
-		fmt.Fprintf(inv.stdout, "dots and convolutions at %.2f of the GEMM kernel's rate (per run: %s)\n", ratios[len(ratios)/2], ratioRange(ratios))
+		fmt.Fprintf(inv.stdout, "dots and convolutions: median %s (%.0f%% of the run), %s GFLOP/s; best %s, %s GFLOP/s\n", fmtSeconds(contract.Seconds()),
+			100*contract.Seconds()/total.Seconds(), fmtGiga(contractFLOPs, contract.Seconds()),
+			fmtSeconds(bestContract.Seconds()), fmtGiga(contractFLOPs, bestContract.Seconds()))
+		fmt.Fprintf(inv.stdout, "gemm f32 %dx%dx%d (%s) after each run, as long as its contractions: median %.1f GFLOP/s, best %.1f\n", n, n, n,
+			gemm.KernelName(n, dtype.F32, dtype.F32, false), gemmRate, bestRate)
+		fmt.Fprintf(inv.stdout, "dots and convolutions at %.2f of the GEMM kernel's rate (median of the runs' ratios, which range %s; best against best %.2f)\n",
+			ratios[len(ratios)/2], ratioRange(ratios), float64(contractFLOPs)/bestContract.Seconds()/1e9/bestRate)
+		var contractCPU, gemmCPU time.Duration
+		gemmCount := 0
+		for _, r := range runs {
+			contractCPU += r.contractCPU
+			gemmCPU += r.gemmCPU
+			gemmCount += r.gemmCount
+		}
+		if contractCPU > 0 && gemmCPU > 0 {
+			// CPU time counts the work done, not the waiting for cores that other processes hold.
+			c := float64(contractFLOPs) * float64(len(runs)) / contractCPU.Seconds() / 1e9
+			g := gemmFLOP * float64(gemmCount) / gemmCPU.Seconds() / 1e9
+			fmt.Fprintf(inv.stdout, "in CPU time (all runs): dots and convolutions %.1f GFLOP per CPU-second, gemm %.1f: %.2f of the GEMM kernel's rate\n", c, g, c/g)
+		}
 	}
 	fmt.Fprintf(inv.stdout, "%s GFLOP/s\n", fmtGiga(flops, total.Seconds()))
 	return nil

@@ -123,12 +123,16 @@ func TestBenchRun(t *testing.T) {
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^module prof: \d+ instructions timed, 0\.001 GFLOP per run \(0\.001 in 2 dots and convolutions\), \d+ threads$`),
 		regexp.MustCompile(`(?m)^run: 2 reps after a warm-up, median .*$`),
-		regexp.MustCompile(`(?m)^dots and convolutions at [0-9.]+ of the GEMM kernel's rate \(per run: [0-9.]+-[0-9.]+\)$`),
+		regexp.MustCompile(`(?m)^dots and convolutions at [0-9.]+ of the GEMM kernel's rate \(median of the runs' ratios, which range [0-9.]+-[0-9.]+; best against best [0-9.]+\)$`),
 		regexp.MustCompile(`[0-9.]+ GFLOP/s\n$`),
 	} {
 		if !want.MatchString(out) {
 			t.Errorf("the output does not match %s:\n%s", want, out)
 		}
+	}
+	cpu := regexp.MustCompile(`(?m)^in CPU time \(all runs\): dots and convolutions [0-9.]+ GFLOP per CPU-second, gemm [0-9.]+: [0-9.]+ of the GEMM kernel's rate$`)
+	if haveProcessCPU && !cpu.MatchString(out) {
+		t.Errorf("the output does not match %s:\n%s", cpu, out)
 	}
 	code, _, stderr = runOctet(t, profileModule, "bench", "run", "--gemm-size", "0", "-")
 	if code != 2 || !strings.Contains(stderr, "--gemm-size must be at least 1") {
