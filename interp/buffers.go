@@ -15,9 +15,10 @@ import (
 // An array's memory is recycled only when the evaluation allocated it (newTensor) and no value held by
 // any computation being evaluated refers to it any more: every value a frame holds (its parameters
 // included, and the arrays inside tuples) counts one reference, dropped when the frame releases it after
-// its last use or returns. A frame's result keeps its count when it returns, so values that leave a
-// computation are never recycled. Programs with instructions that keep values elsewhere (probes,
-// collectives, host transfers, several devices) do not recycle at all.
+// its last use or returns. The arrays of a frame's result leave the evaluation's care when it returns:
+// they are never recycled, and the garbage collector frees them when the caller is done. Programs with
+// instructions that keep values elsewhere (probes, collectives, host transfers, several devices) do not
+// recycle at all.
 type buffers struct {
 	enabled   bool
 	maxFree   int64
@@ -111,6 +112,24 @@ func (b *buffers) release(v Value) {
 	case KindTuple:
 		for _, x := range v.Tuple {
 			b.release(x)
+		}
+	}
+}
+
+// escape gives up the evaluation's claim on the arrays of a value that leaves the frame that made it
+// (a computation's result): they will not be recycled.
+func (b *buffers) escape(v Value) {
+	if b == nil || !b.enabled {
+		return
+	}
+	switch v.Kind {
+	case KindArray:
+		if k := key(v.Array); k != nil {
+			delete(b.mine, k)
+		}
+	case KindTuple:
+		for _, x := range v.Tuple {
+			b.escape(x)
 		}
 	}
 }

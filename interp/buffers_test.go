@@ -3,6 +3,8 @@ package interp
 import (
 	"testing"
 
+	"octet/dtype"
+	"octet/hlo"
 	"octet/tensor"
 )
 
@@ -73,5 +75,42 @@ ENTRY e {
 				t.Fatalf("output %d, element %d: %v, want %v", j, i, got, w)
 			}
 		}
+	}
+}
+
+// TestRecycledBuffersLoop runs a loop whose body makes a new array at every iteration: the arrays that
+// leave the body (its result) are not held by the evaluation, so that they do not pile up.
+func TestRecycledBuffersLoop(t *testing.T) {
+	m := parseModule(t, `HloModule loop
+
+cond (s: (s32[], f32[4096])) -> pred[] {
+  s = (s32[], f32[4096]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  ROOT lt = pred[] compare(i, s32[] constant(200)), direction=LT
+}
+
+body (s: (s32[], f32[4096])) -> (s32[], f32[4096]) {
+  s = (s32[], f32[4096]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[4096] get-tuple-element(s), index=1
+  w = f32[4096] add(v, v)
+  h = f32[4096] multiply(w, w)
+  n = s32[] add(i, s32[] constant(1))
+  ROOT t = (s32[], f32[4096]) tuple(n, h)
+}
+
+ENTRY e {
+  x = f32[4096] parameter(0)
+  st = (s32[], f32[4096]) tuple(s32[] constant(0), x)
+  wl = (s32[], f32[4096]) while(st), condition=cond, body=body
+  ROOT r = f32[4096] get-tuple-element(wl), index=1
+}`)
+	x := ArrayValue(tensor.New(dtype.F32, []int64{4096}))
+	e := &evaluator{mod: m, gemm: defaultMatMuler{}, threads: 1, comps: map[*hlo.Computation]*compiled{}, buffers: newBuffers(m, Options{})}
+	if _, err := e.call(m.Entry, []Value{x}); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.buffers.mine) > 4 || len(e.buffers.refs) > 4 {
+		t.Errorf("after 200 iterations the evaluation holds %d arrays it made and counts references to %d", len(e.buffers.mine), len(e.buffers.refs))
 	}
 }

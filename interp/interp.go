@@ -255,10 +255,9 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 		}
 	}
 	root := k.index[c.Root]
-	for j, v := range vals {
-		if j != root {
-			e.buffers.release(v)
-		}
+	e.buffers.escape(vals[root])
+	for _, v := range vals {
+		e.buffers.release(v)
 	}
 	return vals[root], nil
 }
