@@ -29,7 +29,7 @@ func init() {
 // process between the evaluations, on a square float32 product.
 func benchRun(inv *invocation, args []string) error {
 	fs := inv.flags()
-	random := fs.String("random", "1", "random inputs from this `SEED`")
+	seed := fs.Uint64("random", 1, "random inputs from this `SEED`")
 	reps := fs.Int("reps", 0, "timed evaluations after one warm-up (0: as many as fit in 5 seconds, between 3 and 20)")
 	threads := fs.Int("threads", 0, "use at most `N` threads (0: every core)")
 	module := fs.String("module", "", "the module to run when the file holds several (its `name`)")
@@ -46,11 +46,8 @@ func benchRun(inv *invocation, args []string) error {
 	case *gemmSize < 1:
 		return usagef("--gemm-size must be at least 1")
 	}
-	seed, err := strconv.ParseUint(*random, 0, 64)
-	if err != nil {
-		return usagef("--random takes an unsigned integer seed, not %q", *random)
-	}
 	budget := defaultMemoryBudget()
+	var err error
 	if *maxMem != "" {
 		if budget, err = interp.ParseBytes(*maxMem); err != nil {
 			return usagef("--max-memory: %q is not a size (like 512MiB or 8G)", *maxMem)
@@ -75,7 +72,7 @@ func benchRun(inv *invocation, args []string) error {
 	if *threads > 0 {
 		defer gemm.SetThreads(gemm.SetThreads(*threads))
 	}
-	vals, err := interp.RandomInputsThreads(m, seed, *threads)
+	vals, err := interp.RandomInputsThreads(m, *seed, *threads)
 	if err != nil {
 		return err
 	}
