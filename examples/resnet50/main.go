@@ -1,8 +1,8 @@
-// Command resnet50 writes a ResNet-50 (v1, as Keras builds it: NHWC, f32, batch 1) inference step as HLO
-// text on standard output, every weight a parameter (about 25.6 million values), each layer written as JAX
-// lowers it before XLA optimises anything: convolutions with a bias, batch normalisation as elementwise
-// arithmetic, ReLU as a maximum, max pooling as a reduce-window, global average pooling as a reduce, a
-// dense layer and a softmax. About 7.7 GFLOP per step, 99% of it in the 53 convolutions.
+// Command resnet50 writes a ResNet-50 inference step (Keras's v1 architecture: NHWC, f32, batch 1) as HLO
+// text on standard output, every weight a parameter (about 25.6 million values), each layer as plain HLO
+// before any XLA optimisation: convolutions with a bias, batch normalisation as elementwise arithmetic,
+// ReLU as a maximum, max pooling as a reduce-window, global average pooling as a reduce, a dense layer
+// and a softmax. About 7.7 GFLOP per step, 99% of it in the 53 convolutions.
 //
 //	go run ./examples/resnet50 > resnet50.hlo
 //	octet run --random 1 --profile resnet50.hlo
