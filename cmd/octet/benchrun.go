@@ -30,7 +30,7 @@ func init() {
 func benchRun(inv *invocation, args []string) error {
 	fs := inv.flags()
 	seed := fs.Uint64("random", 1, "random inputs from this `SEED`")
-	reps := fs.Int("reps", 0, "timed evaluations after one warm-up (0: as many as fit in 5 seconds, between 3 and 20)")
+	reps := fs.Int("reps", 0, "`N` timed evaluations after one warm-up (0: as many as fit in 5 seconds, between 3 and 20)")
 	threads := fs.Int("threads", 0, "use at most `N` threads (0: every core)")
 	module := fs.String("module", "", "the module to run when the file holds several (its `name`)")
 	maxMem := fs.String("max-memory", "", "refuse programs needing more than `SIZE` of buffers (default half of physical memory; 0: no limit)")
