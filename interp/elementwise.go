@@ -301,6 +301,11 @@ func (e *evaluator) convert(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.T
 	if err := checkSameCount(in, ts[0]); err != nil {
 		return nil, err
 	}
+	if x, to := ts[0], in.Shape.Elem; x.Type != to && domainOf(x.Type) == domFloat32 && domainOf(to) == domFloat32 {
+		// Decoded exactly to float32 and rounded to the result type, as convertTensor does, a chunk at a
+		// time on every core.
+		return e.float32Chunks(to, in.Shape.Dims, []*tensor.Tensor{x}, func(dst []float32, xs [][]float32) { copy(dst, xs[0]) }), nil
+	}
 	t, err := convertTensor(ts[0], in.Shape.Elem, in.Shape.Dims)
 	if err != nil {
 		return nil, unsupportedf(in, "%v", err)
