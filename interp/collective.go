@@ -82,7 +82,7 @@ func (e *evaluator) rng(in *hlo.Instruction, ops []Value) (Value, error) {
 		a, b := f64s(ts[0])[0], f64s(ts[1])[0]
 		var v []float64
 		if dist == "rng_normal" {
-			v = randomFloats(key, n, false)
+			v = randomFloats(key, n, false, e.threads)
 			for j, z := range v {
 				v[j] = a + b*z
 			}

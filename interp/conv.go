@@ -3,28 +3,80 @@ package interp
 import (
 	"math"
 
+	"octet/dtype"
 	"octet/hlo"
 	"octet/tensor"
 )
 
-// convolution evaluates a convolution as XLA's evaluator does: operands converted to the result type,
-// then for each output element the sum over the window and the input features of its feature group (and
-// the batch of its batch group), accumulated in float32 for floats of 32 bits or fewer, float64 for f64
-// and int64 for integers (clamped to the result's range, as XLA does), in the order of the window's
-// positions (row-major) and then of the input features.
+// convolution evaluates a convolution as the StableHLO specification defines it: the input padded with
+// zeros (and zeros put between its elements where lhs_dilate asks), then for each output element the dot
+// product of its window, over the window's positions and the input features of its feature group (and
+// the batch of its batch group), with the kernel. Operands are first converted to the result type, as a
+// dot's are (exact for a wider result, so FP8 or bf16 operands of an f32 convolution are multiplied as
+// they are).
+//
+// The sum's order is fixed by the shapes (see docs/numerics.md): k runs over the window's positions in
+// row-major order of the spatial dimensions (as dim_labels lists them), and within each position over
+// the input features of the group; a position on padding contributes a product with zero. Floats of 32
+// bits or fewer accumulate in float32, f64 in float64, each as a chain of fused multiply-adds from zero,
+// one per k, and the float32 sum is rounded once to the result type; integers accumulate exactly in int64
+// and are clamped to the result's range, as XLA does.
+//
+// Float convolutions of 32 bits or fewer run on the GEMM kernels: the windows of a panel of output
+// positions are laid out as the rows of a matrix (im2col) whose product with the kernel, read as a
+// (window x input feature) by output feature matrix, gives the panel's outputs. Package gemm computes
+// each element of a product as the same chain of fused multiply-adds in order of k, so the result is
+// convolveLoop's, bit for bit.
 func (e *evaluator) convolution(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tensor, error) {
+	g, lhs, rhs, err := prepareConvolution(in, ts)
+	if err != nil {
+		return nil, err
+	}
+	out := in.Shape.Elem
+	dom := domainOf(out)
+	if err := e.charge(g.macs()); err != nil {
+		return nil, err
+	}
+	dims := in.Shape.Dims
+	switch dom {
+	case domFloat32:
+		return e.convolveGEMM(g, lhs, rhs, out)
+	case domFloat64:
+		return fromF64(out, dims, convolveLoop(g, f64s(lhs), f64s(rhs), fma64, e.threads)), nil
+	}
+	ii := intInfoOf(out)
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if ii.width < 64 {
+		if ii.signed {
+			lo, hi = -(int64(1) << (ii.width - 1)), int64(1)<<(ii.width-1)-1
+		} else {
+			lo, hi = 0, int64(ii.mask)
+		}
+	}
+	acc := convolveLoop(g, i64s(lhs), i64s(rhs), func(a, b, c int64) int64 { return c + a*b }, e.threads)
+	if !ii.pred && !(ii.unsigned && ii.width == 64) {
+		for i, v := range acc {
+			acc[i] = max(lo, min(hi, v))
+		}
+	}
+	return fromI64(out, dims, acc), nil
+}
+
+// prepareConvolution checks a convolution and returns its geometry and its operands converted to the
+// result type (but for those that convert exactly to an f32 result, left as they are).
+func prepareConvolution(in *hlo.Instruction, ts []*tensor.Tensor) (*convGeom, *tensor.Tensor, *tensor.Tensor, error) {
 	if len(ts) != 2 {
-		return nil, errorf(in, "convolution takes two operands")
+		return nil, nil, nil, errorf(in, "convolution takes two operands")
 	}
 	dn, _ := in.Attr("dim_labels").(*hlo.ConvDims)
 	if dn == nil {
-		return nil, errorf(in, "convolution without dim_labels")
+		return nil, nil, nil, errorf(in, "convolution without dim_labels")
 	}
 	win, _ := in.Attr("window").(hlo.Window)
 	ns := len(dn.InputSpatial)
 	if len(win) != ns || len(dn.KernelSpatial) != ns || len(dn.OutputSpatial) != ns {
 		if !(len(win) == 0 && ns == 0) {
-			return nil, errorf(in, "window has %d dimensions for %d spatial dimensions", len(win), ns)
+			return nil, nil, nil, errorf(in, "window has %d dimensions for %d spatial dimensions", len(win), ns)
 		}
 	}
 	fgc, ok := in.Int("feature_group_count")
@@ -38,52 +90,31 @@ func (e *evaluator) convolution(in *hlo.Instruction, ts []*tensor.Tensor) (*tens
 	out := in.Shape.Elem
 	dom := domainOf(out)
 	if dom == domComplex {
-		return nil, unsupportedf(in, "convolution of complex numbers")
+		return nil, nil, nil, unsupportedf(in, "convolution of complex numbers")
 	}
 	lhs, rhs := ts[0], ts[1]
+	// An operand that converts exactly to a float32 result is multiplied as it is (package gemm decodes
+	// it to the same float32 values).
+	exact := func(t dtype.Type) bool { return out == dtype.F32 && domainOf(t) == domFloat32 }
 	var err error
-	if lhs.Type != out {
+	if lhs.Type != out && !exact(lhs.Type) {
 		if lhs, err = convertTensor(lhs, out, lhs.Shape); err != nil {
-			return nil, unsupportedf(in, "convolution: %v", err)
+			return nil, nil, nil, unsupportedf(in, "convolution: %v", err)
 		}
 	}
-	if rhs.Type != out {
+	if rhs.Type != out && !exact(rhs.Type) {
 		if rhs, err = convertTensor(rhs, out, rhs.Shape); err != nil {
-			return nil, unsupportedf(in, "convolution: %v", err)
+			return nil, nil, nil, unsupportedf(in, "convolution: %v", err)
 		}
 	}
 	if len(lhs.Shape) != ns+2 || len(rhs.Shape) != ns+2 || len(in.Shape.Dims) != ns+2 {
-		return nil, errorf(in, "convolution operands %s and %s do not have rank %d", lhs, rhs, ns+2)
+		return nil, nil, nil, errorf(in, "convolution operands %s and %s do not have rank %d", lhs, rhs, ns+2)
 	}
 	g := convGeom{dn: dn, win: win, fgc: fgc, bgc: bgc, lhs: lhs.Shape, rhs: rhs.Shape, out: in.Shape.Dims}
 	if err := g.check(); err != nil {
-		return nil, errorf(in, "%v", err)
+		return nil, nil, nil, errorf(in, "%v", err)
 	}
-	macs := product(in.Shape.Dims) * product(rhs.Shape) / max(rhs.Shape[dn.KernelOutput], 1)
-	if err := e.charge(macs); err != nil {
-		return nil, err
-	}
-	dims := in.Shape.Dims
-	switch dom {
-	case domFloat32:
-		return fromF32(out, dims, convolve(&g, f32s(lhs), f32s(rhs), nil)), nil
-	case domFloat64:
-		return fromF64(out, dims, convolve(&g, f64s(lhs), f64s(rhs), nil)), nil
-	}
-	ii := intInfoOf(out)
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	if ii.width < 64 {
-		if ii.signed {
-			lo, hi = -(int64(1) << (ii.width - 1)), int64(1)<<(ii.width-1)-1
-		} else {
-			lo, hi = 0, int64(ii.mask)
-		}
-	}
-	clampTo := func(v int64) int64 { return max(lo, min(hi, v)) }
-	if ii.pred || (ii.unsigned && ii.width == 64) {
-		clampTo = nil
-	}
-	return fromI64(out, dims, convolve(&g, i64s(lhs), i64s(rhs), clampTo)), nil
+	return &g, lhs, rhs, nil
 }
 
 type convGeom struct {
@@ -114,18 +145,66 @@ func (g *convGeom) check() error {
 	return nil
 }
 
+// macs is the number of multiply-adds of the convolution: one per output element and term of its sum.
+func (g *convGeom) macs() int64 {
+	return product(g.out) * product(g.rhs) / max(g.rhs[g.dn.KernelOutput], 1)
+}
+
 type errConv string
 
 func (e errConv) Error() string { return string(e) }
 
-func convolve[T float32 | float64 | int64](g *convGeom, lhs, rhs []T, clampTo func(int64) int64) []T {
-	dn := g.dn
-	ls, rs := rowMajorStrides(g.lhs), rowMajorStrides(g.rhs)
+// inputCoord returns the coordinate in the input of spatial dimension i that window position w of output
+// position o reads, or -1 where it reads padding or a hole of the base dilation.
+func (g *convGeom) inputCoord(i int, o, w int64) int64 {
+	wd := g.win[i]
+	u := o*max(wd.Stride, 1) - wd.PadLow + w*max(wd.WindowDilation, 1)
+	if bd := max(wd.BaseDilation, 1); bd > 1 {
+		if u%bd != 0 {
+			return -1
+		}
+		u /= bd
+	}
+	if u < 0 || u >= g.lhs[g.dn.InputSpatial[i]] {
+		return -1
+	}
+	return u
+}
+
+// convolveLoop is the convolution as a loop over the output elements, in the order the package comment
+// states: madd(a, b, acc) folds each term into the accumulator, which starts at zero; a window position
+// on padding contributes madd(0, kernel element, acc). It splits the output elements across threads
+// goroutines; each element is summed by one of them, so the result does not depend on their number.
+// The float32 GEMM path equals it with madd = fma32.
+func convolveLoop[T float32 | float64 | int64](g *convGeom, lhs, rhs []T, madd func(a, b, acc T) T, threads int) []T {
 	outN := product(g.out)
 	res := make([]T, outN)
 	if outN == 0 {
 		return res
 	}
+	elem := convElement(g, lhs, rhs, madd)
+	k := g.macs() / outN
+	parallelFor(threads, int(outN), int(max(1, 4096/max(k, 1))), func(lo, hi int) {
+		oidx := make([]int64, len(g.out))
+		widx := make([]int64, len(g.win))
+		rem := int64(lo)
+		for d := len(g.out) - 1; d >= 0; d-- {
+			oidx[d] = rem % g.out[d]
+			rem /= g.out[d]
+		}
+		for o := lo; o < hi; o++ {
+			res[o] = elem(oidx, widx)
+			nextIndex(oidx, g.out)
+		}
+	})
+	return res
+}
+
+// convElement returns the function that computes the output element at multi-index oidx as convolveLoop
+// does (widx is its scratch space, one entry per spatial dimension).
+func convElement[T float32 | float64 | int64](g *convGeom, lhs, rhs []T, madd func(a, b, acc T) T) func(oidx, widx []int64) T {
+	dn := g.dn
+	ls, rs := rowMajorStrides(g.lhs), rowMajorStrides(g.rhs)
 	ns := len(dn.InputSpatial)
 	winDims := make([]int64, ns)
 	for i := range winDims {
@@ -137,10 +216,9 @@ func convolve[T float32 | float64 | int64](g *convGeom, lhs, rhs []T, clampTo fu
 	outGroup := outF / g.fgc
 	batchGroup := g.lhs[dn.InputBatch] / g.bgc
 	depthwise := outF / g.bgc
-	oidx := make([]int64, len(g.out))
-	widx := make([]int64, ns)
 	winN := product(winDims)
-	for o := int64(0); o < outN; o++ {
+	lsf, rsf := ls[dn.InputFeature], rs[dn.KernelInputFeature]
+	return func(oidx, widx []int64) T {
 		oz := oidx[dn.OutputFeature]
 		fg := oz / outGroup
 		bg := oz / depthwise
@@ -148,45 +226,32 @@ func convolve[T float32 | float64 | int64](g *convGeom, lhs, rhs []T, clampTo fu
 		for i := range widx {
 			widx[i] = 0
 		}
+		lb := (oidx[dn.OutputBatch]+bg*batchGroup)*ls[dn.InputBatch] + fg*inGroup*ls[dn.InputFeature]
+		rb := oz * rs[dn.KernelOutput]
 		for w := int64(0); w < winN; w++ {
 			lin, rin := int64(0), int64(0)
 			ok := true
 			for k := 0; k < ns; k++ {
-				wd := g.win[k]
-				u := oidx[dn.OutputSpatial[k]]*max(wd.Stride, 1) - wd.PadLow + widx[k]*max(wd.WindowDilation, 1)
-				if bd := max(wd.BaseDilation, 1); bd > 1 {
-					if u%bd != 0 {
-						ok = false
-						break
-					}
-					u /= bd
-				}
-				if u < 0 || u >= g.lhs[dn.InputSpatial[k]] {
+				u := g.inputCoord(k, oidx[dn.OutputSpatial[k]], widx[k])
+				if u < 0 {
 					ok = false
-					break
 				}
 				lin += u * ls[dn.InputSpatial[k]]
 				kw := widx[k]
-				if wd.Reversal {
-					kw = wd.Size - 1 - kw
+				if g.win[k].Reversal {
+					kw = g.win[k].Size - 1 - kw
 				}
 				rin += kw * rs[dn.KernelSpatial[k]]
 			}
-			if ok {
-				lb := lin + (oidx[dn.OutputBatch]+bg*batchGroup)*ls[dn.InputBatch] + fg*inGroup*ls[dn.InputFeature]
-				rb := rin + oz*rs[dn.KernelOutput]
-				lsf, rsf := ls[dn.InputFeature], rs[dn.KernelInputFeature]
-				for iz := int64(0); iz < inGroup; iz++ {
-					acc += T(lhs[lb+iz*lsf] * rhs[rb+iz*rsf]) // the conversion keeps the product from fusing into an FMA
+			for iz := int64(0); iz < inGroup; iz++ {
+				var x T
+				if ok {
+					x = lhs[lb+lin+iz*lsf]
 				}
+				acc = madd(x, rhs[rb+rin+iz*rsf], acc)
 			}
 			nextIndex(widx, winDims)
 		}
-		if clampTo != nil {
-			acc = T(clampTo(int64(acc)))
-		}
-		res[o] = acc
-		nextIndex(oidx, g.out)
+		return acc
 	}
-	return res
 }

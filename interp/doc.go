@@ -14,14 +14,17 @@
 // integer truncates and clamps, NaN giving 0. Transcendental functions are computed in float64 and
 // rounded, so they may differ from a float32 libm in the last place.
 //
-// A dot converts both operands to its result type (exact when that is wider, as for FP8 or bf16
-// operands with an f32 result), then accumulates in float32 for float results of 32 bits or fewer (so
-// bf16 x bf16 -> bf16 accumulates in float32 and rounds once), in float64 for f64, and in the result's
-// integer type (wrapping) for integers. Float products go through the MatMuler interface (package gemm's
-// kernels by default), which sums in blocks with fused multiply-adds: results equal a sequential sum up to
-// float32 rounding of the summation order. By default, operands of narrow types (FP8, bf16, ...) go to
-// package gemm as they are, without a float32 copy; on a CPU with AVX-512 BF16 their exact products are
-// then summed in pairs, and sums below 2^-126 in magnitude flush to zero (see package gemm).
+// A dot or convolution converts both operands to its result type (exact when that is wider, as for FP8
+// or bf16 operands with an f32 result), then accumulates in float32 for float results of 32 bits or fewer
+// (rounded once to the result type), in float64 for f64, and exactly for integers. Every sum has an order
+// fixed by the program and the shapes: a dot's element is the chain of fused multiply-adds over k in
+// order from zero, which package gemm's kernels compute whatever the CPU, kernel set, cache blocks or
+// thread count; a convolution's terms are ordered by window position (row-major), then input feature,
+// and it runs on the same kernels (im2col in panels of output positions, or the input itself for a 1x1
+// window), equal bit for bit to the reference loop convolveLoop; long reductions are folded in blocks of
+// a fixed size. docs/numerics.md states the whole contract and the tests that hold it: the same program
+// gives the same bits with OCTET_GEMM_KERNEL=go, avx2 or the default, on one thread or many, with or
+// without a tuning cache.
 //
 // The cuBLASLt FP8 custom call (__cublas$lt$matmul$f8, both today's operand layout and the six-scalar
 // layout of 2024) computes D = d_scale * epilogue(alpha * a_scale * b_scale * (A @ B) + beta * C + bias)
@@ -49,6 +52,15 @@
 // and exchange operands within the groups the StableHLO specification defines. Devices whose
 // collectives do not match fail the run with an error rather than wait forever.
 //
-// What it is not: a compiler or a fast runtime. Apart from the MatMuler, instructions run one at a time on
-// one core, and values are immutable (every instruction allocates its result).
+// # Speed
+//
+// Instructions run one at a time, each on every core (Options.Threads): convolutions and dots on package
+// gemm's kernels, elementwise instructions over cache-sized chunks, reductions and windowed reductions
+// split by output (and by block, for long runs). An elementwise fusion runs chunk by chunk without its
+// intermediate arrays. Values are immutable; the memory of an array no value refers to any more is
+// reused for a later result of its size, since fresh memory costs a page fault per page. Options.Profile
+// records the time, FLOPs and bytes of every instruction (octet run --profile).
+//
+// What it is not: a compiler. There is no fusion of its own, no layout assignment and no scheduling;
+// a program runs as written.
 package interp

@@ -288,14 +288,14 @@ func (e *evaluator) dotGeneral(in *hlo.Instruction, lhs, rhs *tensor.Tensor, d d
 		return r, nil
 	case domFloat64:
 		a, b := p.canonical(lhs, rhs)
-		return fromF64(out, dims, naiveMatMul(p, f64s(a), f64s(b), func(x, y float64) float64 { return x * y })), nil
+		return fromF64(out, dims, naiveMatMul(p, f64s(a), f64s(b), fma64, e.threads)), nil
 	case domInt:
 		a, b := p.canonical(lhs, rhs)
 		ii := intInfoOf(out)
 		if out == dtype.PRED {
 			return nil, unsupportedf(in, "dot of pred")
 		}
-		c := naiveMatMul(p, i64s(a), i64s(b), func(x, y int64) int64 { return x * y })
+		c := naiveMatMul(p, i64s(a), i64s(b), func(x, y, acc int64) int64 { return acc + x*y }, e.threads)
 		for i := range c {
 			c[i] = ii.norm(c[i])
 		}
@@ -325,22 +325,24 @@ func reshapeTensor(t *tensor.Tensor, dims []int64) *tensor.Tensor {
 	return &tensor.Tensor{Type: t.Type, Shape: dims, Data: t.Data}
 }
 
-// naiveMatMul multiplies [batch, M, K] by [batch, K, N] with a plain loop, accumulating in T.
-func naiveMatMul[T int64 | float64 | complex128](p *dotPlan, a, b []T, mul func(x, y T) T) []T {
+// naiveMatMul multiplies [batch, M, K] by [batch, K, N] with a plain loop: each element of the result is
+// the chain madd(a_ik, b_kj, acc) over k in order, from zero. Rows are shared among threads goroutines.
+func naiveMatMul[T int64 | float64 | complex128](p *dotPlan, a, b []T, madd func(x, y, acc T) T, threads int) []T {
 	m, n, k := p.m, p.n, p.k
 	c := make([]T, p.batch*m*n)
-	for bi := int64(0); bi < p.batch; bi++ {
-		ab, bb, cb := a[bi*m*k:], b[bi*k*n:], c[bi*m*n:]
-		for i := int64(0); i < m; i++ {
-			row := cb[i*n : (i+1)*n]
+	parallelFor(threads, int(p.batch*m), int(max(1, elementwiseGrain/max(n*k, 1))), func(lo, hi int) {
+		for r := int64(lo); r < int64(hi); r++ {
+			bi, i := r/m, r%m
+			ab, bb := a[bi*m*k:], b[bi*k*n:]
+			row := c[r*n : (r+1)*n]
 			for kk := int64(0); kk < k; kk++ {
 				x := ab[i*k+kk]
 				brow := bb[kk*n : (kk+1)*n]
 				for j := range row {
-					row[j] += mul(x, brow[j])
+					row[j] = madd(x, brow[j], row[j])
 				}
 			}
 		}
-	}
+	})
 	return c
 }

@@ -28,7 +28,7 @@ func (e *evaluator) dotComplex(in *hlo.Instruction, p *dotPlan, lhs, rhs *tensor
 	}
 	a, b := p.canonical(lhs, rhs)
 	if out == dtype.C128 {
-		c := naiveMatMul(p, c128s(a), c128s(b), func(x, y complex128) complex128 { return x * y })
+		c := naiveMatMul(p, c128s(a), c128s(b), func(x, y, acc complex128) complex128 { return acc + x*y }, e.threads)
 		return fromC128(out, in.Shape.Dims, c), nil
 	}
 	// c64 computes in complex64, each product and sum rounded, as XLA's evaluator does.

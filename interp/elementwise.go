@@ -59,7 +59,7 @@ func (e *evaluator) unary(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Ten
 		if f == nil {
 			return nil, unsupportedf(in, "%s of %s", op, x.Type)
 		}
-		return fromF32(out, dims, mapSlice(f32s(x), f)), nil
+		return e.unaryFloat32(in, x, f), nil
 	case domFloat64:
 		f := unaryF64(op)
 		if f == nil {
@@ -93,31 +93,10 @@ func (e *evaluator) binary(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Te
 	}
 	switch domainOf(out) {
 	case domFloat32:
-		x, y := f32s(a), f32s(b)
-		dst := make([]float32, len(x))
-		switch op {
-		case hlo.OpAdd:
-			for i := range dst {
-				dst[i] = x[i] + y[i]
-			}
-		case hlo.OpMultiply:
-			for i := range dst {
-				dst[i] = x[i] * y[i]
-			}
-		case hlo.OpSubtract:
-			for i := range dst {
-				dst[i] = x[i] - y[i]
-			}
-		default:
-			f := binaryF32(op)
-			if f == nil {
-				return nil, unsupportedf(in, "%s of %s", op, out)
-			}
-			for i := range dst {
-				dst[i] = f(x[i], y[i])
-			}
+		if r, ok := e.binaryFloat32(in, a, b); ok {
+			return r, nil
 		}
-		return fromF32(out, dims, dst), nil
+		return nil, unsupportedf(in, "%s of %s", op, out)
 	case domFloat64:
 		f := binaryF64(op)
 		if f == nil {
@@ -321,6 +300,11 @@ func (e *evaluator) convert(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.T
 	}
 	if err := checkSameCount(in, ts[0]); err != nil {
 		return nil, err
+	}
+	if x, to := ts[0], in.Shape.Elem; x.Type != to && domainOf(x.Type) == domFloat32 && domainOf(to) == domFloat32 {
+		// Decoded exactly to float32 and rounded to the result type, as convertTensor does, a chunk at a
+		// time on every core.
+		return e.float32Chunks(to, in.Shape.Dims, []*tensor.Tensor{x}, func(dst []float32, xs [][]float32) { copy(dst, xs[0]) }), nil
 	}
 	t, err := convertTensor(ts[0], in.Shape.Elem, in.Shape.Dims)
 	if err != nil {

@@ -1,7 +1,12 @@
 package interp
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
+
+	"octet/dtype"
+	"octet/tensor"
 )
 
 func TestBinaryOps(t *testing.T) {
@@ -213,4 +218,50 @@ ENTRY e {
   ROOT r = c64[] reduce(x, c64[] constant((0, 0))), dimensions={0}, to_apply=add
 }`, []string{"c64[3] {(1, 1), (2, -3), (0.5, 0)}"}, []string{"c64[] (3.5, -2)"}},
 	})
+}
+
+// TestConvertChunks converts every code of each float type of 16 bits or fewer (and float32 values of
+// every kind) to every other float type of the float32 domain, through the convert instruction, which
+// works chunk by chunk on every core, and through convertTensor, the whole-array conversion: the bits
+// must agree.
+func TestConvertChunks(t *testing.T) {
+	var floats []dtype.Type
+	for _, ty := range dtype.All() {
+		if domainOf(ty) == domFloat32 {
+			floats = append(floats, ty)
+		}
+	}
+	for _, from := range floats {
+		var bits []uint64
+		if w := from.BitWidth(); w <= 16 {
+			for c := uint64(0); c < 1<<w; c++ {
+				bits = append(bits, c)
+			}
+			for len(bits) < 3*elementwiseGrain { // enough elements for every core
+				bits = append(bits, bits...)
+			}
+		} else {
+			for i := uint64(0); i < 3*elementwiseGrain; i++ {
+				bits = append(bits, uint64(uint32(mix(7, i)))) // every kind of float32: NaNs, subnormals, ...
+			}
+		}
+		x := tensor.FromBits(from, []int64{int64(len(bits))}, bits)
+		for _, to := range floats {
+			if to == from {
+				continue
+			}
+			m := parseModule(t, fmt.Sprintf("ENTRY e {\n  x = %s[%d] parameter(0)\n  ROOT c = %s[%d] convert(x)\n}", from, len(bits), to, len(bits)))
+			got, err := Run(m, []Value{ArrayValue(x)}, Options{Threads: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := convertTensor(x, to, x.Shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Array.Data, want.Data) {
+				t.Errorf("%s to %s: the chunked conversion differs from the whole-array one", from, to)
+			}
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -23,9 +24,15 @@ type Options struct {
 	MaxWork int64
 	// Context, when set, cancels the evaluation.
 	Context context.Context
-	// MatMuler multiplies float32 matrices for dot instructions and the cuBLAS custom calls; nil means package
-	// gemm's kernels.
+	// MatMuler multiplies float32 matrices for dot and convolution instructions and the cuBLAS custom calls;
+	// nil means package gemm's kernels.
 	MatMuler MatMuler
+	// Threads is the most goroutines the interpreter's own loops (convolution windows, elementwise
+	// instructions, reductions, random inputs) run on at once; zero means GOMAXPROCS. Results do not depend
+	// on it. Package gemm's products use gemm.Threads().
+	Threads int
+	// Profile, when set, receives the time and the work of every instruction evaluated (see Profile).
+	Profile *Profile
 }
 
 // ErrInternal is wrapped by the error Run returns for a failure of the interpreter itself (a recovered
@@ -53,12 +60,17 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 	if err := CheckMemory(m, opts); err != nil {
 		return Value{}, err
 	}
-	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{}}
+	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{},
+		threads: threadsFor(opts), buffers: newBuffers(m, opts)}
 	if e.gemm == nil {
 		e.gemm = defaultMatMuler{}
 	}
 	if opts.Context != nil {
 		e.ctx = opts.Context
+	}
+	if p := opts.Profile; p != nil {
+		p.begin()
+		defer p.end()
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -90,6 +102,8 @@ type evaluator struct {
 	mod     *hlo.Module
 	opts    Options
 	gemm    MatMuler
+	threads int // goroutines for the interpreter's own loops
+	buffers *buffers
 	ctx     context.Context
 	work    int64
 	current *hlo.Instruction
@@ -103,6 +117,11 @@ type evaluator struct {
 	probes map[string][]Value
 	// dev is the device of a grid this evaluation runs on (RunParallelTarget); nil for one device.
 	dev *device
+	// unprofiled is set while an instruction that a Profile times as a whole runs its called computations;
+	// nested is the time of the instructions profiled inside the one running.
+	unprofiled bool
+	nested     time.Duration
+	nestedCPU  time.Duration
 }
 
 // compiled is what the evaluator precomputes about a computation.
@@ -114,6 +133,9 @@ type compiled struct {
 	scalar     *scalarProg
 	scalarErr  error
 	scalarDone bool
+	// chunk is the computation's plan as an elementwise fusion (planChunks), nil when it is not one.
+	chunk     *chunkPlan
+	chunkDone bool
 }
 
 func (e *evaluator) compile(c *hlo.Computation) *compiled {
@@ -194,6 +216,7 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 				return Value{}, errorf(in, "parameter %d of a computation called with %d arguments", n, len(args))
 			}
 			vals[i] = args[n]
+			e.buffers.retain(vals[i])
 			continue
 		}
 		ops = ops[:0]
@@ -206,7 +229,13 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 		}
 		save := e.current
 		e.current = in
-		v, err := e.eval(in, ops)
+		var v Value
+		var err error
+		if e.opts.Profile != nil && !e.unprofiled {
+			v, err = e.evalProfiled(in, ops)
+		} else {
+			v, err = e.eval(in, ops)
+		}
 		if err == nil {
 			err = e.charge(elementCount(v))
 		}
@@ -215,15 +244,22 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 			return Value{}, wrapErr(in, err)
 		}
 		vals[i] = v
-		// Release the operands this instruction used last (parameters belong to the caller).
+		e.buffers.retain(v)
+		// Release the operands this instruction used last.
 		for _, o := range in.Operands() {
 			j := k.index[o]
-			if k.lastUse[j] == i && c.Instructions[j] != c.Root {
+			if k.lastUse[j] == i && c.Instructions[j] != c.Root && (vals[j].Kind != KindArray || vals[j].Array != nil) {
+				e.buffers.release(vals[j])
 				vals[j] = Value{}
 			}
 		}
 	}
-	return vals[k.index[c.Root]], nil
+	root := k.index[c.Root]
+	e.buffers.escape(vals[root])
+	for _, v := range vals {
+		e.buffers.release(v)
+	}
+	return vals[root], nil
 }
 
 // wrapErr positions an error at in, unless it already is one of the package's positioned errors (from an
@@ -273,6 +309,29 @@ func (e *evaluator) eval(in *hlo.Instruction, ops []Value) (Value, error) {
 		return f(e, in, ops)
 	}
 	return Value{}, unsupportedf(in, "%s", describeOp(in))
+}
+
+// evalProfiled is eval, timed for the Profile.
+func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value) (Value, error) {
+	p := e.opts.Profile
+	outer, outerCPU := e.nested, e.nestedCPU
+	e.nested, e.nestedCPU = 0, 0
+	e.unprofiled = !controlFlow(in.Opcode)
+	var cpu0 time.Duration
+	if p.CPUClock != nil {
+		cpu0 = p.CPUClock()
+	}
+	start := time.Now()
+	v, err := e.eval(in, ops)
+	d := time.Since(start)
+	var cpu time.Duration
+	if p.CPUClock != nil {
+		cpu = p.CPUClock() - cpu0
+	}
+	e.unprofiled = false
+	p.add(in, d-e.nested, cpu-e.nestedCPU)
+	e.nested, e.nestedCPU = outer+d, outerCPU+cpu
+	return v, err
 }
 
 // describeOp names an instruction's operation for an "unsupported" message.

@@ -105,6 +105,14 @@ func transientBytes(in *hlo.Instruction) int64 {
 				t = min(t+shapeBytes(hlo.Array(dtype.F64, o.Shape.Dims...)), hugeBytes)
 			}
 		}
+		if in.Opcode == hlo.OpConvolution {
+			// the im2col panel, in float32 and in the operand's type
+			if n := in.Shape.NumElements(); n > 0 {
+				k := max(convMACs(in)/n, 1)
+				m := n / max(in.Shape.Dims[len(in.Shape.Dims)-1], 1) // at most the output positions
+				t = min(t+8*k*convPanelRows(m, k), hugeBytes)
+			}
+		}
 		return min(t+n, hugeBytes)
 	}
 	if s.Elem.BitWidth() < 32 || len(in.Operands()) > 1 {

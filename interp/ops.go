@@ -124,7 +124,13 @@ func init() {
 		return e.call(in.CalledComputation("to_apply"), ops)
 	}, hlo.OpCall)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
-		return e.call(in.CalledComputation("calls"), ops)
+		c := in.CalledComputation("calls")
+		if c != nil && len(ops) == len(c.Params) {
+			if p := e.chunkPlanOf(c); p != nil {
+				return e.fusionChunked(in, p, ops)
+			}
+		}
+		return e.call(c, ops)
 	}, hlo.OpFusion)
 	register((*evaluator).while, hlo.OpWhile)
 	register((*evaluator).conditional, hlo.OpConditional)

@@ -312,11 +312,12 @@ func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error)
 	var wg sync.WaitGroup
 	for i, p := range progs {
 		opts := e.opts
+		opts.Profile = nil // the grid is one instruction of the profile
 		if opts.MaxWork > 0 {
 			opts.MaxWork = max(opts.MaxWork-e.work, 1)
 		}
 		sub := &evaluator{mod: e.mod, opts: opts, gemm: e.gemm, ctx: e.ctx, comps: map[*hlo.Computation]*compiled{},
-			depth: e.depth, dev: &device{replica: int64(i) / cols, partition: int64(i) % cols, grid: g, seq: map[string]int{}}}
+			threads: e.threads, depth: e.depth, dev: &device{replica: int64(i) / cols, partition: int64(i) % cols, grid: g, seq: map[string]int{}}}
 		subs[i] = sub
 		wg.Add(1)
 		go func() {

@@ -25,6 +25,12 @@ import (
 // The generator is counter-based: element j of parameter i is computed from SplitMix64 hashes of
 // (seed, i, j), so values do not depend on the order they are drawn in.
 func RandomInputs(m *hlo.Module, seed uint64) ([]Value, error) {
+	return RandomInputsThreads(m, seed, 0)
+}
+
+// RandomInputsThreads is RandomInputs on at most threads goroutines (0: GOMAXPROCS); the values do not
+// depend on their number.
+func RandomInputsThreads(m *hlo.Module, seed uint64, threads int) ([]Value, error) {
 	if m == nil || m.Entry == nil {
 		return nil, fmt.Errorf("the module has no entry computation")
 	}
@@ -41,7 +47,7 @@ func RandomInputs(m *hlo.Module, seed uint64) ([]Value, error) {
 		return nil, &MemoryError{Need: total, Limit: hugeBytes}
 	}
 	for i, p := range m.Entry.Params {
-		v, err := randomValue(p.Shape, mix(seed, uint64(i)))
+		v, err := randomValueThreads(p.Shape, mix(seed, uint64(i)), threadsFor(Options{Threads: threads}))
 		if err != nil {
 			return nil, unsupportedf(p, "random value for parameter %d: %v", i, err)
 		}
@@ -75,7 +81,7 @@ func normalPair(key uint64, i int64) (float64, float64) {
 
 // randomFloats returns n values: standard normal ones, or for a scalar (scalar set) one uniform in
 // [0.5, 2).
-func randomFloats(key uint64, n int64, scalar bool) []float64 {
+func randomFloats(key uint64, n int64, scalar bool, threads int) []float64 {
 	v := make([]float64, n)
 	if scalar {
 		for j := range v {
@@ -83,22 +89,32 @@ func randomFloats(key uint64, n int64, scalar bool) []float64 {
 		}
 		return v
 	}
-	for j := int64(0); j < n; j += 2 {
-		a, b := normalPair(key, j/2)
-		v[j] = a
-		if j+1 < n {
-			v[j+1] = b
-		}
-	}
+	normals(key, v, threads, func(x float64) float64 { return x })
 	return v
 }
 
-func randomValue(s hlo.Shape, key uint64) (Value, error) {
+// normals sets dst[j] to conv(normal value j of the stream key), on at most threads goroutines.
+func normals[T float32 | float64](key uint64, dst []T, threads int, conv func(float64) T) {
+	pairs := (len(dst) + 1) / 2
+	parallelFor(threads, pairs, 1<<12, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			a, b := normalPair(key, int64(p))
+			dst[2*p] = conv(a)
+			if 2*p+1 < len(dst) {
+				dst[2*p+1] = conv(b)
+			}
+		}
+	})
+}
+
+func randomValue(s hlo.Shape, key uint64) (Value, error) { return randomValueThreads(s, key, 1) }
+
+func randomValueThreads(s hlo.Shape, key uint64, threads int) (Value, error) {
 	switch s.Kind {
 	case hlo.TupleShape:
 		elems := make([]Value, len(s.Tuple))
 		for i, e := range s.Tuple {
-			v, err := randomValue(e, mix(key, uint64(1000+i)))
+			v, err := randomValueThreads(e, mix(key, uint64(1000+i)), threads)
 			if err != nil {
 				return Value{}, err
 			}
@@ -142,19 +158,20 @@ func randomValue(s hlo.Shape, key uint64) (Value, error) {
 		}
 		return ArrayValue(fromI64(t, dims, v)), nil
 	case t == dtype.F64:
-		return ArrayValue(fromF64(t, dims, randomFloats(key, n, len(dims) == 0))), nil
+		return ArrayValue(fromF64(t, dims, randomFloats(key, n, len(dims) == 0, threads))), nil
 	case t.IsFloat():
-		x := randomFloats(key, n, len(dims) == 0)
 		v := make([]float32, n)
-		for j, f := range x {
-			if t == dtype.F8E8M0FNU {
-				f = math.Abs(f)
-			}
-			v[j] = float32(f)
+		switch {
+		case len(dims) == 0:
+			v[0] = float32(randomFloats(key, n, true, 1)[0])
+		case t == dtype.F8E8M0FNU:
+			normals(key, v, threads, func(x float64) float32 { return float32(math.Abs(x)) })
+		default:
+			normals(key, v, threads, func(x float64) float32 { return float32(x) })
 		}
 		return ArrayValue(fromF32(t, dims, v)), nil
 	case t.IsComplex():
-		x := randomFloats(key, 2*n, false)
+		x := randomFloats(key, 2*n, false, threads)
 		z := make([]complex128, n)
 		for j := range z {
 			z[j] = complex(x[2*j], x[2*j+1])

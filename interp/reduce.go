@@ -97,7 +97,7 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 	}
 	outN := product(outDims)
 	for i := range inputs {
-		inputs[i] = transposeTensor(inputs[i], perm)
+		inputs[i] = transposeThreads(inputs[i], perm, e.threads)
 		if types[i] != inputs[i].Type || types[i] != inits[i].Type {
 			return Value{}, unsupportedf(in, "reduce of %s with initial value %s giving %s", inputs[i].Type, inits[i].Type, types[i])
 		}
@@ -118,7 +118,7 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 		if err := e.charge(outN * run); err != nil {
 			return Value{}, err
 		}
-		if t := reduceBinop(f.prog.binop, inputs[0], inits[0], outDims, run); t != nil {
+		if t := e.reduceBinop(f.prog.binop, inputs[0], inits[0], outDims, run); t != nil {
 			return ArrayValue(t), nil
 		}
 	}
@@ -148,9 +148,45 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 	return packResults(in, outs), nil
 }
 
-// reduceBinop is reduce with a plain binary reducer, as a loop in the working domain; nil when the type
-// has no such loop.
-func reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims []int64, run int64) *tensor.Tensor {
+// reduceBlock is the length of the blocks a long reduction is cut into (see reduceRuns).
+const reduceBlock = 4096
+
+// reduceRuns folds each of the outN runs of run consecutive elements of src, starting from init. fold
+// folds a slice into an accumulator, element after element. A run of at most reduceBlock elements is
+// folded in order from init; a longer one is cut into blocks of reduceBlock elements (the last one
+// shorter), each folded in order from its first element, and the blocks' results are folded in order
+// from init. The order depends on the shapes alone; the blocks of all the runs are shared among threads
+// goroutines.
+func reduceRuns[T any](threads int, src []T, outN, run int64, init T, fold func(acc T, seg []T) T) []T {
+	nb := int64(1)
+	if run > reduceBlock {
+		nb = (run + reduceBlock - 1) / reduceBlock
+	}
+	partial := make([]T, outN*nb)
+	parallelFor(threads, int(outN*nb), int(max(1, elementwiseGrain/min(max(run, 1), reduceBlock))), func(lo, hi int) {
+		for p := int64(lo); p < int64(hi); p++ {
+			o, b := p/nb, p%nb
+			seg := src[o*run+b*reduceBlock : min(o*run+(b+1)*reduceBlock, (o+1)*run)]
+			if nb == 1 {
+				partial[p] = fold(init, seg)
+			} else {
+				partial[p] = fold(seg[0], seg[1:])
+			}
+		}
+	})
+	if nb == 1 {
+		return partial
+	}
+	dst := make([]T, outN)
+	for o := range dst {
+		dst[o] = fold(init, partial[int64(o)*nb:int64(o+1)*nb])
+	}
+	return dst
+}
+
+// reduceBinop is reduce with a plain binary reducer, as a loop in the working domain (reduceRuns gives
+// the order); nil when the type has no such loop.
+func (e *evaluator) reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims []int64, run int64) *tensor.Tensor {
 	outN := product(outDims)
 	switch domainOf(x.Type) {
 	case domFloat32:
@@ -158,56 +194,50 @@ func reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims []int64, run int
 		start := f32s(init)[0]
 		f := binaryF32(op)
 		rnd := round32(x.Type)
-		dst := make([]float32, outN)
-		for o := range dst {
-			acc := start
-			seg := src[int64(o)*run : int64(o+1)*run]
-			switch {
-			case rnd != nil:
+		var fold func(acc float32, seg []float32) float32
+		switch {
+		case rnd != nil:
+			fold = func(acc float32, seg []float32) float32 {
 				for _, v := range seg {
 					acc = rnd(f(acc, v))
 				}
-			case op == hlo.OpAdd:
+				return acc
+			}
+		case op == hlo.OpAdd:
+			fold = func(acc float32, seg []float32) float32 {
 				for _, v := range seg {
 					acc += v
 				}
-			default:
+				return acc
+			}
+		default:
+			fold = func(acc float32, seg []float32) float32 {
 				for _, v := range seg {
 					acc = f(acc, v)
 				}
+				return acc
 			}
-			dst[o] = acc
 		}
-		return fromF32(x.Type, outDims, dst)
+		return fromF32(x.Type, outDims, reduceRuns(e.threads, src, outN, run, start, fold))
 	case domFloat64:
-		src := f64s(x)
-		start := f64s(init)[0]
 		f := binaryF64(op)
-		dst := make([]float64, outN)
-		for o := range dst {
-			acc := start
-			for _, v := range src[int64(o)*run : int64(o+1)*run] {
+		return fromF64(x.Type, outDims, reduceRuns(e.threads, f64s(x), outN, run, f64s(init)[0], func(acc float64, seg []float64) float64 {
+			for _, v := range seg {
 				acc = f(acc, v)
 			}
-			dst[o] = acc
-		}
-		return fromF64(x.Type, outDims, dst)
+			return acc
+		}))
 	case domInt:
-		src := i64s(x)
-		start := i64s(init)[0]
 		f := binaryInt(op, intInfoOf(x.Type))
 		if f == nil {
 			return nil
 		}
-		dst := make([]int64, outN)
-		for o := range dst {
-			acc := start
-			for _, v := range src[int64(o)*run : int64(o+1)*run] {
+		return fromI64(x.Type, outDims, reduceRuns(e.threads, i64s(x), outN, run, i64s(init)[0], func(acc int64, seg []int64) int64 {
+			for _, v := range seg {
 				acc = f(acc, v)
 			}
-			dst[o] = acc
-		}
-		return fromI64(x.Type, outDims, dst)
+			return acc
+		}))
 	case domComplex:
 		return reduceComplex(op, x, init, outDims, run)
 	}
@@ -345,20 +375,40 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 		fn := binaryF32(f.prog.binop)
 		rnd := round32(types[0])
 		dst := make([]float32, outN)
-		if outN > 0 {
-			for o := range dst {
+		r := len(shape)
+		if last := r - 1; r > 1 && trivialWindowDim(win[last]) && outDims[last] == shape[last] {
+			// The last dimension is not windowed: fold whole rows of it at once, each window position
+			// in the same order.
+			c := shape[last]
+			tables := newWindowTables(win[:last], shape[:last], outDims[:last])
+			tables.inStride = rowMajorStrides(shape)[:last]
+			rows := outN / max(c, 1)
+			parallelFor(e.threads, int(rows), int(max(1, elementwiseGrain/max(winN*c, 1))), func(lo, hi int) {
+				tables.each(int64(lo), int64(hi), func(o int64, lins []int64) {
+					acc := dst[o*c : (o+1)*c]
+					for i := range acc {
+						acc[i] = start
+					}
+					for _, lin := range lins {
+						foldRow(f.prog.binop, fn, rnd, acc, src[lin:lin+c])
+					}
+				})
+			})
+			return ArrayValue(fromF32(types[0], outDims, dst)), nil
+		}
+		tables := newWindowTables(win, shape, outDims)
+		parallelFor(e.threads, int(outN), int(max(1, elementwiseGrain/max(winN, 1))), func(lo, hi int) {
+			tables.each(int64(lo), int64(hi), func(o int64, lins []int64) {
 				acc := start
-				it.each(out, widx, func(lin int64) bool {
+				for _, lin := range lins {
 					acc = fn(acc, src[lin])
 					if rnd != nil {
 						acc = rnd(acc)
 					}
-					return true
-				})
+				}
 				dst[o] = acc
-				nextIndex(out, outDims)
-			}
-		}
+			})
+		})
 		return ArrayValue(fromF32(types[0], outDims, dst)), nil
 	}
 	outs := make([]*tensor.Tensor, n)
@@ -492,4 +542,107 @@ func (e *evaluator) selectAndScatter(in *hlo.Instruction, ops []Value) (Value, e
 		nextIndex(idx, src.Shape)
 	}
 	return ArrayValue(out), nil
+}
+
+// windowTables give, for each output position of a windowed reduction, the input positions of its window
+// that lie on the input, in row-major order of the window: per dimension, a table of the input
+// coordinate of each (output coordinate, window offset), -1 where it falls on padding or between the
+// elements of a dilated input.
+type windowTables struct {
+	outDims, winDims, inStride []int64
+	coords                     [][]int64
+}
+
+func newWindowTables(win hlo.Window, inDims, outDims []int64) *windowTables {
+	w := &windowTables{outDims: outDims, winDims: make([]int64, len(win)), inStride: rowMajorStrides(inDims), coords: make([][]int64, len(win))}
+	for d, wd := range win {
+		w.winDims[d] = wd.Size
+		t := make([]int64, outDims[d]*wd.Size)
+		for o := int64(0); o < outDims[d]; o++ {
+			for k := int64(0); k < wd.Size; k++ {
+				pos := o*max(wd.Stride, 1) - wd.PadLow + k*max(wd.WindowDilation, 1)
+				if bd := max(wd.BaseDilation, 1); bd > 1 {
+					if pos%bd != 0 {
+						t[o*wd.Size+k] = -1
+						continue
+					}
+					pos /= bd
+				}
+				if pos < 0 || pos >= inDims[d] {
+					pos = -1
+				}
+				t[o*wd.Size+k] = pos
+			}
+		}
+		w.coords[d] = t
+	}
+	return w
+}
+
+// each calls f for the output positions [lo, hi) (linear, row-major) with the input positions of each
+// one's window.
+func (w *windowTables) each(lo, hi int64, f func(o int64, lins []int64)) {
+	r := len(w.outDims)
+	out := make([]int64, r)
+	rem := lo
+	for d := r - 1; d >= 0; d-- {
+		out[d] = rem % w.outDims[d]
+		rem /= w.outDims[d]
+	}
+	widx := make([]int64, r)
+	var lins []int64
+	winN := product(w.winDims)
+	for o := lo; o < hi; o++ {
+		lins = lins[:0]
+		for i := range widx {
+			widx[i] = 0
+		}
+		for k := int64(0); k < winN; k++ {
+			lin := int64(0)
+			for d := 0; d < r; d++ {
+				c := w.coords[d][out[d]*w.winDims[d]+widx[d]]
+				if c < 0 {
+					lin = -1
+					break
+				}
+				lin += c * w.inStride[d]
+			}
+			if lin >= 0 {
+				lins = append(lins, lin)
+			}
+			nextIndex(widx, w.winDims)
+		}
+		f(o, lins)
+		nextIndex(out, w.outDims)
+	}
+}
+
+// trivialWindowDim reports whether a window dimension maps each output position to the same input
+// position: size 1, unit stride, no padding or dilation.
+func trivialWindowDim(w hlo.WindowDim) bool {
+	return w.Size == 1 && max(w.Stride, 1) == 1 && w.PadLow == 0 && w.PadHigh == 0 && max(w.BaseDilation, 1) == 1
+}
+
+// foldRow sets acc[i] = rnd(f(acc[i], x[i])) for every i (rnd nil: no rounding), with the common
+// reducers written out.
+func foldRow(op hlo.Opcode, f func(a, b float32) float32, rnd func(float32) float32, acc, x []float32) {
+	x = x[:len(acc)]
+	switch {
+	case rnd != nil:
+		for i, v := range x {
+			acc[i] = rnd(f(acc[i], v))
+		}
+	case op == hlo.OpMaximum:
+		for i, v := range x {
+			acc[i] = maxF32(acc[i], v)
+		}
+	case op == hlo.OpAdd:
+		for i, v := range x {
+			acc[i] += v
+		}
+	default:
+		for i, v := range x {
+			acc[i] = f(acc[i], v)
+		}
+	}
 }

@@ -306,6 +306,9 @@ func TestReduceWindowFastPath(t *testing.T) {
 		{[]int64{5, 4}, []windowDim{{1, 1, 3, 0, 1, 1}, {4, 1, 0, 0, 1, 1}}}, // three rows of padding only
 		{[]int64{0, 4}, []windowDim{{1, 1, 0, 0, 1, 1}, {2, 1, 0, 0, 1, 1}}}, // no result elements
 		{[]int64{7}, []windowDim{{7, 1, 0, 0, 1, 1}}},
+		// The last dimension not windowed, as in pooling over images: whole rows fold at once.
+		{[]int64{2, 5, 4, 9}, []windowDim{{1, 1, 0, 0, 1, 1}, {3, 2, 1, 1, 1, 1}, {2, 1, 0, 1, 1, 1}, {1, 1, 0, 0, 1, 1}}},
+		{[]int64{3, 6, 5}, []windowDim{{2, 1, 0, 0, 2, 1}, {3, 2, 1, 0, 1, 2}, {1, 1, 0, 0, 1, 1}}},
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, ty := range dtype.All() {

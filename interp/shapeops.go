@@ -106,7 +106,7 @@ func (e *evaluator) broadcast(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor
 	if len(dims) != len(x.Shape) || x.Type != in.Shape.Elem {
 		return nil, errorf(in, "broadcast of %s with dimensions %v to %s", x, dims, in.Shape.String())
 	}
-	r := tensor.New(x.Type, out)
+	r := e.newTensor(x.Type, out)
 	if x.NumElements() == 1 {
 		fill(r, x.Data)
 		return r, nil
@@ -119,7 +119,7 @@ func (e *evaluator) broadcast(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor
 		}
 		src[d] = xs[i]
 	}
-	copyRegion(r.Data, 0, rowMajorStrides(out), x.Data, 0, src, out, x.Type.ByteSize())
+	parallelCopyRegion(e.threads, r.Data, 0, rowMajorStrides(out), x.Data, 0, src, out, x.Type.ByteSize())
 	return r, nil
 }
 
@@ -178,11 +178,35 @@ func (e *evaluator) transpose(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor
 	if len(perm) != len(x.Shape) {
 		return nil, errorf(in, "transpose of %s with dimensions %v", x, perm)
 	}
+	for i, p := range perm {
+		if p != int64(i) {
+			return e.transposed(x, perm), nil
+		}
+	}
 	return transposeTensor(x, perm), nil
+}
+
+// transposed is transposeTensor into a new array, on every core.
+func (e *evaluator) transposed(x *tensor.Tensor, perm []int64) *tensor.Tensor {
+	out := make([]int64, len(perm))
+	xs := rowMajorStrides(x.Shape)
+	src := make([]int64, len(perm))
+	for i, p := range perm {
+		out[i] = x.Shape[p]
+		src[i] = xs[p]
+	}
+	r := e.newTensor(x.Type, out)
+	parallelCopyRegion(e.threads, r.Data, 0, rowMajorStrides(out), x.Data, 0, src, out, x.Type.ByteSize())
+	return r
 }
 
 // transposeTensor returns x with dimension i of the result being dimension perm[i] of x.
 func transposeTensor(x *tensor.Tensor, perm []int64) *tensor.Tensor {
+	return transposeThreads(x, perm, 1)
+}
+
+// transposeThreads is transposeTensor on at most threads goroutines.
+func transposeThreads(x *tensor.Tensor, perm []int64, threads int) *tensor.Tensor {
 	out := make([]int64, len(perm))
 	xs := rowMajorStrides(x.Shape)
 	src := make([]int64, len(perm))
@@ -196,7 +220,7 @@ func transposeTensor(x *tensor.Tensor, perm []int64) *tensor.Tensor {
 		return &tensor.Tensor{Type: x.Type, Shape: out, Data: x.Data}
 	}
 	r := tensor.New(x.Type, out)
-	copyRegion(r.Data, 0, rowMajorStrides(out), x.Data, 0, src, out, x.Type.ByteSize())
+	parallelCopyRegion(threads, r.Data, 0, rowMajorStrides(out), x.Data, 0, src, out, x.Type.ByteSize())
 	return r
 }
 
@@ -400,21 +424,13 @@ func (e *evaluator) concatenate(in *hlo.Instruction, ts []*tensor.Tensor) (*tens
 
 func (e *evaluator) reverse(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tensor, error) {
 	x := ts[0]
-	xs := rowMajorStrides(x.Shape)
-	src := append([]int64(nil), xs...)
-	var base int64
-	for _, d := range in.Ints("dimensions") {
+	dims := in.Ints("dimensions")
+	for _, d := range dims {
 		if d < 0 || d >= int64(len(x.Shape)) {
 			return nil, errorf(in, "reverse dimension %d out of range", d)
 		}
-		if x.Shape[d] > 0 {
-			base += (x.Shape[d] - 1) * xs[d]
-		}
-		src[d] = -xs[d]
 	}
-	r := tensor.New(x.Type, x.Shape)
-	copyRegion(r.Data, 0, xs, x.Data, base, src, x.Shape, x.Type.ByteSize())
-	return r, nil
+	return reverseTensor(x, dims), nil
 }
 
 func (e *evaluator) iota(in *hlo.Instruction) (Value, error) {

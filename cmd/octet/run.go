@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/hlo/printer"
 	"octet/interp"
@@ -18,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		Name:      "run",
-		UsageLine: "run [--input FILE.npy ...] [--inputs FILE.npz] [--random SEED] [-o OUT.npz] [--max-memory SIZE] [--module NAME] FILE|-",
+		UsageLine: "run [--input FILE.npy ...] [--inputs FILE.npz] [--random SEED] [-o OUT.npz] [--max-memory SIZE] [--module NAME] [--threads N] [--profile [--json]] FILE|-",
 		Short:     "evaluate an HLO module on the CPU with XLA's numerics",
 		Long: `Run evaluates the entry computation of an HLO module on the CPU, with the numerics of XLA's own
 evaluator: every instruction rounds to its element type (a bf16 chain rounds at each step), conversions
@@ -49,10 +51,29 @@ Before evaluating, run estimates the memory the program's buffers need and refus
 buffers, a program over --max-memory (default: half of the physical memory; sizes like 512MiB or 8G;
 0 for no limit). The same budget bounds the input files and the arrays read from them; a .npy or .npz
 header that claims more is refused before its data is read. What the interpreter does not implement (collectives over several devices, host
-transfers, Cholesky, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.`,
+transfers, Cholesky, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.
+
+Convolutions and dots run on package gemm's kernels, and elementwise instructions and reductions on
+every core (--threads N for fewer). Sums have an order fixed by the program and the shapes, so the
+results are the same bits on any CPU, kernel set (OCTET_GEMM_KERNEL) and thread count: see
+docs/numerics.md.
+
+With --profile, run also prints where the time went: the instructions that took it (a fusion, a reduce
+or a sort counts as one instruction, its computation included; the instructions of while loops, calls
+and conditionals count on their own, summed over their evaluations), with their calls, FLOPs (2 per
+multiply-add), bytes read and written, GFLOP/s, GB/s and share of the run; then the same summed per
+opcode. With --json it prints that report as JSON instead of the summary of the result.`,
 		Order: 30,
 		Run:   runRun,
 	})
+}
+
+// threadCount is the number of threads --threads n means: n, or every core the process may use for 0.
+func threadCount(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // stringList is a repeatable string flag.
@@ -70,6 +91,9 @@ func runRun(inv *invocation, args []string) error {
 	out := fs.String("o", "", "write the result to this .npz `FILE` (out0, out1, ...)")
 	maxMem := fs.String("max-memory", "", "refuse programs needing more than `SIZE` of buffers (default half of physical memory; 0: no limit)")
 	module := fs.String("module", "", "the module to run when the file holds several (its `name`)")
+	threads := fs.Int("threads", 0, "use at most `N` threads (0: every core)")
+	profile := fs.Bool("profile", false, "print the time, FLOPs and bytes of the instructions that took the time")
+	asJSON := fs.Bool("json", false, "with --profile: print the profile as JSON instead of the result's summary")
 	pos, err := parseInterspersed(inv, fs, args)
 	if err != nil {
 		return err
@@ -86,6 +110,12 @@ func runRun(inv *invocation, args []string) error {
 	if sources > 1 {
 		return usagef("give inputs one way: --input, --inputs or --random")
 	}
+	if *asJSON && !*profile {
+		return usagef("--json needs --profile")
+	}
+	if *threads < 0 {
+		return usagef("--threads must not be negative")
+	}
 	var seed uint64
 	if *random != "" {
 		if seed, err = strconv.ParseUint(*random, 0, 64); err != nil {
@@ -99,7 +129,10 @@ func runRun(inv *invocation, args []string) error {
 		}
 	}
 	// The budget bounds the program's buffers and its input arrays; 0 is no limit.
-	opts := interp.Options{Context: inv.ctx, MaxMemory: budget}
+	opts := interp.Options{Context: inv.ctx, MaxMemory: budget, Threads: *threads}
+	if *threads > 0 {
+		defer gemm.SetThreads(gemm.SetThreads(*threads))
+	}
 
 	mods, err := inv.loadModules(pos[0])
 	if err != nil {
@@ -131,7 +164,7 @@ func runRun(inv *invocation, args []string) error {
 	var vals []interp.Value
 	switch {
 	case *random != "":
-		vals, err = interp.RandomInputs(m, seed)
+		vals, err = interp.RandomInputsThreads(m, seed, *threads)
 	case len(inputs) > 0:
 		vals, err = inv.readNpyInputs(params, inputs, budget)
 	case *npz != "":
@@ -143,9 +176,16 @@ func runRun(inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *profile {
+		opts.Profile = interp.NewProfile()
+	}
 	result, err := interp.Run(m, vals, opts)
 	if err != nil {
 		return err
+	}
+	var report *profileReport
+	if *profile {
+		report = newProfileReport(m, opts.Profile, threadCount(*threads))
 	}
 	arrays := result.Flatten()
 	names := make([]string, len(arrays))
@@ -157,11 +197,18 @@ func runRun(inv *invocation, args []string) error {
 			return err
 		}
 	}
+	if *asJSON {
+		return report.writeJSON(inv.stdout)
+	}
 	for i, t := range arrays {
 		writeSummary(inv.stdout, names[i], t)
 	}
 	if result.Kind == interp.KindToken {
 		fmt.Fprintln(inv.stdout, "the result is a token")
+	}
+	if report != nil {
+		fmt.Fprintln(inv.stdout)
+		report.writeTable(inv.stdout)
 	}
 	return nil
 }

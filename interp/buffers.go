@@ -1,0 +1,163 @@
+package interp
+
+import (
+	"unsafe"
+
+	"octet/dtype"
+	"octet/hlo"
+	"octet/tensor"
+)
+
+// buffers recycles the memory of arrays within one evaluation. Freshly allocated memory costs a page
+// fault per page on first touch, which for an elementwise instruction takes longer than its arithmetic;
+// an array that no instruction will read again is a buffer of the right size for the next result.
+//
+// An array's memory is recycled only when the evaluation allocated it (newTensor) and no value held by
+// any computation being evaluated refers to it any more: every value a frame holds (its parameters
+// included, and the arrays inside tuples) counts one reference, dropped when the frame releases it after
+// its last use or returns. The arrays of a frame's result leave the evaluation's care when it returns:
+// they are never recycled, and the garbage collector frees them when the caller is done. Programs with
+// instructions that keep values elsewhere (probes, collectives, host transfers, several devices) do not
+// recycle at all.
+type buffers struct {
+	enabled   bool
+	maxFree   int64
+	refs      map[*byte]int32 // references held by frames
+	mine      map[*byte]bool  // allocated by this evaluation and not yet recycled
+	free      map[int][][]byte
+	freeBytes int64
+}
+
+// maxFreeBytes bounds the memory kept for reuse; with Options.MaxMemory it is at most an eighth of that.
+const maxFreeBytes = 256 << 20
+
+// recyclable reports whether every instruction of m only reads its operands while it runs.
+func recyclable(m *hlo.Module) bool {
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			switch in.Opcode {
+			case hlo.OpCustomCall:
+				if t := in.CustomCallTarget(); t == RunParallelTarget || t == probeTarget {
+					return false
+				}
+			case hlo.OpSend, hlo.OpRecv, hlo.OpSendDone, hlo.OpRecvDone, hlo.OpInfeed, hlo.OpOutfeed,
+				hlo.OpAllReduce, hlo.OpAllGather, hlo.OpAllToAll, hlo.OpReduceScatter, hlo.OpCollectivePermute,
+				hlo.OpAllReduceStart, hlo.OpAllGatherStart, hlo.OpCollectivePermuteStart, hlo.OpCollectiveBroadcast,
+				hlo.OpRaggedAllToAll, hlo.OpCollectiveReduce:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func newBuffers(m *hlo.Module, opts Options) *buffers {
+	if !recyclable(m) {
+		return &buffers{}
+	}
+	maxFree := int64(maxFreeBytes)
+	if opts.MaxMemory > 0 {
+		maxFree = min(maxFree, opts.MaxMemory/8)
+	}
+	return &buffers{enabled: true, maxFree: maxFree, refs: map[*byte]int32{}, mine: map[*byte]bool{}, free: map[int][][]byte{}}
+}
+
+func key(t *tensor.Tensor) *byte {
+	if t == nil || len(t.Data) == 0 {
+		return nil
+	}
+	return unsafe.SliceData(t.Data)
+}
+
+// retain counts the references of a value a frame now holds.
+func (b *buffers) retain(v Value) {
+	if b == nil || !b.enabled {
+		return
+	}
+	switch v.Kind {
+	case KindArray:
+		if k := key(v.Array); k != nil {
+			b.refs[k]++
+		}
+	case KindTuple:
+		for _, x := range v.Tuple {
+			b.retain(x)
+		}
+	}
+}
+
+// release drops the references of a value a frame no longer holds, recycling the memory no one refers to.
+func (b *buffers) release(v Value) {
+	if b == nil || !b.enabled {
+		return
+	}
+	switch v.Kind {
+	case KindArray:
+		k := key(v.Array)
+		if k == nil {
+			return
+		}
+		if b.refs[k]--; b.refs[k] > 0 {
+			return
+		}
+		delete(b.refs, k)
+		if b.mine[k] {
+			delete(b.mine, k)
+			data := v.Array.Data
+			if b.freeBytes+int64(len(data)) <= b.maxFree {
+				b.free[len(data)] = append(b.free[len(data)], data)
+				b.freeBytes += int64(len(data))
+			}
+		}
+	case KindTuple:
+		for _, x := range v.Tuple {
+			b.release(x)
+		}
+	}
+}
+
+// escape gives up the evaluation's claim on the arrays of a value that leaves the frame that made it
+// (a computation's result): they will not be recycled.
+func (b *buffers) escape(v Value) {
+	if b == nil || !b.enabled {
+		return
+	}
+	switch v.Kind {
+	case KindArray:
+		if k := key(v.Array); k != nil {
+			delete(b.mine, k)
+		}
+	case KindTuple:
+		for _, x := range v.Tuple {
+			b.escape(x)
+		}
+	}
+}
+
+// newTensor returns a tensor of type t and shape dims whose elements are NOT initialised: the caller
+// writes every one. Its memory is a recycled buffer where one of the size is free.
+func (e *evaluator) newTensor(t dtype.Type, dims []int64) *tensor.Tensor {
+	b := e.buffers
+	if b == nil || !b.enabled {
+		return tensor.New(t, dims)
+	}
+	n := int(product(dims)) * t.ByteSize()
+	if list := b.free[n]; n > 0 && len(list) > 0 {
+		data := list[len(list)-1]
+		b.free[n] = list[:len(list)-1]
+		b.freeBytes -= int64(n)
+		b.mine[unsafe.SliceData(data)] = true
+		return &tensor.Tensor{Type: t, Shape: append([]int64{}, dims...), Data: data}
+	}
+	r := tensor.New(t, dims)
+	if k := key(r); k != nil {
+		b.mine[k] = true
+	}
+	return r
+}
+
+// newFloat32s returns n float32 values to write, for a result of type f32 (see newTensor).
+func (e *evaluator) newFloat32s(dims []int64) (*tensor.Tensor, []float32) {
+	r := e.newTensor(dtype.F32, dims)
+	return r, tensor.View[float32](r)
+}

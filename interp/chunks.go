@@ -1,0 +1,172 @@
+package interp
+
+import (
+	"unsafe"
+
+	"octet/dtype"
+	"octet/hlo"
+	"octet/tensor"
+)
+
+// chunkElements is how many elements an elementwise loop decodes, computes and encodes at a time: the
+// operands' and the result's pieces stay in L1.
+const chunkElements = 2048
+
+// float32Chunks evaluates an elementwise computation over float32-domain operands (f32, bf16, f16, the
+// narrow floats) into a new array of type out: each goroutine takes a range of the elements and walks it
+// chunk by chunk, decoding each operand's chunk to float32 (f32 operands are read in place), calling f
+// and rounding its float32 results to out. So no float32 copy of a whole operand is made, and every
+// element gets what the whole-array loop gave it: the result of one element depends on that element only.
+// Operands with a single element are broadcast.
+func (e *evaluator) float32Chunks(out dtype.Type, dims []int64, ops []*tensor.Tensor, f func(dst []float32, xs [][]float32)) *tensor.Tensor {
+	n := int(product(dims))
+	r := e.newTensor(out, dims)
+	var dst32 []float32
+	if out == dtype.F32 {
+		dst32 = tensor.View[float32](r)
+	}
+	es := out.ByteSize()
+	parallelFor(e.threads, n, elementwiseGrain, func(lo, hi int) {
+		xs := make([][]float32, len(ops))
+		scratch := make([][]float32, len(ops))
+		var tmp []float32
+		if dst32 == nil {
+			tmp = make([]float32, chunkElements)
+		}
+		for c0 := lo; c0 < hi; c0 += chunkElements {
+			c1 := min(c0+chunkElements, hi)
+			for i, t := range ops {
+				switch {
+				case t.NumElements() == 1 && n != 1:
+					if scratch[i] == nil {
+						v := f32s(t)[0]
+						scratch[i] = make([]float32, chunkElements)
+						for j := range scratch[i] {
+							scratch[i][j] = v
+						}
+					}
+					xs[i] = scratch[i][:c1-c0]
+				case t.Type == dtype.F32:
+					xs[i] = tensor.View[float32](t)[c0:c1]
+				default:
+					if scratch[i] == nil {
+						scratch[i] = make([]float32, chunkElements)
+					}
+					xs[i] = scratch[i][:c1-c0]
+					tes := t.Type.ByteSize()
+					decodeFloat32Into(t.Type, xs[i], t.Data[c0*tes:c1*tes])
+				}
+			}
+			if dst32 != nil {
+				f(dst32[c0:c1], xs)
+				continue
+			}
+			d := tmp[:c1-c0]
+			f(d, xs)
+			encodeFloat32Into(out, r.Data[c0*es:c1*es], d)
+		}
+	})
+	return r
+}
+
+// encodeFloat32Into rounds src to type t (of the float32 domain) into dst, as fromF32 does.
+func encodeFloat32Into(t dtype.Type, dst []byte, src []float32) {
+	switch {
+	case t == dtype.F32:
+		copy(dst, float32Bytes(src))
+	case t == dtype.BF16 || t == dtype.F16:
+		dtype.EncodeSliceFloat32U16(t, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(dst))), len(src)), src, false)
+	case t.BitWidth() <= 8 && dtype.DecodeTable(t) != nil:
+		dtype.EncodeSliceFloat32(t, dst, src, false)
+	default:
+		es := t.ByteSize()
+		for i, v := range src {
+			b := t.EncodeFloat32(v)
+			for j := 0; j < es; j++ {
+				dst[i*es+j] = byte(b >> (8 * j))
+			}
+		}
+	}
+}
+
+// unaryFloat32 evaluates a unary instruction of the float32 domain over chunks on every core.
+func (e *evaluator) unaryFloat32(in *hlo.Instruction, x *tensor.Tensor, f func(float32) float32) *tensor.Tensor {
+	return e.float32Chunks(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{x}, func(dst []float32, xs [][]float32) {
+		for i, v := range xs[0] {
+			dst[i] = f(v)
+		}
+	})
+}
+
+// binaryFloat32 evaluates a binary instruction of the float32 domain over chunks on every core.
+func (e *evaluator) binaryFloat32(in *hlo.Instruction, a, b *tensor.Tensor) (*tensor.Tensor, bool) {
+	var f func(dst []float32, xs [][]float32)
+	switch in.Opcode {
+	case hlo.OpAdd:
+		f = func(dst []float32, xs [][]float32) {
+			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] + y[i]
+			}
+		}
+	case hlo.OpSubtract:
+		f = func(dst []float32, xs [][]float32) {
+			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] - y[i]
+			}
+		}
+	case hlo.OpMultiply:
+		f = func(dst []float32, xs [][]float32) {
+			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] * y[i]
+			}
+		}
+	case hlo.OpDivide:
+		f = func(dst []float32, xs [][]float32) {
+			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] / y[i]
+			}
+		}
+	case hlo.OpMaximum:
+		f = func(dst []float32, xs [][]float32) {
+			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
+			for i := range dst {
+				dst[i] = maxF32(x[i], y[i])
+			}
+		}
+	default:
+		op := binaryF32(in.Opcode)
+		if op == nil {
+			return nil, false
+		}
+		f = func(dst []float32, xs [][]float32) {
+			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
+			for i := range dst {
+				dst[i] = op(x[i], y[i])
+			}
+		}
+	}
+	return e.float32Chunks(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{a, b}, f), true
+}
+
+// parallelCopyRegion is copyRegion split across threads goroutines along the first dimension of more
+// than one element.
+func parallelCopyRegion(threads int, dst []byte, dstBase int64, dstStrides []int64, src []byte, srcBase int64, srcStrides []int64, dims []int64, es int) {
+	d := 0
+	for d < len(dims) && dims[d] == 1 {
+		d++
+	}
+	if d == len(dims) || threads <= 1 {
+		copyRegion(dst, dstBase, dstStrides, src, srcBase, srcStrides, dims, es)
+		return
+	}
+	inner := product(dims[d+1:])
+	parallelFor(threads, int(dims[d]), int(max(1, elementwiseGrain/max(inner, 1))), func(lo, hi int) {
+		sub := append([]int64(nil), dims...)
+		sub[d] = int64(hi - lo)
+		copyRegion(dst, dstBase+int64(lo)*dstStrides[d], dstStrides, src, srcBase+int64(lo)*srcStrides[d], srcStrides, sub, es)
+	})
+}
