@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"testing"
 )
 
 // asmLine is one line of an assembly file after the joining of continued lines: its position and text.
@@ -41,4 +44,37 @@ func readAsm(path string) ([]asmLine, error) {
 		cur.Reset()
 	}
 	return lines, nil
+}
+
+// TestNoArgumentsInMacros checks that no header and no macro of the package's assembly reads or writes an
+// argument ((FP)): go vet's asmdecl checks the argument accesses of each TEXT body, but does not see into
+// included files or into the macros defined before a function, so every access must be spelled out in
+// the body, and the macros and headers take registers.
+func TestNoArgumentsInMacros(t *testing.T) {
+	files, err := filepath.Glob("*.[sh]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := regexp.MustCompile(`\(FP\)`)
+	checked := 0
+	for _, f := range files {
+		lines, err := readAsm(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range lines {
+			header := strings.HasSuffix(f, ".h")
+			if (header || strings.HasPrefix(strings.TrimSpace(l.text), "#define")) && fp.MatchString(l.text) {
+				what := "a macro"
+				if header {
+					what = "a header"
+				}
+				t.Errorf("%s: %s reads or writes an argument, which go vet does not check: %s", l.pos, what, strings.TrimSpace(l.text))
+			}
+		}
+		checked++
+	}
+	if checked == 0 || !slices.Contains(files, "tile14_amd64.h") {
+		t.Fatalf("found only %v", files)
+	}
 }
