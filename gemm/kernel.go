@@ -177,7 +177,8 @@ func tileGo(kc int, a, b, c []float32, ldc int, acc []float32, ldacc, m, n int, 
 	}
 }
 
-// tileGo4 computes one 4x4 register tile (its m x n corner), each sum a chain of fma32.
+// tileGo4 computes one 4x4 register tile (its m x n corner), each sum a chain of fused multiply-adds
+// rounded as fma32 rounds them, its quick path written out here so that it is not a call.
 func tileGo4(kc int, a, b, c []float32, ldc int, acc []float32, ldacc, m, n int, alpha, beta float32) {
 	var s [4][4]float32
 	if acc != nil {
@@ -185,39 +186,22 @@ func tileGo4(kc int, a, b, c []float32, ldc int, acc []float32, ldacc, m, n int,
 			copy(s[i][:n], acc[i*ldacc:i*ldacc+n])
 		}
 	}
-	c00, c01, c02, c03 := s[0][0], s[0][1], s[0][2], s[0][3]
-	c10, c11, c12, c13 := s[1][0], s[1][1], s[1][2], s[1][3]
-	c20, c21, c22, c23 := s[2][0], s[2][1], s[2][2], s[2][3]
-	c30, c31, c32, c33 := s[3][0], s[3][1], s[3][2], s[3][3]
 	a = a[:4*kc]
 	b = b[:4*kc]
 	for p := 0; p+3 < len(a) && p+3 < len(b); p += 4 {
-		a0, a1, a2, a3 := a[p], a[p+1], a[p+2], a[p+3]
-		b0, b1, b2, b3 := b[p], b[p+1], b[p+2], b[p+3]
-		c00 = fma32(a0, b0, c00)
-		c01 = fma32(a0, b1, c01)
-		c02 = fma32(a0, b2, c02)
-		c03 = fma32(a0, b3, c03)
-		c10 = fma32(a1, b0, c10)
-		c11 = fma32(a1, b1, c11)
-		c12 = fma32(a1, b2, c12)
-		c13 = fma32(a1, b3, c13)
-		c20 = fma32(a2, b0, c20)
-		c21 = fma32(a2, b1, c21)
-		c22 = fma32(a2, b2, c22)
-		c23 = fma32(a2, b3, c23)
-		c30 = fma32(a3, b0, c30)
-		c31 = fma32(a3, b1, c31)
-		c32 = fma32(a3, b2, c32)
-		c33 = fma32(a3, b3, c33)
+		ap, bp := (*[4]float32)(a[p:]), (*[4]float32)(b[p:])
+		b0, b1, b2, b3 := float64(bp[0]), float64(bp[1]), float64(bp[2]), float64(bp[3])
+		for i := range 4 {
+			ai, si := float64(ap[i]), &s[i]
+			x0, x1, x2, x3 := ai*b0+float64(si[0]), ai*b1+float64(si[1]), ai*b2+float64(si[2]), ai*b3+float64(si[3])
+			if !fma32Quick(x0) || !fma32Quick(x1) || !fma32Quick(x2) || !fma32Quick(x3) {
+				si[0], si[1], si[2], si[3] = fma32(ap[i], bp[0], si[0]), fma32(ap[i], bp[1], si[1]), fma32(ap[i], bp[2], si[2]), fma32(ap[i], bp[3], si[3])
+				continue
+			}
+			si[0], si[1], si[2], si[3] = float32(x0), float32(x1), float32(x2), float32(x3)
+		}
 	}
-	sums := [4][4]float32{
-		{c00, c01, c02, c03},
-		{c10, c11, c12, c13},
-		{c20, c21, c22, c23},
-		{c30, c31, c32, c33},
-	}
-	storeTile(sums[:m], c, ldc, n, alpha, beta)
+	storeTile(s[:m], c, ldc, n, alpha, beta)
 }
 
 // storeTile writes alpha*sums + beta*C to the len(sums) x n corner of the tile at c, as every kernel
