@@ -4,8 +4,11 @@ package gemm
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
+
+	"octet/dtype"
 )
 
 // linuxFlags maps the names of Linux's /proc/cpuinfo flags to the features they stand for.
@@ -158,4 +161,53 @@ func TestDetect(t *testing.T) {
 	}
 	_, names := CPU()
 	t.Logf("%s: %v", cpuName, names)
+}
+
+// TestKernelValues checks that each kernel of this machine carries the assembly it allows and nothing
+// else, so that SetKernel (or KernelEnv) changes all of it at once: the avx2 kernel packs, decodes and
+// streams without AVX-512, as on a CPU without it, and the go kernel runs no assembly at all.
+func TestKernelValues(t *testing.T) {
+	for _, k := range Kernels() {
+		switch k.name {
+		case "go":
+			if k.isa != (isa{}) || k.streams != nil {
+				t.Errorf("go: helpers %+v, streams %v", k.isa, k.streams)
+			}
+		case "avx2":
+			if k.isa.pack512 || k.isa.words || k.streams == streamsAVX512 {
+				t.Errorf("avx2: helpers %+v, streams %s: AVX-512 in the avx2 kernel", k.isa, k.streams.name)
+			}
+		case "avx512", "avx512bf16":
+			if k.isa.pack512 != cpuFeatures.has(asmPack512.needs) {
+				t.Errorf("%s: AVX-512 packing %v on a machine with %v", k.name, k.isa.pack512, cpuFeatures)
+			}
+		}
+		func() {
+			defer SetKernel(SetKernel(k))
+			name := KernelName(1, dtype.F32, dtype.F8E4M3FN, false)
+			want := k.String()
+			if k.streams != nil {
+				want = k.streams.name + " 1x64"
+			}
+			if name != want {
+				t.Errorf("with %v, KernelName for one row of f8e4m3fn weights is %q, want %q", k, name, want)
+			}
+		}()
+	}
+}
+
+// TestKernelEnv runs TestSetKernel in a process of its own with KernelEnv naming each kernel of this
+// machine in turn: that kernel must be the default.
+func TestKernelEnv(t *testing.T) {
+	if os.Getenv(KernelEnv) != "" {
+		t.Skip(KernelEnv + " is set: this is the inner process")
+	}
+	for _, k := range Kernels() {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSetKernel$", "-test.v")
+		cmd.Env = append(os.Environ(), KernelEnv+"="+k.Name())
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestSetKernel") {
+			t.Errorf("%s=%s: %v\n%s", KernelEnv, k.Name(), err, out)
+		}
+	}
 }
