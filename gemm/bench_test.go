@@ -64,7 +64,7 @@ func BenchmarkKernel(b *testing.B) {
 			bp := alignedFloats(kern.nr * kc)
 			c := alignedFloats(kern.mr * kern.nr)
 			for range n {
-				kern.tile(kc, a, bp, c, kern.nr, kern.mr, kern.nr, 1, 1)
+				kern.tile(kc, a, bp, c, kern.nr, c, kern.nr, kern.mr, kern.nr, 1, 0)
 			}
 		}
 		b.Run(kern.Name(), func(b *testing.B) {

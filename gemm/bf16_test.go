@@ -58,7 +58,7 @@ func TestDotBF16Encoding(t *testing.T) {
 			}
 		}
 		c := make([]float32, kern.mr*kern.nr)
-		kern.tile(kq, pa, pb, c, kern.nr, kern.mr, kern.nr, 1, 0)
+		kern.tile(kq, pa, pb, c, kern.nr, nil, 0, kern.mr, kern.nr, 1, 0)
 		for r := 0; r < kern.mr; r++ {
 			for j := 0; j < kern.nr; j++ {
 				var want float32
@@ -71,6 +71,17 @@ func TestDotBF16Encoding(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wordISAs returns the helpers of the bf16 kernel where this machine has it, and none.
+func wordISAs() []isa {
+	hs := []isa{{}}
+	for _, k := range Kernels() {
+		if k.bf16 {
+			hs = append(hs, k.isa)
+		}
+	}
+	return hs
 }
 
 // TestWordPacking checks the bf16 packers against their scalar definitions: the decoding of every code of
@@ -86,13 +97,15 @@ func TestWordPacking(t *testing.T) {
 			continue
 		}
 		v := Typed{Type: typ, Data: data, Rows: 1, Cols: len(data), Stride: len(data)}.view("A")
-		for _, n := range []int{1, 31, 32, 33, 100, len(data)} {
-			got := make([]uint16, n)
-			v.words(got, len(data)-n)
-			for i, g := range got {
-				want := uint16(math.Float32bits(typ.DecodeFloat32(uint64(data[len(data)-n+i]))) >> 16)
-				if g != want {
-					t.Fatalf("%v n=%d: code %#02x gives %#04x, want %#04x", typ, n, data[len(data)-n+i], g, want)
+		for _, h := range wordISAs() {
+			for _, n := range []int{1, 31, 32, 33, 100, len(data)} {
+				got := make([]uint16, n)
+				v.words(h, got, len(data)-n)
+				for i, g := range got {
+					want := uint16(math.Float32bits(typ.DecodeFloat32(uint64(data[len(data)-n+i]))) >> 16)
+					if g != want {
+						t.Fatalf("%v %+v n=%d: code %#02x gives %#04x, want %#04x", typ, h, n, data[len(data)-n+i], g, want)
+					}
 				}
 			}
 		}
@@ -104,16 +117,18 @@ func TestWordPacking(t *testing.T) {
 			lo[i], hi[i] = uint16(rng.Uint32()), uint16(rng.Uint32())
 		}
 		d := make([]float32, n)
-		interleaveW(d, lo, hi)
-		for j := range d {
-			if got, want := math.Float32bits(d[j]), uint32(lo[j])|uint32(hi[j])<<16; got != want {
-				t.Fatalf("interleave n=%d: [%d] = %#08x, want %#08x", n, j, got, want)
+		for _, h := range wordISAs() {
+			h.interleaveW(d, lo, hi)
+			for j := range d {
+				if got, want := math.Float32bits(d[j]), uint32(lo[j])|uint32(hi[j])<<16; got != want {
+					t.Fatalf("interleave %+v n=%d: [%d] = %#08x, want %#08x", h, n, j, got, want)
+				}
 			}
-		}
-		interleaveW(d, lo, nil)
-		for j := range d {
-			if got := math.Float32bits(d[j]); got != uint32(lo[j]) {
-				t.Fatalf("interleave n=%d, no high half: [%d] = %#08x, want %#08x", n, j, got, lo[j])
+			h.interleaveW(d, lo, nil)
+			for j := range d {
+				if got := math.Float32bits(d[j]); got != uint32(lo[j]) {
+					t.Fatalf("interleave %+v n=%d, no high half: [%d] = %#08x, want %#08x", h, n, j, got, lo[j])
+				}
 			}
 		}
 	}

@@ -15,66 +15,87 @@
 // Products follow the BLIS/GotoBLAS structure: B is packed into KC x NC panels and A into MC x KC blocks
 // laid out so that a register-tile microkernel reads both contiguously; packing absorbs transposes,
 // strides, element types and ragged edges (zero padding), so the microkernel only ever sees whole tiles.
-// The microkernels, chosen at run time from what the CPU and operating system support (Kernels, CPU):
+// The microkernels, chosen at run time from what the CPU has and the operating system saves (Kernels,
+// CPU), are values that carry everything a product runs on besides the tile: the assembly of their
+// packing, decoding and epilogue, and their streaming kernels. Each set of assembly routines declares the
+// features its instructions use, and a kernel takes a set only where the machine has all of them:
 //
-//   - avx512bf16 (AVX-512 BF16: AMD Zen 4 and later, Intel Sapphire Rapids and later): 14x32 tile, pairs of
-//     bf16 multiplied by VDPBF16PS at twice the float32 rate, for products whose operands are all bf16
-//     values (bf16, FP8, FP6, FP4, s8, u8, the sub-byte integers; KernelFor). FP8 is decoded to bf16 while
-//     packing (exact). Other products go to avx512.
-//   - avx512 (AVX-512F): 14x32 float32 tile in 28 zmm accumulators, VFMADD231PS.
-//   - avx2 (AVX2 and FMA): 6x16 float32 tile in 12 ymm accumulators; one call runs down a whole column of
-//     tiles (a block of A's rows against one micro-panel of B). Its packing is AVX2 too: A's strips six
-//     rows at a time, B's strips copied or decoded straight into place (f8e4m3fn through a quick decoding
-//     redone exactly where a strip holds the NaN code, bf16 by a shift), fetching the rows packed next.
-//     The micro-panel of B takes half of L1D: kc = 384 where L1D has 48 KiB, 256 where it has 32.
-//   - go: a portable 4x4 tile, everywhere (and the only one with the purego build tag).
+//   - avx512 (AVX-512F): 14x32 float32 tile in 28 zmm accumulators, VFMADD231PS; one call runs down a
+//     whole column of tiles (a block of A's rows against one micro-panel of B). Packing transposes and
+//     decodes with AVX-512F, streaming uses stream-avx512 where the CPU has AVX-512 BW and VL too (else
+//     stream-avx2: Knights Landing, a virtual machine that shows F alone).
+//   - avx2 (FMA; its helpers need AVX2 and F16C): 6x16 float32 tile in 12 ymm accumulators, a column of
+//     tiles a call. Its packing is AVX2: A's strips six rows at a time, B's strips copied or decoded
+//     straight into place (f8e4m3fn through a quick decoding redone exactly where a strip holds the NaN
+//     code, bf16 by a shift), fetching the rows packed next. The micro-panel of B takes half of L1D: kc =
+//     384 where L1D has 48 KiB, 256 where it has 32. It uses no AVX-512 instruction, whatever the CPU.
+//   - go: a portable 4x4 tile and no assembly, everywhere (and the only one with the purego build tag).
+//   - avx512bf16 (AVX-512 BF16: AMD Zen 4 and later, Intel Cooper Lake, Sapphire Rapids and later): 14x32
+//     tile, pairs of bf16 multiplied by VDPBF16PS at twice the float32 rate, for products whose operands
+//     are all bf16 values (bf16, FP8, FP6, FP4, s8, u8, the sub-byte integers; KernelFor), FP8 decoded to
+//     bf16 while packing (exact, with AVX-512 BW where the CPU has it); other products go to avx512. It
+//     sums in another order than the numerics contract's (below), and runs only where it is asked for:
+//     SetKernel, or OCTET_GEMM_KERNEL=avx512bf16; octet bench gemm names the kernel it timed.
 //
-// SetKernel picks one, so that tests compare every implementation with a float64 product; the
-// OCTET_GEMM_KERNEL environment variable (KernelEnv) picks the default, so that a whole program runs as it
-// does on a smaller CPU (OCTET_GEMM_KERNEL=avx2 also packs without AVX-512). Each kernel's cache blocks
-// (Blocks) have defaults for current x86 cores; Tune searches for better ones on this machine and
-// SaveTuning keeps them in the user's cache directory, where every later process on the same CPU finds
-// them.
+// The first three are ordered (Kernel.Ordered): their results are the same bits. The default is the
+// fastest ordered kernel the machine has; SetKernel picks another, so that tests compare every
+// implementation, and the OCTET_GEMM_KERNEL environment variable (KernelEnv) picks the default, so that a
+// whole program runs as it does on a smaller CPU (OCTET_GEMM_KERNEL=avx2: the AVX2 tile, packing,
+// decoding and streaming, as on a CPU without AVX-512). Each kernel's cache blocks (Blocks) have defaults
+// for current x86 cores; Tune searches for better ones on this machine and SaveTuning keeps them in the
+// user's cache directory, where every later process on the same CPU finds them. Block sizes change the
+// speed of a product, never its result.
 //
 // Products of at most 16 rows by a B of f8e4m3fn, f8e5m2, s8 or bf16 (inference's decode steps) are bound by
 // reading B, not by arithmetic: with AVX-512 or AVX2 they are streamed instead (MatMulTyped with a
 // row-major B, or MatMulWeights): every element of B is read once in its own type, decoded in registers
 // (bit manipulation, not tables) and multiplied at once, panels of 64 columns shared among the cores, with
-// an optional scale per output channel. Without AVX-512, packing decodes f8e4m3fn, f8e5m2 and bf16 with
-// AVX2 the same way. Both sets of streaming kernels (stream-avx512: 1x64, 4x64 and 16x16 tiles, each
-// element of B decoded once for all the rows of its tile; stream-avx2: 1x64, 4x16, 8x8 and 16x16) decode
-// f8e4m3fn quickly, in half the instructions of the exact decoding, through single precision (the bits
-// shifted into a float32 worth 2^-120 times the value, then times 2^120: AVX-512, 1 and 4 rows) or half
-// precision (VCVTPH2PS, then times 2^8: AVX-512 16 rows, and AVX2), which is exact for every code but the
-// NaN code; a block of B holding the NaN code is noticed as it is read and run again with the exact
-// decoding, so the results are the same bits. In the AVX2 kernels 9 to 16 rows do not fit the 16 ymm
-// registers with B decoded: blocks of 128 x 16 elements of B are decoded once into a float32 buffer in L1
-// and multiplied by the 16 rows in 6x16 and 4x16 register tiles; where a goroutine has two panels or more,
-// each panel is decoded while the one before is multiplied, a row of 64 columns every eight steps of k
-// (else, for packed weights, a block while its first 6 rows are multiplied).
+// an optional scale per output channel. Both sets of streaming kernels (stream-avx512: 1x64, 4x64 and
+// 16x16 tiles, each element of B decoded once for all the rows of its tile; stream-avx2: 1x64, 4x16, 8x8
+// and 16x16) decode f8e4m3fn quickly, in half the instructions of the exact decoding, through single
+// precision (the bits shifted into a float32 worth 2^-120 times the value, then times 2^120: AVX-512, 1
+// and 4 rows) or half precision (VCVTPH2PS, then times 2^8: AVX-512 16 rows, and AVX2), which is exact
+// for every code but the NaN code; a block of B holding the NaN code is noticed as it is read and run
+// again with the exact decoding, so the results are the same bits. In the AVX2 kernels 9 to 16 rows do
+// not fit the 16 ymm registers with B decoded: blocks of 128 x 16 elements of B are decoded once into a
+// float32 buffer in L1 and multiplied by the 16 rows in 6x16 and 4x16 register tiles; where a goroutine has
+// two panels or more, each panel is decoded while the one before is multiplied, a row of 64 columns every
+// eight steps of k (else, for packed weights, a block while its first 6 rows are multiplied).
 //
-// MatMulEpilogue finishes each tile (each column of tiles, for avx2) on the goroutine that summed it,
-// while it is in L1, one step of the epilogue at a time over 64 elements: in AVX2 where the machine has it
-// (the scales, the added matrix and bias, ReLU, the abs-max, the clamp and the f8e4m3fn encoding; GELU
-// and the other encodings in Go), each operation rounded on its own as the Go steps do.
+// MatMulEpilogue finishes each tile (each column of tiles) on the goroutine that summed it, while it is in
+// L1, one step of the epilogue at a time over 64 elements: in AVX2 where the kernel has it (the scales,
+// the added matrix and bias, ReLU, the abs-max, the clamp and the f8e4m3fn encoding; GELU and the other
+// encodings in Go), each operation rounded on its own as the Go steps do.
 //
 // # Numerics
 //
-// Every product is computed from the operands' exact values (decoding is exact) and accumulated in
-// float32. Results are not bit-identical to another kernel's: the sums are the same but grouped
-// differently (blocks of K, fused multiply-adds, pairs, the streaming kernels' single pass), so they
-// differ by rounding within the usual bound |error| <= K * eps * sum_k |alpha * a_ik * b_kj| (plus one
-// rounding for beta*C). With the float32 kernels, MatMulTyped's result is bit for bit MatMul's on the
-// decoded operands, but for the streamed products. The avx512bf16 kernel differs from the float32 ones in
-// two ways, and nowhere else:
+// The contract, kept by every ordered kernel: every element of C is a function of the operands' values
+// alone, the same bits whatever the kernel (avx512, avx2, go, the purego build), the CPU, the number of
+// threads, the cache blocks (tuned or not), and whether the product is blocked or streamed, B packed as
+// Weights or not. Element (i, j) is:
+//
+//	S = 0; for k = 0, 1, ..., K-1: S = fma(a(i,k), b(k,j), S)   (float32 fused multiply-add, rounded once)
+//	x = alpha * S                                               (rounded)
+//	x = x * scale[j]                                            (rounded; MatMulWeights with a scale)
+//	C(i,j) = fma(beta, C(i,j), x)                               (rounded once; only where beta != 0)
+//
+// with round to nearest, ties to even, and subnormals kept. Operands of narrow types enter as their exact
+// float32 values (decoding is exact). Where K is cut into blocks, each block goes on from the sums the one
+// before stored, so the blocks make one chain; with beta != 0 the sums so far are kept apart from C until
+// the last block. When alpha == 0 or K == 0, A and B are not read and C = beta*C (rounded; zero when beta
+// == 0). MatMulEpilogue's steps start from S, each rounded on its own (see Epilogue). Reference is the
+// contract written as a loop; TestContract compares every ordered kernel of the machine with it, bit for
+// bit. A NaN result is a NaN, of unspecified sign and payload. The error bound is the usual one of a
+// float32 sum, |C - exact| <= K * eps * sum_k |alpha * a_ik * b_kj| (plus a rounding each for alpha,
+// scale and beta).
+//
+// The avx512bf16 kernel keeps its own order, independent of the threads and the blocks as well, but not
+// the contract's, in two ways:
 //   - Order: the products are exact (two bf16 significands fit in a float32 one) and summed in float32,
-//     but in pairs, a(i,p+1)*b(p+1,j) then a(i,p)*b(p,j), within the same bound.
+//     but in pairs, a(i,p+1)*b(p+1,j) then a(i,p)*b(p,j), added to the chain, within the same bound.
 //   - Subnormals: VDPBF16PS treats subnormal inputs as zero and flushes subnormal results (partial sums
 //     included) to zero. No FP8, FP6, FP4 or integer value is a subnormal bf16, so only bf16 operands below
 //     2^-126 and sums below 2^-126 in magnitude are affected; infinities and NaN propagate as in float32.
-//
-// The interpreter guarantees float32 accumulation of exact products within this bound, not a summation
-// order; SetKernel with a float32 kernel gives the float32 order where bits matter.
 //
 // What it is not: a BLAS. There is no float64, complex or integer arithmetic and no other level-3
 // operation.
@@ -92,5 +113,5 @@
 //     microseconds (yielding to other goroutines) before they sleep, since waking a thread costs as much
 //     as a small product.
 //   - Results do not depend on the number of threads: every element of C is computed by one goroutine in
-//     the same order whatever the split.
+//     the order of the numerics contract whatever the split.
 package gemm

@@ -44,8 +44,7 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *
 	}
 	m, n, k := c.rows, c.cols, a.cols
 	mr, nr := kern.mr, kern.nr
-	// The K blocking depends on k alone, never on how the product was split among goroutines, so that
-	// every element is summed in the same order whatever the number of threads.
+	h := kern.isa
 	// A bf16 kernel's panels hold pairs of k: its blocks of K are even but for the last.
 	step := 1
 	if kern.bf16 {
@@ -57,36 +56,59 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *
 	nc := blocks(n, bl.NC, nr)
 	kq := (kc + step - 1) / step
 	bufA, bufB, tmp := ws.get(mc*kq, kq*nc, max(16*kc+16, nc))
+	// Each block of K after the first goes on from the sums the one before stored, so that the sums are
+	// those of one pass over K, whatever the blocks. They are stored in C itself, and alpha and beta*C
+	// applied at the last block; but with beta != 0, C keeps its values until then, and the sums so far
+	// go to part (m x nc) instead.
+	var part []float32
+	if beta != 0 && kc < k {
+		part = ws.partial(m * nc)
+	}
 	for jc := 0; jc < n; jc += nc {
 		ncur := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
 			kcur := min(kc, k-pc)
 			kqcur := (kcur + step - 1) / step
+			first, last := pc == 0, pc+kcur == k
 			bb := b.sub(pc, pc+kcur, jc, jc+ncur)
 			if kern.bf16 {
-				packB16(bufB, &bb, kcur, ncur, nr, tmp)
+				h.packB16(bufB, &bb, kcur, ncur, nr, tmp)
 			} else {
-				packB(bufB, &bb, kcur, ncur, nr, tmp)
+				h.packB(bufB, &bb, kcur, ncur, nr, tmp)
 			}
-			betaCur := beta
-			if pc > 0 {
-				betaCur = 1
+			al, be := alpha, beta
+			if !last {
+				al, be = 1, 0 // the sums alone
 			}
 			for ic := 0; ic < m; ic += mc {
 				mcur := min(mc, m-ic)
 				ab := a.sub(ic, ic+mcur, pc, pc+kcur)
 				if kern.bf16 {
-					packA16(bufA, &ab, mcur, kcur, mr, tmp)
+					h.packA16(bufA, &ab, mcur, kcur, mr, tmp)
 				} else {
-					packA(bufA, &ab, mcur, kcur, mr, tmp)
+					h.packA(bufA, &ab, mcur, kcur, mr, tmp)
 				}
 				// One column of tiles per micro-panel of B, finished while it is in L1.
 				for jr := 0; jr < ncur; jr += nr {
 					off := ic*c.stride + jc + jr
 					cols := min(nr, ncur-jr)
-					kern.tile(kqcur, bufA, bufB[jr*kqcur:], c.f32[off:], c.stride, mcur, cols, alpha, betaCur)
-					if ep != nil && pc+kcur == k {
-						ep.finish(view{f32: c.f32[off:], stride: c.stride}, ei+ic, ej+jc+jr, mcur, cols)
+					dst, ld := c.f32[off:], c.stride
+					var acc []float32
+					ldacc := 0
+					if part != nil {
+						poff := ic*nc + jr
+						if !last {
+							dst, ld = part[poff:], nc
+						}
+						if !first {
+							acc, ldacc = part[poff:], nc
+						}
+					} else if !first {
+						acc, ldacc = dst, ld
+					}
+					kern.tile(kqcur, bufA, bufB[jr*kqcur:], dst, ld, acc, ldacc, mcur, cols, al, be)
+					if ep != nil && last {
+						ep.finish(h, view{f32: c.f32[off:], stride: c.stride}, ei+ic, ej+jc+jr, mcur, cols)
 					}
 				}
 			}
@@ -99,6 +121,7 @@ func serial(kern *Kernel, ws *workspace, c, a, b view, alpha, beta float32, ep *
 // streaming kernels' buffers.
 type workspace struct {
 	a, b, tmp []float32
+	part      []float32
 	stream    *streamWork
 }
 
@@ -116,6 +139,14 @@ func (ws *workspace) get(na, nb, ntmp int) (a, b, tmp []float32) {
 		ws.tmp = alignedFloats(ntmp)
 	}
 	return ws.a, ws.b, ws.tmp
+}
+
+// partial returns a buffer of at least n elements for the sums so far, aligned as get's.
+func (ws *workspace) partial(n int) []float32 {
+	if len(ws.part) < n {
+		ws.part = alignedFloats(n)
+	}
+	return ws.part
 }
 
 func alignedFloats(n int) []float32 {
@@ -274,7 +305,7 @@ func split(kern *Kernel, t, m, n, k int, transA, transB bool) (tm, tn int) {
 	// elements is cheap, and so is a transposition in 16x16 blocks, but one gathered element at a time
 	// is not. A is transposed when it is not stored transposed, B when it is.
 	weight := func(transposing bool) float64 {
-		if transposing && !vectorPacking {
+		if transposing && !kern.isa.pack512 {
 			return 32
 		}
 		return 4
@@ -314,7 +345,7 @@ func matMulEp(kern *Kernel, t int, c, a, b view, alpha, beta float32, ep *Epilog
 		for i := 0; i < m; i++ {
 			clear(c.f32[i*c.stride : i*c.stride+n])
 		}
-		ep.finish(c, 0, 0, m, n)
+		ep.finish(kern.isa, c, 0, 0, m, n)
 		return
 	}
 	if alpha == 0 || k == 0 {

@@ -99,7 +99,7 @@ func MatMulEpilogue(c Matrix, a, b Typed, ep *Epilogue) {
 		if streams(kern, m, &bv) && av.cols > 0 {
 			src := streamSource{typ: bv.typ, size: bv.size, k: bv.rows, n: bv.cols, data: bv.raw, stride: bv.stride}
 			stream(kern, Threads(), cv, av, &src, 1, 0)
-			ep.finish(cv, 0, 0, m, n)
+			ep.finish(kern.isa, cv, 0, 0, m, n)
 		} else {
 			matMulEp(kern.forTypes(a.Type, b.Type), Threads(), cv, av, bv, 1, 0, ep)
 		}
@@ -113,7 +113,7 @@ func MatMulEpilogue(c Matrix, a, b Typed, ep *Epilogue) {
 // (i0, j0) of C, and which holds the sums. It works through each row 64 elements at a time, one step of
 // the epilogue after the other over the 64 (each a short loop on locals), which is several times faster
 // than taking every element through all the steps.
-func (ep *Epilogue) finish(c view, i0, j0, rows, cols int) {
+func (ep *Epilogue) finish(h isa, c view, i0, j0, rows, cols int) {
 	scale, outScale, addScale := ep.Scale, ep.OutScale, ep.AddScale
 	rowScale, colScale, bias, add := ep.RowScale, ep.ColScale, ep.Bias, ep.Add
 	act := ep.Activation
@@ -130,7 +130,7 @@ func (ep *Epilogue) finish(c view, i0, j0, rows, cols int) {
 			j := j0 + jb
 			// Every operation rounds on its own: the conversions keep the compiler from fusing a
 			// multiply and an add.
-			for k := epScaleFast(out, sums, scale); k < n; k++ {
+			for k := h.epScaleFast(out, sums, scale); k < n; k++ {
 				out[k] = float32(scale * sums[k])
 			}
 			if rowScale != nil {
@@ -141,14 +141,14 @@ func (ep *Epilogue) finish(c view, i0, j0, rows, cols int) {
 			}
 			if colScale != nil {
 				cs := colScale[j : j+n]
-				for k := epMulFast(out, cs); k < n; k++ {
+				for k := h.epMulFast(out, cs); k < n; k++ {
 					out[k] = float32(out[k] * cs[k])
 				}
 			}
 			switch {
 			case add != nil && !add.Trans:
 				v := add.Data[(i0+i)*add.Stride+j : (i0+i)*add.Stride+j+n]
-				for k := epAddFast(out, v, addScale); k < n; k++ {
+				for k := h.epAddFast(out, v, addScale); k < n; k++ {
 					out[k] = float32(out[k] + float32(addScale*v[k]))
 				}
 			case add != nil:
@@ -158,7 +158,7 @@ func (ep *Epilogue) finish(c view, i0, j0, rows, cols int) {
 			}
 			if bias != nil {
 				b := bias[j : j+n]
-				for k := epAddFast(out, b, 1); k < n; k++ {
+				for k := h.epAddFast(out, b, 1); k < n; k++ {
 					out[k] = float32(out[k] + b[k])
 				}
 			}
@@ -166,7 +166,7 @@ func (ep *Epilogue) finish(c view, i0, j0, rows, cols int) {
 			case ReLU:
 				// Negative numbers (not -0, not a NaN) become +0: on the bits, with no branch to
 				// mispredict on signs that come at random.
-				for k := epReLUFast(out); k < n; k++ {
+				for k := h.epReLUFast(out); k < n; k++ {
 					b := math.Float32bits(out[k])
 					if b-0x80000001 < 0x7f800000 {
 						b = 0
@@ -178,14 +178,14 @@ func (ep *Epilogue) finish(c view, i0, j0, rows, cols int) {
 					out[k] = geluTanh(x)
 				}
 			}
-			done, m := epFinishFast(out, outScale, limit)
+			done, m := h.epFinishFast(out, outScale, limit)
 			amax = max(amax, m)
 			for k := done; k < n; k++ {
 				x := out[k]
 				amax = max(amax, math.Float32bits(x)&0x7fffffff)
 				out[k] = min(max(float32(x*outScale), -limit), limit) // NaN stays NaN
 			}
-			ep.store(row[jb:jb+n], out, i0+i, j)
+			ep.store(h, row[jb:jb+n], out, i0+i, j)
 		}
 	}
 	if amax > 0x7f800000 {
@@ -196,7 +196,7 @@ func (ep *Epilogue) finish(c view, i0, j0, rows, cols int) {
 }
 
 // store writes the finished elements out, which start at element (i, j), to D, or to row when D is nil.
-func (ep *Epilogue) store(row, out []float32, i, j int) {
+func (ep *Epilogue) store(h isa, row, out []float32, i, j int) {
 	if ep.D == nil {
 		copy(row, out)
 		return
@@ -205,7 +205,7 @@ func (ep *Epilogue) store(row, out []float32, i, j int) {
 	d := ep.D[(i*ep.DStride+j)*size : (i*ep.DStride+j+len(out))*size]
 	switch {
 	case ep.DType == dtype.F8E4M3FN:
-		done := epEncodeE4M3FNFast(d, out)
+		done := h.epEncodeE4M3FNFast(d, out)
 		dtype.EncodeSliceFloat32(ep.DType, d[done:], out[done:], false)
 	case size == 1:
 		dtype.EncodeSliceFloat32(ep.DType, d, out, false)

@@ -3,8 +3,8 @@
 package gemm
 
 // The epilogue's steps in AVX2 (epilogue_avx2_amd64.s), over runs of a multiple of 8 elements; the
-// ...Fast functions do a prefix of their run where the machine has AVX2 and return its length, and the
-// callers finish the rest in Go.
+// ...Fast functions do a prefix of their run where the kernel's isa has them and return its length, and
+// the callers finish the rest in Go.
 
 //go:noescape
 func epScaleAVX2(dst, src *float32, n int, s float32)
@@ -24,13 +24,9 @@ func epFinishAVX2(dst *float32, n int, outScale, limit float32) (amax uint32)
 //go:noescape
 func epEncodeE4M3FNAVX2(dst *byte, src *float32, n int)
 
-// useAVX2 reports whether the AVX2 helpers run: the epilogue's steps, and packing's strip copies,
-// interleaving and prefetching (set where the machine has AVX2; tests turn it off to check the Go loops).
-var useAVX2 bool
-
-func epScaleFast(dst, src []float32, s float32) int {
+func (h isa) epScaleFast(dst, src []float32, s float32) int {
 	n := len(dst) &^ 7
-	if !useAVX2 || n == 0 {
+	if !h.epilogue || n == 0 {
 		return 0
 	}
 	_ = src[n-1]
@@ -38,9 +34,9 @@ func epScaleFast(dst, src []float32, s float32) int {
 	return n
 }
 
-func epMulFast(dst, v []float32) int {
+func (h isa) epMulFast(dst, v []float32) int {
 	n := len(dst) &^ 7
-	if !useAVX2 || n == 0 {
+	if !h.epilogue || n == 0 {
 		return 0
 	}
 	_ = v[n-1]
@@ -48,9 +44,9 @@ func epMulFast(dst, v []float32) int {
 	return n
 }
 
-func epAddFast(dst, v []float32, s float32) int {
+func (h isa) epAddFast(dst, v []float32, s float32) int {
 	n := len(dst) &^ 7
-	if !useAVX2 || n == 0 {
+	if !h.epilogue || n == 0 {
 		return 0
 	}
 	_ = v[n-1]
@@ -58,26 +54,26 @@ func epAddFast(dst, v []float32, s float32) int {
 	return n
 }
 
-func epReLUFast(dst []float32) int {
+func (h isa) epReLUFast(dst []float32) int {
 	n := len(dst) &^ 7
-	if !useAVX2 || n == 0 {
+	if !h.epilogue || n == 0 {
 		return 0
 	}
 	epReLUAVX2(&dst[0], n)
 	return n
 }
 
-func epFinishFast(dst []float32, outScale, limit float32) (int, uint32) {
+func (h isa) epFinishFast(dst []float32, outScale, limit float32) (int, uint32) {
 	n := len(dst) &^ 7
-	if !useAVX2 || n == 0 {
+	if !h.epilogue || n == 0 {
 		return 0, 0
 	}
 	return n, epFinishAVX2(&dst[0], n, outScale, limit)
 }
 
-func epEncodeE4M3FNFast(dst []byte, src []float32) int {
+func (h isa) epEncodeE4M3FNFast(dst []byte, src []float32) int {
 	n := len(src) &^ 7
-	if !useAVX2 || n == 0 {
+	if !h.epilogue || n == 0 {
 		return 0
 	}
 	_ = dst[n-1]

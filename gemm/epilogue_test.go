@@ -55,19 +55,9 @@ func finishRef(ep *Epilogue, s Matrix) (d []float32, amax float32) {
 // TestEpilogue checks MatMulEpilogue element for element against the epilogue's definition applied to
 // the sums the same kernels compute (themselves checked against the float64 product), for the blocked
 // and the streaming kernels, every D type the interpreter's FP8 matmul writes, and each part of the
-// epilogue; the abs-max is gathered across goroutines.
+// epilogue, its steps in assembly and in Go (the -gohelpers kernels); the abs-max is gathered across
+// goroutines.
 func TestEpilogue(t *testing.T) {
-	t.Run("native", testEpilogue)
-	if useAVX2 {
-		t.Run("go-steps", func(t *testing.T) {
-			useAVX2 = false
-			defer func() { useAVX2 = true }()
-			testEpilogue(t)
-		})
-	}
-}
-
-func testEpilogue(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	defer SetThreads(SetThreads(2))
 	vec := func(n int, lo float64) []float32 {
@@ -141,7 +131,8 @@ func testEpilogue(t *testing.T) {
 // the largest floats, infinities, NaNs) and on random bit patterns, in runs of every length the steps
 // take apart (32 at a time, 8 at a time, and a remainder left to Go).
 func TestEpilogueSteps(t *testing.T) {
-	if !useAVX2 {
+	h := Kernels()[0].isa
+	if !h.epilogue {
 		t.Skip("no vector epilogue steps on this machine")
 	}
 	var vals []float32
@@ -170,7 +161,7 @@ func TestEpilogueSteps(t *testing.T) {
 		other := vals[len(vals)-n:]
 		// The encoder.
 		got, want := make([]byte, n), make([]byte, n)
-		done := epEncodeE4M3FNFast(got, src)
+		done := h.epEncodeE4M3FNFast(got, src)
 		dtype.EncodeSliceFloat32(dtype.F8E4M3FN, got[done:], src[done:], false)
 		dtype.EncodeSliceFloat32(dtype.F8E4M3FN, want, src, false)
 		for i := range got {
@@ -190,7 +181,7 @@ func TestEpilogueSteps(t *testing.T) {
 			}
 		}
 		const s = float32(0.3)
-		k := epScaleFast(fast, src, s)
+		k := h.epScaleFast(fast, src, s)
 		for i := range slow {
 			if i >= k {
 				fast[i] = float32(s * src[i])
@@ -200,7 +191,7 @@ func TestEpilogueSteps(t *testing.T) {
 		check("scale")
 		copy(fast, src)
 		copy(slow, src)
-		for i := epMulFast(fast, other); i < n; i++ {
+		for i := h.epMulFast(fast, other); i < n; i++ {
 			fast[i] = float32(fast[i] * other[i])
 		}
 		for i := range slow {
@@ -209,7 +200,7 @@ func TestEpilogueSteps(t *testing.T) {
 		check("mul")
 		copy(fast, src)
 		copy(slow, src)
-		for i := epAddFast(fast, other, -2); i < n; i++ {
+		for i := h.epAddFast(fast, other, -2); i < n; i++ {
 			fast[i] = float32(fast[i] + float32(-2*other[i]))
 		}
 		for i := range slow {
@@ -218,7 +209,7 @@ func TestEpilogueSteps(t *testing.T) {
 		check("add")
 		copy(fast, src)
 		copy(slow, src)
-		for i := epReLUFast(fast); i < n; i++ {
+		for i := h.epReLUFast(fast); i < n; i++ {
 			if b := math.Float32bits(fast[i]); b-0x80000001 < 0x7f800000 {
 				fast[i] = 0
 			}
@@ -232,7 +223,7 @@ func TestEpilogueSteps(t *testing.T) {
 		for _, limit := range []float32{448, float32(math.Inf(1))} {
 			copy(fast, src)
 			copy(slow, src)
-			k, amax := epFinishFast(fast, 0.5, limit)
+			k, amax := h.epFinishFast(fast, 0.5, limit)
 			for i := k; i < n; i++ {
 				amax = max(amax, math.Float32bits(fast[i])&0x7fffffff)
 				fast[i] = min(max(float32(fast[i]*0.5), -limit), limit)

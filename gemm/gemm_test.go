@@ -108,32 +108,41 @@ func check(t *testing.T, got, c0, a, b Matrix, alpha, beta float32) {
 	}
 }
 
-// withKernel runs f once for every kernel this machine has, with that kernel selected; and where packing
-// has vector transposes and decoders, once more with the avx2 kernel (or the go one) and the portable
-// packing code a machine without AVX-512 runs.
+// withKernel runs f once for every kernel of testKernels, with that kernel selected.
 func withKernel(t *testing.T, f func(t *testing.T)) {
-	for _, k := range Kernels() {
+	for _, k := range testKernels() {
 		t.Run(k.Name(), func(t *testing.T) {
-			prev := SetKernel(k)
-			defer SetKernel(prev)
+			defer useKernel(k)()
 			f(t)
 		})
 	}
-	if vectorPacking {
-		ks := Kernels()
-		k := ks[len(ks)-1]
-		for _, kk := range ks {
-			if kk.Name() == "avx2" {
-				k = kk
-			}
+}
+
+// testKernels returns every kernel this machine has, and where they use assembly beside their tiles, the
+// default and the avx2 kernels again with their packing, decoding and epilogue in Go ("-gohelpers"),
+// as a machine without the helpers' instructions runs them.
+func testKernels() []*Kernel {
+	ks := Kernels()
+	for _, k := range Kernels() {
+		if (k == ks[0] || k.name == "avx2") && k.isa != (isa{}) {
+			ks = append(ks, withISA(k, isa{}, "-gohelpers"))
 		}
-		t.Run(k.Name()+"-gopacking", func(t *testing.T) {
-			prev := SetKernel(k)
-			vectorPacking = false
-			defer func() { SetKernel(prev); vectorPacking = true }()
-			f(t)
-		})
 	}
+	return ks
+}
+
+// withISA returns a kernel like k but for its helpers, which are h, named k's name with suffix.
+func withISA(k *Kernel, h isa, suffix string) *Kernel {
+	return &Kernel{name: k.name + suffix, mr: k.mr, nr: k.nr, mc: k.mc, kc: k.kc, nc: k.nc, tile: k.tile,
+		ordered: k.ordered, bf16: k.bf16, wide: k.wide, isa: h, streams: k.streams}
+}
+
+// useKernel makes MatMul use k, which may be a kernel made for a test (withISA), and returns the function
+// that restores the kernel used before.
+func useKernel(k *Kernel) func() {
+	prev := selected.Load()
+	selected.Store(k)
+	return func() { selected.Store(prev) }
 }
 
 type shape struct{ m, n, k int }
@@ -244,6 +253,9 @@ func TestThreads(t *testing.T) {
 	defer SetThreads(SetThreads(0))
 	withKernel(t, func(t *testing.T) {
 		for _, s := range []shape{{150, 150, 100}, {3, 2000, 300}, {2000, 3, 300}, {100, 300, 520}} {
+			if current().name == "go" && s.m*s.n*s.k > 1e7 {
+				continue // the portable kernel is slow, and the other shapes split as well
+			}
 			for tr := 0; tr < 4; tr++ {
 				a := operand{s.m, s.k, tr&1 != 0, 1}.build(rng, pattern)
 				b := operand{s.k, s.n, tr&2 != 0, 0}.build(rng, pattern)
@@ -462,10 +474,24 @@ func TestNoAllocations(t *testing.T) {
 	}
 }
 
+// TestSetKernel checks the order of Kernels (the ordered kernels, the portable go kernel last of them,
+// then those that are not ordered), the default (the first, or the one KernelEnv names) and SetKernel.
 func TestSetKernel(t *testing.T) {
 	ks := Kernels()
-	if ks[len(ks)-1].Name() != "go" {
-		t.Fatalf("the last kernel is %v, want the portable go kernel", ks[len(ks)-1])
+	last := -1
+	for i, k := range ks {
+		if k.Ordered() {
+			if last != i-1 {
+				t.Fatalf("kernels %v: the ordered ones do not come first", ks)
+			}
+			last = i
+		}
+		if k.Ordered() == k.bf16 {
+			t.Fatalf("%v: ordered %v, bf16 %v", k, k.Ordered(), k.bf16)
+		}
+	}
+	if last < 0 || ks[last].Name() != "go" {
+		t.Fatalf("kernels %v: the last ordered kernel is not the portable go kernel", ks)
 	}
 	def := ks[0]
 	for _, k := range ks {
@@ -484,6 +510,14 @@ func TestSetKernel(t *testing.T) {
 	if CurrentKernel() != def {
 		t.Fatalf("SetKernel(nil) did not restore the default")
 	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Fatalf("SetKernel of a kernel not of this machine did not panic")
+			}
+		}()
+		SetKernel(withISA(ks[0], isa{}, "-test"))
+	}()
 	t.Logf("kernels: %v", ks)
 }
 
@@ -533,9 +567,7 @@ func FuzzMatMul(f *testing.F) {
 // it and in Go, for lengths around its 16-step unit.
 func TestInterleave6(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, fast := range []bool{true, false} {
-		prev := useAVX2
-		useAVX2 = useAVX2 && fast
+	for _, h := range []isa{Kernels()[0].isa, {}} {
 		for _, kc := range []int{1, 15, 16, 17, 48, 100, 384} {
 			var src [16][]float32
 			for r := 0; r < 6; r++ {
@@ -546,18 +578,17 @@ func TestInterleave6(t *testing.T) {
 			}
 			dst := make([]float32, 6*kc+1)
 			dst[6*kc] = 42
-			interleave6(dst, &src, kc, 4*6*kc)
+			h.interleave6(dst, &src, kc, 4*6*kc)
 			for p := 0; p < kc; p++ {
 				for r := 0; r < 6; r++ {
 					if dst[6*p+r] != src[r][p] {
-						t.Fatalf("fast=%v kc=%d: dst[%d] = %v, want row %d step %d = %v", fast, kc, 6*p+r, dst[6*p+r], r, p, src[r][p])
+						t.Fatalf("%+v kc=%d: dst[%d] = %v, want row %d step %d = %v", h, kc, 6*p+r, dst[6*p+r], r, p, src[r][p])
 					}
 				}
 			}
 			if dst[6*kc] != 42 {
-				t.Fatalf("fast=%v kc=%d: wrote past the strip", fast, kc)
+				t.Fatalf("%+v kc=%d: wrote past the strip", h, kc)
 			}
 		}
-		useAVX2 = prev
 	}
 }

@@ -29,7 +29,7 @@
 	VFMADD231PS Y12, Y15, Y10; \
 	VFMADD231PS Y13, Y15, Y11
 
-// STORE writes row y0, y1 of the tile to (DI) under the lane masks Y12, Y13 as alpha*acc (alpha in
+// STORE writes row y0, y1 of the tile to (DI) under the lane masks Y12, Y13 as alpha*sums (alpha in
 // 0(SP)), moves DI to the next row and stops after the last of the m rows (R8 counts them down).
 #define STORE(y0, y1) \
 	VMULPS (SP), y0, y0; \
@@ -40,7 +40,8 @@
 	DECQ R8; \
 	JZ next
 
-// STOREBETA is STORE for alpha*acc + beta*C (beta in 32(SP)); masked-off columns of C are not read.
+// STOREBETA is STORE for alpha*sums + beta*C, rounded once (beta in 32(SP)); masked-off columns of C are
+// not read.
 #define STOREBETA(y0, y1) \
 	VMASKMOVPS (DI), Y12, Y14; \
 	VMASKMOVPS 32(DI), Y13, Y15; \
@@ -54,7 +55,7 @@
 	DECQ R8; \
 	JZ next
 
-// STOREFULL writes all 16 columns of row y0, y1 as alpha*acc (alpha in Y14).
+// STOREFULL writes all 16 columns of row y0, y1 as alpha*sums (alpha in Y14).
 #define STOREFULL(y0, y1) \
 	VMULPS Y14, y0, y0; \
 	VMULPS Y14, y1, y1; \
@@ -64,7 +65,7 @@
 	DECQ R8; \
 	JZ next
 
-// STOREFULLBETA writes all 16 columns of row y0, y1 as alpha*acc + beta*C (beta in Y15).
+// STOREFULLBETA writes all 16 columns of row y0, y1 as alpha*sums + beta*C, rounded once (beta in Y15).
 #define STOREFULLBETA(y0, y1) \
 	VMULPS Y14, y0, y0; \
 	VMULPS Y14, y1, y1; \
@@ -78,16 +79,41 @@
 	DECQ R8; \
 	JZ next
 
-// func kernelAVX2(kc int, a, b, c *float32, ldc, m int, mask *int32, alpha, beta float32)
+// LOADFULL reads all 16 columns of row y0, y1 of the sums so far from (DI), moves DI to the next row (R10
+// bytes on) and stops after the last of the tile's rows (R8 counts them down).
+#define LOADFULL(y0, y1) \
+	VMOVUPS (DI), y0; \
+	VMOVUPS 32(DI), y1; \
+	ADDQ R10, DI; \
+	DECQ R8; \
+	JZ loaded
+
+// LOADMASKED is LOADFULL under the lane masks Y12, Y13 (masked-off columns read as zero).
+#define LOADMASKED(y0, y1) \
+	VMASKMOVPS (DI), Y12, y0; \
+	VMASKMOVPS 32(DI), Y13, y1; \
+	ADDQ R10, DI; \
+	DECQ R8; \
+	JZ loaded
+
+// func kernelAVX2(kc int, a, b, c *float32, ldc int, acc *float32, ldacc, m int, mask *int32, alpha, beta float32)
 // mask points at 16 int32 lane masks (-1 for the columns to write, 0 for the others). m may exceed 6: the
 // kernel then runs down a column of tiles, strip after strip of the packed A (6*kc elements each) against
 // the one micro-panel of B, six rows of C at a time (fewer in the last), with no return to Go between them.
-TEXT ·kernelAVX2(SB), NOSPLIT, $64-64
+// Each tile's sums start from zero, or where acc is not nil from the sums so far at acc (ldacc elements
+// between rows), which a block of K before this one left there, so that they go on as one chain.
+TEXT ·kernelAVX2(SB), NOSPLIT, $80-80
 	MOVQ a+8(FP), R12  // the strip of A of the next tile
 	MOVQ c+24(FP), R13 // its first row of C
-	MOVQ m+40(FP), R11 // the rows left
+	MOVQ m+56(FP), R11 // the rows left
 	MOVQ ldc+32(FP), SI
 	SHLQ $2, SI
+	MOVQ mask+64(FP), R9
+	MOVQ acc+40(FP), AX // the sums so far of the next tile, or 0
+	MOVQ AX, 64(SP)
+	MOVQ ldacc+48(FP), AX
+	SHLQ $2, AX
+	MOVQ AX, 72(SP)
 
 tileloop:
 	MOVQ kc+0(FP), CX
@@ -121,6 +147,54 @@ prefetchc:
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
 
+	// The sums so far, if any: the tile's rows, and the next tile's fetched meanwhile.
+	MOVQ 64(SP), DI
+	TESTQ DI, DI
+	JZ   steps
+	MOVQ 72(SP), R10
+	MOVQ R11, R8
+	SUBQ $6, R8
+	JLE  loadrows
+	CMPQ R8, $6
+	JLE  prefetchnext
+	MOVQ $6, R8
+prefetchnext:
+	MOVQ R10, DX
+	IMULQ $6, DX
+	ADDQ DI, DX
+prefetchsums:
+	PREFETCHT0 (DX)
+	PREFETCHT0 60(DX)
+	ADDQ R10, DX
+	DECQ R8
+	JNZ  prefetchsums
+loadrows:
+	MOVQ R11, R8
+	CMPQ R8, $6
+	JLE  load
+	MOVQ $6, R8
+load:
+	CMPL 60(R9), $-1
+	JNE  loadmasked
+	LOADFULL(Y0, Y1)
+	LOADFULL(Y2, Y3)
+	LOADFULL(Y4, Y5)
+	LOADFULL(Y6, Y7)
+	LOADFULL(Y8, Y9)
+	LOADFULL(Y10, Y11)
+	JMP  loaded
+loadmasked:
+	VMOVDQU (R9), Y12
+	VMOVDQU 32(R9), Y13
+	LOADMASKED(Y0, Y1)
+	LOADMASKED(Y2, Y3)
+	LOADMASKED(Y4, Y5)
+	LOADMASKED(Y6, Y7)
+	LOADMASKED(Y8, Y9)
+	LOADMASKED(Y10, Y11)
+loaded:
+
+steps:
 	SUBQ $4, CX
 	JL   tail
 
@@ -152,10 +226,9 @@ store:
 	JLE  rows
 	MOVQ $6, R8
 rows:
-	MOVQ mask+48(FP), R9
-	VBROADCASTSS alpha+56(FP), Y14
-	VBROADCASTSS beta+60(FP), Y15
-	MOVL beta+60(FP), DX
+	VBROADCASTSS alpha+72(FP), Y14
+	VBROADCASTSS beta+76(FP), Y15
+	MOVL beta+76(FP), DX
 	SHLL $1, DX // drop the sign: -0 is zero too
 	CMPL 60(R9), $-1
 	JNE  masked
@@ -204,13 +277,21 @@ withbeta:
 	STOREBETA(Y10, Y11)
 
 next:
-	// On to the next strip of A and six rows down C, if any rows are left.
+	// On to the next strip of A and six rows down C and the sums so far, if any rows are left.
 	MOVQ kc+0(FP), R10
 	IMULQ $24, R10
 	ADDQ R10, R12
 	MOVQ SI, R10
 	IMULQ $6, R10
 	ADDQ R10, R13
+	MOVQ 64(SP), R10
+	TESTQ R10, R10
+	JZ   nextrows
+	MOVQ 72(SP), DX
+	IMULQ $6, DX
+	ADDQ DX, R10
+	MOVQ R10, 64(SP)
+nextrows:
 	SUBQ $6, R11
 	JG   tileloop
 	VZEROUPPER

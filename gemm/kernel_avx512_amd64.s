@@ -53,9 +53,29 @@
 	VFMADD231PS Z28, Z31, Z26; \
 	VFMADD231PS Z29, Z31, Z27
 
-// func kernelAVX512(kc int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta float32)
+// func kernelAVX512(kc int, a, b, c *float32, ldc int, acc *float32, ldacc, m int, mask uint32, alpha, beta float32)
 //
 // m may exceed 14: the kernel then runs down a column of tiles, strip after strip of the packed A against
 // the one micro-panel of B, 14 rows of C at a time (fewer in the last), as kernelAVX2 does.
-TEXT ·kernelAVX512(SB), NOSPLIT, $0-60
+TEXT ·kernelAVX512(SB), NOSPLIT, $24-76
+	MOVQ kc+0(FP), R9
+	MOVQ a+8(FP), R12
+	MOVQ b+16(FP), R14
+	MOVQ c+24(FP), R13
+	MOVQ ldc+32(FP), SI
+	SHLQ $2, SI
+	MOVQ acc+40(FP), AX
+	MOVQ AX, 0(SP)
+	MOVQ ldacc+48(FP), AX
+	SHLQ $2, AX
+	MOVQ AX, 8(SP)
+	MOVQ m+56(FP), R11
+	MOVL mask+64(FP), AX
+	KMOVW AX, K1
+	SHRL $16, AX
+	KMOVW AX, K2
+	MOVL alpha+68(FP), AX
+	MOVL AX, 16(SP)
+	MOVL beta+72(FP), AX
+	MOVL AX, 20(SP)
 #include "tile14_amd64.h"

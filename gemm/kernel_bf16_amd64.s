@@ -115,11 +115,31 @@
 	DP26; \
 	DP27
 
-// func kernelBF16(kc int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta float32)
+// func kernelBF16(kc int, a, b, c *float32, ldc int, acc *float32, ldacc, m int, mask uint32, alpha, beta float32)
 //
 // kc counts steps of two k (the packed panels hold kc pairs per row of A and column of B).
 //
 // m may exceed 14: the kernel then runs down a column of tiles, strip after strip of the packed A against
 // the one micro-panel of B, 14 rows of C at a time (fewer in the last), as kernelAVX2 does.
-TEXT ·kernelBF16(SB), NOSPLIT, $0-60
+TEXT ·kernelBF16(SB), NOSPLIT, $24-76
+	MOVQ kc+0(FP), R9
+	MOVQ a+8(FP), R12
+	MOVQ b+16(FP), R14
+	MOVQ c+24(FP), R13
+	MOVQ ldc+32(FP), SI
+	SHLQ $2, SI
+	MOVQ acc+40(FP), AX
+	MOVQ AX, 0(SP)
+	MOVQ ldacc+48(FP), AX
+	SHLQ $2, AX
+	MOVQ AX, 8(SP)
+	MOVQ m+56(FP), R11
+	MOVL mask+64(FP), AX
+	KMOVW AX, K1
+	SHRL $16, AX
+	KMOVW AX, K2
+	MOVL alpha+68(FP), AX
+	MOVL AX, 16(SP)
+	MOVL beta+72(FP), AX
+	MOVL AX, 20(SP)
 #include "tile14_amd64.h"

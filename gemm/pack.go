@@ -7,7 +7,7 @@ package gemm
 // packA packs the mc x kc block of a starting at its element (0, 0) into dst as ceil(mc/mr) strips: strip s
 // holds, for p = 0..kc-1, the mr elements a(s*mr+r, p) for r = 0..mr-1 (zero past row mc). tmp holds at
 // least 16*kc elements, for decoding.
-func packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
+func (h isa) packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 	for i0 := 0; i0 < mc; i0 += mr {
 		strip := dst[:kc*mr]
 		dst = dst[kc*mr:]
@@ -16,33 +16,33 @@ func packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 			// Rows of A are contiguous in p: the strip is their transpose.
 			var src [16][]float32
 			switch {
-			case vectorPacking && mr <= 16:
+			case h.pack512 && mr <= 16:
 				for r := 0; r < rows; r++ {
-					src[r] = a.run((i0+r)*a.stride, kc, tmp[r*kc:])
+					src[r] = a.run(h, (i0+r)*a.stride, kc, tmp[r*kc:])
 				}
-				transpose(strip, mr, &src, rows, kc)
+				h.transpose(strip, mr, &src, rows, kc)
 			case mr == 6 && rows == 6:
 				// The AVX2 kernel's strips: six rows interleaved at once, one step of k after another,
 				// so that every store is to the next element of the strip.
 				// Narrow types are decoded row by row: fetch the rows of the next strip meanwhile.
-				a.fetchRows((i0+mr)*a.stride, min(mr, mc-i0-mr), kc)
+				a.fetchRows(h, (i0+mr)*a.stride, min(mr, mc-i0-mr), kc)
 				for r := 0; r < rows; r++ {
-					src[r] = a.run((i0+r)*a.stride, kc, tmp[r*kc:])
+					src[r] = a.run(h, (i0+r)*a.stride, kc, tmp[r*kc:])
 				}
 				ahead := 0
 				if a.f32 != nil {
 					ahead = 4 * 6 * a.stride // the same columns of the next six rows
 				}
-				interleave6(strip, &src, kc, ahead)
+				h.interleave6(strip, &src, kc, ahead)
 			default:
 				for r := 0; r < rows; r++ {
-					scatter(strip[r:], a.run((i0+r)*a.stride, kc, tmp), mr)
+					scatter(strip[r:], a.run(h, (i0+r)*a.stride, kc, tmp), mr)
 				}
 			}
 		} else {
 			// a(i, p) is stored at p*stride+i: each p gives mr consecutive elements.
 			for p := 0; p < kc; p++ {
-				a.read(strip[p*mr:p*mr+rows], p*a.stride+i0)
+				a.read(h, strip[p*mr:p*mr+rows], p*a.stride+i0)
 			}
 		}
 		if rows < mr {
@@ -56,7 +56,7 @@ func packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 // packB packs the kc x nc block of b starting at its element (0, 0) into dst as ceil(nc/nr) strips: strip s
 // holds, for p = 0..kc-1, the nr elements b(p, s*nr+j) for j = 0..nr-1 (zero past column nc). tmp holds at
 // least max(16*kc, nc) elements, for decoding.
-func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
+func (h isa) packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 	if !b.trans && (nr == 16 || nr == 32 && b.f32 != nil) {
 		// The AVX2 kernel's strips, and the AVX-512 kernels' from float32: one strip after another, so
 		// that the writes run on through memory and the reads go down the columns at a constant stride,
@@ -64,16 +64,16 @@ func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 		full := nc / nr
 		for s := 0; s < full; s++ {
 			d := dst[s*kc*nr : (s+1)*kc*nr]
-			if !packStripFast(d, b, s*nr, kc, nr) {
+			if !h.packStripFast(d, b, s*nr, kc, nr) {
 				for p := 0; p < kc; p++ {
-					b.read(d[p*nr:(p+1)*nr], p*b.stride+s*nr)
+					b.read(h, d[p*nr:(p+1)*nr], p*b.stride+s*nr)
 				}
 			}
 		}
 		if j0 := full * nr; j0 < nc {
 			d := dst[full*kc*nr : (full+1)*kc*nr]
 			for p := 0; p < kc; p++ {
-				b.read(d[p*nr:p*nr+nc-j0], p*b.stride+j0)
+				b.read(h, d[p*nr:p*nr+nc-j0], p*b.stride+j0)
 				clear(d[p*nr+nc-j0 : (p+1)*nr])
 			}
 		}
@@ -88,7 +88,7 @@ func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 			full = nc / nr
 		}
 		for p := 0; p < kc; p++ {
-			row := b.run(p*b.stride, nc, tmp)
+			row := b.run(h, p*b.stride, nc, tmp)
 			if nr == 16 {
 				for s := 0; s < full; s++ {
 					*(*[16]float32)(dst[(s*kc+p)*16:]) = *(*[16]float32)(row[s*16:])
@@ -110,20 +110,20 @@ func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 		dst = dst[kc*nr:]
 		cols := min(nr, nc-j0)
 		switch {
-		case vectorPacking && nr%16 == 0:
+		case h.pack512 && nr%16 == 0:
 			// b(p, j) is stored at j*stride+p: column j of the logical B is contiguous, and the strip is
 			// the transpose of those columns, 16 at a time.
 			var src [16][]float32
-			for h := 0; h < cols; h += 16 {
-				n := min(16, cols-h)
+			for c := 0; c < cols; c += 16 {
+				n := min(16, cols-c)
 				for j := 0; j < n; j++ {
-					src[j] = b.run((j0+h+j)*b.stride, kc, tmp[j*kc:])
+					src[j] = b.run(h, (j0+c+j)*b.stride, kc, tmp[j*kc:])
 				}
-				transpose(strip[h:], nr, &src, n, kc)
+				h.transpose(strip[c:], nr, &src, n, kc)
 			}
 		default:
 			for j := 0; j < cols; j++ {
-				scatter(strip[j:], b.run((j0+j)*b.stride, kc, tmp), nr)
+				scatter(strip[j:], b.run(h, (j0+j)*b.stride, kc, tmp), nr)
 			}
 		}
 		if cols < nr {
@@ -135,8 +135,8 @@ func packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 }
 
 // transpose sets dst[p*step+r] = src[r][p] for r < n and p < kc: transposeFast does 16 columns at a time
-// (vectorPacking must be set), Go the remaining ones.
-func transpose(dst []float32, step int, src *[16][]float32, n int, kc int) {
+// (h.pack512 must be set), Go the remaining ones.
+func (h isa) transpose(dst []float32, step int, src *[16][]float32, n int, kc int) {
 	groups := kc / 16
 	if groups > 0 {
 		transposeFast(dst, step, src, n, groups)
@@ -164,10 +164,10 @@ func scatter(dst, src []float32, step int) {
 
 // interleave6 sets dst[6*p+r] = src[r][p] for r < 6 and p < kc, fetching into the caches the elements
 // ahead bytes past those it reads (from rows that will be packed next), where it can.
-func interleave6(dst []float32, src *[16][]float32, kc, ahead int) {
+func (h isa) interleave6(dst []float32, src *[16][]float32, kc, ahead int) {
 	dst = dst[:6*kc]
 	r0, r1, r2, r3, r4, r5 := src[0][:kc], src[1][:kc], src[2][:kc], src[3][:kc], src[4][:kc], src[5][:kc]
-	done := interleave6Fast(dst, src, kc, ahead)
+	done := h.interleave6Fast(dst, src, kc, ahead)
 	for p := done; p < kc; p++ {
 		d := (*[6]float32)(dst[6*p:])
 		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]

@@ -53,7 +53,7 @@ var bf16Tables = func() (tabs [256]*[256]uint16) {
 
 // words sets dst to the len(dst) stored elements of v starting at element off, as bf16 bit patterns. v's
 // type is one of bf16Exact.
-func (v *view) words(dst []uint16, off int) {
+func (v *view) words(h isa, dst []uint16, off int) {
 	n := len(dst)
 	if n == 0 {
 		return
@@ -71,7 +71,7 @@ func (v *view) words(dst []uint16, off int) {
 	}
 	tab := bf16Tables[v.typ]
 	src := v.raw[off : off+n]
-	for i := decodeWordsFast(dst, src, tab); i < n; i++ {
+	for i := h.decodeWordsFast(dst, src, tab); i < n; i++ {
 		dst[i] = tab[src[i]]
 	}
 }
@@ -86,25 +86,25 @@ func asWords(f []float32) []uint16 {
 
 // interleaveW sets dst[j] to the pair lo[j] (low half), hi[j] (high half) for j < len(dst); a nil hi is
 // zero.
-func interleaveW(dst []float32, lo, hi []uint16) {
+func (h isa) interleaveW(dst []float32, lo, hi []uint16) {
 	done := 0
 	if hi != nil {
-		done = interleaveWordsFast(dst, lo, hi)
+		done = h.interleaveWordsFast(dst, lo, hi)
 	}
 	for j := done; j < len(dst); j++ {
-		var h uint32
+		var high uint32
 		if hi != nil {
-			h = uint32(hi[j]) << 16
+			high = uint32(hi[j]) << 16
 		}
-		dst[j] = math.Float32frombits(uint32(lo[j]) | h)
+		dst[j] = math.Float32frombits(uint32(lo[j]) | high)
 	}
 }
 
 // rowPairs sets the pairs p (ceil(kc/2) of them) to the kc stored elements of v from element off, in
 // order, a zero high half ending an odd kc.
-func rowPairs(p []float32, v *view, off, kc int) {
+func (h isa) rowPairs(p []float32, v *view, off, kc int) {
 	w := asWords(p)
-	v.words(w[:kc], off)
+	v.words(h, w[:kc], off)
 	if kc%2 == 1 {
 		w[kc] = 0
 	}
@@ -112,7 +112,7 @@ func rowPairs(p []float32, v *view, off, kc int) {
 
 // packA16 packs the mc x kc block of a like packA, as strips of ceil(kc/2) pairs of mr elements. tmp holds
 // at least 16*ceil(kc/2) + 16 elements.
-func packA16(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
+func (h isa) packA16(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 	kq := (kc + 1) / 2
 	for i0 := 0; i0 < mc; i0 += mr {
 		strip := dst[:kq*mr]
@@ -122,13 +122,13 @@ func packA16(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 			// Rows of A are contiguous in p: each is a row of pairs; transpose them.
 			var src [16][]float32
 			// Fetch the rows of the next strip while these are read.
-			a.fetchRows((i0+mr)*a.stride, min(mr, mc-i0-mr), kc)
+			a.fetchRows(h, (i0+mr)*a.stride, min(mr, mc-i0-mr), kc)
 			for r := 0; r < rows; r++ {
 				src[r] = tmp[r*kq : (r+1)*kq]
-				rowPairs(src[r], a, (i0+r)*a.stride, kc)
+				h.rowPairs(src[r], a, (i0+r)*a.stride, kc)
 			}
-			if vectorPacking && mr <= 16 {
-				transpose(strip, mr, &src, rows, kq)
+			if h.pack512 && mr <= 16 {
+				h.transpose(strip, mr, &src, rows, kq)
 			} else {
 				for r := 0; r < rows; r++ {
 					scatter(strip[r:], src[r], mr)
@@ -139,14 +139,14 @@ func packA16(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 			w := asWords(tmp[16*kq : 16*kq+16])
 			lo, hi := w[:rows], w[16:16+rows]
 			for q := 0; q < kq; q++ {
-				a.words(lo, 2*q*a.stride+i0)
-				h := hi
+				a.words(h, lo, 2*q*a.stride+i0)
+				high := hi
 				if 2*q+1 < kc {
-					a.words(h, (2*q+1)*a.stride+i0)
+					a.words(h, high, (2*q+1)*a.stride+i0)
 				} else {
-					h = nil
+					high = nil
 				}
-				interleaveW(strip[q*mr:q*mr+rows], lo, h)
+				h.interleaveW(strip[q*mr:q*mr+rows], lo, high)
 			}
 		}
 		if rows < mr {
@@ -159,7 +159,7 @@ func packA16(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
 
 // packB16 packs the kc x nc block of b like packB, as strips of ceil(kc/2) pairs of nr elements. tmp holds
 // at least max(16*ceil(kc/2), nc) elements.
-func packB16(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
+func (h isa) packB16(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 	kq := (kc + 1) / 2
 	if !b.trans {
 		// Rows 2q and 2q+1 of B interleave into row q of every strip.
@@ -169,21 +169,21 @@ func packB16(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 		for q := 0; q < kq; q++ {
 			// The rows come from memory one after another: ask for the pair four ahead meanwhile.
 			if ahead := 2*q + 8; ahead < kc {
-				b.fetchRows(ahead*b.stride, min(2, kc-ahead), nc)
+				b.fetchRows(h, ahead*b.stride, min(2, kc-ahead), nc)
 			}
-			b.words(lo, 2*q*b.stride)
+			b.words(h, lo, 2*q*b.stride)
 			odd := 2*q+1 >= kc
 			if !odd {
-				b.words(hi, (2*q+1)*b.stride)
+				b.words(h, hi, (2*q+1)*b.stride)
 			}
 			for s := 0; s < strips; s++ {
 				d := dst[(s*kq+q)*nr : (s*kq+q+1)*nr]
 				cols := min(nr, nc-s*nr)
-				var h []uint16
+				var high []uint16
 				if !odd {
-					h = hi[s*nr : s*nr+cols]
+					high = hi[s*nr : s*nr+cols]
 				}
-				interleaveW(d[:cols], lo[s*nr:s*nr+cols], h)
+				h.interleaveW(d[:cols], lo[s*nr:s*nr+cols], high)
 				clear(d[cols:])
 			}
 		}
@@ -195,18 +195,18 @@ func packB16(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 		strip := dst[:kq*nr]
 		dst = dst[kq*nr:]
 		cols := min(nr, nc-j0)
-		for h := 0; h < cols; h += 16 {
-			n := min(16, cols-h)
+		for c := 0; c < cols; c += 16 {
+			n := min(16, cols-c)
 			var src [16][]float32
 			for j := 0; j < n; j++ {
 				src[j] = tmp[j*kq : (j+1)*kq]
-				rowPairs(src[j], b, (j0+h+j)*b.stride, kc)
+				h.rowPairs(src[j], b, (j0+c+j)*b.stride, kc)
 			}
-			if vectorPacking {
-				transpose(strip[h:], nr, &src, n, kq)
+			if h.pack512 {
+				h.transpose(strip[c:], nr, &src, n, kq)
 			} else {
 				for j := 0; j < n; j++ {
-					scatter(strip[h+j:], src[j], nr)
+					scatter(strip[c+j:], src[j], nr)
 				}
 			}
 		}

@@ -1,8 +1,11 @@
 package gemm
 
-// Reference computes C = alpha*A*B + beta*C with the naive triple loop: each element is one float32 sum
-// over k in order, then scaled. It has MatMul's semantics (beta == 0 does not read C; alpha == 0 or K == 0
-// does not read A or B) and checks shapes the same way; it is slow and exists for tests.
+// Reference computes C = alpha*A*B + beta*C by the definition of the numerics contract (see the package
+// documentation), with the naive triple loop: each element's sum S is the chain of float32 fused
+// multiply-adds over k in order, starting from zero; then alpha*S is rounded, and beta*C added with one
+// rounding where beta != 0. When alpha == 0 or K == 0, A and B are not read and C becomes beta*C (zero
+// when beta == 0, C not read). Every ordered kernel gives its results bit for bit. It checks shapes as
+// MatMul does; it is slow and exists for tests.
 func Reference(c, a, b Matrix, alpha, beta float32) {
 	checkShapes(c, a, b)
 	c.check("C", 0, len(c.Data))
@@ -12,18 +15,20 @@ func Reference(c, a, b Matrix, alpha, beta float32) {
 	for i := 0; i < c.Rows; i++ {
 		row := c.Data[i*c.Stride : i*c.Stride+c.Cols]
 		for j := range row {
-			var v float32
-			if alpha != 0 && k != 0 {
+			switch {
+			case alpha == 0 || k == 0:
+				if beta == 0 {
+					row[j] = 0
+				} else {
+					row[j] *= beta
+				}
+			default:
 				var s float32
 				for p := 0; p < k; p++ {
-					s += a.At(i, p) * b.At(p, j)
+					s = fma32(a.At(i, p), b.At(p, j), s)
 				}
-				v = alpha * s
+				row[j] = combine(alpha, s, beta, row[j])
 			}
-			if beta != 0 {
-				v += beta * row[j]
-			}
-			row[j] = v
 		}
 	}
 }

@@ -3,6 +3,7 @@ package gemm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"octet/dtype"
@@ -23,68 +24,63 @@ const streamPanel = 64
 // algorithm, and MatMulWeights runs them 16 rows at a time.
 const streamMaxRows = 16
 
-// A streamFunc is a streaming kernel (stream_amd64.s, stream_avx2_amd64.s): it adds to out, for every one
-// of its rows r and columns j, a(r, p)*b(p, j) summed over p < k in order of p. a holds k groups of R
-// elements; b points at element (0, 0) of the columns, bstride bytes between consecutive p. k > 0.
+// The streaming kernels come in sets (streamSet), one per instruction set, each with kernels for each type
+// of B and several row counts. Every one adds to sums it loads from out and stores back, for each of its
+// rows r and columns j, a(r, p)*b(p, j) over the steps p of its call in order of p, with fused
+// multiply-adds: so a product streamed in blocks of k, whatever the kernel, sums as the blocked kernels do.
+// A holds the k steps as groups of the kernel's rows (k-major, rows past the product's zero); B is read
+// from b, bstride bytes between consecutive steps. There are two kinds: directStream, whose registers hold
+// the sums and B decoded, and bufferedStream, which decodes blocks of B into a buffer in L1 first.
+
+// A streamFunc is an exact direct kernel (stream_amd64.s, stream_avx2_amd64.s): it decodes every code of
+// B's type right. k > 0.
 type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
 
-// A streamFastFunc is a streamFunc that decodes all but a few codes of B's type, faster (the f8e4m3fn
-// kernels of stream_avx512_fast_amd64.s and stream_avx2_fast_amd64.s, which leave the NaN code): it
-// returns false, out untouched, when B holds one of those (then the streamFunc runs), and true, its sums
-// stored, otherwise.
-type streamFastFunc func(k int, a *float32, b *byte, bstride int, out *float32) bool
+// A streamQuickFunc is a direct kernel that decodes all but a few codes of B's type in fewer instructions
+// (the f8e4m3fn kernels of stream_avx512_fast_amd64.s and stream_avx2_fast_amd64.s, which decode the NaN
+// code wrong): where B holds one of those it returns false, out untouched, and the exact kernel runs;
+// else it stores its sums and returns true.
+type streamQuickFunc func(k int, a *float32, b *byte, bstride int, out *float32) bool
 
 // A streamDecodeFunc writes k rows of groups (1 or 4) blocks of 16 elements of B, bstride bytes apart, to
-// dst as float32: block g at dst + g*streamBlock16*16, 16 floats per row. The fast kind returns false where
-// it met a code it does not decode (as a streamFastFunc does).
+// dst as float32: block g at dst + g*streamBlock16*16, 16 floats per row. The quick kind returns false
+// where it met a code it decodes wrong (as a streamQuickFunc does).
 type (
-	streamDecodeFunc     func(k int, b *byte, bstride int, dst *float32, groups int)
-	streamDecodeFastFunc func(k int, b *byte, bstride int, dst *float32, groups int) bool
+	streamDecodeFunc      func(k int, b *byte, bstride int, dst *float32, groups int)
+	streamDecodeQuickFunc func(k int, b *byte, bstride int, dst *float32, groups int) bool
 )
 
-// A streamMulFunc is a streamFunc that reads a block of B decoded to float32 by a streamDecodeFunc. The
-// product has rows rows, the rest of A zero: the sums of rows past it, which nobody reads, it may leave
-// as they are.
+// A streamMulFunc multiplies a k x 16 block of B decoded to float32 (b) by the rows of A, as a streamFunc
+// does. The product has rows rows, the rest of A zero: the sums of rows past it, which nobody reads, it may
+// leave as they are.
 type streamMulFunc func(k int, a *float32, b *float32, out *float32, rows int)
 
-// A streamDecodeMulFunc is a streamDecodeFastFunc (one block) and a streamMulFunc in one pass, the
-// decoding done among the multiplications: it returns false, out untouched, where the fast decoding
+// A streamFusedFunc is a streamDecodeQuickFunc of one block of 16 columns and a streamMulFunc in one pass,
+// the decoding done among the multiplications: it returns false, out untouched, where the quick decoding
 // does not do.
-type streamDecodeMulFunc func(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
+type streamFusedFunc func(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 
-// A streamKernel is a streamFunc with its tile: rows rows of A by cols columns of B (cols divides 64), its
-// sums in out as rows x cols, row-major. fast, when set, is tried first. A tile too tall for the
-// registers to hold its sums and the decoded B (cols 16) has instead a decode and a mul: the block of B
-// that one call reads is decoded once into a buffer, then multiplied by all the rows; decodeFast, when
-// set, is tried before decode, and decodeMul, when set, before both for a packed B.
-//
-// decodeFastScaled and decodeMulScaled, when set, are decodeFast and decodeMul for A scaled by 2^8
-// (scaleStreamA): they decode B scaled by 2^-8, which saves the f8e4m3fn decoding through half precision
-// its multiplication by 2^8, and the products, (a*2^8)*(b*2^-8) = a*b exactly, are the same. They are
-// tried first where A could be scaled exactly; their fallback is the unscaled path, with the unscaled A.
-type streamKernel struct {
-	rows, cols       int
-	fn               streamFunc
-	fast             streamFastFunc
-	decode           streamDecodeFunc
-	decodeFast       streamDecodeFastFunc
-	decodeMul        streamDecodeMulFunc
-	decodeFastScaled streamDecodeFastFunc
-	decodeMulScaled  streamDecodeMulFunc
-	mul              streamMulFunc
-	// mulDecode, when set, multiplies as mul does while it decodes rows of the next panel of B
-	// (streamPanels' pipeline), B times 2^-8 for A scaled by 2^8 where mulDecodeScaled is set.
-	mulDecode       streamMulDecodeFunc
-	mulDecodeScaled bool
+// A streamNextFunc is a streamMulFunc that also decodes drows rows of 64 elements of the next panel of B at
+// src (bstride bytes between rows) into dst, as a streamDecodeQuickFunc of 4 groups does, and reports
+// whether they held a code it decodes wrong (then they must be decoded again).
+type streamNextFunc func(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
+
+// A streamKernel is one streaming kernel of a set: a directStream, a bufferedStream, or blockedStream
+// where a kernel has none.
+type streamKernel interface {
+	// tile returns the rows of A the kernel multiplies at once and the columns of B that each block of
+	// its sums covers: out holds 64/cols blocks of rows x cols sums, row-major.
+	tile() (rows, cols int)
+	// block returns the most steps of k one call takes.
+	block() int
+	// scalesA reports whether the kernel has decodings that read A scaled by 2^8 (scaleStreamA).
+	scalesA() bool
+	// panel adds to out (64/cols blocks of rows x cols) the product of k <= block() steps of a and the 64
+	// columns of B at b (bstride bytes between rows, size bytes an element), with buf (streamBlock16*64
+	// floats) for B decoded. as, when not nil, is a scaled by 2^8 (scaleStreamA), for the scaled
+	// decodings. The product has m <= rows rows: the sums of the rows past m may be left as they are.
+	panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int)
 }
-
-// A streamMulDecodeFunc is a streamMulFunc that also decodes drows rows of 64 elements of B at src
-// (bstride bytes between rows) into dst, as a streamDecodeFastFunc of 4 groups does, and reports whether
-// they held a code it decodes wrong (then they must be decoded again).
-type streamMulDecodeFunc func(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
-
-// scaled reports whether sk has kernels that read A scaled by 2^8.
-func (sk *streamKernel) scaled() bool { return sk.decodeFastScaled != nil || sk.decodeMulScaled != nil }
 
 // streamScaleLimit is the bits of 2^120: a float32 below it in magnitude times 2^8 is finite, and exact
 // (a subnormal gains bits, none is lost).
@@ -103,33 +99,60 @@ func scaleStreamA(dst, src []float32) bool {
 	return true
 }
 
-// block returns how many steps of k sk takes in one call: streamBlock, or streamBlock16 for a decode and
-// mul kernel.
-func (sk *streamKernel) block() int {
-	if sk.mul != nil {
-		return streamBlock16
-	}
-	return streamBlock
+// A directStream keeps its sums and the elements of B it decodes in registers, each element decoded once
+// for all its rows (1, 4, 8 or 16).
+type directStream struct {
+	rows, cols int
+	exact      streamFunc
+	quick      streamQuickFunc // tried first; nil for none
 }
 
-// streaming reports whether sk is a streaming kernel, not streamFallback.
-func (sk *streamKernel) streaming() bool { return sk.fn != nil || sk.mul != nil }
+func (d *directStream) tile() (rows, cols int) { return d.rows, d.cols }
+func (d *directStream) block() int             { return streamBlock }
+func (d *directStream) scalesA() bool          { return false }
 
-// panel adds to out (64/cols blocks of rows x cols) the product of k <= sk.block() steps of a and the
-// 64 columns of B at b (bstride bytes between rows, size bytes an element), with buf (streamBlock16*64
-// floats) for B decoded by a decode and mul kernel. as, when not nil, is a scaled by 2^8 (scaleStreamA),
-// for the scaled kernels. The product has m <= sk.rows rows: the sums of the rows past m may be left as
-// they are.
-func (sk *streamKernel) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
-	if sk.mul == nil {
-		for q := 0; q < streamPanel; q += sk.cols {
-			bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
-			if sk.fast == nil || !sk.fast(k, a, bq, bstride, &out[q*sk.rows]) {
-				sk.fn(k, a, bq, bstride, &out[q*sk.rows])
-			}
+func (d *directStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
+	for q := 0; q < streamPanel; q += d.cols {
+		bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
+		if d.quick == nil || !d.quick(k, a, bq, bstride, &out[q*d.rows]) {
+			d.exact(k, a, bq, bstride, &out[q*d.rows])
 		}
-		return
 	}
+}
+
+// A bufferedStream is for 16 rows where the registers cannot hold their sums and B decoded (the AVX2
+// kernels for 9 to 16 rows): a block of B is decoded once into a float32 buffer in L1 and multiplied by
+// every row from there. B is decoded exactly, or quickly by one of two decodings, each of whose functions
+// is optional and reports the codes it decodes wrong, for the exact decoding to redo the block.
+type bufferedStream struct {
+	exact streamDecodeFunc
+	mul   streamMulFunc
+	// plain decodes B as it is; scaled decodes B times 2^-8 for A times 2^8 (scaleStreamA), which saves
+	// the f8e4m3fn decoding through half precision its multiplication by 2^8: the products,
+	// (a*2^8)*(b*2^-8) = a*b exactly, are the same. Where A cannot be scaled exactly, plain runs.
+	plain, scaled blockDecoding
+}
+
+// A blockDecoding is one way for a bufferedStream to decode B quickly.
+type blockDecoding struct {
+	// quick decodes groups of blocks of 16 columns into the buffer.
+	quick streamDecodeQuickFunc
+	// fused decodes one block of 16 columns of a packed B while it multiplies it by the first rows.
+	fused streamFusedFunc
+	// next multiplies the block before while it decodes the next panel of B, a row of 64 columns every
+	// eight steps of k (the pipeline of a goroutine's panels; see pipeline).
+	next streamNextFunc
+}
+
+func (s *bufferedStream) tile() (rows, cols int) { return streamMaxRows, 16 }
+func (s *bufferedStream) block() int             { return streamBlock16 }
+
+func (s *bufferedStream) scalesA() bool {
+	return s.scaled.quick != nil || s.scaled.fused != nil || s.scaled.next != nil
+}
+
+func (s *bufferedStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
+	const rows = streamMaxRows
 	// A packed panel is decoded 16 columns at a time, which stay in L1 while all the rows use them; the
 	// rows of a row-major B, each in a page of its own, are decoded whole, so that each page is visited
 	// once.
@@ -140,62 +163,69 @@ func (sk *streamKernel) panel(k int, a, as *float32, b *byte, bstride, size int,
 	for q := 0; q < streamPanel; q += 16 * groups {
 		bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
 		if groups == 1 {
-			if as != nil && sk.decodeMulScaled != nil && sk.decodeMulScaled(k, as, bq, bstride, &buf[0], &out[q*sk.rows], m) {
+			if as != nil && s.scaled.fused != nil && s.scaled.fused(k, as, bq, bstride, &buf[0], &out[q*rows], m) {
 				continue
 			}
-			if sk.decodeMul != nil && sk.decodeMul(k, a, bq, bstride, &buf[0], &out[q*sk.rows], m) {
+			if s.plain.fused != nil && s.plain.fused(k, a, bq, bstride, &buf[0], &out[q*rows], m) {
 				continue
 			}
 		}
 		ag := a
 		switch {
-		case as != nil && sk.decodeFastScaled != nil && sk.decodeFastScaled(k, bq, bstride, &buf[0], groups):
+		case as != nil && s.scaled.quick != nil && s.scaled.quick(k, bq, bstride, &buf[0], groups):
 			ag = as
-		case sk.decodeFast == nil || !sk.decodeFast(k, bq, bstride, &buf[0], groups):
-			sk.decode(k, bq, bstride, &buf[0], groups)
+		case s.plain.quick == nil || !s.plain.quick(k, bq, bstride, &buf[0], groups):
+			s.exact(k, bq, bstride, &buf[0], groups)
 		}
 		for g := 0; g < groups; g++ {
-			sk.mul(k, ag, &buf[g*streamBlock16*16], &out[(q+16*g)*sk.rows], m)
+			s.mul(k, ag, &buf[g*streamBlock16*16], &out[(q+16*g)*rows], m)
 		}
 	}
 }
 
-// pipeline adds to acc the products of steps [kb, kb+k) of a (as: scaled by 2^8) and of every panel of sw,
-// as panel does, each panel decoded while the one before is multiplied (sk.mulDecode), the first alone.
-// Where a panel holds a code the quick decoding gets wrong, it is decoded again exactly and multiplied by
-// the unscaled A: the sums are the same bits either way.
-func (sk *streamKernel) pipeline(k int, a, as *float32, sw *streamWork, kb int, acc []float32, m int) {
+// pipelines reports whether s pipelines the panels, for A scaled by 2^8 where scaledA is set: whether the
+// decoding pipeline takes has a next function.
+func (s *bufferedStream) pipelines(scaledA bool) bool {
+	return scaledA && s.scaled.next != nil || s.plain.next != nil
+}
+
+// pipeline adds to acc the products of steps [kb, kb+k) of a (as: scaled by 2^8, or nil) and of every
+// panel of sw, as panel does, each panel decoded while the one before is multiplied (the next function of
+// the scaled decoding where as is set and it has one, else of the plain one), the first alone. Where a
+// panel holds a code the quick decoding gets wrong, it is decoded again exactly and multiplied by the
+// unscaled A: the sums are the same bits either way.
+func (s *bufferedStream) pipeline(k int, a, as *float32, sw *streamWork, kb int, acc []float32, m int) {
 	const n = streamBlock16 * streamPanel
+	const rows = streamMaxRows
+	d, scaledDec := s.plain, false
+	if as != nil && s.scaled.next != nil {
+		d, scaledDec = s.scaled, true
+	}
 	cur, next := sw.dec[:n], sw.dec[n:2*n]
-	size := sk.rows * streamPanel
+	size := rows * streamPanel
 	src := func(i int) (*byte, int) {
 		ref := sw.panels[i]
 		return (*byte)(unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)), ref.bstride
 	}
 	// The A that goes with a decoding: the scaled one for a scaled decoding that went through.
 	decoded := func(nan bool) *float32 {
-		if sk.mulDecodeScaled && !nan {
+		if scaledDec && !nan {
 			return as
 		}
 		return a
 	}
 	b0, bs0 := src(0)
-	curA := a
-	if sk.mulDecodeScaled {
-		ok := sk.decodeFastScaled(k, b0, bs0, &cur[0], 4)
-		if !ok {
-			sk.decode(k, b0, bs0, &cur[0], 4)
-		}
-		curA = decoded(!ok)
-	} else if sk.decodeFast == nil || !sk.decodeFast(k, b0, bs0, &cur[0], 4) {
-		sk.decode(k, b0, bs0, &cur[0], 4)
+	ok := d.quick != nil && d.quick(k, b0, bs0, &cur[0], 4)
+	if !ok {
+		s.exact(k, b0, bs0, &cur[0], 4)
 	}
+	curA := decoded(!ok)
 	q := (k + 3) / 4 // rows of the next panel decoded per block of 16 columns multiplied
 	for i := range sw.panels {
 		out := acc[i*size : (i+1)*size]
 		if i+1 == len(sw.panels) {
 			for g := 0; g < 4; g++ {
-				sk.mul(k, curA, &cur[g*streamBlock16*16], &out[16*g*sk.rows], m)
+				s.mul(k, curA, &cur[g*streamBlock16*16], &out[16*g*rows], m)
 			}
 			break
 		}
@@ -207,31 +237,44 @@ func (sk *streamKernel) pipeline(k int, a, as *float32, sw *streamWork, kb int, 
 			if r1 > r0 {
 				rb = (*byte)(unsafe.Add(unsafe.Pointer(nb), r0*nbs))
 			}
-			if sk.mulDecode(k, curA, &cur[g*streamBlock16*16], &out[16*g*sk.rows], m, rb, nbs, r1-r0, &next[r0*16]) {
+			if d.next(k, curA, &cur[g*streamBlock16*16], &out[16*g*rows], m, rb, nbs, r1-r0, &next[r0*16]) {
 				nan = true
 			}
 		}
 		if nan {
-			sk.decode(k, nb, nbs, &next[0], 4)
+			s.exact(k, nb, nbs, &next[0], 4)
 		}
 		cur, next = next, cur
 		curA = decoded(nan)
 	}
 }
 
-// streamFallback is the tile of the products streamed on a kernel without streaming kernels: the blocked
-// algorithm, panel by panel.
-var streamFallback = streamKernel{rows: streamMaxRows, cols: streamPanel}
+// blockedStream is the tile of the products streamed on a kernel without streaming kernels: the blocked
+// algorithm, panel by panel (streamPanels).
+type blockedStream struct{}
+
+func (blockedStream) tile() (rows, cols int) { return streamMaxRows, streamPanel }
+func (blockedStream) block() int             { return 0 }
+func (blockedStream) scalesA() bool          { return false }
+func (blockedStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
+	panic("gemm: no streaming kernel")
+}
+
+// A streamSet is the streaming kernels of one instruction set.
+type streamSet struct {
+	name    string                        // "stream-avx512", "stream-avx2"
+	kernels map[dtype.Type][]streamKernel // by element type of B, fewest rows first
+}
 
 // streamFor returns the streaming kernel of kern for m rows of B's type t: the smallest that covers m rows,
 // else the largest (run on groups of rows), and false when kern has none for t.
 func (k *Kernel) streamFor(t dtype.Type, m int) (streamKernel, bool) {
-	set := k.streams[t]
-	if len(set) == 0 {
-		return streamFallback, false
+	if k.streams == nil || len(k.streams.kernels[t]) == 0 {
+		return blockedStream{}, false
 	}
+	set := k.streams.kernels[t]
 	for _, sk := range set {
-		if sk.rows >= m {
+		if rows, _ := sk.tile(); rows >= m {
 			return sk, true
 		}
 	}
@@ -249,19 +292,18 @@ type Weights struct {
 	src        streamSource
 }
 
-// WeightTypes are the element types PackWeights accepts: FP8 (f8e4m3fn, f8e5m2), s8 (int8 weight-only,
-// with a scale per column) and bf16.
-var WeightTypes = []dtype.Type{dtype.F8E4M3FN, dtype.F8E5M2, dtype.S8, dtype.BF16}
+// weightTypes are the element types PackWeights accepts.
+var weightTypes = [...]dtype.Type{dtype.F8E4M3FN, dtype.F8E5M2, dtype.S8, dtype.BF16}
+
+// WeightTypes returns the element types PackWeights accepts: FP8 (f8e4m3fn, f8e5m2), s8 (int8
+// weight-only, with a scale per column) and bf16.
+func WeightTypes() []dtype.Type { return append([]dtype.Type(nil), weightTypes[:]...) }
 
 // PackWeights returns b laid out for MatMulWeights, with scale[j] multiplying column j of every product
 // (nil: no scale). It panics, as MatMul does on a malformed operand, when b's type is not one of
-// WeightTypes, when b does not fit its data, or when scale is neither nil nor one per column.
+// WeightTypes(), when b does not fit its data, or when scale is neither nil nor one per column.
 func PackWeights(b Typed, scale []float32) *Weights {
-	ok := false
-	for _, t := range WeightTypes {
-		ok = ok || b.Type == t
-	}
-	if !ok {
+	if !slices.Contains(weightTypes[:], b.Type) {
 		panic("gemm: PackWeights: element type " + b.Type.String() + " is not one of f8e4m3fn, f8e5m2, s8, bf16")
 	}
 	if scale != nil && len(scale) != b.Cols {
@@ -327,7 +369,7 @@ func MatMulWeights(c Matrix, a Typed, w *Weights, alpha, beta float32) {
 // streams reports whether MatMulTyped streams B for a product of m rows with kern: few rows, B in a type
 // that kern has streaming kernels for, stored row-major.
 func streams(kern *Kernel, m int, b *view) bool {
-	return m <= streamMaxRows && !b.trans && b.f32 == nil && kern.streams[b.typ] != nil
+	return m <= streamMaxRows && !b.trans && b.f32 == nil && kern.streams != nil && kern.streams.kernels[b.typ] != nil
 }
 
 // A streamSource is B as the streaming code reads it: packed panels (Weights), or a row-major matrix
@@ -377,6 +419,7 @@ func (s *streamSource) panel(p int, buf *[]byte) (v view, ptr *byte, bstride int
 func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32) {
 	m, k := c.rows, a.cols
 	sk, _ := kern.streamFor(s.typ, m)
+	skRows, _ := sk.tile()
 	ws := workspaces.Get().(*workspace)
 	defer workspaces.Put(ws)
 	panels := (s.n + streamPanel - 1) / streamPanel
@@ -385,16 +428,16 @@ func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32
 	}
 	t = min(t, panels)
 	// A kernel of fewer rows than m streams B once per group of its rows.
-	for i0 := 0; i0 < m; i0 += sk.rows {
-		rows := min(sk.rows, m-i0)
+	for i0 := 0; i0 < m; i0 += skRows {
+		rows := min(skRows, m-i0)
 		cg, ag := c.sub(i0, i0+rows, 0, c.cols), a.sub(i0, i0+rows, 0, k)
-		// A, packed k-major, rows past m zero: read by every goroutine.
+		// A, packed k-major, rows past m zero: read by every goroutine;
 		// and, for the scaled kernels, A times 2^8 where that is exact.
-		n := sk.rows * k
+		n := skRows * k
 		bufA, _, tmp := ws.get(2*n, 0, 16*k)
-		packA(bufA, &ag, rows, k, sk.rows, tmp)
+		kern.isa.packA(bufA, &ag, rows, k, skRows, tmp)
 		pa, ps := bufA[:n], []float32(nil)
-		if sk.scaled() && scaleStreamA(bufA[n:2*n], pa) {
+		if sk.scalesA() && scaleStreamA(bufA[n:2*n], pa) {
 			ps = bufA[n : 2*n]
 		}
 		if t <= 1 {
@@ -440,6 +483,7 @@ const streamBlock16 = 128
 // scaledA (nil, or packedA times 2^8) for sk's scaled kernels, and stores them into c.
 func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []float32, s *streamSource, p0, p1 int, alpha, beta float32) {
 	m, k := c.rows, s.k
+	rows, _ := sk.tile()
 	ws := workspaces.Get().(*workspace)
 	defer workspaces.Put(ws)
 	if ws.stream == nil {
@@ -447,15 +491,15 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []floa
 	}
 	sw := ws.stream
 	// Each panel's sums: 64/cols blocks of rows x cols.
-	size := sk.rows * streamPanel
+	size := rows * streamPanel
 	if len(sw.acc) < (p1-p0)*size {
 		sw.acc = alignedFloats((p1 - p0) * size)
 	}
 	acc := sw.acc[:(p1-p0)*size]
-	if !sk.streaming() {
+	if _, ok := sk.(blockedStream); ok {
 		// No streaming kernel: the blocked algorithm on each panel, with A as packed (k-major, R
 		// rows: a transposed view).
-		av := view{f32: packedA, rows: m, cols: k, stride: sk.rows, trans: true}
+		av := view{f32: packedA, rows: m, cols: k, stride: rows, trans: true}
 		for p := p0; p < p1; p++ {
 			v, _, _ := s.panel(p, &sw.buf)
 			ov := view{f32: acc[(p-p0)*size:], rows: m, cols: v.cols, stride: streamPanel}
@@ -464,7 +508,8 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []floa
 		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
 		return
 	}
-	if sk.mul != nil && len(sw.dec) < 2*streamBlock16*streamPanel {
+	buffered, _ := sk.(*bufferedStream)
+	if buffered != nil && len(sw.dec) < 2*streamBlock16*streamPanel {
 		sw.dec = alignedFloats(2 * streamBlock16 * streamPanel)
 	}
 	clear(acc)
@@ -477,15 +522,15 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []floa
 	// B is decoded a panel ahead, within the multiplications of the panel before (on Zen 5, 11-31% faster
 	// than decoding each panel before multiplying it, 10-16% faster than decoding a packed B's blocks of 16
 	// columns while multiplying them).
-	pipelined := sk.mulDecode != nil && len(sw.panels) > 1 && (scaledA != nil || !sk.mulDecodeScaled)
+	pipelined := buffered != nil && len(sw.panels) > 1 && buffered.pipelines(scaledA != nil)
 	for kb := 0; kb < k; kb += block {
 		kn := min(block, k-kb)
-		a, as := &packedA[kb*sk.rows], (*float32)(nil)
+		a, as := &packedA[kb*rows], (*float32)(nil)
 		if scaledA != nil {
-			as = &scaledA[kb*sk.rows]
+			as = &scaledA[kb*rows]
 		}
 		if pipelined {
-			sk.pipeline(kn, a, as, sw, kb, acc, m)
+			buffered.pipeline(kn, a, as, sw, kb, acc, m)
 			continue
 		}
 		for i, ref := range sw.panels {
@@ -497,23 +542,25 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []floa
 }
 
 // storePanels sets C = alpha*acc*diag(scale) + beta*C for panels [p0, p1), whose sums acc holds as sk
-// leaves them: per panel, 64/cols blocks of rows x cols.
+// leaves them (per panel, 64/cols blocks of rows x cols), rounding as the numerics contract says:
+// alpha*S, then times the scale, each rounded, then beta*C added with one rounding.
 func storePanels(c view, acc []float32, s *streamSource, sk streamKernel, p0, p1 int, alpha, beta float32) {
-	size := sk.rows * streamPanel
-	block := sk.rows * sk.cols
+	rows, cols := sk.tile()
+	size := rows * streamPanel
+	block := rows * cols
 	for p := p0; p < p1; p++ {
 		j0 := p * streamPanel
-		cols := min(streamPanel, s.n-j0)
+		n := min(streamPanel, s.n-j0)
 		out := acc[(p-p0)*size : (p-p0+1)*size]
 		for i := 0; i < c.rows; i++ {
-			row := c.f32[i*c.stride+j0 : i*c.stride+j0+cols]
+			row := c.f32[i*c.stride+j0 : i*c.stride+j0+n]
 			for j := range row {
-				v := alpha * out[j/sk.cols*block+i*sk.cols+j%sk.cols]
+				v := float32(alpha * out[j/cols*block+i*cols+j%cols])
 				if s.scale != nil {
-					v *= s.scale[j0+j]
+					v = float32(v * s.scale[j0+j])
 				}
 				if beta != 0 {
-					v += beta * row[j]
+					v = fma32(beta, row[j], v)
 				}
 				row[j] = v
 			}

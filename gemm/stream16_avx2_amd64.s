@@ -59,13 +59,6 @@
 	VPMOVZXWD off(SI), y; \
 	VPSLLD $16, y, y
 
-#define ARGS16 \
-	MOVQ k+0(FP), CX; \
-	MOVQ b+8(FP), BX; \
-	MOVQ bstride+16(FP), DX; \
-	MOVQ dst+24(FP), DI; \
-	MOVQ groups+32(FP), R9
-
 // ROWS6(ao, bo) adds one step of k to the 6x16 tile in Y0-Y11: B row at bo(BX), A's 6 rows from ao(AX).
 #define ROWS6(ao, bo) \
 	VMOVUPS bo(BX), Y12; \
@@ -276,7 +269,11 @@ GLOBL f8two8<>(SB), RODATA|NOPTR, $32
 // It returns false where the block holds a NaN code (0x7f, 0xff), which it decodes wrongly; Y11 keeps the
 // largest byte or'ed with 0x80 (Y12), as in stream_avx2_fast_amd64.s.
 TEXT ·decode2F8E4M3FN16Fast(SB), NOSPLIT, $0-41
-	ARGS16
+	MOVQ k+0(FP), CX
+	MOVQ b+8(FP), BX
+	MOVQ bstride+16(FP), DX
+	MOVQ dst+24(FP), DI
+	MOVQ groups+32(FP), R9
 	MOVL $0x80808080, R8
 	MOVQ R8, X12
 	VPBROADCASTD X12, Y12
@@ -318,7 +315,11 @@ group:
 // func decode2F8E4M3FN16FastScaled(k int, b *byte, bstride int, dst *float32, groups int) bool
 // is decode2F8E4M3FN16Fast without the multiplication by 2^8: dst holds B times 2^-8, for a scaled by 2^8.
 TEXT ·decode2F8E4M3FN16FastScaled(SB), NOSPLIT, $0-41
-	ARGS16
+	MOVQ k+0(FP), CX
+	MOVQ b+8(FP), BX
+	MOVQ bstride+16(FP), DX
+	MOVQ dst+24(FP), DI
+	MOVQ groups+32(FP), R9
 	MOVL $0x80808080, R8
 	MOVQ R8, X12
 	VPBROADCASTD X12, Y12
@@ -356,7 +357,11 @@ group:
 
 // func decode2F8E5M216(k int, b *byte, bstride int, dst *float32, groups int)
 TEXT ·decode2F8E5M216(SB), NOSPLIT, $0-40
-	ARGS16
+	MOVQ k+0(FP), CX
+	MOVQ b+8(FP), BX
+	MOVQ bstride+16(FP), DX
+	MOVQ dst+24(FP), DI
+	MOVQ groups+32(FP), R9
 row:
 	PREFETCHT0 64(BX)
 	MOVQ BX, SI
@@ -380,7 +385,11 @@ group:
 
 // func decode2S816(k int, b *byte, bstride int, dst *float32, groups int)
 TEXT ·decode2S816(SB), NOSPLIT, $0-40
-	ARGS16
+	MOVQ k+0(FP), CX
+	MOVQ b+8(FP), BX
+	MOVQ bstride+16(FP), DX
+	MOVQ dst+24(FP), DI
+	MOVQ groups+32(FP), R9
 row:
 	PREFETCHT0 64(BX)
 	MOVQ BX, SI
@@ -404,7 +413,11 @@ group:
 
 // func decode2BF1616(k int, b *byte, bstride int, dst *float32, groups int)
 TEXT ·decode2BF1616(SB), NOSPLIT, $0-40
-	ARGS16
+	MOVQ k+0(FP), CX
+	MOVQ b+8(FP), BX
+	MOVQ bstride+16(FP), DX
+	MOVQ dst+24(FP), DI
+	MOVQ groups+32(FP), R9
 row:
 	PREFETCHT0 128(BX)
 	PREFETCHT0 192(BX)
@@ -461,12 +474,36 @@ group:
 // leaves it, without the two multiplications by 2^8 per 16 codes that share the multiply-adds' ports, and
 // the products are the same. buf then holds B times 2^-8.
 TEXT ·stream2F8E4M3FNR16Scaled(SB), NOSPLIT, $0-57
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+	MOVQ rows+48(FP), R13
 #include "stream16fused_amd64.h"
+	MOVB AX, ret+56(FP)
+	VZEROUPPER
+	RET
 
 // func stream2F32R16DecF8E4M3FNScaled(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
 // decodes f8e4m3fn as decode2F8E4M3FN16FastScaled does (B times 2^-8, for the next panel's A scaled by 2^8).
-TEXT ·stream2F32R16DecF8E4M3FNScaled(SB), NOSPLIT, $0-73
+TEXT ·stream2F32R16DecF8E4M3FNScaled(SB), NOSPLIT, $8-73
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ out+24(FP), DI
+	MOVQ rows+32(FP), AX
+	MOVQ AX, 0(SP)
+	MOVQ src+40(FP), SI
+	MOVQ bstride+48(FP), DX
+	MOVQ drows+56(FP), R13
+	MOVQ dst+64(FP), R14
 #include "stream16dec_amd64.h"
+	TESTL R8, R8
+	SETNE nan+72(FP)
+	VZEROUPPER
+	RET
 
 // The same times 2^8: B itself.
 #undef DECB
@@ -486,7 +523,17 @@ TEXT ·stream2F32R16DecF8E4M3FNScaled(SB), NOSPLIT, $0-73
 // decoding while it multiplies by rows 0-5. Where the block holds a NaN code it returns false, out
 // untouched.
 TEXT ·stream2F8E4M3FNR16Fast(SB), NOSPLIT, $0-57
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+	MOVQ rows+48(FP), R13
 #include "stream16fused_amd64.h"
+	MOVB AX, ret+56(FP)
+	VZEROUPPER
+	RET
 
 // The other types decode every code.
 #undef NANINIT
@@ -508,11 +555,35 @@ TEXT ·stream2F8E4M3FNR16Fast(SB), NOSPLIT, $0-57
 // func stream2F8E5M2R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 // is stream2F8E4M3FNR16Fast for f8e5m2, whose every code it decodes: it returns true.
 TEXT ·stream2F8E5M2R16Fast(SB), NOSPLIT, $0-57
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+	MOVQ rows+48(FP), R13
 #include "stream16fused_amd64.h"
+	MOVB AX, ret+56(FP)
+	VZEROUPPER
+	RET
 
 // func stream2F32R16DecF8E5M2(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
-TEXT ·stream2F32R16DecF8E5M2(SB), NOSPLIT, $0-73
+TEXT ·stream2F32R16DecF8E5M2(SB), NOSPLIT, $8-73
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ out+24(FP), DI
+	MOVQ rows+32(FP), AX
+	MOVQ AX, 0(SP)
+	MOVQ src+40(FP), SI
+	MOVQ bstride+48(FP), DX
+	MOVQ drows+56(FP), R13
+	MOVQ dst+64(FP), R14
 #include "stream16dec_amd64.h"
+	TESTL R8, R8
+	SETNE nan+72(FP)
+	VZEROUPPER
+	RET
 
 #undef DECB
 #define DECB(o, r) \
@@ -524,11 +595,35 @@ TEXT ·stream2F32R16DecF8E5M2(SB), NOSPLIT, $0-73
 // func stream2S8R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 // is stream2F8E4M3FNR16Fast for s8, whose every code it decodes: it returns true.
 TEXT ·stream2S8R16Fast(SB), NOSPLIT, $0-57
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+	MOVQ rows+48(FP), R13
 #include "stream16fused_amd64.h"
+	MOVB AX, ret+56(FP)
+	VZEROUPPER
+	RET
 
 // func stream2F32R16DecS8(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
-TEXT ·stream2F32R16DecS8(SB), NOSPLIT, $0-73
+TEXT ·stream2F32R16DecS8(SB), NOSPLIT, $8-73
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ out+24(FP), DI
+	MOVQ rows+32(FP), AX
+	MOVQ AX, 0(SP)
+	MOVQ src+40(FP), SI
+	MOVQ bstride+48(FP), DX
+	MOVQ drows+56(FP), R13
+	MOVQ dst+64(FP), R14
 #include "stream16dec_amd64.h"
+	TESTL R8, R8
+	SETNE nan+72(FP)
+	VZEROUPPER
+	RET
 
 // bf16 widened: a row of a panel is two lines.
 #undef DECB
@@ -545,8 +640,32 @@ TEXT ·stream2F32R16DecS8(SB), NOSPLIT, $0-73
 // func stream2BF16R16Fast(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 // is stream2F8E4M3FNR16Fast for bf16: it returns true.
 TEXT ·stream2BF16R16Fast(SB), NOSPLIT, $0-57
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R12
+	MOVQ bstride+24(FP), DX
+	MOVQ buf+32(FP), R11
+	MOVQ out+40(FP), DI
+	MOVQ rows+48(FP), R13
 #include "stream16fused_amd64.h"
+	MOVB AX, ret+56(FP)
+	VZEROUPPER
+	RET
 
 // func stream2F32R16DecBF16(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
-TEXT ·stream2F32R16DecBF16(SB), NOSPLIT, $0-73
+TEXT ·stream2F32R16DecBF16(SB), NOSPLIT, $8-73
+	MOVQ k+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ out+24(FP), DI
+	MOVQ rows+32(FP), AX
+	MOVQ AX, 0(SP)
+	MOVQ src+40(FP), SI
+	MOVQ bstride+48(FP), DX
+	MOVQ drows+56(FP), R13
+	MOVQ dst+64(FP), R14
 #include "stream16dec_amd64.h"
+	TESTL R8, R8
+	SETNE nan+72(FP)
+	VZEROUPPER
+	RET

@@ -10,8 +10,8 @@ import (
 // BenchmarkStream16AVX2 times the 16-row AVX2 kernels on one block (k = streamBlock16, 16 columns), in L1,
 // in GFLOP/s of the block's products.
 func BenchmarkStream16AVX2(b *testing.B) {
-	if !hasAVX2Kernel() || !hasF16C {
-		b.Skip("no AVX2")
+	if !cpuFeatures.has(asmStream2.needs) {
+		b.Skip("no AVX2 streaming kernels on this machine")
 	}
 	const k = streamBlock16
 	rng := rand.New(rand.NewPCG(1, 2))

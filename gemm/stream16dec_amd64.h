@@ -1,6 +1,6 @@
 // The body shared by the AVX2 16-row kernels that multiply one decoded block of B while they decode the
-// next panel (stream2F32R16DecTYPE in stream16_avx2_amd64.s), included right after their TEXT lines, with
-// the including file's DECB, NAN16 and the rest (see there).
+// next panel (stream2F32R16DecTYPE in stream16_avx2_amd64.s), included in their TEXT bodies after the
+// arguments are loaded, with the including file's DECB, NAN16 and the rest (see there).
 //
 // func(k int, a *float32, b *float32, out *float32, rows int, src *byte, bstride int, drows int, dst *float32) (nan bool)
 //
@@ -8,8 +8,10 @@
 // and decodes drows rows of a panel (src, bstride bytes between rows) into dst, one row after every eight
 // steps of k of the rows 0-5 and 6-11 (the rest, if k is short, at the end): the decoding's instructions
 // run among the multiply-adds, whose ports they do not need, instead of before them. Each row is visited
-// once, all 64 columns at a time: in a row-major B, every row is in a page of its own. It reports whether
-// the rows held a code DECB gets wrong.
+// once, all 64 columns at a time: in a row-major B, every row is in a page of its own.
+//
+// On entry R9 holds k, R10 a, R11 b, DI out, SI src, DX bstride, R13 drows and R14 dst, and 0(SP) rows. It
+// leaves R8 nonzero where the rows held a code DECB gets wrong, for the body to return.
 
 // DECROW decodes the 64 elements of one row of B at SI into the four blocks of 16 columns at R14 (block g
 // at R14 + g*8192 bytes), using Y12-Y14 (Y15 is the NaN check's).
@@ -25,14 +27,6 @@
 	DECGROUP(2); \
 	DECGROUP(3)
 
-	MOVQ k+0(FP), R9
-	MOVQ a+8(FP), R10
-	MOVQ b+16(FP), R11
-	MOVQ out+24(FP), DI
-	MOVQ src+40(FP), SI
-	MOVQ bstride+48(FP), DX
-	MOVQ drows+56(FP), R13
-	MOVQ dst+64(FP), R14
 	NANINIT
 
 	// Rows 0-5, decoding half of the rows.
@@ -116,7 +110,7 @@ done6:
 	STORE12(384)
 
 	// Rows 12-15, unless the product has no more than 12.
-	CMPQ rows+32(FP), $12
+	CMPQ 0(SP), $12
 	JLE  rest
 	MOVQ R9, CX
 	MOVQ R10, AX
@@ -141,10 +135,6 @@ rest:
 	JMP  rest
 check:
 	NANCHECK
-	TESTL R8, R8
-	SETNE ret+72(FP)
-	VZEROUPPER
-	RET
 
 #undef DECGROUP
 #undef DECROW

@@ -1,21 +1,15 @@
 // The body shared by the AVX2 16-row kernels that decode one block of 16 columns of B while they multiply
-// it by rows 0-5 (stream2TYPER16Fast, stream2F8E4M3FNR16Scaled in stream16_avx2_amd64.s), included right
-// after their TEXT lines. The including file defines DECB(o, r), which decodes the 16 elements of B at
-// o(r) into Y12 (the first 8) and Y13, and the NaN check NANINIT, NAN16(o, r) and NANCHECK, as for
-// stream16dec_amd64.h.
+// it by rows 0-5 (stream2TYPER16Fast, stream2F8E4M3FNR16Scaled in stream16_avx2_amd64.s), included in
+// their TEXT bodies after the arguments are loaded. The including file defines DECB(o, r), which decodes
+// the 16 elements of B at o(r) into Y12 (the first 8) and Y13, and the NaN check NANINIT, NAN16(o, r) and
+// NANCHECK, as for stream16dec_amd64.h.
 //
 // func(k int, a *float32, b *byte, bstride int, buf *float32, out *float32, rows int) bool
 //
-// It decodes the k x 16 block of B at b (bstride bytes between rows) into buf, and adds its product with
-// the 16 rows of a to out, as stream2F32R16 does. Where the block holds a code DECB gets wrong it returns
-// false, out untouched.
-
-	MOVQ k+0(FP), R9
-	MOVQ a+8(FP), R10
-	MOVQ b+16(FP), R12
-	MOVQ bstride+24(FP), DX
-	MOVQ buf+32(FP), R11
-	MOVQ out+40(FP), DI
+// On entry R9 holds k, R10 a, R12 b, DX bstride, R11 buf, DI out and R13 rows. It decodes the k x 16
+// block of B at b (bstride bytes between rows) into buf, and adds its product with the 16 rows of a to
+// out, as stream2F32R16 does. It leaves AX 1, or 0 where the block holds a code DECB gets wrong (then out
+// is untouched), for the body to return.
 
 	// Rows 0-5, decoding.
 	MOVQ R9, CX
@@ -78,7 +72,7 @@ frows6done:
 	STORE12(384)
 
 	// Rows 12-15, unless the product has no more than 12.
-	CMPQ rows+48(FP), $12
+	CMPQ R13, $12
 	JLE  frows12skip
 	MOVQ R9, CX
 	MOVQ R10, AX
@@ -100,10 +94,8 @@ frows12odd:
 frows12done:
 	STORE8(768)
 frows12skip:
-	MOVB $1, ret+56(FP)
-	VZEROUPPER
-	RET
+	MOVL $1, AX
+	JMP  fuseddone
 nan:
-	MOVB $0, ret+56(FP)
-	VZEROUPPER
-	RET
+	XORL AX, AX
+fuseddone:

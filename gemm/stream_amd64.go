@@ -179,65 +179,54 @@ func decodeF8E5M2AVX2(dst *float32, src *byte, n int)
 //go:noescape
 func widenBF16AVX2(dst *float32, src *byte, n int)
 
-// avx2Decoding reports whether packing decodes f8e4m3fn, f8e5m2 and bf16 with the AVX2 decoders, where the
-// AVX-512 ones are not used.
-var avx2Decoding bool
+// streamsAVX512 are the streaming kernels of stream_amd64.s and stream_avx512_fast_amd64.s.
+var streamsAVX512 = &streamSet{name: "stream-avx512", kernels: map[dtype.Type][]streamKernel{
+	dtype.F8E4M3FN: {
+		&directStream{rows: 1, cols: 64, exact: streamF8E4M3FNR1, quick: streamF8E4M3FNR1Fast},
+		&directStream{rows: 4, cols: 64, exact: streamF8E4M3FNR4, quick: streamF8E4M3FNR4Fast},
+		&directStream{rows: 16, cols: 16, exact: streamF8E4M3FNR16, quick: streamF8E4M3FNR16Fast}},
+	dtype.F8E5M2: {
+		&directStream{rows: 1, cols: 64, exact: streamF8E5M2R1},
+		&directStream{rows: 4, cols: 64, exact: streamF8E5M2R4},
+		&directStream{rows: 16, cols: 16, exact: streamF8E5M2R16}},
+	dtype.S8: {
+		&directStream{rows: 1, cols: 64, exact: streamS8R1},
+		&directStream{rows: 4, cols: 64, exact: streamS8R4},
+		&directStream{rows: 16, cols: 16, exact: streamS8R16}},
+	dtype.BF16: {
+		&directStream{rows: 1, cols: 64, exact: streamBF16R1},
+		&directStream{rows: 4, cols: 64, exact: streamBF16R4},
+		&directStream{rows: 16, cols: 16, exact: streamBF16R16}},
+}}
 
-func init() {
-	avx2Decoding = hasAVX2Kernel() && hasF16C
-	useAVX2 = hasAVX2Kernel()
-	if hasAVX2Kernel() && hasF16C {
-		avx2Kernel.streams, avx2Kernel.streamISA = map[dtype.Type][]streamKernel{
-			dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: stream2F8E4M3FNR1, fast: stream2F8E4M3FNR1Fast},
-				{rows: 4, cols: 16, fn: stream2F8E4M3FNR4, fast: stream2F8E4M3FNR4Fast},
-				{rows: 8, cols: 8, fn: stream2F8E4M3FNR8, fast: stream2F8E4M3FNR8Fast}, r16scaled(decode2F8E4M3FN16, decode2F8E4M3FN16Fast, stream2F8E4M3FNR16Fast,
-					decode2F8E4M3FN16FastScaled, stream2F8E4M3FNR16Scaled, stream2F32R16DecF8E4M3FNScaled)},
-			dtype.F8E5M2: {{rows: 1, cols: 64, fn: stream2F8E5M2R1}, {rows: 4, cols: 16, fn: stream2F8E5M2R4},
-				{rows: 8, cols: 8, fn: stream2F8E5M2R8}, r16(decode2F8E5M216, nil, stream2F8E5M2R16Fast, stream2F32R16DecF8E5M2)},
-			dtype.S8: {{rows: 1, cols: 64, fn: stream2S8R1}, {rows: 4, cols: 16, fn: stream2S8R4}, {rows: 8, cols: 8, fn: stream2S8R8},
-				r16(decode2S816, nil, stream2S8R16Fast, stream2F32R16DecS8)},
-			dtype.BF16: {{rows: 1, cols: 64, fn: stream2BF16R1}, {rows: 4, cols: 16, fn: stream2BF16R4},
-				{rows: 8, cols: 8, fn: stream2BF16R8}, r16(decode2BF1616, nil, stream2BF16R16Fast, stream2F32R16DecBF16)},
-		}, "avx2"
-	}
-	if !vectorPacking {
-		return
-	}
-	set := map[dtype.Type][]streamKernel{
-		dtype.F8E4M3FN: {{rows: 1, cols: 64, fn: streamF8E4M3FNR1, fast: streamF8E4M3FNR1Fast},
-			{rows: 4, cols: 64, fn: streamF8E4M3FNR4, fast: streamF8E4M3FNR4Fast},
-			{rows: 16, cols: 16, fn: streamF8E4M3FNR16, fast: streamF8E4M3FNR16Fast}},
-		dtype.F8E5M2: {{rows: 1, cols: 64, fn: streamF8E5M2R1}, {rows: 4, cols: 64, fn: streamF8E5M2R4}, {rows: 16, cols: 16, fn: streamF8E5M2R16}},
-		dtype.S8:     {{rows: 1, cols: 64, fn: streamS8R1}, {rows: 4, cols: 64, fn: streamS8R4}, {rows: 16, cols: 16, fn: streamS8R16}},
-		dtype.BF16:   {{rows: 1, cols: 64, fn: streamBF16R1}, {rows: 4, cols: 64, fn: streamBF16R4}, {rows: 16, cols: 16, fn: streamBF16R16}},
-	}
-	for _, k := range []*Kernel{avx512Kernel, bf16Kernel} {
-		k.streams, k.streamISA = set, "avx512"
-	}
-}
-
-// r16 is the AVX2 kernel for 9 to 16 rows: blocks of 16 columns decoded by decode (or decodeFast, or
-// decodeMul for a packed B) and multiplied by stream2F32R16, or for a row-major B, by mulDecode while it
-// decodes the next panel.
-func r16(decode streamDecodeFunc, decodeFast streamDecodeFastFunc, decodeMul streamDecodeMulFunc, mulDecode streamMulDecodeFunc) streamKernel {
-	return streamKernel{rows: 16, cols: 16, decode: decode, decodeFast: decodeFast, decodeMul: decodeMul, mul: stream2F32R16, mulDecode: mulDecode}
-}
-
-// r16scaled is r16 with the kernels that read A scaled by 2^8 (f8e4m3fn: B decoded through half
-// precision without the multiplication by 2^8); mulDecode is one of them.
-func r16scaled(decode streamDecodeFunc, decodeFast streamDecodeFastFunc, decodeMul streamDecodeMulFunc,
-	decodeFastScaled streamDecodeFastFunc, decodeMulScaled streamDecodeMulFunc, mulDecode streamMulDecodeFunc) streamKernel {
-	sk := r16(decode, decodeFast, decodeMul, mulDecode)
-	sk.decodeFastScaled, sk.decodeMulScaled, sk.mulDecodeScaled = decodeFastScaled, decodeMulScaled, true
-	return sk
-}
-
-// hasAVX2Kernel reports whether the machine runs the AVX2 kernels.
-func hasAVX2Kernel() bool {
-	for _, k := range available {
-		if k == avx2Kernel {
-			return true
-		}
-	}
-	return false
-}
+// streamsAVX2 are the streaming kernels of stream_avx2_amd64.s, stream_avx2_fast_amd64.s and
+// stream16_avx2_amd64.s: direct ones up to 8 rows, buffered ones for 9 to 16 (the f8e4m3fn one with the
+// decodings of A scaled by 2^8, which pipeline the panels; the others pipeline them with the plain one,
+// which decodes every code).
+var streamsAVX2 = &streamSet{name: "stream-avx2", kernels: map[dtype.Type][]streamKernel{
+	dtype.F8E4M3FN: {
+		&directStream{rows: 1, cols: 64, exact: stream2F8E4M3FNR1, quick: stream2F8E4M3FNR1Fast},
+		&directStream{rows: 4, cols: 16, exact: stream2F8E4M3FNR4, quick: stream2F8E4M3FNR4Fast},
+		&directStream{rows: 8, cols: 8, exact: stream2F8E4M3FNR8, quick: stream2F8E4M3FNR8Fast},
+		&bufferedStream{exact: decode2F8E4M3FN16, mul: stream2F32R16,
+			plain:  blockDecoding{quick: decode2F8E4M3FN16Fast, fused: stream2F8E4M3FNR16Fast},
+			scaled: blockDecoding{quick: decode2F8E4M3FN16FastScaled, fused: stream2F8E4M3FNR16Scaled, next: stream2F32R16DecF8E4M3FNScaled}}},
+	dtype.F8E5M2: {
+		&directStream{rows: 1, cols: 64, exact: stream2F8E5M2R1},
+		&directStream{rows: 4, cols: 16, exact: stream2F8E5M2R4},
+		&directStream{rows: 8, cols: 8, exact: stream2F8E5M2R8},
+		&bufferedStream{exact: decode2F8E5M216, mul: stream2F32R16,
+			plain: blockDecoding{fused: stream2F8E5M2R16Fast, next: stream2F32R16DecF8E5M2}}},
+	dtype.S8: {
+		&directStream{rows: 1, cols: 64, exact: stream2S8R1},
+		&directStream{rows: 4, cols: 16, exact: stream2S8R4},
+		&directStream{rows: 8, cols: 8, exact: stream2S8R8},
+		&bufferedStream{exact: decode2S816, mul: stream2F32R16,
+			plain: blockDecoding{fused: stream2S8R16Fast, next: stream2F32R16DecS8}}},
+	dtype.BF16: {
+		&directStream{rows: 1, cols: 64, exact: stream2BF16R1},
+		&directStream{rows: 4, cols: 16, exact: stream2BF16R4},
+		&directStream{rows: 8, cols: 8, exact: stream2BF16R8},
+		&bufferedStream{exact: decode2BF1616, mul: stream2F32R16,
+			plain: blockDecoding{fused: stream2BF16R16Fast, next: stream2F32R16DecBF16}}},
+}}

@@ -47,13 +47,8 @@
 	VPMOVZXWD off(BX), z; \
 	VPSLLD $16, z, z
 
-// SETUP loads the arguments and the decoding constants.
-#define SETUP \
-	MOVQ k+0(FP), CX; \
-	MOVQ a+8(FP), AX; \
-	MOVQ b+16(FP), BX; \
-	MOVQ bstride+24(FP), DX; \
-	MOVQ out+32(FP), DI; \
+// CONSTS loads the decoding constants.
+#define CONSTS \
 	MOVL $0x80000000, R8; \
 	VPBROADCASTD R8, Z28; \
 	MOVL $0x7b800000, R8; \
@@ -65,7 +60,12 @@
 
 // func streamF8E4M3FNR1(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamF8E4M3FNR1(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -93,7 +93,12 @@ loop:
 
 // func streamF8E4M3FNR4(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamF8E4M3FNR4(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -160,7 +165,12 @@ loop:
 
 // func streamF8E4M3FNR16(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamF8E4M3FNR16(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -220,7 +230,12 @@ loop:
 
 // func streamF8E5M2R1(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamF8E5M2R1(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -248,7 +263,12 @@ loop:
 
 // func streamF8E5M2R4(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamF8E5M2R4(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -315,7 +335,12 @@ loop:
 
 // func streamF8E5M2R16(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamF8E5M2R16(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -375,7 +400,12 @@ loop:
 
 // func streamS8R1(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamS8R1(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -403,7 +433,12 @@ loop:
 
 // func streamS8R4(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamS8R4(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -470,7 +505,12 @@ loop:
 
 // func streamS8R16(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamS8R16(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -530,7 +570,12 @@ loop:
 
 // func streamBF16R1(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamBF16R1(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -558,7 +603,12 @@ loop:
 
 // func streamBF16R4(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamBF16R4(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -625,7 +675,12 @@ loop:
 
 // func streamBF16R16(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·streamBF16R16(SB), NOSPLIT, $0-40
-	SETUP
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2

@@ -40,13 +40,8 @@
 	VPMOVZXWD off(BX), y; \
 	VPSLLD $16, y, y
 
-// SETUP2 loads the arguments and the decoding constants.
-#define SETUP2 \
-	MOVQ k+0(FP), CX; \
-	MOVQ a+8(FP), AX; \
-	MOVQ b+16(FP), BX; \
-	MOVQ bstride+24(FP), DX; \
-	MOVQ out+32(FP), DI; \
+// CONSTS2 loads the decoding constants.
+#define CONSTS2 \
 	MOVL $0x80000000, R8; \
 	MOVQ R8, X12; \
 	VPBROADCASTD X12, Y12; \
@@ -62,7 +57,12 @@
 
 // func stream2F8E4M3FNR1(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2F8E4M3FNR1(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -106,7 +106,12 @@ loop:
 
 // func stream2F8E4M3FNR4(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2F8E4M3FNR4(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -147,7 +152,12 @@ loop:
 
 // func stream2F8E5M2R1(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2F8E5M2R1(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -191,7 +201,12 @@ loop:
 
 // func stream2F8E5M2R4(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2F8E5M2R4(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -232,7 +247,12 @@ loop:
 
 // func stream2S8R1(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2S8R1(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -276,7 +296,12 @@ loop:
 
 // func stream2S8R4(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2S8R4(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -317,7 +342,12 @@ loop:
 
 // func stream2BF16R1(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2BF16R1(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -361,7 +391,12 @@ loop:
 
 // func stream2BF16R4(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2BF16R4(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -402,7 +437,12 @@ loop:
 
 // func stream2F8E4M3FNR8(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2F8E4M3FNR8(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -446,7 +486,12 @@ loop:
 
 // func stream2F8E5M2R8(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2F8E5M2R8(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -490,7 +535,12 @@ loop:
 
 // func stream2S8R8(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2S8R8(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -534,7 +584,12 @@ loop:
 
 // func stream2BF16R8(k int, a *float32, b *byte, bstride int, out *float32)
 TEXT ·stream2BF16R8(SB), NOSPLIT, $0-40
-	SETUP2
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2

@@ -48,12 +48,8 @@
 	VPOR X12, X10, X10; \
 	VPMAXUB X10, X11, X11
 
-#define SETUP2FAST \
-	MOVQ k+0(FP), CX; \
-	MOVQ a+8(FP), AX; \
-	MOVQ b+16(FP), BX; \
-	MOVQ bstride+24(FP), DX; \
-	MOVQ out+32(FP), DI; \
+// CONSTS2FAST loads the decoding constants and clears the NaN check.
+#define CONSTS2FAST \
 	MOVL $0x80808080, R8; \
 	MOVQ R8, X12; \
 	VPBROADCASTD X12, Y12; \
@@ -95,7 +91,12 @@
 
 // func stream2F8E4M3FNR1Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
 TEXT ·stream2F8E4M3FNR1Fast(SB), NOSPLIT, $0-41
-	SETUP2FAST
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2FAST
 	LOAD8
 loop:
 	NANCHECK32(0)
@@ -129,7 +130,12 @@ nan:
 
 // func stream2F8E4M3FNR4Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
 TEXT ·stream2F8E4M3FNR4Fast(SB), NOSPLIT, $0-41
-	SETUP2FAST
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2FAST
 	LOAD8
 loop:
 	NANCHECK16(0)
@@ -162,7 +168,12 @@ nan:
 
 // func stream2F8E4M3FNR8Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
 TEXT ·stream2F8E4M3FNR8Fast(SB), NOSPLIT, $0-41
-	SETUP2FAST
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS2FAST
 	LOAD8
 loop:
 	NANCHECK8(0)

@@ -48,12 +48,8 @@
 	VPORD off(BX), X31, X27; \
 	VPMAXUB X27, X28, X28
 
-#define SETUP5FAST \
-	MOVQ k+0(FP), CX; \
-	MOVQ a+8(FP), AX; \
-	MOVQ b+16(FP), BX; \
-	MOVQ bstride+24(FP), DX; \
-	MOVQ out+32(FP), DI; \
+// CONSTS5FAST loads the NaN check's constant and clears the check.
+#define CONSTS5FAST \
 	MOVL $0x80808080, R8; \
 	VPBROADCASTD R8, Z31; \
 	VPXORD Z28, Z28, Z28
@@ -80,7 +76,12 @@
 
 // func streamF8E4M3FNR1Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
 TEXT ·streamF8E4M3FNR1Fast(SB), NOSPLIT, $0-41
-	SETUP5FAST
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS5FAST
 	SETUP5_F32
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
@@ -116,7 +117,12 @@ nan:
 
 // func streamF8E4M3FNR4Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
 TEXT ·streamF8E4M3FNR4Fast(SB), NOSPLIT, $0-41
-	SETUP5FAST
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS5FAST
 	SETUP5_F32
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
@@ -191,7 +197,12 @@ nan:
 
 // func streamF8E4M3FNR16Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
 TEXT ·streamF8E4M3FNR16Fast(SB), NOSPLIT, $0-41
-	SETUP5FAST
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), DX
+	MOVQ out+32(FP), DI
+	CONSTS5FAST
 	SETUP5_F16
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1

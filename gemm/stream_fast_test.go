@@ -81,17 +81,21 @@ func TestStreamKernelsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(47, 48))
 	tested := 0
 	for _, kern := range Kernels() {
-		for _, typ := range WeightTypes {
-			set := kern.streams[typ]
+		if kern.streams == nil {
+			continue
+		}
+		for _, typ := range WeightTypes() {
+			set := kern.streams.kernels[typ]
 			if len(set) == 0 {
 				continue
 			}
-			ref := set[0]
-			if ref.rows != 1 || ref.cols != streamPanel || ref.fn == nil {
-				t.Fatalf("%s %v: first streaming kernel is %dx%d", kern.Name(), typ, ref.rows, ref.cols)
+			ref, _ := set[0].(*directStream)
+			if ref == nil || ref.rows != 1 || ref.cols != streamPanel {
+				t.Fatalf("%s %v: the first streaming kernel is not a direct 1x64 one", kern.Name(), typ)
 			}
 			size := typ.ByteSize()
 			for _, sk := range set {
+				rows, cols := sk.tile()
 				for trial := 0; trial < 40; trial++ {
 					block := sk.block()
 					k := 1 + rng.IntN(block)
@@ -104,7 +108,7 @@ func TestStreamKernelsExact(t *testing.T) {
 					}
 					nan := trial%2 == 1
 					b := streamBlockB(rng, typ, k, bstride, nan)
-					a := make([]float32, k*sk.rows)
+					a := make([]float32, k*rows)
 					huge := trial%4 == 3
 					for i := range a {
 						switch rng.IntN(16) {
@@ -130,7 +134,7 @@ func TestStreamKernelsExact(t *testing.T) {
 						}
 					}
 					if huge { // at least one, at the last step, where a block's products end
-						a[len(a)-1-rng.IntN(sk.rows)] = hugeA[rng.IntN(len(hugeA))]
+						a[len(a)-1-rng.IntN(rows)] = hugeA[rng.IntN(len(hugeA))]
 					}
 					as := make([]float32, len(a))
 					if !scaleStreamA(as, a) {
@@ -139,26 +143,26 @@ func TestStreamKernelsExact(t *testing.T) {
 					if (as == nil) != huge {
 						t.Fatalf("scaleStreamA of an A with huge values %v reported %v", huge, as != nil)
 					}
-					out0 := make([]float32, sk.rows*streamPanel)
+					out0 := make([]float32, rows*streamPanel)
 					for i := range out0 {
 						out0[i] = float32(rng.NormFloat64())
 					}
 					// The reference: row r of the sums, from the 1-row exact kernel.
-					want := make([][]float32, sk.rows)
+					want := make([][]float32, rows)
 					for r := range want {
 						want[r] = make([]float32, streamPanel)
 						ar := make([]float32, k)
 						for p := range ar {
-							ar[p] = a[p*sk.rows+r]
+							ar[p] = a[p*rows+r]
 						}
 						for j := range want[r] {
-							q := j / sk.cols * sk.cols
-							want[r][j] = out0[q*sk.rows+r*sk.cols+j-q]
+							q := j / cols * cols
+							want[r][j] = out0[q*rows+r*cols+j-q]
 						}
-						ref.fn(k, &ar[0], &b[0], bstride, &want[r][0])
+						ref.exact(k, &ar[0], &b[0], bstride, &want[r][0])
 					}
 					runs := [][]float32{as}
-					if as != nil && sk.scaled() {
+					if as != nil && sk.scalesA() {
 						runs = append(runs, nil) // the unscaled kernels too
 					}
 					for _, as := range runs {
@@ -169,18 +173,18 @@ func TestStreamKernelsExact(t *testing.T) {
 						}
 						// The rows of the product: all, or fewer, which a kernel may take as leave to skip the
 						// sums of the others.
-						m := sk.rows
+						m := rows
 						if trial%5 == 2 {
-							m = 1 + rng.IntN(sk.rows)
+							m = 1 + rng.IntN(rows)
 						}
 						sk.panel(k, &a[0], pas, &b[0], bstride, size, got, make([]float32, streamBlock16*streamPanel), m)
 						checkFastFlags(t, kern, typ, sk, k, a, as, b, bstride, out0)
 						for r := 0; r < m; r++ {
 							for j := 0; j < streamPanel; j++ {
-								q := j / sk.cols * sk.cols
-								if g := got[q*sk.rows+r*sk.cols+j-q]; !sameBits(g, want[r][j]) {
+								q := j / cols * cols
+								if g := got[q*rows+r*cols+j-q]; !sameBits(g, want[r][j]) {
 									t.Fatalf("%s %v %dx%d, k=%d, bstride=%d, NaN codes %v, huge A %v, scaled A %v, %d rows: sum (%d, %d) = %v (%#08x), want %v (%#08x)",
-										kern.Name(), typ, sk.rows, sk.cols, k, bstride, nan, huge, as != nil, m, r, j, g, math.Float32bits(g), want[r][j], math.Float32bits(want[r][j]))
+										kern.Name(), typ, rows, cols, k, bstride, nan, huge, as != nil, m, r, j, g, math.Float32bits(g), want[r][j], math.Float32bits(want[r][j]))
 								}
 							}
 						}
@@ -199,7 +203,7 @@ func TestStreamKernelsExact(t *testing.T) {
 func TestStreamNaNCodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(49, 50))
 	withKernel(t, func(t *testing.T) {
-		for _, typ := range WeightTypes {
+		for _, typ := range WeightTypes() {
 			for _, m := range []int{1, 3, 4, 8, 12, 16} {
 				const k, n = 300, 200
 				b, _ := randomTyped(rng, typ, k, n, false, 0, 0)
@@ -274,15 +278,16 @@ func TestScaleStreamA(t *testing.T) {
 	}
 }
 
-// checkFastFlags calls sk's fast kernels on each block of columns of b directly (the scaled ones too, with
-// as, where as is not nil): they must report an f8e4m3fn NaN code exactly where the block holds one, and
-// then leave out as it was (the fast kernels of the other types decode every code and always report
-// success).
+// checkFastFlags calls sk's quick functions on each block of columns of b directly (the scaled ones too,
+// with as, where as is not nil): they must report an f8e4m3fn NaN code exactly where the block holds one,
+// and then leave out as it was (the quick functions of the other types decode every code and always
+// report success).
 func checkFastFlags(t *testing.T, kern *Kernel, typ dtype.Type, sk streamKernel, k int, a, as []float32, b []byte, bstride int, out0 []float32) {
 	t.Helper()
 	size := typ.ByteSize()
+	rows, cols := sk.tile()
 	nanIn := func(j0, j1 int) bool {
-		if typ != dtype.F8E4M3FN { // the only type whose fast decodings leave codes to the exact one
+		if typ != dtype.F8E4M3FN { // the only type whose quick decodings leave codes to the exact one
 			return false
 		}
 		for p := 0; p < k; p++ {
@@ -295,56 +300,54 @@ func checkFastFlags(t *testing.T, kern *Kernel, typ dtype.Type, sk streamKernel,
 		return false
 	}
 	at := func(j int) *byte { return &b[j*size] }
-	for q := 0; q < streamPanel; q += sk.cols {
+	// call runs a function that reports success on columns q..q+cols of a fresh copy of out0 and checks
+	// what it reports and that it leaves out alone where it fails.
+	call := func(name string, q int, f func(out []float32) bool) {
+		t.Helper()
 		out := append([]float32(nil), out0...)
-		want := !nanIn(q, q+sk.cols)
-		var got bool
-		var name string
-		switch {
-		case sk.fast != nil:
-			name, got = "fast", sk.fast(k, &a[0], at(q), bstride, &out[q*sk.rows])
-		case sk.decodeMul != nil:
-			buf := make([]float32, streamBlock16*16)
-			name, got = "decodeMul", sk.decodeMul(k, &a[0], at(q), bstride, &buf[0], &out[q*sk.rows], sk.rows)
-			if as != nil && sk.decodeMulScaled != nil {
-				out := append([]float32(nil), out0...)
-				if got := sk.decodeMulScaled(k, &as[0], at(q), bstride, &buf[0], &out[q*sk.rows], sk.rows); got != want {
-					t.Fatalf("%s %v %dx%d, k=%d: decodeMulScaled on columns %d..%d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, q, q+sk.cols, got, want)
-				}
-				if !got {
-					for i := range out {
-						if math.Float32bits(out[i]) != math.Float32bits(out0[i]) {
-							t.Fatalf("%s %v %dx%d, k=%d: decodeMulScaled changed out[%d] though it returned false", kern.Name(), typ, sk.rows, sk.cols, k, i)
-						}
-					}
-				}
-			}
-		default:
-			continue
-		}
-		if got != want {
-			t.Fatalf("%s %v %dx%d, k=%d: %s on columns %d..%d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, name, q, q+sk.cols, got, want)
-		}
-		if !got {
+		if got, want := f(out), !nanIn(q, q+cols); got != want {
+			t.Fatalf("%s %v %dx%d, k=%d: %s on columns %d..%d returned %v, want %v", kern.Name(), typ, rows, cols, k, name, q, q+cols, got, want)
+		} else if !got {
 			for i := range out {
 				if math.Float32bits(out[i]) != math.Float32bits(out0[i]) {
-					t.Fatalf("%s %v %dx%d, k=%d: %s changed out[%d] though it returned false", kern.Name(), typ, sk.rows, sk.cols, k, name, i)
+					t.Fatalf("%s %v %dx%d, k=%d: %s changed out[%d] though it returned false", kern.Name(), typ, rows, cols, k, name, i)
 				}
 			}
 		}
 	}
-	for _, dec := range []struct {
-		name string
-		fn   streamDecodeFastFunc
-	}{{"decodeFast", sk.decodeFast}, {"decodeFastScaled", sk.decodeFastScaled}} {
-		if dec.fn == nil {
-			continue
+	switch sk := sk.(type) {
+	case *directStream:
+		if sk.quick == nil {
+			return
 		}
-		for _, groups := range []int{1, 4} {
-			for q := 0; q < streamPanel; q += 16 * groups {
-				buf := make([]float32, streamBlock16*streamPanel)
-				if got, want := dec.fn(k, at(q), bstride, &buf[0], groups), !nanIn(q, q+16*groups); got != want {
-					t.Fatalf("%s %v %dx%d, k=%d: %s of %d blocks at column %d returned %v, want %v", kern.Name(), typ, sk.rows, sk.cols, k, dec.name, groups, q, got, want)
+		for q := 0; q < streamPanel; q += cols {
+			call("quick", q, func(out []float32) bool { return sk.quick(k, &a[0], at(q), bstride, &out[q*rows]) })
+		}
+	case *bufferedStream:
+		buf := make([]float32, streamBlock16*streamPanel)
+		for _, d := range []struct {
+			name string
+			dec  blockDecoding
+			a    []float32
+		}{{"plain", sk.plain, a}, {"scaled", sk.scaled, as}} {
+			if d.a == nil {
+				continue
+			}
+			if d.dec.fused != nil {
+				for q := 0; q < streamPanel; q += cols {
+					call(d.name+" fused", q, func(out []float32) bool {
+						return d.dec.fused(k, &d.a[0], at(q), bstride, &buf[0], &out[q*rows], rows)
+					})
+				}
+			}
+			if d.dec.quick == nil {
+				continue
+			}
+			for _, groups := range []int{1, 4} {
+				for q := 0; q < streamPanel; q += 16 * groups {
+					if got, want := d.dec.quick(k, at(q), bstride, &buf[0], groups), !nanIn(q, q+16*groups); got != want {
+						t.Fatalf("%s %v %dx%d, k=%d: %s quick decoding of %d blocks at column %d returned %v, want %v", kern.Name(), typ, rows, cols, k, d.name, groups, q, got, want)
+					}
 				}
 			}
 		}
@@ -357,8 +360,8 @@ func checkFastFlags(t *testing.T, kern *Kernel, typ dtype.Type, sk streamKernel,
 func TestStreamHugeA(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	withKernel(t, func(t *testing.T) {
-		for _, typ := range WeightTypes {
-			if current().streams[typ] == nil {
+		for _, typ := range WeightTypes() {
+			if ks := current().streams; ks == nil || ks.kernels[typ] == nil {
 				continue
 			}
 			for _, m := range []int{9, 16} {
@@ -413,14 +416,17 @@ func TestStreamPipeline(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	tested := 0
 	for _, kern := range Kernels() {
-		for _, typ := range WeightTypes {
-			var sk streamKernel
-			for _, s := range kern.streams[typ] {
-				if s.mulDecode != nil {
-					sk = s
+		if kern.streams == nil {
+			continue
+		}
+		for _, typ := range WeightTypes() {
+			var sk *bufferedStream
+			for _, s := range kern.streams.kernels[typ] {
+				if b, ok := s.(*bufferedStream); ok && b.pipelines(true) {
+					sk = b
 				}
 			}
-			if sk.mulDecode == nil {
+			if sk == nil {
 				continue
 			}
 			size := typ.ByteSize()
@@ -446,7 +452,8 @@ func TestStreamPipeline(t *testing.T) {
 					blocks[i] = streamBlockB(rng, typ, kb+k, stride, nan)
 					sw.panels = append(sw.panels, streamPanelRef{&blocks[i][0], stride})
 				}
-				a := make([]float32, k*sk.rows)
+				const rows = streamMaxRows
+				a := make([]float32, k*rows)
 				for i := range a {
 					switch rng.IntN(8) {
 					case 0:
@@ -461,11 +468,11 @@ func TestStreamPipeline(t *testing.T) {
 				if !scaleStreamA(as, a) {
 					t.Fatal("scaleStreamA refused an A without huge values")
 				}
-				m := 1 + rng.IntN(sk.rows)
+				m := 1 + rng.IntN(rows)
 				if trial%2 == 0 {
 					m = []int{9, 12, 13, 16}[trial/2%4]
 				}
-				size16 := sk.rows * streamPanel
+				size16 := rows * streamPanel
 				out0 := make([]float32, np*size16)
 				for i := range out0 {
 					out0[i] = float32(rng.NormFloat64())
@@ -480,7 +487,7 @@ func TestStreamPipeline(t *testing.T) {
 				for i := 0; i < np; i++ {
 					for r := 0; r < m; r++ {
 						for j := 0; j < streamPanel; j++ {
-							x := i*size16 + j/16*16*sk.rows + r*16 + j%16
+							x := i*size16 + j/16*16*rows + r*16 + j%16
 							if !sameBits(got[x], want[x]) {
 								t.Fatalf("%s %v, k=%d (from %d), %d panels, %d rows: panel %d sum (%d, %d) = %v (%#08x), want %v (%#08x)",
 									kern.Name(), typ, k, kb, np, m, i, r, j, got[x], math.Float32bits(got[x]), want[x], math.Float32bits(want[x]))

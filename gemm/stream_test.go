@@ -34,7 +34,7 @@ func scaledCheck(t *testing.T, got, c0, a, b Matrix, scale []float32, alpha, bet
 func TestStream(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	withKernel(t, func(t *testing.T) {
-		for _, tb := range WeightTypes {
+		for _, tb := range WeightTypes() {
 			for _, ta := range []dtype.Type{dtype.F32, dtype.BF16} {
 				for _, s := range []shape{{1, 64, 1}, {1, 1, 7}, {2, 65, 300}, {4, 130, 33}, {5, 63, 17}, {16, 200, 64}, {17, 70, 9}, {3, 0, 5}, {0, 3, 5}, {3, 5, 0}} {
 					for tr := 0; tr < 2; tr++ {
@@ -70,7 +70,7 @@ func TestStream(t *testing.T) {
 // bit, NaN and infinities included.
 func TestStreamDecode(t *testing.T) {
 	withKernel(t, func(t *testing.T) {
-		for _, typ := range WeightTypes {
+		for _, typ := range WeightTypes() {
 			size := typ.ByteSize()
 			n := 256
 			data := make([]byte, n*size)

@@ -1,11 +1,25 @@
 // The body shared by the two AVX-512 microkernels (kernel_avx512_amd64.s, kernel_bf16_amd64.s), included
-// right after their TEXT lines: each defines STEP, one step of k (one column of the packed A against one
-// row of the packed B, into the 28 accumulators Z0-Z27), and this runs a column of 14x32 tiles with it,
-// fetching each tile of C at its start and storing it at its end.
+// right after their TEXT lines have loaded the arguments: each defines STEP, one step of k (one column of
+// the packed A against one row of the packed B, into the 28 accumulators Z0-Z27), and this runs a column
+// of 14x32 tiles with it, starting each tile's sums from zero or from the sums so far (a block of K before
+// this one left them at acc), fetching each tile of C at its start and storing it at its end.
 //
-// func kernel(kc int, a, b, c *float32, ldc, m int, mask uint32, alpha, beta float32)
+// On entry: R9 kc, R12 the strip of A of the first tile, R14 the micro-panel of B, R13 the first row of C,
+// SI the bytes between rows of C, R11 the rows m, K1 and K2 the masks of the columns to write (0-15,
+// 16-31); in the frame, 0(SP) the first row of the sums so far (0 for none), 8(SP) the bytes between their
+// rows, 16(SP) alpha and 20(SP) beta.
 
-// STORE writes row z0, z1 of the tile to (DI) under the column masks K1, K2 as alpha*acc (Z30 = alpha),
+// LOAD reads row z0, z1 of the sums so far from (DI) under the column masks (masked-off columns read as
+// zero), moves DI to the next row (R10 bytes on) and stops after the last of the tile's rows (R8 counts
+// them down).
+#define LOAD(z0, z1) \
+	VMOVUPS.Z (DI), K1, z0; \
+	VMOVUPS.Z 64(DI), K2, z1; \
+	ADDQ R10, DI; \
+	DECQ R8; \
+	JZ loaded
+
+// STORE writes row z0, z1 of the tile to (DI) under the column masks K1, K2 as alpha*sums (Z30 = alpha),
 // moves DI to the next row and stops after the last of the m rows (R8 counts them down).
 #define STORE(z0, z1) \
 	VMULPS Z30, z0, z0; \
@@ -16,7 +30,8 @@
 	DECQ R8; \
 	JZ next
 
-// STOREBETA is STORE for alpha*acc + beta*C (Z31 = beta); masked-off columns of C are not read.
+// STOREBETA is STORE for alpha*sums + beta*C, rounded once (Z31 = beta); masked-off columns of C are not
+// read.
 #define STOREBETA(z0, z1) \
 	VMOVUPS.Z (DI), K1, Z28; \
 	VMOVUPS.Z 64(DI), K2, Z29; \
@@ -30,16 +45,10 @@
 	DECQ R8; \
 	JZ next
 
-	MOVQ a+8(FP), R12  // the strip of A of the next tile
-	MOVQ c+24(FP), R13 // its first row of C
-	MOVQ m+40(FP), R11 // the rows left
-	MOVQ ldc+32(FP), SI
-	SHLQ $2, SI
-
 tileloop:
-	MOVQ kc+0(FP), CX
+	MOVQ R9, CX
 	MOVQ R12, AX
-	MOVQ b+16(FP), BX
+	MOVQ R14, BX
 
 	// Fetch the tile of C into L1 while the products are summed.
 	MOVQ R13, DI
@@ -84,6 +93,51 @@ prefetchc:
 	VPXORD Z26, Z26, Z26
 	VPXORD Z27, Z27, Z27
 
+	// The sums so far, if any: the tile's rows, and the next tile's fetched meanwhile.
+	MOVQ 0(SP), DI
+	TESTQ DI, DI
+	JZ   steps
+	MOVQ 8(SP), R10
+	MOVQ R11, R8
+	SUBQ $14, R8
+	JLE  loadrows
+	CMPQ R8, $14
+	JLE  prefetchnext
+	MOVQ $14, R8
+prefetchnext:
+	MOVQ R10, DX
+	IMULQ $14, DX
+	ADDQ DI, DX
+prefetchsums:
+	PREFETCHT0 (DX)
+	PREFETCHT0 64(DX)
+	PREFETCHT0 124(DX)
+	ADDQ R10, DX
+	DECQ R8
+	JNZ  prefetchsums
+loadrows:
+	MOVQ R11, R8
+	CMPQ R8, $14
+	JLE  load
+	MOVQ $14, R8
+load:
+	LOAD(Z0, Z1)
+	LOAD(Z2, Z3)
+	LOAD(Z4, Z5)
+	LOAD(Z6, Z7)
+	LOAD(Z8, Z9)
+	LOAD(Z10, Z11)
+	LOAD(Z12, Z13)
+	LOAD(Z14, Z15)
+	LOAD(Z16, Z17)
+	LOAD(Z18, Z19)
+	LOAD(Z20, Z21)
+	LOAD(Z22, Z23)
+	LOAD(Z24, Z25)
+	LOAD(Z26, Z27)
+loaded:
+
+steps:
 	SUBQ $4, CX
 	JL   tail
 
@@ -115,12 +169,9 @@ store:
 	JLE  rows
 	MOVQ $14, R8
 rows:
-	MOVL mask+48(FP), DX
-	KMOVD DX, K1
-	KSHIFTRD $16, K1, K2
-	VBROADCASTSS alpha+52(FP), Z30
-	VBROADCASTSS beta+56(FP), Z31
-	MOVL beta+56(FP), DX
+	VBROADCASTSS 16(SP), Z30
+	VBROADCASTSS 20(SP), Z31
+	MOVL 20(SP), DX
 	SHLL $1, DX // drop the sign: -0 is zero too
 	JNZ  withbeta
 
@@ -157,13 +208,21 @@ withbeta:
 	STOREBETA(Z26, Z27)
 
 next:
-	// On to the next strip of A and 14 rows down C, if any rows are left.
-	MOVQ kc+0(FP), R10
+	// On to the next strip of A and 14 rows down C and the sums so far, if any rows are left.
+	MOVQ R9, R10
 	IMULQ $56, R10
 	ADDQ R10, R12
 	MOVQ SI, R10
 	IMULQ $14, R10
 	ADDQ R10, R13
+	MOVQ 0(SP), R10
+	TESTQ R10, R10
+	JZ   nextrows
+	MOVQ 8(SP), DX
+	IMULQ $14, DX
+	ADDQ DX, R10
+	MOVQ R10, 0(SP)
+nextrows:
 	SUBQ $14, R11
 	JG   tileloop
 	VZEROUPPER

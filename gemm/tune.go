@@ -25,29 +25,40 @@ type Blocks struct {
 func (b Blocks) String() string { return fmt.Sprintf("mc=%d kc=%d nc=%d", b.MC, b.KC, b.NC) }
 
 // Blocks returns the block sizes k uses: its defaults, or what Tune found on this CPU and the user's cache
-// holds (read once, when a product first needs them), or what SetBlocks set.
+// holds (read once, when a product first needs them), or what SetBlocks set. They change how fast a
+// product runs, never its result: see the numerics contract of the package documentation.
 func (k *Kernel) Blocks() Blocks {
 	tunedOnce.Do(loadTuned)
+	return k.blocks()
+}
+
+// blocks is Blocks without reading the cache.
+func (k *Kernel) blocks() Blocks {
 	if b := k.tuned.Load(); b != nil {
 		return *b
 	}
 	return Blocks{MC: k.mc, KC: k.kc, NC: k.nc}
 }
 
-// SetBlocks makes k use the block sizes b (rounded to whole tiles), or its defaults when b is the zero
-// Blocks, and returns the sizes used before. It is safe to call while products run: each product reads
-// the sizes once.
+// SetBlocks makes k use the block sizes b (MC and NC rounded up to whole tiles, KC down to an even
+// number), or its defaults when b is the zero Blocks, and returns the sizes used before. It is safe to
+// call while products run: each product reads the sizes once.
 func (k *Kernel) SetBlocks(b Blocks) Blocks {
 	prev := k.Blocks()
+	k.setBlocks(b)
+	return prev
+}
+
+// setBlocks is SetBlocks without reading the cache first.
+func (k *Kernel) setBlocks(b Blocks) {
 	if b == (Blocks{}) {
 		k.tuned.Store(nil)
-		return prev
+		return
 	}
 	b.MC = max(k.mr, (b.MC+k.mr-1)/k.mr*k.mr)
 	b.NC = max(k.nr, (b.NC+k.nr-1)/k.nr*k.nr)
 	b.KC = max(2, b.KC&^1)
 	k.tuned.Store(&b)
-	return prev
 }
 
 // TuneFile is where Tune's results are kept, in the user's cache directory ($XDG_CACHE_HOME or ~/.cache
@@ -65,16 +76,27 @@ type tuneCache map[string]map[string]Blocks
 
 var tunedOnce sync.Once
 
-// loadTuned applies the cached block sizes for this CPU, if any; a missing or unreadable cache leaves the
-// defaults (tuning is an optimisation, never a requirement).
+// maxBlock bounds every block size read from the cache: a larger one is not a size Tune chooses, and
+// would only make a product allocate without end.
+const maxBlock = 1 << 16
+
+// loadTuned applies the cached block sizes for this CPU, if any, through SetBlocks' rounding; a missing
+// or unreadable cache, or an entry out of range, leaves the defaults (tuning is an optimisation, never a
+// requirement).
 func loadTuned() {
 	cache, err := readTuneCache()
 	if err != nil {
 		return
 	}
+	applyTuned(cache)
+}
+
+// applyTuned sets the block sizes of every kernel of this machine that cache holds for this CPU.
+func applyTuned(cache tuneCache) {
 	for _, k := range available {
-		if b, ok := cache[cpuName][k.name]; ok && b.MC > 0 && b.KC > 0 && b.NC > 0 {
-			k.tuned.Store(&b)
+		b, ok := cache[cpuName][k.name]
+		if ok && b.MC > 0 && b.KC > 0 && b.NC > 0 && b.MC <= maxBlock && b.KC <= maxBlock && b.NC <= maxBlock {
+			k.setBlocks(b)
 		}
 	}
 }

@@ -50,17 +50,18 @@ func (v view) at(off int) view {
 
 // run returns the n stored elements starting at element off as float32: the data itself when it is
 // float32, else decoded into tmp (which must hold n elements).
-func (v *view) run(off, n int, tmp []float32) []float32 {
+func (v *view) run(h isa, off, n int, tmp []float32) []float32 {
 	if v.f32 != nil {
 		return v.f32[off : off+n]
 	}
 	tmp = tmp[:n]
-	v.read(tmp, off)
+	v.read(h, tmp, off)
 	return tmp
 }
 
-// read sets dst to the len(dst) stored elements starting at element off, as float32.
-func (v *view) read(dst []float32, off int) {
+// read sets dst to the len(dst) stored elements starting at element off, as float32, decoding with the
+// assembly h allows.
+func (v *view) read(h isa, dst []float32, off int) {
 	if v.f32 != nil {
 		copy(dst, v.f32[off:off+len(dst)])
 		return
@@ -69,7 +70,7 @@ func (v *view) read(dst []float32, off int) {
 	switch {
 	case v.table != nil:
 		tab := v.table
-		done := decodeBytesFast(dst, src, tab)
+		done := h.decodeBytesFast(dst, src, tab)
 		dst, src = dst[done:len(src)], src[done:]
 		for i, b := range src {
 			dst[i] = tab[b]
@@ -79,7 +80,7 @@ func (v *view) read(dst []float32, off int) {
 			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
 		}
 	case v.typ == dtype.BF16:
-		done := widenBF16Fast(dst, src)
+		done := h.widenBF16Fast(dst, src)
 		dst, src = dst[done:], src[2*done:]
 		if u := uint16s(src); u != nil {
 			dst = dst[:len(u)]
@@ -182,12 +183,12 @@ func (t Typed) view(name string) view {
 }
 
 // MatMulTyped computes C = alpha*A*B + beta*C like MatMul, for operands of any type Typed allows: each
-// element is decoded to float32 exactly and the products are accumulated in float32. With a float32 kernel
-// the result equals MatMul's on the decoded matrices, bit for bit, but for products of at most 16 rows by a
-// row-major B of f8e4m3fn, f8e5m2, s8 or bf16, which an AVX-512 machine streams (see MatMulWeights: summed
-// in order of k, without blocks); with the bf16 kernel (KernelFor), the sums are grouped in pairs and
-// subnormals flushed, as the package documentation says. It panics, like MatMul, on mismatched shapes, and
-// on an element type it does not decode.
+// element is decoded to float32 exactly and the products are accumulated in float32, as the numerics
+// contract of the package documentation says, so that with an ordered kernel the result equals MatMul's on
+// the decoded matrices, bit for bit, whether the product is blocked or (at most 16 rows by a row-major B
+// of f8e4m3fn, f8e5m2, s8 or bf16) streamed. With the bf16 kernel (KernelFor), the sums are grouped in
+// pairs and subnormals flushed. It panics, like MatMul, on mismatched shapes, and on an element type it
+// does not decode.
 func MatMulTyped(c Matrix, a, b Typed, alpha, beta float32) {
 	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: b.Rows, Cols: b.Cols})
 	c.check("C", 0, len(c.Data))
@@ -208,7 +209,8 @@ func KernelName(m int, a, b dtype.Type, transB bool) string {
 	kern := current()
 	if streams(kern, m, &view{typ: b, trans: transB}) {
 		sk, _ := kern.streamFor(b, m)
-		return fmt.Sprintf("stream-%s %dx%d", kern.streamISA, sk.rows, sk.cols)
+		rows, cols := sk.tile()
+		return fmt.Sprintf("%s %dx%d", kern.streams.name, rows, cols)
 	}
 	return kern.forTypes(a, b).String()
 }

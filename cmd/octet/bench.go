@@ -99,7 +99,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	reps := fs.Int("reps", 0, "timed repetitions after one warm-up (0: as many as 2e10 FLOP, between 3 and 50)")
 	transA := fs.Bool("trans-a", false, "store A transposed (K x M, row-major)")
 	transB := fs.Bool("trans-b", false, "store B transposed (N x K, row-major)")
-	kernel := fs.String("kernel", "", "microkernel to use: "+kernelNames()+" (default: the fastest)")
+	kernel := fs.String("kernel", "", "microkernel to use: "+kernelNames()+" (default: the fastest of those that keep package gemm's numerics contract; avx512bf16, which sums in pairs, only when named)")
 	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16) and time gemm.MatMulWeights")
 	scaled := fs.Bool("scale", false, "with --weights: a scale per column of B (int8 weight-only)")
 	tune := fs.Bool("tune", false, "first choose the kernel's block sizes by a short search (a few seconds) and keep them in the user cache directory, where every later product on this CPU finds them")
@@ -158,7 +158,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	name := gemm.KernelName(*m, types[0], types[1], *transB)
 	switch {
 	case *weights:
-		if !slices.Contains(gemm.WeightTypes, types[1]) {
+		if !slices.Contains(gemm.WeightTypes(), types[1]) {
 			return usagef("--weights needs B of type f8e4m3fn, f8e5m2, s8 or bf16, not %s", types[1])
 		}
 		var scale []float32
