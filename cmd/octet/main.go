@@ -48,6 +48,8 @@ type command struct {
 	Long      string // the text "octet help NAME" prints after the usage line
 	// Order places the command in the help listing (smaller first).
 	Order int
+	// ReadsModules says that the command reads modules: its flags include --max-input.
+	ReadsModules bool
 	// Run executes the command. Flags are parsed by Run itself through inv.flags so that every invocation
 	// gets a fresh FlagSet (the command may run many times in one process, in tests).
 	Run func(inv *invocation, args []string) error
@@ -86,9 +88,12 @@ type invocation struct {
 	// isTerminal reports whether stdout is a terminal (colour is used only then).
 	isTerminal bool
 	getenv     func(string) string
-	// maxInput, when positive, bounds the bytes of one input file (after decompression); zero means the
-	// default memory budget.
+	// maxInput, when positive, bounds the bytes of one binary input file; zero means the default memory
+	// budget.
 	maxInput int64
+	// maxText, when positive, bounds the bytes of text of one input (after decompression); zero means the
+	// default (defaultMaxText). --max-input sets it.
+	maxText int64
 }
 
 // usageError is a mistake in how the program was called: exit status 2.
@@ -113,6 +118,9 @@ var errHelp = flag.ErrHelp
 func (inv *invocation) flags() *flag.FlagSet {
 	fs := flag.NewFlagSet(inv.cmd.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	if inv.cmd.ReadsModules {
+		inv.maxInputFlag(fs)
+	}
 	return fs
 }
 

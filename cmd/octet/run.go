@@ -47,11 +47,13 @@ inputs.
 
 Before evaluating, run estimates the memory the program's buffers need and refuses, naming the largest
 buffers, a program over --max-memory (default: half of the physical memory; sizes like 512MiB or 8G;
-0 for no limit). The same budget bounds the input files and the arrays read from them; a .npy or .npz
+0 for no limit). The same budget bounds the array files and the arrays read from them; a .npy or .npz
 header that claims more is refused before its data is read. What the interpreter does not implement (collectives over several devices, host
 transfers, Cholesky, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.`,
 		Order: 30,
 		Run:   runRun,
+
+		ReadsModules: true,
 	})
 }
 

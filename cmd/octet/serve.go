@@ -40,6 +40,8 @@ of a DIR that cannot (a dump folder also holds buffer assignments and memory rep
 said so on standard error.`,
 		Order: 25,
 		Run:   runServe,
+
+		ReadsModules: true,
 	})
 }
 
