@@ -124,6 +124,7 @@ func (inv *invocation) readInput(name string) (data []byte, display string, err 
 		}
 		return nil, src.display, err
 	}
+	expectHeap(len(data))
 	return data, src.display, nil
 }
 

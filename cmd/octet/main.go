@@ -22,7 +22,7 @@ import (
 )
 
 func main() {
-	raiseStartingHeap(startingHeap)
+	startPacing()
 	// SIGINT and SIGTERM cancel the context: a command stops, removes its temporary files and exits; a second
 	// signal kills the program.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
