@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -506,82 +505,4 @@ func explicitEntry(display string, m *hlo.Module, src []byte) error {
 	}
 	return fmt.Errorf("%s: module %s has no ENTRY computation: is the text cut off? (its header gives the entry's layout, as XLA prints it, but the text ends after computation %%%s)",
 		pos, m.Name, m.Entry.Name)
-}
-
-// writeFileAtomic writes what write writes to name so that name never holds a partial file: through a temporary file in
-// the same folder, synced to disk, then renamed over name. An existing file keeps its permissions; a symbolic
-// link is written through (its target is replaced, the link stays); a name that exists and is not a regular
-// file (a folder, a named pipe, a device) is refused. The temporary file is removed on any failure, and when
-// ctx is cancelled (by SIGINT or SIGTERM) before the rename.
-func writeFileAtomic(ctx context.Context, name string, write func(io.Writer) error) error {
-	target, err := resolveLinks(name)
-	if err != nil {
-		return fmt.Errorf("%s: %v", name, err)
-	}
-	perm := fs.FileMode(0o644)
-	switch fi, err := os.Stat(target); {
-	case err == nil:
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s: is %s, not a regular file: not replacing it", name, fileKind(fi.Mode()))
-		}
-		perm = fi.Mode().Perm()
-	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: %v", name, trimPathError(err))
-	}
-	dir := filepath.Dir(target)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("%s: %v", name, trimPathError(err))
-	}
-	tmp := f.Name()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	werr := write(bw)
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	if werr == nil {
-		werr = f.Chmod(perm)
-	}
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = ctx.Err()
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, target)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %v", name, trimPathError(werr))
-	}
-	// Make the rename itself durable; a folder that cannot be synced is not an error.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-// resolveLinks follows the symbolic links of name (a dangling one included) to the file they name.
-func resolveLinks(name string) (string, error) {
-	const maxLinks = 40
-	for range maxLinks {
-		fi, err := os.Lstat(name)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return name, nil
-		}
-		dest, err := os.Readlink(name)
-		if err != nil {
-			return "", trimPathError(err)
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(name), dest)
-		}
-		name = dest
-	}
-	return "", errors.New("too many levels of symbolic links")
 }

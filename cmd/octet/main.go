@@ -23,20 +23,30 @@ import (
 
 func main() {
 	startPacing()
-	// SIGINT and SIGTERM cancel the context: a command stops, removes its temporary files and exits; a second
-	// signal kills the program.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(interruptible(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	os.Exit(code)
+}
+
+// interruptible returns the context of the program, cancelled by SIGINT or SIGTERM: a command stops,
+// removes its temporary files and exits. A command that does not watch the context (one reading a
+// terminal, or in a long step) is ended 2 seconds later, or at once by a second signal, and its temporary
+// files are removed first.
+func interruptible() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop()
-		// A command that does not watch the context (one reading a terminal) still ends, soon.
-		time.Sleep(2 * time.Second)
+		<-sigs
+		cancel()
+		select {
+		case <-sigs:
+		case <-time.After(2 * time.Second):
+		}
+		removeTempFiles()
 		fmt.Fprintln(os.Stderr, "octet: interrupted")
 		os.Exit(1)
 	}()
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	return ctx
 }
 
 // A command is one verb of the octet program. Every command lives in its own file and adds itself to the
