@@ -1,12 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"octet/interp"
 )
 
 // The collector first runs when the heap reaches 4 MB and then at every doubling of the live heap; each
@@ -14,9 +15,9 @@ import (
 // a few milliseconds, so those early cycles mark the growing IR again and again. Like the Go compiler, octet
 // lets the heap grow further before the collector runs: the heap goal is never less than a target, and is
 // the usual pacing's (GOGC=100) when the live heap is large enough for that to give more. The target is set
-// by the input: reading text takes at most heapPerInputByte times its size, and the heap is let grow to
-// that, but never past maxStartingHeap. A small input keeps the runtime's pacing; a program that reads
-// nothing too.
+// by the input: heapPerInputByte times the text read (a parse allocates about 8 times its text, and the
+// analyses after it more), but never past maxStartingHeap. A small input keeps the runtime's pacing; a
+// program that reads nothing too.
 //
 // The heap goal is the runtime's: live + (live + stacks + globals) * GOGC/100, and at least 4 MB *
 // GOGC/100. GOGC is chosen from the live heap, the stacks and the globals that the runtime reports
@@ -76,7 +77,7 @@ func collectorPacing() string {
 	pacer.Lock()
 	defer pacer.Unlock()
 	if pacer.target > 0 {
-		return fmt.Sprintf("GOGC=100, the heap let grow to %.1f MB for the input (set GOGC to keep the runtime's pacing)", float64(pacer.target)/1e6)
+		return "GOGC=100, the heap let grow to " + interp.FormatBytes(int64(pacer.target)) + " for the input (set GOGC to keep the runtime's pacing)"
 	}
 	return "GOGC=100"
 }
