@@ -309,7 +309,7 @@ func TestReadInputMemory(t *testing.T) {
 		name   string
 		arg    string
 		factor float64
-	}{{"file", path, 1.1}, {"stream", "-", 2.1}} {
+	}{{"file", path, 1.25}, {"stream", "-", 2.25}} {
 		inv := &invocation{ctx: context.Background(), stdin: bytes.NewReader(gz.Bytes()), stdout: io.Discard, stderr: io.Discard}
 		var data []byte
 		var err error
