@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -232,6 +233,11 @@ func readAll(r io.Reader, hint, limit int64) ([]byte, error) {
 		data = append(data, p...)
 		pieces[i] = nil
 	}
+	if total > readChunk {
+		// The pieces are collected now, while little else is live, so that what reads the text next (a
+		// parser's copy) can have their memory.
+		runtime.GC()
+	}
 	return data, nil
 }
 
@@ -324,7 +330,17 @@ type source struct {
 func (inv *invocation) openSource(name string) (*source, error) {
 	noCtx := func() error { return nil }
 	if name == "-" {
-		return &source{display: "<stdin>", r: inv.stdin, size: -1, close: noCtx, ctxErr: noCtx}, nil
+		src := &source{display: "<stdin>", r: inv.stdin, size: -1, close: noCtx, ctxErr: noCtx}
+		// Standard input redirected from a file is read as the file, from where it stands.
+		if f, ok := inv.stdin.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+				if off, err := f.Seek(0, io.SeekCurrent); err == nil && off <= fi.Size() {
+					sr := io.NewSectionReader(f, off, fi.Size()-off)
+					src.r, src.at, src.size = sr, sr, fi.Size()-off
+				}
+			}
+		}
+		return src, nil
 	}
 	src := &source{display: name, size: -1, close: noCtx, ctxErr: noCtx}
 	fi, err := os.Stat(name)

@@ -290,8 +290,9 @@ func TestGzipBomb(t *testing.T) {
 	}
 }
 
-// TestReadInputMemory reads a gzipped module of 64 MiB of text: from a file whose trailer states the size,
-// the text alone is held; from a stream, at most twice the text while it is read.
+// TestReadInputMemory reads a gzipped module of 64 MiB of text: from a file whose trailer states the size
+// (named, or as standard input), the text alone is held; from a stream, at most twice the text while it is
+// read.
 func TestReadInputMemory(t *testing.T) {
 	const size = 64 << 20
 	text := []byte("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n// ")
@@ -305,12 +306,22 @@ func TestReadInputMemory(t *testing.T) {
 	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	stdinFile, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdinFile.Close()
 	for _, tc := range []struct {
 		name   string
 		arg    string
+		stdin  io.Reader
 		factor float64
-	}{{"file", path, 1.25}, {"stream", "-", 2.25}} {
-		inv := &invocation{ctx: context.Background(), stdin: bytes.NewReader(gz.Bytes()), stdout: io.Discard, stderr: io.Discard}
+	}{
+		{"file", path, nil, 1.25},
+		{"standard input from the file", "-", stdinFile, 1.25},
+		{"stream", "-", bytes.NewReader(gz.Bytes()), 2.25},
+	} {
+		inv := &invocation{ctx: context.Background(), stdin: tc.stdin, stdout: io.Discard, stderr: io.Discard}
 		var data []byte
 		var err error
 		peak := peakHeap(func() { data, _, err = inv.readInput(tc.arg) })
@@ -364,5 +375,56 @@ func TestMaxInput(t *testing.T) {
 		if strings.Contains(help, "-max-input") != c.ReadsModules {
 			t.Errorf("octet help %s: --max-input listed: %v, want %v", c.Name, !c.ReadsModules, c.ReadsModules)
 		}
+	}
+}
+
+// TestStdinFromFile reads standard input redirected from a file, from where it stands, as "cmd - < file"
+// after a program read the start of it does.
+func TestStdinFromFile(t *testing.T) {
+	src, err := os.ReadFile(example("dense_fp8.before.hlo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "in.hlo")
+	os.WriteFile(path, append([]byte("garbage\n"), src...), 0o644)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Seek(int64(len("garbage\n")), io.SeekStart)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"verify", "-"}, f, &out, &errb); code != 0 || out.String() != "<stdin>: ok (1 computation, 23 instructions)\n" {
+		t.Errorf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+}
+
+// TestInputPeakRSS pipes 256 MiB of gzipped text to "octet verify -" in a process of its own and reads the
+// peak of its resident memory: the text, and the parser's copy of it, and not the pieces it was read in.
+func TestInputPeakRSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 256 MiB")
+	}
+	const size = 256 << 20
+	head := "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n// "
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	zw.Write([]byte(head))
+	line := bytes.Repeat([]byte("a"), 1<<20)
+	for n := len(head); n < size; n += len(line) {
+		zw.Write(line)
+	}
+	zw.Write([]byte("\n"))
+	zw.Close()
+	cmd := octetProcess(t, []string{"OCTET_TEST_PEAK=1"}, "verify", "-")
+	cmd.Stdin = &gz // through a pipe
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "<stdin>: ok") {
+		t.Fatalf("%v: %s", err, out)
+	}
+	rss := processPeak(t, out)
+	t.Logf("peak RSS %s for %s of text", interp.FormatBytes(rss), interp.FormatBytes(size))
+	if rss > size*5/2 {
+		t.Errorf("peak RSS %s for %s of text", interp.FormatBytes(rss), interp.FormatBytes(size))
 	}
 }

@@ -22,9 +22,13 @@ import (
 )
 
 func main() {
+	os.Exit(octet())
+}
+
+// octet is the program: it runs the command its arguments name, and returns the exit status.
+func octet() int {
 	startPacing()
-	code := run(interruptible(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	os.Exit(code)
+	return run(interruptible(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
 // interruptible returns the context of the program, cancelled by SIGINT or SIGTERM: a command stops,

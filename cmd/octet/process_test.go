@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +17,8 @@ import (
 
 // TestOctetProcess is the octet program itself when the test binary runs with OCTET_TEST_PROCESS set, its
 // arguments after "--": octetProcess starts it so, to test what only a whole process shows (signals, the
-// umask, the collector's pacing, peak memory). OCTET_TEST_UMASK sets the umask first.
+// umask, the collector's pacing, peak memory). OCTET_TEST_UMASK sets the umask first; with OCTET_TEST_PEAK
+// set, the program's peak resident memory is printed on standard error last (see processPeak).
 func TestOctetProcess(t *testing.T) {
 	if os.Getenv("OCTET_TEST_PROCESS") == "" {
 		return
@@ -33,7 +36,30 @@ func TestOctetProcess(t *testing.T) {
 	}
 	register(&command{Name: "write-for-test", Run: writeForTest})
 	os.Args = append([]string{"octet"}, os.Args[i+1:]...)
-	main()
+	code := octet()
+	if os.Getenv("OCTET_TEST_PEAK") != "" {
+		// The peak of this program's resident memory: a parent's wait4 would count the parent's own
+		// at the fork.
+		status, _ := os.ReadFile("/proc/self/status")
+		for line := range strings.Lines(string(status)) {
+			if strings.HasPrefix(line, "VmHWM:") {
+				fmt.Fprint(os.Stderr, line)
+			}
+		}
+	}
+	os.Exit(code)
+}
+
+// processPeak returns the peak resident memory that a process started by octetProcess with
+// OCTET_TEST_PEAK set printed on its standard error, in bytes.
+func processPeak(t *testing.T, stderr []byte) int64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^VmHWM:\s+(\d+) kB$`).FindSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no peak memory in:\n%s", stderr)
+	}
+	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return kb << 10
 }
 
 // writeForTest writes a file (args[1]) as commands write their outputs, slowly: "stall" writes a little
