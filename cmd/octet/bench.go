@@ -22,6 +22,8 @@ type benchmark struct {
 	Name      string // the subcommand: "gemm"
 	UsageLine string // after "octet ": "bench gemm [flags]"
 	Short     string // one line for the list "octet bench -h" prints
+	// ReadsModules says that the benchmark reads modules: its flags include --max-input.
+	ReadsModules bool
 	// Run measures and prints. It parses its flags through inv.flags and inv.parse, like a command; inv.cmd
 	// describes the benchmark (its usage line), so usage errors and -h speak of it.
 	Run func(inv *invocation, args []string) error
@@ -71,7 +73,8 @@ func runBench(inv *invocation, args []string) error {
 		return usagef("unknown benchmark %q (run 'octet bench -h' for the list)", args[0])
 	}
 	// The benchmark's own usage line goes into its usage errors and its -h output.
-	inv.cmd = &command{Name: inv.cmd.Name, UsageLine: b.UsageLine, Short: b.Short, Long: b.Short, Order: inv.cmd.Order, Run: inv.cmd.Run}
+	inv.cmd = &command{Name: inv.cmd.Name, UsageLine: b.UsageLine, Short: b.Short, Long: b.Short, Order: inv.cmd.Order, Run: inv.cmd.Run,
+		ReadsModules: b.ReadsModules}
 	return b.Run(inv, args[1:])
 }
 

@@ -18,6 +18,8 @@ func init() {
 		UsageLine: "bench parse [--time=2s] FILE",
 		Short:     "measure how fast HLO text parses (MB/s) and the memory it takes",
 		Run:       benchParse,
+
+		ReadsModules: true,
 	})
 }
 

@@ -69,6 +69,8 @@ exit status 1. --strict exits with status 1 when any FP8 GEMM is not fused (for 
 fusion).`,
 		Order: 20,
 		Run:   runCheck,
+
+		ReadsModules: true,
 	})
 }
 

@@ -27,6 +27,8 @@ Every other command reads StableHLO too: a file that starts as MLIR text (module
 converted this way before the command runs.`,
 		Order: 12,
 		Run:   runConvert,
+
+		ReadsModules: true,
 	})
 }
 

@@ -32,6 +32,8 @@ fused in A is not fused in B, naming it. Both modules are verified (as "octet ve
 are compared.`,
 		Order: 22,
 		Run:   runDiff,
+
+		ReadsModules: true,
 	})
 }
 

@@ -36,6 +36,8 @@ The output goes to standard output, or to OUT with -o (written whole or not at a
 verified (as "octet verify" does) before it is exported.`,
 		Order: 24,
 		Run:   runExport,
+
+		ReadsModules: true,
 	})
 }
 

@@ -5,16 +5,21 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
 	"go/token"
 	"io"
 	"io/fs"
+	"math"
 	"os"
-	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"octet/hlo"
 	"octet/interp"
@@ -50,10 +55,10 @@ func defaultMemoryBudget() int64 {
 	return memBudget
 }
 
-// inputLimit, when positive, replaces defaultMemoryBudget as the most bytes one input may hold.
+// inputLimit, when positive, replaces the defaults of maxInputBytes and maxTextBytes (for tests).
 var inputLimit int64
 
-// maxInputBytes is the most bytes one input file may hold, after gzip decompression.
+// maxInputBytes is the most bytes one binary input file (an array for run) may hold.
 func (inv *invocation) maxInputBytes() int64 {
 	if inv.maxInput > 0 {
 		return inv.maxInput
@@ -64,73 +69,203 @@ func (inv *invocation) maxInputBytes() int64 {
 	return defaultMemoryBudget()
 }
 
-// readInput reads the whole of a command's input: "-" is standard input, and a name ending in ".gz" (or any
-// gzip stream) is decompressed. The returned name is the one errors should carry. Only regular files are
-// read: a folder, a named pipe or a device is refused by name instead of waited on, and an input over the
-// memory budget, before or after decompression, is refused before it is held in memory.
+// defaultMaxText is the most bytes of text one input may hold when --max-input does not say: 1 GiB, or a
+// quarter of the memory budget where that is less. Reading a module takes several times its text.
+func defaultMaxText() int64 {
+	return min(1<<30, defaultMemoryBudget()/4)
+}
+
+// maxTextBytes is the most bytes of text one input may hold, after gzip decompression.
+func (inv *invocation) maxTextBytes() int64 {
+	switch {
+	case inv.maxText > 0:
+		return inv.maxText
+	case inputLimit > 0:
+		return inputLimit
+	}
+	return defaultMaxText()
+}
+
+// maxInputFlag adds --max-input, the limit of maxTextBytes, to the flags of a command that reads modules.
+func (inv *invocation) maxInputFlag(fs *flag.FlagSet) {
+	fs.Func("max-input", "the most bytes of text one input may hold, after decompression (a `SIZE` like 4GiB; 0 for no limit; the default is 1GiB, or a quarter of the memory budget where that is less)", func(s string) error {
+		n, err := interp.ParseBytes(s)
+		if err != nil {
+			return fmt.Errorf("%q is not a size (like 512MiB or 4G)", s)
+		}
+		if n == 0 {
+			n = math.MaxInt64 - 1
+		}
+		inv.maxText = n
+		return nil
+	})
+}
+
+// errOverLimit is readAll's error for a reader that holds more than its limit.
+var errOverLimit = errors.New("over the limit")
+
+// readInput reads the whole of a command's text input: "-" is standard input, and a gzip stream is
+// decompressed. The returned name is the one errors should carry. Regular files and pipes are read (a named
+// pipe that no program writes to is refused, not waited on); a folder, a device or a socket is refused by
+// name. Text over the limit (maxTextBytes), before or after decompression, is refused as soon as it is
+// known: the memory held while reading is at most about twice the text read, and once the text is read, the
+// text itself (for a regular file, and for a gzip file whose trailer states its size, the text alone).
 func (inv *invocation) readInput(name string) (data []byte, display string, err error) {
-	data, display, err = inv.readInputRaw(name)
+	src, err := inv.openSource(name)
 	if err != nil {
-		return nil, display, err
+		return nil, src.display, err
 	}
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		data, err = inflate(data, inv.maxInputBytes())
-		if err != nil {
-			return nil, display, fmt.Errorf("%s: %v", display, err)
+	defer src.close()
+	data, err = readText(src, inv.maxTextBytes())
+	if err != nil {
+		if src.ctxErr() != nil {
+			return nil, src.display, src.ctxErr()
 		}
+		return nil, src.display, err
 	}
-	return data, display, nil
+	expectHeap(len(data))
+	return data, src.display, nil
 }
 
-// inflate decompresses gzip data, refusing output of more than limit bytes.
-func inflate(data []byte, limit int64) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("bad gzip data: %v", err)
+// readText reads the text of src, decompressing a gzip stream, and refuses more than limit bytes.
+func readText(src *source, limit int64) ([]byte, error) {
+	overLimit := func(what string) error {
+		return fmt.Errorf("%s: %smore than %s, the input limit (--max-input raises it)", src.display, what, interp.FormatBytes(limit))
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("bad gzip data: %v", err)
+	r, hint, gzipped := src.r, src.size, false
+	if src.size >= 0 {
+		var magic [2]byte
+		if n, _ := src.at.ReadAt(magic[:], 0); n == 2 && magic == [2]byte{0x1f, 0x8b} {
+			// A gzip stream ends with the size of its last member's data (modulo 2^32): the size of
+			// the whole, as gzip writes a file. It is only a hint (the end of a file cut short is not
+			// a size), taken where deflate could expand the file to it, at most 1032 to 1.
+			var trailer [4]byte
+			hint, gzipped = -1, true
+			if src.size >= 18 {
+				if _, err := src.at.ReadAt(trailer[:], src.size-4); err == nil {
+					hint = int64(binary.LittleEndian.Uint32(trailer[:]))
+				}
+			}
+			if hint > limit || hint > 1032*src.size {
+				hint = -1
+			}
+			r = bufio.NewReaderSize(r, 1<<16)
+		} else if src.size > limit {
+			return nil, overLimit(interp.FormatBytes(src.size) + ", ")
+		}
+		// The size is a hint: a file that grows while it is read is still bounded by the limit.
+	} else {
+		br := bufio.NewReaderSize(r, 1<<16)
+		magic, _ := br.Peek(2)
+		r, gzipped = br, len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b
 	}
-	if int64(len(out)) > limit {
-		return nil, fmt.Errorf("the gzip data decompresses to more than %s, the input limit", interp.FormatBytes(limit))
+	if gzipped {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad gzip data: %v", src.display, err)
+		}
+		r = zr
 	}
-	return out, nil
+	data, err := readAll(r, hint, limit)
+	switch {
+	case err == errOverLimit:
+		return nil, overLimit("")
+	case err != nil && gzipped:
+		return nil, fmt.Errorf("%s: bad gzip data: %v", src.display, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %v", src.display, trimPathError(err))
+	}
+	return data, nil
 }
 
-// readInputRaw reads a command's input as it is, without decompression ("-" is standard input), under the
-// same rules as readInput.
-func (inv *invocation) readInputRaw(name string) (data []byte, display string, err error) {
-	limit := inv.maxInputBytes()
-	if name == "-" {
-		data, err = io.ReadAll(io.LimitReader(inv.stdin, limit+1))
+// readChunk bounds the pieces in which readAll reads a stream of unknown size.
+const readChunk = 64 << 20
+
+// readAll reads r to its end, or returns errOverLimit once it has read more than limit bytes. hint, when not
+// negative, is the size r is expected to have: it is read into one buffer of that size. A reader without a
+// hint, or one that holds more than its hint, is read in pieces that grow with the data read, up to
+// readChunk, which are joined at the end: until then the memory held is the data read and one piece, never
+// more than limit plus a piece.
+func readAll(r io.Reader, hint, limit int64) ([]byte, error) {
+	var pieces [][]byte
+	var total int64
+	size := int64(1 << 16)
+	if hint >= 0 {
+		size = min(hint, limit) + 1 // one more byte tells a reader that holds more than its hint
+	}
+	var br *bufio.Reader
+	for {
+		buf := make([]byte, min(size, limit+1-total))
+		n, err := fill(r, buf)
+		total += int64(n)
+		if n > 0 {
+			pieces = append(pieces, buf[:n])
+		}
+		if total > limit {
+			return nil, errOverLimit
+		}
+		if err == nil && br == nil {
+			// More than the hint: the rest is read through a buffer, so that the end is seen before
+			// a piece is made for it.
+			br = bufio.NewReaderSize(r, 1<<16)
+			r = br
+		}
+		if err == nil {
+			_, err = br.Peek(1)
+		}
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
-			return nil, "<stdin>", fmt.Errorf("<stdin>: %v", err)
+			return nil, err
 		}
-		if int64(len(data)) > limit {
-			return nil, "<stdin>", fmt.Errorf("<stdin>: more than %s, the input limit", interp.FormatBytes(limit))
+		size = min(max(total, 1<<16), readChunk)
+	}
+	switch len(pieces) {
+	case 0:
+		return []byte{}, nil
+	case 1:
+		return pieces[0], nil
+	}
+	data := make([]byte, 0, total)
+	for i, p := range pieces {
+		data = append(data, p...)
+		pieces[i] = nil
+	}
+	if total > readChunk {
+		// The pieces are collected now, while little else is live, so that what reads the text next (a
+		// parser's copy) can have their memory.
+		runtime.GC()
+	}
+	return data, nil
+}
+
+// fill reads from r until buf is full (and returns a nil error) or r fails: io.EOF at its end, and any
+// other error, io.ErrUnexpectedEOF of a stream cut short included, as r gives it.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
 		}
-		return data, "<stdin>", nil
 	}
-	f, size, err := openRegular(name)
-	if err != nil {
-		return nil, name, err
+	return n, nil
+}
+
+// readBinary reads the whole of a binary input, refusing more than limit bytes.
+func readBinary(src *source, limit int64) ([]byte, error) {
+	data, err := readAll(src.r, src.size, limit)
+	switch {
+	case err == errOverLimit:
+		return nil, fmt.Errorf("%s: more than the input limit of %s", src.display, interp.FormatBytes(limit))
+	case err != nil && src.ctxErr() != nil:
+		return nil, src.ctxErr()
+	case err != nil:
+		return nil, fmt.Errorf("%s: %v", src.display, trimPathError(err))
 	}
-	defer f.Close()
-	if size > limit {
-		return nil, name, fmt.Errorf("%s: %s, more than the input limit of %s", name, interp.FormatBytes(size), interp.FormatBytes(limit))
-	}
-	// The size is a hint: a file that grows while it is read is still bounded by the limit.
-	var buf bytes.Buffer
-	buf.Grow(int(size) + 1)
-	n, err := buf.ReadFrom(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, name, fmt.Errorf("%s: %v", name, trimPathError(err))
-	}
-	if n > limit {
-		return nil, name, fmt.Errorf("%s: more than the input limit of %s", name, interp.FormatBytes(limit))
-	}
-	return buf.Bytes(), name, nil
+	return data, nil
 }
 
 // An input is a binary input file open for reading, at random or in sequence.
@@ -140,64 +275,138 @@ type input interface {
 	io.Closer
 }
 
-// openInput opens a binary input file ("-" is standard input, read whole first) under the rules of
-// readInput, without decompression, and returns its size.
+// openInput opens a binary input file under the rules of readInput, without decompression, and returns its
+// size. A regular file is read where it lies; standard input and a pipe are read whole first.
 func (inv *invocation) openInput(name string) (r input, size int64, display string, err error) {
-	if name == "-" {
-		data, display, err := inv.readInputRaw(name)
-		if err != nil {
-			return nil, 0, display, err
-		}
-		return nopCloser{bytes.NewReader(data)}, int64(len(data)), display, nil
-	}
-	f, size, err := openRegular(name)
+	src, err := inv.openSource(name)
 	if err != nil {
-		return nil, 0, name, err
+		return nil, 0, src.display, err
 	}
-	if limit := inv.maxInputBytes(); size > limit {
-		f.Close()
-		return nil, 0, name, fmt.Errorf("%s: %s, more than the input limit of %s", name, interp.FormatBytes(size), interp.FormatBytes(limit))
+	limit := inv.maxInputBytes()
+	if src.size > limit {
+		src.close()
+		return nil, 0, src.display, fmt.Errorf("%s: %s, more than the input limit of %s", src.display, interp.FormatBytes(src.size), interp.FormatBytes(limit))
 	}
-	return f, size, name, nil
+	if f, ok := src.at.(*os.File); ok {
+		return f, src.size, src.display, nil
+	}
+	defer src.close()
+	data, err := readBinary(src, limit)
+	if err != nil {
+		return nil, 0, src.display, err
+	}
+	return nopCloser{bytes.NewReader(data)}, int64(len(data)), src.display, nil
 }
 
 type nopCloser struct{ *bytes.Reader }
 
 func (nopCloser) Close() error { return nil }
 
-// openRegular opens a regular file for reading and returns its size. Anything else (a folder, a named pipe,
-// a device, a socket) is refused with an error that names it, before it is opened: opening a named pipe
-// would wait for a writer.
-func openRegular(name string) (*os.File, int64, error) {
+// writerWait is how long a pipe that no program writes to is waited on, writerPoll how often it is looked
+// at meanwhile.
+var (
+	writerWait = time.Second
+	writerPoll = 10 * time.Millisecond
+)
+
+// A source is an input opened for reading.
+type source struct {
+	display string
+	r       io.Reader
+	// size is the size of a regular file, read through at; -1 for a pipe or standard input.
+	size int64
+	at   io.ReaderAt
+	// close closes the file, and stops watching the context.
+	close func() error
+	// ctxErr is the context's error once a read was stopped by it.
+	ctxErr func() error
+}
+
+// openSource opens a command's input: "-" is standard input; a regular file or a pipe is opened; anything
+// else (a folder, a device, a socket) is refused with an error that names it, before it is opened. A named
+// pipe is opened without waiting for a writer, and refused when none opens it within writerWait: reading it
+// would wait for one. Reading a pipe stops when the invocation's context is cancelled.
+func (inv *invocation) openSource(name string) (*source, error) {
+	noCtx := func() error { return nil }
+	if name == "-" {
+		src := &source{display: "<stdin>", r: inv.stdin, size: -1, close: noCtx, ctxErr: noCtx}
+		// Standard input redirected from a file is read as the file, from where it stands.
+		if f, ok := inv.stdin.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+				if off, err := f.Seek(0, io.SeekCurrent); err == nil && off <= fi.Size() {
+					sr := io.NewSectionReader(f, off, fi.Size()-off)
+					src.r, src.at, src.size = sr, sr, fi.Size()-off
+				}
+			}
+		}
+		return src, nil
+	}
+	src := &source{display: name, size: -1, close: noCtx, ctxErr: noCtx}
 	fi, err := os.Stat(name)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %v", name, trimPathError(err))
+		return src, fmt.Errorf("%s: %v", name, trimPathError(err))
 	}
-	if err := notRegular(name, fi); err != nil {
-		return nil, 0, err
+	if err := notReadable(name, fi); err != nil {
+		return src, err
 	}
-	f, err := os.Open(name)
+	// O_NONBLOCK: opening a named pipe for reading would otherwise wait for a writer.
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %v", name, trimPathError(err))
+		return src, fmt.Errorf("%s: %v", name, trimPathError(err))
 	}
 	// The name may have been replaced between the two looks.
 	fi2, err := f.Stat()
 	if err == nil && !os.SameFile(fi, fi2) {
-		err = notRegular(name, fi2)
+		err = notReadable(name, fi2)
 	}
 	if err != nil {
 		f.Close()
-		return nil, 0, err
+		return src, err
 	}
-	return f, fi2.Size(), nil
+	src.close = f.Close
+	if fi2.Mode().IsRegular() {
+		src.r, src.at, src.size = f, f, fi2.Size()
+		return src, nil
+	}
+	// A pipe: its first read tells whether a program writes to it. Go's poller waits for data without
+	// blocking the thread, and a deadline set when the context is cancelled ends the wait. A named pipe
+	// without a writer reads as empty at once: a writer started just before octet may not have opened
+	// it yet, so it is given writerWait to do so.
+	stop := context.AfterFunc(inv.ctx, func() { f.SetReadDeadline(time.Now()) })
+	src.close = func() error { stop(); return f.Close() }
+	src.ctxErr = inv.ctx.Err
+	var first [1]byte
+	for waited := time.Duration(0); ; waited += writerPoll {
+		n, err := f.Read(first[:])
+		if n > 0 {
+			break
+		}
+		if err == io.EOF && waited < writerWait {
+			select {
+			case <-inv.ctx.Done():
+			case <-time.After(writerPoll):
+			}
+			continue
+		}
+		src.close()
+		switch {
+		case inv.ctx.Err() != nil:
+			return src, inv.ctx.Err()
+		case err == io.EOF:
+			return src, fmt.Errorf("%s: is a pipe with nothing to read and no program writing to it", name)
+		}
+		return src, fmt.Errorf("%s: %v", name, trimPathError(err))
+	}
+	src.r = io.MultiReader(bytes.NewReader(first[:]), f)
+	return src, nil
 }
 
-// notRegular returns an error naming what fi describes when it is not a regular file.
-func notRegular(name string, fi fs.FileInfo) error {
-	if fi.Mode().IsRegular() {
+// notReadable returns an error naming what fi describes when it is neither a regular file nor a pipe.
+func notReadable(name string, fi fs.FileInfo) error {
+	if fi.Mode().IsRegular() || fi.Mode()&fs.ModeNamedPipe != 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: is %s, not a regular file", name, fileKind(fi.Mode()))
+	return fmt.Errorf("%s: is %s, not a regular file or a pipe", name, fileKind(fi.Mode()))
 }
 
 // fileKind names the kind of file a mode describes, with its article: "a named pipe".
@@ -318,82 +527,4 @@ func implicitEntry(display string, m *hlo.Module, src []byte) string {
 	}
 	return fmt.Sprintf("%s: warning: module %s has entry_computation_layout in its header but no ENTRY computation: its last computation, %%%s, is taken as the entry, as XLA takes it (if the text was cut short, this is not the program's entry)",
 		pos, m.Name, m.Entry.Name)
-}
-
-// writeFileAtomic writes what write writes to name so that name never holds a partial file: through a temporary file in
-// the same folder, synced to disk, then renamed over name. An existing file keeps its permissions; a symbolic
-// link is written through (its target is replaced, the link stays); a name that exists and is not a regular
-// file (a folder, a named pipe, a device) is refused. The temporary file is removed on any failure, and when
-// ctx is cancelled (by SIGINT or SIGTERM) before the rename.
-func writeFileAtomic(ctx context.Context, name string, write func(io.Writer) error) error {
-	target, err := resolveLinks(name)
-	if err != nil {
-		return fmt.Errorf("%s: %v", name, err)
-	}
-	perm := fs.FileMode(0o644)
-	switch fi, err := os.Stat(target); {
-	case err == nil:
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s: is %s, not a regular file: not replacing it", name, fileKind(fi.Mode()))
-		}
-		perm = fi.Mode().Perm()
-	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: %v", name, trimPathError(err))
-	}
-	dir := filepath.Dir(target)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("%s: %v", name, trimPathError(err))
-	}
-	tmp := f.Name()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	werr := write(bw)
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	if werr == nil {
-		werr = f.Chmod(perm)
-	}
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = ctx.Err()
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, target)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %v", name, trimPathError(werr))
-	}
-	// Make the rename itself durable; a folder that cannot be synced is not an error.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-// resolveLinks follows the symbolic links of name (a dangling one included) to the file they name.
-func resolveLinks(name string) (string, error) {
-	const maxLinks = 40
-	for range maxLinks {
-		fi, err := os.Lstat(name)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return name, nil
-		}
-		dest, err := os.Readlink(name)
-		if err != nil {
-			return "", trimPathError(err)
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(name), dest)
-		}
-		name = dest
-	}
-	return "", errors.New("too many levels of symbolic links")
 }

@@ -60,6 +60,8 @@ d_scale). The input is verified (as "octet verify" does) before it is rewritten.
 the input does not parse or verify, or a run fails.`,
 		Order: 21,
 		Run:   runFuse,
+
+		ReadsModules: true,
 	})
 }
 

@@ -5,65 +5,144 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
+
+	"octet/interp"
 )
 
-// startingHeap is the heap size every command may reach before the garbage collector's pacing takes over.
-//
 // The collector first runs when the heap reaches 4 MB and then at every doubling of the live heap; each
-// cycle marks everything live. Reading a large module builds tens of megabytes of IR, dense in pointers,
-// in a few milliseconds, so those early cycles mark the growing IR again and again. Like the Go compiler,
-// octet lets the heap grow to startingHeap first and then returns to the usual pacing (GOGC=100). The cost
-// is at most startingHeap of memory that a collection would have reclaimed earlier. Setting GOGC in the
+// cycle marks everything live. Reading a large module builds tens of megabytes of IR, dense in pointers, in
+// a few milliseconds, so those early cycles mark the growing IR again and again. Like the Go compiler, octet
+// lets the heap grow further before the collector runs: the heap goal is never less than a target, and is
+// the usual pacing's (GOGC=100) when the live heap is large enough for that to give more. The target is set
+// by the input: heapPerInputByte times the text read (a parse allocates about 8 times its text, and the
+// analyses after it more), but never past maxStartingHeap. A small input keeps the runtime's pacing; a
+// program that reads nothing too.
+//
+// The heap goal is the runtime's: live + (live + stacks + globals) * GOGC/100, and at least 4 MB *
+// GOGC/100. GOGC is chosen from the live heap, the stacks and the globals that the runtime reports
+// (runtime/metrics), then checked against the goal the runtime computes. Setting GOGC or GOMEMLIMIT in the
 // environment keeps the runtime's own pacing.
-const startingHeap = 64 << 20
+const (
+	maxStartingHeap  = 64 << 20
+	heapPerInputByte = 32
+	// minimumHeap is the runtime's heap goal at GOGC=100 before the first collection, and its smallest.
+	minimumHeap = 4 << 20
+)
 
-// startingHeapRaised is set once raiseStartingHeap has taken effect.
-var startingHeapRaised bool
+var pacer struct {
+	sync.Mutex
+	// on is set by startPacing; without it expectHeap does nothing.
+	on bool
+	// target is the least heap goal, 0 for none.
+	target uint64
+	// watching is set while a collection is awaited to pace the next one.
+	watching bool
+	// cycles counts the collections paced.
+	cycles int
+}
 
-// raiseStartingHeap lets the heap grow to size before the collector runs, then restores GOGC=100 once the
-// live heap is half of size or more. It does nothing when GOGC is set in the environment.
-func raiseStartingHeap(size uint64) {
-	if _, set := os.LookupEnv("GOGC"); set {
+// startPacing lets expectHeap raise the heap goal, unless GOGC or GOMEMLIMIT is set in the environment.
+func startPacing() {
+	for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
+		if _, set := os.LookupEnv(v); set {
+			return
+		}
+	}
+	pacer.Lock()
+	pacer.on = true
+	pacer.Unlock()
+}
+
+// expectHeap says that an input of n bytes of text was read: the collector lets the heap grow to what
+// reading it takes (heapPerInputByte times n, at most maxStartingHeap) before it runs.
+func expectHeap(n int) {
+	target := uint64(min(int64(n), maxStartingHeap/heapPerInputByte)) * heapPerInputByte
+	pacer.Lock()
+	defer pacer.Unlock()
+	if !pacer.on || target <= pacer.target || target <= minimumHeap {
 		return
 	}
-	// The first goal is the 4 MB minimum heap scaled by GOGC/100.
-	debug.SetGCPercent(int(size / (4 << 20) * 100))
-	startingHeapRaised = true
-	watchHeap(size)
+	pacer.target = target
+	pace()
 }
 
 // collectorPacing describes how the collector is paced, for benchmarks' output.
 func collectorPacing() string {
-	if v, set := os.LookupEnv("GOGC"); set {
-		return "GOGC=" + v + " from the environment"
+	for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
+		if s, set := os.LookupEnv(v); set {
+			return v + "=" + s + " from the environment"
+		}
 	}
-	if startingHeapRaised {
-		return "GOGC=100 after a 64 MB starting heap (set GOGC to keep the runtime's pacing)"
+	pacer.Lock()
+	defer pacer.Unlock()
+	if pacer.target > 0 {
+		return "GOGC=100, the heap let grow to " + interp.FormatBytes(int64(pacer.target)) + " for the input (set GOGC to keep the runtime's pacing)"
 	}
 	return "GOGC=100"
 }
 
-// watchHeap calls afterGC once the next collection has run.
-func watchHeap(size uint64) {
-	// 32 bytes without pointers: not a tiny allocation, which may share its block with others and
-	// outlive its collection.
-	runtime.AddCleanup(new([32]byte), afterGC, size)
+// pacingSamples are the metrics pace reads.
+var pacingSamples = []metrics.Sample{
+	{Name: "/gc/heap/live:bytes"},
+	{Name: "/gc/scan/stack:bytes"},
+	{Name: "/gc/scan/globals:bytes"},
+	{Name: "/gc/heap/goal:bytes"},
 }
 
-// afterGC paces the next collection for a heap of size, or restores GOGC=100 when the live heap alone
-// takes half of it.
-func afterGC(size uint64) {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	live := uint64(1)
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		live = max(s[0].Value.Uint64(), 1)
+// pace sets GOGC so that the heap goal is pacer.target, or GOGC=100 when the usual pacing gives as much.
+// It is called with pacer locked: when the target is raised, and after every collection.
+func pace() {
+	metrics.Read(pacingSamples)
+	var v [4]uint64
+	for i, s := range pacingSamples {
+		if s.Value.Kind() != metrics.KindUint64 {
+			// A runtime without these metrics keeps its own pacing.
+			pacer.target = 0
+			debug.SetGCPercent(100)
+			return
+		}
+		v[i] = s.Value.Uint64()
 	}
-	if live >= size/2 {
+	live, scanned := v[0], max(v[0]+v[1]+v[2], 1)
+	target := pacer.target
+	if live+scanned >= target {
+		// GOGC=100 gives as much room; the next collection may find less live.
 		debug.SetGCPercent(100)
-		return
+	} else {
+		// Both parts of the goal at most the target: the one from the live heap, and the minimum heap.
+		gogc := min((target-live)*100/scanned, target*100/minimumHeap)
+		debug.SetGCPercent(int(gogc))
+		// The runtime's own goal is the check: should it count more than the terms above, GOGC comes down.
+		for range 16 {
+			metrics.Read(pacingSamples[3:])
+			if goal := pacingSamples[3].Value.Uint64(); goal <= target+target/8 || gogc <= 100 {
+				break
+			}
+			gogc = max(gogc*3/4, 100)
+			debug.SetGCPercent(int(gogc))
+		}
 	}
-	// The next goal is about live * (1 + GOGC/100).
-	debug.SetGCPercent(int((size - live) * 100 / live))
-	watchHeap(size)
+	if !pacer.watching {
+		pacer.watching = true
+		watchHeap()
+	}
+}
+
+// watchHeap calls afterGC once the next collection has run.
+func watchHeap() {
+	// 32 bytes without pointers: not a tiny allocation, which may share its block with others and outlive
+	// its collection.
+	runtime.AddCleanup(new([32]byte), afterGC, 0)
+}
+
+// afterGC paces the collection after the one that just ran.
+func afterGC(int) {
+	pacer.Lock()
+	defer pacer.Unlock()
+	pacer.watching = false
+	pacer.cycles++
+	if pacer.target > 0 {
+		pace()
+	}
 }

@@ -22,21 +22,35 @@ import (
 )
 
 func main() {
-	raiseStartingHeap(startingHeap)
-	// SIGINT and SIGTERM cancel the context: a command stops, removes its temporary files and exits; a second
-	// signal kills the program.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	os.Exit(octet())
+}
+
+// octet is the program: it runs the command its arguments name, and returns the exit status.
+func octet() int {
+	startPacing()
+	return run(interruptible(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// interruptible returns the context of the program, cancelled by SIGINT or SIGTERM: a command stops,
+// removes its temporary files and exits. A command that does not watch the context (one reading a
+// terminal, or in a long step) is ended 2 seconds later, or at once by a second signal, and its temporary
+// files are removed first.
+func interruptible() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop()
-		// A command that does not watch the context (one reading a terminal) still ends, soon.
-		time.Sleep(2 * time.Second)
+		<-sigs
+		cancel()
+		select {
+		case <-sigs:
+		case <-time.After(2 * time.Second):
+		}
+		removeTempFiles()
 		fmt.Fprintln(os.Stderr, "octet: interrupted")
 		os.Exit(1)
 	}()
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	return ctx
 }
 
 // A command is one verb of the octet program. Every command lives in its own file and adds itself to the
@@ -48,6 +62,8 @@ type command struct {
 	Long      string // the text "octet help NAME" prints after the usage line
 	// Order places the command in the help listing (smaller first).
 	Order int
+	// ReadsModules says that the command reads modules: its flags include --max-input.
+	ReadsModules bool
 	// Run executes the command. Flags are parsed by Run itself through inv.flags so that every invocation
 	// gets a fresh FlagSet (the command may run many times in one process, in tests).
 	Run func(inv *invocation, args []string) error
@@ -86,11 +102,14 @@ type invocation struct {
 	// isTerminal reports whether stdout is a terminal (colour is used only then).
 	isTerminal bool
 	getenv     func(string) string
-	// maxInput, when positive, bounds the bytes of one input file (after decompression); zero means the
-	// default memory budget.
+	// maxInput, when positive, bounds the bytes of one binary input file; zero means the default memory
+	// budget.
 	maxInput int64
 	// warned holds the warnings printed, each printed once.
 	warned map[string]bool
+	// maxText, when positive, bounds the bytes of text of one input (after decompression); zero means the
+	// default (defaultMaxText). --max-input sets it.
+	maxText int64
 }
 
 // usageError is a mistake in how the program was called: exit status 2.
@@ -115,6 +134,9 @@ var errHelp = flag.ErrHelp
 func (inv *invocation) flags() *flag.FlagSet {
 	fs := flag.NewFlagSet(inv.cmd.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	if inv.cmd.ReadsModules {
+		inv.maxInputFlag(fs)
+	}
 	return fs
 }
 

@@ -51,6 +51,8 @@ Colour is used for the readable format when standard output is a terminal and NO
 (--color=auto), or always, or never.`,
 		Order: 10,
 		Run:   runPrint,
+
+		ReadsModules: true,
 	})
 }
 

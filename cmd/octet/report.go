@@ -42,6 +42,8 @@ The page goes to standard output, or to OUT.html with -o (written whole or not a
 verified (as "octet verify" does) before it is analysed.`,
 		Order: 23,
 		Run:   runReport,
+
+		ReadsModules: true,
 	})
 }
 

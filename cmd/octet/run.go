@@ -41,15 +41,16 @@ A module without parameters needs no input. The shape and type of every input mu
 
 Run prints, for each array of the result, its shape, minimum, maximum, mean, NaN and infinity counts and
 first values. With -o OUT.npz it also writes them: the file appears only complete (it is written to a
-temporary file beside it, then renamed; an interrupted run leaves nothing behind), an existing file keeps
-its permissions, a symbolic link is written through to the file it names, and a name that is not a regular
-file (a folder, a named pipe, a device) is refused. The arrays of the result, tuples flattened depth
+temporary file beside it, then renamed; an interrupted run leaves nothing behind), a new file gets the
+permissions the umask leaves, an existing file keeps its own, a symbolic link is written through to the
+file it names (but not one of another user in a sticky folder such as /tmp), and a name that is not a
+regular file (a folder, a named pipe, a device) is refused. The arrays of the result, tuples flattened depth
 first, are named out0, out1, ... (an array result is out0), narrow types stored as raw bits like the
 inputs.
 
 Before evaluating, run estimates the memory the program's buffers need and refuses, naming the largest
 buffers, a program over --max-memory (default: half of the physical memory; sizes like 512MiB or 8G;
-0 for no limit). The same budget bounds the input files and the arrays read from them; a .npy or .npz
+0 for no limit). The same budget bounds the array files and the arrays read from them; a .npy or .npz
 header that claims more is refused before its data is read. What the interpreter does not implement (collectives over several devices, host
 transfers, Cholesky, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.
 
@@ -65,6 +66,8 @@ multiply-add), bytes read and written, GFLOP/s, GB/s and share of the run; then 
 opcode. With --json it prints that report as JSON instead of the summary of the result.`,
 		Order: 30,
 		Run:   runRun,
+
+		ReadsModules: true,
 	})
 }
 

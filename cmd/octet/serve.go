@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"octet/fuse/report"
 	"octet/viz/graph"
@@ -23,7 +25,7 @@ import (
 func init() {
 	register(&command{
 		Name:      "serve",
-		UsageLine: "serve [--addr=127.0.0.1:0] FILE|DIR...",
+		UsageLine: "serve [--addr=127.0.0.1:0] [--allow-remote] FILE|DIR...",
 		Short:     "serve a local, read-only web view of modules or an XLA dump folder",
 		Long: `Serve reads the modules of every FILE, and of every HLO file in each DIR (such as a folder XLA wrote
 with --xla_dump_to: files ending in .txt, .hlo or .hlo.gz), and serves a read-only web view of them over
@@ -33,13 +35,19 @@ its body, so that the largest modules stay fast), the readable text, and the dif
 modules.
 
 It prints its URL as the first line of standard output and serves until interrupted (Ctrl-C). It binds
-the loopback interface unless --addr names another, and warns then: the view shows the programs to
-whoever can reach the address. What it serves is the list it read at start: no path of a request ever
-reaches the file system. A FILE that cannot be read, parsed or verified is listed with its error; a file
-of a DIR that cannot (a dump folder also holds buffer assignments and memory reports) is left out, and
-said so on standard error.`,
+the loopback interface unless --addr names another; an address that is not loopback is refused unless
+--allow-remote is given too, and warned of then: the view shows the programs to whoever can reach the
+address. It answers only requests addressed to itself (a Host of 127.0.0.1, localhost or [::1] with its
+port, or the address it listens on), so that a web page whose name is made to lead to this machine cannot
+read the programs, and its pages may not be framed by another site. What it serves is the list it read at
+start: no path of a request ever reaches the file system. A FILE that cannot be read, parsed or verified
+is listed with its error; a file of a DIR that cannot (a dump folder also holds buffer assignments and
+memory reports) is left out, and said so on standard error. Each page is built once, at most a few at a
+time, and kept while it fits in memory set aside for pages.`,
 		Order: 25,
 		Run:   runServe,
+
+		ReadsModules: true,
 	})
 }
 
@@ -53,6 +61,9 @@ type served struct {
 // server is the web view of a fixed listing of modules.
 type server struct {
 	items []*served
+	// hosts are the values of the Host header the server answers: its own addresses.
+	hosts map[string]bool
+	pages *pageCache
 }
 
 // maxDrawn bounds the instructions of one computation graph.
@@ -60,7 +71,7 @@ const maxDrawn = 4000
 
 // newServer loads every FILE, and every HLO file of every DIR, into the listing.
 func newServer(inv *invocation, args []string) (*server, error) {
-	s := &server{}
+	s := &server{pages: newPageCache(pageCacheBytes, maxBuilds)}
 	for _, arg := range args {
 		fi, err := os.Stat(arg)
 		if err != nil {
@@ -91,7 +102,7 @@ func newServer(inv *invocation, args []string) (*server, error) {
 			if err != nil && fi.IsDir() {
 				// A dump folder holds other text (buffer assignments, memory reports): said, not listed.
 				first, _, _ := strings.Cut(err.Error(), "\n")
-				fmt.Fprintf(inv.stderr, "octet serve: skipping %s: %s\n", f, first)
+				fmt.Fprintf(inv.stderr, "octet serve: skipping %s: %s\n", quoteControls(f), quoteControls(first))
 				continue
 			}
 			if err != nil {
@@ -107,7 +118,8 @@ func newServer(inv *invocation, args []string) (*server, error) {
 }
 
 // handler is the server's routes. Requests name modules and computations by their index in the listing;
-// a path with a dot segment, an encoded dot or slash, or a backslash is refused before routing.
+// a path with a dot segment, an encoded dot or slash, or a backslash is refused before routing, and so is a
+// request whose Host is not one of the server's own (misdirected: 421).
 func (s *server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.index)
@@ -116,6 +128,10 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET /m/{m}/c/{c}", s.computation)
 	mux.HandleFunc("GET /diff", s.diff)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hosts[strings.ToLower(r.Host)] {
+			http.Error(w, "this server answers only requests addressed to itself", http.StatusMisdirectedRequest)
+			return
+		}
 		raw := r.URL.EscapedPath()
 		lower := strings.ToLower(raw)
 		if !strings.HasPrefix(raw, "/") || strings.Contains(raw, "//") || strings.Contains(lower, "%2e") || strings.Contains(lower, "%2f") ||
@@ -123,10 +139,51 @@ func (s *server) handler() http.Handler {
 			http.Error(w, "bad path", http.StatusBadRequest)
 			return
 		}
-		w.Header().Set("Content-Security-Policy", page.CSP)
+		// frame-ancestors is obeyed only as a header; X-Frame-Options for browsers that predate it.
+		w.Header().Set("Content-Security-Policy", page.CSP+"; frame-ancestors 'none'")
+		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// allowHosts sets the Host values the server answers, for a listener at addr, given as --addr: the
+// loopback names with its port, the address it listens on, and the host --addr named; for an address
+// that stands for every interface, the address of each interface and the machine's name too.
+func (s *server) allowHosts(addr net.Addr, given string) {
+	s.hosts = map[string]bool{}
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return
+	}
+	port := strconv.Itoa(tcp.Port)
+	names := []string{"127.0.0.1", "localhost", "::1", tcp.IP.String()}
+	if h, _, err := net.SplitHostPort(given); err == nil && h != "" {
+		names = append(names, h)
+	}
+	if tcp.IP.IsUnspecified() {
+		if ifaddrs, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range ifaddrs {
+				if ipn, ok := a.(*net.IPNet); ok {
+					names = append(names, ipn.IP.String())
+				}
+			}
+		}
+		if h, err := os.Hostname(); err == nil {
+			names = append(names, h)
+		}
+	}
+	for _, n := range names {
+		n = strings.ToLower(n)
+		s.hosts[net.JoinHostPort(n, port)] = true
+		if port == "80" {
+			// A browser leaves out the default port.
+			if strings.Contains(n, ":") {
+				n = "[" + n + "]"
+			}
+			s.hosts[n] = true
+		}
+	}
 }
 
 // hasDotSegment reports whether a path has a "." or ".." segment.
@@ -149,42 +206,58 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request, v string) (*serv
 	return s.items[i], i
 }
 
-// writePage sends an HTML page.
-func writePage(w http.ResponseWriter, body *bytes.Buffer) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(body.Bytes())
+// writePage sends the page key names, built by build unless it is kept (see pageCache).
+func (s *server) writePage(w http.ResponseWriter, r *http.Request, key string, build func(*bytes.Buffer) error) {
+	body, err := s.pages.get(r.Context(), key, func() ([]byte, error) {
+		var b bytes.Buffer
+		if err := build(&b); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	})
+	switch {
+	case r.Context().Err() != nil:
+		// The client is gone.
+	case err != nil:
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	default:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(body)
+	}
 }
 
 func (s *server) index(w http.ResponseWriter, r *http.Request) {
-	var b bytes.Buffer
-	page.Head(&b, "Octet")
-	fmt.Fprintf(&b, "<h1>Octet: %d modules</h1>\n", len(s.items))
-	b.WriteString("<table class=\"modules\"><thead><tr><th>#</th><th>file</th><th>module</th><th>FP8 GEMMs</th><th>fused</th><th>not fused</th><th>views</th></tr></thead><tbody>\n")
-	for i, it := range s.items {
-		if it.Module == nil {
-			fmt.Fprintf(&b, "<tr data-module=\"%d\"><td>%d</td><td>%s</td><td colspan=\"5\" class=\"muted\">%s</td></tr>\n", i, i, html.EscapeString(it.File), html.EscapeString(it.Err))
-			continue
+	s.writePage(w, r, "/", func(b *bytes.Buffer) error {
+		page.Head(b, "Octet")
+		fmt.Fprintf(b, "<h1>Octet: %d modules</h1>\n", len(s.items))
+		b.WriteString("<table class=\"modules\"><thead><tr><th>#</th><th>file</th><th>module</th><th>FP8 GEMMs</th><th>fused</th><th>not fused</th><th>views</th></tr></thead><tbody>\n")
+		for i, it := range s.items {
+			file := html.EscapeString(quoteControls(it.File))
+			if it.Module == nil {
+				fmt.Fprintf(b, "<tr data-module=\"%d\"><td>%d</td><td>%s</td><td colspan=\"5\" class=\"muted\">%s</td></tr>\n", i, i, file, html.EscapeString(quoteControls(it.Err)))
+				continue
+			}
+			rep := it.Module.Report
+			entry := 0
+			for j, c := range it.Module.Module.Computations {
+				if c == it.Module.Module.Entry {
+					entry = j
+				}
+			}
+			fmt.Fprintf(b, "<tr data-module=\"%d\"><td>%d</td><td>%s</td><td><a href=\"/m/%d\"><code>%s</code></a></td><td>%d</td><td>%d</td><td>%d</td><td><a href=\"/m/%d\">report</a> · <a href=\"/m/%d/c/%d\">graph</a> · <a href=\"/m/%d/text\">text</a></td></tr>\n",
+				i, i, file, i, html.EscapeString(rep.Module), len(rep.GEMMs), rep.Fused, rep.Unfused, i, i, entry, i)
 		}
-		rep := it.Module.Report
-		entry := 0
-		for j, c := range it.Module.Module.Computations {
-			if c == it.Module.Module.Entry {
-				entry = j
+		b.WriteString("</tbody></table>\n")
+		var options strings.Builder
+		for i, it := range s.items {
+			if it.Module != nil {
+				fmt.Fprintf(&options, "<option value=\"%d\">%d: %s (%s)</option>", i, i, html.EscapeString(it.Module.Report.Module), html.EscapeString(quoteControls(filepath.Base(it.File))))
 			}
 		}
-		fmt.Fprintf(&b, "<tr data-module=\"%d\"><td>%d</td><td>%s</td><td><a href=\"/m/%d\"><code>%s</code></a></td><td>%d</td><td>%d</td><td>%d</td><td><a href=\"/m/%d\">report</a> · <a href=\"/m/%d/c/%d\">graph</a> · <a href=\"/m/%d/text\">text</a></td></tr>\n",
-			i, i, html.EscapeString(it.File), i, html.EscapeString(rep.Module), len(rep.GEMMs), rep.Fused, rep.Unfused, i, i, entry, i)
-	}
-	b.WriteString("</tbody></table>\n")
-	var options strings.Builder
-	for i, it := range s.items {
-		if it.Module != nil {
-			fmt.Fprintf(&options, "<option value=\"%d\">%d: %s (%s)</option>", i, i, html.EscapeString(it.Module.Report.Module), html.EscapeString(filepath.Base(it.File)))
-		}
-	}
-	fmt.Fprintf(&b, "<form action=\"/diff\" method=\"get\"><h2>Compare two modules</h2><select name=\"a\">%s</select> → <select name=\"b\">%s</select> <button>diff</button></form>\n", options.String(), options.String())
-	page.Foot(&b)
-	writePage(w, &b)
+		fmt.Fprintf(b, "<form action=\"/diff\" method=\"get\"><h2>Compare two modules</h2><select name=\"a\">%s</select> → <select name=\"b\">%s</select> <button>diff</button></form>\n", options.String(), options.String())
+		page.Foot(b)
+		return nil
+	})
 }
 
 func (s *server) module(w http.ResponseWriter, r *http.Request) {
@@ -192,15 +265,15 @@ func (s *server) module(w http.ResponseWriter, r *http.Request) {
 	if it == nil {
 		return
 	}
-	var b bytes.Buffer
-	page.Head(&b, page.Title([]*page.Module{it.Module}))
-	fmt.Fprintf(&b, "<p><a href=\"/\">index</a> · <a href=\"/m/%d/text\">text</a></p>\n", i)
-	if err := page.WriteModule(&b, it.Module, "m0"); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	page.Foot(&b)
-	writePage(w, &b)
+	s.writePage(w, r, fmt.Sprintf("/m/%d", i), func(b *bytes.Buffer) error {
+		page.Head(b, page.Title([]*page.Module{it.Module}))
+		fmt.Fprintf(b, "<p><a href=\"/\">index</a> · <a href=\"/m/%d/text\">text</a></p>\n", i)
+		if err := page.WriteModule(b, it.Module, "m0"); err != nil {
+			return err
+		}
+		page.Foot(b)
+		return nil
+	})
 }
 
 func (s *server) text(w http.ResponseWriter, r *http.Request) {
@@ -208,16 +281,17 @@ func (s *server) text(w http.ResponseWriter, r *http.Request) {
 	if it == nil {
 		return
 	}
-	lines := page.Readable(it.Module.Module).Lines
-	var b bytes.Buffer
-	page.Head(&b, it.Module.Report.Module)
-	fmt.Fprintf(&b, "<p><a href=\"/\">index</a> · <a href=\"/m/%d\">report</a></p>\n<pre class=\"text full\" style=\"max-height:none\">", i)
-	for n, l := range lines {
-		fmt.Fprintf(&b, "<span id=\"L%d\">%s</span>", n+1, html.EscapeString(l))
-	}
-	b.WriteString("</pre>\n")
-	page.Foot(&b)
-	writePage(w, &b)
+	s.writePage(w, r, fmt.Sprintf("/m/%d/text", i), func(b *bytes.Buffer) error {
+		lines := page.Readable(it.Module.Module).Lines
+		page.Head(b, it.Module.Report.Module)
+		fmt.Fprintf(b, "<p><a href=\"/\">index</a> · <a href=\"/m/%d\">report</a></p>\n<pre class=\"text full\" style=\"max-height:none\">", i)
+		for n, l := range lines {
+			fmt.Fprintf(b, "<span id=\"L%d\">%s</span>", n+1, html.EscapeString(l))
+		}
+		b.WriteString("</pre>\n")
+		page.Foot(b)
+		return nil
+	})
 }
 
 func (s *server) computation(w http.ResponseWriter, r *http.Request) {
@@ -231,64 +305,61 @@ func (s *server) computation(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	c := m.Computations[j]
-	index := map[string]int{}
-	for k, cc := range m.Computations {
-		index[cc.Name] = k
-	}
-	text := page.Readable(m)
-	gr := graph.Computation(c, it.Module.Report, maxDrawn)
-	var b bytes.Buffer
-	page.Head(&b, c.Name)
-	fmt.Fprintf(&b, "<p><a href=\"/\">index</a> · <a href=\"/m/%d\">report</a> · <a href=\"/m/%d/text\">text</a></p>\n", i, i)
-	fmt.Fprintf(&b, "<h1>%%%s <span class=\"muted\">in %s: %d instructions</span></h1>\n", html.EscapeString(c.Name), html.EscapeString(it.Module.Report.Module), len(c.Instructions))
-	if gr.Omitted > 0 {
-		fmt.Fprintf(&b, "<p class=\"muted\">Only the first %d instructions are drawn; %d are not.</p>\n", len(gr.Nodes), gr.Omitted)
-	}
-	err = gr.SVG(&b, graph.Options{ID: "c", Href: func(n graph.Node) string {
-		if n.Collapsed && n.Calls != "" {
-			if k, ok := index[n.Calls]; ok {
-				return fmt.Sprintf("/m/%d/c/%d", i, k)
+	s.writePage(w, r, fmt.Sprintf("/m/%d/c/%d", i, j), func(b *bytes.Buffer) error {
+		c := m.Computations[j]
+		index := map[string]int{}
+		for k, cc := range m.Computations {
+			index[cc.Name] = k
+		}
+		text := page.Readable(m)
+		gr := graph.Computation(c, it.Module.Report, maxDrawn)
+		page.Head(b, c.Name)
+		fmt.Fprintf(b, "<p><a href=\"/\">index</a> · <a href=\"/m/%d\">report</a> · <a href=\"/m/%d/text\">text</a></p>\n", i, i)
+		fmt.Fprintf(b, "<h1>%%%s <span class=\"muted\">in %s: %d instructions</span></h1>\n", html.EscapeString(c.Name), html.EscapeString(it.Module.Report.Module), len(c.Instructions))
+		if gr.Omitted > 0 {
+			fmt.Fprintf(b, "<p class=\"muted\">Only the first %d instructions are drawn; %d are not.</p>\n", len(gr.Nodes), gr.Omitted)
+		}
+		err := gr.SVG(b, graph.Options{ID: "c", Href: func(n graph.Node) string {
+			if n.Collapsed && n.Calls != "" {
+				if k, ok := index[n.Calls]; ok {
+					return fmt.Sprintf("/m/%d/c/%d", i, k)
+				}
 			}
+			if l, ok := text.Line(n.Computation, n.Name); ok {
+				return fmt.Sprintf("/m/%d/text#L%d", i, l+1)
+			}
+			return ""
+		}})
+		if err != nil {
+			return err
 		}
-		if l, ok := text.Line(n.Computation, n.Name); ok {
-			return fmt.Sprintf("/m/%d/text#L%d", i, l+1)
+		var names []string
+		for _, cc := range m.Computations {
+			names = append(names, cc.Name)
 		}
-		return ""
-	}})
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	var names []string
-	for _, cc := range m.Computations {
-		names = append(names, cc.Name)
-	}
-	sort.Strings(names)
-	b.WriteString("<details><summary>other computations</summary><ul>")
-	for _, n := range names {
-		fmt.Fprintf(&b, "<li><a href=\"/m/%d/c/%d\">%s</a></li>", i, index[n], html.EscapeString(n))
-	}
-	b.WriteString("</ul></details>\n")
-	page.Foot(&b)
-	writePage(w, &b)
+		sort.Strings(names)
+		b.WriteString("<details><summary>other computations</summary><ul>")
+		for _, n := range names {
+			fmt.Fprintf(b, "<li><a href=\"/m/%d/c/%d\">%s</a></li>", i, index[n], html.EscapeString(n))
+		}
+		b.WriteString("</ul></details>\n")
+		page.Foot(b)
+		return nil
+	})
 }
 
 func (s *server) diff(w http.ResponseWriter, r *http.Request) {
-	a, _ := s.lookup(w, r, r.URL.Query().Get("a"))
+	a, ai := s.lookup(w, r, r.URL.Query().Get("a"))
 	if a == nil {
 		return
 	}
-	bi, _ := s.lookup(w, r, r.URL.Query().Get("b"))
+	bi, bj := s.lookup(w, r, r.URL.Query().Get("b"))
 	if bi == nil {
 		return
 	}
-	var b bytes.Buffer
-	if err := page.Write(&b, []*page.Module{a.Module, bi.Module}, true); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	writePage(w, &b)
+	s.writePage(w, r, fmt.Sprintf("/diff?a=%d&b=%d", ai, bj), func(b *bytes.Buffer) error {
+		return page.Write(b, []*page.Module{a.Module, bi.Module}, true)
+	})
 }
 
 // exposure returns the warning for a listening address that is not loopback, or "".
@@ -296,12 +367,23 @@ func exposure(a *net.TCPAddr) string {
 	if a != nil && a.IP.IsLoopback() {
 		return ""
 	}
-	return fmt.Sprintf("octet serve: warning: listening on %v, not loopback: anyone who can reach it can read these programs", a)
+	return fmt.Sprintf("octet serve: WARNING: listening on %v, not loopback: anyone who can reach it can read these programs", a)
+}
+
+// serveTimeouts are the server's: a request's header must come within header and the whole request within
+// read; a response must be written within write of the request (the time to build its page included); a
+// connection left idle for idle is closed.
+var serveTimeouts = struct{ header, read, write, idle time.Duration }{
+	header: 10 * time.Second,
+	read:   30 * time.Second,
+	write:  5 * time.Minute,
+	idle:   time.Minute,
 }
 
 func runServe(inv *invocation, args []string) error {
 	fs := inv.flags()
 	addr := fs.String("addr", "127.0.0.1:0", "listen on `HOST:PORT` (port 0 picks a free one)")
+	remote := fs.Bool("allow-remote", false, "serve on an --addr that is not loopback, to whoever can reach it")
 	files, err := parseInterspersed(inv, fs, args)
 	if err != nil {
 		return err
@@ -314,24 +396,36 @@ func runServe(inv *invocation, args []string) error {
 			return usagef("serve reads files and folders, not standard input")
 		}
 	}
-	s, err := newServer(inv, files)
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("octet serve: %v", err)
 	}
+	defer ln.Close()
 	tcp, _ := ln.Addr().(*net.TCPAddr)
 	if w := exposure(tcp); w != "" {
+		if !*remote {
+			return usagef("--addr %s is not loopback: anyone who can reach port %d of this machine could read these programs (add --allow-remote to serve them so)", *addr, tcp.Port)
+		}
 		fmt.Fprintln(inv.stderr, w)
 	}
+	s, err := newServer(inv, files)
+	if err != nil {
+		return err
+	}
+	s.allowHosts(ln.Addr(), *addr)
 	host := ln.Addr().String()
 	if tcp != nil && tcp.IP.IsUnspecified() {
 		host = net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
 	}
 	fmt.Fprintf(inv.stdout, "http://%s/\n", host)
-	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: serveTimeouts.header,
+		ReadTimeout:       serveTimeouts.read,
+		WriteTimeout:      serveTimeouts.write,
+		IdleTimeout:       serveTimeouts.idle,
+		MaxHeaderBytes:    64 << 10,
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -346,4 +440,47 @@ func runServe(inv *invocation, args []string) error {
 		}
 		return nil
 	}
+}
+
+// quoteControls returns s with what a terminal or a page could take for something else escaped, as Go
+// quotes it: control characters (newlines and escape sequences among them) as \n, \x1b or \u0085, the
+// characters that reorder text (U+202E and the other bidirectional controls) as \u202e, and bytes that are
+// not UTF-8 as \xff. A file name from a folder is printed through it.
+func quoteControls(s string) string {
+	clean := true
+	for _, r := range s {
+		if quotedRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case quotedRune(r):
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// quotedRune reports whether quoteControls escapes r.
+func quotedRune(r rune) bool {
+	switch {
+	case r == utf8.RuneError, unicode.IsControl(r):
+		return true
+	case r == '\u061c', r == '\u200e', r == '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
+		return true
+	}
+	return false
 }

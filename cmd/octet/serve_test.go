@@ -11,9 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"octet/viz/page"
 )
 
 // exampleServer serves the examples folder, as a dump folder is served.
@@ -24,7 +28,9 @@ func exampleServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.handler())
+	srv := httptest.NewUnstartedServer(s.handler())
+	s.allowHosts(srv.Listener.Addr(), "")
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -47,20 +53,28 @@ func get(t *testing.T, url string) (int, string) {
 // the body.
 func rawGet(t *testing.T, addr, target string) (int, string) {
 	t.Helper()
+	resp, body := rawRequest(t, addr, "GET "+target+" HTTP/1.1\r\nHost: "+addr+"\r\n")
+	return resp.StatusCode, body
+}
+
+// rawRequest sends a request (its line and headers, as written) to addr, and returns the response and its
+// body.
+func rawRequest(t *testing.T, addr, request string) (*http.Response, string) {
+	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, addr)
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	io.WriteString(conn, request+"Connection: close\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
-		t.Fatalf("%s: %v", target, err)
+		t.Fatalf("%q: %v", request, err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	return resp, string(body)
 }
 
 // TestServeViews walks the examples folder's views: the index with every module and its FP8 summary,
@@ -211,7 +225,7 @@ func TestServeCommand(t *testing.T) {
 		t.Fatal("serve did not stop when cancelled")
 	}
 	if exposure(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}) != "" || exposure(&net.TCPAddr{IP: net.IPv6loopback}) != "" ||
-		!strings.Contains(exposure(&net.TCPAddr{IP: net.IPv4zero, Port: 80}), "warning: listening on 0.0.0.0:80, not loopback") {
+		!strings.Contains(exposure(&net.TCPAddr{IP: net.IPv4zero, Port: 80}), "WARNING: listening on 0.0.0.0:80, not loopback") {
 		t.Error("exposure: wrong warnings")
 	}
 	// A folder's file that is not HLO is left out and said so; a FILE that is not is listed with its error.
@@ -232,5 +246,315 @@ func TestServeCommand(t *testing.T) {
 	}
 	if code, _, _ := runOctet(t, "", "serve"); code != 2 {
 		t.Errorf("no FILE: exit %d, want 2", code)
+	}
+}
+
+// TestServeHost sends requests with other Host headers than the server's own addresses, as a page whose
+// name was made to lead to this machine (DNS rebinding) sends them: each is refused as misdirected, with
+// nothing of a module. The server's pages may not be framed.
+func TestServeHost(t *testing.T) {
+	srv := exampleServer(t)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	_, port, _ := net.SplitHostPort(addr)
+	for host, want := range map[string]int{
+		addr: 200, "localhost:" + port: 200, "LocalHost:" + port: 200, "[::1]:" + port: 200,
+		"evil.example": 421, "evil.example:" + port: 421, "localhost": 421, "localhost:1": 421,
+		"127.0.0.1.nip.io:" + port: 421, "127.0.0.2:" + port: 421, "[::1]": 421,
+	} {
+		for _, target := range []string{"/", "/m/0", "/m/0/text"} {
+			resp, body := rawRequest(t, addr, "GET "+target+" HTTP/1.1\r\nHost: "+host+"\r\n")
+			if resp.StatusCode != want {
+				t.Errorf("Host %s, %s: status %d, want %d", host, target, resp.StatusCode, want)
+			}
+			if want != 200 && (strings.Contains(body, "jit_") || strings.Contains(body, "HloModule")) {
+				t.Errorf("Host %s, %s: the body holds a module:\n%.300s", host, target, body)
+			}
+		}
+	}
+	resp, _ := rawRequest(t, addr, "GET /m/0 HTTP/1.1\r\nHost: "+addr+"\r\n")
+	csp := resp.Header.Get("Content-Security-Policy")
+	if !strings.HasPrefix(csp, page.CSP+";") || !strings.Contains(csp, "frame-ancestors 'none'") || resp.Header.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("headers: Content-Security-Policy %q, X-Frame-Options %q", csp, resp.Header.Get("X-Frame-Options"))
+	}
+}
+
+// startServe runs octet serve in-process with args and returns its URL, its standard error and the
+// function that stops it and returns its exit status.
+func startServe(t *testing.T, args ...string) (url string, stderr *strings.Builder, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr = &strings.Builder{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), pw, stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if err != nil {
+		cancel()
+		t.Fatalf("no URL: %v (%s)", err, stderr.String())
+	}
+	return strings.TrimSpace(line), stderr, func() int {
+		cancel()
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(time.Minute):
+			t.Fatal("serve did not stop when cancelled")
+		}
+		return -1
+	}
+}
+
+// TestServeRemote checks that serve refuses an address that is not loopback without --allow-remote, and
+// warns with it.
+func TestServeRemote(t *testing.T) {
+	file := example("relu_amax.before.hlo")
+	code, _, errs := runGuarded(t, nil, "serve", "--addr=0.0.0.0:0", file)
+	if code != 2 || !strings.Contains(errs, "--addr 0.0.0.0:0 is not loopback: anyone who can reach port ") || !strings.Contains(errs, "--allow-remote") {
+		t.Errorf("serve --addr=0.0.0.0:0: exit %d: %s", code, errs)
+	}
+	url, stderr, stop := startServe(t, "--addr=0.0.0.0:0", "--allow-remote", file)
+	if code, body := get(t, url); code != 200 || !strings.Contains(body, "jit_relu_amax_fp8") {
+		t.Errorf("%s: status %d", url, code)
+	}
+	if code := stop(); code != 0 || !regexp.MustCompile(`WARNING: listening on \S+:\d+, not loopback`).MatchString(stderr.String()) {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+}
+
+// TestServeTimeouts checks that serve closes a connection left idle after a response, and one whose
+// request header does not come, once their timeouts (shortened here) pass.
+func TestServeTimeouts(t *testing.T) {
+	old := serveTimeouts
+	defer func() { serveTimeouts = old }()
+	serveTimeouts.header, serveTimeouts.idle = 200*time.Millisecond, 200*time.Millisecond
+	url, _, stop := startServe(t, example("relu_amax.before.hlo"))
+	defer stop()
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
+	for name, request := range map[string]string{
+		"idle after a response": "GET / HTTP/1.1\r\nHost: " + addr + "\r\n\r\n",
+		"header never ended":    "GET / HTTP/1.1\r\nHost: ",
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A guard, should the server never close the connection.
+		conn.SetDeadline(time.Now().Add(30 * time.Second))
+		io.WriteString(conn, request)
+		all, err := io.ReadAll(conn)
+		conn.Close()
+		if err != nil {
+			t.Errorf("%s: the server did not close the connection: %v", name, err)
+		}
+		if strings.HasPrefix(name, "idle") && !strings.HasPrefix(string(all), "HTTP/1.1 200 OK") {
+			t.Errorf("%s: no response:\n%.200s", name, all)
+		}
+	}
+}
+
+// TestServeBuildsPageOnce requests a module's report page four times at once: the page is built once, so
+// that the four requests take about the memory of one, not four times as much.
+func TestServeBuildsPageOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("HloModule many\nENTRY e {\n  x = f8e4m3fn[16,128] parameter(0)\n  w = f8e4m3fn[64,128] parameter(1)\n")
+	b.WriteString("  xb = bf16[16,128] convert(x)\n  wb = bf16[64,128] convert(w)\n")
+	const gemms = 40
+	for i := range gemms {
+		fmt.Fprintf(&b, "  y%d = bf16[16,64] dot(xb, wb), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n", i)
+	}
+	b.WriteString("  ROOT t = (")
+	for i := range gemms {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("bf16[16,64]")
+	}
+	b.WriteString(") tuple(")
+	for i := range gemms {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "y%d", i)
+	}
+	b.WriteString(")\n}\n")
+	path := filepath.Join(t.TempDir(), "many.hlo")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// allocated serves the module and returns the bytes allocated while n requests for its page are
+	// answered at once.
+	allocated := func(n int) uint64 {
+		inv := &invocation{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard, getenv: os.Getenv}
+		s, err := newServer(inv, []string{path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewUnstartedServer(s.handler())
+		s.allowHosts(srv.Listener.Addr(), "")
+		srv.Start()
+		defer srv.Close()
+		before := readMetric("/gc/heap/allocs:bytes")
+		var wg sync.WaitGroup
+		codes := make([]int, n)
+		for i := range n {
+			wg.Go(func() {
+				if resp, err := http.Get(srv.URL + "/m/0"); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					codes[i] = resp.StatusCode
+				}
+			})
+		}
+		wg.Wait()
+		after := readMetric("/gc/heap/allocs:bytes")
+		for _, c := range codes {
+			if c != 200 {
+				t.Fatalf("status %d", c)
+			}
+		}
+		return after - before
+	}
+	one, four := allocated(1), allocated(4)
+	t.Logf("one request: %d bytes allocated; four at once: %d", one, four)
+	if four > 2*one {
+		t.Errorf("four requests at once allocated %d bytes, one %d: the page was built more than once", four, one)
+	}
+}
+
+// TestPageCache checks the cache of built pages: one build for the requests of one page, at most the
+// builds allowed at once, and the pages kept within the budget, the least recently used dropped first.
+func TestPageCache(t *testing.T) {
+	ctx := context.Background()
+	c := newPageCache(10, 2)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	running, most := 0, 0
+	build := func(body string) func() ([]byte, error) {
+		return func() ([]byte, error) {
+			mu.Lock()
+			running++
+			most = max(most, running)
+			mu.Unlock()
+			<-release
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return []byte(body), nil
+		}
+	}
+	var wg sync.WaitGroup
+	for _, key := range []string{"a", "a", "a", "a", "b", "c", "d", "e"} {
+		wg.Go(func() {
+			if body, err := c.get(ctx, key, build(key+"123")); err != nil || string(body) != key+"123" {
+				t.Errorf("%s: %q, %v", key, body, err)
+			}
+		})
+	}
+	for range 1000 {
+		mu.Lock()
+		r := running
+		mu.Unlock()
+		if r == 2 {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	if n := c.builds.Load(); n != 5 || most != 2 {
+		t.Errorf("%d builds, at most %d at once; want 5, 2", n, most)
+	}
+	// Of the five pages of 4 bytes, the budget of 10 keeps the last two built; a page over the budget is
+	// not kept.
+	kept := 0
+	for _, key := range []string{"a", "b", "c", "d", "e"} {
+		if _, ok := c.entries[key]; ok {
+			kept++
+		}
+	}
+	if kept != 2 || c.size != 8 {
+		t.Errorf("%d pages kept, %d bytes; want 2, 8", kept, c.size)
+	}
+	c.get(ctx, "big", func() ([]byte, error) { return make([]byte, 11), nil })
+	if _, ok := c.entries["big"]; ok || c.size != 8 {
+		t.Errorf("a page over the budget was kept")
+	}
+	// A request that goes away does not stop the build: the next one finds the page.
+	before := c.builds.Load()
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := c.get(gone, "f", func() ([]byte, error) { return []byte("f"), nil }); err != context.Canceled {
+		t.Errorf("cancelled request: %v", err)
+	}
+	if body, _ := c.get(ctx, "f", func() ([]byte, error) { return []byte("again"), nil }); string(body) != "f" || c.builds.Load() != before+1 {
+		t.Errorf("the page built for a request that went away was built again: %q", body)
+	}
+}
+
+// TestServeEscapesFileNames serves a folder whose file names hold terminal escapes and a newline: what serve
+// prints of them, and the index, shows them escaped.
+func TestServeEscapesFileNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a\x1b]0;owned\x07.hlo", "b\nforged line.hlo"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("not a module\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good := filepath.Join(dir, "c\x1b[2J.hlo")
+	os.WriteFile(good, []byte("HloModule c\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"), 0o644)
+	var stderr strings.Builder
+	inv := &invocation{ctx: context.Background(), stdout: io.Discard, stderr: &stderr, getenv: os.Getenv}
+	s, err := newServer(inv, []string{dir, filepath.Join(dir, "a\x1b]0;owned\x07.hlo")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := stderr.String()
+	if strings.ContainsAny(errs, "\x1b\x07") || strings.Count(errs, "\n") != 2 ||
+		!strings.Contains(errs, `a\x1b]0;owned\a.hlo`) || !strings.Contains(errs, `b\nforged line.hlo`) {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	srv := httptest.NewUnstartedServer(s.handler())
+	s.allowHosts(srv.Listener.Addr(), "")
+	srv.Start()
+	defer srv.Close()
+	_, index := get(t, srv.URL+"/")
+	if strings.ContainsAny(index, "\x1b\x07") || !strings.Contains(index, `c\x1b[2J.hlo`) {
+		t.Errorf("index:\n%s", index)
+	}
+	if got := quoteControls("plain/\u00e9t\u00e9.hlo"); got != "plain/\u00e9t\u00e9.hlo" {
+		t.Errorf("quoteControls changed a plain name: %q", got)
+	}
+	if got := quoteControls("x\u202eolh.exe\xff\u0085"); got != `x\u202eolh.exe\xff\u0085` {
+		t.Errorf("quoteControls: %q", got)
+	}
+}
+
+// TestServeFolderInputLimit serves a folder holding a gzip bomb beside a module: the bomb is refused under
+// the input limit, as every command refuses it, and left out.
+func TestServeFolderInputLimit(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "bomb.hlo.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gzipZeros(f, 64<<20, true)
+	f.Close()
+	os.WriteFile(filepath.Join(dir, "m.hlo"), []byte("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"), 0o644)
+	var stderr strings.Builder
+	inv := &invocation{ctx: context.Background(), stdout: io.Discard, stderr: &stderr, getenv: os.Getenv, maxText: 1 << 20}
+	var s *server
+	peak := peakHeap(func() { s, err = newServer(inv, []string{dir}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.items) != 1 || !strings.Contains(stderr.String(), "skipping "+filepath.Join(dir, "bomb.hlo.gz")+": "+filepath.Join(dir, "bomb.hlo.gz")+": more than 1.0 MiB, the input limit") {
+		t.Errorf("%d modules served; stderr: %s", len(s.items), stderr.String())
+	}
+	if peak > 8<<20 {
+		t.Errorf("reading the folder took %d bytes", peak)
 	}
 }

@@ -26,6 +26,8 @@ It prints "FILE: ok (N computations, M instructions)" for a good file and every 
 "file:line:col: message". The exit status is 1 when any file has a problem.`,
 		Order: 11,
 		Run:   runVerify,
+
+		ReadsModules: true,
 	})
 }
 
