@@ -10,14 +10,14 @@ import (
 	"octet/hlo/printer"
 )
 
-// TestKeepsWhatXLAKeeps: a custom call with a typed FFI backend config, column-major layouts and an
+// TestKeepsWhatXLAKeeps: a custom call with a typed FFI backend config (as JAX prints it), column-major layouts and an
 // output-operand alias, a Sharding custom call, frontend attributes, called computations, a donated and an
 // aliased parameter, a host memory kind and an explicit layout all reach the HLO as XLA's translation
 // writes them.
 func TestKeepsWhatXLAKeeps(t *testing.T) {
 	src := `module @jit_f attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32, jax.uses_shape_polymorphism = false} {
   func.func public @main(%a: tensor<4x4xf32> {tf.aliasing_output = 0 : i32, mhlo.sharding = "{devices=[2,1]0,1}"}, %b: tensor<4xf32> {jax.buffer_donor = true, mhlo.memory_kind = "pinned_host"}, %c: tensor<2x3xf32> {mhlo.layout_mode = "{0,1}"}) -> (tensor<4x4xf32> {jax.result_info = "[0]"}, tensor<4xi32>, tensor<i32>, tensor<4x4xf32>, tensor<4xf32>) {
-    %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8}, api_version = 4 : i32, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>)
+    %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>)
     %1 = stablehlo.custom_call @Sharding(%0#0) {mhlo.sharding = "{devices=[2,1]0,1}"} : (tensor<4x4xf32>) -> tensor<4x4xf32>
     %2 = stablehlo.custom_call @annotate_device_placement(%b) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<4xf32>) -> tensor<4xf32>
     %3 = stablehlo.custom_call @my_call(%2) {called_computations = [@helper], backend_config = "opaque\"bytes", api_version = 2 : i32} : (tensor<4xf32>) -> tensor<4xf32>

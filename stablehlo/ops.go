@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -805,25 +806,38 @@ func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 		c.need(op, name != "", "custom_call_schedule")
 		in.SetAttr("schedule", hlo.Enum(name))
 	}
+	bc := op.Attr("backend_config")
+	if typed := op.Attr("mhlo.backend_config"); typed != nil {
+		// XLA's legalization to MHLO makes a call with an mhlo.backend_config a typed FFI call with that
+		// backend config, and refuses one whose own backend_config is not empty or whose API version is
+		// not the original.
+		if str, ok := bc.(StringAttr); bc != nil && (!ok || str != "") {
+			c.fail(op.Pos, "%s: mhlo.backend_config next to a backend_config that is not empty; XLA's translation refuses the op", op.Name)
+		}
+		if api != 1 {
+			c.fail(op.Pos, "%s: mhlo.backend_config on a call of api_version %d; XLA's translation takes it only on a call of the original API version, which it makes a typed FFI call", op.Name, api)
+		}
+		bc, api = typed, 4
+	}
 	if api != 1 {
 		in.SetAttr("api_version", hlo.Enum(apiVersions[api]))
 	}
-	bc := op.Attr("backend_config")
-	if bc == nil {
-		bc = op.Attr("mhlo.backend_config")
-	}
-	switch bc := bc.(type) {
+	// XLA's export writes the dictionary of a typed FFI call as MLIR prints it, and the string of any
+	// other; a string of a typed FFI call, or a dictionary of another, it leaves out.
+	switch v := bc.(type) {
 	case nil:
 	case StringAttr:
-		if bc != "" {
-			in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(bc), Quoted: true})
+		if api == 4 && v != "" {
+			c.notes.Add(c.fset.Position(op.Pos), fmt.Sprintf("%s: the backend_config string of a typed FFI call is not converted%s", op.Name, IgnoredLikeXLA))
+		} else if v != "" {
+			in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(v), Quoted: true})
 		}
 	case DictAttr:
 		if api != 4 {
-			c.fail(op.Pos, "%s: a dictionary backend_config needs api_version = 4 (typed FFI), not %d", op.Name, api)
+			c.notes.Add(c.fset.Position(op.Pos), fmt.Sprintf("%s: the backend_config dictionary of a call of api_version %d is not converted%s", op.Name, api, IgnoredLikeXLA))
+		} else {
+			in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(v), Quoted: true})
 		}
-		// The dictionary as MLIR prints it; XLA writes a backend config that is not JSON quoted.
-		in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(bc), Quoted: true})
 	default:
 		c.fail(op.Pos, "%s: backend_config is neither a string nor a dictionary", op.Name)
 	}
