@@ -354,3 +354,68 @@ func (c *converter) mulhi(sc *scope, op *Op) *hlo.Instruction {
 	hi = e.binary(hlo.OpSubtract, hi, e.sel(negB, a, zero))
 	return e.add(hlo.OpBitcastConvert, x.Shape, hi)
 }
+
+// realPart is the element type of the real and imaginary parts of complex type t.
+func realPart(t dtype.Type) dtype.Type {
+	if t == dtype.C128 {
+		return dtype.F64
+	}
+	return dtype.F32
+}
+
+// square decomposes chlo.square as StableHLO's CHLO decomposition does: x * x for a real x; for a complex
+// z = x + iy, (x - y)(x + y) + 2(xy)i, with a real part of exactly 0 where |x| = |y| and x is finite.
+func (c *converter) square(sc *scope, op *Op) *hlo.Instruction {
+	z := c.unaryOperand(op, sc)
+	e := emitter{c, sc, op}
+	t := z.Shape
+	if !t.Elem.IsComplex() {
+		return e.binary(hlo.OpMultiply, z, z)
+	}
+	rt := t.WithElem(realPart(t.Elem))
+	x := e.add(hlo.OpReal, rt, z)
+	y := e.add(hlo.OpImag, rt, z)
+	diff := e.binary(hlo.OpMultiply, e.binary(hlo.OpSubtract, x, y), e.binary(hlo.OpAdd, x, y))
+	same := e.binary(hlo.OpAnd, e.add(hlo.OpIsFinite, rt.WithElem(dtype.PRED), x),
+		e.compare("EQ", e.add(hlo.OpAbs, rt, x), e.add(hlo.OpAbs, rt, y)))
+	re := e.sel(same, e.splat(rt, 0), diff)
+	im := e.binary(hlo.OpMultiply, e.splat(rt, rt.Elem.EncodeFloat64(2)), e.binary(hlo.OpMultiply, x, y))
+	return e.add(hlo.OpComplex, t, re, im)
+}
+
+// conj decomposes chlo.conj(z) as CHLO's decomposition does: complex(real(z), -imag(z)).
+func (c *converter) conj(sc *scope, op *Op) *hlo.Instruction {
+	z := c.unaryOperand(op, sc)
+	if !z.Shape.Elem.IsComplex() {
+		c.fail(op.Pos, "%s of %s: the operand is not complex", op.Name, typeString(z.Shape))
+	}
+	e := emitter{c, sc, op}
+	rt := z.Shape.WithElem(realPart(z.Shape.Elem))
+	im := e.add(hlo.OpNegate, rt, e.add(hlo.OpImag, rt, z))
+	return e.add(hlo.OpComplex, z.Shape, e.add(hlo.OpReal, rt, z), im)
+}
+
+// isInf decomposes chlo.is_inf, is_pos_inf and is_neg_inf of a float x as CHLO's decomposition does:
+// |x| == +inf, x == +inf, x == -inf.
+func isInf(sign int) handler {
+	return func(c *converter, sc *scope, op *Op) *hlo.Instruction {
+		x := c.unaryOperand(op, sc)
+		if !x.Shape.Elem.IsFloat() || math.IsNaN(x.Shape.Elem.DecodeFloat64(x.Shape.Elem.EncodeFloat64(math.Inf(1)))) {
+			c.fail(op.Pos, "%s of %s: the operand is not a float type with infinities", op.Name, typeString(x.Shape))
+		}
+		e := emitter{c, sc, op}
+		if sign == 0 {
+			x = e.add(hlo.OpAbs, x.Shape, x)
+			sign = 1
+		}
+		inf := e.splat(x.Shape, x.Shape.Elem.EncodeFloat64(math.Inf(sign)))
+		return e.compare("EQ", x, inf)
+	}
+}
+
+// unaryOperand returns the one operand of an elementwise op, an array.
+func (c *converter) unaryOperand(op *Op, sc *scope) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 1 && ins[0].Shape.IsArray(), "operand")
+	return ins[0]
+}

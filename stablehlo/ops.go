@@ -72,6 +72,12 @@ func init() {
 		"stablehlo.dynamic_gather":           (*converter).dynamicGather,
 		"stablehlo.dynamic_conv":             (*converter).dynamicConv,
 		"chlo.erfc":                          (*converter).erfc,
+		"chlo.square":                        (*converter).square,
+		"chlo.conj":                          (*converter).conj,
+		"chlo.is_inf":                        isInf(0),
+		"chlo.is_pos_inf":                    isInf(1),
+		"chlo.is_neg_inf":                    isInf(-1),
+		"chlo.constant":                      (*converter).constant,
 		"stablehlo.convolution":              (*converter).convolution,
 	}
 }
