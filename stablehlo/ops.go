@@ -78,6 +78,8 @@ func init() {
 		"chlo.is_pos_inf":                    isInf(1),
 		"chlo.is_neg_inf":                    isInf(-1),
 		"chlo.constant":                      (*converter).constant,
+		"chlo.zeta":                          (*converter).zeta,
+		"chlo.polygamma":                     (*converter).polygamma,
 		"stablehlo.convolution":              (*converter).convolution,
 	}
 }
