@@ -159,3 +159,36 @@ func TestFileCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoredBackendConfig: an mhlo.backend_config XLA's translation ignores (on a call with a backend
+// config of its own, on a call of another API version, or one that is not a dictionary) is converted
+// without it and noted as XLA ignores it, a warning even in a strict conversion.
+func TestIgnoredBackendConfig(t *testing.T) {
+	src := []byte(`func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.custom_call @foo(%a) {backend_config = "opaque", mhlo.backend_config = {a = 1 : i32}} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = stablehlo.custom_call @bar(%0) {api_version = 2 : i32, mhlo.backend_config = {a = 1 : i32}} : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = stablehlo.custom_call @baz(%1) {mhlo.backend_config = "text"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+`)
+	if _, err := ParseFile(token.NewFileSet(), "test.mlir", src); err != nil {
+		t.Fatal(err)
+	}
+	_, notes, err := ParseFileNotes(token.NewFileSet(), "test.mlir", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"test.mlir:2:3: stablehlo.custom_call: mhlo.backend_config on a call of api_version 1 or with a backend_config is not converted" + IgnoredLikeXLA,
+		"test.mlir:3:3: stablehlo.custom_call: mhlo.backend_config on a call of api_version 2 or with a backend_config is not converted" + IgnoredLikeXLA,
+		"test.mlir:4:3: stablehlo.custom_call: an mhlo.backend_config that is not a dictionary is not converted" + IgnoredLikeXLA,
+	}
+	if len(notes) != len(want) {
+		t.Fatalf("notes %v", notes)
+	}
+	for i, n := range notes {
+		if n.Error() != want[i] {
+			t.Errorf("note %d: %s, want %s", i, n.Error(), want[i])
+		}
+	}
+}

@@ -814,38 +814,36 @@ func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 		c.need(op, name != "", "custom_call_schedule")
 		in.SetAttr("schedule", hlo.Enum(name))
 	}
+	// StableHLO's verifier holds a typed FFI call to a dictionary backend_config, any other to a string.
 	bc := op.Attr("backend_config")
+	if _, isDict := bc.(DictAttr); bc != nil && isDict != (api == 4) {
+		c.fail(op.Pos, "%s: a backend_config of api_version %d must be a %s; XLA's translation refuses the op", op.Name, api, map[bool]string{true: "dictionary", false: "string"}[api == 4])
+	}
+	// An mhlo.backend_config makes a call of the original API version without a backend config a typed FFI
+	// call with that backend config (StableHLO's legalization for XLA, fixupMhloBackendConfig); on any
+	// other call XLA's translation ignores it.
 	if typed := op.Attr("mhlo.backend_config"); typed != nil {
-		// XLA's legalization to MHLO makes a call with an mhlo.backend_config a typed FFI call with that
-		// backend config, and refuses one whose own backend_config is not empty or whose API version is
-		// not the original.
-		if str, ok := bc.(StringAttr); bc != nil && (!ok || str != "") {
-			c.fail(op.Pos, "%s: mhlo.backend_config next to a backend_config that is not empty; XLA's translation refuses the op", op.Name)
+		if str, isStr := bc.(StringAttr); api == 1 && (bc == nil || isStr && str == "") {
+			bc, api = typed, 4
+		} else {
+			c.notes.Add(c.fset.Position(op.Pos), fmt.Sprintf("%s: mhlo.backend_config on a call of api_version %d or with a backend_config is not converted%s", op.Name, api, IgnoredLikeXLA))
 		}
-		if api != 1 {
-			c.fail(op.Pos, "%s: mhlo.backend_config on a call of api_version %d; XLA's translation takes it only on a call of the original API version, which it makes a typed FFI call", op.Name, api)
-		}
-		bc, api = typed, 4
 	}
 	if api != 1 {
 		in.SetAttr("api_version", hlo.Enum(apiVersions[api]))
 	}
 	// XLA's export writes the dictionary of a typed FFI call as MLIR prints it, and the string of any
-	// other; a string of a typed FFI call, or a dictionary of another, it leaves out.
+	// other; an mhlo.backend_config that is not a dictionary it leaves out.
 	switch v := bc.(type) {
 	case nil:
 	case StringAttr:
-		if api == 4 && v != "" {
-			c.notes.Add(c.fset.Position(op.Pos), fmt.Sprintf("%s: the backend_config string of a typed FFI call is not converted%s", op.Name, IgnoredLikeXLA))
+		if api == 4 {
+			c.notes.Add(c.fset.Position(op.Pos), fmt.Sprintf("%s: an mhlo.backend_config that is not a dictionary is not converted%s", op.Name, IgnoredLikeXLA))
 		} else if v != "" {
 			in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(v), Quoted: true})
 		}
 	case DictAttr:
-		if api != 4 {
-			c.notes.Add(c.fset.Position(op.Pos), fmt.Sprintf("%s: the backend_config dictionary of a call of api_version %d is not converted%s", op.Name, api, IgnoredLikeXLA))
-		} else {
-			in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(v), Quoted: true})
-		}
+		in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(v), Quoted: true})
 	default:
 		c.fail(op.Pos, "%s: backend_config is neither a string nor a dictionary", op.Name)
 	}

@@ -102,8 +102,9 @@ func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<1xi64>) -> (tensor<4xf32>, t
 // -----
 
 // A typed FFI call as JAX prints it: an empty backend_config string and an mhlo.backend_config
-// dictionary, no api_version. XLA's legalization to MHLO (fixupMhloBackendConfig) makes it a call of
-// API_VERSION_TYPED_FFI whose backend config is the dictionary, which the export writes as MLIR prints it.
+// dictionary, no api_version. StableHLO's legalization for XLA (fixupMhloBackendConfig) makes it a call of
+// API_VERSION_TYPED_FFI whose backend config is the dictionary, which the export writes as MLIR prints it
+// (sorted by name, strings escaped as MLIR escapes them), as jaxlib 0.11.2's translation does.
 // CHECK: custom_call_target="cusolver_potrf_ffi"
 // CHECK-SAME: api_version=API_VERSION_TYPED_FFI
 // CHECK-SAME: backend_config={lower = true}
@@ -122,19 +123,36 @@ func.func @main(%arg0: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, te
 
 // -----
 
-// fixupMhloBackendConfig refuses an mhlo.backend_config next to a backend_config that is not empty.
+// On any other call XLA's translation ignores mhlo.backend_config (the conversion notes it): a call with a
+// backend_config string keeps it, a call of another API version keeps its version.
+// CHECK: custom_call_target="foo"
+// CHECK-NOT: api_version
+// CHECK-SAME: backend_config="opaque"
+// CHECK: custom_call_target="bar"
+// CHECK-SAME: api_version=API_VERSION_STATUS_RETURNING
+// CHECK-NOT: backend_config
 func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{stablehlo.custom_call: mhlo.backend_config next to a backend_config that is not empty}}
   %0 = stablehlo.custom_call @foo(%arg0) {backend_config = "opaque", mhlo.backend_config = {a = 1 : i32}} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = stablehlo.custom_call @bar(%0) {api_version = 2 : i32, mhlo.backend_config = {a = 1 : i32}} : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// StableHLO's verifier, which XLA's translation runs first, holds a typed FFI call to a dictionary
+// backend_config, even an empty string...
+func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{stablehlo.custom_call: a backend_config of api_version 4 must be a dictionary}}
+  %0 = stablehlo.custom_call @foo(%arg0) {api_version = 4 : i32, backend_config = ""} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
 // -----
 
-// ... and on a call of another API version than the original.
+// ... and any other call to a string.
 func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{stablehlo.custom_call: mhlo.backend_config on a call of api_version 4}}
-  %0 = stablehlo.custom_call @foo(%arg0) {api_version = 4 : i32, mhlo.backend_config = {a = 1 : i32}} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{stablehlo.custom_call: a backend_config of api_version 2 must be a string}}
+  %0 = stablehlo.custom_call @foo(%arg0) {api_version = 2 : i32, backend_config = {a = 1 : i32}} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
