@@ -187,6 +187,8 @@ type (
 	FuncTypeAttr struct{ In, Out []hlo.Shape }
 	// DimsAttr is "[1, 2] x [3]" of dot_general's pretty form.
 	DimsAttr struct{ LHS, RHS []int64 }
+	// SubAxisAttr is (PreSize)Size, the part of a mesh axis of Size devices after PreSize of them.
+	SubAxisAttr struct{ PreSize, Size int64 }
 	// RawAttr is any other attribute, kept as written.
 	RawAttr string
 )
@@ -207,6 +209,7 @@ func (WordAttr) isAttr()     {}
 func (DimsAttr) isAttr()     {}
 func (FuncTypeAttr) isAttr() {}
 func (RawAttr) isAttr()      {}
+func (SubAxisAttr) isAttr()  {}
 
 // Loc is a location: a file position (File, Line, Col), a name (Name, with the location it names in
 // Child), a call site (Callee at Caller), a fusion of several (Fused), or a reference to an alias (Alias)

@@ -126,6 +126,14 @@ func (p *parser) attrValue() Attr {
 	case c == '!':
 		t, _ := p.typ()
 		return TypeAttr(t)
+	case c == '(' && isDigit(s.peekAt(1)):
+		// A sub-axis of a mesh axis, (pre-size)size, as in #stablehlo.axis_ref<name = "x", sub_axis_info = (1)2>.
+		s.off++
+		var a SubAxisAttr
+		a.PreSize = s.int()
+		s.want(')', "closing a sub-axis pre-size")
+		a.Size = s.int()
+		return a
 	case c == '(':
 		// A function type: (a, b) -> c, or -> (c, d).
 		var ft FuncTypeAttr

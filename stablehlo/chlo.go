@@ -203,6 +203,10 @@ func (f f64) sinPi(x *hlo.Instruction) *hlo.Instruction {
 // formula log(π / |sin(πx)|) - lgamma(1 - x) below 0.5; +inf at the poles and at ±inf.
 func (c *converter) lgamma(sc *scope, op *Op) *hlo.Instruction {
 	f, x := c.widen(sc, op)
+	return f.narrow(op, f.lgamma(x))
+}
+
+func (f f64) lgamma(x *hlo.Instruction) *hlo.Instruction {
 	small, y := f.reflect(x)
 	z := f.bin(hlo.OpSubtract, y, f.k(1))
 	a, _, t := f.lanczos(z)
@@ -213,14 +217,17 @@ func (c *converter) lgamma(sc *scope, op *Op) *hlo.Instruction {
 	refl := f.bin(hlo.OpSubtract, f.un(hlo.OpLog, f.bin(hlo.OpDivide, f.k(math.Pi), f.sinPi(x))), r)
 	r = f.sel(small, refl, r)
 	inf := f.compare("EQ", f.un(hlo.OpAbs, x), f.k(math.Inf(1)))
-	r = f.sel(inf, f.k(math.Inf(1)), r)
-	return f.narrow(op, r)
+	return f.sel(inf, f.k(math.Inf(1)), r)
 }
 
 // digamma decomposes chlo.digamma: Γ'(x)/Γ(x) from the derivative of the Lanczos approximation in
 // float64, with the reflection formula ψ(1 - x) - π cos(πx)/sin(πx) below 0.5; NaN at the poles.
 func (c *converter) digamma(sc *scope, op *Op) *hlo.Instruction {
 	f, x := c.widen(sc, op)
+	return f.narrow(op, f.digamma(x))
+}
+
+func (f f64) digamma(x *hlo.Instruction) *hlo.Instruction {
 	small, y := f.reflect(x)
 	z := f.bin(hlo.OpSubtract, y, f.k(1))
 	a, da, t := f.lanczos(z)
@@ -232,8 +239,85 @@ func (c *converter) digamma(sc *scope, op *Op) *hlo.Instruction {
 	refl := f.bin(hlo.OpSubtract, r, f.bin(hlo.OpMultiply, f.k(math.Pi), cot))
 	r = f.sel(small, refl, r)
 	pole := f.binary(hlo.OpAnd, f.compare("LE", x, f.k(0)), f.compare("EQ", x, f.un(hlo.OpFloor, x)))
-	r = f.sel(pole, f.k(math.NaN()), r)
-	return f.narrow(op, r)
+	return f.sel(pole, f.k(math.NaN()), r)
+}
+
+// The Euler-Maclaurin summation of the Hurwitz zeta function of Cephes, which CHLO's zeta decomposition
+// follows: the (2j)! / B_2j that divide its correction terms.
+var zetaCorrections = [...]float64{12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+	7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+	1.8152105401943546773e17, -7.1661652561756670113e18}
+
+// widen2 converts the two operands of op to float64, failing for non-float types.
+func (c *converter) widen2(sc *scope, op *Op) (f f64, a, b *hlo.Instruction) {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 2 && ins[0].Shape.Equal(ins[1].Shape), "two operands of one type")
+	if !ins[0].Shape.Elem.IsFloat() {
+		c.fail(op.Pos, "%s of %s is not supported", op.Name, typeString(ins[0].Shape))
+	}
+	f = f64{emitter{c, sc, op}, ins[0].Shape.WithElem(dtype.F64)}
+	for i := range ins {
+		if ins[i].Shape.Elem != dtype.F64 {
+			ins[i] = f.add(hlo.OpConvert, f.shape, ins[i])
+		}
+	}
+	return f, ins[0], ins[1]
+}
+
+// zeta decomposes chlo.zeta(x, q), the Hurwitz zeta function Σ (q + k)^-x, in float64: ten terms of the
+// sum, the integral of the rest and twelve Euler-Maclaurin corrections, as CHLO's decomposition does;
+// +inf at x = 1, NaN below; for q <= 0, NaN unless x is an integer, and at the poles (integer q) +inf
+// for an even x, NaN for an odd one.
+func (c *converter) zeta(sc *scope, op *Op) *hlo.Instruction {
+	f, x, q := c.widen2(sc, op)
+	return f.narrow(op, f.zeta(x, q))
+}
+
+func (f f64) zeta(x, q *hlo.Instruction) *hlo.Instruction {
+	negX := f.un(hlo.OpNegate, x)
+	s := f.bin(hlo.OpPower, q, negX)
+	a, b := q, s
+	for range 9 {
+		a = f.bin(hlo.OpAdd, a, f.k(1))
+		b = f.bin(hlo.OpPower, a, negX)
+		s = f.bin(hlo.OpAdd, s, b)
+	}
+	w := a
+	s = f.bin(hlo.OpAdd, s, f.bin(hlo.OpDivide, f.bin(hlo.OpMultiply, b, w), f.bin(hlo.OpSubtract, x, f.k(1))))
+	s = f.bin(hlo.OpSubtract, s, f.bin(hlo.OpMultiply, f.k(0.5), b))
+	fac, k := f.k(1), 0.0
+	for _, corr := range zetaCorrections {
+		fac = f.bin(hlo.OpMultiply, fac, f.bin(hlo.OpAdd, x, f.k(k)))
+		b = f.bin(hlo.OpDivide, b, w)
+		s = f.bin(hlo.OpAdd, s, f.bin(hlo.OpDivide, f.bin(hlo.OpMultiply, fac, b), f.k(corr)))
+		k++
+		fac = f.bin(hlo.OpMultiply, fac, f.bin(hlo.OpAdd, x, f.k(k)))
+		b = f.bin(hlo.OpDivide, b, w)
+		k++
+	}
+	nan, inf := f.k(math.NaN()), f.k(math.Inf(1))
+	s = f.sel(f.compare("EQ", x, f.k(1)), inf, s)
+	s = f.sel(f.compare("LT", x, f.k(1)), nan, s)
+	qLeZero := f.compare("LE", q, f.k(0))
+	xNotInt := f.compare("NE", x, f.un(hlo.OpFloor, x))
+	s = f.sel(f.binary(hlo.OpAnd, qLeZero, xNotInt), nan, s)
+	pole := f.binary(hlo.OpAnd, qLeZero, f.compare("EQ", q, f.un(hlo.OpFloor, q)))
+	xOdd := f.compare("NE", f.bin(hlo.OpRemainder, x, f.k(2)), f.k(0))
+	return f.sel(pole, f.sel(xOdd, nan, inf), s)
+}
+
+// polygamma decomposes chlo.polygamma(n, x), the n-th derivative of digamma, as CHLO's decomposition
+// does: digamma(x) for n = 0, else (-1)^(n+1) n! zeta(n + 1, x), in float64; NaN unless n is a
+// non-negative integer.
+func (c *converter) polygamma(sc *scope, op *Op) *hlo.Instruction {
+	f, n, x := c.widen2(sc, op)
+	one := f.k(1)
+	np1 := f.bin(hlo.OpAdd, n, one)
+	sign := f.sel(f.compare("EQ", f.bin(hlo.OpRemainder, n, f.k(2)), f.k(0)), f.k(-1), one)
+	r := f.bin(hlo.OpMultiply, f.bin(hlo.OpMultiply, sign, f.un(hlo.OpExp, f.lgamma(np1))), f.zeta(np1, x))
+	r = f.sel(f.compare("EQ", n, f.k(0)), f.digamma(x), r)
+	bad := f.binary(hlo.OpOr, f.compare("NE", n, f.un(hlo.OpFloor, n)), f.compare("LT", n, f.k(0)))
+	return f.narrow(op, f.sel(bad, f.k(math.NaN()), r))
 }
 
 // Giles' single-precision approximation of erfinv ("Approximating the erfinv function", GPU Computing
@@ -353,4 +437,69 @@ func (c *converter) mulhi(sc *scope, op *Op) *hlo.Instruction {
 	hi = e.binary(hlo.OpSubtract, hi, e.sel(negA, b, zero))
 	hi = e.binary(hlo.OpSubtract, hi, e.sel(negB, a, zero))
 	return e.add(hlo.OpBitcastConvert, x.Shape, hi)
+}
+
+// realPart is the element type of the real and imaginary parts of complex type t.
+func realPart(t dtype.Type) dtype.Type {
+	if t == dtype.C128 {
+		return dtype.F64
+	}
+	return dtype.F32
+}
+
+// square decomposes chlo.square as StableHLO's CHLO decomposition does: x * x for a real x; for a complex
+// z = x + iy, (x - y)(x + y) + 2(xy)i, with a real part of exactly 0 where |x| = |y| and x is finite.
+func (c *converter) square(sc *scope, op *Op) *hlo.Instruction {
+	z := c.unaryOperand(op, sc)
+	e := emitter{c, sc, op}
+	t := z.Shape
+	if !t.Elem.IsComplex() {
+		return e.binary(hlo.OpMultiply, z, z)
+	}
+	rt := t.WithElem(realPart(t.Elem))
+	x := e.add(hlo.OpReal, rt, z)
+	y := e.add(hlo.OpImag, rt, z)
+	diff := e.binary(hlo.OpMultiply, e.binary(hlo.OpSubtract, x, y), e.binary(hlo.OpAdd, x, y))
+	same := e.binary(hlo.OpAnd, e.add(hlo.OpIsFinite, rt.WithElem(dtype.PRED), x),
+		e.compare("EQ", e.add(hlo.OpAbs, rt, x), e.add(hlo.OpAbs, rt, y)))
+	re := e.sel(same, e.splat(rt, 0), diff)
+	im := e.binary(hlo.OpMultiply, e.splat(rt, rt.Elem.EncodeFloat64(2)), e.binary(hlo.OpMultiply, x, y))
+	return e.add(hlo.OpComplex, t, re, im)
+}
+
+// conj decomposes chlo.conj(z) as CHLO's decomposition does: complex(real(z), -imag(z)).
+func (c *converter) conj(sc *scope, op *Op) *hlo.Instruction {
+	z := c.unaryOperand(op, sc)
+	if !z.Shape.Elem.IsComplex() {
+		c.fail(op.Pos, "%s of %s: the operand is not complex", op.Name, typeString(z.Shape))
+	}
+	e := emitter{c, sc, op}
+	rt := z.Shape.WithElem(realPart(z.Shape.Elem))
+	im := e.add(hlo.OpNegate, rt, e.add(hlo.OpImag, rt, z))
+	return e.add(hlo.OpComplex, z.Shape, e.add(hlo.OpReal, rt, z), im)
+}
+
+// isInf decomposes chlo.is_inf, is_pos_inf and is_neg_inf of a float x as CHLO's decomposition does:
+// |x| == +inf, x == +inf, x == -inf.
+func isInf(sign int) handler {
+	return func(c *converter, sc *scope, op *Op) *hlo.Instruction {
+		x := c.unaryOperand(op, sc)
+		if !x.Shape.Elem.IsFloat() || math.IsNaN(x.Shape.Elem.DecodeFloat64(x.Shape.Elem.EncodeFloat64(math.Inf(1)))) {
+			c.fail(op.Pos, "%s of %s: the operand is not a float type with infinities", op.Name, typeString(x.Shape))
+		}
+		e := emitter{c, sc, op}
+		if sign == 0 {
+			x = e.add(hlo.OpAbs, x.Shape, x)
+			sign = 1
+		}
+		inf := e.splat(x.Shape, x.Shape.Elem.EncodeFloat64(math.Inf(sign)))
+		return e.compare("EQ", x, inf)
+	}
+}
+
+// unaryOperand returns the one operand of an elementwise op, an array.
+func (c *converter) unaryOperand(op *Op, sc *scope) *hlo.Instruction {
+	ins := c.operands(sc, op)
+	c.need(op, len(ins) == 1 && ins[0].Shape.IsArray(), "operand")
+	return ins[0]
 }

@@ -356,3 +356,52 @@ func expectedShardings(chunk string, prefixes []string) map[string][]expectedSha
 	}
 	return out
 }
+
+// expectedError is "expected-error@+N {{message}}" of a case.
+var expectedError = regexp.MustCompile(`expected-error@\+(\d+) \{\{(.*)\}\}`)
+
+// TestJAXConstructs runs the cases of testdata/translate (what JAX prints that XLA's translation tests do
+// not show) as TestXLATranslate runs XLA's: the converted HLO must match each case's checks, and a case
+// with an expected-error must be refused with that message at the line it names.
+func TestJAXConstructs(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "translate", "*.mlir"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cases in testdata/translate: %v", err)
+	}
+	suite := translateSuite{prefixes: []string{"CHECK"}, operandShapes: true}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, chunk := range strings.Split(string(data), "\n// -----") {
+			name := fmt.Sprintf("%s#%d", filepath.Base(path), i)
+			t.Run(name, func(t *testing.T) {
+				c := translateCase{name: name, src: chunk, checks: parseChecks(chunk, suite.prefixes)}
+				lines := strings.Split(chunk, "\n")
+				for k, line := range lines {
+					m := expectedError.FindStringSubmatch(line)
+					if m == nil {
+						continue
+					}
+					off, _ := strconv.Atoi(m[1])
+					want := fmt.Sprintf("case.mlir:%d:", k+1+off)
+					_, err := ParseFile(token.NewFileSet(), "case.mlir", []byte(chunk))
+					if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), m[2]) {
+						t.Errorf("got %v, want %s ... %s", err, want, m[2])
+					}
+					return
+				}
+				if len(c.checks) == 0 {
+					t.Fatal("a case without checks or an expected error")
+				}
+				if _, err := ParseFile(token.NewFileSet(), "case.mlir", []byte(chunk)); err != nil {
+					t.Fatalf("conversion: %v", err)
+				}
+				if err := runTranslateCase(c, suite); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+}

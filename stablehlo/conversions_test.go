@@ -40,13 +40,33 @@ func TestConversionsRun(t *testing.T) {
   check.expect_eq_const %0#1, dense<24> : tensor<i32>
   %y = stablehlo.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
   %z = stablehlo.constant dense<0> : tensor<2xi32>
-  %2:2 = chlo.scan(%y) inits(%z) dimension=1 attributes {is_reverse = true} {
+  %2:2 = chlo.scan(%y) inits(%z) dimension=1 attributes {is_associative = true, is_reverse = true} {
   ^bb0(%e: tensor<2xi32>, %acc: tensor<2xi32>):
     %3 = stablehlo.add %e, %acc : tensor<2xi32>
     stablehlo.return %3, %3 : tensor<2xi32>, tensor<2xi32>
   } : (tensor<2x3xi32>, tensor<2xi32>) -> (tensor<2x3xi32>, tensor<2xi32>)
   check.expect_eq_const %2#0, dense<[[6, 5, 3], [15, 11, 6]]> : tensor<2x3xi32>
   check.expect_eq_const %2#1, dense<[6, 15]> : tensor<2xi32>
+  return
+}`},
+		// CHLO's elementwise ops JAX prints: square of reals and of complex numbers (whose real part is
+		// exactly 0 where |x| = |y|, even where (x - y)(x + y) would overflow), conj and the infinity tests.
+		{"square_conj_is_inf", `func.func @main() {
+  %x = stablehlo.constant dense<[-3.0, 0.5, 0x7F800000]> : tensor<3xf32>
+  %0 = chlo.square %x : tensor<3xf32> -> tensor<3xf32>
+  check.expect_eq_const %0, dense<[9.0, 0.25, 0x7F800000]> : tensor<3xf32>
+  %z = stablehlo.constant dense<[(1.0, 2.0), (3.0e38, -3.0e38), (0.0, -1.0)]> : tensor<3xcomplex<f32>>
+  %1 = chlo.square %z : tensor<3xcomplex<f32>> -> tensor<3xcomplex<f32>>
+  %2 = chlo.conj %z : tensor<3xcomplex<f32>> -> tensor<3xcomplex<f32>>
+  check.expect_eq_const %2, dense<[(1.0, -2.0), (3.0e38, 3.0e38), (0.0, 1.0)]> : tensor<3xcomplex<f32>>
+  %y = stablehlo.constant dense<[0xFF800000, 1.0, 0x7F800000, 0x7FC00000]> : tensor<4xf32>
+  %3 = chlo.is_inf %y : tensor<4xf32> -> tensor<4xi1>
+  %4 = chlo.is_pos_inf %y : tensor<4xf32> -> tensor<4xi1>
+  %5 = chlo.is_neg_inf %y : tensor<4xf32> -> tensor<4xi1>
+  check.expect_eq_const %3, dense<[true, false, true, false]> : tensor<4xi1>
+  check.expect_eq_const %4, dense<[false, false, true, false]> : tensor<4xi1>
+  check.expect_eq_const %5, dense<[true, false, false, false]> : tensor<4xi1>
+  check.expect_eq_const %1, dense<[(-3.0, 4.0), (0.0, 0xFF800000), (-1.0, -0.0)]> : tensor<3xcomplex<f32>>
   return
 }`},
 		// Element k of the i1 side is bit k.
@@ -58,15 +78,15 @@ func TestConversionsRun(t *testing.T) {
   check.expect_eq_const %0, dense<-127> : tensor<i8>
   return
 }`},
-		// Rows 0 and 1 use the first group's rhs, row 2 the second's.
+		// Rows 0 and 1 use the first group's rhs, row 2 the second's. MLIR leaves the empty batching
+		// dimensions out, as JAX's programs show.
 		{"ragged_dot", `func.func @main() {
   %lhs = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
   %rhs = stablehlo.constant dense<[[[1.0], [1.0]], [[1.0], [-1.0]]]> : tensor<2x2x1xf32>
   %sizes = stablehlo.constant dense<[2, 1]> : tensor<2xi64>
   %0 = "chlo.ragged_dot"(%lhs, %rhs, %sizes) {
-    ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [],
-      lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0],
-      rhs_group_dimensions = [0]>} : (tensor<3x2xf32>, tensor<2x2x1xf32>, tensor<2xi64>) -> tensor<3x1xf32>
+    ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1],
+      lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>} : (tensor<3x2xf32>, tensor<2x2x1xf32>, tensor<2xi64>) -> tensor<3x1xf32>
   check.expect_eq_const %0, dense<[[3.0], [7.0], [-1.0]]> : tensor<3x1xf32>
   return
 }`},

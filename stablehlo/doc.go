@@ -25,9 +25,11 @@
 //
 // The Shardy dialect (sdy.mesh, #sdy.sharding, sdy.sharding_constraint, sdy.manual_computation, ...) is
 // read and converted as XLA's round-trip export hands it to HLO: HLO shardings as XLA computes them, and
-// the Shardy text kept in xla.sdy.* frontend attributes (ShardingNote describes one for people).
+// the Shardy text kept in xla.sdy.* frontend attributes (ShardingNote describes one for people). Replica
+// groups given by mesh axes become the explicit groups StableHLO's flattening gives.
 //
-// The conversion keeps every attribute XLA's translation keeps, by its rule. Every attribute of an op is
+// The conversion keeps every attribute XLA's translation keeps, by its rule (a custom call's
+// mhlo.backend_config as jaxlib's translation reads it: a typed FFI call's dictionary). Every attribute of an op is
 // accounted for: read by the op's conversion, reported by name, or one XLA's translation drops too. By
 // default an attribute Octet cannot carry is an error at its position; ParseFileNotes converts anyway and
 // returns what it left out.

@@ -19,6 +19,12 @@ var positioned = regexp.MustCompile(`^fuzz\.mlir:\d+:\d+: `)
 func FuzzParseFile(f *testing.F) {
 	f.Add([]byte("module {\n  func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n    %0 = stablehlo.add %a, %a : tensor<2xf32> loc(#loc1)\n    return %0 : tensor<2xf32>\n  }\n}\n#loc1 = loc(\"f.py\":1:2)\n"))
 	f.Add([]byte("func.func @main() -> tensor<2xi1> {\n  %0 = stablehlo.constant dense<[true, false]> : tensor<2xi1>\n  return %0 : tensor<2xi1>\n}\n"))
+	// The cases of what JAX prints: meshes with attributes, mesh-axes replica groups, typed FFI calls.
+	if data, err := os.ReadFile(filepath.Join("testdata", "translate", "jax.mlir")); err == nil {
+		for _, c := range strings.Split(string(data), "\n// -----") {
+			f.Add([]byte(c))
+		}
+	}
 	if dir := shared.Find(); dir != "" {
 		names, _ := filepath.Glob(filepath.Join(dir, "examples", "*.mlir"))
 		for _, n := range names {

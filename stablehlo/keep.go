@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"fmt"
 	"go/token"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -709,6 +710,9 @@ func (c *converter) keepModuleAttrs(params, results []valueAttrs) {
 			}
 		}
 	}
+	for _, nm := range m.Meshes {
+		c.keepMeshAttrs(nm)
+	}
 	if len(m.Meshes) > 0 {
 		parts := make([]string, len(m.Meshes))
 		names := make([]NamedMesh, len(m.Meshes))
@@ -782,6 +786,50 @@ func (c *converter) keepModuleAttrs(params, results []valueAttrs) {
 		p.SetAttr("parameter_replication", hlo.Raw("{"+strings.Join(parts, ",")+"}"))
 	}
 	c.out.Attrs = header
+}
+
+// keepMeshAttrs accounts for the attributes written after a module's sdy.mesh. XLA's export keeps the
+// mesh itself (in xla.sdy.meshes) and none of them. stablehlo.mesh, which Shardy's import adds to every
+// named mesh, is a copy of the mesh in StableHLO's terms: it is left out when it says what the mesh says,
+// and refused when it says something else, which would be lost. Any other attribute is reported.
+func (c *converter) keepMeshAttrs(nm NamedMesh) {
+	for _, a := range nm.Attrs {
+		if a.Name != "stablehlo.mesh" {
+			c.unconverted(nm.Pos, a.Name, "sdy.mesh @%s: attribute %s is not converted", nm.Name, a.Name)
+			continue
+		}
+		if d, ok := a.Value.(DictAttr); !ok || !describesMesh(d, nm.Mesh) {
+			c.leftOut(nm.Pos, "sdy.mesh @%s: stablehlo.mesh = %s does not describe the mesh <%s>", nm.Name, mlirAttr(a.Value), nm.Mesh)
+		}
+	}
+}
+
+// describesMesh reports whether d is the stablehlo.mesh dictionary of m: {axes = [{name = "x", size = 2},
+// ...]}, with device_ids = dense<[...]> when m lists its devices.
+func describesMesh(d DictAttr, m *Mesh) bool {
+	axes, ok := lookup(d, "axes").(ListAttr)
+	if !ok || len(axes) != len(m.Axes) {
+		return false
+	}
+	for i, a := range axes {
+		ad, ok := a.(DictAttr)
+		name, okName := lookup(ad, "name").(StringAttr)
+		size, okSize := lookup(ad, "size").(IntAttr)
+		if !ok || len(ad) != 2 || !okName || !okSize || string(name) != m.Axes[i].Name || size.V != m.Axes[i].Size {
+			return false
+		}
+	}
+	want := 1
+	if ids := lookup(d, "device_ids"); ids != nil {
+		got, ok := attrInts(ids)
+		if !ok || !slices.Equal(got, m.DeviceIDs) {
+			return false
+		}
+		want = 2
+	} else if len(m.DeviceIDs) > 0 {
+		return false
+	}
+	return len(d) == want
 }
 
 // keepFuncOwnAttrs converts the attributes of a function itself: execution_thread becomes the

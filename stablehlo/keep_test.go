@@ -10,14 +10,14 @@ import (
 	"octet/hlo/printer"
 )
 
-// TestKeepsWhatXLAKeeps: a custom call with a typed FFI backend config, column-major layouts and an
+// TestKeepsWhatXLAKeeps: a custom call with a typed FFI backend config (as JAX prints it), column-major layouts and an
 // output-operand alias, a Sharding custom call, frontend attributes, called computations, a donated and an
 // aliased parameter, a host memory kind and an explicit layout all reach the HLO as XLA's translation
 // writes them.
 func TestKeepsWhatXLAKeeps(t *testing.T) {
 	src := `module @jit_f attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32, jax.uses_shape_polymorphism = false} {
   func.func public @main(%a: tensor<4x4xf32> {tf.aliasing_output = 0 : i32, mhlo.sharding = "{devices=[2,1]0,1}"}, %b: tensor<4xf32> {jax.buffer_donor = true, mhlo.memory_kind = "pinned_host"}, %c: tensor<2x3xf32> {mhlo.layout_mode = "{0,1}"}) -> (tensor<4x4xf32> {jax.result_info = "[0]"}, tensor<4xi32>, tensor<i32>, tensor<4x4xf32>, tensor<4xf32>) {
-    %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8}, api_version = 4 : i32, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>)
+    %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {backend_config = "", mhlo.backend_config = {mode = 86 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>]} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>)
     %1 = stablehlo.custom_call @Sharding(%0#0) {mhlo.sharding = "{devices=[2,1]0,1}"} : (tensor<4x4xf32>) -> tensor<4x4xf32>
     %2 = stablehlo.custom_call @annotate_device_placement(%b) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<4xf32>) -> tensor<4xf32>
     %3 = stablehlo.custom_call @my_call(%2) {called_computations = [@helper], backend_config = "opaque\"bytes", api_version = 2 : i32} : (tensor<4xf32>) -> tensor<4xf32>
@@ -156,6 +156,39 @@ func TestFileCheck(t *testing.T) {
 		err := fileCheck(out, parseChecks(tc.checks, []string{"CHECK"}))
 		if (err == nil) != tc.ok {
 			t.Errorf("%q: %v, want ok=%v", tc.checks, err, tc.ok)
+		}
+	}
+}
+
+// TestIgnoredBackendConfig: an mhlo.backend_config XLA's translation ignores (on a call with a backend
+// config of its own, on a call of another API version, or one that is not a dictionary) is converted
+// without it and noted as XLA ignores it, a warning even in a strict conversion.
+func TestIgnoredBackendConfig(t *testing.T) {
+	src := []byte(`func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.custom_call @foo(%a) {backend_config = "opaque", mhlo.backend_config = {a = 1 : i32}} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = stablehlo.custom_call @bar(%0) {api_version = 2 : i32, mhlo.backend_config = {a = 1 : i32}} : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = stablehlo.custom_call @baz(%1) {mhlo.backend_config = "text"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+`)
+	if _, err := ParseFile(token.NewFileSet(), "test.mlir", src); err != nil {
+		t.Fatal(err)
+	}
+	_, notes, err := ParseFileNotes(token.NewFileSet(), "test.mlir", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"test.mlir:2:3: stablehlo.custom_call: mhlo.backend_config on a call of api_version 1 or with a backend_config is not converted" + IgnoredLikeXLA,
+		"test.mlir:3:3: stablehlo.custom_call: mhlo.backend_config on a call of api_version 2 or with a backend_config is not converted" + IgnoredLikeXLA,
+		"test.mlir:4:3: stablehlo.custom_call: an mhlo.backend_config that is not a dictionary is not converted" + IgnoredLikeXLA,
+	}
+	if len(notes) != len(want) {
+		t.Fatalf("notes %v", notes)
+	}
+	for i, n := range notes {
+		if n.Error() != want[i] {
+			t.Errorf("note %d: %s, want %s", i, n.Error(), want[i])
 		}
 	}
 }

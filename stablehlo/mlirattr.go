@@ -135,6 +135,8 @@ func writeMLIRAttr(b *strings.Builder, a Attr, depth int) {
 		b.WriteString(")")
 	case DimsAttr:
 		b.WriteString("[" + joinInts(a.LHS, ", ") + "] x [" + joinInts(a.RHS, ", ") + "]")
+	case SubAxisAttr:
+		b.WriteString("(" + strconv.FormatInt(a.PreSize, 10) + ")" + strconv.FormatInt(a.Size, 10))
 	default:
 		b.WriteString("?")
 	}

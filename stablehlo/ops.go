@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -71,6 +72,14 @@ func init() {
 		"stablehlo.dynamic_gather":           (*converter).dynamicGather,
 		"stablehlo.dynamic_conv":             (*converter).dynamicConv,
 		"chlo.erfc":                          (*converter).erfc,
+		"chlo.square":                        (*converter).square,
+		"chlo.conj":                          (*converter).conj,
+		"chlo.is_inf":                        isInf(0),
+		"chlo.is_pos_inf":                    isInf(1),
+		"chlo.is_neg_inf":                    isInf(-1),
+		"chlo.constant":                      (*converter).constant,
+		"chlo.zeta":                          (*converter).zeta,
+		"chlo.polygamma":                     (*converter).polygamma,
 		"stablehlo.convolution":              (*converter).convolution,
 	}
 }
@@ -805,25 +814,36 @@ func (c *converter) customCall(sc *scope, op *Op) *hlo.Instruction {
 		c.need(op, name != "", "custom_call_schedule")
 		in.SetAttr("schedule", hlo.Enum(name))
 	}
+	// StableHLO's verifier holds a typed FFI call to a dictionary backend_config, any other to a string.
+	bc := op.Attr("backend_config")
+	if _, isDict := bc.(DictAttr); bc != nil && isDict != (api == 4) {
+		c.fail(op.Pos, "%s: a backend_config of api_version %d must be a %s; XLA's translation refuses the op", op.Name, api, map[bool]string{true: "dictionary", false: "string"}[api == 4])
+	}
+	// An mhlo.backend_config makes a call of the original API version without a backend config a typed FFI
+	// call with that backend config (StableHLO's legalization for XLA, fixupMhloBackendConfig); on any
+	// other call XLA's translation ignores it.
+	if typed := op.Attr("mhlo.backend_config"); typed != nil {
+		if str, isStr := bc.(StringAttr); api == 1 && (bc == nil || isStr && str == "") {
+			bc, api = typed, 4
+		} else {
+			c.notes.Add(c.fset.Position(op.Pos), fmt.Sprintf("%s: mhlo.backend_config on a call of api_version %d or with a backend_config is not converted%s", op.Name, api, IgnoredLikeXLA))
+		}
+	}
 	if api != 1 {
 		in.SetAttr("api_version", hlo.Enum(apiVersions[api]))
 	}
-	bc := op.Attr("backend_config")
-	if bc == nil {
-		bc = op.Attr("mhlo.backend_config")
-	}
-	switch bc := bc.(type) {
+	// XLA's export writes the dictionary of a typed FFI call as MLIR prints it, and the string of any
+	// other; an mhlo.backend_config that is not a dictionary it leaves out.
+	switch v := bc.(type) {
 	case nil:
 	case StringAttr:
-		if bc != "" {
-			in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(bc), Quoted: true})
+		if api == 4 {
+			c.notes.Add(c.fset.Position(op.Pos), fmt.Sprintf("%s: an mhlo.backend_config that is not a dictionary is not converted%s", op.Name, IgnoredLikeXLA))
+		} else if v != "" {
+			in.SetAttr("backend_config", &hlo.BackendConfig{Text: string(v), Quoted: true})
 		}
 	case DictAttr:
-		if api != 4 {
-			c.fail(op.Pos, "%s: a dictionary backend_config needs api_version = 4 (typed FFI), not %d", op.Name, api)
-		}
-		// The dictionary as MLIR prints it; XLA writes a backend config that is not JSON quoted.
-		in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(bc), Quoted: true})
+		in.SetAttr("backend_config", &hlo.BackendConfig{Text: mlirAttr(v), Quoted: true})
 	default:
 		c.fail(op.Pos, "%s: backend_config is neither a string nor a dictionary", op.Name)
 	}

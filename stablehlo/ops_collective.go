@@ -22,7 +22,9 @@ const RunParallelTarget = "interpreter.run_parallel"
 
 // collectiveAttrs sets the replica groups, the channel and use_global_device_ids of a collective.
 func (c *converter) collectiveAttrs(op *Op, in *hlo.Instruction) {
-	if a := op.Attr("replica_groups"); a != nil {
+	if st, ok := op.Attr("replica_groups").(StructAttr); ok && st.Name == "stablehlo.replica_group_mesh_axes" {
+		in.SetAttr("replica_groups", &hlo.ReplicaGroups{Groups: c.meshAxesGroups(op, st)})
+	} else if a := op.Attr("replica_groups"); a != nil {
 		d, ok := a.(*DenseAttr)
 		c.need(op, ok && d.Literal != nil && d.Literal.Array != nil && d.Type.Rank() == 2 && d.Type.Elem.IsInteger(), "replica_groups")
 		vals := d.Literal.Array.Int64s()

@@ -22,10 +22,11 @@ func (c *converter) raggedDot(sc *scope, op *Op) *hlo.Instruction {
 	dn, ok := op.Attr("ragged_dot_dimension_numbers").(StructAttr)
 	c.need(op, ok, "ragged_dot_dimension_numbers")
 	field := func(name string) []int64 {
-		v, ok := attrInts(lookup(dn.Fields, name))
-		if a, isList := lookup(dn.Fields, name).(ListAttr); isList && len(a) == 0 {
-			v, ok = nil, true
+		a := lookup(dn.Fields, name)
+		if l, isList := a.(ListAttr); a == nil || isList && len(l) == 0 {
+			return nil // MLIR leaves an empty list out
 		}
+		v, ok := attrInts(a)
 		c.need(op, ok, name)
 		return v
 	}

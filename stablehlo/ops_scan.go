@@ -9,7 +9,7 @@ func init() {
 	special["chlo.scan"] = (*converter).scan
 }
 
-// scan converts chlo.scan as CHLO's own decomposition does, into a while loop over the positions of the
+// scan converts chlo.scan into the while loop XLA's ScanExpander makes of a scan, over the positions of the
 // scan dimension (from the end when is_reverse): at each position the body takes the inputs' elements
 // there and the carries, and gives the outputs' elements there and the new carries. The loop's state is
 // (position, carries..., outputs..., inputs...); the result is (outputs..., carries...).
@@ -47,6 +47,12 @@ func (c *converter) scan(sc *scope, op *Op) *hlo.Instruction {
 		}
 	}
 	reverse := boolean(op, "is_reverse")
+	// is_associative only lets a compiler scan in parallel (XLA keeps such a scan whole until its GPU
+	// backend takes it); the loop computes the same values either way.
+	if a := op.Attr("is_associative"); a != nil {
+		_, ok := a.(BoolAttr)
+		c.need(op, ok, "is_associative")
+	}
 	body := c.region(c.regionName(), op.Regions[0], nil, op.Regions[0].Pos, sc, plainRegion, nil)
 	if len(body.Params) != n+m {
 		c.fail(op.Pos, "%s: the body takes %d arguments, not %d", op.Name, len(body.Params), n+m)

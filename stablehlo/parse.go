@@ -90,12 +90,7 @@ func (p *parser) fileBody() {
 					p.out.Modules = append(p.out.Modules, bare)
 				}
 				if op.Name == "sdy.mesh" {
-					name, _ := op.Attr("sym_name").(StringAttr)
-					mesh, ok := op.Attr("mesh").(*Mesh)
-					if name == "" || !ok {
-						s.failAt(start, "sdy.mesh without a sym_name and a mesh")
-					}
-					bare.Meshes = append(bare.Meshes, NamedMesh{string(name), mesh})
+					p.addMesh(bare, p.genericMesh(op), start)
 					break
 				}
 				bare.Funcs = append(bare.Funcs, p.genericFunc(op))
@@ -121,7 +116,7 @@ func (p *parser) fileBody() {
 					p.out.Modules = append(p.out.Modules, bare)
 				}
 				s.ident()
-				p.sdyModuleMesh(bare)
+				p.sdyModuleMesh(bare, start)
 			default:
 				s.fail("expected a module or a function, found %s", s.describe())
 			}
@@ -216,7 +211,7 @@ func (p *parser) module(start int) *Module {
 			m.Funcs = append(m.Funcs, p.function(at))
 		case "sdy.mesh":
 			s.ident()
-			p.sdyModuleMesh(m)
+			p.sdyModuleMesh(m, at)
 		case "":
 			if s.peek() == 0 {
 				s.fail("missing '}' closing the module")
@@ -547,12 +542,7 @@ func (p *parser) genericModule(op *Op) *Module {
 				case "func.func":
 					m.Funcs = append(m.Funcs, p.genericFunc(inner))
 				case "sdy.mesh":
-					name, _ := inner.Attr("sym_name").(StringAttr)
-					mesh, ok := inner.Attr("mesh").(*Mesh)
-					if name == "" || !ok {
-						p.failAt(p.file.Offset(inner.Pos), "sdy.mesh without a sym_name and a mesh")
-					}
-					m.Meshes = append(m.Meshes, NamedMesh{string(name), mesh})
+					p.addMesh(m, p.genericMesh(inner), p.file.Offset(inner.Pos))
 				default:
 					m.Others = append(m.Others, inner)
 				}

@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"go/token"
 	"strconv"
 	"strings"
 )
@@ -22,10 +23,13 @@ type MeshAxis struct {
 	Size int64
 }
 
-// NamedMesh is a mesh a module defines with sdy.mesh @Name = <...>.
+// NamedMesh is a mesh a module defines with sdy.mesh @Name = <...>, and the attributes written after it
+// ({stablehlo.mesh = {...}}, which Shardy's import adds as a copy of the mesh).
 type NamedMesh struct {
-	Name string
-	Mesh *Mesh
+	Name  string
+	Mesh  *Mesh
+	Attrs []NamedAttr
+	Pos   token.Pos
 }
 
 // AxisRef names a mesh axis, or the part of it of Size devices that comes after PreSize of them
@@ -397,8 +401,9 @@ func (p *parser) sdyAttr(name string) Attr {
 	return nil
 }
 
-// sdyModuleMesh reads "@name = <...>" of an sdy.mesh in a module's body, after its keyword.
-func (p *parser) sdyModuleMesh(m *Module) {
+// sdyModuleMesh reads "@name = <...> {attributes}" of an sdy.mesh in a module's body, after its keyword
+// (at start).
+func (p *parser) sdyModuleMesh(m *Module, start int) {
 	s := &p.scan
 	at := s.off
 	if s.peek() != '@' {
@@ -414,13 +419,39 @@ func (p *parser) sdyModuleMesh(m *Module) {
 	}
 	s.want('<', "opening the mesh")
 	mesh := p.sdyMeshBody()
-	for _, nm := range m.Meshes {
-		if nm.Name == name {
-			s.failAt(at, "mesh @%s defined twice", name)
+	var attrs []NamedAttr
+	if s.peek() == '{' {
+		attrs = p.dict()
+	}
+	p.trailingLoc()
+	p.addMesh(m, NamedMesh{name, mesh, attrs, s.pos(start)}, at)
+}
+
+// addMesh adds a mesh to a module's, refusing a second mesh of one name.
+func (p *parser) addMesh(m *Module, nm NamedMesh, at int) {
+	for _, old := range m.Meshes {
+		if old.Name == nm.Name {
+			p.failAt(at, "mesh @%s defined twice", nm.Name)
 		}
 	}
-	m.Meshes = append(m.Meshes, NamedMesh{name, mesh})
-	p.trailingLoc()
+	m.Meshes = append(m.Meshes, nm)
+}
+
+// genericMesh makes a NamedMesh of an sdy.mesh written in the generic form: sym_name and mesh are its
+// properties, any other attribute is kept with it.
+func (p *parser) genericMesh(op *Op) NamedMesh {
+	name, _ := op.Attr("sym_name").(StringAttr)
+	mesh, ok := op.Attr("mesh").(*Mesh)
+	if name == "" || !ok {
+		p.failAt(p.file.Offset(op.Pos), "sdy.mesh without a sym_name and a mesh")
+	}
+	nm := NamedMesh{Name: string(name), Mesh: mesh, Pos: op.Pos}
+	for _, a := range op.Attrs {
+		if a.Name != "sym_name" && a.Name != "mesh" {
+			nm.Attrs = append(nm.Attrs, a)
+		}
+	}
+	return nm
 }
 
 // sdyOp reads the custom form of an sdy op after its name: operands, the block arguments of a region

@@ -428,8 +428,8 @@ func TestLooks(t *testing.T) {
 	}
 }
 
-// TestCHLODecompositions: next_after, erfc, lgamma, digamma, erf_inv and bessel_i1e, decomposed into HLO, on
-// known values and their edge cases.
+// TestCHLODecompositions: next_after, erfc, lgamma, digamma, erf_inv, zeta, polygamma and bessel_i1e,
+// decomposed into HLO, on known values and their edge cases.
 func TestCHLODecompositions(t *testing.T) {
 	m := convert(t, `module {
   func.func @main() -> tensor<6xf32> {
@@ -456,6 +456,28 @@ func TestCHLODecompositions(t *testing.T) {
     %2 = chlo.erf_inv %z : tensor<5xf64> -> tensor<5xf64>
     check.expect_almost_eq_const %2, dense<[0.4769362762044699, -2.326753765513525, 0.0, 0x7FF0000000000000, 0x7FF8000000000000]> : tensor<5xf64> {tolerance = 1.0e-12 : f64}
     return %0 : tensor<5xf64>
+  }
+}`)
+	run(t, m)
+	// zeta and polygamma on values known in closed form (zeta(2) = pi^2/6, zeta(3) Apery's constant,
+	// zeta(4) = pi^4/90, zeta(2, 1/2) = pi^2/2, trigamma(100) from its asymptotic series, digamma(1) = -gamma,
+	// polygamma(2, 1) = -2 zeta(3), polygamma(3, 1/2) = pi^4, polygamma(4, 1) = -24 zeta(5)) and at the
+	// edges of their domains.
+	m = convert(t, `module {
+  func.func @main() -> tensor<9xf64> {
+    %x = stablehlo.constant dense<[2.0, 3.0, 4.0, 2.0, 2.0, 1.0, 0.5, 2.0, 3.0]> : tensor<9xf64>
+    %q = stablehlo.constant dense<[1.0, 1.0, 1.0, 0.5, 100.0, 1.0, 1.0, -1.0, -2.0]> : tensor<9xf64>
+    %0 = chlo.zeta %x, %q : tensor<9xf64>, tensor<9xf64> -> tensor<9xf64>
+    check.expect_almost_eq_const %0, dense<[1.6449340668482264, 1.2020569031595942, 1.0823232337111382, 4.934802200544679, 0.010050166663333571, 0x7FF0000000000000, 0x7FF8000000000000, 0x7FF0000000000000, 0x7FF8000000000000]> : tensor<9xf64> {tolerance = 1.0e-12 : f64}
+    %n = stablehlo.constant dense<[0.0, 1.0, 2.0, 3.0, 1.5, -1.0, 1.0, 0.0, 4.0]> : tensor<9xf64>
+    %y = stablehlo.constant dense<[1.0, 1.0, 1.0, 0.5, 1.0, 1.0, 0.5, 0.25, 1.0]> : tensor<9xf64>
+    %1 = chlo.polygamma %n, %y : tensor<9xf64>, tensor<9xf64> -> tensor<9xf64>
+    check.expect_almost_eq_const %1, dense<[-0.5772156649015329, 1.6449340668482264, -2.4041138063191885, 97.40909103400244, 0x7FF8000000000000, 0x7FF8000000000000, 4.934802200544679, -4.2274535333762655, -24.88626612344088]> : tensor<9xf64> {tolerance = 1.0e-10 : f64}
+    %z = stablehlo.constant dense<[2.0, 2.5]> : tensor<2xf32>
+    %w = stablehlo.constant dense<[1.0, -0.5]> : tensor<2xf32>
+    %2 = chlo.zeta %z, %w : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+    check.expect_almost_eq_const %2, dense<[1.6449341, 0x7FC00000]> : tensor<2xf32>
+    return %0 : tensor<9xf64>
   }
 }`)
 	run(t, m)
