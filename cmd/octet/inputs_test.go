@@ -60,6 +60,9 @@ func TestPipeInput(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write(src)
 	zw.Close()
+	// What verify says of the file itself, which the pipe must match.
+	_, fromFile, _ := runOctet(t, "", "verify", example("dense_fp8.xla-0.4.31.hlo"))
+	counts := fromFile[strings.Index(fromFile, ": ok"):]
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -79,7 +82,7 @@ func TestPipeInput(t *testing.T) {
 				t.Skipf("no /dev/fd: %v", err)
 			}
 			code, out, errs := runGuarded(t, nil, "verify", name)
-			if code != 0 || out != name+": ok (2 computations, 14 instructions)\n" {
+			if code != 0 || out != name+counts {
 				t.Errorf("verify %s: exit %d:\n%s%s", name, code, out, errs)
 			}
 		})
@@ -362,8 +365,8 @@ func TestMaxInput(t *testing.T) {
 		{[]string{"check", "--max-input=3KiB", file}, "", 1, "more than 3.0 KiB"},
 		{[]string{"bench", "parse", "--max-input=3KiB", file}, "", 1, "more than 3.0 KiB"},
 		{[]string{"verify", "--max-input=lots", file}, "", 2, `invalid value "lots" for flag -max-input: "lots" is not a size`},
-		{[]string{"verify", cut}, "", 1, cut + ": bad gzip data: unexpected EOF"},
-		{[]string{"verify", "--max-input=3KiB", cut}, "", 1, cut + ": bad gzip data: unexpected EOF"},
+		{[]string{"verify", cut}, "", 1, cut + ": bad gzip data: "},
+		{[]string{"verify", "--max-input=3KiB", cut}, "", 1, cut + ": bad gzip data: "},
 	} {
 		code, _, errs := runOctet(t, tc.stdin, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.msg) {
