@@ -384,6 +384,9 @@ func (t Target) Assumes() string {
 	if len(t.Flags.Set) > 0 {
 		s += "; " + strings.Join(t.Flags.Set, " ")
 	}
+	if t.Release.Measured != "" {
+		s += "; rules checked against " + strings.SplitN(t.Release.Measured, ":", 2)[0]
+	}
 	return s
 }
 
