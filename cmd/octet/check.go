@@ -44,13 +44,15 @@ function, condition and source file@commit), "assumes" (the XLA release and GPU)
 XLA's own pattern matches and the call it builds is wrong (outside cuBLASLt's FP8 type table, naming the
 rule and the table's rows). For a module before optimization (HLO, or StableHLO), XLA's verdict on a dot
 also has "compile": what each modelled XLA release makes of it in a full compile, with the passes that
-decide before the FP8 rewrite (TransposeFolding, DotDecomposer, the dot strength reduction, GemvRewriter,
-the Triton GEMM fusion, float normalization, the autotuner's cuBLAS fallback): one of cublaslt-fp8,
-triton-fp8, triton-dequantized (FP8 lost), dot, or autotuned, with the path and the XLA flags that would
-change it. The text shows XLA's verdict and the compile predictions under each dot.
+decide before the FP8 rewrite (TransposeFolding, DotDecomposer, OperandUpcaster, ReshapeMover, the dot
+strength reduction, GemvRewriter, the Triton GEMM fusion, float normalization, the autotuner's cuBLAS
+fallback): one of cublaslt-fp8, triton-fp8, triton-dequantized (FP8 lost), dot, autotuned, or
+compile-error (XLA builds a call no cuBLASLt algorithm runs, or has no call for the dot, and the
+compile fails: "why" quotes the error), with the path and the XLA flags that would change it. The text
+shows XLA's verdict and the compile predictions under each dot.
 
 --xla chooses the XLA release whose rules give the verdict: 0.4.31, 0.4.32 (also 0.4.33) or newest
-(the default); --gpu the target: sm_80, sm_89, sm_90 (the default), sm_100 or gfx942. --xla-flags takes
+(the default; also 0.11.2, the JAX release its rules were checked against on an H100); --gpu the target: sm_80, sm_89, sm_90 (the default), sm_100 or gfx942. --xla-flags takes
 XLA_FLAGS text for the options the rules read (xla_gpu_gemm_rewrite_size_threshold,
 xla_gpu_enable_triton_gemm, xla_gpu_triton_gemm_any, xla_gpu_cublas_fallback,
 xla_gpu_enable_dot_strength_reduction, xla_gpu_async_dot): HLO text carries no debug options, so the

@@ -336,7 +336,7 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 	f.inst, f.meta, f.src = in, in, [2]*hlo.Instruction{t.origin(call.A), t.origin(call.B)}
 	f.XLA = t.shown(true, "the module holds the "+cublas.TargetF8+" call")
 	if err := fp8Types(call); err != nil {
-		f.XLA.Bug = fmt.Sprintf("the call is outside cuBLASLt's FP8 type table: %v; cuBLASLt rejects it", err)
+		f.XLA.Bug = fmt.Sprintf("the call is outside cuBLASLt's FP8 type table: %v; no cuBLASLt algorithm runs it", err)
 		f.Explain = append(f.Explain, f.XLA.Bug)
 	}
 	f.Octet = fuse.Verdict{Fusible: true, Why: "already one " + cublas.TargetF8 + " call"}

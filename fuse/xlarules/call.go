@@ -88,7 +88,7 @@ func cublasLtSupports(d dimensions, s [2]hlo.Shape, dot *hlo.Instruction, t Targ
 		}
 		return why
 	}
-	if n := product(sizes(s[0], d.lhsBatch)); len(d.lhsBatch) > 0 && n > 65535 {
+	if n := product(sizes(s[0], d.lhsBatch)); t.Release.batchLimit && len(d.lhsBatch) > 0 && n > 65535 {
 		return fmt.Sprintf("the dot has %d batches, and cuBLASLt takes at most 65535", n)
 	}
 	return ""

@@ -2,8 +2,10 @@ package xlarules
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
+	"octet/dtype"
 	"octet/fuse/match"
 	"octet/hlo"
 )
@@ -20,7 +22,53 @@ type operandView struct {
 	rank [2]int
 	// reshaped: a pass put a reshape or bitcast after the dot, so the output handlers see that, not the call.
 	reshaped bool
-	path     []string
+	// upcast: OperandUpcaster converted operand i to the dot's result type (shapes has the new type).
+	upcast [2]bool
+	// within, when not nil, is what the GEMM rewriter sees: the instructions of a GEMM fusion (the cuBLAS
+	// fallback rewrites the fusion's own computation); withinUpcast whether OperandUpcaster's convert of
+	// operand i is in it.
+	within       map[*hlo.Instruction]bool
+	withinUpcast [2]bool
+	path         []string
+}
+
+// fp8Operand reports whether the dot reads operand i's FP8 value itself: an FP8 operand that
+// OperandUpcaster did not convert. v may be nil (the module as it stands).
+func (v *operandView) fp8Operand(dot *hlo.Instruction, i int) bool {
+	if v == nil {
+		return match.FP8(dot.Operand(i))
+	}
+	return match.FP8(v.ops[i]) && !v.upcast[i]
+}
+
+// upcastOperands is OperandUpcaster as RunOptimizationPasses runs it (after DotDecomposer), with
+// gpu_compiler.cc's upcaster_filter: on a dot that is not a matrix multiplication cuBLAS takes
+// (IsCublasSupportedMatMul without matrix-vector products; IsMatrixMultiplication in 2024), such as a
+// matrix-vector dot, OperandUpcaster::InstructionMatchesPattern matches when the type the operands give
+// (the higher precision of the two) widens to the result's, and the operands of another type are
+// converted to the result's type.
+func (v *operandView) upcastOperands(rel *Release) {
+	out := v.out.Elem
+	matmul := isMatrixMultiplication(v.dims, v.shapes, v.out)
+	if rel.supportedMatMul {
+		matmul = cublasMatMul(v.dims, v.shapes, out, false) == ""
+	}
+	a, b := v.shapes[0].Elem, v.shapes[1].Elem
+	if matmul || !a.IsFloat() || !b.IsFloat() || !out.IsFloat() || a == out && b == out || higherPrecision(higherPrecision(a, b), out) != out {
+		return
+	}
+	var conv []string
+	for i := range 2 {
+		if v.shapes[i].Elem == out {
+			continue
+		}
+		s := v.shapes[i].Clone()
+		s.Elem = out
+		conv = append(conv, fmt.Sprintf("operand %d (%s %%%s)", i, v.shapes[i].Elem, v.ops[i].Name))
+		v.shapes[i], v.upcast[i] = s, true
+	}
+	v.path = append(v.path, fmt.Sprintf("OperandUpcaster converts %s to %s: the dot is not a matrix multiplication cuBLAS takes "+
+		"(gpu_compiler.cc's upcaster_filter; %s, %s)", strings.Join(conv, " and "), out, srcUpcasterFilter, srcUpcaster))
 }
 
 func newView(dot *hlo.Instruction) *operandView {
@@ -166,6 +214,12 @@ func (v *operandView) gemv() bool {
 	return true
 }
 
+// The sources of the passes modelled here that are not in Release.
+var (
+	srcUpcaster       = Source{File: "xla/hlo/transforms/operand_upcaster.cc", Commit: "80c095fc2f5ba8b1e8c8b7df79c0be532416dd69"}
+	srcUpcasterFilter = Source{File: compilerFile, Note: "tensorflow/tensorflow@00464cb8's copy, RunOptimizationPasses"}
+)
+
 // predict is what release t.Release makes of dot in a full compile on t.GPU: the passes that change or
 // claim a dot before the FP8 GEMM rewriter (gpu_compiler.cc), the rewriter, and the GEMM fusion
 // autotuner's choice where it has one. The flags that would change the outcome are found by predicting
@@ -216,6 +270,7 @@ func predictWith(dot *hlo.Instruction, t Target) Outcome {
 	v := newView(dot)
 	v.foldTransposes()
 	v.decompose()
+	v.upcastOperands(rel)
 	o.Path = append(o.Path, v.path...)
 	v.path = nil
 	if l, r := v.vectors(); t.Flags.DotStrengthReduction && (l || r) {
@@ -279,7 +334,7 @@ func predictWith(dot *hlo.Instruction, t Target) Outcome {
 		}
 		o.Path = append(o.Path, "triton-gemm-rewriter claims the dot: "+gf.why)
 		o.Outcome, o.Why = TritonDequantized, "the FP8 rewrite fails, then the Triton GEMM fusion claims the dot and multiplies in "+
-			computeType(dot, r.f16)
+			computeType(dot, v, r.f16)
 		if t.Flags.CublasFallback {
 			o.Fallback = PlainDot
 		}
@@ -292,32 +347,35 @@ func predictWith(dot *hlo.Instruction, t Target) Outcome {
 		gf := runGemmFusion(dot, v, t)
 		if gf.claims {
 			o.Path = append(o.Path, "triton-gemm-rewriter (before the FP8 rewrite) claims the dot: "+gf.why)
-			fallback := PlainDot
-			var why string
+			fallback, why := PlainDot, ""
 			if rel.rewriteAfterAutotune {
-				fb := rewrite(dot, t, v)
-				if fb.fused && !normalizedScale(fb, g) {
-					fallback = CublasLtFP8
-				} else if fb.fused {
-					why = "; float-normalization-bf16 puts an f32 round trip around the bf16 scale multiply first (not native before Hopper), so the FP8 pattern no longer matches"
-				}
+				fallback, why = cublasFallback(dot, v, gf, t)
 			}
-			if match.FP8(v.ops[0]) && match.FP8(v.ops[1]) {
+			if v.fp8Operand(dot, 0) && v.fp8Operand(dot, 1) {
 				o.Outcome, o.Why = TritonFP8, "the Triton GEMM fusion claims the dot on its FP8 operands first"
-				if t.Flags.CublasFallback && fallback == CublasLtFP8 {
+				switch {
+				case t.Flags.CublasFallback && fallback == CublasLtFP8:
 					o.Outcome, o.Fallback = Autotuned, fallback
 					o.Why = "the Triton GEMM fusion claims the dot on its FP8 operands first; autotuning keeps that Triton GEMM (triton-fp8) " +
-						"or, when cuBLAS is faster, inlines the dot back and the FP8 GEMM rewriter makes one FP8 call (cublaslt-fp8)"
-				} else if t.Flags.CublasFallback {
+						"or, when cuBLAS is faster, the FP8 GEMM rewriter makes one FP8 call of it (cublaslt-fp8)"
+				case t.Flags.CublasFallback && fallback != "":
 					o.Fallback = fallback
+				case t.Flags.CublasFallback:
+					o.Why += "; cuBLAS offers autotuning nothing for it" + why
 				}
 				return o
 			}
 			o.Outcome = TritonDequantized
-			o.Why = "the Triton GEMM fusion claims the dot before the FP8 rewrite can, and multiplies dequantized " + computeType(dot, false) + " values: FP8 lost"
-			if t.Flags.CublasFallback {
+			o.Why = "the Triton GEMM fusion claims the dot before the FP8 rewrite can, and multiplies dequantized " + computeType(dot, v, false) + " values: FP8 lost"
+			if t.Flags.CublasFallback && fallback != "" {
 				o.Fallback = fallback
-				o.Why += fmt.Sprintf(" (autotuning may still pick cuBLAS when it is faster: then the dot is inlined back and becomes %s%s)", fallback, why)
+				made := "one FP8 call (cublaslt-fp8)"
+				if fallback == PlainDot {
+					made = "a non-FP8 cuBLAS call (dot)"
+				}
+				o.Why += fmt.Sprintf(" (autotuning may still pick cuBLAS when it is faster: then the GEMM rewriter makes %s of it%s)", made, why)
+			} else if t.Flags.CublasFallback {
+				o.Why += " (cuBLAS offers autotuning nothing for it" + why + ")"
 			}
 			return o
 		}
@@ -325,6 +383,12 @@ func predictWith(dot *hlo.Instruction, t Target) Outcome {
 	}
 	r, ok := fp8("cublas-gemm-rewriter (FP8)")
 	if ok {
+		if err := r.out.tableErr; err != nil && rel.outsideTableFails {
+			o.Outcome = CompileError
+			o.Why = fmt.Sprintf("the FP8 GEMM rewriter builds a call outside cuBLASLt's FP8 type table (%v): the autotuner finds no cuBLASLt "+
+				"algorithm for it, and the compile fails with %q (%s)", err, errNoConfigs, measuredAs)
+			return o
+		}
 		o.Outcome, o.Why = CublasLtFP8, "the FP8 GEMM rewriter makes one FP8 call"
 		return o
 	}
@@ -332,16 +396,111 @@ func predictWith(dot *hlo.Instruction, t Target) Outcome {
 	o.Why = "the FP8 rewrite fails and the non-FP8 GEMM rewriter makes a non-FP8 cuBLAS call"
 	if r.f16 {
 		o.Why = "the FP8 rewrite fails; HandleDot turns the FP8 dot into an f16 dot on converted operands, which becomes a non-FP8 cuBLAS call"
+	} else if why := nonFP8Unsupported(dot, v, t); why != "" {
+		o.Outcome = CompileError
+		o.Why = "the FP8 rewrite fails, and " + why
 	}
 	return o
 }
 
+// The compile errors of jaxlib 0.11.2, and the run that showed them.
+const (
+	errNoConfigs = "All backends failed to find supported configs"
+	errNoLegacy  = "GEMM is not supported by cublasLt and legacy cublas fallback is removed"
+	measuredAs   = "jaxlib 0.11.2 on an H100"
+)
+
+// cublasFallback is what the GEMM fusion autotuner makes of a Triton GEMM fusion when cuBLAS is faster
+// (xla_gpu_cublas_fallback): the GEMM rewriter, FP8 rewrite first, on the dot as it then stands. In
+// the newest release that is the fusion's own computation (FissionBackend::GetFissionedAndRewrittenModule,
+// with the FP8 and the non-FP8 GemmRewriter of GetCublasRewriterPipeline), so an operand dequantized
+// outside the fusion reaches it as a parameter of the wider type, and only the users the fusion took
+// reach the output handlers; before, the fusion was inlined and the rewriter saw the module. It returns
+// the outcome, "" when cuBLAS has no call to offer (then the Triton GEMM stays), and why, in words.
+func cublasFallback(dot *hlo.Instruction, v *operandView, gf gemmFusion, t Target) (string, string) {
+	rel := t.Release
+	fv := *v
+	if rel.fissionFallback {
+		fv.within = map[*hlo.Instruction]bool{dot: true}
+		for _, x := range gf.fused {
+			fv.within[x] = true
+		}
+		fv.withinUpcast = gf.upcast
+	}
+	fb := rewrite(dot, t, &fv)
+	if fb.fused {
+		if normalizedScale(fb, t.GPU) {
+			return PlainDot, "; float-normalization-bf16 puts an f32 round trip around the bf16 scale multiply first (not native before Hopper), " +
+				"so the FP8 pattern no longer matches"
+		}
+		if err := fb.out.tableErr; err != nil && rel.outsideTableFails {
+			return "", fmt.Sprintf(": the FP8 call the GEMM rewriter would make of the fusion is outside cuBLASLt's FP8 type table (%v), "+
+				"and no cuBLASLt algorithm runs it", err)
+		}
+		return CublasLtFP8, ""
+	}
+	if fb.f16 {
+		return PlainDot, ""
+	}
+	if why := nonFP8Unsupported(dot, v, t); why != "" {
+		return "", ": " + why
+	}
+	why := ""
+	if rel.fissionFallback {
+		why = fmt.Sprintf(", the FP8 rewrite seeing only the fusion's computation: %s", fb.why)
+	}
+	return PlainDot, why
+}
+
+// nonFP8Unsupported says why the non-FP8 GEMM rewriter cannot make a call of the dot, or "": in the
+// newest release, where no legacy cuBLAS call backs cuBLASLt up, when the dot's own types, after
+// DotOperandConverter gives both operands the wider type, are not in cuBLASLt's table.
+func nonFP8Unsupported(dot *hlo.Instruction, v *operandView, t Target) string {
+	if !t.Release.noLegacyCublas || t.GPU.Vendor != CUDA {
+		return ""
+	}
+	a, b, d := v.shapes[0].Elem, v.shapes[1].Elem, dot.Shape.Elem
+	if a != b && a.IsFloat() && b.IsFloat() {
+		a = higherPrecision(a, b)
+		b = a
+	}
+	if inRows(ltOtherRows, a, b, d) {
+		return ""
+	}
+	return fmt.Sprintf("the non-FP8 GEMM rewriter has no call for the dot's own types %s: they are not in cuBLASLt's table "+
+		"(GemmIsSupportedByCublasLt), no legacy cuBLAS call takes them, and the compile fails with %q (%s)",
+		describeTypes(a, b, d), errNoLegacy, measuredAs)
+}
+
+// higherPrecision is primitive_util::HigherPrecisionType for floating-point types: the wider exponent
+// range first, then the wider significand, then the wider type.
+func higherPrecision(a, b dtype.Type) dtype.Type {
+	if a == b {
+		return a
+	}
+	key := func(t dtype.Type) [3]int {
+		f := t.Finfo()
+		_, e := math.Frexp(f.Max)
+		return [3]int{e, f.Nmant, t.BitWidth()}
+	}
+	ka, kb := key(a), key(b)
+	for i := range ka {
+		if ka[i] != kb[i] {
+			if ka[i] > kb[i] {
+				return a
+			}
+			return b
+		}
+	}
+	return b
+}
+
 // computeType names what a GEMM that does not use the FP8 values multiplies in.
-func computeType(dot *hlo.Instruction, f16 bool) string {
+func computeType(dot *hlo.Instruction, v *operandView, f16 bool) string {
 	if f16 {
 		return "f16"
 	}
-	return dot.Operand(0).Shape.Elem.String()
+	return v.shapes[0].Elem.String()
 }
 
 // normalizedScale reports whether float normalization breaks the dequantize of a call the FP8 rewriter
@@ -371,7 +530,7 @@ func fp8Reach(dot *hlo.Instruction) int {
 }
 
 // OutcomeNames are the outcomes of a full compile, for help texts.
-var OutcomeNames = []string{CublasLtFP8, TritonFP8, TritonDequantized, PlainDot, Autotuned}
+var OutcomeNames = []string{CublasLtFP8, TritonFP8, TritonDequantized, PlainDot, Autotuned, CompileError}
 
 // Text says an outcome in one line: "cublaslt-fp8", "triton-dequantized (cuBLAS fallback: cublaslt-fp8)".
 func (o Outcome) Text() string {

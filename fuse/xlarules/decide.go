@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"octet/dtype"
-	"octet/fuse/match"
 	"octet/hlo"
 )
 
@@ -37,12 +36,14 @@ type Outcome struct {
 	XLA string `json:"xla"`
 	// Outcome is one of "cublaslt-fp8" (one FP8 cuBLASLt call), "triton-fp8" (a Triton GEMM on the FP8
 	// values), "triton-dequantized" (a Triton GEMM that multiplies dequantized values: FP8 lost), "dot"
-	// (no FP8 GEMM: a non-FP8 cuBLAS call, a dot the emitters compute, or a multiply and a reduce), or
-	// "autotuned" (autotuning picks one of two, both named in Why).
+	// (no FP8 GEMM: a non-FP8 cuBLAS call, a dot the emitters compute, or a multiply and a reduce),
+	// "autotuned" (autotuning picks one of two, both named in Why), or "compile-error" (XLA builds a call
+	// no cuBLASLt algorithm runs, or has none to build, and the compile fails: Why quotes the error).
 	Outcome string `json:"outcome"`
 	Why     string `json:"why"`
 	// Fallback is what the dot becomes when the GEMM fusion autotuner finds cuBLAS faster than Triton
-	// (xla_gpu_cublas_fallback), for an outcome of a Triton GEMM.
+	// (xla_gpu_cublas_fallback), for an outcome of a Triton GEMM; empty when cuBLAS has nothing to offer
+	// for it (the Triton GEMM then stays).
 	Fallback string `json:"fallback,omitempty"`
 	// Path lists the passes that decided, in order.
 	Path []string `json:"path"`
@@ -57,6 +58,7 @@ const (
 	TritonDequantized = "triton-dequantized"
 	PlainDot          = "dot"
 	Autotuned         = "autotuned"
+	CompileError      = "compile-error"
 )
 
 // Decide applies the rules of the default target (the newest XLA, sm_90) to dot.
@@ -134,7 +136,7 @@ func rewrite(dot *hlo.Instruction, t Target, view *operandView) *result {
 	r := rewriteDot(dot, t, view)
 	r.file = t.Release.Rewriter
 	if r.fused {
-		r.out = runEpilogue(dot, r, t, view != nil && view.reshaped)
+		r.out = runEpilogue(dot, r, t, view)
 		r.why = fmt.Sprintf("XLA's FP8 GEMM rewriter makes it one %s call: A %s, B %s", targetF8, r.a.describe(), r.b.describe())
 		if s := r.out.summary(); s != "" {
 			r.why += "; " + s
@@ -197,15 +199,28 @@ func rewriteDot(dot *hlo.Instruction, t Target, view *operandView) *result {
 			short = "more than 65535 batches"
 		}
 		r := refuse("GemmIsSupportedByCublasLt", short, "%s (GemmIsSupportedByCublasLt, on the dot's own types, before any FP8 matching)", why)
-		r.f16 = match.FP8(ops[0])
+		r.f16 = view.fp8Operand(dot, 0)
 		return r
 	}
 	var ps [2]*param
 	for i := range 2 {
-		p, why, short := matchParam(ops[i], rel)
+		var p *param
+		var why, short string
+		if view != nil && view.upcast[i] {
+			p, why, short = matchUpcast(ops[i], shapes[i].Elem, rel)
+		} else {
+			p, why, short = matchParam(ops[i], rel, view != nil)
+		}
+		if p != nil && view != nil && view.within != nil {
+			if x := p.outside(view.within, view.withinUpcast[i]); x != "" {
+				p, short = nil, "the dequantize is outside the GEMM fusion"
+				why = fmt.Sprintf("%s is outside the Triton GEMM fusion whose computation the cuBLAS fallback rewrites (FissionBackend), "+
+					"so the dot there reads a %s parameter, not a dequantize", x, shapes[i].Elem)
+			}
+		}
 		if p == nil {
 			r := refuse(matcherName(rel), short, "operand %d: %s (%s)", i, why, matcherName(rel))
-			r.f16 = match.FP8(ops[0])
+			r.f16 = view.fp8Operand(dot, 0)
 			return r
 		}
 		if view != nil && view.rank[i] > 0 {
@@ -215,7 +230,7 @@ func rewriteDot(dot *hlo.Instruction, t Target, view *operandView) *result {
 	}
 	if rule, why := callChecks(dot, ps, dims, t); why != "" {
 		r := refuse("CreateF8CustomCall: "+rule, callShort[rule], "%s (CreateF8CustomCall)", why)
-		r.f16 = match.FP8(ops[0])
+		r.f16 = view.fp8Operand(dot, 0)
 		return r
 	}
 	return &result{fused: true, rule: "CreateF8CustomCall", a: ps[0], b: ps[1]}
@@ -305,9 +320,14 @@ func sizes(s hlo.Shape, dims []int64) []int64 {
 }
 
 // cublasSupportedMatMul is matmul_utils.cc's IsCublasSupportedMatMul with matrix-vector products
-// allowed: one contracting dimension each side, no batch dimension last, at most one non-contracting
-// dimension, a matrix on at least one side, and a result type cuBLAS computes.
+// allowed (as HandleDot asks): one contracting dimension each side, no batch dimension last, at most one
+// non-contracting dimension, a matrix on at least one side, and a result type cuBLAS computes.
 func cublasSupportedMatMul(d dimensions, s [2]hlo.Shape, out dtype.Type) string {
+	return cublasMatMul(d, s, out, true)
+}
+
+// cublasMatMul is IsCublasSupportedMatMul; allowMV is its allow_matrix_vector_multiplication.
+func cublasMatMul(d dimensions, s [2]hlo.Shape, out dtype.Type, allowMV bool) string {
 	matrices := 0
 	for i := range 2 {
 		if len(d.contracting(i)) != 1 {
@@ -326,6 +346,9 @@ func cublasSupportedMatMul(d dimensions, s [2]hlo.Shape, out dtype.Type) string 
 	}
 	if matrices == 0 {
 		return "neither operand is a matrix (a vector-vector product)"
+	}
+	if matrices == 1 && !allowMV {
+		return "one operand is a vector (a matrix-vector product)"
 	}
 	switch out {
 	case dtype.F8E4M3FN, dtype.F8E5M2, dtype.F16, dtype.BF16, dtype.F32, dtype.F64, dtype.C64:
@@ -366,6 +389,22 @@ func matrixMultiplication(d dimensions, s [2]hlo.Shape, out hlo.Shape) string {
 		return ""
 	}
 	return fmt.Sprintf("its operands and result must have rank %d (batch dimensions + 2), or one operand and the result rank %d", nb+2, nb+1)
+}
+
+// isMatrixMultiplication is ir_emission_utils.cc's IsMatrixMultiplication alone: operands and result of
+// rank batch+2 with elements, and a result type it lists.
+func isMatrixMultiplication(d dimensions, s [2]hlo.Shape, out hlo.Shape) bool {
+	nb := len(d.lhsBatch)
+	if s[0].Rank() != nb+2 || s[1].Rank() != nb+2 || out.Rank() != nb+2 || s[0].NumElements() == 0 || s[1].NumElements() == 0 {
+		return false
+	}
+	switch out.Elem {
+	case dtype.F8E4M3FN, dtype.F8E5M2, dtype.F8E4M3FNUZ, dtype.F8E5M2FNUZ, dtype.F16, dtype.BF16, dtype.F32, dtype.F64, dtype.C64, dtype.C128:
+		return true
+	case dtype.S32:
+		return s[0].Elem == dtype.S8 && s[1].Elem == dtype.S8
+	}
+	return false
 }
 
 // tooSmall is IsMatrixMultiplicationTooSmallForRewriting: (m + n) * k below the threshold.

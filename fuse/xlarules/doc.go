@@ -16,17 +16,33 @@
 //     bounds exactly the FP8 type's lowest and max, broadcasts of constants, no FP8 output with a C
 //     other than bf16 or f16), HandleAdd (vector and matrix bias), HandleMaximum (ReLU), the GELU form and
 //     the abs-max. An XLA bug is reported only where XLA's own pattern matches and what it builds is wrong:
-//     a call outside cuBLASLt's FP8 type table (with the rule that built it and the table's rows), or a
-//     pad of a nonzero value moved before a scale.
+//     a call outside cuBLASLt's FP8 type table (with the rule that built it and the table's rows; no
+//     cuBLASLt algorithm runs it, and jaxlib 0.11.2 fails the compile there), or a pad of a nonzero value
+//     moved before a scale.
 //   - The passes of gpu_compiler.cc that change or claim a dot before the FP8 rewrite: TransposeFolding,
-//     DotDecomposer, the dot strength reduction of GpuAlgebraicSimplifier, GemvRewriter, the GEMM fusion
-//     into Triton (GemmFusion: which dots it claims and which ops it takes with them), float
-//     normalization, and the GEMM fusion autotuner's cuBLAS fallback. Their order differs by release: XLA
+//     DotDecomposer, OperandUpcaster (which converts the FP8 operands of a dot cuBLAS does not take as a
+//     matrix product, a matrix-vector dot, to the result type), ReshapeMover (which sinks a transpose or
+//     reshape between the convert and the scale below the scale), the dot strength reduction,
+//     GemvRewriter, the GEMM fusion into Triton (GemmFusion: which dots it claims and which ops it takes
+//     with them), float normalization, and the GEMM fusion autotuner's cuBLAS fallback (in the newest
+//     release the GEMM rewriter on the fusion's own computation, FissionBackend, so a dequantize left
+//     outside the fusion is not seen). A module reaches them, as from JAX, through the StableHLO
+//     translation, which makes a clamp's scalar bounds broadcasts. Their order differs by release: XLA
 //     of mid-2024 ran the FP8 rewrite first, later XLA runs the Triton GEMM fusion first, which is how a
 //     bf16 dequantize that JAX 0.4.31 fused became a bf16 Triton GEMM in JAX 0.4.32. The defaults of
 //     debug_options_flags.cc differ too: xla_gpu_triton_gemm_any is false in the 2024 copy, so the GEMM
 //     fusion leaves a lone dot to cuBLAS, and true in the 2025 ones, so it takes any dot Triton supports
 //     and autotuning weighs it against cuBLAS.
+//
+// A full-compile prediction is one of the outcomes of Outcome: an FP8 call, a Triton GEMM on the FP8 or on
+// dequantized values, a plain dot, autotuning's choice between two, or a compile error, with the error
+// XLA gives.
+//
+// The newest release's rules were checked against what jaxlib 0.11.2 made of every module of testdata,
+// of ../testdata and of the examples on an H100 (testdata/measured/outcomes.tsv), and corrected where that
+// XLA, newer than the stored sources, does otherwise: no batch limit on cuBLASLt calls, no legacy cuBLAS
+// call for a dot cuBLASLt does not take (a compile error), a compile error for an FP8 call outside the
+// table, the fallback on the fusion's own computation, and a GEMM fusion that takes any elementwise user.
 //
 // A Target is the release, the GPU (sm_80, sm_89, sm_90, sm_100, gfx942; each with the toolkit assumed)
 // and the XLA flags the rules read; every verdict says which it assumes.

@@ -26,6 +26,24 @@ type epilogue struct {
 	notes     []string
 	stopped   string // why the walk stopped, when something after the call looked like a handler's pattern
 	bug       string
+	// tableErr is why the call is outside cuBLASLt's FP8 type table, when it is.
+	tableErr error
+	// compile: the module reaches the rewriter through a full compile from StableHLO, whose translation
+	// (XlaBuilder::TernaryOp) makes a clamp's scalar bounds broadcasts.
+	compile bool
+	// within, when not nil, is the GEMM fusion whose computation the rewriter sees: a user outside it is
+	// not there.
+	within map[*hlo.Instruction]bool
+}
+
+// visible reports whether the rewriter sees x (it is in the fusion it rewrites, if any).
+func (e *epilogue) visible(xs ...*hlo.Instruction) bool {
+	for _, x := range xs {
+		if e.within != nil && !e.within[x] {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *epilogue) note(format string, args ...any) {
@@ -49,10 +67,15 @@ func (e *epilogue) summary() string {
 
 // runEpilogue walks the users of the dot that became the FP8 call, applying the handlers XLA's visitor
 // runs on them: HandleMultiply (alpha, F8ScaleD, GELU), HandleDivide (F8ScaleD), HandleAdd (vector and
-// matrix bias), HandleMaximum (ReLU) and HandleConvert (F8ConvertD, with the abs-max).
-func runEpilogue(dot *hlo.Instruction, r *result, t Target, reshaped bool) *epilogue {
+// matrix bias), HandleMaximum (ReLU) and HandleConvert (F8ConvertD, with the abs-max). view is how the
+// passes of a compile left the dot (nil: the module as it stands).
+func runEpilogue(dot *hlo.Instruction, r *result, t Target, view *operandView) *epilogue {
 	e := &epilogue{at: dot, a: r.a.fp8.Shape.Elem, b: r.b.fp8.Shape.Elem, d: dot.Shape.Elem, epi: cublas.EpilogueDefault,
 		alpha: 1, aScaleOne: r.a.scale == nil}
+	reshaped := false
+	if view != nil {
+		e.compile, e.within, reshaped = true, view.within, view.reshaped
+	}
 	g := t.GPU
 	if g.Vendor == ROCm && (!t.Release.rocmTypes || g.Toolkit < 6020) && e.d != dtype.F16 && e.d != dtype.F32 {
 		e.note("on ROCm the call gives f32 and a convert after it gives %s (TurnF8DotWithUnsupportedOutputTypeIntoF32), "+
@@ -90,8 +113,10 @@ func (e *epilogue) checkTable() {
 		if len(e.notes) > 0 {
 			by = e.notes[len(e.notes)-1]
 		}
-		e.bug = fmt.Sprintf("the call XLA builds is outside cuBLASLt's FP8 type table, and cuBLASLt rejects it at run time: %v; "+
-			"the table's rows for %s x %s: %s. It was built by: %s", err, e.a, e.b, tableRows(e.a, e.b), by)
+		e.tableErr = err
+		e.bug = fmt.Sprintf("the call XLA builds is outside cuBLASLt's FP8 type table: %v; the table's rows for %s x %s: %s. "+
+			"It was built by: %s. No cuBLASLt algorithm runs it: %s fails the compile with %q", err, e.a, e.b, tableRows(e.a, e.b), by,
+			measuredAs, errNoConfigs)
 	}
 }
 
@@ -141,6 +166,9 @@ func supportsEpilogueFusion(t dtype.Type) bool {
 // the walk goes on.
 func (e *epilogue) step(t Target) bool {
 	us := e.at.Users()
+	if !e.visible(us...) {
+		return false
+	}
 	switch len(us) {
 	case 0:
 		return false
@@ -443,7 +471,7 @@ func (e *epilogue) convertD(u *hlo.Instruction, t Target) bool {
 	var clamp *hlo.Instruction
 	for _, c := range clamps {
 		if c.Opcode == hlo.OpClamp && c.NumOperands() == 3 && c.Operand(1) == mid && len(c.Users()) == 1 &&
-			c.Users()[0].Opcode == hlo.OpConvert {
+			c.Users()[0].Opcode == hlo.OpConvert && e.visible(c, c.Users()[0]) {
 			clamp = c
 			break
 		}
@@ -452,14 +480,14 @@ func (e *epilogue) convertD(u *hlo.Instruction, t Target) bool {
 		return false
 	}
 	conv := clamp.Users()[0]
-	lo, hi := clamp.Operand(0), clamp.Operand(2)
-	if lo.Opcode != hlo.OpBroadcast || hi.Opcode != hlo.OpBroadcast {
+	lo, hi := e.clampBound(clamp.Operand(0)), e.clampBound(clamp.Operand(2))
+	if lo == nil || hi == nil {
 		e.stopped = fmt.Sprintf("convert %%%s is not fused: clamp %%%s's bounds are not broadcasts of constants, and HandleConvert's pattern "+
 			"is convert(clamp(broadcast(constant), ..., broadcast(constant)))", conv.Name, clamp.Name)
 		return false
 	}
-	lov, ok1 := scalarConstant(lo.Operand(0))
-	hiv, ok2 := scalarConstant(hi.Operand(0))
+	lov, ok1 := scalarConstant(lo)
+	hiv, ok2 := scalarConstant(hi)
 	if !ok1 || !ok2 {
 		e.stopped = fmt.Sprintf("convert %%%s is not fused: clamp %%%s's bounds are not broadcasts of scalar constants", conv.Name, clamp.Name)
 		return false
@@ -500,6 +528,9 @@ func (e *epilogue) convertD(u *hlo.Instruction, t Target) bool {
 		return false
 	}
 	what := fmt.Sprintf("F8ConvertD takes clamp %%%s and convert %%%s as an %s output", clamp.Name, conv.Name, out)
+	if clamp.Operand(0).Opcode != hlo.OpBroadcast || clamp.Operand(2).Opcode != hlo.OpBroadcast {
+		what += " (the StableHLO translation makes the clamp's scalar bounds broadcasts)"
+	}
 	if d != nil {
 		verb := "divide"
 		if mult {
@@ -515,6 +546,19 @@ func (e *epilogue) convertD(u *hlo.Instruction, t Target) bool {
 	e.note("%s", what)
 	e.at = conv
 	return true
+}
+
+// clampBound returns what a clamp bound broadcasts: the operand of a broadcast, or, in a compile from
+// StableHLO, a scalar bound itself, which the translation broadcasts (XlaBuilder::TernaryOp makes the
+// implicit scalar broadcast of select and clamp explicit; xla_builder.cc@08eac050). nil otherwise.
+func (e *epilogue) clampBound(x *hlo.Instruction) *hlo.Instruction {
+	switch {
+	case x.Opcode == hlo.OpBroadcast:
+		return x.Operand(0)
+	case e.compile && x.Shape.IsScalar():
+		return x
+	}
+	return nil
 }
 
 // amax finds, among the two users of the call, the abs-max F8ConvertD takes: reduce(abs(call)) (or

@@ -190,13 +190,19 @@ func fusibleInput(in *hlo.Instruction, g *GPU) bool {
 
 // fusibleOutput is the same toward the users: the one user of the dot (or of what was fused after it),
 // distributive over addition, its other operands broadcasts of a scalar (in 2024 of a scalar constant) or
-// parameters, and worth fusing as an output.
+// parameters, and worth fusing as an output. In the newest release (outputElementwise) any elementwise
+// user Triton supports is taken, its other operands broadcasts, parameters or constants: the GEMM
+// fusions jaxlib 0.11.2 built hold a clamp and convert to FP8, an add of a bias, a maximum and a divide
+// after the dot.
 func fusibleOutput(u, from *hlo.Instruction, rel *Release, g *GPU) bool {
-	if !distributiveOverAddition(u) || !tritonInstruction(u, g) {
+	if !(distributiveOverAddition(u) || rel.outputElementwise && u.Opcode.IsElementwise()) || !tritonInstruction(u, g) {
 		return false
 	}
 	for _, o := range u.Operands() {
 		if o == from {
+			continue
+		}
+		if rel.outputElementwise && (o.Opcode == hlo.OpBroadcast || paramOrConstant(o)) {
 			continue
 		}
 		scalar := o.Opcode == hlo.OpBroadcast && o.Operand(0).Shape.IsScalar()
@@ -215,6 +221,8 @@ func fusibleOutput(u, from *hlo.Instruction, rel *Release, g *GPU) bool {
 type gemmFusion struct {
 	claims bool
 	fused  []*hlo.Instruction
+	// upcast: the fusion takes OperandUpcaster's convert of operand i.
+	upcast [2]bool
 	why    string
 }
 
@@ -256,8 +264,18 @@ func runGemmFusion(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 			walk(o)
 		}
 	}
+	var upcast [2]bool
+	var names []string
 	for i := range 2 {
-		walk(v.ops[i])
+		if v.upcast[i] && tritonType(v.ops[i].Shape.Elem, g) {
+			// OperandUpcaster's convert widens the operand: worth fusing as an input, where Triton reads
+			// the type it converts from.
+			upcast[i] = true
+			names = append(names, fmt.Sprintf("convert (OperandUpcaster's) of %%%s", v.ops[i].Name))
+			walk(v.ops[i])
+		} else if !v.upcast[i] {
+			walk(v.ops[i])
+		}
 	}
 	for x := dot; len(x.Users()) == 1 && !v.reshaped; {
 		u := x.Users()[0]
@@ -267,23 +285,22 @@ func runGemmFusion(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 		fused = append(fused, u)
 		x = u
 	}
-	pure := true
+	pure := !upcast[0] && !upcast[1]
 	for _, in := range fused {
 		if in.Opcode != hlo.OpBitcast && in.Opcode != hlo.OpReshape {
 			pure = false
 		}
 	}
-	var names []string
 	for _, in := range fused {
 		names = append(names, fmt.Sprintf("%s %%%s", in.Opcode, in.Name))
 	}
 	switch {
 	case !pure:
-		return gemmFusion{claims: true, fused: fused, why: "it fuses " + join(names)}
+		return gemmFusion{claims: true, fused: fused, upcast: upcast, why: "it fuses " + join(names)}
 	case t.GemmAny():
-		return gemmFusion{claims: true, fused: fused, why: gemmAnyWhy(t)}
+		return gemmFusion{claims: true, fused: fused, upcast: upcast, why: gemmAnyWhy(t)}
 	case cublasNeedsPadding(v, g):
-		return gemmFusion{claims: true, fused: fused, why: "cuBLAS would need the operands padded (CublasRequiresPadding)"}
+		return gemmFusion{claims: true, fused: fused, upcast: upcast, why: "cuBLAS would need the operands padded (CublasRequiresPadding)"}
 	}
 	return gemmFusion{why: "nothing but the dot would be in the fusion (CreateDotFusion: \"Pure Matmul\", left to cuBLAS)"}
 }

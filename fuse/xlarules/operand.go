@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"octet/dtype"
 	"octet/fuse/match"
 	"octet/hlo"
 )
@@ -17,6 +18,15 @@ type param struct {
 	// rank, when not 0, is the rank of the operand as CreateF8CustomCall sees it after the passes that
 	// run before the rewriter (a DotDecomposer reshape or a GemvRewriter bitcast put last).
 	rank int
+	// dequant are the instructions of the dequantize: the convert, and the scale's multiply or divide
+	// and broadcast.
+	dequant []*hlo.Instruction
+	// upcast, when valid, is the type OperandUpcaster converted the FP8 operand to: the convert the
+	// matcher takes is that pass's.
+	upcast dtype.Type
+	// moved are the reshapes and transposes ReshapeMover sinks below the scale, from between the convert
+	// and the scale.
+	moved []*hlo.Instruction
 }
 
 // step is one instruction of the walk and the operand index the walk came from.
@@ -73,8 +83,10 @@ func prepend(path []step, head step) []step {
 
 // matchParam is the FP8 matcher on one dot operand x: MatchFp8Param (newest) or IsSupportedF8Pattern
 // (2024). x itself FP8; or an FP8 value, a convert, then a multiply or divide of the convert by a
-// broadcast (or, in MatchFp8Param, no scale), then only ops that commute with the dequantize.
-func matchParam(x *hlo.Instruction, rel *Release) (p *param, why, short string) {
+// broadcast (or, in MatchFp8Param, no scale), then only ops that commute with the dequantize. compile
+// says the module goes through a full compile first, where ReshapeMover sinks reshapes and transposes
+// that lie between the convert and a scale by a broadcast scalar below the scale (see moveRearranges).
+func matchParam(x *hlo.Instruction, rel *Release, compile bool) (p *param, why, short string) {
 	path := find(x, map[*hlo.Instruction]bool{})
 	if path == nil {
 		return nil, fmt.Sprintf("%%%s reaches no FP8 value through single-operand ops, divide, dynamic-slice, pad, "+
@@ -86,6 +98,9 @@ func matchParam(x *hlo.Instruction, rel *Release) (p *param, why, short string) 
 	}
 	n := 0
 	convert := func(in *hlo.Instruction) bool { return in.Opcode == hlo.OpConvert }
+	if compile {
+		path = moveRearranges(path)
+	}
 	if len(path) > 2 {
 		s := path[2].in
 		switch s.Opcode {
@@ -93,17 +108,38 @@ func matchParam(x *hlo.Instruction, rel *Release) (p *param, why, short string) 
 			for j := range 2 {
 				if convert(s.Operand(j)) && s.Operand(1-j).Opcode == hlo.OpBroadcast {
 					p.fp8, p.scale, n = s.Operand(j).Operand(0), s.Operand(1-j).Operand(0), 2
+					p.dequant = []*hlo.Instruction{s.Operand(j), s, s.Operand(1 - j)}
 					break
 				}
 			}
 		case hlo.OpDivide:
 			if convert(s.Operand(0)) && s.Operand(1).Opcode == hlo.OpBroadcast {
 				p.fp8, p.scale, p.divide, n = s.Operand(0).Operand(0), s.Operand(1).Operand(0), true, 2
+				p.dequant = []*hlo.Instruction{s.Operand(0), s, s.Operand(1)}
+			}
+		case hlo.OpTranspose, hlo.OpReshape:
+			if path[2].from == movedStep {
+				// ReshapeMover sank these below the scale: the scale is the first step that is not.
+				k := 2
+				for path[k].from == movedStep {
+					p.moved = append(p.moved, path[k].in)
+					k++
+				}
+				s := path[k].in
+				p.fp8, p.scale, p.divide, n = path[0].in, s.Operand(1-path[k].from).Operand(0), s.Opcode == hlo.OpDivide, 2
+				p.dequant = []*hlo.Instruction{path[1].in, s, s.Operand(1 - path[k].from)}
+				moved := make([]step, 0, len(path))
+				moved = append(append(append(moved, path[:2]...), path[k]), path[2:k]...)
+				for j := 3; j < len(moved); j++ {
+					moved[j].from = 0
+				}
+				path = append(moved, path[k+1:]...)
 			}
 		}
 	}
 	if n == 0 && rel.bareConvert && convert(path[1].in) {
 		n = 1
+		p.dequant = []*hlo.Instruction{path[1].in}
 	}
 	if n == 0 {
 		s := path[1].in
@@ -172,6 +208,77 @@ func matchParam(x *hlo.Instruction, rel *Release) (p *param, why, short string) 
 	return p, "", ""
 }
 
+// movedStep marks, in a path, a reshape or transpose ReshapeMover sinks below the scale.
+const movedStep = -2
+
+// moveRearranges is ReshapeMover (IsReshapeMoveCandidate, SinkRearrangeOperands) on the path from an FP8
+// value: when reshapes or transposes of one user each lie between the convert and a multiply or divide
+// (the converted value its dividend) by a broadcast of a scalar, which any reshape or transpose leaves a
+// broadcast (CanTriviallyRearrange), the pass moves them below the multiply to a fixed point, and they
+// reach the dot as ops that commute with the dequantize. It marks them (movedStep); the path is otherwise
+// unchanged.
+func moveRearranges(path []step) []step {
+	if len(path) < 4 || path[1].in.Opcode != hlo.OpConvert {
+		return path
+	}
+	k := 2
+	for k < len(path) && (path[k].in.Opcode == hlo.OpTranspose || path[k].in.Opcode == hlo.OpReshape) && len(path[k].in.Users()) == 1 {
+		k++
+	}
+	if k == 2 || k == len(path) {
+		return path
+	}
+	s := path[k]
+	if s.in.NumOperands() != 2 || s.from < 0 || s.from > 1 || !(s.in.Opcode == hlo.OpMultiply || s.in.Opcode == hlo.OpDivide && s.from == 0) {
+		return path
+	}
+	if b := s.in.Operand(1 - s.from); b.Opcode != hlo.OpBroadcast || !b.Operand(0).Shape.IsScalar() {
+		return path
+	}
+	out := append([]step{}, path...)
+	for j := 2; j < k; j++ {
+		out[j].from = movedStep
+	}
+	return out
+}
+
+// matchUpcast is the FP8 matcher on a dot operand x that OperandUpcaster converted to t: the matcher
+// starts from that convert.
+func matchUpcast(x *hlo.Instruction, t dtype.Type, rel *Release) (p *param, why, short string) {
+	conv := fmt.Sprintf("OperandUpcaster's convert of %%%s to %s", x.Name, t)
+	switch {
+	case !match.FP8(x) && find(x, map[*hlo.Instruction]bool{}) == nil:
+		return nil, fmt.Sprintf("%s reaches no FP8 value", conv), "no FP8 value"
+	case !match.FP8(x):
+		return nil, fmt.Sprintf("%s follows a %s value: a second convert; XLA's dequantize is one convert, then at most one scale, right after it",
+			conv, x.Shape.Elem), "a second convert"
+	case !rel.bareConvert:
+		return nil, fmt.Sprintf("%s has no scale after it, and IsSupportedF8Pattern wants a multiply or divide by a broadcast right after the convert", conv),
+			"no scale right after the convert"
+	}
+	return &param{fp8: x, upcast: t}, "", ""
+}
+
+// outside returns the first instruction of the dequantize and the ops after it that is not in within
+// (the instructions of a GEMM fusion), or "" when they all are; upcastIn says whether OperandUpcaster's
+// convert, which has no instruction here, is in the fusion.
+func (p *param) outside(within map[*hlo.Instruction]bool, upcastIn bool) string {
+	if p.upcast != dtype.Invalid && !upcastIn {
+		return fmt.Sprintf("OperandUpcaster's convert of %%%s", p.fp8.Name)
+	}
+	for _, x := range p.dequant {
+		if !within[x] {
+			return fmt.Sprintf("%s %%%s", x.Opcode, x.Name)
+		}
+	}
+	for _, st := range p.commuting {
+		if !within[st.in] {
+			return fmt.Sprintf("%s %%%s", st.in.Opcode, st.in.Name)
+		}
+	}
+	return ""
+}
+
 func collective(in *hlo.Instruction) bool {
 	return in.Opcode == hlo.OpAllGather || in.Opcode == hlo.OpAllToAll || in.Opcode == hlo.OpCollectivePermute
 }
@@ -231,10 +338,19 @@ func (p *param) padBug() string {
 func (p *param) describe() string {
 	s := fmt.Sprintf("%s %%%s", p.fp8.Shape.Elem, p.fp8.Name)
 	switch {
+	case p.upcast != dtype.Invalid:
+		s += fmt.Sprintf(", converted to %s by OperandUpcaster", p.upcast)
 	case p.scale != nil && p.divide:
 		s += fmt.Sprintf(", converted and divided by %%%s", p.scale.Name)
 	case p.scale != nil:
 		s += fmt.Sprintf(", converted and multiplied by %%%s", p.scale.Name)
+	}
+	if len(p.moved) > 0 {
+		var ms []string
+		for _, m := range p.moved {
+			ms = append(ms, fmt.Sprintf("%s %%%s", m.Opcode, m.Name))
+		}
+		s += " (ReshapeMover sinks " + strings.Join(ms, ", ") + " below the scale)"
 	}
 	if len(p.commuting) > 0 {
 		var ops []string

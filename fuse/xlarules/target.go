@@ -46,6 +46,9 @@ type Release struct {
 	// fusion's sources the release's rules were read from; Options the debug_options_flags.cc whose
 	// defaults it assumes.
 	Rewriter, Compiler, Fusion, Options Source
+	// Measured names the compiles on a GPU that the release's rules were checked against, and corrected
+	// by where the stored sources are older than the XLA the release builds ("" when none).
+	Measured string
 
 	// fp8First: the "hlo normalization" pipeline of OptimizeHloPostLayoutAssignment runs the FP8
 	// GemmRewriter before GemvRewriter and GemmFusion ("Rewrite FP8 GEMMs ahead of Triton"); otherwise
@@ -81,6 +84,29 @@ type Release struct {
 	// gemmAny: xla_gpu_triton_gemm_any is true by default (DefaultDebugOptionsIgnoringFlags), so the GEMM
 	// fusion claims every dot Triton supports, a lone dot too, and autotuning weighs it against cuBLAS.
 	gemmAny bool
+
+	// The fields below are where the XLA of jaxlib 0.11.2, compiled on an H100 (Measured), does otherwise
+	// than the stored sources the release's other rules were read from.
+
+	// batchLimit: GemmIsSupportedByCublasLt refuses more than 65535 batches (kMaxBatchCount); jaxlib
+	// 0.11.2 built and ran a 65536-batch FP8 call.
+	batchLimit bool
+	// noLegacyCublas: a non-FP8 GEMM whose own types are not in cuBLASLt's table has no legacy cuBLAS call
+	// to fall back on, and the compile fails ("GEMM is not supported by cublasLt and legacy cublas
+	// fallback is removed").
+	noLegacyCublas bool
+	// outsideTableFails: an FP8 call outside cuBLASLt's FP8 type table gets no algorithm from the
+	// autotuner, and the compile fails ("All backends failed to find supported configs").
+	outsideTableFails bool
+	// fissionFallback: the cuBLAS fallback of a Triton GEMM fusion runs the GEMM rewriter on the fusion's
+	// own computation (FissionBackend), so it sees only what the fusion took: a dequantize left outside
+	// is a parameter of the wider type. Otherwise the autotuner inlines the fusion and the rewriter sees
+	// the whole module.
+	fissionFallback bool
+	// outputElementwise: the GEMM fusion takes any elementwise user Triton supports whose other operands
+	// are broadcasts, parameters or constants (a clamp, an add, a maximum, a convert); otherwise only
+	// users distributive over addition.
+	outputElementwise bool
 }
 
 const (
@@ -95,6 +121,11 @@ const (
 // stored sources do not show when the default became true.
 var options2024 = Source{File: optionsFile, Note: "stored 2024 copy: xla_gpu_triton_gemm_any false; when it became true is not in the stored sources"}
 
+// measuredRun is the GPU run the newest release's rules are checked against (testdata/measured).
+const measuredRun = "jaxlib 0.11.2 (git 32544801) on one H100 (sm_90): every module of fuse/xlarules/testdata, the FP8 test " +
+	"modules of fuse/testdata and the examples, with the default flags, --xla_gpu_enable_triton_gemm=false and " +
+	"--xla_gpu_autotune_level=0 (fuse/xlarules/testdata/measured/outcomes.tsv)"
+
 // releases are the XLA releases the rules know, oldest first; the last is the default.
 var releases = []*Release{
 	{
@@ -106,7 +137,7 @@ var releases = []*Release{
 		Compiler: Source{File: compilerFile, Note: "stored mid-2024 copy: GemmRewriter(f8_rewrite=true) before GemvRewriter and GemmFusion"},
 		Fusion:   Source{File: gemmFusionFile, Commit: "8f0dbcd893b1c4fb4c187467d537a82d0ab90650", Note: "CreateDotFusion's pure-matmul rule, the same since 2023"},
 		Options:  options2024,
-		fp8First: true, collectives: true, legacyABI: true,
+		fp8First: true, collectives: true, legacyABI: true, batchLimit: true,
 	},
 	{
 		Name: "0.4.32",
@@ -118,33 +149,37 @@ var releases = []*Release{
 		Compiler:    Source{File: compilerFile, Note: "stored late-2024 copy: GemvRewriter and GemmFusion before AddGemmRewriterPasses"},
 		Fusion:      Source{File: gemmFusionFile, Commit: "8f0dbcd893b1c4fb4c187467d537a82d0ab90650", Note: "with the late-2024 triton_tiling_propagation.cc"},
 		Options:     options2024,
-		collectives: true, outputAnyScalar: true, rewriteAfterAutotune: true, legacyABI: true,
+		collectives: true, outputAnyScalar: true, rewriteAfterAutotune: true, legacyABI: true, batchLimit: true,
 	},
 	{
 		Name: "newest",
-		JAX:  "the newest XLA in the stored sources (JAX's revision.bzl pins b00ea9a0)",
-		Pin:  "b00ea9a0cdde1e3261b31efc503da2788098f4d5 (jax-ml/jax@006b290 third_party/xla/revision.bzl)",
+		JAX: "JAX 0.11.2 (jaxlib git 32544801): the newest XLA in the stored sources (JAX's revision.bzl pins b00ea9a0), " +
+			"checked against what jaxlib 0.11.2 compiled on an H100",
+		Pin: "b00ea9a0cdde1e3261b31efc503da2788098f4d5 (jax-ml/jax@006b290 third_party/xla/revision.bzl)",
 		Rewriter: Source{File: rewriterNew, Commit: "2b5fc4eb11f46b3b70921583369311c00e294353",
 			Note: "HandleDot; the output-side handlers as read at 01631ca8"},
 		Compiler: Source{File: compilerFile, Note: "stored 2025 copy: DotNormalizer, GemvRewriter, GemmFusion, GemmFusionSwapOperands, AddGemmRewriterPasses"},
 		Fusion:   Source{File: gemmFusionFile, Commit: "8f0dbcd893b1c4fb4c187467d537a82d0ab90650"},
 		Options: Source{File: optionsFile, Commit: "00ccad5d1736ed6fc9234ae7460407891be5fbe2",
 			Note: "xla_gpu_triton_gemm_any true, as in the other stored 2025 copy"},
+		Measured:    measuredRun,
 		gemmAny:     true,
 		bareConvert: true, supportedMatMul: true, rocmTypes: true, tritonROCm: true, geluToolkit: true,
 		outputAnyScalar: true, rewriteAfterAutotune: true, reduceUntriton: true,
+		noLegacyCublas: true, outsideTableFails: true, fissionFallback: true, outputElementwise: true,
 	},
 }
 
 // Releases returns the XLA releases the rules know, oldest first.
 func Releases() []*Release { return releases }
 
-// LookupRelease returns the release named name ("0.4.31", "0.4.32", "0.4.33", "newest" or "latest").
+// LookupRelease returns the release named name ("0.4.31", "0.4.32", "0.4.33", "newest", "latest" or
+// "0.11.2", the JAX release the newest rules were checked against).
 func LookupRelease(name string) (*Release, error) {
 	switch name {
 	case "0.4.33":
 		name = "0.4.32"
-	case "latest", "":
+	case "latest", "", "0.11.2":
 		name = "newest"
 	}
 	for _, r := range releases {
@@ -348,6 +383,9 @@ func (t Target) Assumes() string {
 	}
 	if len(t.Flags.Set) > 0 {
 		s += "; " + strings.Join(t.Flags.Set, " ")
+	}
+	if t.Release.Measured != "" {
+		s += "; rules checked against " + strings.SplitN(t.Release.Measured, ":", 2)[0]
 	}
 	return s
 }
