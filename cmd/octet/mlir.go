@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"octet/hlo"
 	"octet/hlo/parser"
@@ -20,7 +21,8 @@ import (
 // reportIgnored, or for convert to refuse.
 func parseText(fset *token.FileSet, display string, src []byte) ([]*hlo.Module, error) {
 	if !isStableHLO(src) {
-		return parser.ParseFile(fset, display, src)
+		// The commands never change what they read, so the modules may keep the text itself.
+		return parser.ParseFileString(fset, display, unsafe.String(unsafe.SliceData(src), len(src)))
 	}
 	mods, notes, err := stablehlo.ParseFileNotes(fset, display, src)
 	if err != nil || len(notes) == 0 || len(mods) == 0 {

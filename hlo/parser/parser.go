@@ -8,6 +8,7 @@ import (
 	"octet/internal/cstring"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -30,6 +31,18 @@ const maxNesting = 1000
 // and is not turned into an error: as go/parser does, each module's parse recovers only its own bail-out
 // (after 50 errors, or nesting deeper than 1000 levels) and lets anything else through, with its stack.
 func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Module, err error) {
+	return parseFile(fset, filename, src, string(src))
+}
+
+// ParseFileString is ParseFile for text held in a string, which the modules share instead of a copy: a
+// caller that reads a file into a buffer it never changes again can hand it over with unsafe.String and
+// hold the text once, not twice.
+func ParseFileString(fset *token.FileSet, filename string, src string) (mods []*hlo.Module, err error) {
+	return parseFile(fset, filename, unsafe.Slice(unsafe.StringData(src), len(src)), src)
+}
+
+// parseFile parses src, whose text is also given as a string for the modules to keep.
+func parseFile(fset *token.FileSet, filename string, src []byte, text string) (mods []*hlo.Module, err error) {
 	file := fset.AddFile(filename, -1, len(src))
 	file.SetLines(lineStarts(src))
 	var errs scanner.ErrorList
@@ -37,7 +50,6 @@ func ParseFile(fset *token.FileSet, filename string, src []byte) (mods []*hlo.Mo
 		// Another registered format (an HloModuleProto in protobuf text format).
 		return read(fset, file, src)
 	}
-	text := string(src)
 	shared := &slabs{}
 	for _, ch := range splitModules(text) {
 		p := &parser{src: text, off: ch.start, end: ch.end, file: file, fset: fset, slabs: shared}
