@@ -91,7 +91,7 @@ func (f Format) BitsPerValue() float64 {
 func (f Format) Info() string {
 	var b strings.Builder
 	ei, si := f.Elem.Finfo(), f.Scale.Finfo()
-	kind := "OCP Microscaling (MX v1.0)"
+	kind := "OCP Microscaling, MX v1.0"
 	if !f.IsMX() {
 		kind = "NVIDIA NVFP4"
 	}
