@@ -17,7 +17,9 @@ import (
 // with x f8e4m3fn[16,128], scale f8e8m0fnu[16,4], the broadcast f32[16,4,32] (dimensions={0,1}) and the
 // reshape f32[16,128]. The multiply's operands may come in either order; the converts may be missing
 // where the value already has the multiply's type (XLA's matcher needs both: XLAForm says whether they are
-// there).
+// there); the reshape may be a bitcast, and dimensions of size 1 may come and go, as a compiled module
+// writes them. Blocks may run along any dimensions (MX and NVFP4 block one, the contracting one; 128 x 128
+// weight blocks two); a scale broadcast without the reshape (per channel, per row) is not a block scale.
 type BlockDequantize struct {
 	// Multiply is the multiply; Data the narrow value (before its convert), Scale the scales (before
 	// theirs).
@@ -59,8 +61,6 @@ func (d *BlockDequantize) BlockOf(dim int64) int64 {
 	return 1
 }
 
-// The reshape may be a bitcast, as layout assignment makes it in a compiled module.
-//
 // Resolver steps over instructions that only carry a value across a boundary or reinterpret its layout:
 // given an instruction, it returns the one that computes the value (itself when there is none). A
 // compiled module's fusions and bitcasts are skipped this way; the identity reads the pattern as written.

@@ -464,13 +464,17 @@ func blockDotRules(dot *hlo.Instruction, lhs, rhs *match.BlockDequantize) (rule,
 		return r, w
 	}
 	for i, d := range []*match.BlockDequantize{lhs, rhs} {
+		// The operand of the scale's convert as written (not stepped over copies): IsCudnnSupported reads it so.
 		s := d.Scale
+		if d.ScaleConvert != nil {
+			s = d.ScaleConvert.Operand(0)
+		}
 		if s.Opcode == hlo.OpSlice {
 			s = s.Operand(0)
 		}
 		if s.Opcode != hlo.OpParameter {
 			return RuleLayout, fmt.Sprintf("the %s's scales %%%s are computed (%s), not a parameter or a slice of one: cuDNN reads them from memory in its own layout",
-				[]string{"lhs", "rhs"}[i], d.Scale.Name, d.Scale.Opcode)
+				[]string{"lhs", "rhs"}[i], s.Name, s.Opcode)
 		}
 	}
 	return "", ""
