@@ -131,3 +131,17 @@ func TestLookup(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigBlockSize(t *testing.T) {
+	for cfg, want := range map[string]int64{
+		`{"block_scaled_dot_backend_config":{"block_size":32}}`:    32,
+		`{"block_scaled_dot_backend_config":{"block_size":"16"}}`:  16,
+		`{"scaled_dot_backend_config":{"dequantize_type":"BF16"}}`: 0,
+		`{block_size:32}`: 0,
+		`{"block_scaled_dot_backend_config":{"block_size":-4}}`: 0,
+	} {
+		if got := ConfigBlockSize(cfg); got != want {
+			t.Errorf("ConfigBlockSize(%s) = %d, want %d", cfg, got, want)
+		}
+	}
+}

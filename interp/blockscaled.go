@@ -2,11 +2,10 @@ package interp
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 
 	"octet/blockscale"
+	"octet/cublas"
 	"octet/dtype"
 	"octet/hlo"
 	"octet/tensor"
@@ -249,10 +248,6 @@ func (e *evaluator) scaledDot(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor
 	return fromF32(out, in.Shape.Dims, c), nil
 }
 
-// blockSizeConfig reads block_size from a backend config such as
-// {"block_scaled_dot_backend_config":{block_size:32}} (protobuf's text form, keys unquoted, is accepted).
-var blockSizeConfig = regexp.MustCompile(`block_size"?\s*:\s*"?(\d+)`)
-
 // blockScaledCall evaluates the block-scaled GEMM custom calls: see the comment at the top of this file.
 func (e *evaluator) blockScaledCall(in *hlo.Instruction, ops []Value) (Value, error) {
 	target := in.CustomCallTarget()
@@ -307,9 +302,7 @@ func (e *evaluator) blockScaledCall(in *hlo.Instruction, ops []Value) (Value, er
 	if target == BlockScaledDotTarget {
 		blockSize := int64(0)
 		if bc := in.BackendConfig(); bc != nil {
-			if m := blockSizeConfig.FindStringSubmatch(bc.Text); m != nil {
-				blockSize, _ = strconv.ParseInt(m[1], 10, 64)
-			}
+			blockSize = blockscale.ConfigBlockSize(bc.Text)
 		}
 		for i := 0; i < nScales; i++ {
 			s, err := plainScales(ts[i], ts[2+i], blockSize)
@@ -378,8 +371,8 @@ func (e *evaluator) blockScaledCall(in *hlo.Instruction, ops []Value) (Value, er
 		}
 		if target == HipblasltMXTarget {
 			if bc := in.BackendConfig(); bc != nil {
-				if m := alphaConfig.FindStringSubmatch(bc.Text); m != nil {
-					alpha, _ = strconv.ParseFloat(m[1], 64)
+				if cfg, err := cublas.ParseBackendConfig(bc.Text); err == nil {
+					alpha = cfg.AlphaReal
 				}
 			}
 		}
@@ -400,9 +393,6 @@ func (e *evaluator) blockScaledCall(in *hlo.Instruction, ops []Value) (Value, er
 	}
 	return TupleValue(elems...), nil
 }
-
-// alphaConfig reads alpha_real from a GemmBackendConfig.
-var alphaConfig = regexp.MustCompile(`alpha_real"?\s*:\s*"?([-+0-9.eE]+)`)
 
 var sideName = [2]string{"lhs", "rhs"}
 

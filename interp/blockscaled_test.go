@@ -421,3 +421,104 @@ func TestScaledDotGeneralBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockScaledDotCallForms runs __op$block_scaled_dot's other forms as XLA's BlockScalingRewriter
+// expands them: an explicit block size with padded scales (k = 224 in blocks of 32, 8 scales of which 7
+// are used), the rhs not quantized (3 operands), and a global scale (5 operands) multiplied in the result
+// type after the dot.
+func TestBlockScaledDotCallForms(t *testing.T) {
+	const padded = `ENTRY e {
+  a = f8e4m3fn[2,224] parameter(0)
+  b = f8e4m3fn[3,224] parameter(1)
+  sa = f8e8m0fnu[2,8] parameter(2)
+  sb = f8e8m0fnu[3,8] parameter(3)
+  ROOT d = f32[2,3] custom-call(a, b, sa, sb), custom_call_target="__op$block_scaled_dot", backend_config={"block_scaled_dot_backend_config":{"block_size":32}}
+}`
+	const sliced = `ENTRY e {
+  a = f8e4m3fn[2,224] parameter(0)
+  b = f8e4m3fn[3,224] parameter(1)
+  sa8 = f8e8m0fnu[2,8] parameter(2)
+  sb8 = f8e8m0fnu[3,8] parameter(3)
+  sa = f8e8m0fnu[2,7] slice(sa8), slice={[0:2], [0:7]}
+  sb = f8e8m0fnu[3,7] slice(sb8), slice={[0:3], [0:7]}
+  ac = f32[2,224] convert(a)
+  sac = f32[2,7] convert(sa)
+  sab = f32[2,7,32] broadcast(sac), dimensions={0,1}
+  sar = f32[2,224] reshape(sab)
+  adq = f32[2,224] multiply(ac, sar)
+  bc = f32[3,224] convert(b)
+  sbc = f32[3,7] convert(sb)
+  sbb = f32[3,7,32] broadcast(sbc), dimensions={0,1}
+  sbr = f32[3,224] reshape(sbb)
+  bdq = f32[3,224] multiply(bc, sbr)
+  ROOT d = f32[2,3] dot(adq, bdq), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}`
+	const threeOps = `ENTRY e {
+  a = f8e4m3fn[2,64] parameter(0)
+  b = f16[3,64] parameter(1)
+  sa = f8e8m0fnu[2,2] parameter(2)
+  g = f16[] parameter(3)
+  d = f16[2,3] custom-call(a, b, sa), custom_call_target="__op$block_scaled_dot"
+  gb = f16[2,3] broadcast(g), dimensions={}
+  ROOT r = f16[2,3] multiply(d, gb)
+}`
+	const withGlobal = `ENTRY e {
+  a = f8e4m3fn[2,64] parameter(0)
+  b = f16[3,64] parameter(1)
+  sa = f8e8m0fnu[2,2] parameter(2)
+  g = f16[] parameter(3)
+  ones = f8e8m0fnu[3,2] constant({{1,1},{1,1},{1,1}})
+  bq = f8e4m3fn[3,64] convert(b)
+  ROOT d = f16[2,3] custom-call(a, bq, sa, ones, g), custom_call_target="__op$block_scaled_dot"
+}`
+	const expanded = `ENTRY e {
+  a = f8e4m3fn[2,64] parameter(0)
+  b = f16[3,64] parameter(1)
+  sa = f8e8m0fnu[2,2] parameter(2)
+  g = f16[] parameter(3)
+  ac = f16[2,64] convert(a)
+  sac = f16[2,2] convert(sa)
+  sab = f16[2,2,32] broadcast(sac), dimensions={0,1}
+  sar = f16[2,64] reshape(sab)
+  adq = f16[2,64] multiply(ac, sar)
+  d = f16[2,3] dot(adq, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  gb = f16[2,3] broadcast(g), dimensions={}
+  ROOT r = f16[2,3] multiply(d, gb)
+}`
+	run := func(src string, args []Value) *tensor.Tensor {
+		t.Helper()
+		v, err := Run(parseModule(t, src), args, Options{MaxMemory: 1 << 30})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src)
+		}
+		return v.Array
+	}
+	m := parseModule(t, padded)
+	args, err := RandomInputs(m, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, first := sameBits(run(padded, args), run(sliced, args)); n > 0 {
+		t.Errorf("explicit block size: %d elements differ from the sliced expansion (%s)", n, first)
+	}
+	args, err = RandomInputs(parseModule(t, threeOps), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := run(expanded, args)
+	if n, first := sameBits(run(threeOps, args), want); n > 0 {
+		t.Errorf("three operands: %d elements differ (%s)", n, first)
+	}
+	// b is f16 random values; quantized to f8e4m3fn with unit scales it rounds, so compare the global-scale
+	// form with the expansion of the same quantized b.
+	bq := run(`ENTRY e {
+  b = f16[3,64] parameter(0)
+  bq = f8e4m3fn[3,64] convert(b)
+  ROOT r = f16[3,64] convert(bq)
+}`, []Value{args[1]})
+	args2 := append([]Value(nil), args...)
+	args2[1] = ArrayValue(bq)
+	if n, first := sameBits(run(withGlobal, args), run(expanded, args2)); n > 0 {
+		t.Errorf("global scale: %d elements differ (%s)", n, first)
+	}
+}

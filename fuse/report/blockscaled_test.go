@@ -82,7 +82,7 @@ ENTRY main {
 		{"MXFP8 in blocks of 16", call("f8e4m3fn[128,256]", "f8e4m3fn[64,256]", "f8e8m0fnu[128,16]", "f8e8m0fnu[64,16]", "f32[128,64]", ""),
 			false, xlarules.RuleBlockSize, "blocks of 32, not 16"},
 		{"k not a multiple of the block", call("f8e4m3fn[128,100]", "f8e4m3fn[64,100]", "f8e8m0fnu[128,4]", "f8e8m0fnu[64,4]", "f32[128,64]",
-			`, backend_config={"block_scaled_dot_backend_config":{block_size:32}}`), false, xlarules.RuleAlignment, "not a multiple of the block size"},
+			`, backend_config={"block_scaled_dot_backend_config":{"block_size":"32"}}`), false, xlarules.RuleAlignment, "not a multiple of the block size"},
 		{"layout", call("f8e4m3fn[128,256]{0,1}", "f8e4m3fn[64,256]", "f8e8m0fnu[128,8]", "f8e8m0fnu[64,8]", "f32[128,64]", ""),
 			false, xlarules.RuleLayout, "not the default one"},
 		{"composite", composite("copy(sa)"), false, xlarules.RuleLayout, "not a parameter or a slice of one"},

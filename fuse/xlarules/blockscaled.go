@@ -2,10 +2,10 @@ package xlarules
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"octet/blockscale"
 	"octet/dtype"
 	"octet/fuse/match"
 	"octet/hlo"
@@ -154,8 +154,6 @@ func defaultLayout(s hlo.Shape) bool {
 	return true
 }
 
-var blockSizeField = regexp.MustCompile(`block_size"?\s*:\s*"?(\d+)`)
-
 // DecideBlockScaledCall gives XLA's verdict on a block-scaled custom call or a scaled-dot instruction
 // outside any fusion.
 func DecideBlockScaledCall(in *hlo.Instruction) BlockScaled {
@@ -208,9 +206,7 @@ func DecideBlockScaledCall(in *hlo.Instruction) BlockScaled {
 	}
 	var block int64
 	if bc := in.BackendConfig(); bc != nil {
-		if m := blockSizeField.FindStringSubmatch(bc.Text); m != nil {
-			block, _ = strconv.ParseInt(m[1], 10, 64)
-		}
+		block = blockscale.ConfigBlockSize(bc.Text)
 	}
 	k := lhs.Shape.Dims[lhs.Shape.Rank()-1]
 	side := func(data, scale *hlo.Instruction) (string, string, string) {
