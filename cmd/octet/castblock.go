@@ -162,7 +162,7 @@ func (c *blockCast) quantizeValues(values []string) error {
 		for i := lo; i < hi; i++ {
 			e := elems[i-lo]
 			fmt.Fprintf(w, "%s -> %#0*x (%s) = %s\n", toks[i], (f.Elem.BitWidth()+3)/4, e,
-				fmtValue(f.Elem.DecodeFloat64(uint64(e))), fmtValue(float64(float32(f.Value(e, s, g)))))
+				fmtValue(f.Elem.DecodeFloat64(uint64(e))), fmtFloat32(float32(f.Value(e, s, g))))
 		}
 	}
 	return w.Flush()
@@ -194,6 +194,14 @@ func fmtValue(x float64) string {
 		return "-inf"
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// fmtFloat32 writes a float32 value in the shortest form that reads back as it.
+func fmtFloat32(x float32) string {
+	if x != x || math.IsInf(float64(x), 0) {
+		return fmtValue(float64(x))
+	}
+	return strconv.FormatFloat(float64(x), 'g', -1, 32)
 }
 
 // quantizeFile quantizes the array of --input and writes it with -o.

@@ -396,6 +396,9 @@ func DecideBlockDequantizedDot(dot *hlo.Instruction, lhs, rhs *match.BlockDequan
 	v.Seen = true
 	dqText := "in " + dq.String()
 	v.Why = fmt.Sprintf("XLA dequantized the blocks %s and ran a dot: no block-scaled kernel", dqText)
+	if where == "" {
+		v.Why = fmt.Sprintf("the module dequantizes the blocks %s and multiplies with a plain dot", dqText)
+	}
 	switch where {
 	case "expanded":
 		v.Why += " (the call XLA's block scaling rewriter expands __op$block_scaled_dot into)"
@@ -413,8 +416,8 @@ func DecideBlockDequantizedDot(dot *hlo.Instruction, lhs, rhs *match.BlockDequan
 	switch where {
 	case "":
 		v.Rule = RulePattern
-		v.Why += "; XLA's block scaling rewriter only makes block-scaled calls of __op$block_scaled_dot and mx.block_scaled_dot " +
-			"composites, not of a dequantize and a dot written out (octet fuse can make it a scaled-dot)"
+		v.Why += ", which XLA compiles as it is: its block scaling rewriter only makes block-scaled calls of __op$block_scaled_dot " +
+			"and mx.block_scaled_dot composites, not of a dequantize and a dot written out (octet fuse can make it a scaled-dot)"
 	case "expanded":
 		v.Rule = RuleGeneration
 		v.Why += "; the formats, block sizes and pattern pass cuDNN's rules, so the GPU was likely not a Blackwell (inferred: " +
