@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"octet/blockscale"
 	"octet/cublas"
@@ -473,4 +474,69 @@ func swizzledScales(data, scales *tensor.Tensor, blockSize int64) (scaledOperand
 	}
 	plain := &tensor.Tensor{Type: scales.Type, Shape: scales.Shape, Data: blockscale.Unswizzle(scales.Data, batch, rows, cols)}
 	return plainScales(data, plain, blockSize)
+}
+
+// unswizzleCudnnScales returns the operands of a fusion with the scales of a cuDNN block-scaled fusion in
+// their plain layout. XLA's block scaling rewriter hands a cuDNN fusion of a block-scaled GEMM (a
+// scaled-dot, or the dequantize and dot of an mx.block_scaled_dot composite) its scales padded and
+// swizzled by a call computation it adds (CudnnScaledDotHelper::AddScaleSwizzle,
+// AddScalePaddingAndSwizzle), while the fusion's body still reads them as plain arrays: cuDNN reads the
+// swizzled layout. An operand that is an element of such a call's result, made by the swizzle's transpose
+// ({0,1,4,3,2,5}, or {0,3,2,1,4} without a batch dimension), is unswizzled here, so that the body computes
+// what cuDNN does. Every other fusion's operands are returned as they are.
+func unswizzleCudnnScales(in *hlo.Instruction, ops []Value) []Value {
+	bc := in.BackendConfig()
+	if bc == nil || !strings.Contains(bc.Text, "__cudnn$fusion") {
+		return ops
+	}
+	var out []Value
+	for i, x := range in.Operands() {
+		if i >= len(ops) || ops[i].Kind != KindArray || !swizzledScale(x) {
+			continue
+		}
+		t := ops[i].Array
+		r := len(t.Shape)
+		if r != 2 && r != 3 || t.Type.BitWidth() > 8 {
+			continue
+		}
+		rows, cols := t.Shape[r-2], t.Shape[r-1]
+		if rows%blockscale.SwizzleRows != 0 || cols%blockscale.SwizzleCols != 0 {
+			continue
+		}
+		batch := int64(1)
+		if r == 3 {
+			batch = t.Shape[0]
+		}
+		if out == nil {
+			out = append([]Value(nil), ops...)
+		}
+		out[i] = ArrayValue(&tensor.Tensor{Type: t.Type, Shape: t.Shape, Data: blockscale.Unswizzle(t.Data, batch, rows, cols)})
+	}
+	if out == nil {
+		return ops
+	}
+	return out
+}
+
+// swizzledScale reports whether x is an element of the result of XLA's scale swizzle computation: a
+// get-tuple-element of a call whose result element is made, through reshapes and bitcasts, by the
+// swizzle's transpose.
+func swizzledScale(x *hlo.Instruction) bool {
+	if x.Opcode != hlo.OpGetTupleElement || x.Operand(0).Opcode != hlo.OpCall {
+		return false
+	}
+	c := x.Operand(0).CalledComputation("to_apply")
+	idx, _ := x.Int("index")
+	if c == nil || c.Root == nil || c.Root.Opcode != hlo.OpTuple || int(idx) >= c.Root.NumOperands() {
+		return false
+	}
+	y := c.Root.Operand(int(idx))
+	for y.Opcode == hlo.OpReshape || y.Opcode == hlo.OpBitcast || y.Opcode == hlo.OpCopy {
+		y = y.Operand(0)
+	}
+	if y.Opcode != hlo.OpTranspose {
+		return false
+	}
+	perm := y.Ints("dimensions")
+	return slices.Equal(perm, []int64{0, 1, 4, 3, 2, 5}) || slices.Equal(perm, []int64{0, 3, 2, 1, 4})
 }

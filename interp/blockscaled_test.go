@@ -522,3 +522,71 @@ func TestBlockScaledDotCallForms(t *testing.T) {
 		t.Errorf("global scale: %d elements differ (%s)", n, first)
 	}
 }
+
+// TestCudnnFusionSwizzledScales runs a cuDNN fusion of a scaled-dot as XLA's block scaling rewriter leaves
+// it on Blackwell (CudnnScaledDotHelper::AddScaleSwizzle: a call pads and swizzles each operand's scales,
+// the fusion's body reads them as plain arrays): the body sees the scales unswizzled, and the result is the
+// plain scaled-dot's.
+func TestCudnnFusionSwizzledScales(t *testing.T) {
+	const fused = `HloModule m
+swizzle {
+  input = f8e4m3fn[1,128,256] parameter(0)
+  scale = f8e8m0fnu[1,128,8] parameter(1)
+  rs = f8e8m0fnu[1,1,4,32,2,4] reshape(scale)
+  tr = f8e8m0fnu[1,1,2,32,4,4] transpose(rs), dimensions={0,1,4,3,2,5}
+  back = f8e8m0fnu[1,128,8] reshape(tr)
+  ROOT t = (f8e4m3fn[1,128,256], f8e8m0fnu[1,128,8]) tuple(input, back)
+}
+swizzle.1 {
+  input = f8e4m3fn[1,128,256] parameter(0)
+  scale = f8e8m0fnu[1,128,8] parameter(1)
+  rs = f8e8m0fnu[1,1,4,32,2,4] reshape(scale)
+  tr = f8e8m0fnu[1,1,2,32,4,4] transpose(rs), dimensions={0,1,4,3,2,5}
+  back = f8e8m0fnu[1,128,8] reshape(tr)
+  ROOT t = (f8e4m3fn[1,128,256], f8e8m0fnu[1,128,8]) tuple(input, back)
+}
+body {
+  a = f8e4m3fn[1,128,256] parameter(0)
+  b = f8e4m3fn[1,128,256] parameter(1)
+  sa = f8e8m0fnu[1,128,8] parameter(2)
+  sb = f8e8m0fnu[1,128,8] parameter(3)
+  ROOT d = f32[1,128,128] scaled-dot(a, b, sa, sb), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+}
+ENTRY main {
+  a = f8e4m3fn[1,128,256] parameter(0)
+  b = f8e4m3fn[1,128,256] parameter(1)
+  sa = f8e8m0fnu[1,128,8] parameter(2)
+  sb = f8e8m0fnu[1,128,8] parameter(3)
+  ca = (f8e4m3fn[1,128,256], f8e8m0fnu[1,128,8]) call(a, sa), to_apply=swizzle
+  cb = (f8e4m3fn[1,128,256], f8e8m0fnu[1,128,8]) call(b, sb), to_apply=swizzle.1
+  a2 = f8e4m3fn[1,128,256] get-tuple-element(ca), index=0
+  sa2 = f8e8m0fnu[1,128,8] get-tuple-element(ca), index=1
+  b2 = f8e4m3fn[1,128,256] get-tuple-element(cb), index=0
+  sb2 = f8e8m0fnu[1,128,8] get-tuple-element(cb), index=1
+  ROOT f = f32[1,128,128] fusion(a2, b2, sa2, sb2), kind=kCustom, calls=body, backend_config={"fusion_backend_config":{"kind":"__cudnn$fusion"}}
+}`
+	const plain = `HloModule m
+ENTRY main {
+  a = f8e4m3fn[1,128,256] parameter(0)
+  b = f8e4m3fn[1,128,256] parameter(1)
+  sa = f8e8m0fnu[1,128,8] parameter(2)
+  sb = f8e8m0fnu[1,128,8] parameter(3)
+  ROOT d = f32[1,128,128] scaled-dot(a, b, sa, sb), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+}`
+	m := parseModule(t, fused)
+	args, err := RandomInputs(m, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Run(m, args, Options{MaxMemory: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(parseModule(t, plain), args, Options{MaxMemory: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, first := sameBits(got.Array, want.Array); n > 0 {
+		t.Errorf("%d elements differ from the plain scaled-dot (%s)", n, first)
+	}
+}

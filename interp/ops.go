@@ -124,7 +124,7 @@ func init() {
 		return e.call(in.CalledComputation("to_apply"), ops)
 	}, hlo.OpCall)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
-		return e.call(in.CalledComputation("calls"), ops)
+		return e.call(in.CalledComputation("calls"), unswizzleCudnnScales(in, ops))
 	}, hlo.OpFusion)
 	register((*evaluator).while, hlo.OpWhile)
 	register((*evaluator).conditional, hlo.OpConditional)
