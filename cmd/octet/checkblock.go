@@ -78,3 +78,29 @@ func blockSummary(r *report.Report) string {
 	return fmt.Sprintf("%d made (%d in the module, %d by XLA's rules on Blackwell), %d not",
 		made, seen, made-seen, r.BlockScaled-made)
 }
+
+// blockCount says how many block-scaled GEMMs a report has and how many the module holds as block-scaled
+// kernels, for a one-line summary: "; 1 block-scaled GEMM, 1 made" ("" when it has none).
+func blockCount(r *report.Report) string {
+	if r.BlockScaled == 0 {
+		return ""
+	}
+	made := 0
+	for _, g := range r.GEMMs {
+		if g.Kind == "block-scaled" && g.Fused {
+			made++
+		}
+	}
+	return fmt.Sprintf("; %s, %d made", plural(r.BlockScaled, "block-scaled GEMM"), made)
+}
+
+// lostNoun names what a difference lost: FP8 GEMMs that were fused, or, when every one lost is
+// block-scaled, block-scaled GEMMs that were made.
+func lostNoun(d *report.Difference) (noun, verb string) {
+	for _, c := range d.Lost {
+		if c.A == nil || c.A.Kind != "block-scaled" {
+			return "FP8 GEMM", "fused"
+		}
+	}
+	return "block-scaled GEMM", "made"
+}
