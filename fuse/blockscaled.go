@@ -91,6 +91,13 @@ func analyzeBlock(dot *hlo.Instruction, target BlockTarget) (*blockPlan, *refusa
 		if !d.Scale.Shape.Elem.IsFloat() || d.Scale.Shape.Elem.IsComplex() {
 			return p, refuse(d.Scale, "the %s's scales are %s, not a float", name, d.Scale.Shape.Elem)
 		}
+		// scaled-dot rounds element x scale to the type ScaledDotRewriter picks for the pair, the original to
+		// d.Type: the same values when the product is exact in both.
+		u := upscale(d.Data.Shape.Elem, d.Scale.Shape.Elem)
+		if bits := significand(d.Data.Shape.Elem) + significand(d.Scale.Shape.Elem); bits > min(significand(u), significand(d.Type)) {
+			return p, refuse(d.Scale, "the %s's elements (%s) times its scales (%s) need %d significant bits: a scaled-dot rounds them to %s, "+
+				"the original to %s, so the values would change", name, d.Data.Shape.Elem, d.Scale.Shape.Elem, bits, u, d.Type)
+		}
 		p.notes = append(p.notes, fmt.Sprintf("%s: %s %%%s times %s scales %%%s per block of %s, dequantized in %s by %%%s [%s]", name,
 			d.Data.Shape.String(), d.Data.Name, d.Scale.Shape.Elem, d.Scale.Name, blockText(d.Block), d.Type, d.Multiply.Name, blockPattern))
 	}
@@ -100,6 +107,32 @@ func analyzeBlock(dot *hlo.Instruction, target BlockTarget) (*blockPlan, *refusa
 		}
 	}
 	return p, nil
+}
+
+// upscale is the type XLA's ScaledDotRewriter converts an operand and its scale to (GetTargetType): bf16
+// when both are narrower than 16 bits, their type when equal, f32 for two types of one width, else the
+// wider.
+func upscale(a, b dtype.Type) dtype.Type {
+	switch {
+	case a.BitWidth() < 16 && b.BitWidth() < 16:
+		return dtype.BF16
+	case a == b:
+		return a
+	case a.BitWidth() == b.BitWidth():
+		return dtype.F32
+	case a.BitWidth() > b.BitWidth():
+		return a
+	}
+	return b
+}
+
+// significand is the number of significant bits of a float type (1 for the exponent-only f8e8m0fnu).
+func significand(t dtype.Type) int {
+	f, ok := t.Format()
+	if !ok {
+		return 64
+	}
+	return f.MantissaBits + 1
 }
 
 // blockPattern is how a block dequantize reads.

@@ -117,6 +117,7 @@ func TestBlockRefusals(t *testing.T) {
 		{"MXFP4 to cuDNN", blockModule("f4e2m1fn", "f8e8m0fnu", "bf16", "f32", 32, false), fuse.BlockCudnn, "not MXFP8 or NVFP4"},
 		{"e5m2 x e5m2 to cuDNN", blockModule("f8e5m2", "f8e8m0fnu", "bf16", "f32", 32, false), fuse.BlockCudnn, "f8e5m2 x f8e5m2"},
 		{"MXFP8 in blocks of 16 to cuDNN", blockModule("f8e4m3fn", "f8e8m0fnu", "bf16", "f32", 16, false), fuse.BlockCudnn, "per 16 are not MXFP8"},
+		{"bf16 scales dequantized in f32", blockModule("f8e4m3fn", "bf16", "f32", "f32", 32, false), fuse.BlockScaledDot, "need 12 significant bits"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := parse(t, c.src)

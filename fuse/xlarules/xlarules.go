@@ -14,6 +14,11 @@
 // The verdict is for the GEMM rewriter on the module as given: in a full compile, passes that run before
 // it (float normalization, SimplifyFPConversions, algebraic simplification, the Triton GEMM fusion) may
 // have changed the pattern first.
+//
+// Block-scaled GEMMs (MX formats, NVFP4) have rules of their own, written from XLA's block scaling
+// rewriter and matcher and its cuDNN and Triton support checks (blockscaled.go: DecideBlockScaledCall,
+// DecideBlockDequantizedDot): whether XLA makes a block-scaled kernel of the GEMM, seen in the module or
+// inferred for Blackwell, and the first rule that fails.
 package xlarules
 
 import (
