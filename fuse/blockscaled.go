@@ -208,6 +208,10 @@ func (p *blockPlan) operands() (data, scales [2]*hlo.Instruction) {
 	for i, d := range p.sides {
 		if d != nil {
 			data[i], scales[i] = d.Data, d.Scale
+			if !slices.Equal(d.Scale.Shape.Dims, d.ScaleShape) {
+				// The scales without the dimensions of size 1 a compiled form may have dropped or added.
+				scales[i] = c.Reshape(d.Scale, hlo.Array(d.Scale.Shape.Elem, d.ScaleShape...))
+			}
 			continue
 		}
 		x := p.dot.Operand(i)
@@ -253,8 +257,9 @@ func (p *blockPlan) buildCudnn() *hlo.Instruction {
 	contract := [2]int64{lc[0], rc[0]}
 	var ops [4]*hlo.Instruction
 	var rows [2]int64
-	for i, d := range p.sides {
-		x, s := d.Data, d.Scale
+	data, scales := p.operands()
+	for i := range p.sides {
+		x, s := data[i], scales[i]
 		rank := x.Shape.Rank()
 		// The order [batch,] rows, k.
 		free := freeDims(rank, batch[i], []int64{contract[i]})

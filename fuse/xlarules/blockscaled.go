@@ -273,6 +273,16 @@ func decideScaledDot(in *hlo.Instruction) BlockScaled {
 		v.Rule, v.Why = RulePattern, "a block-scaled GEMM has one contracting dimension"
 		return v
 	}
+	for _, x := range []*hlo.Instruction{lhs, rhs, ls, rs} {
+		if !x.Shape.IsArray() || x.Shape.Rank() == 0 && (x == lhs || x == rhs) {
+			v.Rule, v.Why = RuleOperands, fmt.Sprintf("%%%s (%s) is not an array a GEMM can take", x.Name, x.Shape.String())
+			return v
+		}
+	}
+	if lc[0] < 0 || int(lc[0]) >= lhs.Shape.Rank() || rc[0] < 0 || int(rc[0]) >= rhs.Shape.Rank() {
+		v.Rule, v.Why = RuleOperands, "the contracting dimensions are out of range"
+		return v
+	}
 	// Triton (IsTritonSupportedScaledDot).
 	lfp4, rfp4 := le == dtype.F4E2M1FN, re == dtype.F4E2M1FN
 	kPacked := func(x *hlo.Instruction, c int64) bool {
@@ -304,7 +314,7 @@ func decideScaledDot(in *hlo.Instruction) BlockScaled {
 	rank := lhs.Shape.Rank()
 	cudnn := lc[0] == int64(rank-1) && rc[0] == int64(rhs.Shape.Rank()-1) && (rank == 2 || rank == 3) &&
 		defaultLayout(lhs.Shape) && defaultLayout(rhs.Shape) && defaultLayout(ls.Shape) && defaultLayout(rs.Shape)
-	if cudnn && ls.Shape.Rank() == rank && rs.Shape.Rank() == rhs.Shape.Rank() {
+	if cudnn && ls.Shape.Rank() == rank && rs.Shape.Rank() == rhs.Shape.Rank() && rank > 0 {
 		k := lhs.Shape.Dims[rank-1]
 		blk := func(s *hlo.Instruction) int64 {
 			if sk := s.Shape.Dims[s.Shape.Rank()-1]; sk > 0 && k%sk == 0 {
