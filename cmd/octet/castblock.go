@@ -20,6 +20,7 @@ import (
 
 // castBlockHelp is the part of cast's help about the block-scaled formats.
 const castBlockHelp = `
+
 The block-scaled formats (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4, nvfp4) quantize values in
 blocks that share a scale (32 per f8e8m0fnu scale in the MX formats, 16 per f8e4m3fn scale in NVFP4, which
 also has one float32 tensor scale g), as the OCP MX v1.0 specification and NVIDIA's NVFP4 description
