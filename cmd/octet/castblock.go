@@ -71,6 +71,8 @@ func (c *blockCast) run(values []string) error {
 		return usagef("cast takes values or --input, not both")
 	case c.out != "" && c.input == "":
 		return usagef("-o writes what --input quantizes or dequantizes; values are printed")
+	case (c.axis != -1 || c.name != "") && c.input == "":
+		return usagef("--axis and --name apply to the array of --input; values form one vector")
 	case c.tensorScale != 0 && !(c.to.Valid() && c.to.TensorScale):
 		return usagef("--tensor-scale is NVFP4's")
 	case c.tensorScale < 0 || math.IsInf(c.tensorScale, 0) || c.tensorScale != c.tensorScale:
