@@ -47,6 +47,14 @@
 // takes those of the dot and of what it absorbs, and a dot is not fused when they order another
 // instruction between it and what it would absorb.
 //
+// # Block-scaled GEMMs
+//
+// A dot whose operands are block dequantizes (match.BlockDequantize: MX or NVFP4 elements times scales
+// repeated over blocks) becomes XLA's scaled-dot, or cuDNN's __cudnn$blockScaledDot as XLA's block scaling
+// rewriter builds it (Options.Block), when the values stay the same: the element times its scale must be
+// exact both in the type the module dequantizes in and in the one scaled-dot does (bf16 for narrow
+// types). See blockscaled.go.
+//
 // # What it is not
 //
 // It does not evaluate anything (package interp runs both modules to compare them), it does not rewrite

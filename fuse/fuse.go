@@ -34,6 +34,8 @@ func ParseABI(s string) (ABI, error) {
 // Options configure Rewrite.
 type Options struct {
 	ABI ABI
+	// Block is what a dot of block dequantizes becomes (see blockscaled.go).
+	Block BlockTarget
 }
 
 // Result is the outcome of Analyze or Rewrite for one module: a decision for every dot that has an FP8
@@ -128,6 +130,10 @@ func run(m *hlo.Module, opts *Options) *Result {
 			if dot.Opcode != hlo.OpDot || dot.Parent != c {
 				continue
 			}
+			if done, ok := runBlock(r, dot, opts); ok {
+				changed = changed || done
+				continue
+			}
 			p, why := analyze(dot, claimed)
 			if p == nil && why == nil {
 				continue
@@ -156,6 +162,27 @@ func run(m *hlo.Module, opts *Options) *Result {
 		}
 	}
 	return r
+}
+
+// runBlock decides (and with opts, makes) the block-scaled rewrite of dot, adding its decision to r. ok
+// says whether dot is a block-scaled GEMM; done whether it was rewritten.
+func runBlock(r *Result, dot *hlo.Instruction, opts *Options) (done, ok bool) {
+	target := BlockScaledDot
+	if opts != nil {
+		target = opts.Block
+	}
+	p, why := analyzeBlock(dot, target)
+	if p == nil {
+		return false, false
+	}
+	g := p.decision(why, target)
+	r.Decisions = append(r.Decisions, g)
+	if why != nil || opts == nil {
+		return false, true
+	}
+	g.Call = p.build(target).Name
+	removeDeadBlock(dot)
+	return true, true
 }
 
 // decision turns a plan (and the refusal, if any) into the Decision.

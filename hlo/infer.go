@@ -130,6 +130,8 @@ func inferShape(in *Instruction) (Shape, error) {
 		return inferTranspose(in)
 	case OpDot:
 		return inferDot(in)
+	case OpScaledDot:
+		return inferScaledDot(in)
 	case OpReduce:
 		return inferReduce(in)
 	case OpSlice:

@@ -29,6 +29,8 @@ func (e *evaluator) customCall(in *hlo.Instruction, ops []Value) (Value, error) 
 	switch {
 	case cublas.IsTarget(target):
 		return e.cublasCall(in, ops)
+	case isBlockScaledTarget(target):
+		return e.blockScaledCall(in, ops)
 	case isCheckTarget(target):
 		return e.check(in, ops)
 	case target == RunParallelTarget:

@@ -31,6 +31,12 @@
 // in float32 and rounds once to D's type, saturating FP8 outputs to their largest finite value as
 // cuBLASLt does; the abs-max output is taken after the epilogue and before d_scale. See cublasCall.
 //
+// Block-scaled GEMMs (MXFP8, NVFP4: scaled-dot, __op$block_scaled_dot, cuDNN's __cudnn$blockScaledDot and
+// hipBLASLt's __cublas$lt$matmul$mx, and the cuDNN fusions whose scales XLA swizzles) decode each operand
+// block by block with its scales applied, in the type their definition dequantizes in, and multiply
+// through the MatMuler: see blockscaled.go, whose blockScaledProduct is the one place a kernel reading
+// block-scaled operands as they are would go.
+//
 // # Budgets
 //
 // Options.MaxMemory refuses, before it runs, a program whose buffers would not fit (EstimateMemory);

@@ -124,6 +124,7 @@ func init() {
 		return e.call(in.CalledComputation("to_apply"), ops)
 	}, hlo.OpCall)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
+		ops = unswizzleCudnnScales(in, ops)
 		c := in.CalledComputation("calls")
 		if c != nil && len(ops) == len(c.Params) {
 			if p := e.chunkPlanOf(c); p != nil {

@@ -148,8 +148,8 @@ func TestBrowserServe(t *testing.T) {
 	chromium := browser(t)
 	srv := exampleServer(t)
 	dom := loadPage(t, chromium, srv.URL+"/")
-	if n := strings.Count(dom, `<tr data-module="`); n != 4 {
-		t.Errorf("index: %d module rows, want 4", n)
+	if n, want := strings.Count(dom, `<tr data-module="`), exampleModules(t); n != want {
+		t.Errorf("index: %d module rows, want %d", n, want)
 	}
 	dom = loadPage(t, chromium, srv.URL+"/m/0")
 	if !domRowRe.MatchString(dom) || !domSectionRe.MatchString(dom) {

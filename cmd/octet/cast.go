@@ -11,13 +11,14 @@ import (
 	"strings"
 	"unsafe"
 
+	"octet/blockscale"
 	"octet/dtype"
 )
 
 func init() {
 	register(&command{
 		Name:      "cast",
-		UsageLine: "cast [--to TYPE] [--from TYPE] [--saturate] [--bits] [VALUE...]",
+		UsageLine: "cast [--to TYPE] [--from TYPE] [--saturate] [--bits] [--input FILE.npy -o OUT] [VALUE...]",
 		Short:     "convert numbers or bit patterns between formats, bit-exact with ml_dtypes",
 		Long: `Cast converts each VALUE (or, with none, each line of standard input) to the type of --to and
 prints it as "VALUE -> 0xBITS (DECODED)", where BITS is the result's bit pattern and DECODED its
@@ -46,14 +47,15 @@ Input streams: millions of lines convert at a steady rate. A bad line stops the 
 "<stdin>:LINE:COL: message" and exit status 1; blank lines are skipped. Negative values on the command
 line need no "--": -5 is taken as a value.
 
-TYPE is any real type: XLA's name (f8e4m3fn, bf16, s4) or ml_dtypes' (float8_e4m3fn, int4).`,
+TYPE is any real type: XLA's name (f8e4m3fn, bf16, s4) or ml_dtypes' (float8_e4m3fn, int4), or a
+block-scaled format.` + castBlockHelp,
 		Order: 71,
 		Run:   runCast,
 	})
 }
 
 // castFlagsWithValue are the flags of cast that take a separate argument.
-var castFlagsWithValue = map[string]bool{"to": true, "from": true}
+var castFlagsWithValue = map[string]bool{"to": true, "from": true, "input": true, "o": true, "axis": true, "name": true, "tensor-scale": true}
 
 // splitCastArgs separates flags from values, so that negative numbers ("-5", "-inf") are values rather
 // than unknown flags.
@@ -88,11 +90,32 @@ func runCast(inv *invocation, args []string) error {
 	fromName := fs.String("from", "", "the type of the input: rounded to first, or with --bits the type of the patterns (default f32)")
 	saturate := fs.Bool("saturate", false, "convert overflowing finite values to the largest finite value (ml_dtypes' kSaturate)")
 	bits := fs.Bool("bits", false, "read and print bit patterns in hex instead of numbers")
+	bc := &blockCast{inv: inv}
+	fs.StringVar(&bc.input, "input", "", "block formats: the .npy array to quantize, or with --from the .npz or .npy to dequantize")
+	fs.StringVar(&bc.out, "o", "", "block formats: write the result to this .npz or .npy")
+	fs.IntVar(&bc.axis, "axis", -1, "block formats: the dimension the blocks run along (negative counts from the end)")
+	fs.StringVar(&bc.name, "name", "", "block formats: the array's name in a .npz (default x when writing)")
+	fs.Float64Var(&bc.tensorScale, "tensor-scale", 0, "NVFP4: the tensor scale g (default amax / (6 x 448))")
 	flagArgs, values := splitCastArgs(args)
 	if err := inv.parse(fs, flagArgs); err != nil {
 		return err
 	}
 	values = append(values, fs.Args()...)
+	to, toBlock := blockFormat(*toName)
+	from, fromBlock := blockFormat(*fromName)
+	if toBlock || fromBlock {
+		if *bits || *saturate {
+			return usagef("--bits and --saturate do not apply to the block-scaled formats")
+		}
+		bc.to, bc.from = to, from
+		if bc.name == "" && bc.input != "" && toBlock {
+			bc.name = "x"
+		}
+		return bc.run(values)
+	}
+	if bc.input != "" || bc.out != "" || bc.name != "" || bc.tensorScale != 0 || bc.axis != -1 {
+		return usagef("--input, -o, --axis, --name and --tensor-scale are for the block-scaled formats (%s)", strings.Join(blockscale.Names(), ", "))
+	}
 	if *toName == "" && *fromName == "" {
 		return usagef("cast needs --to TYPE (or --from TYPE with --bits)")
 	}
@@ -106,7 +129,7 @@ func runCast(inv *invocation, args []string) error {
 		}
 		t, ok := dtype.Lookup(p.name)
 		if !ok {
-			return usagef("unknown type %q (known: %s)", p.name, typeNames())
+			return usagef("unknown type %q (known: %s; block-scaled: %s)", p.name, typeNames(), strings.Join(blockscale.Names(), ", "))
 		}
 		if t.IsComplex() {
 			return usagef("cast converts real types; %s is complex", t)

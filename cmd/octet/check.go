@@ -34,7 +34,11 @@ operand comes from and how it was dequantized; for a GEMM fusion of an optimized
 the module shows ("seen:"), what that implies, the likely causes (inferred) and the next steps, and never
 blames what the passes after the GEMM rewriter make. For a plain dot it says whether "octet fuse" would
 fuse it. A GEMM fusion whose dot reads the FP8 values themselves is reported as fused natively (FP8 kept);
-scaled-dot and block-scaled GEMM calls (MX, NVFP4) are reported apart, as block-scaled.
+block-scaled GEMMs (MX formats, NVFP4: scaled-dot, __op$block_scaled_dot, cuDNN's and hipBLASLt's
+block-scaled calls, and dots on block-dequantized data) are reported apart, each with XLA's verdict:
+whether the module holds a block-scaled kernel (seen) or XLA would make one on Blackwell (inferred), what
+an sm_90 GPU gets, and the first rule that fails (gpu generation, format pair, block size, shape
+alignment, scale layout, pattern).
 
 Every GEMM carries two verdicts: XLA's ("would XLA's FP8 GEMM rewriter fuse this dot as the module
 stands", from rules written from XLA's source: every gate of HandleDot in XLA's order, the FP8 matcher,
@@ -294,7 +298,7 @@ func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module, targe
 	fmt.Fprintf(w, "%s: module %s: %s: %d fused%s, %d not fused%s\n", esc(file), esc(r.Module), plural(len(r.GEMMs)-r.BlockScaled, "FP8 GEMM"),
 		r.Fused, extra, r.Unfused, fusible)
 	if r.BlockScaled > 0 {
-		fmt.Fprintf(w, "  and %s, reported apart\n", plural(r.BlockScaled, "block-scaled low-precision GEMM"))
+		fmt.Fprintf(w, "  and %s, reported apart: %s\n", plural(r.BlockScaled, "block-scaled low-precision GEMM"), blockSummary(r))
 	}
 	for _, g := range r.GEMMs {
 		what := "%" + esc(g.Name)
@@ -315,8 +319,7 @@ func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module, targe
 			fmt.Fprintf(w, "%s             A: %s\n             B: %s\n", from, operandText(g.A), operandText(g.B))
 			continue
 		case "block-scaled":
-			fmt.Fprintf(w, "  BLOCK-SCALED %s in %%%s: D %s\n%s", what, esc(g.Computation), esc(g.D), from)
-			fmt.Fprintf(w, "             %s\n", esc(g.Reason))
+			writeBlockScaled(w, g)
 			continue
 		}
 		if g.Fused {

@@ -28,7 +28,8 @@ as ambiguous, never as certain.
 
 Each FILE holds one module (gzipped or not; - is standard input for one of them). --json prints the
 changes and every pair with what paired it. --fail-on-regression exits with status 1 when an FP8 GEMM
-fused in A is not fused in B, naming it. Both modules are verified (as "octet verify" does) before they
+fused in A is not fused in B, naming it. Block-scaled GEMMs (MX, NVFP4) are paired the same way: one that
+A holds as a block-scaled call or fusion and B as a dot on dequantized blocks is lost. Both modules are verified (as "octet verify" does) before they
 are compared.`,
 		Order: 22,
 		Run:   runDiff,
@@ -105,8 +106,9 @@ func runDiff(inv *invocation, args []string) error {
 			}
 			names = append(names, n)
 		}
-		return &exitError{code: 1, msg: fmt.Sprintf("octet diff: regression: %s fused in %s %s no longer fused in %s: %s",
-			plural(len(d.Lost), "FP8 GEMM"), esc(files[0]), map[bool]string{true: "is", false: "are"}[len(d.Lost) == 1], esc(files[1]),
+		noun, verb := lostNoun(d)
+		return &exitError{code: 1, msg: fmt.Sprintf("octet diff: regression: %s %s in %s %s no longer %s in %s: %s",
+			plural(len(d.Lost), noun), verb, esc(files[0]), map[bool]string{true: "is", false: "are"}[len(d.Lost) == 1], verb, esc(files[1]),
 			strings.Join(names, ", "))}
 	}
 	return nil
@@ -114,7 +116,8 @@ func runDiff(inv *invocation, args []string) error {
 
 func writeDiff(w io.Writer, files []string, ra, rb *report.Report, d *report.Difference) {
 	for i, r := range []*report.Report{ra, rb} {
-		fmt.Fprintf(w, "%s: %s (module %s): %s, %d fused\n", "AB"[i:i+1], esc(files[i]), esc(r.Module), plural(len(r.GEMMs), "FP8 GEMM"), r.Fused)
+		fmt.Fprintf(w, "%s: %s (module %s): %s, %d fused%s\n", "AB"[i:i+1], esc(files[i]), esc(r.Module), plural(len(r.GEMMs)-r.BlockScaled, "FP8 GEMM"),
+			r.Fused, blockCount(r))
 	}
 	section := func(title string, cs []*report.Change) {
 		if len(cs) == 0 {

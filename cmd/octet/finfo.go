@@ -2,7 +2,9 @@ package main
 
 import (
 	"io"
+	"strings"
 
+	"octet/blockscale"
 	"octet/dtype"
 )
 
@@ -23,7 +25,11 @@ integer from 0 to 1); a complex type prints the parameters of its component type
 TYPE is XLA's name (f8e4m3fn, bf16, s4) or ml_dtypes' (float8_e4m3fn, bfloat16, int4); case is ignored.
 
 The line "min = -max" is numpy's template, printed for every format; f8e8m0fnu, which has no sign, has
-2^-127 as its smallest value.`,
+2^-127 as its smallest value.
+
+A block-scaled format (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4, nvfp4) prints its element and
+scale types, its block size, how a value is formed from element and scales, how values are quantized, its
+range and its storage cost.`,
 		Order: 70,
 		Run:   runFinfo,
 	})
@@ -37,21 +43,23 @@ func runFinfo(inv *invocation, args []string) error {
 	if fs.NArg() == 0 {
 		return usagef("finfo needs a type, such as f8e4m3fn or bfloat16")
 	}
-	var types []dtype.Type
+	var out []string
 	for _, name := range fs.Args() {
+		if f, ok := blockscale.Lookup(name); ok {
+			out = append(out, f.Info())
+			continue
+		}
 		t, ok := dtype.Lookup(name)
 		if !ok {
-			return usagef("unknown type %q (known: %s)", name, typeNames())
+			return usagef("unknown type %q (known: %s; block-scaled: %s)", name, typeNames(), strings.Join(blockscale.Names(), ", "))
 		}
-		types = append(types, t)
-	}
-	for _, t := range types {
-		var s string
 		if fi := t.Finfo(); fi.Type != dtype.Invalid {
-			s = fi.String()
+			out = append(out, fi.String())
 		} else {
-			s = t.Iinfo().String()
+			out = append(out, t.Iinfo().String())
 		}
+	}
+	for _, s := range out {
 		if _, err := io.WriteString(inv.stdout, s); err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		Name:      "fuse",
-		UsageLine: "fuse [--json] [--explain] [--verify] [--abi=current|legacy] [--format=FORMAT] FILE|--rules",
+		UsageLine: "fuse [--json] [--explain] [--verify] [--abi=current|legacy] [--block-target=scaled-dot|cudnn] [--format=FORMAT] FILE|--rules",
 		Short:     "rewrite FP8 matmuls into cuBLASLt FP8 GEMM calls",
 		Long: `Fuse runs Octet's FP8 scaled-GEMM rewrite on the modules in FILE (HLO text, gzipped or not; - is
 standard input) and prints the result. Every dot with an FP8 value among its operand chains becomes one
@@ -54,6 +54,14 @@ its name, the side of the dot it looks at, the HLO it matches (x is the value a 
 applies to, D the dot's result; conditions on an instruction in braces) and what the call does with it.
 These are the patterns the rewrite matches with, and the brackets of --explain are their text. With
 --json the table is a JSON array of {"name", "side", "pattern", "effect"}.
+
+A dot whose operands are block dequantizes (MX or NVFP4 values times scales repeated over blocks,
+multiply(convert(x), reshape(broadcast(convert(scale)))), as XLA's block scaling matcher reads them)
+becomes XLA's scaled-dot instruction, or with --block-target=cudnn the __cudnn$blockScaledDot call XLA's
+block scaling rewriter makes of one on Blackwell (MXFP8 or NVFP4 only; rows padded to 128, scales padded
+to 128 x 4 and swizzled, the result sliced back). A side that is not dequantized keeps its values with a
+scale of ones. A dequantize in f16 or another type than bf16 and f32 is refused: scaled-dot dequantizes in
+bf16, which rounds and overflows elsewhere than f16.
 
 --abi=legacy makes the six-scalar operand form of XLA up to 2024 (a, b, a_scale, b_scale, c_scale,
 d_scale). The input is verified (as "octet verify" does) before it is rewritten. The exit status is 1 when
@@ -117,6 +125,7 @@ func runFuse(inv *invocation, args []string) error {
 	format := fs.String("format", "readable", "output format: readable, xla, xla-long, xla-short or json")
 	seed := fs.Uint64("seed", 1, "seed of the random inputs of --verify")
 	listRules := fs.Bool("rules", false, "print the table of the patterns the rewrite absorbs instead of rewriting FILE")
+	blockName := fs.String("block-target", "scaled-dot", "what a dot of block dequantizes (MX, NVFP4) becomes: scaled-dot or cudnn (__cudnn$blockScaledDot)")
 	files, err := parseInterspersed(inv, fs, args)
 	if err != nil {
 		return err
@@ -131,6 +140,10 @@ func runFuse(inv *invocation, args []string) error {
 		return usagef("fuse takes one FILE")
 	}
 	abi, err := fuse.ParseABI(*abiName)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	block, err := fuse.ParseBlockTarget(*blockName)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -156,7 +169,7 @@ func runFuse(inv *invocation, args []string) error {
 	var outputs []fuseOutput
 	failed := 0
 	for i, m := range mods {
-		report := fuse.Rewrite(m, fuse.Options{ABI: abi})
+		report := fuse.Rewrite(m, fuse.Options{ABI: abi, Block: block})
 		if err := hlo.Verify(m); err != nil {
 			panic(fmt.Sprintf("%s: the rewritten module %s does not verify:\n%v", display, m.Name, err))
 		}

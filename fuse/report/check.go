@@ -80,6 +80,9 @@ type GEMM struct {
 	// what octet fuse does; for a fused call both say it is one.
 	XLA   xlarules.Verdict `json:"xla"`
 	Octet fuse.Verdict     `json:"octet"`
+	// Block is XLA's verdict on a block-scaled GEMM (Kind "block-scaled"): seen or inferred, made or not,
+	// and the rule (see blockscaled.go).
+	Block *xlarules.BlockScaled `json:"block_scaled,omitempty"`
 	// Explain holds the details, one line each.
 	Explain []string `json:"explain,omitempty"`
 	// Key names the GEMM for a reader: its operands' sources and shapes and its contracting size k.
@@ -142,13 +145,17 @@ func CheckFor(m *hlo.Module, target xlarules.Target) *Report {
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
 			var f *GEMM
+			if in.Opcode == hlo.OpDot {
+				f = t.blockDot(in)
+			}
 			switch {
+			case f != nil:
 			case in.Opcode == hlo.OpCustomCall && in.CustomCallTarget() == cublas.TargetF8:
 				f = t.fusedCall(in)
 			case in.Opcode == hlo.OpCustomCall && cublas.IsTarget(in.CustomCallTarget()):
 				f = t.otherCall(in)
-			case in.Opcode == hlo.OpScaledDot || in.Opcode == hlo.OpCustomCall && blockScaledTarget(in.CustomCallTarget()):
-				f = t.blockScaled(in)
+			case isBlockScaled(in):
+				f = t.blockScaledGEMM(in)
 			case in.Opcode == hlo.OpDot && fusedComp[c]:
 				f = t.fusedDot(in)
 			case in.Opcode == hlo.OpDot:
@@ -379,67 +386,6 @@ func (t *tracer) otherCall(in *hlo.Instruction) *GEMM {
 	f.XLA = t.shown(false, fmt.Sprintf("the GEMM rewriter made the non-FP8 call %s of it: its FP8 pattern did not "+
 		"match the dot it saw", in.CustomCallTarget()))
 	f.Octet = fuse.Verdict{Why: "octet fuse rewrites dots, not cuBLAS calls"}
-	return f
-}
-
-// blockScaledTarget reports whether a custom-call target is a block-scaled GEMM (XLA's
-// __op$block_scaled_dot, cuDNN's block-scaled dot).
-func blockScaledTarget(target string) bool {
-	l := strings.ToLower(target)
-	return strings.Contains(l, "block_scaled") || strings.Contains(l, "blockscaled")
-}
-
-// blockScaled reports a scaled-dot or a block-scaled GEMM call: operands with one scale per block of
-// values, in the MX formats (f8e8m0fnu scales) or NVFP4 (f4e2m1fn data with f8e4m3fn scales).
-func (t *tracer) blockScaled(in *hlo.Instruction) *GEMM {
-	if in.NumOperands() < 2 {
-		return nil
-	}
-	holder := in
-	if f := t.fusionOf(in.Parent); f != nil {
-		holder = f
-	}
-	f := &GEMM{Name: holder.Name, Computation: holder.Parent.Name, Kind: "block-scaled", Epilogue: cublas.EpilogueDefault,
-		DType: in.Shape.Elem.String(), D: shapeOf(in), Alpha: 1}
-	if in.Shape.IsTuple() && len(in.Shape.Tuple) > 0 {
-		f.DType, f.D = in.Shape.Tuple[0].Elem.String(), shapeOf(&hlo.Instruction{Shape: in.Shape.Tuple[0]})
-	}
-	if holder != in {
-		f.Dot = in.Name
-	}
-	f.A, f.B = t.operand(in.Operand(0), ""), t.operand(in.Operand(1), "")
-	f.src = [2]*hlo.Instruction{t.origin(in.Operand(0)), t.origin(in.Operand(1))}
-	f.inst, f.meta = holder, in
-	format := "block-scaled"
-	data, scale := in.Operand(0).Shape.Elem, dtype.Invalid
-	if in.NumOperands() >= 4 {
-		scale = in.Operand(2).Shape.Elem
-	}
-	switch {
-	case scale == dtype.F8E8M0FNU && data.IsFP8():
-		format = "MXFP8"
-	case scale == dtype.F8E8M0FNU:
-		format = "MX (" + data.String() + " data)"
-	case scale == dtype.F8E4M3FN && data == dtype.F4E2M1FN:
-		format = "NVFP4"
-	}
-	what := in.Opcode.String()
-	if in.Opcode == hlo.OpCustomCall {
-		what = in.CustomCallTarget()
-	}
-	f.Reason = fmt.Sprintf("a low-precision %s GEMM (%s of %s x %s", format, what, in.Operand(0).Shape.Elem, in.Operand(1).Shape.Elem)
-	if scale != dtype.Invalid {
-		f.Reason += fmt.Sprintf(" with %s block scales", scale)
-	}
-	f.Reason += "): not an FP8 cuBLASLt call, and not one to make: its scales are per block, not per tensor"
-	f.Explain = append(f.Explain, f.Reason)
-	f.XLA = t.shown(false, "block-scaled GEMMs are not the FP8 GEMM rewriter's: XLA lowers them itself (block scaling rewriter, cuDNN or Triton)")
-	f.Octet = fuse.Verdict{Why: "octet fuse makes per-tensor FP8 calls only"}
-	k := int64(0)
-	if in.Opcode == hlo.OpScaledDot {
-		k = contractingSize(in.Operand(0), in.Ints("lhs_contracting_dims"))
-	}
-	f.Key, f.local = key(f.A, f.B, k)
 	return f
 }
 

@@ -220,15 +220,16 @@ func load(t *testing.T, path string) *hlo.Module {
 	return m
 }
 
-// TestCheckBlockScaled reports XLA's scaled-dot, a block-scaled GEMM, apart from the FP8 GEMMs: MXFP8 with
-// its own status, neither fused nor not fused.
+// TestCheckBlockScaled reports XLA's scaled-dot, a block-scaled GEMM, apart from the FP8 GEMMs: MXFP8, in a
+// Triton GEMM fusion (tt.dot_scaled), so the block-scaled kernel is made and the module shows it.
 func TestCheckBlockScaled(t *testing.T) {
 	r := check(t, "corpus", "hlo", "xla__backends__gpu__codegen__triton__tests__scaled_dot__scaled_dot.hlo")
 	if len(r.GEMMs) != 1 || r.BlockScaled != 1 || r.Fused != 0 || r.Unfused != 0 {
 		t.Fatalf("report %+v", r)
 	}
 	g := r.GEMMs[0]
-	if g.Kind != "block-scaled" || g.Fused || !strings.Contains(g.Reason, "MXFP8 GEMM (scaled-dot of f8e4m3fn x f8e4m3fn with f8e8m0fnu block scales)") {
+	if g.Kind != "block-scaled" || !g.Fused || g.Block == nil || !g.Block.Seen || !g.Block.Made || g.Block.Form != "Triton fusion" ||
+		!strings.Contains(g.Reason, "MXFP8 (f8e4m3fn x f8e4m3fn) GEMM (scaled-dot)") {
 		t.Errorf("got %+v", *g)
 	}
 }

@@ -9,15 +9,18 @@
 // producing fusion's root, a slice of a concatenation to the piece it takes) back to FP8 values, so that
 // the report says how each was dequantized and, for a GEMM an optimized module shows not fused, what
 // the module shows apart from what it implies and from the likely causes. A GEMM fusion on FP8 operands is
-// reported as fused natively; scaled-dot and block-scaled calls are reported apart. Every GEMM carries
-// XLA's verdict (package xlarules) and Octet's (package fuse), and where it came from (its metadata).
+// reported as fused natively. Block-scaled GEMMs (MX, NVFP4: scaled-dot, the block-scaled calls, dots on
+// block-dequantized data) are reported apart, with XLA's block-scaled verdict (blockscaled.go); one is
+// fused when the module holds the block-scaled kernel, so that Diff and Passes follow it too. Every GEMM
+// carries XLA's verdict (package xlarules) and Octet's (package fuse), and where it came from (its metadata).
 //
 // Diff pairs the GEMMs of two such reports one to one by what they compute: a dataflow fingerprint of
 // their FP8 sources, blind to names, instruction order and parameter numbering, then op_name, then
 // shapes; what none of these tell apart is reported as ambiguous. Passes walks a module's per-pass dumps
 // and names the pass after which an FP8 GEMM was no longer fusible by XLA's rules.
 //
-// Files: check.go builds the Report (one GEMM per FP8 GEMM of the module), trace.go follows values
+// Files: check.go builds the Report (one GEMM per FP8 GEMM of the module), blockscaled.go the block-scaled
+// GEMMs, trace.go follows values
 // across computations, flow.go computes the dataflow fingerprints, diff.go compares two reports,
 // passes.go and dumpname.go walk per-pass dumps.
 //

@@ -37,8 +37,11 @@ func state(g *GEMM) string {
 		return "fusible"
 	case g.Kind == "dot":
 		return "not fusible"
+	case g.Kind == "block-scaled" && g.XLA.Fusible:
+		// Block-scaled GEMMs: XLA makes the block-scaled kernel (on Blackwell), or does not.
+		return "fusible"
 	case g.Kind == "block-scaled":
-		return "block-scaled"
+		return "not fusible"
 	}
 	return "claimed"
 }

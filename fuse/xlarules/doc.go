@@ -47,6 +47,11 @@
 // A Target is the release, the GPU (sm_80, sm_89, sm_90, sm_100, gfx942; each with the toolkit assumed)
 // and the XLA flags the rules read; every verdict says which it assumes.
 //
+// Block-scaled GEMMs (MX formats, NVFP4) have rules of their own, written from XLA's block scaling
+// rewriter and matcher and its cuDNN and Triton support checks (blockscaled.go: DecideBlockScaledCall,
+// DecideBlockDequantizedDot): whether XLA makes a block-scaled kernel of the GEMM, seen in the module or
+// inferred for Blackwell, and the first rule that fails.
+//
 // What it is not: it runs no XLA, and knows only what the listed sources say. It does not model the
 // autotuner's timings (a Triton GEMM that autotuning may replace by cuBLAS says so), the dimension-order
 // propagation of the Triton fusion (assumed to succeed), or layouts other than the default. HLO text
