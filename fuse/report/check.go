@@ -98,6 +98,10 @@ type GEMM struct {
 	flow  uint64
 }
 
+// Instruction returns the instruction the GEMM is (the call, the dot, or the fusion that holds the dot) in
+// the module Check read, or nil for a GEMM that was not made by Check (one decoded from JSON).
+func (g *GEMM) Instruction() *hlo.Instruction { return g.inst }
+
 // Operand is where one GEMM operand comes from.
 type Operand struct {
 	// Source is the FP8 value ("%Arg_0.1.0"), Type and Shape its type ("f8e4m3fn[32,64]").
@@ -113,6 +117,13 @@ type Operand struct {
 // backend_config), and every dot or other cuBLAS call whose operands trace back to FP8 values, through
 // fusions, tuples, bitcasts, slices and concatenations, which it reports as not fused with the reason.
 func Check(m *hlo.Module) *Report {
+	r, _ := check(m)
+	return r
+}
+
+// check is Check, also returning the steps it took (instructions visited, values fingerprinted, names
+// looked up), which grow linearly with the module: nothing is searched for once per GEMM.
+func check(m *hlo.Module) (*Report, int64) {
 	t := newTracer(m)
 	r := &Report{Module: m.Name}
 	fusedComp := map[*hlo.Computation]bool{}
@@ -130,6 +141,7 @@ func Check(m *hlo.Module) *Report {
 	}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
+			t.steps++
 			var f *GEMM
 			switch {
 			case in.Opcode == hlo.OpCustomCall && in.CustomCallTarget() == cublas.TargetF8:
@@ -164,12 +176,12 @@ func Check(m *hlo.Module) *Report {
 		}
 	}
 	numberKeys(r.GEMMs)
-	fingerprint(m, r, decisions)
+	fingerprint(m, r, decisions, &t.steps)
 	for _, g := range r.GEMMs {
 		g.OpName = opName(g)
 		g.Source = fuse.Provenance(g.meta)
 	}
-	return r
+	return r, t.steps
 }
 
 // numberKeys makes keys unique by numbering repeats in module order.
@@ -187,6 +199,7 @@ func numberKeys(gs []*GEMM) {
 // fusion boundaries) to where it comes from, usually an entry parameter.
 func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 	for i := 0; i < traceDepth; i++ {
+		t.steps++
 		var next *hlo.Instruction
 		switch x.Opcode {
 		case hlo.OpParameter:

@@ -24,12 +24,15 @@ type flow struct {
 	auxOf    map[*hlo.Instruction]*GEMM // abs-max results of a GEMM
 	paramOrd map[*hlo.Instruction]int
 	busy     map[*GEMM]bool
+	// steps counts the values fingerprinted and the names looked up (see check).
+	steps *int64
 }
 
-func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decision) *flow {
+func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decision, steps *int64) *flow {
 	f := &flow{memo: map[*hlo.Instruction]uint64{}, gemmOf: map[*hlo.Instruction]*GEMM{}, auxOf: map[*hlo.Instruction]*GEMM{},
-		paramOrd: map[*hlo.Instruction]int{}, busy: map[*GEMM]bool{}}
+		paramOrd: map[*hlo.Instruction]int{}, busy: map[*GEMM]bool{}, steps: steps}
 	if m.Entry != nil {
+		*steps += int64(len(m.Entry.Params))
 		seen := map[string]int{}
 		for _, p := range m.Entry.Params {
 			if p == nil || len(p.Users()) == 0 {
@@ -40,6 +43,7 @@ func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decisio
 			seen[s]++
 		}
 	}
+	byName := map[*hlo.Computation]map[string]*hlo.Instruction{}
 	for _, g := range gemms {
 		if g.inst == nil {
 			continue
@@ -56,16 +60,26 @@ func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decisio
 			continue
 		}
 		// The ops octet fuse would absorb are part of the GEMM's value: after the rewrite they are gone.
-		for _, name := range d.Absorbed {
+		names := byName[g.inst.Parent]
+		if names == nil {
+			// Each computation is indexed once, when a fused dot of it is first met: a lookup per absorbed
+			// instruction, not a walk through the computation per GEMM.
+			*steps += int64(len(g.inst.Parent.Instructions))
+			names = make(map[string]*hlo.Instruction, len(g.inst.Parent.Instructions))
 			for _, in := range g.inst.Parent.Instructions {
-				if in.Name != name {
-					continue
-				}
-				if in.Opcode == hlo.OpReduce && in.Shape.IsScalar() {
-					f.auxOf[in] = g
-				} else {
-					f.gemmOf[in] = g
-				}
+				names[in.Name] = in
+			}
+			byName[g.inst.Parent] = names
+		}
+		*steps += int64(len(d.Absorbed))
+		for _, name := range d.Absorbed {
+			in := names[name]
+			switch {
+			case in == nil:
+			case in.Opcode == hlo.OpReduce && in.Shape.IsScalar():
+				f.auxOf[in] = g
+			default:
+				f.gemmOf[in] = g
 			}
 		}
 	}
@@ -76,6 +90,7 @@ func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decisio
 // reshape that bring the padded, canonical D back to the value the call replaced (octet fuse's form), and
 // the abs-max.
 func (f *flow) callResults(g *GEMM) {
+	*f.steps += int64(len(g.inst.Users()))
 	for _, u := range g.inst.Users() {
 		if u.Opcode != hlo.OpGetTupleElement {
 			continue
@@ -163,6 +178,7 @@ func (f *flow) of(in *hlo.Instruction) uint64 {
 	if h, ok := f.memo[in]; ok {
 		return h
 	}
+	*f.steps++
 	var h uint64
 	switch {
 	case f.gemmOf[in] != nil:
@@ -209,8 +225,8 @@ func (f *flow) of(in *hlo.Instruction) uint64 {
 }
 
 // fingerprint sets the Flow of every GEMM of r.
-func fingerprint(m *hlo.Module, r *Report, decisions map[[2]string]*fuse.Decision) {
-	f := newFlow(m, r.GEMMs, decisions)
+func fingerprint(m *hlo.Module, r *Report, decisions map[[2]string]*fuse.Decision, steps *int64) {
+	f := newFlow(m, r.GEMMs, decisions, steps)
 	for _, g := range r.GEMMs {
 		g.Flow = fmt.Sprintf("%016x", f.gemm(g))
 	}

@@ -15,11 +15,14 @@ import (
 // through slices of concatenations to the piece they take.
 type tracer struct {
 	callers map[*hlo.Computation][]*hlo.Instruction
+	// steps counts the instructions visited, for the tests that hold the analysis linear.
+	steps int64
 }
 
 func newTracer(m *hlo.Module) *tracer {
 	t := &tracer{callers: map[*hlo.Computation][]*hlo.Instruction{}}
 	for _, c := range m.Computations {
+		t.steps += int64(len(c.Instructions))
 		for _, in := range c.Instructions {
 			if in.Opcode == hlo.OpFusion || in.Opcode == hlo.OpCall {
 				for _, f := range in.Called() {
@@ -34,6 +37,7 @@ func newTracer(m *hlo.Module) *tracer {
 // fusionOf returns the fusion instruction that calls c (the first, when several do), or nil.
 func (t *tracer) fusionOf(c *hlo.Computation) *hlo.Instruction {
 	for _, f := range t.callers[c] {
+		t.steps++
 		if f.Opcode == hlo.OpFusion {
 			return f
 		}
@@ -75,6 +79,7 @@ func (t *tracer) walk(x *hlo.Instruction, depth int, seen map[*hlo.Instruction]b
 	if x == nil || seen[x] || depth == 0 {
 		return nil
 	}
+	t.steps++
 	seen[x] = true
 	if match.FP8(x) {
 		return []*hlo.Instruction{x}
@@ -168,6 +173,7 @@ func slicedPiece(s, cat *hlo.Instruction) *hlo.Instruction {
 // (an entry parameter, a constant, ...).
 func (t *tracer) scalarSource(x *hlo.Instruction) *hlo.Instruction {
 	for i := 0; i < traceDepth; i++ {
+		t.steps++
 		switch x.Opcode {
 		case hlo.OpConvert, hlo.OpReshape, hlo.OpBitcast, hlo.OpCopy:
 			x = x.Operand(0)
