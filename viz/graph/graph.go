@@ -78,6 +78,9 @@ func Decisions(m *hlo.Module) map[[2]string]*fuse.Decision {
 
 // GEMMInstruction returns the instruction a GEMM of a report names in m, or nil.
 func GEMMInstruction(m *hlo.Module, g *report.GEMM) *hlo.Instruction {
+	if in := g.Instruction(); in != nil && in.Parent != nil && in.Parent.Module == m {
+		return in
+	}
 	c := m.Computation(g.Computation)
 	if c == nil {
 		return nil
