@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"reflect"
+	"slices"
 	"strings"
 
 	"octet/fuse"
@@ -24,15 +25,15 @@ type flow struct {
 	auxOf    map[*hlo.Instruction]*GEMM // abs-max results of a GEMM
 	paramOrd map[*hlo.Instruction]int
 	busy     map[*GEMM]bool
-	// steps counts the values fingerprinted and the names looked up (see check).
-	steps *int64
+	// t is the tracer of the module: its name index, and the count of steps (see check).
+	t *tracer
 }
 
-func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decision, steps *int64) *flow {
+func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decision, t *tracer) *flow {
 	f := &flow{memo: map[*hlo.Instruction]uint64{}, gemmOf: map[*hlo.Instruction]*GEMM{}, auxOf: map[*hlo.Instruction]*GEMM{},
-		paramOrd: map[*hlo.Instruction]int{}, busy: map[*GEMM]bool{}, steps: steps}
+		paramOrd: map[*hlo.Instruction]int{}, busy: map[*GEMM]bool{}, t: t}
 	if m.Entry != nil {
-		*steps += int64(len(m.Entry.Params))
+		t.steps += int64(len(m.Entry.Params))
 		seen := map[string]int{}
 		for _, p := range m.Entry.Params {
 			if p == nil || len(p.Users()) == 0 {
@@ -43,7 +44,6 @@ func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decisio
 			seen[s]++
 		}
 	}
-	byName := map[*hlo.Computation]map[string]*hlo.Instruction{}
 	for _, g := range gemms {
 		if g.inst == nil {
 			continue
@@ -60,20 +60,8 @@ func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decisio
 			continue
 		}
 		// The ops octet fuse would absorb are part of the GEMM's value: after the rewrite they are gone.
-		names := byName[g.inst.Parent]
-		if names == nil {
-			// Each computation is indexed once, when a fused dot of it is first met: a lookup per absorbed
-			// instruction, not a walk through the computation per GEMM.
-			*steps += int64(len(g.inst.Parent.Instructions))
-			names = make(map[string]*hlo.Instruction, len(g.inst.Parent.Instructions))
-			for _, in := range g.inst.Parent.Instructions {
-				names[in.Name] = in
-			}
-			byName[g.inst.Parent] = names
-		}
-		*steps += int64(len(d.Absorbed))
 		for _, name := range d.Absorbed {
-			in := names[name]
+			in := t.lookup(g.inst.Parent, name)
 			switch {
 			case in == nil:
 			case in.Opcode == hlo.OpReduce && in.Shape.IsScalar():
@@ -90,7 +78,7 @@ func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decisio
 // reshape that bring the padded, canonical D back to the value the call replaced (octet fuse's form), and
 // the abs-max.
 func (f *flow) callResults(g *GEMM) {
-	*f.steps += int64(len(g.inst.Users()))
+	f.t.steps += int64(len(g.inst.Users()))
 	for _, u := range g.inst.Users() {
 		if u.Opcode != hlo.OpGetTupleElement {
 			continue
@@ -178,7 +166,7 @@ func (f *flow) of(in *hlo.Instruction) uint64 {
 	if h, ok := f.memo[in]; ok {
 		return h
 	}
-	*f.steps++
+	f.t.steps++
 	var h uint64
 	switch {
 	case f.gemmOf[in] != nil:
@@ -224,12 +212,68 @@ func (f *flow) of(in *hlo.Instruction) uint64 {
 	return h
 }
 
-// fingerprint sets the Flow of every GEMM of r.
-func fingerprint(m *hlo.Module, r *Report, decisions map[[2]string]*fuse.Decision, steps *int64) {
-	f := newFlow(m, r.GEMMs, decisions, steps)
+// fingerprint sets the Flow of every GEMM of r, and the keys Diff pairs GEMMs by.
+func fingerprint(m *hlo.Module, r *Report, decisions map[[2]string]*fuse.Decision, t *tracer) {
+	f := newFlow(m, r.GEMMs, decisions, t)
 	for _, g := range r.GEMMs {
 		g.Flow = fmt.Sprintf("%016x", f.gemm(g))
 	}
+	uses := f.uses(m, r.GEMMs)
+	for _, g := range r.GEMMs {
+		scale := func(i int) uint64 {
+			if g.scales[i] == nil {
+				return f.sum("no scale")
+			}
+			return f.sum("scale", g.inverse[i], f.of(g.scales[i]))
+		}
+		g.keys.scaled = f.sum("scaled", g.flow, scale(0), scale(1))
+		g.keys.used = f.sum("used", g.flow, uses[g])
+		g.keys.full = f.sum("full", g.keys.scaled, uses[g], g.call)
+	}
+}
+
+// pairKeys tell apart GEMMs that share a dataflow fingerprint (the same FP8 sources), from the most to the
+// least telling: full holds the sources of their scales, what the call computes (epilogue, abs-max, D type,
+// alpha, beta) and where the result goes; scaled the scales' sources alone; used where the result goes
+// alone. Each is the same for a dot and the call octet fuse makes of it, and blind to names and order.
+type pairKeys struct{ full, scaled, used uint64 }
+
+// uses describes, for each GEMM, where its result goes: the users of the instruction that holds it, each
+// by its opcode and the operand positions it reads the result at (for the entry's root tuple, which of
+// the module's outputs it is), and whether the result is its computation's root. The positions are
+// found in one pass over the module, not by a search through each user's operands.
+func (f *flow) uses(m *hlo.Module, gemms []*GEMM) map[*GEMM]uint64 {
+	finals := map[*hlo.Instruction][]string{}
+	for _, g := range gemms {
+		if g.final != nil {
+			finals[g.final] = nil
+		}
+	}
+	for _, c := range m.Computations {
+		f.t.steps += int64(len(c.Instructions))
+		for _, u := range c.Instructions {
+			for i, o := range u.Operands() {
+				if l, ok := finals[o]; ok {
+					f.t.steps++
+					finals[o] = append(l, fmt.Sprintf("%s:%d", u.Opcode, i))
+				}
+			}
+		}
+	}
+	out := make(map[*GEMM]uint64, len(gemms))
+	for _, g := range gemms {
+		if g.final == nil {
+			continue
+		}
+		l := slices.Clone(finals[g.final])
+		slices.Sort(l)
+		parts := []any{"uses", g.final.IsRoot()}
+		for _, s := range l {
+			parts = append(parts, s)
+		}
+		out[g] = f.sum(parts...)
+	}
+	return out
 }
 
 // opName is the op_name of a GEMM's metadata, or "".

@@ -15,8 +15,29 @@ import (
 // through slices of concatenations to the piece they take.
 type tracer struct {
 	callers map[*hlo.Computation][]*hlo.Instruction
+	// names indexes the instructions of a computation by name, made the first time one is looked up.
+	names map[*hlo.Computation]map[string]*hlo.Instruction
 	// steps counts the instructions visited, for the tests that hold the analysis linear.
 	steps int64
+}
+
+// lookup returns the instruction of c named name, or nil. Each computation is indexed once: a lookup per
+// name, not a walk through the computation per GEMM.
+func (t *tracer) lookup(c *hlo.Computation, name string) *hlo.Instruction {
+	idx := t.names[c]
+	if idx == nil {
+		t.steps += int64(len(c.Instructions))
+		idx = make(map[string]*hlo.Instruction, len(c.Instructions))
+		for _, in := range c.Instructions {
+			idx[in.Name] = in
+		}
+		if t.names == nil {
+			t.names = map[*hlo.Computation]map[string]*hlo.Instruction{}
+		}
+		t.names[c] = idx
+	}
+	t.steps++
+	return idx[name]
 }
 
 func newTracer(m *hlo.Module) *tracer {
