@@ -173,7 +173,7 @@ func TestCorpusInvariants(t *testing.T) {
 	examples, _ := filepath.Glob(shared.Path(t, "examples", "*.before.hlo"))
 	files = append(files, examples...)
 	if len(files) == 0 {
-		t.Skip("no FP8 corpus")
+		shared.Missing(t, "no FP8 corpus in ../shared/corpus/fp8")
 	}
 	for _, f := range files {
 		for _, abi := range []fuse.ABI{fuse.ABICurrent, fuse.ABILegacy} {

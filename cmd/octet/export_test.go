@@ -146,7 +146,7 @@ func TestExportDOT(t *testing.T) {
 		t.Logf("%s: dot -Tsvg in %v", f, time.Since(start))
 	}
 	if err != nil {
-		t.Skip("Graphviz's dot is not installed (apt-get install graphviz): the DOT was not rendered")
+		shared.Missing(t, "Graphviz's dot is not installed (apt-get install graphviz): the DOT was not rendered")
 	}
 }
 

@@ -203,7 +203,7 @@ func TestCorpus(t *testing.T) {
 	dir := shared.Path(t, "corpus", "hlo")
 	files, err := filepath.Glob(filepath.Join(dir, "*.hlo*"))
 	if err != nil || len(files) == 0 {
-		t.Skipf("no HLO files in %s", dir)
+		shared.Missing(t, "no HLO files in "+dir)
 	}
 	if testing.Short() {
 		files = files[:min(len(files), 40)]
