@@ -234,3 +234,50 @@ ENTRY main {
 		t.Errorf("Run: %v", err)
 	}
 }
+
+// TestChainedGEMMs verifies the rewrite of three GEMMs in a chain, each reading the FP8 D of the one before:
+// each is compared given the original's value of its operand, and the module's outputs given the
+// original's value of each.
+func TestChainedGEMMs(t *testing.T) {
+	src := `HloModule chain
+
+ENTRY main {
+  x0 = f8e4m3fn[16,32] parameter(0)
+  w = f8e4m3fn[32,32] parameter(1)
+  s = f32[] parameter(2)
+  hi = f32[] constant(448)
+  lo = f32[] constant(-448)
+  hib = f32[16,32] broadcast(hi), dimensions={}
+  lob = f32[16,32] broadcast(lo), dimensions={}
+  sb = f32[16,32] broadcast(s), dimensions={}
+  wc = f32[32,32] convert(w)
+  xc0 = f32[16,32] convert(x0)
+  d0 = f32[16,32] dot(xc0, wc), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x1 = f8e4m3fn[16,32] convert(clamp(lob, divide(d0, sb), hib))
+  xc1 = f32[16,32] convert(x1)
+  d1 = f32[16,32] dot(xc1, wc), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x2 = f8e4m3fn[16,32] convert(clamp(lob, divide(d1, sb), hib))
+  xc2 = f32[16,32] convert(x2)
+  d2 = f32[16,32] dot(xc2, wc), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f8e4m3fn[16,32], f8e4m3fn[16,32], f32[16,32]) tuple(x1, x2, d2)
+}
+`
+	orig, err := parser.ParseString("chain.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fused, _ := parser.ParseString("chain.hlo", src)
+	ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
+	if len(ds) != 3 || !ds[0].Fused || !ds[1].Fused || !ds[2].Fused {
+		t.Fatalf("decisions %+v", ds)
+	}
+	r, err := verify.Run(orig, fused, ds, 1, interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range r.Runs {
+		if !run.OK || len(run.GEMMs) != 3 || run.Outputs != 3*16*32 {
+			t.Errorf("%s: ok %v, %d GEMMs, %d outputs compared", run.Name, run.OK, len(run.GEMMs), run.Outputs)
+		}
+	}
+}
