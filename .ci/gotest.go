@@ -102,7 +102,11 @@ func summarize(r io.Reader, w, skips io.Writer) (failed bool, err error) {
 		return failed, err
 	}
 	w = skips
-	fmt.Fprintf(w, "%d tests skipped:\n", len(skipped))
+	if len(skipped) == 1 {
+		fmt.Fprintln(w, "1 test skipped:")
+	} else {
+		fmt.Fprintf(w, "%d tests skipped:\n", len(skipped))
+	}
 	sort.Slice(skipped, func(i, j int) bool {
 		if skipped[i].pkg != skipped[j].pkg {
 			return skipped[i].pkg < skipped[j].pkg
