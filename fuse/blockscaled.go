@@ -227,7 +227,9 @@ func (p *blockPlan) operands() (data, scales [2]*hlo.Instruction) {
 
 // build replaces the dot by the target's form and returns the instruction that computes the block-scaled
 // GEMM (the scaled-dot, or the cuDNN call).
-func (p *blockPlan) build(target BlockTarget) *hlo.Instruction {
+// build makes the rewrite and returns the call (the scaled-dot, or cuDNN's call) and the instruction that
+// now holds the dot's value (the call, or the slice of its D).
+func (p *blockPlan) build(target BlockTarget) (call, result *hlo.Instruction) {
 	if target == BlockCudnn {
 		return p.buildCudnn()
 	}
@@ -243,14 +245,14 @@ func (p *blockPlan) build(target BlockTarget) *hlo.Instruction {
 	}
 	p.dot.MoveControlDependencies(sd)
 	p.dot.ReplaceAllUsesWith(sd)
-	return sd
+	return sd, sd
 }
 
 // buildCudnn makes the cuDNN call as XLA's BlockScalingRewriter builds it (BuildCudnnScaledDot): each
 // operand transposed to [batch,] rows, k (when it is not), its rows padded with zeros to a multiple of 128,
 // its scales to 128 x 4 with zero codes and swizzled by reshape, transpose and reshape; the tuple result's
 // D sliced back to the dot's rows and columns.
-func (p *blockPlan) buildCudnn() *hlo.Instruction {
+func (p *blockPlan) buildCudnn() (call, result *hlo.Instruction) {
 	c := p.dot.Parent
 	lb, rb, lc, rc := p.dims()
 	batch := [2][]int64{lb, rb}
@@ -296,7 +298,7 @@ func (p *blockPlan) buildCudnn() *hlo.Instruction {
 		dDims = append(dDims, ops[0].Shape.Dims[0])
 	}
 	dDims = append(dDims, ops[0].Shape.Dims[len(dDims)], ops[1].Shape.Dims[len(dDims)])
-	call := c.CustomCall(xlarules.CudnnBlockScaledDotTarget, hlo.Tuple(hlo.Array(out, dDims...), hlo.Array(dtype.U8, 0)), ops[:], "")
+	call = c.CustomCall(xlarules.CudnnBlockScaledDotTarget, hlo.Tuple(hlo.Array(out, dDims...), hlo.Array(dtype.U8, 0)), ops[:], "")
 	if md := p.dot.Attr("metadata"); md != nil {
 		call.Attrs = append(call.Attrs, hlo.Attr{Name: "metadata", Value: md})
 	}
@@ -319,7 +321,7 @@ func (p *blockPlan) buildCudnn() *hlo.Instruction {
 	}
 	p.dot.MoveControlDependencies(call)
 	p.dot.ReplaceAllUsesWith(d)
-	return call
+	return call, d
 }
 
 func isIdentity(perm []int64) bool {

@@ -312,12 +312,14 @@ func (p *plan) build(abi ABI) *hlo.Instruction {
 		in.MoveControlDependencies(call)
 	}
 	e.last.ReplaceAllUsesWith(out)
+	p.result = out
 	if e.amax != nil {
 		am := b.add(b.c.GetTupleElement(call, 1))
 		if e.amax.Shape.Elem != dtype.F32 {
 			am = b.add(b.c.Convert(am, e.amax.Shape.Elem))
 		}
 		e.amax.ReplaceAllUsesWith(am)
+		p.amaxResult = am
 	}
 	// Drop what was made and not used (a constant 1 a scale made unnecessary).
 	for i := len(b.made) - 1; i >= 0; i-- {

@@ -74,6 +74,15 @@ type Decision struct {
 	K       int64  `json:"k,omitempty"`
 	// Absorbed names the instructions after the dot that the call computes (empty when not fused).
 	Absorbed []string `json:"absorbed,omitempty"`
+	// Replaces names the instruction of the input whose value the call's D stands for (the dot, or the
+	// last step of the epilogue the call absorbs), AmaxReplaces the reduce its abs-max output stands for
+	// (empty when none). After Rewrite, Result and AmaxResult name the instructions of the rewritten
+	// module that carry those values where the replaced ones were (D sliced and reshaped back, the abs-max
+	// converted back).
+	Replaces     string `json:"replaces,omitempty"`
+	AmaxReplaces string `json:"amax_replaces,omitempty"`
+	Result       string `json:"result,omitempty"`
+	AmaxResult   string `json:"amax_result,omitempty"`
 	// Reason says why the dot is not fused; At names the instructions it is about.
 	Reason string   `json:"reason,omitempty"`
 	At     []string `json:"at,omitempty"`
@@ -153,7 +162,10 @@ func run(m *hlo.Module, opts *Options) *Result {
 				continue
 			}
 			call := p.build(opts.ABI)
-			g.Call = call.Name
+			g.Call, g.Result = call.Name, p.result.Name
+			if p.amaxResult != nil {
+				g.AmaxResult = p.amaxResult.Name
+			}
 			removeDead(p)
 			changed = true
 		}
@@ -180,7 +192,8 @@ func runBlock(r *Result, dot *hlo.Instruction, opts *Options) (done, ok bool) {
 	if why != nil || opts == nil {
 		return false, true
 	}
-	g.Call = p.build(target).Name
+	call, result := p.build(target)
+	g.Call, g.Replaces, g.Result = call.Name, dot.Name, result.Name
 	removeDeadBlock(dot)
 	return true, true
 }
@@ -220,6 +233,10 @@ func (p *plan) decision(why *refusal) *Decision {
 	}
 	for _, in := range e.absorbed {
 		g.Absorbed = append(g.Absorbed, in.Name)
+	}
+	g.Replaces = e.last.Name
+	if e.amax != nil {
+		g.AmaxReplaces = e.amax.Name
 	}
 	g.Matched = append(g.Matched, e.notes...)
 	g.Explain = append(g.Explain, p.layoutNotes()...)

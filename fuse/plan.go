@@ -27,6 +27,9 @@ type plan struct {
 	epi     *epilogue
 	// notes explain the decision, one line each.
 	notes []string
+	// result and amaxResult are, once built, the instructions that carry the call's D (sliced and reshaped
+	// back) and its abs-max (converted back) where the replaced values were.
+	result, amaxResult *hlo.Instruction
 }
 
 // canonical returns the dimensions of the canonical (unpadded) D: batch..., m, n.

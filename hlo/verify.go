@@ -46,27 +46,45 @@ type verifier struct {
 	comps map[*Computation]bool
 	// index gives each instruction's place in its computation's list.
 	index map[*Instruction]int
-	// userSets holds the users of instructions with many, for hasUser.
-	userSets map[*Instruction]map[*Instruction]bool
+	// userSets and operandSets hold the users and the operands of instructions with many (a tuple of
+	// every output, a value read everywhere), for hasUser and hasOperand: a lookup, not a walk through a
+	// long list once per element of it.
+	userSets, operandSets map[*Instruction]map[*Instruction]bool
+	// steps counts the list elements the checks walk through and the set entries they make: the work
+	// beyond a constant per instruction, which a test holds linear in the module.
+	steps int64
 }
 
 // hasUser reports whether o lists u among its users.
 func (v *verifier) hasUser(o, u *Instruction) bool {
-	if len(o.users) < 16 {
-		return containsInst(o.users, u)
+	return v.inList(&v.userSets, o, o.users, u)
+}
+
+// hasOperand reports whether u lists o among its operands.
+func (v *verifier) hasOperand(u, o *Instruction) bool {
+	return v.inList(&v.operandSets, u, u.operands, o)
+}
+
+// inList reports whether x is in l, the list of in's users or operands: short lists are walked, long ones
+// looked up in a set made once per instruction.
+func (v *verifier) inList(sets *map[*Instruction]map[*Instruction]bool, in *Instruction, l []*Instruction, x *Instruction) bool {
+	if len(l) < 16 {
+		v.steps += int64(len(l))
+		return containsInst(l, x)
 	}
-	set, ok := v.userSets[o]
+	set, ok := (*sets)[in]
 	if !ok {
-		set = make(map[*Instruction]bool, len(o.users))
-		for _, x := range o.users {
-			set[x] = true
+		v.steps += int64(len(l))
+		set = make(map[*Instruction]bool, len(l))
+		for _, y := range l {
+			set[y] = true
 		}
-		if v.userSets == nil {
-			v.userSets = map[*Instruction]map[*Instruction]bool{}
+		if *sets == nil {
+			*sets = map[*Instruction]map[*Instruction]bool{}
 		}
-		v.userSets[o] = set
+		(*sets)[in] = set
 	}
-	return set[u]
+	return set[x]
 }
 
 // errorAt reports a problem of instruction in.
@@ -257,6 +275,7 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 	// Users: exactly the distinct instructions that use in.
 	var count map[*Instruction]int // for long lists of users
 	if len(in.users) > 32 {
+		v.steps += int64(len(in.users))
 		count = make(map[*Instruction]int, len(in.users))
 		for _, u := range in.users {
 			count[u]++
@@ -268,19 +287,40 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 			repeated = count[u] > 1
 			count[u] = 0 // report once
 		} else {
+			v.steps += int64(len(in.users))
 			repeated = firstIndex(in.users, u) == i && firstIndex(in.users[i+1:], u) >= 0
 		}
 		switch {
 		case u == nil:
 			v.errorAt(in, "%%%s lists a nil user", in.Name)
-		case !uses(u, in):
+		case !v.hasOperand(u, in):
 			v.errorAt(in, "%%%s lists %%%s as a user, but %%%s does not use it", in.Name, u.Name, u.Name)
 		case repeated:
 			v.errorAt(in, "%%%s lists user %%%s twice", in.Name, u.Name)
 		}
 	}
+	// Each distinct operand lists in among its users (an operand used twice is checked once).
+	var checked map[*Instruction]bool // for long lists of operands
+	if len(in.operands) > 32 {
+		checked = make(map[*Instruction]bool, len(in.operands))
+	}
 	for i, o := range in.operands {
-		if o != nil && firstIndex(in.operands, o) == i && !v.hasUser(o, in) {
+		if o == nil {
+			continue
+		}
+		if checked != nil {
+			v.steps++
+			if checked[o] {
+				continue
+			}
+			checked[o] = true
+		} else {
+			v.steps += int64(i + 1)
+			if firstIndex(in.operands, o) != i {
+				continue
+			}
+		}
+		if !v.hasUser(o, in) {
 			v.errorAt(in, "%%%s uses %%%s, which does not list it among its users", in.Name, o.Name)
 		}
 	}
@@ -319,8 +359,6 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 		v.shape(in)
 	}
 }
-
-func uses(u, in *Instruction) bool { return containsInst(u.operands, in) }
 
 // firstIndex returns the index of the first in in l, or -1.
 func firstIndex(l []*Instruction, in *Instruction) int {

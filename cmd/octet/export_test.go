@@ -162,7 +162,7 @@ func TestExportDOT(t *testing.T) {
 		}
 	}
 	if !rendered {
-		t.Skip("Graphviz's dot is not installed (apt-get install graphviz): the DOT was not rendered")
+		shared.Missing(t, "Graphviz's dot is not installed (apt-get install graphviz): the DOT was not rendered")
 	}
 }
 
@@ -192,7 +192,7 @@ func TestExportDOTLarge(t *testing.T) {
 		t.Errorf("--gemms=5: %d clusters", c)
 	}
 	if !renderDOT(t, "llama", out) {
-		t.Skip("Graphviz's dot is not installed (apt-get install graphviz): the DOT was not rendered")
+		shared.Missing(t, "Graphviz's dot is not installed (apt-get install graphviz): the DOT was not rendered")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"octet/cublas"
 	"octet/dtype"
 	"octet/fuse"
+	"octet/fuse/verify"
 	"octet/hlo"
 	"octet/hlo/parser"
 	"octet/internal/shared"
@@ -39,15 +40,56 @@ type fuseResult struct {
 		BitMatches  int64   `json:"bit_matches"`
 		MatchRate   float64 `json:"match_rate"`
 		MaxAbsDiff  float64 `json:"max_abs_diff"`
-		MaxAbs      float64 `json:"max_abs"`
 		NaNMismatch int64   `json:"nan_mismatches"`
 		Summary     string  `json:"summary"`
 		OK          bool    `json:"ok"`
 		Verdict     string  `json:"verdict"`
 		Families    []struct {
-			Name string `json:"name"`
+			Name       string `json:"name"`
+			OK         bool   `json:"ok"`
+			Outputs    int64  `json:"outputs"`
+			Mismatches int64  `json:"mismatches"`
+			GEMMs      []struct {
+				Dot      string `json:"dot"`
+				Elements int64  `json:"elements"`
+				Failures int64  `json:"failures"`
+				Worst    struct {
+					ULPs      float64 `json:"ulps"`
+					BoundULPs float64 `json:"bound_ulps"`
+				} `json:"worst"`
+			} `json:"gemms"`
 		} `json:"families"`
 	} `json:"verify"`
+}
+
+// checkVerified checks that --verify compared every fused GEMM on every input family, found every
+// element within its bound and the other outputs identical, and said ok.
+func checkVerified(t *testing.T, r *fuseResult) {
+	t.Helper()
+	v := r.Verify
+	if v == nil {
+		t.Fatal("no verify result")
+	}
+	fused := 0
+	for _, g := range r.GEMMs {
+		if g.Fused {
+			fused++
+		}
+	}
+	if !v.OK || !strings.HasPrefix(v.Verdict, "ok: ") || len(v.Families) != 1+len(verify.Families()) {
+		t.Errorf("verify: %s (%d input families)", v.Verdict, len(v.Families))
+	}
+	for _, f := range v.Families {
+		if len(f.GEMMs) != fused || f.Mismatches != 0 || !f.OK {
+			t.Errorf("verify %s: %d GEMMs compared of %d fused, %d output mismatches, ok %v", f.Name, len(f.GEMMs), fused, f.Mismatches, f.OK)
+		}
+		for _, g := range f.GEMMs {
+			if g.Failures != 0 || g.Elements == 0 {
+				t.Errorf("verify %s %%%s: %d of %d elements beyond their bound", f.Name, g.Dot, g.Failures, g.Elements)
+			}
+			t.Logf("verify %s %%%s: largest difference %.3g ulps, bound %.3g", f.Name, g.Dot, g.Worst.ULPs, g.Worst.BoundULPs)
+		}
+	}
 }
 
 func fuseJSON(t *testing.T, path string, flags ...string) *fuseResult {
@@ -138,20 +180,7 @@ func checkRow(t *testing.T, path string, row map[string]string) {
 	if outcome == "not_fused" {
 		return
 	}
-	v := r.Verify
-	if v == nil {
-		t.Fatal("no verify result")
-	}
-	tt, _ := dtype.Lookup(g.DotType)
-	dt, _ := dtype.Lookup(g.DType)
-	tol := tolerance(tt, dt, g.K, len(g.Absorbed), v.MaxAbs)
-	if v.NaNMismatch > 0 || v.MaxAbsDiff > tol {
-		t.Errorf("verify: %s; tolerance %g", v.Summary, tol)
-	}
-	if !v.OK || len(v.Families) != 1+len(verifyFamilies) {
-		t.Errorf("verify: %s (%d input families)", v.Verdict, len(v.Families))
-	}
-	t.Logf("verify: %s (tolerance %g)", v.Summary, tol)
+	checkVerified(t, r)
 }
 
 // readModule parses the module "octet fuse --format=xla" printed.
@@ -219,14 +248,7 @@ func TestFuseExamples(t *testing.T) {
 				t.Errorf("call: epilogue %s, D %s, d_scale %v, amax %v, bias %v, legacy %v", call.Config.Epilogue,
 					call.DType, call.DScale != nil, call.HasAmax, call.Bias != nil, call.Legacy)
 			}
-			r := fuseJSON(t, path, "--verify")
-			g := r.GEMMs[0]
-			tt, _ := dtype.Lookup(g.DotType)
-			tol := tolerance(tt, tc.dType, g.K, len(g.Absorbed), r.Verify.MaxAbs)
-			if r.Verify.NaNMismatch > 0 || r.Verify.MaxAbsDiff > tol {
-				t.Errorf("verify: %s; tolerance %g", r.Verify.Summary, tol)
-			}
-			t.Logf("verify: %s (tolerance %g)", r.Verify.Summary, tol)
+			checkVerified(t, fuseJSON(t, path, "--verify"))
 		})
 	}
 }
@@ -367,7 +389,7 @@ func TestVerifyCatchesBrokenRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !good.OK || len(good.Families) != 1+len(verifyFamilies) || !strings.HasPrefix(good.Verdict, "ok: ") {
+	if !good.OK || len(good.Families) != 1+len(verify.Families()) || !strings.HasPrefix(good.Verdict, "ok: ") {
 		t.Fatalf("the correct rewrite does not verify: %s %+v", good.Verdict, good.Families)
 	}
 	call := onlyCall(t, m)
@@ -382,13 +404,17 @@ func TestVerifyCatchesBrokenRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bad.OK || !strings.HasPrefix(bad.Verdict, "FAILED: ") || !strings.Contains(bad.Verdict, "exceeds the tolerance") {
+	if bad.OK || !strings.HasPrefix(bad.Verdict, "FAILED: ") || !strings.Contains(bad.Verdict, "beyond their bound") {
 		t.Errorf("a doubled a_scale passes: %s", bad.Verdict)
 	}
 	// Only the zeros family cannot see it.
 	for _, f := range bad.Families {
 		if f.OK != (f.Name == "zeros") {
-			t.Errorf("family %s: ok %v (difference %g, tolerance %g)", f.Name, f.OK, float64(f.MaxAbsDiff), float64(f.Tolerance))
+			t.Errorf("family %s: ok %v (%+v)", f.Name, f.OK, f.GEMMs[0])
 		}
+	}
+	code, out, _ := runOctet(t, "", "fuse", "--verify", path)
+	if code != 0 || !strings.Contains(out, "// verify: ok: on 5 input families (normal, ones, near-max, magnitudes, zeros), every element of 1 fused GEMM within its bound") {
+		t.Errorf("octet fuse --verify: exit %d:\n%s", code, out)
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"octet/internal/shared"
 )
@@ -89,7 +89,8 @@ func submatches(re *regexp.Regexp, s string) []string {
 }
 
 // TestReportLlama is the acceptance test: the Llama 3.1 70B FP8 training step gives one row and one graph
-// per FP8 GEMM (27), in module order, in a file written whole, in at most a few times check's time.
+// per FP8 GEMM (27), in module order, in a file written whole, for at most a few times the allocations
+// check makes.
 func TestReportLlama(t *testing.T) {
 	llama := shared.Path(t, "corpus", "hlo", "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo.gz")
 	want := checkGEMMNames(t, llama)
@@ -97,24 +98,18 @@ func TestReportLlama(t *testing.T) {
 		t.Fatalf("check finds %d FP8 GEMMs, want 27", len(want))
 	}
 	out := filepath.Join(t.TempDir(), "r.html")
-	best := func(args ...string) time.Duration {
-		var b time.Duration
-		for i := range 3 {
-			start := time.Now()
+	allocs := func(args ...string) float64 {
+		return testing.AllocsPerRun(1, func() {
 			if code, _, errs := runOctet(t, "", args...); code != 0 {
 				t.Fatalf("%v: exit %d: %s", args, code, errs)
 			}
-			if d := time.Since(start); i == 0 || d < b {
-				b = d
-			}
-		}
-		return b
+		})
 	}
-	check := best("check", llama)
-	rep := best("report", "-o", out, llama)
-	t.Logf("check %v, report %v", check, rep)
-	if rep > 4*check+200*time.Millisecond {
-		t.Errorf("report took %v, more than 4 times check's %v", rep, check)
+	check := allocs("check", llama)
+	rep := allocs("report", "-o", out, llama)
+	t.Logf("check %.0f allocations, report %.0f", check, rep)
+	if rep > 4*check {
+		t.Errorf("report made %.0f allocations, more than 4 times check's %.0f", rep, check)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -133,6 +128,55 @@ func TestReportLlama(t *testing.T) {
 		}
 	}
 	checkSelfContained(t, page)
+}
+
+// chainModule is a module of n FP8 GEMMs in a chain, as a model's layers are: each dequantizes the
+// previous one's FP8 output and an FP8 weight, multiplies them, and applies ReLU, the clamp and the
+// conversion back to FP8; the entry returns every layer's output in one tuple.
+func chainModule(n int) string {
+	var b strings.Builder
+	b.WriteString("HloModule chain\n\nENTRY main {\n  x0 = f8e4m3fn[16,32] parameter(0)\n  s = f32[] parameter(1)\n")
+	b.WriteString("  zero = f32[] constant(0)\n  zb = f32[16,32] broadcast(zero), dimensions={}\n")
+	b.WriteString("  hi = f32[] constant(448)\n  lo = f32[] constant(-448)\n")
+	b.WriteString("  hib = f32[16,32] broadcast(hi), dimensions={}\n  lob = f32[16,32] broadcast(lo), dimensions={}\n")
+	outs, shapes := make([]string, n), make([]string, n)
+	for i := range n {
+		fmt.Fprintf(&b, "  w%d = f8e4m3fn[32,32] parameter(%d)\n  xc%d = f32[16,32] convert(x%d)\n", i, i+2, i, i)
+		fmt.Fprintf(&b, "  sb%d = f32[16,32] broadcast(s), dimensions={}\n  xd%d = f32[16,32] multiply(xc%d, sb%d)\n", i, i, i, i)
+		fmt.Fprintf(&b, "  wc%d = f32[32,32] convert(w%d)\n", i, i)
+		fmt.Fprintf(&b, "  d%d = f32[16,32] dot(xd%d, wc%d), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n", i, i, i)
+		fmt.Fprintf(&b, "  r%d = f32[16,32] maximum(d%d, zb)\n  c%d = f32[16,32] clamp(lob, r%d, hib)\n", i, i, i, i)
+		fmt.Fprintf(&b, "  x%d = f8e4m3fn[16,32] convert(c%d)\n", i+1, i)
+		outs[i], shapes[i] = fmt.Sprintf("x%d", i+1), "f8e4m3fn[16,32]"
+	}
+	fmt.Fprintf(&b, "  ROOT t = (%s) tuple(%s)\n}\n", strings.Join(shapes, ", "), strings.Join(outs, ", "))
+	return b.String()
+}
+
+// TestAnalysisLinear checks that check, report and verify make allocations linear in the module: on
+// chains of n and 2n GEMMs, at most 2.2 times as many for twice the module.
+func TestAnalysisLinear(t *testing.T) {
+	dir := t.TempDir()
+	const n = 100
+	files := [2]string{filepath.Join(dir, "n.hlo"), filepath.Join(dir, "2n.hlo")}
+	for i, f := range files {
+		if err := os.WriteFile(f, []byte(chainModule(n<<i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"check"}, {"report", "-o", filepath.Join(dir, "r.html")}, {"verify"}} {
+		var a [2]float64
+		for i, f := range files {
+			a[i] = testing.AllocsPerRun(1, func() {
+				if code, _, errs := runOctet(t, "", append(slices.Clone(args), f)...); code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errs)
+				}
+			})
+		}
+		if a[1] > 2.2*a[0] {
+			t.Errorf("%s: %d GEMMs, %.0f allocations; %d GEMMs, %.0f (%.2f times)", args[0], n, a[0], 2*n, a[1], a[1]/a[0])
+		}
+	}
 }
 
 // TestReportExamples checks the pages of the examples: roles drawn where the examples have them, the

@@ -103,7 +103,21 @@ type GEMM struct {
 	src   [2]*hlo.Instruction
 	local string
 	flow  uint64
+	// What else tells GEMMs on the same FP8 sources apart, the same for a dot and the call octet fuse
+	// makes of it: scales are the scalars the dequantizes of A and B multiply by (divide by, where
+	// inverse), nil for none or 1; final is the instruction that holds the GEMM's result, its epilogue
+	// included (what the GEMM's users read); call describes the call it is or octet fuse would make ("" for
+	// neither). keys are the pairing keys fingerprint derives from them (see Diff).
+	scales  [2]*hlo.Instruction
+	inverse [2]bool
+	final   *hlo.Instruction
+	call    string
+	keys    pairKeys
 }
+
+// Instruction returns the instruction the GEMM is (the call, the dot, or the fusion that holds the dot) in
+// the module Check read, or nil for a GEMM that was not made by Check (one decoded from JSON).
+func (g *GEMM) Instruction() *hlo.Instruction { return g.inst }
 
 // Operand is where one GEMM operand comes from.
 type Operand struct {
@@ -126,6 +140,13 @@ func Check(m *hlo.Module) *Report { return CheckFor(m, xlarules.DefaultTarget())
 // optimization, every plain dot's XLA verdict also predicts what each modelled XLA release makes of it in
 // a full compile on target's GPU (xlarules.Verdict.Compile).
 func CheckFor(m *hlo.Module, target xlarules.Target) *Report {
+	r, _ := check(m, target)
+	return r
+}
+
+// check is CheckFor, also returning the steps it took (instructions visited, values fingerprinted, names
+// looked up), which grow linearly with the module: nothing is searched for once per GEMM.
+func check(m *hlo.Module, target xlarules.Target) (*Report, int64) {
 	t := newTracer(m)
 	t.target = target
 	r := &Report{Module: m.Name}
@@ -144,6 +165,7 @@ func CheckFor(m *hlo.Module, target xlarules.Target) *Report {
 	}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
+			t.steps++
 			var f *GEMM
 			if in.Opcode == hlo.OpDot {
 				f = t.blockDot(in)
@@ -182,12 +204,12 @@ func CheckFor(m *hlo.Module, target xlarules.Target) *Report {
 		}
 	}
 	numberKeys(r.GEMMs)
-	fingerprint(m, r, decisions)
+	fingerprint(m, r, decisions, t)
 	for _, g := range r.GEMMs {
 		g.OpName = opName(g)
 		g.Source = fuse.Provenance(g.meta)
 	}
-	return r
+	return r, t.steps
 }
 
 // numberKeys makes keys unique by numbering repeats in module order.
@@ -205,6 +227,7 @@ func numberKeys(gs []*GEMM) {
 // fusion boundaries) to where it comes from, usually an entry parameter.
 func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 	for i := 0; i < traceDepth; i++ {
+		t.steps++
 		var next *hlo.Instruction
 		switch x.Opcode {
 		case hlo.OpParameter:
@@ -341,6 +364,10 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 	f.Explain = append(f.Explain, "scales: "+strings.Join(scales, ", "))
 	f.Key, f.local = key(f.A, f.B, contractingSize(call.A, cfg.LhsContracting))
 	f.inst, f.meta, f.src = in, in, [2]*hlo.Instruction{t.origin(call.A), t.origin(call.B)}
+	f.scales[0], f.inverse[0] = t.scaleOf(call.AScale)
+	f.scales[1], f.inverse[1] = t.scaleOf(call.BScale)
+	f.final = callResult(in)
+	f.call = callText(f.Epilogue, f.Damax, f.DType, f.Alpha, f.Beta)
 	f.XLA = t.shown(true, "the module holds the "+cublas.TargetF8+" call")
 	if err := fp8Types(call); err != nil {
 		f.XLA.Bug = fmt.Sprintf("the call is outside cuBLASLt's FP8 type table: %v; no cuBLASLt algorithm runs it", err)
@@ -354,6 +381,61 @@ func (t *tracer) fusedCall(in *hlo.Instruction) *GEMM {
 // module holds, not a rule applied.
 func (t *tracer) shown(fusible bool, why string) xlarules.Verdict {
 	return xlarules.Verdict{Fusible: fusible, Why: why, Rule: "what the module shows", Assumes: t.target.Assumes()}
+}
+
+// scaleOf returns the scalar a scale comes from, and whether the scale is its reciprocal (1/s, as octet
+// fuse makes a scale that divides); nil for a scale of 1, which is no scale.
+func (t *tracer) scaleOf(x *hlo.Instruction) (*hlo.Instruction, bool) {
+	if x == nil {
+		return nil, false
+	}
+	x = t.scalarSource(x)
+	if x.Opcode == hlo.OpDivide && x.Shape.IsScalar() && isOne(t.scalarSource(x.Operand(0))) {
+		return t.scalarSource(x.Operand(1)), true
+	}
+	if isOne(x) {
+		return nil, false
+	}
+	return x, false
+}
+
+// isOne reports whether x is the scalar constant 1.
+func isOne(x *hlo.Instruction) bool {
+	if x.Opcode != hlo.OpConstant || !x.Shape.IsScalar() || x.Literal == nil {
+		return false
+	}
+	v, ok := x.Literal.Float(0)
+	return ok && v == 1
+}
+
+// callResult returns the instruction that holds a call's D where the value it replaced was: its
+// get-tuple-element, and the slice from 0 and the reshape that bring the padded, canonical D back (octet
+// fuse's form); the call itself when it returns D alone.
+func callResult(call *hlo.Instruction) *hlo.Instruction {
+	if !call.Shape.IsTuple() {
+		return call
+	}
+	var v *hlo.Instruction
+	for _, u := range call.Users() {
+		if idx, _ := u.Int("index"); u.Opcode == hlo.OpGetTupleElement && idx == 0 {
+			v = u
+			break
+		}
+	}
+	if v == nil {
+		return call
+	}
+	for _, op := range []hlo.Opcode{hlo.OpSlice, hlo.OpReshape} {
+		if len(v.Users()) == 1 && v.Users()[0].Opcode == op && (op != hlo.OpSlice || fromZero(v.Users()[0])) {
+			v = v.Users()[0]
+		}
+	}
+	return v
+}
+
+// callText describes what a call computes beyond its operands, for pairing.
+func callText(e cublas.Epilogue, damax bool, d string, alpha, beta float64) string {
+	return fmt.Sprintf("%s damax=%v D=%s alpha=%v beta=%v", e, damax, d, alpha, beta)
 }
 
 // fp8Types checks a decoded FP8 call against cuBLASLt's type table.
@@ -442,6 +524,13 @@ func (t *tracer) plainDot(dot *hlo.Instruction, d *fuse.Decision) *GEMM {
 		dot.Operand(0).Shape.Elem, dot.Operand(1).Shape.Elem, dot.Shape.Elem)
 	yes := d != nil && d.Fused
 	f.Fusible = &yes
+	if yes {
+		// What the call octet fuse would make computes and where its result goes, as for a fused call.
+		f.call = callText(d.Epilogue, d.Damax, d.DType, d.Alpha, d.Beta)
+		if last := t.lookup(dot.Parent, d.Replaces); last != nil {
+			f.final = last
+		}
+	}
 	switch {
 	case yes:
 		f.Absorbed = d.Absorbed
@@ -491,7 +580,7 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	}
 	sides := []*side{a, b}
 	ops := []*Operand{nil, nil}
-	f.inst, f.meta = holder, gemm
+	f.inst, f.meta, f.final = holder, gemm, holder
 	for i, s := range sides {
 		if s == nil {
 			x := gemm.Operand(i)
@@ -502,6 +591,10 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 		}
 		ops[i] = t.operand(s.fp8, t.describe(s))
 		f.src[i] = t.origin(s.fp8)
+		if s.scale != nil {
+			f.scales[i], f.inverse[i] = t.scaleOf(s.scale)
+			f.inverse[i] = f.inverse[i] != s.Divide
+		}
 		f.Explain = append(f.Explain, fmt.Sprintf("%s: %s", sideName(i), ops[i].Via))
 	}
 	f.A, f.B = ops[0], ops[1]

@@ -32,9 +32,9 @@ type Pair struct {
 	A   string `json:"a"`
 	B   string `json:"b"`
 	Key string `json:"key"`
-	// By says what paired them: "dataflow" (the same fingerprint, one GEMM each side), "dataflow and
-	// op_name", "op_name", "shapes" (the only GEMM of those shapes left on each side), or "ambiguous:
-	// ..." when several could pair and module order decided.
+	// By says what paired them: "dataflow" (the same sources, scales, call or users, one GEMM each side:
+	// see Diff), "dataflow and op_name", "shapes" (the only GEMM of those shapes left on each side),
+	// "shapes and op_name", or "ambiguous: ..." when several could pair and module order decided.
 	By string `json:"by"`
 }
 
@@ -53,11 +53,17 @@ func (d *Difference) Regressed() bool { return len(d.Lost) > 0 }
 
 // Diff pairs the GEMMs of two check reports and says what was gained and lost.
 //
-// GEMMs are paired one to one, in rounds: first by dataflow fingerprint (GEMM.Flow: what the FP8 sources
-// are computed from, blind to names, instruction order and parameter numbering, and the same for a dot and
-// the call octet fuse made of it); where several GEMMs share a fingerprint, by the op_name of their
-// metadata; then what is left by shapes (the operand shapes and k), when one GEMM of those shapes is left
-// on each side, or by op_name. Whatever the rounds cannot tell apart is paired in module order and
+// GEMMs are paired one to one, in rounds, by dataflow: what they compute from and where their result goes,
+// blind to names, instruction order and parameter numbering, and the same for a dot and the call octet
+// fuse made of it. A pair is made where a key is had by one unpaired GEMM on each side, trying the keys
+// from the most telling to the least: the dataflow fingerprint of the FP8 sources (GEMM.Flow) with the
+// sources of the scales, what the call computes (epilogue, abs-max, D type, alpha, beta) and the users of
+// the result (the module's outputs among them); the fingerprint with the scales' sources; the fingerprint
+// with the users; the fingerprint alone, and where several GEMMs share it, the op_name of their
+// metadata. GEMMs that differ only in their scales or epilogue are so told apart however the modules
+// order them, and a GEMM that lost its fusion (its epilogue now outside it) still pairs by its scales or
+// its users. What is left is paired by shapes (the operand shapes and k), when one GEMM of those shapes is
+// left on each side, or by op_name. Whatever the rounds cannot tell apart is paired in module order and
 // reported as ambiguous, never as a certain pair.
 func Diff(a, b *Report) *Difference {
 	d := &Difference{Lost: []*Change{}, Gained: []*Change{}, Changed: []*Change{}, Added: []*Change{}, Removed: []*Change{},
@@ -65,6 +71,31 @@ func Diff(a, b *Report) *Difference {
 	pairOf := map[*GEMM]*GEMM{}
 	how := map[*GEMM]string{}
 	usedB := map[*GEMM]bool{}
+	// unique pairs the GEMMs whose key no other unpaired GEMM on either side has, and leaves the rest to
+	// the next key. A key of 0 is one Check did not set (a report read back from JSON).
+	unique := func(key func(*GEMM) uint64) {
+		countA, countB := map[uint64]int{}, map[uint64]int{}
+		onlyB := map[uint64]*GEMM{}
+		for _, g := range a.GEMMs {
+			if pairOf[g] == nil && key(g) != 0 {
+				countA[key(g)]++
+			}
+		}
+		for _, g := range b.GEMMs {
+			if !usedB[g] && key(g) != 0 {
+				countB[key(g)]++
+				onlyB[key(g)] = g
+			}
+		}
+		for _, g := range a.GEMMs {
+			k := key(g)
+			if pairOf[g] != nil || k == 0 || countA[k] != 1 || countB[k] != 1 {
+				continue
+			}
+			gb := onlyB[k]
+			pairOf[g], how[g], usedB[gb] = gb, "dataflow", true
+		}
+	}
 	assign := func(key func(*GEMM) string, name string, certain func(na, nb int) bool) {
 		groupA, groupB := map[string][]*GEMM{}, map[string][]*GEMM{}
 		var order []string
@@ -134,6 +165,9 @@ func Diff(a, b *Report) *Difference {
 		}
 	}
 	one := func(na, nb int) bool { return na == 1 && nb == 1 }
+	unique(func(g *GEMM) uint64 { return g.keys.full })
+	unique(func(g *GEMM) uint64 { return g.keys.scaled })
+	unique(func(g *GEMM) uint64 { return g.keys.used })
 	assign(func(g *GEMM) string { return g.Flow }, "dataflow", one)
 	assign(func(g *GEMM) string { return g.local }, "shapes", one)
 

@@ -14,9 +14,10 @@
 // fused when the module holds the block-scaled kernel, so that Diff and Passes follow it too. Every GEMM
 // carries XLA's verdict (package xlarules) and Octet's (package fuse), and where it came from (its metadata).
 //
-// Diff pairs the GEMMs of two such reports one to one by what they compute: a dataflow fingerprint of
-// their FP8 sources, blind to names, instruction order and parameter numbering, then op_name, then
-// shapes; what none of these tell apart is reported as ambiguous. Passes walks a module's per-pass dumps
+// Diff pairs the GEMMs of two such reports one to one by dataflow, blind to names, instruction order and
+// parameter numbering: a fingerprint of their FP8 sources, told apart further by the sources of their
+// scales, what the call computes and where the result goes; then op_name, then shapes. What none of these
+// tell apart is reported as ambiguous. Passes walks a module's per-pass dumps
 // and names the pass after which an FP8 GEMM was no longer fusible by XLA's rules.
 //
 // Files: check.go builds the Report (one GEMM per FP8 GEMM of the module), blockscaled.go the block-scaled

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"reflect"
+	"slices"
 	"strings"
 
 	"octet/fuse"
@@ -24,12 +25,15 @@ type flow struct {
 	auxOf    map[*hlo.Instruction]*GEMM // abs-max results of a GEMM
 	paramOrd map[*hlo.Instruction]int
 	busy     map[*GEMM]bool
+	// t is the tracer of the module: its name index, and the count of steps (see check).
+	t *tracer
 }
 
-func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decision) *flow {
+func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decision, t *tracer) *flow {
 	f := &flow{memo: map[*hlo.Instruction]uint64{}, gemmOf: map[*hlo.Instruction]*GEMM{}, auxOf: map[*hlo.Instruction]*GEMM{},
-		paramOrd: map[*hlo.Instruction]int{}, busy: map[*GEMM]bool{}}
+		paramOrd: map[*hlo.Instruction]int{}, busy: map[*GEMM]bool{}, t: t}
 	if m.Entry != nil {
+		t.steps += int64(len(m.Entry.Params))
 		seen := map[string]int{}
 		for _, p := range m.Entry.Params {
 			if p == nil || len(p.Users()) == 0 {
@@ -57,15 +61,13 @@ func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decisio
 		}
 		// The ops octet fuse would absorb are part of the GEMM's value: after the rewrite they are gone.
 		for _, name := range d.Absorbed {
-			for _, in := range g.inst.Parent.Instructions {
-				if in.Name != name {
-					continue
-				}
-				if in.Opcode == hlo.OpReduce && in.Shape.IsScalar() {
-					f.auxOf[in] = g
-				} else {
-					f.gemmOf[in] = g
-				}
+			in := t.lookup(g.inst.Parent, name)
+			switch {
+			case in == nil:
+			case in.Opcode == hlo.OpReduce && in.Shape.IsScalar():
+				f.auxOf[in] = g
+			default:
+				f.gemmOf[in] = g
 			}
 		}
 	}
@@ -76,6 +78,7 @@ func newFlow(m *hlo.Module, gemms []*GEMM, decisions map[[2]string]*fuse.Decisio
 // reshape that bring the padded, canonical D back to the value the call replaced (octet fuse's form), and
 // the abs-max.
 func (f *flow) callResults(g *GEMM) {
+	f.t.steps += int64(len(g.inst.Users()))
 	for _, u := range g.inst.Users() {
 		if u.Opcode != hlo.OpGetTupleElement {
 			continue
@@ -163,6 +166,7 @@ func (f *flow) of(in *hlo.Instruction) uint64 {
 	if h, ok := f.memo[in]; ok {
 		return h
 	}
+	f.t.steps++
 	var h uint64
 	switch {
 	case f.gemmOf[in] != nil:
@@ -208,12 +212,68 @@ func (f *flow) of(in *hlo.Instruction) uint64 {
 	return h
 }
 
-// fingerprint sets the Flow of every GEMM of r.
-func fingerprint(m *hlo.Module, r *Report, decisions map[[2]string]*fuse.Decision) {
-	f := newFlow(m, r.GEMMs, decisions)
+// fingerprint sets the Flow of every GEMM of r, and the keys Diff pairs GEMMs by.
+func fingerprint(m *hlo.Module, r *Report, decisions map[[2]string]*fuse.Decision, t *tracer) {
+	f := newFlow(m, r.GEMMs, decisions, t)
 	for _, g := range r.GEMMs {
 		g.Flow = fmt.Sprintf("%016x", f.gemm(g))
 	}
+	uses := f.uses(m, r.GEMMs)
+	for _, g := range r.GEMMs {
+		scale := func(i int) uint64 {
+			if g.scales[i] == nil {
+				return f.sum("no scale")
+			}
+			return f.sum("scale", g.inverse[i], f.of(g.scales[i]))
+		}
+		g.keys.scaled = f.sum("scaled", g.flow, scale(0), scale(1))
+		g.keys.used = f.sum("used", g.flow, uses[g])
+		g.keys.full = f.sum("full", g.keys.scaled, uses[g], g.call)
+	}
+}
+
+// pairKeys tell apart GEMMs that share a dataflow fingerprint (the same FP8 sources), from the most to the
+// least telling: full holds the sources of their scales, what the call computes (epilogue, abs-max, D type,
+// alpha, beta) and where the result goes; scaled the scales' sources alone; used where the result goes
+// alone. Each is the same for a dot and the call octet fuse makes of it, and blind to names and order.
+type pairKeys struct{ full, scaled, used uint64 }
+
+// uses describes, for each GEMM, where its result goes: the users of the instruction that holds it, each
+// by its opcode and the operand positions it reads the result at (for the entry's root tuple, which of
+// the module's outputs it is), and whether the result is its computation's root. The positions are
+// found in one pass over the module, not by a search through each user's operands.
+func (f *flow) uses(m *hlo.Module, gemms []*GEMM) map[*GEMM]uint64 {
+	finals := map[*hlo.Instruction][]string{}
+	for _, g := range gemms {
+		if g.final != nil {
+			finals[g.final] = nil
+		}
+	}
+	for _, c := range m.Computations {
+		f.t.steps += int64(len(c.Instructions))
+		for _, u := range c.Instructions {
+			for i, o := range u.Operands() {
+				if l, ok := finals[o]; ok {
+					f.t.steps++
+					finals[o] = append(l, fmt.Sprintf("%s:%d", u.Opcode, i))
+				}
+			}
+		}
+	}
+	out := make(map[*GEMM]uint64, len(gemms))
+	for _, g := range gemms {
+		if g.final == nil {
+			continue
+		}
+		l := slices.Clone(finals[g.final])
+		slices.Sort(l)
+		parts := []any{"uses", g.final.IsRoot()}
+		for _, s := range l {
+			parts = append(parts, s)
+		}
+		out[g] = f.sum(parts...)
+	}
+	return out
 }
 
 // opName is the op_name of a GEMM's metadata, or "".

@@ -21,6 +21,29 @@ type tracer struct {
 	// through XLA's passes (scheduled, or holding fusions or GEMM calls), where no compile is predicted.
 	target    xlarules.Target
 	optimized bool
+	// names indexes the instructions of a computation by name, made the first time one is looked up.
+	names map[*hlo.Computation]map[string]*hlo.Instruction
+	// steps counts the instructions visited, for the tests that hold the analysis linear.
+	steps int64
+}
+
+// lookup returns the instruction of c named name, or nil. Each computation is indexed once: a lookup per
+// name, not a walk through the computation per GEMM.
+func (t *tracer) lookup(c *hlo.Computation, name string) *hlo.Instruction {
+	idx := t.names[c]
+	if idx == nil {
+		t.steps += int64(len(c.Instructions))
+		idx = make(map[string]*hlo.Instruction, len(c.Instructions))
+		for _, in := range c.Instructions {
+			idx[in.Name] = in
+		}
+		if t.names == nil {
+			t.names = map[*hlo.Computation]map[string]*hlo.Instruction{}
+		}
+		t.names[c] = idx
+	}
+	t.steps++
+	return idx[name]
 }
 
 func newTracer(m *hlo.Module) *tracer {
@@ -29,6 +52,7 @@ func newTracer(m *hlo.Module) *tracer {
 		t.optimized = true
 	}
 	for _, c := range m.Computations {
+		t.steps += int64(len(c.Instructions))
 		for _, in := range c.Instructions {
 			if in.Opcode == hlo.OpFusion || in.Opcode == hlo.OpCustomCall && cublas.IsTarget(in.CustomCallTarget()) {
 				t.optimized = true
@@ -46,6 +70,7 @@ func newTracer(m *hlo.Module) *tracer {
 // fusionOf returns the fusion instruction that calls c (the first, when several do), or nil.
 func (t *tracer) fusionOf(c *hlo.Computation) *hlo.Instruction {
 	for _, f := range t.callers[c] {
+		t.steps++
 		if f.Opcode == hlo.OpFusion {
 			return f
 		}
@@ -87,6 +112,7 @@ func (t *tracer) walk(x *hlo.Instruction, depth int, seen map[*hlo.Instruction]b
 	if x == nil || seen[x] || depth == 0 {
 		return nil
 	}
+	t.steps++
 	seen[x] = true
 	if match.FP8(x) {
 		return []*hlo.Instruction{x}
@@ -180,6 +206,7 @@ func slicedPiece(s, cat *hlo.Instruction) *hlo.Instruction {
 // (an entry parameter, a constant, ...).
 func (t *tracer) scalarSource(x *hlo.Instruction) *hlo.Instruction {
 	for i := 0; i < traceDepth; i++ {
+		t.steps++
 		switch x.Opcode {
 		case hlo.OpConvert, hlo.OpReshape, hlo.OpBitcast, hlo.OpCopy:
 			x = x.Operand(0)

@@ -2,8 +2,9 @@
 // HLO corpora, the FP8 rewrite cases, the numerics vectors and the examples.
 //
 // Tests use Dir (or Path) and are skipped, with a message that says why, when the folder is absent, so that
-// "go test ./..." passes anywhere; continuous integration always has it. OCTET_SHARED overrides the
-// location.
+// "go test ./..." passes anywhere. Continuous integration always has it: with CI=true in the environment
+// (as .ci/run sets it, and as CI services do), a test that would skip for want of the folder fails
+// instead, and so does one that calls Missing for a tool it needs. OCTET_SHARED overrides the location.
 package shared
 
 import (
@@ -56,14 +57,30 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// Dir returns the shared folder or skips the test when it is absent.
+// Dir returns the shared folder or skips the test when it is absent (fails it under CI=true).
 func Dir(t testing.TB) string {
 	t.Helper()
 	d := Find()
 	if d == "" {
-		t.Skip("skipped: the reference material ../shared (or $OCTET_SHARED) is not beside this checkout")
+		Missing(t, "the reference material ../shared (or $OCTET_SHARED) is not beside this checkout")
 	}
 	return d
+}
+
+// Missing skips the test because what it needs is missing, saying so; under continuous integration
+// (CI=true in the environment), where nothing may be missing, it fails the test instead.
+func Missing(t testing.TB, why string) {
+	t.Helper()
+	missing(t, why, os.Getenv("CI"))
+}
+
+func missing(t testing.TB, why, ci string) {
+	t.Helper()
+	if ci == "true" {
+		t.Fatal("CI=true, and " + why)
+		return
+	}
+	t.Skip("skipped: " + why)
 }
 
 // Path returns the path of elem inside the shared folder, skipping the test when the folder is absent.

@@ -94,12 +94,38 @@ func NewModule(m *hlo.Module, r *report.Report) *Module {
 	}
 	if r != nil {
 		for _, g := range r.GEMMs {
-			if in := d.byName[[2]string{g.Computation, g.Name}]; in != nil {
+			if in := d.gemmInstruction(g); in != nil {
 				d.gemms[in] = g
 			}
 		}
 	}
 	return d
+}
+
+// GEMMInstruction returns the instruction a GEMM of a report names in m, or nil: the report's own
+// instruction when the report was made from m, else the instruction of the same name.
+func GEMMInstruction(m *hlo.Module, g *report.GEMM) *hlo.Instruction {
+	if in := g.Instruction(); in != nil && in.Parent != nil && in.Parent.Module == m {
+		return in
+	}
+	c := m.Computation(g.Computation)
+	if c == nil {
+		return nil
+	}
+	for _, in := range c.Instructions {
+		if in.Name == g.Name {
+			return in
+		}
+	}
+	return nil
+}
+
+// gemmInstruction is GEMMInstruction through the module's index.
+func (d *Module) gemmInstruction(g *report.GEMM) *hlo.Instruction {
+	if in := g.Instruction(); in != nil && in.Parent != nil && in.Parent.Module == d.m {
+		return in
+	}
+	return d.Instruction(g.Computation, g.Name)
 }
 
 // Instruction returns the instruction named name in computation, or nil.
@@ -136,7 +162,7 @@ func (d *Module) hasOperand(in, op *hlo.Instruction) bool {
 // documentation). The instructions octet fuse would absorb (g.Absorbed) and those that stop it
 // (g.BlockedAt) are drawn as such. It returns nil when the GEMM is not in the module.
 func (d *Module) Neighbourhood(g *report.GEMM) *Graph {
-	gemm := d.Instruction(g.Computation, g.Name)
+	gemm := d.gemmInstruction(g)
 	if gemm == nil {
 		return nil
 	}

@@ -138,3 +138,23 @@ func TestNamesAsLists(t *testing.T) {
 		}
 	}
 }
+
+// TestGEMMInstructionByReference checks that a GEMM of a report made from the module is found by reference,
+// not by a search of its computation for its name (a walk per GEMM, quadratic in a module of many GEMMs):
+// renamed after the report, it is still found; a GEMM of another module's report is found by name.
+func TestGEMMInstructionByReference(t *testing.T) {
+	m, r := load(t, "relu_amax.before.hlo")
+	g := r.GEMMs[0]
+	in := g.Instruction()
+	if in == nil || GEMMInstruction(m, g) != in {
+		t.Fatalf("GEMMInstruction = %v, want the report's %v", GEMMInstruction(m, g), in)
+	}
+	in.Name = "renamed_after_the_report"
+	if got := GEMMInstruction(m, g); got != in {
+		t.Errorf("after a rename, GEMMInstruction = %v, want %%%s", got, in.Name)
+	}
+	other, _ := load(t, "relu_amax.before.hlo")
+	if got := GEMMInstruction(other, g); got == nil || got.Parent.Module != other || got.Name != g.Name {
+		t.Errorf("in another copy of the module, GEMMInstruction = %v, want %%%s of that copy", got, g.Name)
+	}
+}

@@ -1,0 +1,76 @@
+// Package verify checks a rewrite made by package fuse numerically: it runs the original module and the
+// rewritten one with the interpreter on the same inputs and compares them element by element, each
+// element against a bound derived from the formats and the computation.
+//
+// # What is compared
+//
+// The rewrite replaces, for each fused dot, one value of the original (the dot, or the last step of the
+// epilogue the call absorbed: fuse.Decision.Replaces) by the call's D, and the abs-max reduce, when
+// absorbed, by the call's abs-max; it changes nothing else. So Check compares:
+//
+//   - each call's D with the value it replaced, element by element, against the bound below, in ulps of
+//     D's type at that element, and its abs-max with the replaced reduce;
+//   - everything else bit for bit: the rewritten module is run with each call's results replaced by the
+//     original's values, and its outputs must then be the original's outputs exactly (NaN equal to NaN).
+//     A rewrite that changed anything beyond the values it replaced shows there.
+//
+// Comparing at each call, with the original's values fed downstream, keeps the bound a property of the
+// GEMM alone: a difference amplified by a later cancellation (an add of nearly opposite values) in the
+// rest of the program is not the rewrite's, and a wrong element of D cannot hide behind a large one
+// elsewhere.
+//
+// # The bound
+//
+// The call computes D = d_scale * epilogue(alpha * a_scale * b_scale * (A @ B) + beta * C + bias) from the
+// exact FP8 values in float32 and rounds once to D's type o. The original computes the same from the same
+// values but rounds to its chain type t (Decision.DotType) after each of its n = 3 + len(Absorbed) steps
+// in t: the dequantize of A and of B, the dot's result and each absorbed instruction. With u_t half of
+// t's epsilon (u = 2^-24 for float32), k the contracting size and, for element e of D,
+//
+//	M_e = |alpha a_scale b_scale| sum_p |a_ip b_pj| + |beta C_e| + |bias_j|
+//
+// a bound on every intermediate value of both chains before d_scale (|ReLU(x)| <= |x|, |GELU(x)| <= |x|):
+//
+//   - each rounding in t moves its value by at most u_t times it: the dequantized operands by u_t |a|
+//     and u_t |b| each, which the dot sums to u_t (sum |a b|) per operand; the dot's result and each
+//     absorbed step by u_t of a value bounded by M_e. n u_t M_e in all;
+//   - both accumulate the k products in float32, in orders that may differ: gamma_k = k u / (1 - k u) of
+//     sum |a b| each, 2 gamma_k M_e for the two; the call's own float32 steps (the scale product, alpha,
+//     C, bias, the activation, d_scale) add at most 6 u M_e;
+//   - the epilogue carries a difference through with a gain G: 1 for none and ReLU, 2 for GELU (its
+//     slope is at most 1.13, and the original's tanh approximation rounds intermediate values up to a few
+//     times |x|);
+//   - sums of products below 2^-126 may flush to zero (package gemm on AVX-512 BF16): k 2^-126
+//     |alpha a_scale b_scale| at most.
+//
+// So before d_scale the two values differ by at most
+//
+//	S_e = G (n u_t + 2 gamma_k + 6 u) M_e + k 2^-126 |alpha a_scale b_scale|
+//
+// and both are then rounded to o (round to nearest is monotone, each moves by at most half an ulp), so
+//
+//	|D_e - original_e| <= |d_scale| S_e + ulp_o(max(|D_e|, |original_e|)).
+//
+// For an f32 chain writing an FP8 D this is one ulp of the FP8 value at that element plus a few f32
+// roundings of M_e; a wrong sign, or one element off by a tenth, fails unless that element's own sum
+// |a b| cancels to a tenth of its magnitude or less. M_e is computed by running sum |a| |b| on the call's
+// own operands, with the same dimension numbers, in the rewritten module. The abs-max differs by at most
+// the largest S_e, plus one ulp of its type.
+//
+// Where the original's conversion to an FP8 D overflows to NaN and the call saturates to the format's
+// largest value (as cuBLASLt's FP8 output does, and as XLA's rewrite accepts), the element is counted as
+// saturated, not as a failure.
+//
+// # Block-scaled rewrites
+//
+// A block dequantize and dot rewritten into a scaled-dot, or into cuDNN's block-scaled call, has no bound:
+// the rewrite is made only where each element times its block's scale is exact in the type the module
+// dequantized in, so the call computes the dot's own products and sums them in the dot's order (the numerics
+// contract of docs/numerics.md). Its D must equal the replaced value bit for bit.
+//
+// # What it is not
+//
+// It checks fused GEMMs of the entry computation; a rewrite inside a called computation (a while body) is
+// refused with an error, since its values cannot be fed back from outside. It does not decide fusions and
+// does not change the modules it is given.
+package verify

@@ -1,0 +1,412 @@
+package verify
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"octet/cublas"
+	"octet/dtype"
+	"octet/fuse"
+	"octet/hlo"
+	"octet/hlo/parser"
+	"octet/hlo/printer"
+	"octet/interp"
+)
+
+// Result is what Check found on one set of inputs.
+type Result struct {
+	// Name names the inputs ("normal", or a family's name; empty from Check).
+	Name string `json:"name"`
+	// GEMMs are the fused GEMMs, in the order of the decisions.
+	GEMMs []*GEMM `json:"gemms"`
+	// Outputs counts the elements of the module's outputs compared bit for bit (the rewritten module run
+	// with each call's results replaced by the original's values), Mismatches those that differ, and
+	// FirstMismatch says where the first is.
+	Outputs       int64  `json:"outputs"`
+	Mismatches    int64  `json:"mismatches"`
+	FirstMismatch string `json:"first_mismatch,omitempty"`
+	// OK is set when every element is within its bound and the outputs match.
+	OK bool `json:"ok"`
+
+	// want is the original module's result.
+	want interp.Value
+}
+
+// GEMM is the comparison of one call's D (and abs-max) with the values of the original it replaced.
+type GEMM struct {
+	// Dot is the dot of the original, Call the call of the rewritten module, DType D's element type.
+	Dot   string `json:"dot"`
+	Call  string `json:"call"`
+	DType string `json:"d_type"`
+	// Elements counts D's elements (those of the replaced value), BitMatches those identical, Saturated
+	// those where the original overflowed to NaN and the call saturated (not failures), Failures those
+	// beyond their bound, NaN in one result only included.
+	Elements   int64 `json:"elements"`
+	BitMatches int64 `json:"bit_matches"`
+	Saturated  int64 `json:"saturated,omitempty"`
+	Failures   int64 `json:"failures"`
+	// Worst is the element whose difference is the largest share of its bound (Index -1 when every
+	// element is identical or saturated).
+	Worst Element `json:"worst"`
+	// Amax compares the abs-max output, when the call has one.
+	Amax *Element `json:"amax,omitempty"`
+}
+
+// Element is one compared element.
+type Element struct {
+	// Index is the element's position in the replaced value, row-major.
+	Index int64 `json:"index"`
+	// Want is the original's value, Got the call's, Bound the largest difference allowed there.
+	Want  Float `json:"want"`
+	Got   Float `json:"got"`
+	Bound Float `json:"bound"`
+	// ULPs is |Got - Want| in units in the last place of the element's type at Want, and BoundULPs the
+	// bound in the same units.
+	ULPs      Float `json:"ulps"`
+	BoundULPs Float `json:"bound_ulps"`
+}
+
+// Share is the difference of the element as a share of its bound (above 1: beyond it; +Inf for a NaN
+// in one result only).
+func (e Element) Share() float64 {
+	d := diff(float64(e.Want), float64(e.Got))
+	switch {
+	case d == 0:
+		return 0
+	case math.IsNaN(d) || float64(e.Bound) == 0:
+		return math.Inf(1)
+	}
+	return d / float64(e.Bound)
+}
+
+// diff is |a - b|, 0 when both are NaN or equal, NaN when only one is NaN.
+func diff(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b), a == b:
+		return 0
+	case math.IsNaN(a) || math.IsNaN(b):
+		return math.NaN()
+	}
+	return math.Abs(a - b)
+}
+
+// Float is a float64 that JSON can hold when it is infinite or NaN: those are written as the strings
+// "Infinity", "-Infinity" and "NaN", as protobuf's JSON does.
+type Float float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Float) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsNaN(v):
+		return []byte(`"NaN"`), nil
+	case math.IsInf(v, 1):
+		return []byte(`"Infinity"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-Infinity"`), nil
+	}
+	return json.Marshal(v)
+}
+
+// gemmCheck is one fused GEMM as Check compares it: the decision, the original's values it replaced
+// (positions in the original's result tuple) and the rewritten module's values (positions in its result
+// tuple): the call's results, the sums of |a| |b|, and the call's other operands.
+type gemmCheck struct {
+	d    *fuse.Decision
+	call *cublas.Call
+	// rounding sums the unit roundoffs of the original's roundings (see Rounding).
+	rounding float64
+	// res and amaxRes are the rewritten module's instructions that hold the call's D and abs-max.
+	res, amaxRes *hlo.Instruction
+	// toPadded maps an element of the replaced value to its element of the call's D, which may be padded.
+	toPadded func(int64) int64
+	// exact is set for a block-scaled rewrite (a scaled-dot, or cuDNN's block-scaled call), which the
+	// rewrite makes only where it computes what the dot did, operation for operation: its D must be the
+	// replaced value bit for bit.
+	exact bool
+	// Positions in the original's result (want, wantAmax) and in the rewritten module's (the rest); -1
+	// when absent.
+	want, wantAmax, got, gotAmax, mag, c, bias, aScale, bScale, cScale, dScale int
+}
+
+// Check runs the original module orig and fused, the module fuse.Rewrite made of it with the given
+// decisions, on args, and compares each call's results with the values they replaced, element by element
+// against the bound the package comment derives, and the rest of the outputs bit for bit. Neither module
+// is changed. The error reports what kept the comparison from being made: a module the interpreter cannot
+// run, a GEMM outside the entry computation, decisions that are not those of a Rewrite of orig.
+func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Value, opts interp.Options) (*Result, error) {
+	o, err := clone(orig)
+	if err != nil {
+		return nil, fmt.Errorf("the original module: %v", err)
+	}
+	f, err := clone(fused)
+	if err != nil {
+		return nil, fmt.Errorf("the rewritten module: %v", err)
+	}
+	oNames, fNames := names(o.Entry), names(f.Entry)
+	oe, fe := o.Entry, f.Entry
+	oOut := []*hlo.Instruction{oe.Root}
+	var fParams []*hlo.Instruction
+	var checks []*gemmCheck
+	for _, d := range decisions {
+		if !d.Fused {
+			continue
+		}
+		if d.Computation != oe.Name {
+			return nil, fmt.Errorf("the GEMM %%%s is in the computation %%%s: only the entry computation's GEMMs are compared", d.Dot, d.Computation)
+		}
+		if d.Result == "" {
+			return nil, fmt.Errorf("the decision on %%%s is not a rewrite's: it names no result", d.Dot)
+		}
+		g := &gemmCheck{d: d, wantAmax: -1, c: -1}
+		last, res, callIn := oNames[d.Replaces], fNames[d.Result], fNames[d.Call]
+		if last == nil || res == nil || callIn == nil {
+			return nil, fmt.Errorf("the GEMM %%%s: %%%s, %%%s or %%%s is not in the modules", d.Dot, d.Replaces, d.Result, d.Call)
+		}
+		switch {
+		case callIn.Opcode == hlo.OpScaledDot || callIn.Opcode == hlo.OpCustomCall && !cublas.IsTarget(callIn.CustomCallTarget()):
+			if !slices.Equal(res.Shape.Dims, last.Shape.Dims) || res.Shape.Elem != last.Shape.Elem {
+				return nil, fmt.Errorf("the call %%%s gives %s where the original has %s", d.Call, res.Shape, last.Shape)
+			}
+			g.exact, g.toPadded = true, func(i int64) int64 { return i }
+		default:
+			if g.call, err = cublas.Decode(callIn); err != nil {
+				return nil, fmt.Errorf("the call %%%s: %v", d.Call, err)
+			}
+			if g.toPadded, err = paddedIndex(res, callIn); err != nil {
+				return nil, fmt.Errorf("the call %%%s: %v", d.Call, err)
+			}
+		}
+		dot := oNames[d.Dot]
+		if dot == nil || dot.Opcode != hlo.OpDot {
+			return nil, fmt.Errorf("the dot %%%s is not in the original module", d.Dot)
+		}
+		var absorbed []*hlo.Instruction
+		for _, name := range d.Absorbed {
+			if x := oNames[name]; x != nil && name != d.AmaxReplaces {
+				absorbed = append(absorbed, x)
+			}
+		}
+		g.rounding = Rounding(dot, absorbed, last)
+		g.want = len(oOut)
+		oOut = append(oOut, last)
+		var amax, amaxRes *hlo.Instruction
+		if d.AmaxReplaces != "" {
+			amax, amaxRes = oNames[d.AmaxReplaces], fNames[d.AmaxResult]
+			if amax == nil || amaxRes == nil {
+				return nil, fmt.Errorf("the GEMM %%%s: %%%s or %%%s is not in the modules", d.Dot, d.AmaxReplaces, d.AmaxResult)
+			}
+			g.wantAmax = len(oOut)
+			oOut = append(oOut, amax)
+		}
+		// In the rewritten module, the call's results are replaced by parameters, given the original's
+		// values: what follows computes from exactly what the original's rest does.
+		for _, x := range []*hlo.Instruction{res, amaxRes} {
+			if x == nil {
+				continue
+			}
+			p := fe.Add(x.Name+".original", hlo.OpParameter, x.Shape.Clone())
+			p.ParameterNumber = int64(len(fe.Params))
+			fe.Params = append(fe.Params, p)
+			x.ReplaceAllUsesWith(p)
+			fParams = append(fParams, p)
+		}
+		g.res, g.amaxRes = res, amaxRes
+		checks = append(checks, g)
+	}
+	fOut := []*hlo.Instruction{fe.Root}
+	for _, g := range checks {
+		add := func(x *hlo.Instruction) int {
+			if x == nil {
+				return -1
+			}
+			fOut = append(fOut, x)
+			return len(fOut) - 1
+		}
+		g.got, g.gotAmax = add(g.res), add(g.amaxRes)
+		if g.exact {
+			continue
+		}
+		// Decoded again: an operand that was another call's result is now the parameter that stands for it.
+		call, err := cublas.Decode(g.call.Inst)
+		if err != nil {
+			return nil, fmt.Errorf("the call %%%s: %v", g.d.Call, err)
+		}
+		g.call = call
+		cfg := call.Config
+		abs := func(x *hlo.Instruction) *hlo.Instruction {
+			if x.Shape.Elem != dtype.F32 {
+				x = fe.Convert(x, dtype.F32)
+			}
+			// An abs of a float32 array always fits.
+			y, _ := fe.AddInferred("", hlo.OpAbs, []*hlo.Instruction{x})
+			return y
+		}
+		g.mag = add(fe.Dot(abs(call.A), abs(call.B), cfg.LhsContracting, cfg.RhsContracting, cfg.LhsBatch, cfg.RhsBatch, dtype.F32))
+		if call.C != nil && cfg.Beta != 0 {
+			g.c = add(call.C)
+		}
+		g.bias, g.aScale, g.bScale, g.cScale, g.dScale = add(call.Bias), add(call.AScale), add(call.BScale), add(call.CScale), add(call.DScale)
+	}
+	oe.Root = oe.Tuple(oOut...)
+	fe.Root = fe.Tuple(fOut...)
+	// The parameters were appended: put them before their users.
+	fe.SortTopologically()
+	for _, m := range []*hlo.Module{o, f} {
+		if err := hlo.Verify(m); err != nil {
+			return nil, fmt.Errorf("%w: the module made to compare does not verify: %v", errInternal, err)
+		}
+	}
+
+	want, err := interp.Run(o, args, opts)
+	if err != nil {
+		return nil, fmt.Errorf("the original module: %v", err)
+	}
+	fArgs := slices.Clone(args)
+	for _, g := range checks {
+		fArgs = append(fArgs, want.Tuple[g.want])
+		if g.wantAmax >= 0 {
+			fArgs = append(fArgs, want.Tuple[g.wantAmax])
+		}
+	}
+	if len(fArgs) != len(args)+len(fParams) {
+		return nil, fmt.Errorf("%w: %d values for %d parameters", errInternal, len(fArgs), len(args)+len(fParams))
+	}
+	got, err := interp.Run(f, fArgs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("the rewritten module: %v", err)
+	}
+	r := &Result{want: want.Tuple[0], OK: true}
+	r.Outputs, r.Mismatches, r.FirstMismatch = exact(want.Tuple[0], got.Tuple[0])
+	if r.Mismatches > 0 {
+		r.OK = false
+	}
+	for _, g := range checks {
+		res, err := g.compare(want, got)
+		if err != nil {
+			return nil, err
+		}
+		r.GEMMs = append(r.GEMMs, res)
+		if res.Failures > 0 || res.Amax != nil && res.Amax.Share() > 1 {
+			r.OK = false
+		}
+	}
+	return r, nil
+}
+
+// errInternal marks a failure of the comparison itself, which no module should cause.
+var errInternal = interp.ErrInternal
+
+// clone copies m by printing it in XLA's form, large constants included, and reading it back: the copy
+// computes what m does, and can be changed without changing m.
+func clone(m *hlo.Module) (*hlo.Module, error) {
+	cfg := printer.ConfigFor(printer.StyleXLA)
+	cfg.PrintLargeConstants = true
+	c, err := parser.ParseString(m.Name+".hlo", printer.Sprint(m, cfg))
+	if err != nil {
+		return nil, fmt.Errorf("%w: the module does not read back: %v", errInternal, err)
+	}
+	if c.Entry == nil {
+		return nil, errors.New("no entry computation")
+	}
+	// The copies get more parameters and outputs: what describes the entry's as they were goes.
+	c.Attrs = slices.DeleteFunc(c.Attrs, func(a hlo.Attr) bool {
+		return a.Name == "entry_computation_layout" || a.Name == "input_output_alias"
+	})
+	return c, nil
+}
+
+// names indexes the instructions of c by name.
+func names(c *hlo.Computation) map[string]*hlo.Instruction {
+	out := make(map[string]*hlo.Instruction, len(c.Instructions))
+	for _, in := range c.Instructions {
+		out[in.Name] = in
+	}
+	return out
+}
+
+// paddedIndex maps the elements of res, the call's D as the rewrite gives it back (get-tuple-element, a
+// slice from 0 to the region the original kept, a reshape to the replaced value's dimensions), to the
+// elements of the call's D. A reshape, and an elementwise step on the value (its first operand), keep
+// the row-major order; a slice picks a box.
+func paddedIndex(res, call *hlo.Instruction) (func(int64) int64, error) {
+	var slice *hlo.Instruction
+	for x := res; x != call; x = x.Operand(0) {
+		info := x.Opcode.Info()
+		switch {
+		case x.Opcode == hlo.OpReshape || x.Opcode == hlo.OpBitcast:
+		case x.Opcode == hlo.OpSlice && slice == nil:
+			slice = x
+		case x.Opcode == hlo.OpGetTupleElement && x.Operand(0) == call:
+			if idx, _ := x.Int("index"); idx != 0 {
+				return nil, fmt.Errorf("%%%s is result %d of the call, not D", res.Name, idx)
+			}
+		case info != nil && info.Elementwise && x.NumOperands() > 0 && slices.Equal(x.Shape.Dims, x.Operand(0).Shape.Dims):
+		default:
+			return nil, fmt.Errorf("%%%s is not the call's D sliced and reshaped (%s %%%s)", res.Name, x.Opcode, x.Name)
+		}
+		if x.NumOperands() == 0 {
+			return nil, fmt.Errorf("%%%s is not the call's D sliced and reshaped", res.Name)
+		}
+	}
+	if slice == nil {
+		return func(i int64) int64 { return i }, nil
+	}
+	sl, _ := slice.Attr("slice").(hlo.Slice)
+	from, to := slice.Operand(0).Shape.Dims, slice.Shape.Dims
+	if len(sl) != len(from) || len(to) != len(from) {
+		return nil, fmt.Errorf("the slice %%%s does not fit its operand", slice.Name)
+	}
+	return func(i int64) int64 {
+		// The index of i in the slice's dimensions, then in its operand's, row-major.
+		p, stride := int64(0), int64(1)
+		for d := len(to) - 1; d >= 0; d-- {
+			k := i % to[d]
+			i /= to[d]
+			p += (sl[d].Start + k*sl[d].Stride) * stride
+			stride *= from[d]
+		}
+		return p
+	}, nil
+}
+
+// exact compares two results bit for bit, NaN equal to NaN, and says where the first difference is.
+func exact(want, got interp.Value) (elements, mismatches int64, first string) {
+	ws, gs := want.Flatten(), got.Flatten()
+	if len(ws) != len(gs) {
+		return 0, 1, fmt.Sprintf("the results hold %d and %d arrays", len(ws), len(gs))
+	}
+	for i, w := range ws {
+		g := gs[i]
+		if w.Type != g.Type || !slices.Equal(w.Shape, g.Shape) {
+			mismatches++
+			if first == "" {
+				first = fmt.Sprintf("output %d is %s in the original and %s in the rewritten module", i, w, g)
+			}
+			continue
+		}
+		n := w.NumElements()
+		elements += n
+		var wv, gv []float64
+		if w.Type.IsFloat() {
+			wv, gv = w.Float64s(), g.Float64s()
+		}
+		for j := range n {
+			if w.BitsAt(j) == g.BitsAt(j) || wv != nil && math.IsNaN(wv[j]) && math.IsNaN(gv[j]) {
+				continue
+			}
+			mismatches++
+			if first == "" {
+				if wv != nil {
+					first = fmt.Sprintf("output %d, element %d: %g in the original, %g in the rewritten module", i, j, wv[j], gv[j])
+				} else {
+					first = fmt.Sprintf("output %d, element %d: bits %#x in the original, %#x in the rewritten module", i, j, w.BitsAt(j), g.BitsAt(j))
+				}
+			}
+		}
+	}
+	return elements, mismatches, first
+}

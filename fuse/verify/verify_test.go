@@ -1,0 +1,283 @@
+package verify_test
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"octet/dtype"
+	"octet/fuse"
+	"octet/fuse/verify"
+	"octet/hlo"
+	"octet/hlo/parser"
+	"octet/internal/shared"
+	"octet/interp"
+	"octet/tensor"
+)
+
+// load parses one module and checks that it verifies.
+func load(t *testing.T, path string) *hlo.Module {
+	t.Helper()
+	src, err := shared.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parser.ParseString(path, string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hlo.Verify(m); err != nil {
+		t.Fatalf("the input does not verify: %v", err)
+	}
+	return m
+}
+
+// rewrite loads path twice and rewrites one copy: the original, the rewritten module and the decisions.
+func rewrite(t *testing.T, path string) (orig, fused *hlo.Module, decisions []*fuse.Decision) {
+	t.Helper()
+	orig, fused = load(t, path), load(t, path)
+	return orig, fused, fuse.Rewrite(fused, fuse.Options{}).Decisions
+}
+
+// TestRewritesVerify runs every rewrite of package fuse's test cases and of the examples through Run:
+// every element of every fused GEMM within its bound, on every input family, and the rest of the outputs
+// identical. (octet fuse --verify runs the FP8 corpus through it, in cmd/octet's tests.)
+func TestRewritesVerify(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "*.hlo"))
+	if dir := shared.Find(); dir != "" {
+		examples, _ := filepath.Glob(filepath.Join(dir, "examples", "*.before.hlo"))
+		files = append(files, examples...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no test cases in ../testdata")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			orig, fused, ds := rewrite(t, f)
+			r, err := verify.Run(orig, fused, ds, 1, interp.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, run := range r.Runs {
+				for _, g := range run.GEMMs {
+					t.Logf("%s %s: %d of %d identical, worst %+v share %.3g", run.Name, g.Dot, g.BitMatches, g.Elements, g.Worst, g.Worst.Share())
+				}
+				if !run.OK {
+					t.Errorf("%s: %+v", run.Name, run)
+				}
+			}
+		})
+	}
+}
+
+// perturb makes the rewritten module's D of the first fused GEMM wrong at one element: multiplied by
+// factor after the call. It returns the decisions with the result moved to the wrong value.
+func perturb(t *testing.T, fused *hlo.Module, decisions []*fuse.Decision, at int64, factor float32) []*fuse.Decision {
+	t.Helper()
+	var d fuse.Decision
+	out := slices.Clone(decisions)
+	for i, x := range out {
+		if x.Fused {
+			d = *x
+			out[i] = &d
+			break
+		}
+	}
+	c := fused.Entry
+	i := slices.IndexFunc(c.Instructions, func(in *hlo.Instruction) bool { return in.Name == d.Result })
+	if i < 0 {
+		t.Fatalf("no %%%s in the rewritten module", d.Result)
+	}
+	res := c.Instructions[i]
+	users := slices.Clone(res.Users())
+	dims := res.Shape.Dims
+	factors := make([]float32, res.Shape.NumElements())
+	for j := range factors {
+		factors[j] = 1
+	}
+	factors[at] = factor
+	k := c.Constant(hlo.Array(dtype.F32, dims...), hlo.ArrayLiteral(tensor.FromFloat32(dims, factors)))
+	wrong := c.Convert(c.Multiply(c.Convert(res, dtype.F32), k), res.Shape.Elem)
+	for _, u := range users {
+		for j, o := range u.Operands() {
+			if o == res {
+				u.SetOperand(j, wrong)
+			}
+		}
+	}
+	if c.Root == res {
+		c.Root = wrong
+	}
+	c.SortTopologically()
+	if err := hlo.Verify(fused); err != nil {
+		t.Fatal(err)
+	}
+	d.Result = wrong.Name
+	return out
+}
+
+// TestOneWrongElementFails changes one element of a correct rewrite's D, by an amount the module-wide
+// tolerance this package replaces (a share of the largest result plus the output type's epsilon times it)
+// accepts: a sign flipped on an f8e4m3fn D, and 12% on a bf16 D. Check finds that element, and only it,
+// beyond its bound, and the outputs downstream of it still identical given the original's values.
+func TestOneWrongElementFails(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		factor float32
+		// share is the magnitude of the element changed, as a share of the largest result; oldTol the
+		// module-wide tolerance the fuse tests allowed, as a share of the largest result too.
+		share, oldTol float64
+	}{
+		{"widen_before_clamp.hlo", -1, 0.05, 16*0x1p-24 + 0.125},
+		{"deepseek_scale.hlo", 1.12, 0.25, 8*0x1p-8 + 0x1p-7},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			orig, fused, ds := rewrite(t, filepath.Join("..", "testdata", tc.file))
+			args, err := interp.RandomInputs(orig, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, err := verify.Check(orig, fused, ds, args, interp.Options{}); err != nil || !r.OK {
+				t.Fatalf("the correct rewrite: %+v, %v", r, err)
+			}
+			want, err := interp.Run(orig, args, interp.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals := want.Flatten()[0].Float64s()
+			largest := 0.0
+			for _, v := range vals {
+				largest = math.Max(largest, math.Abs(v))
+			}
+			// The element whose magnitude is nearest the share asked for.
+			at := int64(-1)
+			for j, v := range vals {
+				if v != 0 && (at < 0 || math.Abs(math.Abs(v)-tc.share*largest) < math.Abs(math.Abs(vals[at])-tc.share*largest)) {
+					at = int64(j)
+				}
+			}
+			change := math.Abs(float64(tc.factor)-1) * math.Abs(vals[at])
+			if change > tc.oldTol*largest {
+				t.Fatalf("the change %g is beyond the old tolerance %g: the case shows nothing", change, tc.oldTol*largest)
+			}
+			bad := perturb(t, fused, ds, at, tc.factor)
+			r, err := verify.Check(orig, fused, bad, args, interp.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := r.GEMMs[0]
+			if r.OK || g.Failures != 1 || g.Worst.Index != at || r.Mismatches != 0 {
+				t.Errorf("element %d (%g) times %g: ok %v, %d failures, worst %+v, %d output mismatches", at, vals[at], tc.factor,
+					r.OK, g.Failures, g.Worst, r.Mismatches)
+			}
+			t.Logf("element %d: %g -> %g, %.3g ulps against a bound of %.3g; the old tolerance was %g", at, float64(g.Worst.Want),
+				float64(g.Worst.Got), float64(g.Worst.ULPs), float64(g.Worst.BoundULPs), tc.oldTol*largest)
+		})
+	}
+}
+
+// TestOtherChangeFails changes what the rewritten module computes after the call (the add of the bias
+// becomes a subtract): every GEMM element is still within its bound, but the outputs, computed from the
+// original's GEMM results, differ.
+func TestOtherChangeFails(t *testing.T) {
+	orig, fused, ds := rewrite(t, filepath.Join("..", "testdata", "f32_bias.hlo"))
+	root := fused.Entry.Root
+	if root.Opcode != hlo.OpAdd {
+		t.Fatalf("the root is %s, want the add of the bias", root.Opcode)
+	}
+	root.Opcode = hlo.OpSubtract
+	args, err := interp.RandomInputs(orig, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := verify.Check(orig, fused, ds, args, interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK || r.Mismatches == 0 || r.GEMMs[0].Failures != 0 || r.FirstMismatch == "" {
+		t.Errorf("ok %v, %d mismatches (%s), %d GEMM failures", r.OK, r.Mismatches, r.FirstMismatch, r.GEMMs[0].Failures)
+	}
+}
+
+// TestOnlyEntryGEMMs checks that a GEMM rewritten inside a called computation is refused with a reason:
+// its values cannot be fed back from outside.
+func TestOnlyEntryGEMMs(t *testing.T) {
+	src := `HloModule called
+
+body {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e4m3fn[32,16] parameter(1)
+  af = f32[16,32] convert(a)
+  bf = f32[32,16] convert(b)
+  ROOT d = f32[16,16] dot(af, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+ENTRY main {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e4m3fn[32,16] parameter(1)
+  ROOT c = f32[16,16] call(a, b), to_apply=body
+}
+`
+	orig, err := parser.ParseString("called.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fused, _ := parser.ParseString("called.hlo", src)
+	ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
+	if len(ds) != 1 || !ds[0].Fused {
+		t.Fatalf("decisions %+v", ds)
+	}
+	_, err = verify.Run(orig, fused, ds, 1, interp.Options{})
+	if err == nil || !strings.Contains(err.Error(), "the GEMM %d is in the computation %body: only the entry computation's GEMMs are compared") {
+		t.Errorf("Run: %v", err)
+	}
+}
+
+// TestChainedGEMMs verifies the rewrite of three GEMMs in a chain, each reading the FP8 D of the one before:
+// each is compared given the original's value of its operand, and the module's outputs given the
+// original's value of each.
+func TestChainedGEMMs(t *testing.T) {
+	src := `HloModule chain
+
+ENTRY main {
+  x0 = f8e4m3fn[16,32] parameter(0)
+  w = f8e4m3fn[32,32] parameter(1)
+  s = f32[] parameter(2)
+  hi = f32[] constant(448)
+  lo = f32[] constant(-448)
+  hib = f32[16,32] broadcast(hi), dimensions={}
+  lob = f32[16,32] broadcast(lo), dimensions={}
+  sb = f32[16,32] broadcast(s), dimensions={}
+  wc = f32[32,32] convert(w)
+  xc0 = f32[16,32] convert(x0)
+  d0 = f32[16,32] dot(xc0, wc), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x1 = f8e4m3fn[16,32] convert(clamp(lob, divide(d0, sb), hib))
+  xc1 = f32[16,32] convert(x1)
+  d1 = f32[16,32] dot(xc1, wc), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x2 = f8e4m3fn[16,32] convert(clamp(lob, divide(d1, sb), hib))
+  xc2 = f32[16,32] convert(x2)
+  d2 = f32[16,32] dot(xc2, wc), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f8e4m3fn[16,32], f8e4m3fn[16,32], f32[16,32]) tuple(x1, x2, d2)
+}
+`
+	orig, err := parser.ParseString("chain.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fused, _ := parser.ParseString("chain.hlo", src)
+	ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
+	if len(ds) != 3 || !ds[0].Fused || !ds[1].Fused || !ds[2].Fused {
+		t.Fatalf("decisions %+v", ds)
+	}
+	r, err := verify.Run(orig, fused, ds, 1, interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range r.Runs {
+		if !run.OK || len(run.GEMMs) != 3 || run.Outputs != 3*16*32 {
+			t.Errorf("%s: ok %v, %d GEMMs, %d outputs compared", run.Name, run.OK, len(run.GEMMs), run.Outputs)
+		}
+	}
+}
