@@ -1839,13 +1839,59 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 		s.Dims = nil
 		return true
 	}
-	if p.peek() != '{' {
+	brace, isLayout := p.layoutAhead()
+	if !isLayout {
 		s.Layout = p.defaultLayout(len(s.Dims))
 		return true
 	}
+	p.off = brace
 	l, ok := p.layout(len(s.Dims))
 	s.Layout = l
 	return ok
+}
+
+// layoutAhead reports whether a layout follows the shape just read, and the offset of its '{'. As in
+// XLA's parser, a '{' after a shape opens a layout only when an integer or ':' comes next: in
+// "ENTRY e (p: f32[4]) -> f32[4]{" followed by the first instruction, the '{' opens the computation.
+// White space and comments may come between the tokens; nothing is consumed.
+func (p *parser) layoutAhead() (int, bool) {
+	skip := func(i int) int {
+		s := p.src[:p.end]
+		for i < len(s) {
+			switch c := s[i]; {
+			case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+				i++
+			case c == '/' && i+1 < len(s) && s[i+1] == '/':
+				nl := strings.IndexByte(s[i:], '\n')
+				if nl < 0 {
+					return len(s)
+				}
+				i += nl + 1
+			case c == '/' && i+1 < len(s) && s[i+1] == '*':
+				e := strings.Index(s[i+2:], "*/")
+				if e < 0 {
+					return len(s)
+				}
+				i += e + 4
+			default:
+				return i
+			}
+		}
+		return i
+	}
+	brace := skip(p.off)
+	if brace >= p.end || p.src[brace] != '{' {
+		return 0, false
+	}
+	next := skip(brace + 1)
+	if next >= p.end {
+		return 0, false
+	}
+	c := p.src[next]
+	if c == '-' && next+1 < p.end {
+		c = p.src[next+1]
+	}
+	return brace, isDigit(c) || p.src[next] == ':'
 }
 
 // defaultLayout returns the row-major layout of a rank-n array. Below rank 8 it is one Layout, shared by
