@@ -680,16 +680,19 @@ func inferBroadcast(in *Instruction) (Shape, error) {
 	return out, nil
 }
 
-// checkBroadcast checks that dims maps each dimension of x to a dimension of out of the same size, in
-// increasing order.
+// checkBroadcast checks that dims maps each dimension of x to a dimension of out of the same size. As in
+// XLA's verifier, the dimensions need not be in increasing order (XLA's simplifier folds a transpose into
+// a broadcast so); a dimension of out named twice, which would read a diagonal of x, is refused.
 func checkBroadcast(op Opcode, x, out Shape, dims []int64) error {
+	seen := make([]bool, out.Rank())
 	for i, d := range dims {
 		if d < 0 || d >= int64(out.Rank()) {
 			return errorf(op, "dimension %d of dimensions=%s is out of range for the result %s", d, intsString(dims), out.String())
 		}
-		if i > 0 && dims[i-1] >= d {
-			return errorf(op, "dimensions=%s is not in increasing order", intsString(dims))
+		if seen[d] {
+			return errorf(op, "dimensions=%s names result dimension %d twice", intsString(dims), d)
 		}
+		seen[d] = true
 		if out.Dims[d] != x.Dims[i] {
 			return errorf(op, "operand dimension %d has size %d, result dimension %d has size %d", i, x.Dims[i], d, out.Dims[d])
 		}
