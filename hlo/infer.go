@@ -1502,9 +1502,11 @@ func inferMap(in *Instruction) (Shape, error) {
 	if !c.Root.Shape.IsScalar() {
 		return Shape{}, errorf(op, "%%%s returns %s, not a scalar", c.Name, c.Root.Shape.String())
 	}
+	// XLA's verifier wants each parameter of exactly its operand's element type (ShapeInference alone
+	// would let floating-point types differ): the computation reads the operand's elements as they are.
 	for i, o := range ops {
 		p, ok := paramShape(c, i)
-		if !ok || !p.IsScalar() || !sameElemIgnoringFP(p.Elem, o.Shape.Elem) {
+		if !ok || !p.IsScalar() || p.Elem != o.Shape.Elem {
 			return Shape{}, errorf(op, "parameter %d of %%%s is %s; operand %d has elements of %s", i, c.Name, p.String(), i, o.Shape.Elem)
 		}
 	}

@@ -241,6 +241,8 @@ func TestInferShape(t *testing.T) {
 		{"reduce-window", inst(OpReduceWindow, ops(Array(f32, 4, 6), Scalar(f32)), toApply(add),
 			Attr{"window", Window{{Size: 2, Stride: 2, BaseDilation: 1, WindowDilation: 1}, {Size: 3, Stride: 1, BaseDilation: 1, WindowDilation: 1}}}), "f32[2,4]"},
 		{"map", inst(OpMap, ops(Array(f32, 4), Array(f32, 4)), dims(0), toApply(add)), "f32[4]"},
+		// The computation reads each operand's elements as they are: no other floating-point type.
+		{"map other precision", inst(OpMap, ops(Array(f32, 4), Array(bf16, 4)), dims(0), toApply(add)), "error: parameter 1 of %add is f32[]; operand 1 has elements of bf16"},
 		{"sort", inst(OpSort, ops(Array(f32, 4), Array(s32, 4)), dims(0), toApply(less)), "(f32[4], s32[4])"},
 		{"sort comparator", inst(OpSort, ops(Array(f32, 4)), dims(0), toApply(less)), "error: the comparator %less takes 4 parameters; 2 are needed"},
 		{"call", inst(OpCall, ops(Scalar(f32), Scalar(f32)), toApply(add)), "f32[]"},
