@@ -208,8 +208,53 @@ func inferShape(in *Instruction) (Shape, error) {
 		if !s.IsTuple() || len(s.Tuple) < 2 {
 			return Shape{}, errorf(op, "the operand is %s, not the tuple a copy-start gives", s.String())
 		}
+		if err := wantStart(in, OpCopyStart); err != nil {
+			return Shape{}, err
+		}
 		return s.Tuple[0].Clone(), nil
-	case OpAllReduce:
+	case OpAsyncStart:
+		return inferAsyncStart(in)
+	case OpAsyncUpdate, OpAsyncDone:
+		if err := wantOperands(in, 1); err != nil {
+			return Shape{}, err
+		}
+		if err := wantStart(in, OpAsyncStart, OpAsyncUpdate); err != nil {
+			return Shape{}, err
+		}
+		s := ops[0].Shape
+		if !s.IsTuple() || len(s.Tuple) < 2 {
+			return Shape{}, errorf(op, "the operand is %s, not a tuple of at least two elements", s.String())
+		}
+		if op == OpAsyncUpdate {
+			return s.Clone(), nil
+		}
+		return s.Tuple[1].Clone(), nil
+	case OpAllReduceDone, OpCollectivePermuteDone, OpAllGatherDone:
+		if err := wantOperands(in, 1); err != nil {
+			return Shape{}, err
+		}
+		start := map[Opcode]Opcode{OpAllReduceDone: OpAllReduceStart, OpCollectivePermuteDone: OpCollectivePermuteStart, OpAllGatherDone: OpAllGatherStart}[op]
+		if err := wantStart(in, start); err != nil {
+			return Shape{}, err
+		}
+		s := ops[0].Shape
+		if op == OpAllReduceDone {
+			return s.Clone(), nil
+		}
+		if !s.IsTuple() || len(s.Tuple) < 2 {
+			return Shape{}, errorf(op, "the operand is %s, not the tuple that %s gives", s.String(), start)
+		}
+		return s.Tuple[1].Clone(), nil
+	case OpCollectivePermuteStart:
+		// One array operand: (operand, result, context...), the context as written.
+		if len(ops) != 1 || !ops[0].Shape.IsArray() || !shapeKnown(in.Shape) {
+			return Shape{}, cannotInfer(op, "result shape", "from these operands")
+		}
+		if !in.Shape.IsTuple() || len(in.Shape.Tuple) < 2 {
+			return Shape{}, errorf(op, "the result %s is not a tuple of the operand, the result and a context", in.Shape.String())
+		}
+		return Tuple(append([]Shape{ops[0].Shape.Clone(), ops[0].Shape.Clone()}, cloneShapes(in.Shape.Tuple[2:])...)...), nil
+	case OpAllReduce, OpAllReduceStart:
 		if len(ops) == 0 {
 			return Shape{}, errorf(op, "has no operands")
 		}
@@ -257,6 +302,56 @@ func inferShape(in *Instruction) (Shape, error) {
 		return Shape{}, cannotInfer(op, "result shape", "from operands and attributes; it must be given")
 	}
 	return Shape{}, cannotInfer(op, "result shape", "by Octet")
+}
+
+// wantStart checks that the operand of a -done or -update instruction is one of the instructions that
+// start its operation, as XLA's verifier wants.
+func wantStart(in *Instruction, starts ...Opcode) error {
+	o := in.operands[0]
+	for _, s := range starts {
+		if o.Opcode == s {
+			return nil
+		}
+	}
+	names := make([]string, len(starts))
+	for i, s := range starts {
+		names[i] = s.String()
+	}
+	return errorf(in.Opcode, "the operand %%%s comes from %s; it must come from %s", o.Name, o.Opcode, strings.Join(names, " or "))
+}
+
+func cloneShapes(s []Shape) []Shape {
+	c := make([]Shape, len(s))
+	for i, e := range s {
+		c[i] = e.Clone()
+	}
+	return c
+}
+
+// inferAsyncStart is XLA's check of an async-start: its shape is a tuple of at least two elements, the
+// operands' shapes, the called computation's result and a context (given as written); the computation
+// takes the operands. Written as XLA's syntax sugar ("custom-call-start"), the wrapped instruction has
+// the second element as its shape.
+func inferAsyncStart(in *Instruction) (Shape, error) {
+	op := in.Opcode
+	if !shapeKnown(in.Shape) {
+		return Shape{}, cannotInfer(op, "result shape", "without its context")
+	}
+	if !in.Shape.IsTuple() || len(in.Shape.Tuple) < 2 {
+		return Shape{}, errorf(op, "the result %s is not a tuple of at least two elements", in.Shape.String())
+	}
+	result := in.Shape.Tuple[1].Clone()
+	if in.AsyncWrapped == OpInvalid {
+		c, err := callee(in, "calls")
+		if err != nil {
+			return Shape{}, err
+		}
+		if err := checkArguments(op, c, in.operands, "the async computation"); err != nil {
+			return Shape{}, err
+		}
+		result = c.Root.Shape.Clone()
+	}
+	return Tuple(append([]Shape{Tuple(cloneShapes(shapesOf(in.operands))...), result}, cloneShapes(in.Shape.Tuple[2:])...)...), nil
 }
 
 func wantOperands(in *Instruction, n int) error {

@@ -29,6 +29,10 @@ import (
 // dimension is in range. Instructions whose shapes cannot be inferred (custom-call, collectives, ...) are
 // accepted as they are.
 //
+// Asynchronous operations: an async-start's shape gives its operands, its computation's result and a
+// context; each start (async, copy, all-reduce, all-gather, collective-permute) or async-update has one
+// user, which continues it, and each -update or -done continues the start of its operation.
+//
 // A message starts with the position of the instruction in the text (file:line:col); instructions without
 // one, made by passes, are named instead: "computation %c, instruction %x: ...".
 func Verify(m *Module) error {
@@ -317,7 +321,39 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 	v.layouts(in, in.Shape)
 	if ok {
 		v.shape(in)
+		v.asyncUsers(in)
 	}
+}
+
+// asyncEnds gives, for each instruction that starts an asynchronous operation, the instructions that may
+// continue or end it.
+var asyncEnds = map[Opcode][]Opcode{
+	OpAsyncStart:             {OpAsyncUpdate, OpAsyncDone},
+	OpAsyncUpdate:            {OpAsyncUpdate, OpAsyncDone},
+	OpCopyStart:              {OpCopyDone},
+	OpAllReduceStart:         {OpAllReduceDone},
+	OpAllGatherStart:         {OpAllGatherDone},
+	OpCollectivePermuteStart: {OpCollectivePermuteDone},
+}
+
+// asyncUsers checks, as XLA's verifier does, that an asynchronous operation started (or updated) by in is
+// continued by exactly one instruction, which continues or ends that operation.
+func (v *verifier) asyncUsers(in *Instruction) {
+	ends, ok := asyncEnds[in.Opcode]
+	if !ok {
+		return
+	}
+	if len(in.users) != 1 {
+		v.errorAt(in, "%s %%%s needs one user that continues it, has %d", in.Opcode, in.Name, len(in.users))
+		return
+	}
+	u := in.users[0]
+	for _, e := range ends {
+		if u.Opcode == e {
+			return
+		}
+	}
+	v.errorAt(in, "%s %%%s is used by %s %%%s, which does not continue it", in.Opcode, in.Name, u.Opcode, u.Name)
 }
 
 func uses(u, in *Instruction) bool { return containsInst(u.operands, in) }

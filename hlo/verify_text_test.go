@@ -105,6 +105,85 @@ ENTRY main {
 			"rng.hlo:12:3: rng %normal draws s32 from a normal distribution; it takes floating-point values",
 			"rng.hlo:13:3: rng %invalid has no valid distribution (rng_uniform or rng_normal): rng_invalid",
 		}},
+		// What XLA's verifier asks of asynchronous operations: the shapes of start, update and done agree with
+		// the operands and the called computation, each start or update is continued by one instruction that
+		// continues it, and each done or update continues a start.
+		{"async valid", `
+HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+wrapped {
+  p = f32[2,3] parameter(0)
+  ROOT t = f32[3,2] transpose(p), dimensions={1,0}
+}
+
+ENTRY main {
+  p = f32[2,3] parameter(0)
+  s = ((f32[2,3]), f32[3,2], s32[]) async-start(p), calls=wrapped
+  u = ((f32[2,3]), f32[3,2], s32[]) async-update(s)
+  d = f32[3,2] async-done(u)
+  cs = ((f32[2,3]), f32[2,3], u32[]) custom-call-start(p), custom_call_target="foo"
+  cd = f32[2,3] custom-call-done(cs)
+  c = (f32[2,3]{1,0:S(1)}, f32[2,3], u32[]) copy-start(p)
+  cd2 = f32[2,3]{1,0:S(1)} copy-done(c)
+  ar = f32[2,3] all-reduce-start(p), to_apply=add
+  ard = f32[2,3] all-reduce-done(ar)
+  cp = (f32[2,3], f32[2,3], u32[], u32[]) collective-permute-start(p), source_target_pairs={{0,1},{1,0}}
+  cpd = f32[2,3] collective-permute-done(cp)
+  ROOT t = (f32[3,2], f32[2,3], f32[2,3], f32[2,3], f32[2,3]) tuple(d, cd, cd2, ard, cpd)
+}`, nil},
+		{"async", `
+HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+wrapped {
+  p = f32[2,3] parameter(0)
+  ROOT t = f32[3,2] transpose(p), dimensions={1,0}
+}
+
+ENTRY main {
+  p = f32[2,3] parameter(0)
+  s1 = ((f32[2,3]), f32[2,3], s32[]) async-start(p), calls=wrapped
+  d1 = f32[2,3] async-done(s1)
+  s2 = ((f32[2,3]), f32[3,2], s32[]) async-start(p), calls=wrapped
+  d2 = s32[3,2] async-done(s2)
+  s3 = ((f32[3,2]), f32[3,2], s32[]) async-start(p), calls=wrapped
+  d3 = f32[3,2] async-done(s3)
+  s4 = (f32[3,2]) async-start(p), calls=wrapped
+  tuple = ((f32[2,3]), f32[3,2], s32[]) parameter(1)
+  d5 = f32[3,2] async-done(tuple)
+  s6 = ((f32[2,3]), f32[3,2], s32[]) async-start(p), calls=wrapped
+  d6 = f32[3,2] async-done(s6)
+  d7 = f32[3,2] async-done(s6)
+  c = (f32[2,3], f32[2,3], u32[]) copy-start(p)
+  ar = (f32[2,3], f32[2,3]) all-reduce-start(p), to_apply=add
+  ard = f32[2,3] all-reduce-done(ar)
+  cp = f32[2,3] collective-permute-start(p), source_target_pairs={{0,1},{1,0}}
+  ROOT t = (f32[2,3], s32[3,2], f32[3,2]) tuple(d1, d2, d3)
+}`, []string{
+			"async.hlo:17:3: shape ((f32[2,3]), f32[2,3], s32[]) of %s1 disagrees with its operands: async-start of f32[2,3] gives ((f32[2,3]), f32[3,2], s32[])",
+			"async.hlo:20:3: shape s32[3,2] of %d2 disagrees with its operands: async-done of ((f32[2,3]), f32[3,2], s32[]) gives f32[3,2]",
+			"async.hlo:21:3: shape ((f32[3,2]), f32[3,2], s32[]) of %s3 disagrees with its operands: async-start of f32[2,3] gives ((f32[2,3]), f32[3,2], s32[])",
+			"async.hlo:23:3: %s4: async-start: the result (f32[3,2]) is not a tuple of at least two elements",
+			"async.hlo:23:3: async-start %s4 needs one user that continues it, has 0",
+			"async.hlo:25:3: %d5: async-done: the operand %tuple comes from parameter; it must come from async-start or async-update",
+			"async.hlo:26:3: async-start %s6 needs one user that continues it, has 2",
+			"async.hlo:29:3: copy-start %c needs one user that continues it, has 0",
+			"async.hlo:30:3: shape (f32[2,3], f32[2,3]) of %ar disagrees with its operands: all-reduce-start of f32[2,3] gives f32[2,3]",
+			"async.hlo:31:3: shape f32[2,3] of %ard disagrees with its operands: all-reduce-done of (f32[2,3], f32[2,3]) gives (f32[2,3], f32[2,3])",
+			"async.hlo:32:3: %cp: collective-permute-start: the result f32[2,3] is not a tuple of the operand, the result and a context",
+			"async.hlo:32:3: collective-permute-start %cp needs one user that continues it, has 0",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,6 +222,9 @@ var invalidByDesign = map[string]string{
 	"xla__hlo__translate__hlo_to_mhlo__tests__while.hlo": "broadcast(f32[1]) to f32[3] with dimensions={0}: HLO's " +
 		"broadcast does not expand size-1 dimensions",
 	"xla__tools__print_indexing_test.hlo": "passes s32[1024] to the fused computation's s32[] parameter 1",
+	"xla__hlo__translate__hlo_to_mhlo__tests__import_async.hlo": "importer tests of asynchronous collectives whose " +
+		"shapes XLA's verifier rejects: an all-gather-start and a collective-permute-start of array shape, an " +
+		"all-reduce-start of one operand returning a tuple",
 	"xla__hlo__translate__hlo_to_mhlo__tests__module_attributes.hlo": "an importer test: its input_output_alias " +
 		"aliases the s32[2,3] output to the s32[] parameter (XLA's HloInputOutputAliasConfig::Verify rejects it)",
 }
