@@ -101,6 +101,11 @@ func inferShape(in *Instruction) (Shape, error) {
 		if err := wantOperands(in, 2); err != nil {
 			return Shape{}, err
 		}
+		if op == OpCompare {
+			if err := checkComparisonType(in); err != nil {
+				return Shape{}, err
+			}
+		}
 		return inferBinary(op, ops[0].Shape, ops[1].Shape)
 	}
 	switch op {
@@ -480,6 +485,33 @@ func inferUnary(op Opcode, s Shape) (Shape, error) {
 		return s.WithElem(dtype.PRED), nil
 	}
 	return s.Clone(), nil
+}
+
+// checkComparisonType is XLA's check of a compare's type=: FLOAT or TOTALORDER for floating-point
+// operands, SIGNED for signed integers, UNSIGNED for unsigned integers and pred.
+func checkComparisonType(in *Instruction) error {
+	e, ok := in.Attr("type").(Enum)
+	t := in.operands[0].Shape.Elem
+	if !ok || !in.operands[0].Shape.IsArray() {
+		return nil
+	}
+	var want []string
+	switch {
+	case t.IsFloat():
+		want = []string{"FLOAT", "TOTALORDER"}
+	case t.IsSigned():
+		want = []string{"SIGNED"}
+	case t.IsInteger() || t == dtype.PRED:
+		want = []string{"UNSIGNED"}
+	default:
+		return nil
+	}
+	for _, w := range want {
+		if strings.EqualFold(string(e), w) {
+			return nil
+		}
+	}
+	return errorf(in.Opcode, "type=%s does not compare %s; it takes %s", e, t, strings.Join(want, " or "))
 }
 
 func inferBinary(op Opcode, lhs, rhs Shape) (Shape, error) {

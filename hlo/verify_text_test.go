@@ -184,6 +184,33 @@ ENTRY main {
 			"async.hlo:32:3: %cp: collective-permute-start: the result f32[2,3] is not a tuple of the operand, the result and a context",
 			"async.hlo:32:3: collective-permute-start %cp needs one user that continues it, has 0",
 		}},
+		// XLA's verifier wants a compare's type to be the one its operands' elements compare as.
+		{"comparison_type", `
+HloModule m
+
+ENTRY main {
+  f = f32[] parameter(0)
+  s = s32[] parameter(1)
+  u = u32[] parameter(2)
+  p = pred[] parameter(3)
+  c = c64[] parameter(4)
+  ok1 = pred[] compare(f, f), direction=LT, type=TOTALORDER
+  ok2 = pred[] compare(f, f), direction=LT, type=FLOAT
+  ok3 = pred[] compare(s, s), direction=LT, type=SIGNED
+  ok4 = pred[] compare(u, u), direction=LT, type=UNSIGNED
+  ok5 = pred[] compare(p, p), direction=LT, type=UNSIGNED
+  ok6 = pred[] compare(c, c), direction=EQ, type=FLOAT
+  bad1 = pred[] compare(f, f), direction=LT, type=UNSIGNED
+  bad2 = pred[] compare(s, s), direction=LT, type=UNSIGNED
+  bad3 = pred[] compare(u, u), direction=LT, type=SIGNED
+  bad4 = pred[] compare(p, p), direction=LT, type=SIGNED
+  ROOT t = (pred[], pred[]) tuple(ok1, bad1)
+}`, []string{
+			"comparison_type.hlo:16:3: %bad1: compare: type=UNSIGNED does not compare f32; it takes FLOAT or TOTALORDER",
+			"comparison_type.hlo:17:3: %bad2: compare: type=UNSIGNED does not compare s32; it takes SIGNED",
+			"comparison_type.hlo:18:3: %bad3: compare: type=SIGNED does not compare u32; it takes UNSIGNED",
+			"comparison_type.hlo:19:3: %bad4: compare: type=SIGNED does not compare pred; it takes UNSIGNED",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
