@@ -1978,6 +1978,7 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 			case c == 'T':
 				p.off++
 				for p.peek() == '(' {
+					tileStart := p.off
 					p.off++
 					var t hlo.Tile
 					for !p.accept(')') {
@@ -1986,8 +1987,14 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 							p.off++
 							t = append(t, hlo.CombineDim)
 						} else {
+							st := p.off
 							n, ok := p.integer("in a tile")
 							if !ok {
+								return false
+							}
+							if n == 0 {
+								// XLA's LayoutUtil::ValidateLayoutForShape: "layout has invalid tiles".
+								p.errorAt(st, "a tile dimension cannot be 0")
 								return false
 							}
 							t = append(t, n)
@@ -1996,6 +2003,10 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 							p.errorAt(p.off, "expected ',' or ')' in a tile, found %s", p.describe())
 							return false
 						}
+					}
+					if len(t) == 0 {
+						p.errorAt(tileStart, "a tile needs at least one dimension")
+						return false
 					}
 					l.Tiles = append(l.Tiles, t)
 				}
@@ -2021,8 +2032,15 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 				if !p.expect('(', "in a layout") {
 					return false
 				}
+				st := p.off
 				n, ok := p.integer("in a layout")
 				if !ok || !p.expect(')', "in a layout") {
+					return false
+				}
+				// What XLA's LayoutUtil::ValidateLayoutForShape refuses.
+				if c == 'L' && n <= 0 || c == 'E' && n < 0 {
+					what := map[byte]string{'L': "tail padding alignment L(n) must be positive", 'E': "element size E(n) cannot be negative"}[c]
+					p.errorAt(st, "%s, got %d", what, n)
 					return false
 				}
 				switch c {
@@ -2050,12 +2068,13 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 					p.errorAt(st, "unknown element type %q in a layout", p.src[st:p.off])
 					return false
 				}
-				if !t.IsInteger() {
+				if !t.IsUnsigned() {
+					// XLA's parser reads these with ParseUnsignedIntegerType.
 					what := "pointer"
 					if c == '#' {
 						what = "index"
 					}
-					p.errorAt(st, "the %s type of a layout must be an integer type, not %s", what, t)
+					p.errorAt(st, "the %s type of a layout must be an unsigned integer type, not %s", what, t)
 					return false
 				}
 				if !p.expect(')', "in a layout") {
@@ -2086,18 +2105,22 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 					l.SplitConfigs = append(l.SplitConfigs, sc)
 				}
 			case c == 'P':
+				pStart := p.off
 				p.enter(p.off)
 				p.off++
 				if !p.expect('(', "in a layout") {
 					p.leave()
 					return false
 				}
-				ps, ok := p.shape()
+				_, ok := p.shape()
 				p.leave()
 				if !ok || !p.expect(')', "in a layout") {
 					return false
 				}
-				l.PhysicalShape = &ps
+				// XLA's parser reads a physical shape, then refuses it: "Layout has physical shape, but is
+				// not for a sparse array".
+				p.errorAt(pStart, "a layout in HLO text cannot have a physical shape P(...)")
+				return false
 			default:
 				p.errorAt(p.off, "unexpected %s in a layout", p.describe())
 				return false
