@@ -33,6 +33,8 @@ import (
 // context; each start (async, copy, all-reduce, all-gather, collective-permute) or async-update has one
 // user, which continues it, and each -update or -done continues the start of its operation.
 //
+// Shardings: a tuple sharding has one element per leaf of the instruction's shape.
+//
 // A message starts with the position of the instruction in the text (file:line:col); instructions without
 // one, made by passes, are named instead: "computation %c, instruction %x: ...".
 func Verify(m *Module) error {
@@ -319,10 +321,43 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 		}
 	}
 	v.layouts(in, in.Shape)
+	v.sharding(in)
 	if ok {
 		v.shape(in)
 		v.asyncUsers(in)
 	}
+}
+
+// sharding checks, as XLA's HloSharding::Validate does, that a tuple sharding has one element for each
+// leaf of the instruction's tuple shape (for an outfeed, of its data and its token).
+func (v *verifier) sharding(in *Instruction) {
+	s, ok := in.Attr("sharding").(*Sharding)
+	if !ok || len(s.Tuple) == 0 {
+		return
+	}
+	shape := in.Shape
+	if in.Opcode == OpOutfeed && len(in.operands) > 0 && in.operands[0] != nil {
+		shape = Tuple(in.operands[0].Shape, Shape{Kind: TokenShape})
+	}
+	if !shape.IsTuple() {
+		v.errorAt(in, "%%%s has a tuple sharding of %d elements, but its shape %s is not a tuple", in.Name, len(s.Tuple), shape.String())
+		return
+	}
+	if n := leafCount(shape); n != len(s.Tuple) {
+		v.errorAt(in, "the sharding of %%%s has %d elements; its shape %s has %d leaves", in.Name, len(s.Tuple), shape.String(), n)
+	}
+}
+
+// leafCount is XLA's ShapeUtil::GetLeafCount: the number of non-tuple shapes in s.
+func leafCount(s Shape) int {
+	if !s.IsTuple() {
+		return 1
+	}
+	n := 0
+	for _, e := range s.Tuple {
+		n += leafCount(e)
+	}
+	return n
 }
 
 // asyncEnds gives, for each instruction that starts an asynchronous operation, the instructions that may

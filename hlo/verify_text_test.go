@@ -211,6 +211,23 @@ ENTRY main {
 			"comparison_type.hlo:18:3: %bad3: compare: type=SIGNED does not compare u32; it takes UNSIGNED",
 			"comparison_type.hlo:19:3: %bad4: compare: type=SIGNED does not compare pred; it takes UNSIGNED",
 		}},
+		// XLA's HloSharding::Validate: a tuple sharding has one element per leaf of the shape (an outfeed's
+		// covers its data and its token).
+		{"tuple_sharding", `
+HloModule m
+
+ENTRY main {
+  p = (f32[4], (s32[], f32[2])) parameter(0), sharding={{replicated}, {maximal device=0}, {replicated}}
+  q = (f32[4], f32[2]) parameter(1), sharding={{replicated}}
+  r = f32[4] parameter(2), sharding={{replicated}, {replicated}}
+  s = (f32[4], f32[2]) parameter(3), sharding={replicated}
+  t = token[] after-all()
+  o = token[] outfeed((f32[4]) tuple(r), t), outfeed_shape=(f32[4]{0}), sharding={{replicated}, {maximal device=0}}
+  ROOT u = () tuple()
+}`, []string{
+			"tuple_sharding.hlo:6:3: the sharding of %q has 1 elements; its shape (f32[4], f32[2]) has 2 leaves",
+			"tuple_sharding.hlo:7:3: %r has a tuple sharding of 2 elements, but its shape f32[4] is not a tuple",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
