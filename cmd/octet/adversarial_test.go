@@ -329,6 +329,18 @@ func TestLinearWork(t *testing.T) {
 		},
 	}
 	generators["reused names"] = reusedNames
+	generators["control successors"] = func(n int) string {
+		return repeat(n, entryHead+"  c = f32[] negate(p)\n", "  x%d = f32[] negate(p), control-predecessors={c}\n", "  ROOT r = f32[] negate(p), control-predecessors={x1}\n}\n")
+	}
+	generators["async pairs"] = func(n int) string {
+		return repeat(n, "HloModule m\nw {\n  a = f32[4] parameter(0)\n  ROOT b = f32[4] negate(a)\n}\nENTRY e {\n  p = f32[4] parameter(0)\n",
+			"  s%d = ((f32[4]), f32[4], u32[]) async-start(p), calls=w\n  d%d = f32[4] async-done(s%d)\n", "  ROOT r = f32[4] negate(p)\n}\n")
+	}
+	generators["tuple sharding"] = func(n int) string {
+		elems := strings.TrimSuffix(strings.Repeat("f32[], ", n), ", ")
+		shard := strings.TrimSuffix(strings.Repeat("{maximal device=0}, ", n), ", ")
+		return "HloModule m\nENTRY e {\n  p = (" + elems + ") parameter(0), sharding={" + shard + "}\n  ROOT r = f32[] get-tuple-element(p), index=0\n}\n"
+	}
 	generators["operand nesting"] = func(n int) string {
 		// Below the parser's nesting limit, so that the whole input is read.
 		return "HloModule m\nENTRY e {\n  ROOT r = f32[] " + nested(n/4, "negate(", "f32[] parameter(0)", ")") + "\n}\n"
@@ -342,6 +354,9 @@ func TestLinearWork(t *testing.T) {
 				path := filepath.Join(dir, fmt.Sprintf("%s-%d.hlo", strings.ReplaceAll(name, " ", "_"), size))
 				if err := os.WriteFile(path, []byte(gen(size)), 0o644); err != nil {
 					t.Fatal(err)
+				}
+				if code, _, errs := runOctet(t, "", "check", path); code != 0 && !strings.Contains(name, "error") {
+					t.Fatalf("check of n=%d: exit %d: %.300s", size, code, errs)
 				}
 				allocs[i] = testing.AllocsPerRun(2, func() { runOctet(t, "", "check", path) })
 			}
