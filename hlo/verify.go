@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"slices"
 	"strings"
 
 	"octet/dtype"
@@ -420,10 +421,43 @@ func (v *verifier) layouts(in *Instruction, s Shape) {
 			v.layouts(in, e)
 		}
 	case ArrayShape:
-		if s.Layout != nil && !isPermutation(s.Layout.MinorToMajor, s.Rank()) {
+		if s.Layout == nil {
+			return
+		}
+		if !isPermutation(s.Layout.MinorToMajor, s.Rank()) {
 			v.errorAt(in, "the layout %s of %%%s does not order the %d dimensions of %s", intsString(s.Layout.MinorToMajor), in.Name, s.Rank(), s.String())
 		}
+		if msg := layoutFieldsError(s.Layout); msg != "" {
+			v.errorAt(in, "the layout of %%%s %s", in.Name, msg)
+		}
 	}
+}
+
+// layoutFieldsError is the rest of XLA's LayoutUtil::ValidateLayoutForShape: tiles have dimensions and none
+// of size 0, the element size is not negative, the index and pointer types are unsigned integer types, and
+// only sparse arrays have them or a physical shape. It returns what is wrong, or "".
+func layoutFieldsError(l *Layout) string {
+	for _, t := range l.Tiles {
+		if len(t) == 0 || slices.Contains(t, 0) {
+			return "has a tile with no dimension or one of size 0"
+		}
+	}
+	if l.ElementSizeBits < 0 {
+		return fmt.Sprintf("has a negative element size %d", l.ElementSizeBits)
+	}
+	sparse := false
+	for _, d := range l.DimLevelTypes {
+		sparse = sparse || !strings.HasPrefix(d, "D")
+	}
+	for _, t := range []dtype.Type{l.IndexType, l.PointerType} {
+		if t != dtype.Invalid && !t.IsUnsigned() {
+			return fmt.Sprintf("has index or pointer type %s; they are unsigned integer types", t)
+		}
+	}
+	if !sparse && (l.IndexType != dtype.Invalid || l.PointerType != dtype.Invalid || l.PhysicalShape != nil) {
+		return "has an index type, a pointer type or a physical shape, but the array is not sparse"
+	}
+	return ""
 }
 
 func (v *verifier) shape(in *Instruction) {

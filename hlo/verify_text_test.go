@@ -465,3 +465,32 @@ func TestVerifyNeverPanics(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyLayoutFields checks what XLA's layout validation refuses in a layout the HLO text parser cannot
+// be given but an HloModuleProto can: a tile of size 0, a negative element size, a signed index type, and
+// a physical shape on a dense array.
+func TestVerifyLayoutFields(t *testing.T) {
+	for _, tc := range []struct{ layout, want string }{
+		{"minor_to_major: 0 tiles { dimensions: 8 } tiles { dimensions: 0 }", "has a tile with no dimension or one of size 0"},
+		{"minor_to_major: 0 tiles { }", "has a tile with no dimension or one of size 0"},
+		{"minor_to_major: 0 element_size_in_bits: -4", "has a negative element size -4"},
+		{"minor_to_major: 0 dim_level_types: DIM_COMPRESSED index_primitive_type: S32", "has index or pointer type s32; they are unsigned integer types"},
+		{"minor_to_major: 0 physical_shape { element_type: U8 dimensions: 4 layout { minor_to_major: 0 } }", "has an index type, a pointer type or a physical shape, but the array is not sparse"},
+		{"minor_to_major: 0 dim_level_types: DIM_COMPRESSED index_primitive_type: U32 pointer_primitive_type: U64", ""},
+	} {
+		src := `name: "m" entry_computation_name: "e" computations { name: "e" id: 1 root_id: 1
+  instructions { name: "p" id: 1 opcode: "parameter" shape { element_type: F32 dimensions: 4 layout { ` + tc.layout + ` } } } }`
+		mods, err := parser.ParseFile(token.NewFileSet(), "l.pbtxt", []byte(src))
+		if err != nil {
+			t.Errorf("%s: %v", tc.layout, err)
+			continue
+		}
+		err = hlo.Verify(mods[0])
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.layout, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), "the layout of %p "+tc.want)):
+			t.Errorf("%s: error %v, want %q", tc.layout, err, tc.want)
+		}
+	}
+}
