@@ -36,6 +36,9 @@ import (
 //
 // Shardings: a tuple sharding has one element per leaf of the instruction's shape.
 //
+// Collectives: replica groups and source-target pairs name devices as XLA's verifier wants them named
+// (see verify_collectives.go), and the module runs on at least one replica and one partition.
+//
 // A message starts with the position of the instruction in the text (file:line:col); instructions without
 // one, made by passes, are named instead: "computation %c, instruction %x: ...".
 func Verify(m *Module) error {
@@ -124,6 +127,9 @@ func (v *verifier) module() {
 		}
 	}
 	v.index = make(map[*Instruction]int, n)
+	if msg := moduleCountsError(m); msg != "" {
+		v.errorAtModule("%s", msg)
+	}
 	compNames := map[string]*Computation{}
 	for i, c := range m.Computations {
 		if c == nil {
@@ -326,6 +332,7 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 	if ok {
 		v.shape(in)
 		v.asyncUsers(in)
+		v.collective(in)
 	}
 }
 

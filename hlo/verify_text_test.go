@@ -228,6 +228,51 @@ ENTRY main {
 			"tuple_sharding.hlo:6:3: the sharding of %q has 1 elements; its shape (f32[4], f32[2]) has 2 leaves",
 			"tuple_sharding.hlo:7:3: %r has a tuple sharding of 2 elements, but its shape f32[4] is not a tuple",
 		}},
+		// XLA's CheckReplicaGroups and GetCollectiveOpGroupMode, and the pairs of a collective-permute.
+		{"replica_groups", `
+HloModule m, replica_count=4, num_partitions=2
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  ok1 = f32[8] all-reduce(p), replica_groups={{0},{1,3},{2}}, to_apply=add
+  ok2 = f32[8] all-reduce(p), replica_groups={{0,1,2,3,4,5,6,7}}, channel_id=1, use_global_device_ids=true, to_apply=add
+  ok3 = f32[8] all-reduce(p), replica_groups={}, to_apply=add
+  ok4 = f32[8] all-to-all(p), replica_groups={{0,1}}, channel_id=2, dimensions={0}
+  empty = f32[8] all-reduce(p), replica_groups={{0,1,2,3},{}}, to_apply=add
+  twice = f32[8] all-reduce(p), replica_groups={{0,1},{2,0}}, to_apply=add
+  missing = f32[8] all-reduce(p), replica_groups={{0,1},{2,4}}, to_apply=add
+  count = f32[8] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+  flat = f32[8] all-reduce(p), replica_groups={{0,1,2,3}}, channel_id=3, use_global_device_ids=true, to_apply=add
+  nochannel = f32[8] all-reduce(p), replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=add
+  unnamed = f32[8] all-reduce(p), replica_groups={}, channel_id=4, use_global_device_ids=true, to_apply=add
+  uneven = f32[16] all-gather(p), replica_groups={{0,1},{2},{3}}, dimensions={0}
+  source = f32[8] collective-permute(p), source_target_pairs={{0,1},{0,2}}
+  target = f32[8] collective-permute(p), source_target_pairs={{0,1},{2,1}}
+  ROOT t = () tuple()
+}`, []string{
+			"replica_groups.hlo:16:3: %empty has an empty replica group",
+			"replica_groups.hlo:17:3: %twice names device 0 in two replica groups",
+			"replica_groups.hlo:18:3: %missing names 4 devices in its replica groups but not device 3",
+			"replica_groups.hlo:19:3: the replica groups of %count name 2 devices; grouping across replicas, the module's 4 are needed",
+			"replica_groups.hlo:20:3: the replica groups of %flat name 4 devices; grouping across flattened device ids, the module's 8 are needed",
+			"replica_groups.hlo:21:3: %nochannel has use_global_device_ids but no channel_id: XLA has no such group mode",
+			"replica_groups.hlo:22:3: %unnamed uses global device ids, which need replica_groups to name the devices",
+			"replica_groups.hlo:23:3: the replica groups of %uneven differ in size (2 and 1); all-gather takes groups of one size",
+			"replica_groups.hlo:24:3: %source names source 0 twice in source_target_pairs",
+			"replica_groups.hlo:25:3: %target names target 1 twice in source_target_pairs",
+		}},
+		{"device_counts", `
+HloModule m, replica_count=0, num_partitions=-2
+
+ENTRY main {
+  ROOT p = f32[8] parameter(0)
+}`, []string{"device_counts.hlo:2:1: replica_count=0: a module runs on at least one"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
