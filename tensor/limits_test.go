@@ -158,3 +158,30 @@ func TestNpzOverlappingMembers(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestNpzLinear checks that reading an archive of 2n small members allocates about twice what n members
+// do: the overlap check and the per-member budget cost no more than the members.
+func TestNpzLinear(t *testing.T) {
+	archive := func(n int) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for i := range n {
+			w, _ := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("a%d.npy", i), Method: zip.Store})
+			w.Write(npyClaiming("(4,)", make([]byte, 16)))
+		}
+		zw.Close()
+		return buf.Bytes()
+	}
+	var allocs [2]float64
+	for i, n := range []int{2000, 4000} {
+		src := archive(n)
+		allocs[i] = testing.AllocsPerRun(2, func() {
+			if _, _, err := tensor.ReadNpz(bytes.NewReader(src), int64(len(src))); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if r := allocs[1] / allocs[0]; r > 2.3 {
+		t.Errorf("%.0f allocations for 2000 members, %.0f for 4000: %.2fx", allocs[0], allocs[1], r)
+	}
+}
