@@ -32,7 +32,9 @@ import (
 //
 // Asynchronous operations: an async-start's shape gives its operands, its computation's result and a
 // context; each start (async, copy, all-reduce, all-gather, collective-permute) or async-update has one
-// user, which continues it, and each -update or -done continues the start of its operation.
+// user, which continues it, and each -update or -done continues the start of its operation (same wrapped
+// opcode, computation, target, thread and group). A computation called by anything but an asynchronous
+// operation or a custom call runs on its caller's execution thread.
 //
 // Shardings: a tuple sharding has one element per leaf of the instruction's shape.
 //
@@ -332,7 +334,9 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 	if ok {
 		v.shape(in)
 		v.asyncUsers(in)
+		v.asyncPair(in)
 		v.collective(in)
+		v.threads(c, in)
 	}
 }
 

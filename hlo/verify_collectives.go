@@ -144,3 +144,62 @@ func moduleCountsError(m *Module) string {
 	}
 	return ""
 }
+
+// thread returns the execution thread of c: its execution_thread attribute, "main" when it has none.
+func thread(c *Computation) string {
+	if s, ok := findAttr(c.Attrs, "execution_thread").(String); ok {
+		return string(s)
+	}
+	return "main"
+}
+
+// threads checks, as XLA's verifier does, that a computation called by anything but an asynchronous
+// operation runs on the thread of its caller: a fusion, a while body or a reducer runs where its caller
+// runs. As in XLA's default verifier, a custom call's computations may run on other threads.
+func (v *verifier) threads(c *Computation, in *Instruction) {
+	switch in.Opcode {
+	case OpAsyncStart, OpAsyncUpdate, OpAsyncDone, OpCustomCall:
+		return
+	}
+	for _, callee := range in.Called() {
+		if callee != nil && thread(callee) != thread(c) {
+			v.errorAt(in, "%%%s calls %%%s of execution thread %q from computation %%%s of thread %q", in.Name, callee.Name, thread(callee), c.Name, thread(c))
+			return
+		}
+	}
+}
+
+// asyncPair checks that an async-update or async-done continues the operation of its operand: the same
+// wrapped opcode and called computation, the same target and execution thread where both write them, and
+// the same group id (or none on both).
+func (v *verifier) asyncPair(in *Instruction) {
+	if in.Opcode != OpAsyncUpdate && in.Opcode != OpAsyncDone || len(in.operands) != 1 || in.operands[0] == nil {
+		return
+	}
+	o := in.operands[0]
+	if o.Opcode != OpAsyncStart && o.Opcode != OpAsyncUpdate {
+		return // InferShape reports it
+	}
+	differs := func(what string) {
+		v.errorAt(in, "%s %%%s continues %%%s, which has another %s", in.Opcode, in.Name, o.Name, what)
+	}
+	switch {
+	case o.AsyncWrapped != in.AsyncWrapped:
+		differs("wrapped opcode")
+	case o.CalledComputation("calls") != nil && in.CalledComputation("calls") != nil && o.CalledComputation("calls") != in.CalledComputation("calls"):
+		differs("called computation")
+	case both(o, in, "custom_call_target") && o.Str("custom_call_target") != in.Str("custom_call_target"):
+		differs("custom_call_target")
+	case both(o, in, "async_execution_thread") && o.Str("async_execution_thread") != in.Str("async_execution_thread"):
+		differs("async_execution_thread")
+	default:
+		og, oHas := o.Int("async_group_id")
+		ig, iHas := in.Int("async_group_id")
+		if oHas != iHas || og != ig {
+			differs("async_group_id")
+		}
+	}
+}
+
+// both reports whether a and b both have the attribute name.
+func both(a, b *Instruction, name string) bool { return a.Attr(name) != nil && b.Attr(name) != nil }

@@ -267,6 +267,37 @@ ENTRY main {
 			"replica_groups.hlo:24:3: %source names source 0 twice in source_target_pairs",
 			"replica_groups.hlo:25:3: %target names target 1 twice in source_target_pairs",
 		}},
+		// An async-done continues its start's operation; a callee runs on its caller's thread.
+		{"async_threads", `
+HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}, execution_thread="side"
+
+fused {
+  ROOT p = f32[4] parameter(0)
+}, execution_thread="side"
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  s1 = ((f32[4]), f32[4], u32[]) custom-call-start(p), custom_call_target="foo"
+  d1 = f32[4] custom-call-done(s1), custom_call_target="bar"
+  s2 = ((f32[4]), f32[4], u32[]) custom-call-start(p), custom_call_target="foo", async_group_id=1
+  d2 = f32[4] custom-call-done(s2), custom_call_target="foo"
+  s3 = ((f32[4]), f32[4], u32[]) custom-call-start(p), custom_call_target="foo", async_execution_thread="side"
+  d3 = f32[4] custom-call-done(s3), custom_call_target="foo", async_execution_thread="side"
+  f = f32[4] fusion(p), kind=kLoop, calls=fused
+  c = f32[4] custom-call(p), custom_call_target="x", called_computations={fused}
+  ROOT r = f32[4] all-reduce(p), replica_groups={}, to_apply=add
+}`, []string{
+			"async_threads.hlo:17:3: async-done %d1 continues %s1, which has another custom_call_target",
+			"async_threads.hlo:19:3: async-done %d2 continues %s2, which has another async_group_id",
+			"async_threads.hlo:22:3: %f calls %fused of execution thread \"side\" from computation %main of thread \"main\"",
+			"async_threads.hlo:24:3: %r calls %add of execution thread \"side\" from computation %main of thread \"main\"",
+		}},
 		{"device_counts", `
 HloModule m, replica_count=0, num_partitions=-2
 
