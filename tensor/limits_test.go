@@ -92,20 +92,8 @@ func TestNpzOverBudget(t *testing.T) {
 // a 1 GiB array, over a few bytes of data, read with no budget: what the member's compressed bytes can
 // expand to bounds the memory set aside, so the read fails without allocating the claim.
 func TestNpzForgedSize(t *testing.T) {
-	var member bytes.Buffer
-	fw, _ := flate.NewWriter(&member, flate.BestCompression)
-	fw.Write(npyClaiming("(268435456,)", make([]byte, 64)))
-	fw.Close()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	w, err := zw.CreateRaw(&zip.FileHeader{Name: "x.npy", Method: zip.Deflate,
-		CompressedSize64: uint64(member.Len()), UncompressedSize64: 1 << 40})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write(member.Bytes())
-	zw.Close()
-	src := buf.Bytes()
+	src := forgedNpz()
+	var err error
 	n := allocated(func() { _, _, err = tensor.ReadNpz(bytes.NewReader(src), int64(len(src))) })
 	if err == nil || !strings.Contains(err.Error(), `member "x.npy": npy: f32[268435456] needs 1073741824 bytes of data, more than the`) {
 		t.Errorf("error %v", err)
@@ -115,9 +103,28 @@ func TestNpzForgedSize(t *testing.T) {
 	}
 }
 
+// forgedNpz is an archive of one deflated member whose entry claims 2^40 bytes and whose header claims a
+// 1 GiB array, over 64 bytes of data.
+func forgedNpz() []byte {
+	var member bytes.Buffer
+	fw, _ := flate.NewWriter(&member, flate.BestCompression)
+	fw.Write(npyClaiming("(268435456,)", make([]byte, 64)))
+	fw.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "x.npy", Method: zip.Deflate,
+		CompressedSize64: uint64(member.Len()), UncompressedSize64: 1 << 40})
+	if err != nil {
+		panic(err)
+	}
+	w.Write(member.Bytes())
+	zw.Close()
+	return buf.Bytes()
+}
+
 // withAlias returns a copy of the zip archive src, which must hold one member, with a second central
 // directory entry named alias for the same bytes.
-func withAlias(t *testing.T, src []byte, alias string) []byte {
+func withAlias(t testing.TB, src []byte, alias string) []byte {
 	eocd := bytes.LastIndex(src, []byte("PK\x05\x06"))
 	if eocd < 0 {
 		t.Fatal("no end of central directory")
