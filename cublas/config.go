@@ -222,7 +222,10 @@ func (c *GemmConfig) setGemmField(f Field) error {
 			}
 		}
 	case "epilogue":
-		c.Epilogue = Epilogue(enumName(f.Value, epilogueNames()))
+		// As XLA's proto parser, refuse a word or number the enum does not have.
+		if c.Epilogue = Epilogue(enumName(f.Value, epilogueNames())); !c.Epilogue.Known() {
+			return fmt.Errorf("%s is not one of %s", c.Epilogue, strings.Join(epilogueNames(), ", "))
+		}
 	case "damax_output":
 		c.DamaxOutput, err = jsonBool(f.Value)
 	case "selected_algorithm":

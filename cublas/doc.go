@@ -14,7 +14,8 @@
 // epilogue DEFAULT; Call.Inferred says so.
 //
 // Importing the package registers a check with hlo.Verify (hlo.RegisterCustomCall): a cuBLAS GEMM call
-// whose backend_config does not read as a GemmBackendConfig is invalid input, reported at the call.
+// whose backend_config does not read as a GemmBackendConfig (an epilogue the enum lacks included), or
+// whose operands and results do not fit it (Decode), is invalid input, reported at the call.
 //
 // It does not evaluate anything; numerics live in the interpreter and package gemm.
 package cublas

@@ -14,15 +14,17 @@ func init() {
 }
 
 // checkConfig is what hlo.Verify asks of a cuBLAS GEMM custom call: a backend_config, when it has one,
-// that reads as XLA's GemmBackendConfig. Without it nothing says what the call computes (its dimension
-// numbers, alpha, beta, epilogue), and a reader would analyse a call that cuBLAS would not run.
+// that reads as XLA's GemmBackendConfig, and operands and results that fit it (Decode). Otherwise nothing
+// says what the call computes (its dimension numbers, alpha, beta, epilogue), and a reader would analyse
+// a call that cuBLAS would not run.
 func checkConfig(in *hlo.Instruction) error {
-	bc := in.BackendConfig()
-	if bc == nil || strings.TrimSpace(bc.Text) == "" {
-		return nil
+	if bc := in.BackendConfig(); bc != nil && strings.TrimSpace(bc.Text) != "" {
+		if _, err := ParseBackendConfig(bc.Text); err != nil {
+			return fmt.Errorf("the backend_config of %s %%%s does not decode: %v", in.CustomCallTarget(), in.Name, err)
+		}
 	}
-	if _, err := ParseBackendConfig(bc.Text); err != nil {
-		return fmt.Errorf("the backend_config of %s %%%s does not decode: %v", in.CustomCallTarget(), in.Name, err)
+	if _, err := Decode(in); err != nil {
+		return fmt.Errorf("%s %%%s: %v", in.CustomCallTarget(), in.Name, err)
 	}
 	return nil
 }

@@ -101,6 +101,11 @@ func inferShape(in *Instruction) (Shape, error) {
 		if err := wantOperands(in, 2); err != nil {
 			return Shape{}, err
 		}
+		if op == OpCompare {
+			if err := checkComparisonType(in); err != nil {
+				return Shape{}, err
+			}
+		}
 		return inferBinary(op, ops[0].Shape, ops[1].Shape)
 	}
 	switch op {
@@ -210,8 +215,53 @@ func inferShape(in *Instruction) (Shape, error) {
 		if !s.IsTuple() || len(s.Tuple) < 2 {
 			return Shape{}, errorf(op, "the operand is %s, not the tuple a copy-start gives", s.String())
 		}
+		if err := wantStart(in, OpCopyStart); err != nil {
+			return Shape{}, err
+		}
 		return s.Tuple[0].Clone(), nil
-	case OpAllReduce:
+	case OpAsyncStart:
+		return inferAsyncStart(in)
+	case OpAsyncUpdate, OpAsyncDone:
+		if err := wantOperands(in, 1); err != nil {
+			return Shape{}, err
+		}
+		if err := wantStart(in, OpAsyncStart, OpAsyncUpdate); err != nil {
+			return Shape{}, err
+		}
+		s := ops[0].Shape
+		if !s.IsTuple() || len(s.Tuple) < 2 {
+			return Shape{}, errorf(op, "the operand is %s, not a tuple of at least two elements", s.String())
+		}
+		if op == OpAsyncUpdate {
+			return s.Clone(), nil
+		}
+		return s.Tuple[1].Clone(), nil
+	case OpAllReduceDone, OpCollectivePermuteDone, OpAllGatherDone:
+		if err := wantOperands(in, 1); err != nil {
+			return Shape{}, err
+		}
+		start := map[Opcode]Opcode{OpAllReduceDone: OpAllReduceStart, OpCollectivePermuteDone: OpCollectivePermuteStart, OpAllGatherDone: OpAllGatherStart}[op]
+		if err := wantStart(in, start); err != nil {
+			return Shape{}, err
+		}
+		s := ops[0].Shape
+		if op == OpAllReduceDone {
+			return s.Clone(), nil
+		}
+		if !s.IsTuple() || len(s.Tuple) < 2 {
+			return Shape{}, errorf(op, "the operand is %s, not the tuple that %s gives", s.String(), start)
+		}
+		return s.Tuple[1].Clone(), nil
+	case OpCollectivePermuteStart:
+		// One array operand: (operand, result, context...), the context as written.
+		if len(ops) != 1 || !ops[0].Shape.IsArray() || !shapeKnown(in.Shape) {
+			return Shape{}, cannotInfer(op, "result shape", "from these operands")
+		}
+		if !in.Shape.IsTuple() || len(in.Shape.Tuple) < 2 {
+			return Shape{}, errorf(op, "the result %s is not a tuple of the operand, the result and a context", in.Shape.String())
+		}
+		return Tuple(append([]Shape{ops[0].Shape.Clone(), ops[0].Shape.Clone()}, cloneShapes(in.Shape.Tuple[2:])...)...), nil
+	case OpAllReduce, OpAllReduceStart:
 		if len(ops) == 0 {
 			return Shape{}, errorf(op, "has no operands")
 		}
@@ -259,6 +309,56 @@ func inferShape(in *Instruction) (Shape, error) {
 		return Shape{}, cannotInfer(op, "result shape", "from operands and attributes; it must be given")
 	}
 	return Shape{}, cannotInfer(op, "result shape", "by Octet")
+}
+
+// wantStart checks that the operand of a -done or -update instruction is one of the instructions that
+// start its operation, as XLA's verifier wants.
+func wantStart(in *Instruction, starts ...Opcode) error {
+	o := in.operands[0]
+	for _, s := range starts {
+		if o.Opcode == s {
+			return nil
+		}
+	}
+	names := make([]string, len(starts))
+	for i, s := range starts {
+		names[i] = s.String()
+	}
+	return errorf(in.Opcode, "the operand %%%s comes from %s; it must come from %s", o.Name, o.Opcode, strings.Join(names, " or "))
+}
+
+func cloneShapes(s []Shape) []Shape {
+	c := make([]Shape, len(s))
+	for i, e := range s {
+		c[i] = e.Clone()
+	}
+	return c
+}
+
+// inferAsyncStart is XLA's check of an async-start: its shape is a tuple of at least two elements, the
+// operands' shapes, the called computation's result and a context (given as written); the computation
+// takes the operands. Written as XLA's syntax sugar ("custom-call-start"), the wrapped instruction has
+// the second element as its shape.
+func inferAsyncStart(in *Instruction) (Shape, error) {
+	op := in.Opcode
+	if !shapeKnown(in.Shape) {
+		return Shape{}, cannotInfer(op, "result shape", "without its context")
+	}
+	if !in.Shape.IsTuple() || len(in.Shape.Tuple) < 2 {
+		return Shape{}, errorf(op, "the result %s is not a tuple of at least two elements", in.Shape.String())
+	}
+	result := in.Shape.Tuple[1].Clone()
+	if in.AsyncWrapped == OpInvalid {
+		c, err := callee(in, "calls")
+		if err != nil {
+			return Shape{}, err
+		}
+		if err := checkArguments(op, c, in.operands, "the async computation"); err != nil {
+			return Shape{}, err
+		}
+		result = c.Root.Shape.Clone()
+	}
+	return Tuple(append([]Shape{Tuple(cloneShapes(shapesOf(in.operands))...), result}, cloneShapes(in.Shape.Tuple[2:])...)...), nil
 }
 
 func wantOperands(in *Instruction, n int) error {
@@ -387,6 +487,33 @@ func inferUnary(op Opcode, s Shape) (Shape, error) {
 		return s.WithElem(dtype.PRED), nil
 	}
 	return s.Clone(), nil
+}
+
+// checkComparisonType is XLA's check of a compare's type=: FLOAT or TOTALORDER for floating-point
+// operands, SIGNED for signed integers, UNSIGNED for unsigned integers and pred.
+func checkComparisonType(in *Instruction) error {
+	e, ok := in.Attr("type").(Enum)
+	t := in.operands[0].Shape.Elem
+	if !ok || !in.operands[0].Shape.IsArray() {
+		return nil
+	}
+	var want []string
+	switch {
+	case t.IsFloat():
+		want = []string{"FLOAT", "TOTALORDER"}
+	case t.IsSigned():
+		want = []string{"SIGNED"}
+	case t.IsInteger() || t == dtype.PRED:
+		want = []string{"UNSIGNED"}
+	default:
+		return nil
+	}
+	for _, w := range want {
+		if strings.EqualFold(string(e), w) {
+			return nil
+		}
+	}
+	return errorf(in.Opcode, "type=%s does not compare %s; it takes %s", e, t, strings.Join(want, " or "))
 }
 
 func inferBinary(op Opcode, lhs, rhs Shape) (Shape, error) {
@@ -682,16 +809,19 @@ func inferBroadcast(in *Instruction) (Shape, error) {
 	return out, nil
 }
 
-// checkBroadcast checks that dims maps each dimension of x to a dimension of out of the same size, in
-// increasing order.
+// checkBroadcast checks that dims maps each dimension of x to a dimension of out of the same size. As in
+// XLA's verifier, the dimensions need not be in increasing order (XLA's simplifier folds a transpose into
+// a broadcast so); a dimension of out named twice, which would read a diagonal of x, is refused.
 func checkBroadcast(op Opcode, x, out Shape, dims []int64) error {
+	seen := make([]bool, out.Rank())
 	for i, d := range dims {
 		if d < 0 || d >= int64(out.Rank()) {
 			return errorf(op, "dimension %d of dimensions=%s is out of range for the result %s", d, intsString(dims), out.String())
 		}
-		if i > 0 && dims[i-1] >= d {
-			return errorf(op, "dimensions=%s is not in increasing order", intsString(dims))
+		if seen[d] {
+			return errorf(op, "dimensions=%s names result dimension %d twice", intsString(dims), d)
 		}
+		seen[d] = true
 		if out.Dims[d] != x.Dims[i] {
 			return errorf(op, "operand dimension %d has size %d, result dimension %d has size %d", i, x.Dims[i], d, out.Dims[d])
 		}
@@ -1501,9 +1631,11 @@ func inferMap(in *Instruction) (Shape, error) {
 	if !c.Root.Shape.IsScalar() {
 		return Shape{}, errorf(op, "%%%s returns %s, not a scalar", c.Name, c.Root.Shape.String())
 	}
+	// XLA's verifier wants each parameter of exactly its operand's element type (ShapeInference alone
+	// would let floating-point types differ): the computation reads the operand's elements as they are.
 	for i, o := range ops {
 		p, ok := paramShape(c, i)
-		if !ok || !p.IsScalar() || !sameElemIgnoringFP(p.Elem, o.Shape.Elem) {
+		if !ok || !p.IsScalar() || p.Elem != o.Shape.Elem {
 			return Shape{}, errorf(op, "parameter %d of %%%s is %s; operand %d has elements of %s", i, c.Name, p.String(), i, o.Shape.Elem)
 		}
 	}

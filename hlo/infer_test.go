@@ -175,7 +175,10 @@ func TestInferShape(t *testing.T) {
 		{"broadcast scalar", withShape(inst(OpBroadcast, ops(Scalar(f32))), Array(f32, 2, 3)), "f32[2,3]"},
 		{"broadcast mismatch", withShape(inst(OpBroadcast, ops(Array(f32, 3)), dims(0)), Array(f32, 2, 3)), "error: broadcast: operand dimension 0 has size 3, result dimension 0 has size 2"},
 		{"broadcast degenerate", withShape(inst(OpBroadcast, ops(Array(f32, 1)), dims(0)), Array(f32, 3)), "error: operand dimension 0 has size 1, result dimension 0 has size 3"},
-		{"broadcast order", withShape(inst(OpBroadcast, ops(Array(f32, 3, 3)), dims(1, 0)), Array(f32, 3, 3)), "error: not in increasing order"},
+		// XLA's verifier takes dimensions in any order (its simplifier folds transposes into broadcasts).
+		{"broadcast order", withShape(inst(OpBroadcast, ops(Array(f32, 4, 3)), dims(1, 0)), Array(f32, 3, 4)), "f32[3,4]"},
+		{"broadcast transposed", withShape(inst(OpBroadcast, ops(Array(f32, 4, 3)), dims(1, 0)), Array(f32, 4, 3)), "error: operand dimension 0 has size 4, result dimension 1 has size 3"},
+		{"broadcast repeated", withShape(inst(OpBroadcast, ops(Array(f32, 3, 3)), dims(1, 1)), Array(f32, 3, 3)), "error: dimensions={1,1} names result dimension 1 twice"},
 		{"broadcast rank", withShape(inst(OpBroadcast, ops(Array(f32, 3)), dims()), Array(f32, 3)), "error: dimensions={} lists 0 dimensions; the operand f32[3] has rank 1"},
 		{"broadcast no shape scalar", inst(OpBroadcast, ops(Scalar(f32))), "f32[]"},
 		{"broadcast no shape, XLA's sizes", inst(OpBroadcast, ops(Array(f32, 3)), dims(1)), "f32[1,3]"},
@@ -238,6 +241,8 @@ func TestInferShape(t *testing.T) {
 		{"reduce-window", inst(OpReduceWindow, ops(Array(f32, 4, 6), Scalar(f32)), toApply(add),
 			Attr{"window", Window{{Size: 2, Stride: 2, BaseDilation: 1, WindowDilation: 1}, {Size: 3, Stride: 1, BaseDilation: 1, WindowDilation: 1}}}), "f32[2,4]"},
 		{"map", inst(OpMap, ops(Array(f32, 4), Array(f32, 4)), dims(0), toApply(add)), "f32[4]"},
+		// The computation reads each operand's elements as they are: no other floating-point type.
+		{"map other precision", inst(OpMap, ops(Array(f32, 4), Array(bf16, 4)), dims(0), toApply(add)), "error: parameter 1 of %add is f32[]; operand 1 has elements of bf16"},
 		{"sort", inst(OpSort, ops(Array(f32, 4), Array(s32, 4)), dims(0), toApply(less)), "(f32[4], s32[4])"},
 		{"sort comparator", inst(OpSort, ops(Array(f32, 4)), dims(0), toApply(less)), "error: the comparator %less takes 4 parameters; 2 are needed"},
 		{"call", inst(OpCall, ops(Scalar(f32), Scalar(f32)), toApply(add)), "f32[]"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"slices"
 	"strings"
 
 	"octet/dtype"
@@ -28,6 +29,17 @@ import (
 // bounds aside; a bitcast keeps the byte size of its operand when both have plain layouts; an iota's
 // dimension is in range. Instructions whose shapes cannot be inferred (custom-call, collectives, ...) are
 // accepted as they are.
+//
+// Asynchronous operations: an async-start's shape gives its operands, its computation's result and a
+// context; each start (async, copy, all-reduce, all-gather, collective-permute) or async-update has one
+// user, which continues it, and each -update or -done continues the start of its operation (same wrapped
+// opcode, computation, target, thread and group). A computation called by anything but an asynchronous
+// operation or a custom call runs on its caller's execution thread.
+//
+// Shardings: a tuple sharding has one element per leaf of the instruction's shape.
+//
+// Collectives: replica groups and source-target pairs name devices as XLA's verifier wants them named
+// (see verify_collectives.go), and the module runs on at least one replica and one partition.
 //
 // A message starts with the position of the instruction in the text (file:line:col); instructions without
 // one, made by passes, are named instead: "computation %c, instruction %x: ...".
@@ -135,6 +147,9 @@ func (v *verifier) module() {
 		}
 	}
 	v.index = make(map[*Instruction]int, n)
+	if msg := moduleCountsError(m); msg != "" {
+		v.errorAtModule("%s", msg)
+	}
 	compNames := map[string]*Computation{}
 	for i, c := range m.Computations {
 		if c == nil {
@@ -355,9 +370,77 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 		}
 	}
 	v.layouts(in, in.Shape)
+	v.sharding(in)
 	if ok {
 		v.shape(in)
+		v.asyncUsers(in)
+		v.asyncPair(in)
+		v.collective(in)
+		v.threads(c, in)
 	}
+}
+
+// sharding checks, as XLA's HloSharding::Validate does, that a tuple sharding has one element for each
+// leaf of the instruction's tuple shape (for an outfeed, of its data and its token).
+func (v *verifier) sharding(in *Instruction) {
+	s, ok := in.Attr("sharding").(*Sharding)
+	if !ok || len(s.Tuple) == 0 {
+		return
+	}
+	shape := in.Shape
+	if in.Opcode == OpOutfeed && len(in.operands) > 0 && in.operands[0] != nil {
+		shape = Tuple(in.operands[0].Shape, Shape{Kind: TokenShape})
+	}
+	if !shape.IsTuple() {
+		v.errorAt(in, "%%%s has a tuple sharding of %d elements, but its shape %s is not a tuple", in.Name, len(s.Tuple), shape.String())
+		return
+	}
+	if n := leafCount(shape); n != len(s.Tuple) {
+		v.errorAt(in, "the sharding of %%%s has %d elements; its shape %s has %d leaves", in.Name, len(s.Tuple), shape.String(), n)
+	}
+}
+
+// leafCount is XLA's ShapeUtil::GetLeafCount: the number of non-tuple shapes in s.
+func leafCount(s Shape) int {
+	if !s.IsTuple() {
+		return 1
+	}
+	n := 0
+	for _, e := range s.Tuple {
+		n += leafCount(e)
+	}
+	return n
+}
+
+// asyncEnds gives, for each instruction that starts an asynchronous operation, the instructions that may
+// continue or end it.
+var asyncEnds = map[Opcode][]Opcode{
+	OpAsyncStart:             {OpAsyncUpdate, OpAsyncDone},
+	OpAsyncUpdate:            {OpAsyncUpdate, OpAsyncDone},
+	OpCopyStart:              {OpCopyDone},
+	OpAllReduceStart:         {OpAllReduceDone},
+	OpAllGatherStart:         {OpAllGatherDone},
+	OpCollectivePermuteStart: {OpCollectivePermuteDone},
+}
+
+// asyncUsers checks, as XLA's verifier does, that an asynchronous operation started (or updated) by in is
+// continued by exactly one instruction, which continues or ends that operation.
+func (v *verifier) asyncUsers(in *Instruction) {
+	ends, ok := asyncEnds[in.Opcode]
+	if !ok {
+		return
+	}
+	if len(in.users) != 1 {
+		v.errorAt(in, "%s %%%s needs one user that continues it, has %d", in.Opcode, in.Name, len(in.users))
+		return
+	}
+	u := in.users[0]
+	for _, e := range ends {
+		if u.Opcode == e {
+			return
+		}
+	}
+	v.errorAt(in, "%s %%%s is used by %s %%%s, which does not continue it", in.Opcode, in.Name, u.Opcode, u.Name)
 }
 
 // firstIndex returns the index of the first in in l, or -1.
@@ -387,10 +470,43 @@ func (v *verifier) layouts(in *Instruction, s Shape) {
 			v.layouts(in, e)
 		}
 	case ArrayShape:
-		if s.Layout != nil && !isPermutation(s.Layout.MinorToMajor, s.Rank()) {
+		if s.Layout == nil {
+			return
+		}
+		if !isPermutation(s.Layout.MinorToMajor, s.Rank()) {
 			v.errorAt(in, "the layout %s of %%%s does not order the %d dimensions of %s", intsString(s.Layout.MinorToMajor), in.Name, s.Rank(), s.String())
 		}
+		if msg := layoutFieldsError(s.Layout); msg != "" {
+			v.errorAt(in, "the layout of %%%s %s", in.Name, msg)
+		}
 	}
+}
+
+// layoutFieldsError is the rest of XLA's LayoutUtil::ValidateLayoutForShape: tiles have dimensions and none
+// of size 0, the element size is not negative, the index and pointer types are unsigned integer types, and
+// only sparse arrays have them or a physical shape. It returns what is wrong, or "".
+func layoutFieldsError(l *Layout) string {
+	for _, t := range l.Tiles {
+		if len(t) == 0 || slices.Contains(t, 0) {
+			return "has a tile with no dimension or one of size 0"
+		}
+	}
+	if l.ElementSizeBits < 0 {
+		return fmt.Sprintf("has a negative element size %d", l.ElementSizeBits)
+	}
+	sparse := false
+	for _, d := range l.DimLevelTypes {
+		sparse = sparse || !strings.HasPrefix(d, "D")
+	}
+	for _, t := range []dtype.Type{l.IndexType, l.PointerType} {
+		if t != dtype.Invalid && !t.IsUnsigned() {
+			return fmt.Sprintf("has index or pointer type %s; they are unsigned integer types", t)
+		}
+	}
+	if !sparse && (l.IndexType != dtype.Invalid || l.PointerType != dtype.Invalid || l.PhysicalShape != nil) {
+		return "has an index type, a pointer type or a physical shape, but the array is not sparse"
+	}
+	return ""
 }
 
 func (v *verifier) shape(in *Instruction) {

@@ -105,6 +105,205 @@ ENTRY main {
 			"rng.hlo:12:3: rng %normal draws s32 from a normal distribution; it takes floating-point values",
 			"rng.hlo:13:3: rng %invalid has no valid distribution (rng_uniform or rng_normal): rng_invalid",
 		}},
+		// What XLA's verifier asks of asynchronous operations: the shapes of start, update and done agree with
+		// the operands and the called computation, each start or update is continued by one instruction that
+		// continues it, and each done or update continues a start.
+		{"async valid", `
+HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+wrapped {
+  p = f32[2,3] parameter(0)
+  ROOT t = f32[3,2] transpose(p), dimensions={1,0}
+}
+
+ENTRY main {
+  p = f32[2,3] parameter(0)
+  s = ((f32[2,3]), f32[3,2], s32[]) async-start(p), calls=wrapped
+  u = ((f32[2,3]), f32[3,2], s32[]) async-update(s)
+  d = f32[3,2] async-done(u)
+  cs = ((f32[2,3]), f32[2,3], u32[]) custom-call-start(p), custom_call_target="foo"
+  cd = f32[2,3] custom-call-done(cs)
+  c = (f32[2,3]{1,0:S(1)}, f32[2,3], u32[]) copy-start(p)
+  cd2 = f32[2,3]{1,0:S(1)} copy-done(c)
+  ar = f32[2,3] all-reduce-start(p), to_apply=add
+  ard = f32[2,3] all-reduce-done(ar)
+  cp = (f32[2,3], f32[2,3], u32[], u32[]) collective-permute-start(p), source_target_pairs={{0,1},{1,0}}
+  cpd = f32[2,3] collective-permute-done(cp)
+  ROOT t = (f32[3,2], f32[2,3], f32[2,3], f32[2,3], f32[2,3]) tuple(d, cd, cd2, ard, cpd)
+}`, nil},
+		{"async", `
+HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+wrapped {
+  p = f32[2,3] parameter(0)
+  ROOT t = f32[3,2] transpose(p), dimensions={1,0}
+}
+
+ENTRY main {
+  p = f32[2,3] parameter(0)
+  s1 = ((f32[2,3]), f32[2,3], s32[]) async-start(p), calls=wrapped
+  d1 = f32[2,3] async-done(s1)
+  s2 = ((f32[2,3]), f32[3,2], s32[]) async-start(p), calls=wrapped
+  d2 = s32[3,2] async-done(s2)
+  s3 = ((f32[3,2]), f32[3,2], s32[]) async-start(p), calls=wrapped
+  d3 = f32[3,2] async-done(s3)
+  s4 = (f32[3,2]) async-start(p), calls=wrapped
+  tuple = ((f32[2,3]), f32[3,2], s32[]) parameter(1)
+  d5 = f32[3,2] async-done(tuple)
+  s6 = ((f32[2,3]), f32[3,2], s32[]) async-start(p), calls=wrapped
+  d6 = f32[3,2] async-done(s6)
+  d7 = f32[3,2] async-done(s6)
+  c = (f32[2,3], f32[2,3], u32[]) copy-start(p)
+  ar = (f32[2,3], f32[2,3]) all-reduce-start(p), to_apply=add
+  ard = f32[2,3] all-reduce-done(ar)
+  cp = f32[2,3] collective-permute-start(p), source_target_pairs={{0,1},{1,0}}
+  ROOT t = (f32[2,3], s32[3,2], f32[3,2]) tuple(d1, d2, d3)
+}`, []string{
+			"async.hlo:17:3: shape ((f32[2,3]), f32[2,3], s32[]) of %s1 disagrees with its operands: async-start of f32[2,3] gives ((f32[2,3]), f32[3,2], s32[])",
+			"async.hlo:20:3: shape s32[3,2] of %d2 disagrees with its operands: async-done of ((f32[2,3]), f32[3,2], s32[]) gives f32[3,2]",
+			"async.hlo:21:3: shape ((f32[3,2]), f32[3,2], s32[]) of %s3 disagrees with its operands: async-start of f32[2,3] gives ((f32[2,3]), f32[3,2], s32[])",
+			"async.hlo:23:3: %s4: async-start: the result (f32[3,2]) is not a tuple of at least two elements",
+			"async.hlo:23:3: async-start %s4 needs one user that continues it, has 0",
+			"async.hlo:25:3: %d5: async-done: the operand %tuple comes from parameter; it must come from async-start or async-update",
+			"async.hlo:26:3: async-start %s6 needs one user that continues it, has 2",
+			"async.hlo:29:3: copy-start %c needs one user that continues it, has 0",
+			"async.hlo:30:3: shape (f32[2,3], f32[2,3]) of %ar disagrees with its operands: all-reduce-start of f32[2,3] gives f32[2,3]",
+			"async.hlo:31:3: shape f32[2,3] of %ard disagrees with its operands: all-reduce-done of (f32[2,3], f32[2,3]) gives (f32[2,3], f32[2,3])",
+			"async.hlo:32:3: %cp: collective-permute-start: the result f32[2,3] is not a tuple of the operand, the result and a context",
+			"async.hlo:32:3: collective-permute-start %cp needs one user that continues it, has 0",
+		}},
+		// XLA's verifier wants a compare's type to be the one its operands' elements compare as.
+		{"comparison_type", `
+HloModule m
+
+ENTRY main {
+  f = f32[] parameter(0)
+  s = s32[] parameter(1)
+  u = u32[] parameter(2)
+  p = pred[] parameter(3)
+  c = c64[] parameter(4)
+  ok1 = pred[] compare(f, f), direction=LT, type=TOTALORDER
+  ok2 = pred[] compare(f, f), direction=LT, type=FLOAT
+  ok3 = pred[] compare(s, s), direction=LT, type=SIGNED
+  ok4 = pred[] compare(u, u), direction=LT, type=UNSIGNED
+  ok5 = pred[] compare(p, p), direction=LT, type=UNSIGNED
+  ok6 = pred[] compare(c, c), direction=EQ, type=FLOAT
+  bad1 = pred[] compare(f, f), direction=LT, type=UNSIGNED
+  bad2 = pred[] compare(s, s), direction=LT, type=UNSIGNED
+  bad3 = pred[] compare(u, u), direction=LT, type=SIGNED
+  bad4 = pred[] compare(p, p), direction=LT, type=SIGNED
+  ROOT t = (pred[], pred[]) tuple(ok1, bad1)
+}`, []string{
+			"comparison_type.hlo:16:3: %bad1: compare: type=UNSIGNED does not compare f32; it takes FLOAT or TOTALORDER",
+			"comparison_type.hlo:17:3: %bad2: compare: type=UNSIGNED does not compare s32; it takes SIGNED",
+			"comparison_type.hlo:18:3: %bad3: compare: type=SIGNED does not compare u32; it takes UNSIGNED",
+			"comparison_type.hlo:19:3: %bad4: compare: type=SIGNED does not compare pred; it takes UNSIGNED",
+		}},
+		// XLA's HloSharding::Validate: a tuple sharding has one element per leaf of the shape (an outfeed's
+		// covers its data and its token).
+		{"tuple_sharding", `
+HloModule m
+
+ENTRY main {
+  p = (f32[4], (s32[], f32[2])) parameter(0), sharding={{replicated}, {maximal device=0}, {replicated}}
+  q = (f32[4], f32[2]) parameter(1), sharding={{replicated}}
+  r = f32[4] parameter(2), sharding={{replicated}, {replicated}}
+  s = (f32[4], f32[2]) parameter(3), sharding={replicated}
+  t = token[] after-all()
+  o = token[] outfeed((f32[4]) tuple(r), t), outfeed_shape=(f32[4]{0}), sharding={{replicated}, {maximal device=0}}
+  ROOT u = () tuple()
+}`, []string{
+			"tuple_sharding.hlo:6:3: the sharding of %q has 1 elements; its shape (f32[4], f32[2]) has 2 leaves",
+			"tuple_sharding.hlo:7:3: %r has a tuple sharding of 2 elements, but its shape f32[4] is not a tuple",
+		}},
+		// XLA's CheckReplicaGroups and GetCollectiveOpGroupMode, and the pairs of a collective-permute.
+		{"replica_groups", `
+HloModule m, replica_count=4, num_partitions=2
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  ok1 = f32[8] all-reduce(p), replica_groups={{0},{1,3},{2}}, to_apply=add
+  ok2 = f32[8] all-reduce(p), replica_groups={{0,1,2,3,4,5,6,7}}, channel_id=1, use_global_device_ids=true, to_apply=add
+  ok3 = f32[8] all-reduce(p), replica_groups={}, to_apply=add
+  ok4 = f32[8] all-to-all(p), replica_groups={{0,1}}, channel_id=2, dimensions={0}
+  empty = f32[8] all-reduce(p), replica_groups={{0,1,2,3},{}}, to_apply=add
+  twice = f32[8] all-reduce(p), replica_groups={{0,1},{2,0}}, to_apply=add
+  missing = f32[8] all-reduce(p), replica_groups={{0,1},{2,4}}, to_apply=add
+  count = f32[8] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+  flat = f32[8] all-reduce(p), replica_groups={{0,1,2,3}}, channel_id=3, use_global_device_ids=true, to_apply=add
+  nochannel = f32[8] all-reduce(p), replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=add
+  unnamed = f32[8] all-reduce(p), replica_groups={}, channel_id=4, use_global_device_ids=true, to_apply=add
+  uneven = f32[16] all-gather(p), replica_groups={{0,1},{2},{3}}, dimensions={0}
+  source = f32[8] collective-permute(p), source_target_pairs={{0,1},{0,2}}
+  target = f32[8] collective-permute(p), source_target_pairs={{0,1},{2,1}}
+  ROOT t = () tuple()
+}`, []string{
+			"replica_groups.hlo:16:3: %empty has an empty replica group",
+			"replica_groups.hlo:17:3: %twice names device 0 in two replica groups",
+			"replica_groups.hlo:18:3: %missing names 4 devices in its replica groups but not device 3",
+			"replica_groups.hlo:19:3: the replica groups of %count name 2 devices; grouping across replicas, the module's 4 are needed",
+			"replica_groups.hlo:20:3: the replica groups of %flat name 4 devices; grouping across flattened device ids, the module's 8 are needed",
+			"replica_groups.hlo:21:3: %nochannel has use_global_device_ids but no channel_id: XLA has no such group mode",
+			"replica_groups.hlo:22:3: %unnamed uses global device ids, which need replica_groups to name the devices",
+			"replica_groups.hlo:23:3: the replica groups of %uneven differ in size (2 and 1); all-gather takes groups of one size",
+			"replica_groups.hlo:24:3: %source names source 0 twice in source_target_pairs",
+			"replica_groups.hlo:25:3: %target names target 1 twice in source_target_pairs",
+		}},
+		// An async-done continues its start's operation; a callee runs on its caller's thread.
+		{"async_threads", `
+HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}, execution_thread="side"
+
+fused {
+  ROOT p = f32[4] parameter(0)
+}, execution_thread="side"
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  s1 = ((f32[4]), f32[4], u32[]) custom-call-start(p), custom_call_target="foo"
+  d1 = f32[4] custom-call-done(s1), custom_call_target="bar"
+  s2 = ((f32[4]), f32[4], u32[]) custom-call-start(p), custom_call_target="foo", async_group_id=1
+  d2 = f32[4] custom-call-done(s2), custom_call_target="foo"
+  s3 = ((f32[4]), f32[4], u32[]) custom-call-start(p), custom_call_target="foo", async_execution_thread="side"
+  d3 = f32[4] custom-call-done(s3), custom_call_target="foo", async_execution_thread="side"
+  f = f32[4] fusion(p), kind=kLoop, calls=fused
+  c = f32[4] custom-call(p), custom_call_target="x", called_computations={fused}
+  ROOT r = f32[4] all-reduce(p), replica_groups={}, to_apply=add
+}`, []string{
+			"async_threads.hlo:17:3: async-done %d1 continues %s1, which has another custom_call_target",
+			"async_threads.hlo:19:3: async-done %d2 continues %s2, which has another async_group_id",
+			"async_threads.hlo:22:3: %f calls %fused of execution thread \"side\" from computation %main of thread \"main\"",
+			"async_threads.hlo:24:3: %r calls %add of execution thread \"side\" from computation %main of thread \"main\"",
+		}},
+		{"device_counts", `
+HloModule m, replica_count=0, num_partitions=-2
+
+ENTRY main {
+  ROOT p = f32[8] parameter(0)
+}`, []string{"device_counts.hlo:2:1: replica_count=0: a module runs on at least one"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,6 +342,9 @@ var invalidByDesign = map[string]string{
 	"xla__hlo__translate__hlo_to_mhlo__tests__while.hlo": "broadcast(f32[1]) to f32[3] with dimensions={0}: HLO's " +
 		"broadcast does not expand size-1 dimensions",
 	"xla__tools__print_indexing_test.hlo": "passes s32[1024] to the fused computation's s32[] parameter 1",
+	"xla__hlo__translate__hlo_to_mhlo__tests__import_async.hlo": "importer tests of asynchronous collectives whose " +
+		"shapes XLA's verifier rejects: an all-gather-start and a collective-permute-start of array shape, an " +
+		"all-reduce-start of one operand returning a tuple",
 	"xla__hlo__translate__hlo_to_mhlo__tests__module_attributes.hlo": "an importer test: its input_output_alias " +
 		"aliases the s32[2,3] output to the s32[] parameter (XLA's HloInputOutputAliasConfig::Verify rejects it)",
 }
@@ -336,6 +538,35 @@ func TestVerifyNeverPanics(t *testing.T) {
 				}()
 				hlo.Verify(m)
 			}()
+		}
+	}
+}
+
+// TestVerifyLayoutFields checks what XLA's layout validation refuses in a layout the HLO text parser cannot
+// be given but an HloModuleProto can: a tile of size 0, a negative element size, a signed index type, and
+// a physical shape on a dense array.
+func TestVerifyLayoutFields(t *testing.T) {
+	for _, tc := range []struct{ layout, want string }{
+		{"minor_to_major: 0 tiles { dimensions: 8 } tiles { dimensions: 0 }", "has a tile with no dimension or one of size 0"},
+		{"minor_to_major: 0 tiles { }", "has a tile with no dimension or one of size 0"},
+		{"minor_to_major: 0 element_size_in_bits: -4", "has a negative element size -4"},
+		{"minor_to_major: 0 dim_level_types: DIM_COMPRESSED index_primitive_type: S32", "has index or pointer type s32; they are unsigned integer types"},
+		{"minor_to_major: 0 physical_shape { element_type: U8 dimensions: 4 layout { minor_to_major: 0 } }", "has an index type, a pointer type or a physical shape, but the array is not sparse"},
+		{"minor_to_major: 0 dim_level_types: DIM_COMPRESSED index_primitive_type: U32 pointer_primitive_type: U64", ""},
+	} {
+		src := `name: "m" entry_computation_name: "e" computations { name: "e" id: 1 root_id: 1
+  instructions { name: "p" id: 1 opcode: "parameter" shape { element_type: F32 dimensions: 4 layout { ` + tc.layout + ` } } } }`
+		mods, err := parser.ParseFile(token.NewFileSet(), "l.pbtxt", []byte(src))
+		if err != nil {
+			t.Errorf("%s: %v", tc.layout, err)
+			continue
+		}
+		err = hlo.Verify(mods[0])
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.layout, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), "the layout of %p "+tc.want)):
+			t.Errorf("%s: error %v, want %q", tc.layout, err, tc.want)
 		}
 	}
 }

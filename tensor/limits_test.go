@@ -87,3 +87,108 @@ func TestNpzOverBudget(t *testing.T) {
 		t.Errorf("two arrays of 4 KiB in 8191 bytes: %v", err)
 	}
 }
+
+// TestNpzForgedSize checks a deflated member whose archive entry claims 2^40 bytes and whose header claims
+// a 1 GiB array, over a few bytes of data, read with no budget: what the member's compressed bytes can
+// expand to bounds the memory set aside, so the read fails without allocating the claim.
+func TestNpzForgedSize(t *testing.T) {
+	src := forgedNpz()
+	var err error
+	n := allocated(func() { _, _, err = tensor.ReadNpz(bytes.NewReader(src), int64(len(src))) })
+	if err == nil || !strings.Contains(err.Error(), `member "x.npy": npy: f32[268435456] needs 1073741824 bytes of data, more than the`) {
+		t.Errorf("error %v", err)
+	}
+	if n > 16<<20 {
+		t.Errorf("reading the member allocated %d bytes", n)
+	}
+}
+
+// forgedNpz is an archive of one deflated member whose entry claims 2^40 bytes and whose header claims a
+// 1 GiB array, over 64 bytes of data.
+func forgedNpz() []byte {
+	var member bytes.Buffer
+	fw, _ := flate.NewWriter(&member, flate.BestCompression)
+	fw.Write(npyClaiming("(268435456,)", make([]byte, 64)))
+	fw.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "x.npy", Method: zip.Deflate,
+		CompressedSize64: uint64(member.Len()), UncompressedSize64: 1 << 40})
+	if err != nil {
+		panic(err)
+	}
+	w.Write(member.Bytes())
+	zw.Close()
+	return buf.Bytes()
+}
+
+// withAlias returns a copy of the zip archive src, which must hold one member, with a second central
+// directory entry named alias for the same bytes.
+func withAlias(t testing.TB, src []byte, alias string) []byte {
+	eocd := bytes.LastIndex(src, []byte("PK\x05\x06"))
+	if eocd < 0 {
+		t.Fatal("no end of central directory")
+	}
+	cdSize := binary.LittleEndian.Uint32(src[eocd+12:])
+	cdOff := binary.LittleEndian.Uint32(src[eocd+16:])
+	entry := bytes.Clone(src[cdOff : cdOff+cdSize])
+	nameLen := int(binary.LittleEndian.Uint16(entry[28:]))
+	if nameLen != len(alias) {
+		t.Fatalf("alias %q must have %d bytes", alias, nameLen)
+	}
+	copy(entry[46:], alias)
+	var out bytes.Buffer
+	out.Write(src[:cdOff+cdSize])
+	out.Write(entry)
+	end := bytes.Clone(src[eocd:])
+	binary.LittleEndian.PutUint16(end[8:], 2)
+	binary.LittleEndian.PutUint16(end[10:], 2)
+	binary.LittleEndian.PutUint32(end[12:], 2*cdSize)
+	out.Write(end)
+	return out.Bytes()
+}
+
+// TestNpzOverlappingMembers checks that two members sharing bytes are refused, as numpy.load refuses them:
+// an archive of overlapping members would otherwise expand quadratically.
+func TestNpzOverlappingMembers(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "a.npy", Method: zip.Deflate})
+	w.Write(npyClaiming("(1024,)", make([]byte, 4096)))
+	zw.Close()
+	if _, _, err := tensor.ReadNpz(bytes.NewReader(buf.Bytes()), int64(buf.Len())); err != nil {
+		t.Fatalf("the archive of one member: %v", err)
+	}
+	src := withAlias(t, buf.Bytes(), "b.npy")
+	_, _, err := tensor.ReadNpz(bytes.NewReader(src), int64(len(src)))
+	if err == nil || err.Error() != `npz: members "a.npy" and "b.npy" overlap` {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestNpzLinear checks that reading an archive of 2n small members allocates about twice what n members
+// do: the overlap check and the per-member budget cost no more than the members.
+func TestNpzLinear(t *testing.T) {
+	archive := func(n int) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for i := range n {
+			w, _ := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("a%d.npy", i), Method: zip.Store})
+			w.Write(npyClaiming("(4,)", make([]byte, 16)))
+		}
+		zw.Close()
+		return buf.Bytes()
+	}
+	var allocs [2]float64
+	for i, n := range []int{2000, 4000} {
+		src := archive(n)
+		allocs[i] = testing.AllocsPerRun(2, func() {
+			if _, _, err := tensor.ReadNpz(bytes.NewReader(src), int64(len(src))); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if r := allocs[1] / allocs[0]; r > 2.3 {
+		t.Errorf("%.0f allocations for 2000 members, %.0f for 4000: %.2fx", allocs[0], allocs[1], r)
+	}
+}

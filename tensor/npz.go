@@ -3,11 +3,13 @@ package tensor
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +21,9 @@ import (
 
 // ReadNpz reads every array of a .npz archive (stored or deflated members). names lists them in the
 // archive's order, without the ".npy" suffix; arrays maps each name to its tensor. Arrays of the narrow
-// ml_dtypes types (raw void data) need their types: use ReadNpzAs.
+// ml_dtypes types (raw void data) need their types: use ReadNpzAs. Members that share bytes are refused,
+// as numpy.load refuses them, and no member is given memory beyond what its compressed bytes can expand
+// to, whatever the archive and the member's header claim.
 func ReadNpz(r io.ReaderAt, size int64) (names []string, arrays map[string]*Tensor, err error) {
 	return ReadNpzAs(r, size, nil)
 }
@@ -39,6 +43,9 @@ func ReadNpzWithin(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBy
 	if err != nil {
 		return nil, nil, fmt.Errorf("npz: %v", err)
 	}
+	if err := checkNoOverlap(zr.File); err != nil {
+		return nil, nil, err
+	}
 	arrays = map[string]*Tensor{}
 	var used int64 // bytes of array data read so far
 	for _, f := range zr.File {
@@ -53,9 +60,10 @@ func ReadNpzWithin(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBy
 		if err != nil {
 			return nil, nil, fmt.Errorf("npz: member %q: %v", f.Name, err)
 		}
-		// The archive says how large the member is (the zip reader holds the member to it): its array's
-		// data cannot be larger, whatever its header claims.
-		limit := int64(min(f.UncompressedSize64, math.MaxInt64))
+		// The archive says how large the member is (the zip reader holds the member to it), and what it
+		// holds cannot be larger than its compressed bytes expand to: its array's data cannot be larger,
+		// whatever its header claims, and memory is set aside for no more.
+		limit := int64(min(f.UncompressedSize64, expandsTo(f, size), math.MaxInt64))
 		if maxBytes > 0 {
 			limit = min(limit, maxBytes-used)
 		}
@@ -82,6 +90,51 @@ func ReadNpzWithin(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBy
 		arrays[name] = t
 	}
 	return names, arrays, nil
+}
+
+// maxDeflateRatio bounds how many bytes one compressed byte of a deflate stream expands to: a stream of
+// maximal-length back-references gives 258 bytes for each 2 bits, a little over 1032 to 1.
+const maxDeflateRatio = 1033
+
+// expandsTo returns the most bytes member f can hold given the bytes it takes in an archive of size bytes:
+// its compressed size (which cannot exceed the archive), times what deflate can expand to.
+func expandsTo(f *zip.File, size int64) uint64 {
+	c := min(f.CompressedSize64, uint64(max(size, 0)))
+	switch f.Method {
+	case zip.Store:
+		return c
+	case zip.Deflate:
+		if c > math.MaxInt64/maxDeflateRatio {
+			return math.MaxInt64
+		}
+		return c * maxDeflateRatio
+	}
+	return math.MaxInt64 // the zip reader refuses other methods
+}
+
+// checkNoOverlap refuses an archive in which two members share bytes, as Python's zipfile (and so
+// numpy.load) does: a member can then hold nothing another does, and an archive of overlapping members
+// cannot expand quadratically.
+func checkNoOverlap(files []*zip.File) error {
+	type span struct {
+		start, end uint64
+		name       string
+	}
+	spans := make([]span, 0, len(files))
+	for _, f := range files {
+		off, err := f.DataOffset()
+		if err != nil {
+			return fmt.Errorf("npz: member %q: %v", f.Name, err)
+		}
+		spans = append(spans, span{uint64(off), uint64(off) + f.CompressedSize64, f.Name})
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].start < spans[i-1].end {
+			return fmt.Errorf("npz: members %q and %q overlap", spans[i-1].name, spans[i].name)
+		}
+	}
+	return nil
 }
 
 // WriteNpz writes the tensors as numpy.savez does: a zip archive of uncompressed NAME.npy members, in the

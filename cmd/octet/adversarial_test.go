@@ -168,6 +168,43 @@ var adversarialCases = []adversarialCase{
 	{name: "out-of-range constant", make: text("HloModule m\nENTRY e {\n  ROOT c = s8[] constant(300)\n}\n"), positioned: true},
 	{name: "very deep operand nesting", make: text("HloModule m\nENTRY e {\n  ROOT r = f32[] " + nested(100000, "negate(", "f32[] parameter(0)", ")") + "\n}\n"), positioned: true},
 	{name: "very deep tuple shape", make: text("HloModule m\nENTRY e {\n  ROOT p = " + nested(100000, "(", "f32[]", ")") + " parameter(0)\n}\n"), positioned: true},
+
+	// Layouts out of range: what XLA's parser and its layout validation refuse.
+	{name: "tile of size 0", make: text("HloModule m\nENTRY e {\n  ROOT p = f32[4]{0:T(0)} parameter(0)\n}\n"), positioned: true},
+	{name: "tile of 99999999999999999999", make: text("HloModule m\nENTRY e {\n  ROOT p = f32[4]{0:T(99999999999999999999)} parameter(0)\n}\n"), positioned: true},
+	{name: "negative element size", make: text("HloModule m\nENTRY e {\n  ROOT p = f32[4]{0:E(-5)} parameter(0)\n}\n"), positioned: true},
+	{name: "signed index type", make: text("HloModule m\nENTRY e {\n  ROOT p = f32[4]{0:#(s32)} parameter(0)\n}\n"), positioned: true},
+	{name: "physical shapes nested", make: text("HloModule m\nENTRY e {\n  ROOT p = f32[4]{0:" + nested(3000, "P(f32[4]{0:", "", "})") + "} parameter(0)\n}\n"), positioned: true},
+
+	// Deep nesting in every construct that nests.
+	{name: "deep backend config", make: text(entryHead + "  ROOT r = f32[] negate(p), backend_config=" + nested(100000, "{", "", "}") + "\n}\n"), positioned: true},
+	{name: "deep sharding", make: text(entryHead + "  ROOT r = f32[] negate(p), sharding=" + nested(100000, "{", "replicated", "}") + "\n}\n"), positioned: true},
+	{name: "deep original value", make: text(entryHead + "  ROOT r = f32[] negate(p), origin={" + nested(100000, "(", `{"x"}`, ")") + "}\n}\n"), positioned: true},
+	{name: "deep buffer shape", make: text("HloModule m\nENTRY e {\n  ROOT p = " + nested(100000, "b(", "f32[4]", ")") + " parameter(0)\n}\n"), positioned: true},
+	{name: "deep literal", make: text("HloModule m\nENTRY e {\n  ROOT c = f32[1] constant(" + nested(100000, "{", "1", "}") + ")\n}\n"), positioned: true},
+	{name: "deep metadata", make: text(entryHead + "  ROOT r = f32[] negate(p), metadata=" + nested(100000, "{", "", "}") + "\n}\n"), positioned: true},
+
+	// Enormous numbers in attributes.
+	{name: "enormous iota dimension", make: text("HloModule m\nENTRY e {\n  ROOT r = s32[4] iota(), iota_dimension=99999999999999999999\n}\n"), positioned: true},
+	{name: "enormous slice", make: text(entryHead + "  q = f32[4] broadcast(p), dimensions={}\n  ROOT r = f32[4] slice(q), slice={[0:9223372036854775807:9223372036854775807]}\n}\n"), positioned: true, printable: true},
+	{name: "enormous padding", make: text(entryHead + "  q = f32[4] broadcast(p), dimensions={}\n  ROOT r = f32[4] pad(q, p), padding=9223372036854775807_9223372036854775807_9223372036854775807\n}\n"), positioned: true, printable: true},
+	{name: "enormous tuple index", make: text("HloModule m\nENTRY e {\n  p = (f32[]) parameter(0)\n  ROOT r = f32[] get-tuple-element(p), index=9223372036854775807\n}\n"), positioned: true, printable: true},
+	{name: "enormous parameter number", make: text("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(9223372036854775807)\n}\n"), positioned: true},
+	{name: "enormous integer constant", make: text("HloModule m\nENTRY e {\n  ROOT c = s64[] constant(99999999999999999999999999)\n}\n"), positioned: true},
+
+	// Cycles through every kind of call: errors, whatever pass meets them.
+	{name: "while body calls itself", make: text("HloModule m\nb {\n  p = (s32[]) parameter(0)\n  ROOT w = (s32[]) while(p), condition=c, body=b\n}\nc {\n  p = (s32[]) parameter(0)\n  ROOT t = pred[] constant(true)\n}\nENTRY e {\n  p = (s32[]) parameter(0)\n  ROOT w = (s32[]) while(p), condition=c, body=b\n}\n"), positioned: true, printable: true},
+	{name: "fusion calls itself", make: text("HloModule m\nf {\n  p = f32[] parameter(0)\n  ROOT q = f32[] fusion(p), kind=kLoop, calls=f\n}\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT q = f32[] fusion(p), kind=kLoop, calls=f\n}\n"), positioned: true, printable: true},
+	{name: "sort comparator sorts", make: text("HloModule m\nlt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  v = f32[2] broadcast(a), dimensions={}\n  s = f32[2] sort(v), dimensions={0}, to_apply=lt\n  ROOT l = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT s = f32[4] sort(p), dimensions={0}, to_apply=lt\n}\n"), positioned: true, printable: true},
+	{name: "async computation starts itself", make: text("HloModule m\na {\n  p = f32[4] parameter(0)\n  s = ((f32[4]), f32[4], u32[]) async-start(p), calls=a\n  ROOT d = f32[4] async-done(s)\n}\nENTRY e {\n  p = f32[4] parameter(0)\n  s = ((f32[4]), f32[4], u32[]) async-start(p), calls=a\n  ROOT d = f32[4] async-done(s)\n}\n"), positioned: true, printable: true},
+	{name: "unreachable computations call each other", make: text("HloModule m\nx {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=y\n}\ny {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=x\n}\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"), positioned: true, printable: true},
+	{name: "control predecessors in a cycle", make: text(entryHead + "  a = f32[] negate(p), control-predecessors={b}\n  b = f32[] negate(p), control-predecessors={a}\n  ROOT r = f32[] add(a, b)\n}\n"), positioned: true, printable: true},
+	{name: "control predecessor of itself", make: text(entryHead + "  a = f32[] negate(p), control-predecessors={a}\n  ROOT r = f32[] add(a, a)\n}\n"), positioned: true, printable: true},
+
+	// Shapes that XLA's verifier refuses and that a run would otherwise give out under another type.
+	{name: "async-done of another shape", make: text("HloModule m\nw {\n  p = f32[2,3] parameter(0)\n  ROOT t = f32[3,2] transpose(p), dimensions={1,0}\n}\nENTRY e {\n  p = f32[2,3] parameter(0)\n  s = ((f32[2,3]), f32[3,2], u32[]) async-start(p), calls=w\n  ROOT d = s32[3,2] async-done(s)\n}\n"), positioned: true, printable: true},
+	{name: "map over another precision", make: text("HloModule m\nn {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\nENTRY e {\n  p = f64[3] parameter(0)\n  ROOT r = f32[3] map(p), dimensions={0}, to_apply=n\n}\n"), positioned: true, printable: true},
+	{name: "tuple sharding of an array", make: text(entryHead + "  ROOT r = f32[] negate(p), sharding={" + strings.Repeat("{replicated},", 100000) + "{replicated}}\n}\n"), positioned: true, printable: true},
 }
 
 // adversarialCommands are the command lines every case goes through; FILE stands for the input.
@@ -292,6 +329,18 @@ func TestLinearWork(t *testing.T) {
 		},
 	}
 	generators["reused names"] = reusedNames
+	generators["control successors"] = func(n int) string {
+		return repeat(n, entryHead+"  c = f32[] negate(p)\n", "  x%d = f32[] negate(p), control-predecessors={c}\n", "  ROOT r = f32[] negate(p), control-predecessors={x1}\n}\n")
+	}
+	generators["async pairs"] = func(n int) string {
+		return repeat(n, "HloModule m\nw {\n  a = f32[4] parameter(0)\n  ROOT b = f32[4] negate(a)\n}\nENTRY e {\n  p = f32[4] parameter(0)\n",
+			"  s%d = ((f32[4]), f32[4], u32[]) async-start(p), calls=w\n  d%d = f32[4] async-done(s%d)\n", "  ROOT r = f32[4] negate(p)\n}\n")
+	}
+	generators["tuple sharding"] = func(n int) string {
+		elems := strings.TrimSuffix(strings.Repeat("f32[], ", n), ", ")
+		shard := strings.TrimSuffix(strings.Repeat("{maximal device=0}, ", n), ", ")
+		return "HloModule m\nENTRY e {\n  p = (" + elems + ") parameter(0), sharding={" + shard + "}\n  ROOT r = f32[] get-tuple-element(p), index=0\n}\n"
+	}
 	generators["operand nesting"] = func(n int) string {
 		// Below the parser's nesting limit, so that the whole input is read.
 		return "HloModule m\nENTRY e {\n  ROOT r = f32[] " + nested(n/4, "negate(", "f32[] parameter(0)", ")") + "\n}\n"
@@ -305,6 +354,9 @@ func TestLinearWork(t *testing.T) {
 				path := filepath.Join(dir, fmt.Sprintf("%s-%d.hlo", strings.ReplaceAll(name, " ", "_"), size))
 				if err := os.WriteFile(path, []byte(gen(size)), 0o644); err != nil {
 					t.Fatal(err)
+				}
+				if code, _, errs := runOctet(t, "", "check", path); code != 0 && !strings.Contains(name, "error") {
+					t.Fatalf("check of n=%d: exit %d: %.300s", size, code, errs)
 				}
 				allocs[i] = testing.AllocsPerRun(2, func() { runOctet(t, "", "check", path) })
 			}

@@ -17,6 +17,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(addModule))
 	f.Add([]byte("ENTRY e {\n  p = (f32[2], s32[]) parameter(0)\n  ROOT r = f32[2] negate(f32[2] %p#0)\n}\n"))
 	f.Add([]byte("HloModule m\nc {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[8]{0:T(8)S(1)} parameter(0), sharding={devices=[2]0,1}\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=c, metadata={op_name=\"r\"}\n}\n"))
+	// Constructs XLA writes that hand-made seeds would not reach soon: a signature touching its body,
+	// asynchronous pairs, layouts with fields, shardings with iota tile assignments, control edges.
+	f.Add([]byte("HloModule m, is_scheduled=true\nw {\n  p = f32[2,3]{1,0:T(8,128)E(4)S(1)} parameter(0)\n  ROOT t = f32[3,2]{0,1} transpose(p), dimensions={1,0}\n}, execution_thread=\"x\"\nENTRY e (p: f32[2,3]) -> f32[3,2]{\n  p = f32[2,3] parameter(0), sharding={devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}\n  s = ((f32[2,3]), f32[3,2], s32[]) async-start(p), calls=w\n  d = f32[3,2] async-done(s), control-predecessors={p}\n  ROOT c = f32[3,2] custom-call(d), custom_call_target=\"x\", backend_config={a:[{b:1}]}, literal=s32[2]{0} {1, 2}\n}\n"))
 	if dir := shared.Find(); dir != "" {
 		// A few real files as seeds.
 		for _, name := range []string{"bf16_dequant.xla-0.4.32.optimized.hlo", "fp8_matmul.compiled.hlo", "f32_relu_amax.before.hlo"} {

@@ -265,7 +265,7 @@ var kindSamples = map[hlo.AttrKind]string{
 	hlo.AttrConvDims: "b0f_0io->b0f", hlo.AttrBackendConfig: `{"x":1}`, hlo.AttrMetadata: `{op_name="x"}`,
 	hlo.AttrFrontendAttributes: `{a="1"}`, hlo.AttrReplicaGroups: "{{0}}", hlo.AttrSharding: "{replicated}",
 	hlo.AttrAliasing: "{{}: (0, {})}", hlo.AttrShape: "(f32[4]{0}, pred[])", hlo.AttrShapes: "{f32[4]{0}}",
-	hlo.AttrLiteral: "s32[2] {1, 2}",
+	hlo.AttrLiteral: "s32[2]{0} {1, 2}",
 }
 
 // TestEveryAttributeRead writes every attribute of every opcode (and the common ones) with a value of its

@@ -1851,13 +1851,59 @@ func (p *parser) shapeInto(s *hlo.Shape) bool {
 		s.Dims = nil
 		return true
 	}
-	if p.peek() != '{' {
+	brace, isLayout := p.layoutAhead()
+	if !isLayout {
 		s.Layout = p.defaultLayout(len(s.Dims))
 		return true
 	}
+	p.off = brace
 	l, ok := p.layout(len(s.Dims))
 	s.Layout = l
 	return ok
+}
+
+// layoutAhead reports whether a layout follows the shape just read, and the offset of its '{'. As in
+// XLA's parser, a '{' after a shape opens a layout only when an integer or ':' comes next: in
+// "ENTRY e (p: f32[4]) -> f32[4]{" followed by the first instruction, the '{' opens the computation.
+// White space and comments may come between the tokens; nothing is consumed.
+func (p *parser) layoutAhead() (int, bool) {
+	skip := func(i int) int {
+		s := p.src[:p.end]
+		for i < len(s) {
+			switch c := s[i]; {
+			case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+				i++
+			case c == '/' && i+1 < len(s) && s[i+1] == '/':
+				nl := strings.IndexByte(s[i:], '\n')
+				if nl < 0 {
+					return len(s)
+				}
+				i += nl + 1
+			case c == '/' && i+1 < len(s) && s[i+1] == '*':
+				e := strings.Index(s[i+2:], "*/")
+				if e < 0 {
+					return len(s)
+				}
+				i += e + 4
+			default:
+				return i
+			}
+		}
+		return i
+	}
+	brace := skip(p.off)
+	if brace >= p.end || p.src[brace] != '{' {
+		return 0, false
+	}
+	next := skip(brace + 1)
+	if next >= p.end {
+		return 0, false
+	}
+	c := p.src[next]
+	if c == '-' && next+1 < p.end {
+		c = p.src[next+1]
+	}
+	return brace, isDigit(c) || p.src[next] == ':'
 }
 
 // defaultLayout returns the row-major layout of a rank-n array. Below rank 8 it is one Layout, shared by
@@ -1944,6 +1990,7 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 			case c == 'T':
 				p.off++
 				for p.peek() == '(' {
+					tileStart := p.off
 					p.off++
 					var t hlo.Tile
 					for !p.accept(')') {
@@ -1952,8 +1999,14 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 							p.off++
 							t = append(t, hlo.CombineDim)
 						} else {
+							st := p.off
 							n, ok := p.integer("in a tile")
 							if !ok {
+								return false
+							}
+							if n == 0 {
+								// XLA's LayoutUtil::ValidateLayoutForShape: "layout has invalid tiles".
+								p.errorAt(st, "a tile dimension cannot be 0")
 								return false
 							}
 							t = append(t, n)
@@ -1962,6 +2015,10 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 							p.errorAt(p.off, "expected ',' or ')' in a tile, found %s", p.describe())
 							return false
 						}
+					}
+					if len(t) == 0 {
+						p.errorAt(tileStart, "a tile needs at least one dimension")
+						return false
 					}
 					l.Tiles = append(l.Tiles, t)
 				}
@@ -1987,8 +2044,15 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 				if !p.expect('(', "in a layout") {
 					return false
 				}
+				st := p.off
 				n, ok := p.integer("in a layout")
 				if !ok || !p.expect(')', "in a layout") {
+					return false
+				}
+				// What XLA's LayoutUtil::ValidateLayoutForShape refuses.
+				if c == 'L' && n <= 0 || c == 'E' && n < 0 {
+					what := map[byte]string{'L': "tail padding alignment L(n) must be positive", 'E': "element size E(n) cannot be negative"}[c]
+					p.errorAt(st, "%s, got %d", what, n)
 					return false
 				}
 				switch c {
@@ -2016,12 +2080,13 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 					p.errorAt(st, "unknown element type %q in a layout", p.src[st:p.off])
 					return false
 				}
-				if !t.IsInteger() {
+				if !t.IsUnsigned() {
+					// XLA's parser reads these with ParseUnsignedIntegerType.
 					what := "pointer"
 					if c == '#' {
 						what = "index"
 					}
-					p.errorAt(st, "the %s type of a layout must be an integer type, not %s", what, t)
+					p.errorAt(st, "the %s type of a layout must be an unsigned integer type, not %s", what, t)
 					return false
 				}
 				if !p.expect(')', "in a layout") {
@@ -2052,18 +2117,22 @@ func (p *parser) layoutFields(l *hlo.Layout) bool {
 					l.SplitConfigs = append(l.SplitConfigs, sc)
 				}
 			case c == 'P':
+				pStart := p.off
 				p.enter(p.off)
 				p.off++
 				if !p.expect('(', "in a layout") {
 					p.leave()
 					return false
 				}
-				ps, ok := p.shape()
+				_, ok := p.shape()
 				p.leave()
 				if !ok || !p.expect(')', "in a layout") {
 					return false
 				}
-				l.PhysicalShape = &ps
+				// XLA's parser reads a physical shape, then refuses it: "Layout has physical shape, but is
+				// not for a sparse array".
+				p.errorAt(pStart, "a layout in HLO text cannot have a physical shape P(...)")
+				return false
 			default:
 				p.errorAt(p.off, "unexpected %s in a layout", p.describe())
 				return false

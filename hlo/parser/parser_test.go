@@ -203,3 +203,35 @@ func TestBugIsNotBadInput(t *testing.T) {
 		t.Errorf("%d errors, want %d", n, maxErrors)
 	}
 }
+
+// TestLayoutOrBody checks XLA's rule for a '{' after a shape: it opens a layout only when an integer or ':'
+// comes next, so a signature's result shape may touch the brace that opens the computation.
+func TestLayoutOrBody(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		layout    string // the root's layout as minor-to-major, or the error
+	}{
+		{"signature touching the body", "ENTRY e (p: f32[4,2]) -> f32[4,2]{\n  ROOT p = f32[4,2] parameter(0)\n}\n", "1,0"},
+		{"scalar signature touching the body", "ENTRY e () -> f32[]{\n  ROOT c = f32[] constant(1)\n}\n", ""},
+		{"layout after a space", "ENTRY e {\n  ROOT p = f32[4,2] {0,1} parameter(0)\n}\n", "0,1"},
+		{"layout after a comment", "ENTRY e {\n  ROOT p = f32[4,2] /* c */ { 0,1 } parameter(0)\n}\n", "0,1"},
+		{"fields only", "ENTRY e {\n  ROOT p = f32[]{:T(128)} parameter(0)\n}\n", ""},
+		{"empty braces are no layout", "ENTRY e {\n  ROOT p = f32[4]{} parameter(0)\n}\n", "t.hlo:2:18: expected an opcode"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := ParseString("t.hlo", tc.src)
+			if strings.HasPrefix(tc.layout, "t.hlo:") {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.layout) {
+					t.Fatalf("error %v, want %s...", err, tc.layout)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := hlo.JoinInts(m.Entry.Root.Shape.Layout.MinorToMajor); got != tc.layout {
+				t.Errorf("layout {%s}, want {%s}", got, tc.layout)
+			}
+		})
+	}
+}

@@ -46,17 +46,24 @@ func TestComputationAttributeKind(t *testing.T) {
 	}
 }
 
-// TestLayoutTypes checks that a layout's index and pointer types must be integer types, and print back.
+// TestLayoutTypes checks that a layout's index and pointer types must be unsigned integer types (XLA's
+// parser reads them so), that what XLA's layout validation refuses is refused, and that layouts print back.
 func TestLayoutTypes(t *testing.T) {
-	if _, err := parser.ParseShape("f32[2]{0:*(f32)}"); err == nil ||
-		!strings.Contains(err.Error(), "shape:1:12: the pointer type of a layout must be an integer type, not f32") {
-		t.Errorf("*(f32): error %v", err)
+	for _, tc := range []struct{ text, err string }{
+		{"f32[2]{0:*(f32)}", "shape:1:12: the pointer type of a layout must be an unsigned integer type, not f32"},
+		{"f32[2]{0:#(bf16)}", "shape:1:12: the index type of a layout must be an unsigned integer type, not bf16"},
+		{"f32[2]{0:#(s32)}", "shape:1:12: the index type of a layout must be an unsigned integer type, not s32"},
+		{"f32[2]{0:T(8)(0)}", "shape:1:15: a tile dimension cannot be 0"},
+		{"f32[2]{0:T()}", "shape:1:11: a tile needs at least one dimension"},
+		{"f32[2]{0:L(0)}", "shape:1:12: tail padding alignment L(n) must be positive, got 0"},
+		{"f32[2]{0:E(-4)}", "shape:1:12: element size E(n) cannot be negative, got -4"},
+		{"f32[2]{0:P(f32[2]{0})}", "shape:1:10: a layout in HLO text cannot have a physical shape P(...)"},
+	} {
+		if _, err := parser.ParseShape(tc.text); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: error %v, want %s", tc.text, err, tc.err)
+		}
 	}
-	if _, err := parser.ParseShape("f32[2]{0:#(bf16)}"); err == nil ||
-		!strings.Contains(err.Error(), "the index type of a layout must be an integer type, not bf16") {
-		t.Errorf("#(bf16): error %v", err)
-	}
-	for _, text := range []string{"f32[2]{0:#(s32)*(u64)}", "f32[8,128]{1,0:T(8,128)(2,1)E(4)S(1)}", "s4[2]{0:E(4)}"} {
+	for _, text := range []string{"f32[2]{0:D(C)#(u32)*(u64)}", "f32[8,128]{1,0:T(8,128)(2,1)E(4)S(1)}", "s4[2]{0:E(4)}", "f32[]{:T(128)L(2)}", "f32[4]{0:T(*,2)}"} {
 		s, err := parser.ParseShape(text)
 		if err != nil {
 			t.Errorf("%s: %v", text, err)
