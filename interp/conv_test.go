@@ -166,6 +166,17 @@ func (chainMatMuler) MatMulBatched(count int, c gemm.Matrix, strideC int, a gemm
 	}
 }
 
+// requireChain fails the test unless package gemm's kernels compute products in the order of the numerics
+// contract (gemmFollowsChain), which every comparison bit for bit with the reference loop rests on.
+func requireChain(t *testing.T) bool {
+	t.Helper()
+	if !gemmFollowsChain() {
+		t.Error("package gemm's kernels do not compute products as the chain of fused multiply-adds in order of k")
+		return false
+	}
+	return true
+}
+
 // gemmFollowsChain reports whether package gemm's kernels (the default one, and every other this machine
 // has but the bf16 dot-product kernel, for float32 and bf16 operands) compute products as the chain of fused multiply-adds in order of k that chainMatMuler computes, on
 // operands that tell the orders apart: long sums of values of very different magnitudes.
@@ -331,10 +342,7 @@ func checkConvolution(t *testing.T, name string, in *hlo.Instruction, lhs, rhs *
 }
 
 func TestConvolutionShapes(t *testing.T) {
-	exactGEMM := gemmFollowsChain()
-	if !exactGEMM {
-		t.Log("package gemm's kernels do not sum in the order of the numerics contract here: the GEMM path is checked bit for bit with a multiplier that does, and within float32's error bound with the kernels")
-	}
+	exactGEMM := requireChain(t)
 	for i, s := range convSpecs {
 		t.Run(s.name, func(t *testing.T) {
 			for _, ty := range []*string{&s.lt, &s.rt, &s.ot} {
@@ -364,7 +372,7 @@ func TestConvolutionCorpus(t *testing.T) {
 	// Convolutions of up to convCorpusMACs multiply-adds are compared whole, larger ones up to
 	// convCorpusLargeMACs at 500 of their output elements.
 	const convCorpusMACs, convCorpusLargeMACs = 20_000_000, 2_000_000_000
-	exactGEMM := gemmFollowsChain()
+	exactGEMM := requireChain(t)
 	var mods []*hlo.Module
 	for _, archive := range []string{"interpret.tar.gz", "testdata.tar.gz"} {
 		for _, f := range readStableHLOArchive(t, archive) {

@@ -80,10 +80,8 @@ func TestNumericsChild(t *testing.T) {
 // without a tuning cache of unusual block sizes, and requires the same bits from all of them (see
 // docs/numerics.md).
 //
-// Programs whose float dots and convolutions go through package gemm get the same bits only where its
-// kernels sum in the contract's order; where this build's do not (gemmFollowsChain), a difference in
-// such a program between kernel sets or block sizes is logged, not failed. Between thread counts, and
-// for every other program, any difference fails.
+// Programs whose float dots and convolutions go through package gemm get the same bits because its
+// kernels sum in the contract's order, which the test requires (requireChain); any difference fails.
 func TestNumericsContract(t *testing.T) {
 	if os.Getenv(numericsChild) != "" {
 		t.Skip("in a child process")
@@ -171,7 +169,7 @@ func TestNumericsContract(t *testing.T) {
 		}
 		results[c] = d
 	}
-	exactGEMM := gemmFollowsChain()
+	exactGEMM := requireChain(t)
 	mods := numericsPrograms(t)
 	base := configs[0]
 	var programs []string
