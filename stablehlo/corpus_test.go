@@ -139,7 +139,7 @@ func TestCorpus(t *testing.T) {
 			continue
 		}
 		toRun++
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // MaxWork bounds the work; this only guards against a hang
 		_, err = interp.Run(m, nil, interp.Options{MaxWork: 2e9, Context: ctx})
 		cancel()
 		if err != nil {
@@ -196,7 +196,7 @@ func TestInterpretSuite(t *testing.T) {
 					failures.add("convert", err, f.name)
 					continue
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // MaxWork bounds the work; this only guards against a hang
 				_, err = interp.Run(m, nil, interp.Options{MaxWork: 1e9, Context: ctx})
 				cancel()
 				if err != nil {
