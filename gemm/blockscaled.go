@@ -321,7 +321,7 @@ type blockScaledSet struct {
 // A blockScaledDirectFunc adds to out (one row of sums) the products of k steps of a and of the columns of
 // B at b (64 bytes between rows) whose scales are at s (one row of the panel's scales per block of bk rows
 // of B, the first of them first rows from its end). tab holds the values of the 16 f4e2m1fn codes (times
-// 2^8 with f8e4m3fn scales), buf is room for 64 float32 values; flags is blockScaledE4M3Scales and
+// 2^8 with f8e4m3fn scales), buf is room for 128 float32 values; flags is blockScaledE4M3Scales and
 // blockScaledPerBlock or'ed.
 type blockScaledDirectFunc func(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
 
@@ -506,7 +506,7 @@ func (call *blockScaledCall) panels(p0, p1 int) {
 	}
 	if len(bw.dec) < blockScaledStrips*blockScaledChunk*16 {
 		bw.dec = alignedFloats(blockScaledStrips * blockScaledChunk * 16)
-		bw.buf = alignedFloats(64)
+		bw.buf = alignedFloats(128)
 	}
 	acc := bw.acc[:(p1-p0)*size]
 	clear(acc)

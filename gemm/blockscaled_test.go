@@ -203,7 +203,7 @@ func blockScaledSets() []*blockScaledSet {
 func directBlockScaled(set *blockScaledSet, w *BlockScaledWeights, a []float32, perBlock bool) []float32 {
 	panels := (w.cols + w.panel - 1) / w.panel
 	out := make([]float32, panels*w.panel)
-	buf := alignedFloats(64)
+	buf := alignedFloats(128)
 	for p := 0; p < panels; p++ {
 		for kb := 0; kb < w.rows; kb += blockScaledChunk {
 			kn := min(blockScaledChunk, w.rows-kb)
