@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sync"
@@ -127,18 +128,6 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 	panels := (n + w.panel - 1) / w.panel
 	w.data = make([]byte, panels*k*64)
 	w.scales = make([]byte, panels*nb*w.panel)
-	elem := func(r, c int) byte {
-		if b.Trans {
-			return b.Data[c*b.Stride+r]
-		}
-		return b.Data[r*b.Stride+c]
-	}
-	scale := func(r, c int) byte {
-		if b.Trans {
-			return b.Scales[c*b.ScaleStride+r]
-		}
-		return b.Scales[r*b.ScaleStride+c]
-	}
 	// Padding columns get the scale 1, so that no kernel multiplies by a NaN or a subnormal there.
 	one := byte(127)
 	if f.Scale == dtype.F8E4M3FN {
@@ -147,37 +136,36 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 	w.perBlock, w.finite = f.Scale == dtype.F8E8M0FNU, true
 	w.sMin, w.sMax = math.MaxInt, math.MinInt
 	info := blockScaledElems[f.Elem]
-	nan := blockScaledNaNElem(f.Elem)
+	var row [128]byte // the elements of one row of a panel, one a byte
 	for p := 0; p < panels; p++ {
 		j0 := p * w.panel
 		cols := min(w.panel, n-j0)
 		dst := w.data[p*k*64 : (p+1)*k*64]
-		for r := 0; r < k; r++ {
-			row := dst[r*64 : (r+1)*64]
-			for j := 0; j < cols; j++ {
-				e := elem(r, j0+j)
-				if f.Elem.BitWidth() == 4 {
-					// Column 16p+i is nibble p of the little-endian dword i (bytes 4i to 4i+3).
-					p, i := j/16, j%16
-					row[4*i+p/2] |= (e & 0xf) << (4 * (p % 2))
-					continue
-				}
-				if nan[e] {
-					w.perBlock, w.finite = false, false
-				}
-				row[j] = e
+		if b.Trans {
+			blockScaledTranspose(dst, b.Data[j0*b.Stride:], b.Stride, k, cols, w.panel == 128)
+		} else {
+			clear(row[:])
+			for r := 0; r < k; r++ {
+				copy(row[:cols], b.Data[r*b.Stride+j0:])
+				blockScaledRow(dst[r*64:(r+1)*64], &row, w.panel == 128)
 			}
 		}
 		sc := w.scales[p*nb*w.panel : (p+1)*nb*w.panel]
 		for r := 0; r < nb; r++ {
-			row := sc[r*w.panel : (r+1)*w.panel]
-			for j := range row {
+			srow := sc[r*w.panel : (r+1)*w.panel]
+			for j := range srow {
 				if j >= cols {
-					row[j] = one
+					srow[j] = one
 					continue
 				}
-				s := scale(r, (j0+j)/bn)
-				row[j] = s
+				c, si := (j0+j)/bn, 0
+				if b.Trans {
+					si = c*b.ScaleStride + r
+				} else {
+					si = r*b.ScaleStride + c
+				}
+				s := b.Scales[si]
+				srow[j] = s
 				if f.Scale == dtype.F8E8M0FNU {
 					if s == 0xff {
 						w.perBlock = false
@@ -188,6 +176,9 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 			}
 		}
 	}
+	if blockScaledHasNaN(f.Elem, w.data) {
+		w.perBlock, w.finite = false, false
+	}
 	// The sums are scaled by 2^e and 2^-e as float32 values, which must be normal.
 	if w.sMin < -126 || w.sMax > 126 {
 		w.perBlock = false
@@ -195,16 +186,70 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 	return w
 }
 
-// blockScaledNaNElem marks the element codes that are NaN or infinite.
-func blockScaledNaNElem(t dtype.Type) *[256]bool {
-	var nan [256]bool
-	if t.BitWidth() == 8 {
-		for c := range nan {
-			v := t.DecodeFloat64(uint64(c))
-			nan[c] = math.IsNaN(v) || math.IsInf(v, 0)
+// blockScaledRow lays out one row of a panel: the elements in src (one a byte, zero past the matrix's last
+// column) into the 64 bytes of dst, as they are or, for 4-bit elements, two to a byte (column 16p+i is
+// nibble p of the little-endian dword i, bytes 4i to 4i+3).
+func blockScaledRow(dst []byte, src *[128]byte, four bool) {
+	if !four {
+		copy(dst[:64], src[:64])
+		return
+	}
+	dst = dst[:64]
+	for i := 0; i < 16; i++ {
+		for q := 0; q < 4; q++ {
+			dst[4*i+q] = src[32*q+i]&0xf | src[32*q+16+i]<<4
 		}
 	}
-	return &nan
+}
+
+// blockScaledTranspose lays out k rows of the cols columns of a panel of a transposed B, whose column j is
+// src[j*stride:j*stride+k], into dst (k rows of 64 bytes), 64 rows at a time so that what it reads and
+// writes stays in L1.
+func blockScaledTranspose(dst, src []byte, stride, k, cols int, four bool) {
+	var rows [64][128]byte
+	for r0 := 0; r0 < k; r0 += 64 {
+		nr := min(64, k-r0)
+		for j := 0; j < cols; j++ {
+			col := src[j*stride+r0 : j*stride+r0+nr]
+			for r, e := range col {
+				rows[r][j] = e
+			}
+		}
+		for r := 0; r < nr; r++ {
+			clear(rows[r][cols:])
+			blockScaledRow(dst[(r0+r)*64:(r0+r+1)*64], &rows[r], four)
+		}
+	}
+}
+
+// blockScaledHasNaN reports whether codes (of 8-bit elements) hold a NaN or an infinity: f8e4m3fn's 0x7f
+// and 0xff, f8e5m2's codes whose exponent bits are all ones; eight codes at a time, a byte of a word
+// being zero where the code is one of them.
+func blockScaledHasNaN(t dtype.Type, codes []byte) bool {
+	var mask, special uint64
+	switch t {
+	case dtype.F8E4M3FN:
+		mask, special = 0x7f, 0x7f
+	case dtype.F8E5M2:
+		mask, special = 0x7c, 0x7c
+	default:
+		return false
+	}
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	mask, special = mask*ones, special*ones
+	n := len(codes) &^ 7
+	for i := 0; i < n; i += 8 {
+		v := binary.LittleEndian.Uint64(codes[i:])&mask ^ special
+		if (v-ones)&^v&highs != 0 {
+			return true
+		}
+	}
+	for _, c := range codes[n:] {
+		if uint64(c)&(mask&0xff) == special&0xff {
+			return true
+		}
+	}
+	return false
 }
 
 // Rows and Cols return the shape of w: K x N.
