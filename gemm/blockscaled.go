@@ -526,6 +526,11 @@ func blockScaledRows(kern *Kernel, t int, c, a view, w *BlockScaledWeights, alph
 // in L1.
 const blockScaledChunk = 128
 
+// blockScaledDirectChunk is blockScaledChunk for the direct kernels, which decode nothing into L1: longer
+// runs of a panel's rows (32 KiB of them) ease the prefetchers (measured on Sapphire Rapids at 4096 x 4096,
+// 512 rows 5-10% faster than 128).
+const blockScaledDirectChunk = 512
+
 // A blockScaledWork is one goroutine's buffers: the sums of its panels and B decoded.
 type blockScaledWork struct {
 	acc []float32
@@ -555,8 +560,12 @@ func (call *blockScaledCall) panels(p0, p1 int) {
 	}
 	acc := bw.acc[:(p1-p0)*size]
 	clear(acc)
-	for kb := 0; kb < k; kb += blockScaledChunk {
-		kn := min(blockScaledChunk, k-kb)
+	chunk := blockScaledChunk
+	if tile.direct {
+		chunk = blockScaledDirectChunk
+	}
+	for kb := 0; kb < k; kb += chunk {
+		kn := min(chunk, k-kb)
 		first := w.bk - kb%w.bk // rows to the end of the block kb is in
 		a := call.packedA[kb*tile.rows:]
 		for p := p0; p < p1; p++ {
