@@ -48,7 +48,7 @@ var insnTable = func() map[string]insnFeatures {
 	add(insnFeatures{0, avx2, avx512}, "VPERMD", "VPERMPS")
 	// EVEX only.
 	add(insnFeatures{0, 0, avx512}, "VPXORD", "VPORD", "VPANDD", "VPTERNLOGD", "VMOVDQA32", "VMOVDQA64",
-		"VMOVDQU32", "VMOVDQU64", "VPERMI2PS", "VPTESTMD", "VSHUFF32X4", "VSCALEFPS")
+		"VMOVDQU32", "VMOVDQU64", "VPERMI2PS", "VPTESTMD", "VSHUFF32X4", "VSCALEFPS", "VEXTRACTI64X4")
 	add(insnFeatures{0, 0, avx512bw}, "VMOVDQU8", "VMOVDQU16", "VPERMI2W", "VPTESTMW")
 	return t
 }()

@@ -297,12 +297,20 @@ done:
 	RET
 
 // E4M3ROW decodes a row of 64 f8e4m3fn codes into Z8-Z11, 2^-8 times their values, wrong for the NaN
-// code; E4M3ROWN NaN included.
+// code, 32 words at a time (the halves then widened apart); E4M3ROWN NaN included, 16 at a time.
 #define E4M3ROW \
-	E4M3(BX, 0, Z8, Y8); \
-	E4M3(BX, 16, Z9, Y9); \
-	E4M3(BX, 32, Z10, Y10); \
-	E4M3(BX, 48, Z11, Y11)
+	VPMOVSXBW 0(BX), Z8; \
+	VPMOVSXBW 32(BX), Z10; \
+	VPSLLW $7, Z8, Z8; \
+	VPSLLW $7, Z10, Z10; \
+	VPANDD Z26, Z8, Z8; \
+	VPANDD Z26, Z10, Z10; \
+	VEXTRACTI64X4 $1, Z8, Y9; \
+	VEXTRACTI64X4 $1, Z10, Y11; \
+	VCVTPH2PS Y8, Z8; \
+	VCVTPH2PS Y9, Z9; \
+	VCVTPH2PS Y10, Z10; \
+	VCVTPH2PS Y11, Z11
 
 #define E4M3ROWN \
 	E4M3N(BX, 0, Z8, Y8); \
@@ -415,16 +423,14 @@ next:
 done:
 	R1DONE
 
-// E5M2ROW decodes a row of 64 f8e5m2 codes into Z8-Z11.
+// E5M2ROW decodes a row of 64 f8e5m2 codes into Z8-Z11, 32 words at a time.
 #define E5M2ROW \
-	VPMOVZXBW 0(BX), Y8; \
-	VPMOVZXBW 16(BX), Y9; \
-	VPMOVZXBW 32(BX), Y10; \
-	VPMOVZXBW 48(BX), Y11; \
-	VPSLLW $8, Y8, Y8; \
-	VPSLLW $8, Y9, Y9; \
-	VPSLLW $8, Y10, Y10; \
-	VPSLLW $8, Y11, Y11; \
+	VPMOVZXBW 0(BX), Z8; \
+	VPMOVZXBW 32(BX), Z10; \
+	VPSLLW $8, Z8, Z8; \
+	VPSLLW $8, Z10, Z10; \
+	VEXTRACTI64X4 $1, Z8, Y9; \
+	VEXTRACTI64X4 $1, Z10, Y11; \
 	VCVTPH2PS Y8, Z8; \
 	VCVTPH2PS Y9, Z9; \
 	VCVTPH2PS Y10, Z10; \
