@@ -39,16 +39,16 @@ var insnTable = func() map[string]insnFeatures {
 	add(insnFeatures{f16c, f16c, avx512}, "VCVTPH2PS", "VCVTPS2PH")
 	// Integers: AVX on xmm, AVX2 on ymm; AVX-512F for doublewords, BW for bytes and words.
 	add(insnFeatures{avx, avx2, avx512}, "VPSLLD", "VPSRLD", "VPSUBD", "VPADDD", "VPCMPEQD", "VPCMPGTD",
-		"VPMAXUD", "VPMINUD", "VPSHUFD", "VPMOVSXBD", "VPMOVZXBD", "VPMOVZXWD")
+		"VPMAXUD", "VPMINUD", "VPSHUFD", "VPMOVSXBD", "VPMOVZXBD", "VPMOVZXWD", "VPMOVSXWD")
 	add(insnFeatures{avx, avx2, avx512bw}, "VPSLLW", "VPMOVSXBW", "VPMOVZXBW", "VPCMPEQB", "VPMAXUB",
-		"VPACKUSWB", "VPACKUSDW")
+		"VPACKUSWB", "VPACKUSDW", "VPCMPEQW")
 	add(insnFeatures{avx, avx2, 0}, "VPAND", "VPOR", "VPXOR", "VPANDN", "VPBLENDVB", "VPMOVMSKB")
 	add(insnFeatures{avx2, avx2, avx512}, "VPBROADCASTD")
 	add(insnFeatures{0, avx2, 0}, "VEXTRACTI128", "VINSERTI128")
-	add(insnFeatures{0, avx2, avx512}, "VPERMD")
+	add(insnFeatures{0, avx2, avx512}, "VPERMD", "VPERMPS")
 	// EVEX only.
 	add(insnFeatures{0, 0, avx512}, "VPXORD", "VPORD", "VPANDD", "VPTERNLOGD", "VMOVDQA32", "VMOVDQA64",
-		"VMOVDQU32", "VMOVDQU64", "VPERMI2PS", "VPTESTMD", "VSHUFF32X4")
+		"VMOVDQU32", "VMOVDQU64", "VPERMI2PS", "VPTESTMD", "VSHUFF32X4", "VSCALEFPS", "VEXTRACTI64X4")
 	add(insnFeatures{0, 0, avx512bw}, "VMOVDQU8", "VMOVDQU16", "VPERMI2W", "VPTESTMW")
 	return t
 }()

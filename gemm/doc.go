@@ -62,6 +62,15 @@
 // two panels or more, each panel is decoded while the one before is multiplied, a row of 64 columns every
 // eight steps of k (else, for packed weights, a block while its first 6 rows are multiplied).
 //
+// Weights in a block-scaled format (MXFP4, NVFP4, MXFP8: BlockScaled) are packed once by PackBlockScaled,
+// in panels of 64 bytes a row (128 columns of f4e2m1fn, two to a byte; 64 of f8e4m3fn or f8e5m2) with
+// their scales beside them, and streamed by MatMulBlockScaled, each element and scale read once: for one
+// row of A, decoded in registers (f4e2m1fn by VPERMPS on its 16 values, the FP8 formats through binary16)
+// and multiplied by the scale (VSCALEFPS for E8M0 scales) or, with E8M0 scales, left unscaled while the
+// sums are scaled at the ends of each block, where that provably gives the same bits; for more rows,
+// decoded a block at a time into L1 and multiplied by 4 or 16 rows from there (block-avx512, block-avx2,
+// beside the streaming kernels of the same instruction set; the Go code elsewhere).
+//
 // MatMulEpilogue finishes each tile (each column of tiles) on the goroutine that summed it, while it is in
 // L1, one step of the epilogue at a time over 64 elements: in AVX2 where the kernel has it (the scales,
 // the added matrix and bias, ReLU, the abs-max, the clamp and the f8e4m3fn encoding; GELU and the other
@@ -80,7 +89,8 @@
 //	C(i,j) = fma(beta, C(i,j), x)                               (rounded once; only where beta != 0)
 //
 // with round to nearest, ties to even, and subnormals kept. Operands of narrow types enter as their exact
-// float32 values (decoding is exact). Where K is cut into blocks, each block goes on from the sums the one
+// float32 values (decoding is exact); block-scaled weights as each element times its scale, rounded once
+// to float32 (exact but where it overflows; see BlockScaled). Where K is cut into blocks, each block goes on from the sums the one
 // before stored, so the blocks make one chain; with beta != 0 the sums so far are kept apart from C until
 // the last block. When alpha == 0 or K == 0, A and B are not read and C = beta*C (rounded; zero when beta
 // == 0). MatMulEpilogue's steps start from S, each rounded on its own (see Epilogue). Reference is the

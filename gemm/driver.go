@@ -172,9 +172,15 @@ type task struct {
 	packedA      []float32
 	scaledA      []float32 // packedA times 2^8, or nil
 	p0, p1       int
+	// A block-scaled task runs panels [p0, p1) of a product with block-scaled weights.
+	blockScaled *blockScaledCall
 }
 
 func (t *task) run() {
+	if t.blockScaled != nil {
+		t.blockScaled.panels(t.p0, t.p1)
+		return
+	}
 	if t.stream != nil {
 		streamPanels(t.kern, t.streamKernel, t.c, t.packedA, t.scaledA, t.stream, t.p0, t.p1, t.alpha, t.beta)
 		return

@@ -2,12 +2,14 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"octet/blockscale"
 	"octet/cublas"
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -18,8 +20,9 @@ import (
 // block of consecutive elements (scaledOperand). Every form is evaluated in two steps: decodeScaled
 // multiplies each element by its scale, rounding the product to a type (the type XLA dequantizes in,
 // or float32 where the GPU's block-scaled kernel decodes exactly), then blockScaledProduct multiplies the
-// decoded operands through the MatMuler, accumulating in float32. blockScaledProduct is the one place a
-// GEMM kernel that reads block-scaled operands as they are (decoding while it streams them) would go.
+// decoded operands through the MatMuler, accumulating in float32; or, for products of few rows, multiplies
+// the rhs as it is by package gemm's kernels for block-scaled weights, which decode it while they stream
+// it, where they give it the same values (streamBlockScaled).
 //
 // The forms and their numerics:
 //
@@ -162,25 +165,150 @@ func productFunc(dt, st, t dtype.Type, data, scales *tensor.Tensor) func(i, j in
 	}
 }
 
-// blockScaledProduct multiplies two block-scaled operands for plan p into c (batch*M*N float32): each is
-// decoded (decodeScaled), converted to the type the product reads its operands in (out, as a dot
-// converts its operands to its result type; F32 for the custom calls), and multiplied through the
-// MatMuler, summing in float32.
-func (e *evaluator) blockScaledProduct(p *dotPlan, lhs, rhs scaledOperand, out dtype.Type, c []float32) error {
+// blockScaledProduct multiplies two block-scaled operands for plan p (and the dimension numbers d it was
+// made from) into c (batch*M*N float32): each is decoded (decodeScaled), converted to the type the product
+// reads its operands in (out, as a dot converts its operands to its result type; F32 for the custom
+// calls), and multiplied through the MatMuler, summing in float32. Where the product has few rows and
+// package gemm's block-scaled kernels decode rhs to the same values, rhs is multiplied by them instead,
+// as it is (streamBlockScaled): the same bits, without a float32 copy of the weights.
+func (e *evaluator) blockScaledProduct(p *dotPlan, d dotDims, lhs, rhs scaledOperand, out dtype.Type, c []float32) error {
 	if err := e.charge(lhs.data.NumElements() + rhs.data.NumElements()); err != nil {
 		return err
 	}
-	a, b := decodeScaled(lhs), decodeScaled(rhs)
+	a := decodeScaled(lhs)
 	var err error
-	for _, x := range []**tensor.Tensor{&a, &b} {
-		if (*x).Type != out {
-			if *x, err = convertTensor(*x, out, (*x).Shape); err != nil {
-				return err
-			}
+	if a.Type != out {
+		if a, err = convertTensor(a, out, a.Shape); err != nil {
+			return err
+		}
+	}
+	if e.streamBlockScaled(p, d, a, rhs, out, c) {
+		return nil
+	}
+	b := decodeScaled(rhs)
+	if b.Type != out {
+		if b, err = convertTensor(b, out, b.Shape); err != nil {
+			return err
 		}
 	}
 	e.matmulF32(p, a, b, c, 1, 0)
 	return nil
+}
+
+// blockScaledMaxRows is the most rows (M) of a product that streamBlockScaled multiplies with the
+// block-scaled kernels: inference's decode steps. Larger products decode rhs once and run the blocked
+// kernels, which reuse each decoded value for many rows.
+const blockScaledMaxRows = 16
+
+// streamBlockScaled computes c = a * rhs for plan p with package gemm's kernels for block-scaled weights
+// (gemm.MatMulBlockScaled), a being lhs decoded and converted to out, and reports whether it did. It does
+// where the evaluator multiplies through package gemm (the default MatMuler, an ordered kernel for out),
+// the product has at most blockScaledMaxRows rows, rhs is in a format the kernels read, stored with its
+// one contracting dimension and at most one free dimension in a row-major or transposed order, and the
+// kernels' value of every element (its code times its scale, rounded once to float32) is the value
+// decodeScaled and the conversion to out give it (blockScaledAgrees): then the sums are the same chains of
+// fused multiply-adds over the same values, and the same bits.
+func (e *evaluator) streamBlockScaled(p *dotPlan, d dotDims, a *tensor.Tensor, rhs scaledOperand, out dtype.Type, c []float32) bool {
+	if _, ok := e.gemm.(defaultMatMuler); !ok || !gemm.KernelFor(out, out).Ordered() {
+		return false
+	}
+	if rhs.scales == nil || p.m > blockScaledMaxRows || p.m == 0 || p.n == 0 || p.k == 0 || p.rhsPerm != nil || len(d.rhsContract) != 1 {
+		return false
+	}
+	f := blockscale.Format{Elem: rhs.data.Type, Scale: rhs.scales.Type, BlockSize: 1}
+	if !gemm.BlockScaledFormat(f) {
+		return false
+	}
+	// rhs is [batch..., K, N] or [batch..., N, K], N one dimension or none.
+	shape, block, sshape := rhs.data.Shape, rhs.block, rhs.scales.Shape
+	nb := len(d.rhsBatch)
+	if len(shape) > nb+2 {
+		return false
+	}
+	kd, nd := nb, nb+1 // the contracting and the free dimension
+	if p.rhsTrans {
+		kd, nd = nb+1, nb
+	}
+	f.BlockSize = int(block[kd])
+	bn, scaleStride := 1, int(sshape[len(sshape)-1])
+	if len(shape) == nb+2 {
+		bn = int(block[nd])
+	}
+	if !blockScaledAgrees(rhs, out) {
+		return false
+	}
+	m, n, k := int(p.m), int(p.n), int(p.k)
+	if p.lhsPerm != nil {
+		a = transposeTensor(a, p.lhsPerm)
+	}
+	at := gemm.Typed{Type: a.Type, Rows: m, Cols: k, Stride: k}
+	if p.lhsTrans {
+		at.Stride, at.Trans = m, true
+	}
+	aSize := m * k * a.Type.ByteSize()
+	// The scales of batch i start where the scales' batch dimensions put the block of its indexes.
+	scaleOffset := func(i int) int {
+		off, stride := 0, len(rhs.scales.Data)
+		for j := 0; j < nb; j++ {
+			stride /= int(sshape[j])
+		}
+		for j := nb - 1; j >= 0; j-- {
+			off += i % int(shape[j]) / int(block[j]) * stride
+			stride *= int(sshape[j])
+			i /= int(shape[j])
+		}
+		return off
+	}
+	for i := 0; i < int(p.batch); i++ {
+		b := gemm.BlockScaled{Format: f, BlockN: bn, Data: rhs.data.Data[i*k*n : (i+1)*k*n], Scales: rhs.scales.Data[scaleOffset(i):],
+			Rows: k, Cols: n, Stride: n, ScaleStride: scaleStride, Trans: p.rhsTrans}
+		if p.rhsTrans {
+			b.Stride = k
+		}
+		at.Data = a.Data[i*aSize : (i+1)*aSize]
+		w := gemm.PackBlockScaled(b)
+		gemm.MatMulBlockScaled(gemm.Matrix{Data: c[i*m*n : (i+1)*m*n], Rows: m, Cols: n, Stride: n}, at, w, 1, 0)
+	}
+	return true
+}
+
+// blockScaledAgrees reports whether every element of o, converted to out as blockScaledProduct converts
+// it, has the value package gemm's block-scaled kernels give it: its code times its scale rounded once to
+// float32. It tries every element code with every scale code that o's scales hold, through decodeScaled
+// and the conversion themselves. Where o's type is float32 the product is exact but for an overflow, which
+// float32 rounds as the kernels do; in bf16 (scaled-dot's type for two narrow types) products below 2^-126
+// can lose bits; in f16, scales past its range become zero or infinite, and values past 65504 infinite.
+func blockScaledAgrees(o scaledOperand, out dtype.Type) bool {
+	f := blockscale.Format{Elem: o.data.Type, Scale: o.scales.Type}
+	var present [256]bool
+	for _, s := range o.scales.Data {
+		present[s] = true
+	}
+	codes := tensor.New(o.data.Type, []int64{int64(1) << o.data.Type.BitWidth()})
+	for c := range codes.Data {
+		codes.Data[c] = byte(c)
+	}
+	n := codes.Shape[0]
+	for s, ok := range present {
+		if !ok {
+			continue
+		}
+		scale := &tensor.Tensor{Type: o.scales.Type, Shape: []int64{1}, Data: []byte{byte(s)}}
+		v := decodeScaled(scaledOperand{data: codes, scales: scale, block: []int64{n}, round: o.round})
+		if v.Type != out {
+			var err error
+			if v, err = convertTensor(v, out, v.Shape); err != nil {
+				return false
+			}
+		}
+		for c, x := range f32s(v) {
+			want := float32(f.Value(byte(c), byte(s), 1))
+			if math.Float32bits(x) != math.Float32bits(want) && !(x != x && want != want) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // upscaleType is the type XLA's ScaledDotRewriter converts an operand and its scale to before it
@@ -243,7 +371,7 @@ func (e *evaluator) scaledDot(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor
 		return nil, err
 	}
 	c := make([]float32, p.batch*p.m*p.n)
-	if err := e.blockScaledProduct(p, ops[0], ops[1], out, c); err != nil {
+	if err := e.blockScaledProduct(p, d, ops[0], ops[1], out, c); err != nil {
 		return nil, unsupportedf(in, "scaled-dot: %v", err)
 	}
 	return fromF32(out, in.Shape.Dims, c), nil
@@ -348,7 +476,7 @@ func (e *evaluator) blockScaledCall(in *hlo.Instruction, ops []Value) (Value, er
 		prodType = dtype.F32
 	}
 	c := make([]float32, p.batch*p.m*p.n)
-	if err := e.blockScaledProduct(p, sides[0], sides[1], prodType, c); err != nil {
+	if err := e.blockScaledProduct(p, d, sides[0], sides[1], prodType, c); err != nil {
 		return Value{}, unsupportedf(in, "%s: %v", target, err)
 	}
 	var d0 *tensor.Tensor

@@ -34,8 +34,9 @@
 // Block-scaled GEMMs (MXFP8, NVFP4: scaled-dot, __op$block_scaled_dot, cuDNN's __cudnn$blockScaledDot and
 // hipBLASLt's __cublas$lt$matmul$mx, and the cuDNN fusions whose scales XLA swizzles) decode each operand
 // block by block with its scales applied, in the type their definition dequantizes in, and multiply
-// through the MatMuler: see blockscaled.go, whose blockScaledProduct is the one place a kernel reading
-// block-scaled operands as they are would go.
+// through the MatMuler; products of at most 16 rows multiply the rhs as it is with package gemm's kernels
+// for block-scaled weights (gemm.MatMulBlockScaled) wherever those decode it to the same values, for the
+// same bits: see blockscaled.go.
 //
 // # Budgets
 //

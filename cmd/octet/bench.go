@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"octet/blockscale"
 	"octet/dtype"
 	"octet/gemm"
 )
@@ -52,7 +53,7 @@ Run "octet bench BENCHMARK -h" for the flags of one benchmark.`,
 	})
 	registerBench(&benchmark{
 		Name:      "gemm",
-		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE] [--threads=N] [--reps=N] [--trans-a] [--trans-b] [--kernel=NAME] [--weights] [--scale] [--tune]",
+		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE[,TYPE...]] [--threads=N] [--reps=N] [--rounds=N] [--trans-a] [--trans-b] [--kernel=NAME] [--weights] [--scale] [--values=codes|uniform|normal] [--tune]",
 		Short:     "matrix multiply C = A*B with float32 accumulation (package gemm)",
 		Run:       benchGEMM,
 	})
@@ -90,21 +91,26 @@ func printBenchList(w io.Writer, c *command) {
 	}
 }
 
-// benchGEMM times gemm.MatMul on random matrices and prints the median throughput.
+// benchGEMM times gemm.MatMul on random matrices and prints the median throughput. With several types of
+// B (--b=f8e4m3fn,mxfp4), or --rounds, it measures each in turn, round after round, and prints each one's
+// median and range over the rounds.
 func benchGEMM(inv *invocation, args []string) error {
 	fs := inv.flags()
 	m := fs.Int("m", 1024, "rows of A and C")
 	n := fs.Int("n", 1024, "columns of B and C")
 	k := fs.Int("k", 1024, "columns of A, rows of B")
 	typeA := fs.String("a", "f32", "element type of A: f32, bf16, f16 or a type of 8 bits or fewer (f8e4m3fn, ...)")
-	typeB := fs.String("b", "f32", "element type of B, as for --a")
+	typeB := fs.String("b", "f32", "element type of B, as for --a; or, with --weights, a block-scaled format ("+strings.Join(blockFormatNames(), ", ")+
+		"); or a comma-separated list of them, measured in turn, round after round")
 	threads := fs.Int("threads", 0, "goroutines to use (0: GOMAXPROCS)")
-	reps := fs.Int("reps", 0, "timed repetitions after one warm-up (0: as many as 2e10 FLOP, between 3 and 50)")
+	reps := fs.Int("reps", 0, "timed repetitions after one warm-up, in each round (0: as many as 2e10 FLOP in all, between 3 and 50, shared among the rounds)")
+	rounds := fs.Int("rounds", 0, "rounds, each timing every type of --b in turn (0: 1 for one type, 5 for several)")
 	transA := fs.Bool("trans-a", false, "store A transposed (K x M, row-major)")
 	transB := fs.Bool("trans-b", false, "store B transposed (N x K, row-major)")
 	kernel := fs.String("kernel", "", "microkernel to use: "+kernelNames()+" (default: the fastest of those that keep package gemm's numerics contract; avx512bf16, which sums in pairs, only when named)")
-	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16) and time gemm.MatMulWeights")
+	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16; gemm.PackBlockScaled: the block-scaled formats, quantized from values uniform in [-1, 1) along K) and time gemm.MatMulWeights or gemm.MatMulBlockScaled")
 	scaled := fs.Bool("scale", false, "with --weights: a scale per column of B (int8 weight-only)")
+	values := fs.String("values", valuesCodes, "how the operands' values are drawn: codes (any finite code of a type of 8 bits or fewer, else uniform), uniform (uniform in [-1, 1), rounded to the type), normal (uniform, with values below the type's smallest normal made zero, as subnormal codes cost microcode assists on Intel cores in kernels that decode through float32); block-scaled B is quantized from uniform values, and normal makes its subnormal elements zero")
 	tune := fs.Bool("tune", false, "first choose the kernel's block sizes by a short search (a few seconds) and keep them in the user cache directory, where every later product on this CPU finds them")
 	if err := inv.parse(fs, args); err != nil {
 		return err
@@ -114,19 +120,46 @@ func benchGEMM(inv *invocation, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	case *m < 1 || *n < 1 || *k < 1:
 		return usagef("--m, --n and --k must be at least 1")
-	case *threads < 0 || *reps < 0:
-		return usagef("--threads and --reps must not be negative")
+	case *threads < 0 || *reps < 0 || *rounds < 0:
+		return usagef("--threads, --reps and --rounds must not be negative")
+	case *values != valuesCodes && *values != valuesUniform && *values != valuesNormal:
+		return usagef("--values must be codes, uniform or normal, not %q", *values)
 	}
 	if *scaled && !*weights {
 		return usagef("--scale needs --weights")
 	}
-	var types [2]dtype.Type
-	for i, name := range []string{*typeA, *typeB} {
+	ta, ok := dtype.Lookup(*typeA)
+	if !ok || !gemm.SupportedType(ta) {
+		return usagef("unsupported element type %q (supported: f32, bf16, f16 and the types of 8 bits or fewer)", *typeA)
+	}
+	// B: element types, and with --weights block-scaled formats.
+	type bType struct {
+		name  string
+		typ   dtype.Type
+		block blockscale.Format // Valid() for a block-scaled B
+	}
+	var bTypes []bType
+	for _, name := range strings.Split(*typeB, ",") {
+		if f, ok := blockscale.Lookup(name); ok {
+			switch {
+			case !gemm.BlockScaledFormat(f):
+				return usagef("block-scaled B of format %s: the kernels take %s", f, strings.Join(blockFormatNames(), ", "))
+			case !*weights:
+				return usagef("--b=%s needs --weights (block-scaled B is packed as weights)", f)
+			case *scaled:
+				return usagef("--scale is for weights of an element type, not of format %s", f)
+			}
+			bTypes = append(bTypes, bType{name: f.Name, block: f})
+			continue
+		}
 		t, ok := dtype.Lookup(name)
 		if !ok || !gemm.SupportedType(t) {
 			return usagef("unsupported element type %q (supported: f32, bf16, f16 and the types of 8 bits or fewer)", name)
 		}
-		types[i] = t
+		if *weights && !slices.Contains(gemm.WeightTypes(), t) {
+			return usagef("--weights needs B of type f8e4m3fn, f8e5m2, s8 or bf16, or a block-scaled format, not %s", t)
+		}
+		bTypes = append(bTypes, bType{name: t.String(), typ: t})
 	}
 	if *kernel != "" {
 		var found *gemm.Kernel
@@ -143,7 +176,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	defer gemm.SetThreads(gemm.SetThreads(*threads))
 
 	if *tune {
-		kern := gemm.KernelFor(types[0], types[1])
+		kern := gemm.KernelFor(ta, bTypes[0].typ)
 		// Tune on a cube of 1024 (or of the product's largest dimension, when smaller).
 		size := min(1024, max(*m, *n, *k))
 		blocks, gflops := gemm.Tune(kern, size, 4*time.Second)
@@ -154,47 +187,84 @@ func benchGEMM(inv *invocation, args []string) error {
 		fmt.Fprintf(inv.stdout, "tuned %s: %v (%.1f GFLOP/s at %d^3), saved in %s\n", kern, blocks, gflops, size, path)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	a := randomTyped(rng, types[0], *m, *k, *transA)
-	b := randomTyped(rng, types[1], *k, *n, *transB)
+	a := randomValues(rng, ta, *m, *k, *transA, *values)
 	c := gemm.NewMatrix(*m, *n, nil)
-	multiply := func() { gemm.MatMulTyped(c, a, b, 1, 0) }
-	name := gemm.KernelName(*m, types[0], types[1], *transB)
-	switch {
-	case *weights:
-		if !slices.Contains(gemm.WeightTypes(), types[1]) {
-			return usagef("--weights needs B of type f8e4m3fn, f8e5m2, s8 or bf16, not %s", types[1])
-		}
-		var scale []float32
-		if *scaled {
-			scale = make([]float32, *n)
-			for j := range scale {
-				scale[j] = float32(rng.Float64() + 0.5)
+	// One product per type of B, with the name of its kernel and the bytes of its weights.
+	type product struct {
+		bType
+		multiply func()
+		kernel   string
+		bytes    int
+	}
+	var products []product
+	for _, bt := range bTypes {
+		p := product{bType: bt}
+		switch {
+		case bt.block.Valid():
+			w, g, err := blockWeights(rng, bt.block, *k, *n, *transB, *values == valuesNormal)
+			if err != nil {
+				return err
 			}
+			p.multiply = func() { gemm.MatMulBlockScaled(c, a, w, g, 0) }
+			p.kernel, p.bytes = gemm.BlockScaledKernelName(*m, bt.block), w.Bytes()
+		case *weights:
+			b := randomValues(rng, bt.typ, *k, *n, *transB, *values)
+			var scale []float32
+			if *scaled {
+				scale = make([]float32, *n)
+				for j := range scale {
+					scale[j] = float32(rng.Float64() + 0.5)
+				}
+			}
+			w := gemm.PackWeights(b, scale)
+			p.multiply = func() { gemm.MatMulWeights(c, a, w, 1, 0) }
+			p.kernel, p.bytes = gemm.KernelName(min(*m, 16), ta, bt.typ, false), *k**n*bt.typ.ByteSize()
+		case ta == dtype.F32 && bt.typ == dtype.F32:
+			// The float32 API proper, as the interpreter calls it.
+			af, bf := float32Matrix(a), float32Matrix(randomValues(rng, bt.typ, *k, *n, *transB, *values))
+			p.multiply = func() { gemm.MatMul(c, af, bf, 1, 0) }
+			p.kernel = gemm.KernelName(*m, ta, bt.typ, *transB)
+		default:
+			b := randomValues(rng, bt.typ, *k, *n, *transB, *values)
+			p.multiply = func() { gemm.MatMulTyped(c, a, b, 1, 0) }
+			p.kernel = gemm.KernelName(*m, ta, bt.typ, *transB)
 		}
-		w := gemm.PackWeights(b, scale)
-		multiply = func() { gemm.MatMulWeights(c, a, w, 1, 0) }
-		name = gemm.KernelName(min(*m, 16), types[0], types[1], false)
-	case types == [2]dtype.Type{dtype.F32, dtype.F32}:
-		// The float32 API proper, as the interpreter calls it.
-		af, bf := float32Matrix(a), float32Matrix(b)
-		multiply = func() { gemm.MatMul(c, af, bf, 1, 0) }
+		products = append(products, p)
 	}
 	flop := 2 * float64(*m) * float64(*n) * float64(*k)
-	if *reps == 0 {
-		*reps = min(max(int(2e10/flop), 3), 50)
-	}
-	multiply() // warm-up: page faults, packing buffers, worker goroutines
-	times := make([]time.Duration, *reps)
-	for i := range times {
-		if err := inv.ctx.Err(); err != nil {
-			return err
+	if *rounds == 0 {
+		*rounds = 1
+		if len(products) > 1 {
+			*rounds = 5
 		}
-		start := time.Now()
-		multiply()
-		times[i] = time.Since(start)
 	}
-	slices.Sort(times)
-	median := times[len(times)/2]
+	if *reps == 0 {
+		*reps = max(min(max(int(2e10/flop), 3), 50) / *rounds, 3)
+	}
+	for _, p := range products {
+		p.multiply() // warm-up: page faults, packing buffers, worker goroutines
+	}
+	// times[i][r] are product i's times in round r; medians[i][r] their median.
+	medians := make([][]time.Duration, len(products))
+	var best, median time.Duration
+	for r := 0; r < *rounds; r++ {
+		for i, p := range products {
+			times := make([]time.Duration, *reps)
+			for j := range times {
+				if err := inv.ctx.Err(); err != nil {
+					return err
+				}
+				start := time.Now()
+				p.multiply()
+				times[j] = time.Since(start)
+			}
+			slices.Sort(times)
+			medians[i] = append(medians[i], times[len(times)/2])
+			if len(products) == 1 && *rounds == 1 {
+				best, median = times[0], times[len(times)/2]
+			}
+		}
+	}
 	cpu, features := gemm.CPU()
 	if cpu == "" {
 		cpu = "unknown"
@@ -203,29 +273,76 @@ func benchGEMM(inv *invocation, args []string) error {
 		features = []string{"none"}
 	}
 	fmt.Fprintf(inv.stdout, "cpu: %s (%s)\n", cpu, strings.Join(features, " "))
-	fmt.Fprintf(inv.stdout, "gemm m=%d n=%d k=%d a=%s%s b=%s%s c=f32 threads=%d kernel=%s reps=%d best=%v median=%v %.1f GFLOP/s\n",
-		*m, *n, *k, types[0], transSuffix(*transA), types[1], transSuffix(*transB), gemm.Threads(),
-		strings.ReplaceAll(name, " ", "-"), *reps, times[0].Round(time.Microsecond),
-		median.Round(time.Microsecond), flop/median.Seconds()/1e9)
+	for i, p := range products {
+		line := fmt.Sprintf("gemm m=%d n=%d k=%d a=%s%s b=%s%s c=f32 threads=%d kernel=%s", *m, *n, *k, ta, transSuffix(*transA),
+			p.name, transSuffix(*transB), gemm.Threads(), strings.ReplaceAll(p.kernel, " ", "-"))
+		if len(products) == 1 && *rounds == 1 {
+			if p.bytes > 0 {
+				line += fmt.Sprintf(" weights=%.2fMiB %.1fGB/s", float64(p.bytes)/(1<<20), float64(p.bytes)/median.Seconds()/1e9)
+			}
+			fmt.Fprintf(inv.stdout, "%s reps=%d best=%v median=%v %.1f GFLOP/s\n", line, *reps, best.Round(time.Microsecond),
+				median.Round(time.Microsecond), flop/median.Seconds()/1e9)
+			continue
+		}
+		// The median of the rounds' medians and their range; beside the first type, the median and range
+		// of the rounds' ratios of its time to this one's.
+		ms := slices.Clone(medians[i])
+		slices.Sort(ms)
+		med := ms[len(ms)/2]
+		line += fmt.Sprintf(" rounds=%d reps=%d median=%v (%v-%v)", *rounds, *reps, med.Round(time.Microsecond),
+			ms[0].Round(time.Microsecond), ms[len(ms)-1].Round(time.Microsecond))
+		if p.bytes > 0 {
+			line += fmt.Sprintf(" weights=%.2fMiB %.1fGB/s", float64(p.bytes)/(1<<20), float64(p.bytes)/med.Seconds()/1e9)
+		}
+		if i > 0 {
+			ratios := make([]float64, *rounds)
+			for r := range ratios {
+				ratios[r] = medians[0][r].Seconds() / medians[i][r].Seconds()
+			}
+			slices.Sort(ratios)
+			line += fmt.Sprintf(" vs-%s=%.2f(%.2f-%.2f)", products[0].name, ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1])
+		}
+		fmt.Fprintf(inv.stdout, "%s range=%.1f-%.1f %.1f GFLOP/s\n", line, flop/ms[len(ms)-1].Seconds()/1e9, flop/ms[0].Seconds()/1e9,
+			flop/med.Seconds()/1e9)
+	}
 	return nil
 }
 
 // randomTyped returns a rows x cols matrix of type t (stored transposed when trans) of random finite
 // values: uniform in [-1, 1) before rounding to t, or any finite code for types of 8 bits or fewer.
 func randomTyped(rng *rand.Rand, t dtype.Type, rows, cols int, trans bool) gemm.Typed {
+	return randomValues(rng, t, rows, cols, trans, valuesCodes)
+}
+
+// How bench gemm draws its operands' values (--values).
+const (
+	valuesCodes   = "codes"   // any finite code of a type of 8 bits or fewer; else uniform
+	valuesUniform = "uniform" // uniform in [-1, 1), rounded to the type
+	valuesNormal  = "normal"  // uniform, with the values below the type's smallest normal made zero
+)
+
+// randomValues returns a rows x cols matrix of type t (stored transposed when trans) of random values
+// drawn as mode says.
+func randomValues(rng *rand.Rand, t dtype.Type, rows, cols int, trans bool, mode string) gemm.Typed {
 	size := t.ByteSize()
 	data := make([]byte, rows*cols*size)
+	tiny := t.Finfo().Tiny // the smallest normal
 	for i := 0; i < rows*cols; i++ {
 		var bits uint64
-		if size == 1 {
+		switch {
+		case size == 1 && mode == valuesCodes:
 			for {
 				bits = uint64(rng.IntN(256))
 				if v := float64(t.DecodeFloat32(bits)); !math.IsNaN(v) && !math.IsInf(v, 0) {
 					break
 				}
 			}
-		} else {
-			bits = t.EncodeFloat32(float32(rng.Float64()*2 - 1))
+		default:
+			v := float32(rng.Float64()*2 - 1)
+			bits = t.EncodeFloat32(v)
+			if mode == valuesNormal && math.Abs(float64(t.DecodeFloat32(bits))) < tiny {
+				bits = t.EncodeFloat32(0)
+			}
 		}
 		for j := 0; j < size; j++ {
 			data[i*size+j] = byte(bits >> (8 * j))

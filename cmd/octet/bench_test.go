@@ -15,6 +15,9 @@ func TestBenchGEMM(t *testing.T) {
 		{"bench", "gemm", "--m=9", "--n=10", "--k=33", "--a=f8e4m3fn", "--b=bf16", "--trans-b"},
 		{"bench", "gemm", "--m=3", "--n=70", "--k=33", "--b=s8", "--weights", "--scale"},
 		{"bench", "gemm", "--m=20", "--n=70", "--k=33", "--a=bf16", "--b=f8e5m2", "--weights"},
+		{"bench", "gemm", "--m=1", "--n=130", "--k=70", "--b=mxfp4", "--weights"},
+		{"bench", "gemm", "--m=3", "--n=70", "--k=33", "--b=f8e4m3fn,nvfp4,mxfp8,mxfp8e5m2", "--weights", "--rounds=2", "--reps=1", "--values=normal"},
+		{"bench", "gemm", "--m=2", "--n=9", "--k=9", "--b=f32,bf16", "--trans-b", "--values=uniform", "--reps=1"},
 	} {
 		code, out, stderr := runOctet(t, "", args...)
 		if code != 0 {
@@ -49,6 +52,12 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "gemm", "--threads=-1"}, "must not be negative"},
 		{[]string{"bench", "gemm", "--scale"}, "--scale needs --weights"},
 		{[]string{"bench", "gemm", "--weights", "--b=f16"}, "--weights needs B of type"},
+		{[]string{"bench", "gemm", "--b=mxfp4"}, "--b=mxfp4 needs --weights"},
+		{[]string{"bench", "gemm", "--b=mxfp6e2m3", "--weights"}, "the kernels take mxfp8e4m3, mxfp8e5m2, mxfp4, nvfp4"},
+		{[]string{"bench", "gemm", "--b=nvfp4", "--weights", "--scale"}, "--scale is for weights of an element type"},
+		{[]string{"bench", "gemm", "--b=f8e4m3fn,f7"}, `unsupported element type "f7"`},
+		{[]string{"bench", "gemm", "--values=some"}, "--values must be codes, uniform or normal"},
+		{[]string{"bench", "gemm", "--rounds=-1"}, "must not be negative"},
 		{[]string{"bench", "gemm", "extra"}, `unexpected argument "extra"`},
 		{[]string{"bench", "gemm", "--no-such-flag"}, "flag provided but not defined"},
 	} {

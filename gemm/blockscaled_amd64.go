@@ -1,0 +1,104 @@
+//go:build !purego
+
+package gemm
+
+import "octet/dtype"
+
+// The AVX-512 kernels for block-scaled weights of blockscaled_avx512_amd64.s.
+
+//go:noescape
+func blockFP4R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func blockE4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func blockE5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func blockDecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func blockDecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func blockDecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func blockMulR4(k int, a, b, out *float32)
+
+//go:noescape
+func blockMulR16(k int, a, b, out *float32)
+
+// The AVX2 kernels of blockscaled_avx2_amd64.s: the same, in 8 lanes.
+
+//go:noescape
+func block2FP4R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func block2E4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func block2E5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func block2DecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func block2DecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func block2DecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+
+//go:noescape
+func block2MulR4(k int, a, b, out *float32)
+
+//go:noescape
+func block2MulR16(k int, a, b, out *float32)
+
+// asmBlock512 is the AVX-512 assembly for block-scaled weights: AVX-512 F (VPERMPS, VSCALEFPS), BW and VL
+// (words in ymm registers 16-31, compared into opmasks), and the VEX encodings of AVX2 on words in the
+// low ymm registers.
+var asmBlock512 = &asmSet{"block-avx512", []string{"blockFP4R1", "blockE4M3R1", "blockE5M2R1", "blockDecodeFP4",
+	"blockDecodeE4M3", "blockDecodeE5M2", "blockMulR4", "blockMulR16"}, vex | fAVX2 | evex | fAVX512BW | fAVX512VL}
+
+// asmBlock2 is the AVX2 assembly for block-scaled weights: AVX2, FMA and F16C (VCVTPH2PS).
+var asmBlock2 = &asmSet{"block-avx2", []string{"block2FP4R1", "block2E4M3R1", "block2E5M2R1", "block2DecodeFP4",
+	"block2DecodeE4M3", "block2DecodeE5M2", "block2MulR4", "block2MulR16"}, vex | fAVX2 | fFMA | fF16C}
+
+func init() {
+	asmSets = append(asmSets, asmBlock512, asmBlock2)
+}
+
+var blockScaledAVX512 = &blockScaledSet{
+	name:       "block-avx512",
+	direct:     map[dtype.Type]blockScaledDirectFunc{dtype.F4E2M1FN: blockFP4R1, dtype.F8E4M3FN: blockE4M3R1, dtype.F8E5M2: blockE5M2R1},
+	directCols: map[dtype.Type]int{dtype.F4E2M1FN: 128, dtype.F8E4M3FN: 64, dtype.F8E5M2: 64},
+	decoders:   map[dtype.Type]blockScaledDecodeFunc{dtype.F4E2M1FN: blockDecodeFP4, dtype.F8E4M3FN: blockDecodeE4M3, dtype.F8E5M2: blockDecodeE5M2},
+	mul4:       blockMulR4,
+	cols4:      64,
+	mul16:      blockMulR16,
+}
+
+var blockScaledAVX2 = &blockScaledSet{
+	name:       "block-avx2",
+	direct:     map[dtype.Type]blockScaledDirectFunc{dtype.F4E2M1FN: block2FP4R1, dtype.F8E4M3FN: block2E4M3R1, dtype.F8E5M2: block2E5M2R1},
+	directCols: map[dtype.Type]int{dtype.F4E2M1FN: 64, dtype.F8E4M3FN: 64, dtype.F8E5M2: 64},
+	decoders:   map[dtype.Type]blockScaledDecodeFunc{dtype.F4E2M1FN: block2DecodeFP4, dtype.F8E4M3FN: block2DecodeE4M3, dtype.F8E5M2: block2DecodeE5M2},
+	mul4:       block2MulR4,
+	cols4:      16,
+	mul16:      block2MulR16,
+}
+
+// blockScaledSet returns the assembly for block-scaled weights that k runs: the AVX-512 set beside the
+// AVX-512 streaming kernels, the AVX2 set beside the AVX2 ones, where the machine has what each needs;
+// else none, and the Go code runs (the go kernel, and kernels made without streaming kernels).
+func (k *Kernel) blockScaledSet() *blockScaledSet {
+	switch {
+	case k.streams == streamsAVX512 && cpuFeatures.has(asmBlock512.needs):
+		return blockScaledAVX512
+	case k.streams != nil && cpuFeatures.has(asmBlock2.needs):
+		return blockScaledAVX2
+	}
+	return nil
+}
