@@ -185,15 +185,19 @@ func fmtRate(flops int64, seconds float64) string {
 	return fmt.Sprintf("%.3f GFLOP, %s GFLOP/s", float64(flops)/1e9, fmtGiga(flops, seconds))
 }
 
-// contractionKernels names the GEMM kernels of a module's float dots and convolutions of 32 bits or
+// contractionKernels names the GEMM kernels of a module's float dots, ragged-dots and convolutions of 32 bits or
 // fewer, by the operand types they multiply (as the interpreter passes them), sorted.
 func contractionKernels(m *hlo.Module) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if (in.Opcode != hlo.OpDot && in.Opcode != hlo.OpConvolution) || !in.Shape.IsArray() ||
-				!in.Shape.Elem.IsFloat() || in.Shape.Elem == dtype.F64 || in.NumOperands() != 2 {
+			operands := 2
+			if in.Opcode == hlo.OpRaggedDot {
+				operands = 3 // and group sizes
+			}
+			if (in.Opcode != hlo.OpDot && in.Opcode != hlo.OpConvolution && in.Opcode != hlo.OpRaggedDot) || !in.Shape.IsArray() ||
+				!in.Shape.Elem.IsFloat() || in.Shape.Elem == dtype.F64 || in.NumOperands() != operands {
 				continue
 			}
 			types := [2]dtype.Type{}
