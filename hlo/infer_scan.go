@@ -202,8 +202,11 @@ func ReadRaggedDot(in *Instruction) (*RaggedDot, error) {
 			return nil, errorf(op, "rhs_group_dims=%s must name one dimension when the ragged dimension %d is not a contracting or batch dimension of lhs", intsString(group), r.LHSRagged)
 		}
 		g := group[0]
-		if g < 0 || g >= int64(rhs.Rank()) || slices.Contains(r.RHSBatch, g) || slices.Contains(r.RHSContracting, g) {
-			return nil, errorf(op, "rhs_group_dims=%s is out of range for the rhs %s or a batch or contracting dimension", intsString(group), rhs.String())
+		if g < 0 || g >= int64(rhs.Rank()) {
+			return nil, errorf(op, "rhs_group_dims=%s is out of range for the rhs %s", intsString(group), rhs.String())
+		}
+		if slices.Contains(r.RHSBatch, g) || slices.Contains(r.RHSContracting, g) {
+			return nil, errorf(op, "rhs_group_dims=%s names a batch or contracting dimension of the rhs %s", intsString(group), rhs.String())
 		}
 		if rhs.Dims[g] != r.Groups {
 			return nil, errorf(op, "group_sizes %s counts %d groups, rhs group dimension %d has %d", sizes.String(), r.Groups, g, rhs.Dims[g])
