@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"octet/dtype"
+	"octet/gemm"
+	"octet/hlo/parser"
 	"octet/tensor"
 )
 
@@ -167,5 +169,57 @@ func TestRunBadInput(t *testing.T) {
 				t.Errorf("a failed run wrote %s", out)
 			}
 		})
+	}
+}
+
+// TestRunNamesUnorderedKernel: with a GEMM kernel that is not ordered (the bf16 dot-product kernel), run
+// says so on stderr, with the contractions it runs (the dot of bf16 values, not the f32 one); with an
+// ordered kernel it says nothing.
+func TestRunNamesUnorderedKernel(t *testing.T) {
+	var bf16 *gemm.Kernel
+	for _, k := range gemm.Kernels() {
+		if !k.Ordered() {
+			bf16 = k
+		}
+	}
+	if bf16 == nil {
+		t.Skip("this machine has no kernel that is not ordered (the bf16 one needs AVX-512 BF16)")
+	}
+	const both = `HloModule m
+ENTRY e {
+  a = bf16[16,32] parameter(0)
+  b = bf16[32,8] parameter(1)
+  c = f32[16,32] parameter(2)
+  d = f32[32,8] parameter(3)
+  x = f32[16,8] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  y = f32[16,8] dot(c, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[16,8], f32[16,8]) tuple(x, y)
+}`
+	const f32Only = `HloModule m
+ENTRY e {
+  c = f32[16,32] parameter(0)
+  d = f32[32,8] parameter(1)
+  ROOT y = f32[16,8] dot(c, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`
+	code, _, stderr := runOctet(t, both, "run", "--random", "1", "-")
+	if code != 0 || strings.Contains(stderr, "not ordered") {
+		t.Errorf("the default kernel: exit %d, stderr %q", code, stderr)
+	}
+	defer gemm.SetKernel(gemm.SetKernel(bf16))
+	code, _, stderr = runOctet(t, both, "run", "--random", "1", "-")
+	want := "octet run: the GEMM kernel " + bf16.String() + " is not ordered: 1 of the module's 2 dots and convolutions run on it"
+	if code != 0 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("the %s kernel: exit %d, stderr %q, want it to start %q", bf16.Name(), code, stderr, want)
+	}
+	code, _, stderr = runOctet(t, f32Only, "run", "--random", "1", "-")
+	if code != 0 || !strings.Contains(stderr, "is not ordered, but none of the module's 1 dots and convolutions runs on it") {
+		t.Errorf("an f32 dot on the %s kernel: exit %d, stderr %q", bf16.Name(), code, stderr)
+	}
+	m, err := parser.ParseString("m.hlo", both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := kernelNote(m, bf16.Name()); !strings.Contains(note, "("+gemm.KernelEnv+"="+bf16.Name()+")") {
+		t.Errorf("the kernel chosen by %s: %q", gemm.KernelEnv, note)
 	}
 }
