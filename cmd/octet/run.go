@@ -176,6 +176,9 @@ func runRun(inv *invocation, args []string) error {
 	var vals []interp.Value
 	switch {
 	case *random != "":
+		if err := randomConstants(inv, m, seed, *threads); err != nil {
+			return err
+		}
 		vals, err = interp.RandomInputsThreads(m, seed, *threads)
 	case len(inputs) > 0:
 		vals, err = inv.readNpyInputs(params, inputs, budget)
@@ -410,4 +413,18 @@ func kernelNote(m *hlo.Module, env string) string {
 	return fmt.Sprintf("octet run: the GEMM kernel %s%s is not ordered: %d of the module's %d dots and convolutions "+
 		"run on it, summing in its own order instead of the one docs/numerics.md fixes, so their results may "+
 		"differ in the last bits from those of the other kernels", k, chosen, on, all)
+}
+
+// randomConstants gives the constants whose values m's text elides ({...}) random values from seed, as
+// XLA's parser does for the modules its tools run, and says so on stderr.
+func randomConstants(inv *invocation, m *hlo.Module, seed uint64, threads int) error {
+	n, err := interp.RandomConstants(m, seed, threads)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		fmt.Fprintf(inv.stderr, "octet %s: %d constants whose values the text elides ({...}) take random values from seed %d, as XLA's parser fills them\n",
+			inv.cmd.Name, n, seed)
+	}
+	return nil
 }
