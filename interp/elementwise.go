@@ -259,12 +259,13 @@ func (e *evaluator) clamp(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Ten
 	dims := in.Shape.Dims
 	switch domainOf(x.Type) {
 	case domFloat32:
-		l, v, h := f32s(lo), f32s(x), f32s(hi)
-		dst := make([]float32, n)
-		for i := range dst {
-			dst[i] = clampF32(l[i*sl], v[i], h[i*sh])
-		}
-		return fromF32(x.Type, dims, dst), nil
+		// Over chunks on every core, as the binary instructions are (a scalar bound is broadcast).
+		return e.float32Chunks(x.Type, dims, []*tensor.Tensor{lo, x, hi}, func(dst []float32, xs [][]float32) {
+			l, v, h := xs[0][:len(dst)], xs[1][:len(dst)], xs[2][:len(dst)]
+			for i := range dst {
+				dst[i] = clampF32(l[i], v[i], h[i])
+			}
+		}), nil
 	case domFloat64:
 		l, v, h := f64s(lo), f64s(x), f64s(hi)
 		dst := make([]float64, n)
