@@ -183,17 +183,28 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 	return nil
 }
 
+// depthwiseChunkElements bounds the per-channel window matrices convolveDepthwise lays out at once (4 MiB
+// of float32).
+const depthwiseChunkElements = 1 << 20
+
 // convolveDepthwise computes the m x oc canonical output c of a convolution with one input feature per
-// group (depthwise; each group's output features read that one feature), as the chain of float32 fused
-// multiply-adds over the window's positions that the GEMM kernels would compute with K = the window's
-// size, but a row of output features at a time: a product with one column per group would waste the
-// kernels. kern is the canonical kernel, [window..., 1, oc].
+// group (depthwise; each group's output features read that one feature). A product with one column per
+// group would waste the kernels, so the groups are the batch of one batched product instead: for each
+// input feature, the kernel's rows for it (its output features x the window's positions) times the
+// feature's window matrix (the window's positions x the m output positions, zeros where a window lies on
+// padding), a few features at a time. Each output element is then the chain of float32 fused
+// multiply-adds over the window's positions in row-major order from zero, as for any convolution.
+// kern is the canonical kernel, [window..., 1, oc].
 func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m, oc int64) {
 	src := f32s(&tensor.Tensor{Type: im.typ, Shape: []int64{int64(len(im.src) / im.es)}, Data: im.src})
-	mult := oc / im.inF // output features per group
+	inF := im.inF
+	mult := oc / inF // output features per group
 	winN := product(im.winDims)
 	ns := len(im.outSp)
-	parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN*oc, 1))), func(lo, hi int) {
+	// offs[w*m+r]: where position w of output position r's window is in the input (its first feature), -1
+	// on padding.
+	offs := make([]int64, winN*m)
+	parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN, 1))), func(lo, hi int) {
 		o := make([]int64, ns)
 		widx := make([]int64, ns)
 		for r := int64(lo); r < int64(hi); r++ {
@@ -203,42 +214,66 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m
 				rem /= im.outSp[i]
 			}
 			base := rem * im.batchSize
-			acc := c[r*oc : (r+1)*oc]
-			clear(acc)
-			for i := range widx {
-				widx[i] = 0
-			}
+			clear(widx)
 			for w := int64(0); w < winN; w++ {
-				off, valid := base, true
+				off := base
 				for i := 0; i < ns; i++ {
 					u := im.coords[i][o[i]*im.winDims[i]+widx[i]]
 					if u < 0 {
-						valid = false
+						off = -1
 						break
 					}
 					off += u * im.spStride[i]
 				}
-				kw := kern[w*oc : (w+1)*oc]
-				if valid {
-					x := src[off : off+im.inF]
-					for z, a := range acc {
-						// fma32, with its common case written out
-						xz, kz := x[int64(z)/mult], kw[z]
-						if s := float64(xz)*float64(kz) + float64(a); fma32Exact(s) {
-							acc[z] = float32(s)
-						} else {
-							acc[z] = fma32Slow(xz, kz, a)
-						}
-					}
-				} else {
-					for z := range acc {
-						acc[z] = fma32(0, kw[z], acc[z])
-					}
-				}
+				offs[w*m+r] = off
 				nextIndex(widx, im.winDims)
 			}
 		}
 	})
+	chunk := max(1, min(inF, depthwiseChunkElements/max(winN*m, 1)))
+	wins := make([]float32, chunk*winN*m)
+	kerns := make([]float32, chunk*mult*winN)
+	outs := make([]float32, chunk*mult*m)
+	for g0 := int64(0); g0 < inF; g0 += chunk {
+		g1 := min(g0+chunk, inF)
+		n := g1 - g0
+		// The window matrices of features [g0, g1): wins[g][w][r], position w of output position r's window.
+		parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN*n, 1))), func(lo, hi int) {
+			for g := g0; g < g1; g++ {
+				for w := int64(0); w < winN; w++ {
+					row := wins[((g-g0)*winN+w)*m:][lo:hi]
+					for i, off := range offs[w*m+int64(lo) : w*m+int64(hi)] {
+						if off < 0 {
+							row[i] = 0
+						} else {
+							row[i] = src[off+g]
+						}
+					}
+				}
+			}
+		})
+		// The kernel's rows: kerns[g][j][w] = kern[w][g*mult+j].
+		for g := g0; g < g1; g++ {
+			for j := int64(0); j < mult; j++ {
+				for w := int64(0); w < winN; w++ {
+					kerns[((g-g0)*mult+j)*winN+w] = kern[w*oc+g*mult+j]
+				}
+			}
+		}
+		cm := gemm.Matrix{Data: outs, Rows: int(mult), Cols: int(m), Stride: int(m)}
+		a := gemm.Matrix{Data: kerns, Rows: int(mult), Cols: int(winN), Stride: int(winN)}
+		b := gemm.Matrix{Data: wins, Rows: int(winN), Cols: int(m), Stride: int(m)}
+		e.gemm.MatMulBatched(int(n), cm, int(mult*m), a, int(mult*winN), b, int(winN*m), 1, 0)
+		// outs[g][j][r] is output feature g*mult+j at position r.
+		parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(n*mult, 1))), func(lo, hi int) {
+			for r := int64(lo); r < int64(hi); r++ {
+				row := c[r*oc+g0*mult : r*oc+g1*mult]
+				for z := range row {
+					row[z] = outs[int64(z)*m+r]
+				}
+			}
+		})
+	}
 }
 
 // im2col lays out the windows of a convolution's output positions as the rows of a matrix: row r is
