@@ -72,7 +72,7 @@ func benchRun(inv *invocation, args []string) error {
 	if *threads > 0 {
 		defer gemm.SetThreads(gemm.SetThreads(*threads))
 	}
-	if err := randomConstants(inv, m, *seed, *threads); err != nil {
+	if err := randomConstants(inv, "bench run", m, *seed, *threads); err != nil {
 		return err
 	}
 	vals, err := interp.RandomInputsThreads(m, *seed, *threads)

@@ -176,7 +176,7 @@ func runRun(inv *invocation, args []string) error {
 	var vals []interp.Value
 	switch {
 	case *random != "":
-		if err := randomConstants(inv, m, seed, *threads); err != nil {
+		if err := randomConstants(inv, "run", m, seed, *threads); err != nil {
 			return err
 		}
 		vals, err = interp.RandomInputsThreads(m, seed, *threads)
@@ -417,14 +417,14 @@ func kernelNote(m *hlo.Module, env string) string {
 
 // randomConstants gives the constants whose values m's text elides ({...}) random values from seed, as
 // XLA's parser does for the modules its tools run, and says so on stderr.
-func randomConstants(inv *invocation, m *hlo.Module, seed uint64, threads int) error {
+func randomConstants(inv *invocation, name string, m *hlo.Module, seed uint64, threads int) error {
 	n, err := interp.RandomConstants(m, seed, threads)
 	if err != nil {
 		return err
 	}
 	if n > 0 {
 		fmt.Fprintf(inv.stderr, "octet %s: %d constants whose values the text elides ({...}) take random values from seed %d, as XLA's parser fills them\n",
-			inv.cmd.Name, n, seed)
+			name, n, seed)
 	}
 	return nil
 }

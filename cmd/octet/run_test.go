@@ -117,6 +117,29 @@ func TestRunRandom(t *testing.T) {
 	}
 }
 
+// TestRunElidedConstants runs a module whose constant's values the text elides: refused without
+// --random, given the same random values twice with it, and said so on stderr by run and bench run.
+func TestRunElidedConstants(t *testing.T) {
+	const m = "ENTRY e {\n  c = f32[64] constant({...})\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(c, z), dimensions={0}, to_apply=add\n}\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+	code, _, stderr := runOctet(t, m, "run", "-")
+	if code == 0 || !strings.Contains(stderr, "constant whose values were elided") {
+		t.Errorf("without --random: exit %d: %s", code, stderr)
+	}
+	code, out1, stderr := runOctet(t, m, "run", "--random", "5", "-")
+	if code != 0 || !strings.Contains(stderr, "octet run: 1 constants whose values the text elides ({...}) take random values from seed 5") {
+		t.Fatalf("--random 5: exit %d: %s", code, stderr)
+	}
+	_, out2, _ := runOctet(t, m, "run", "--random", "5", "-")
+	_, out3, _ := runOctet(t, m, "run", "--random", "6", "-")
+	if out1 != out2 || out1 == out3 || !strings.HasPrefix(out1, "out0: f32[]") {
+		t.Errorf("seed 5 twice gave\n%s\nand\n%s\nseed 6 gave\n%s", out1, out2, out3)
+	}
+	code, _, stderr = runOctet(t, m, "bench", "run", "--reps", "1", "--gemm-size", "32", "-")
+	if code != 0 || !strings.Contains(stderr, "octet bench run: 1 constants whose values the text elides") {
+		t.Errorf("bench run: exit %d: %s", code, stderr)
+	}
+}
+
 func TestRunBadInput(t *testing.T) {
 	x := tensor.FromBits(dtype.F8E4M3FN, []int64{2, 2}, []uint64{0x38, 0x40, 0xb0, 0x7e})
 	s := tensor.FromFloat32(nil, []float32{2})
