@@ -261,10 +261,7 @@ func (e *evaluator) clamp(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Ten
 	case domFloat32:
 		// Over chunks on every core, as the binary instructions are (a scalar bound is broadcast).
 		return e.float32Chunks(x.Type, dims, []*tensor.Tensor{lo, x, hi}, func(dst []float32, xs [][]float32) {
-			l, v, h := xs[0][:len(dst)], xs[1][:len(dst)], xs[2][:len(dst)]
-			for i := range dst {
-				dst[i] = clampF32(l[i], v[i], h[i])
-			}
+			clampSliceF32(dst, xs[0], xs[1], xs[2])
 		}), nil
 	case domFloat64:
 		l, v, h := f64s(lo), f64s(x), f64s(hi)
@@ -511,6 +508,31 @@ func clampF32(lo, x, hi float32) float32 {
 		return m
 	}
 	return hi
+}
+
+// clampSliceF32 sets dst[i] to clampF32(l[i], v[i], h[i]), the same bits, choosing among the operands'
+// bits by conditional moves rather than branches (ReLU6's x < 0 is a coin toss a branch predictor loses).
+func clampSliceF32(dst, l, v, h []float32) {
+	l, v, h = l[:len(dst)], v[:len(dst)], h[:len(dst)]
+	for i := range dst {
+		lo, x, hi := l[i], v[i], h[i]
+		lb, xb, hb := math.Float32bits(lo), math.Float32bits(x), math.Float32bits(hi)
+		r := xb
+		if x < lo {
+			r = lb
+		}
+		if !(math.Float32frombits(r) < hi) {
+			r = hb
+		}
+		// NaN operands, in clampF32's order of precedence.
+		if x != x {
+			r = xb
+		}
+		if lo != lo {
+			r = lb
+		}
+		dst[i] = math.Float32frombits(r)
+	}
 }
 
 func clampF64(lo, x, hi float64) float64 {

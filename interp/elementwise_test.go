@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"testing"
 
 	"octet/dtype"
@@ -142,6 +143,28 @@ func TestSelectClamp(t *testing.T) {
   ROOT r = s32[3] clamp(lo, x, hi)
 }`, []string{"s32[] 0", "s32[3] {-5, 3, 99}", "s32[] 10"}, []string{"s32[3] {0, 3, 10}"}},
 	})
+}
+
+// TestClampSliceBits checks that the clamp over slices gives clampF32's bits for every combination of
+// signed zeros, infinities, NaNs with payloads and ordinary values as the three operands.
+func TestClampSliceBits(t *testing.T) {
+	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 6, -6, 3, float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), math.Float32frombits(0x7fa00001), math.Float32frombits(0xffc00002)}
+	var l, v, h []float32
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, c := range vals {
+				l, v, h = append(l, a), append(v, b), append(h, c)
+			}
+		}
+	}
+	dst := make([]float32, len(l))
+	clampSliceF32(dst, l, v, h)
+	for i := range dst {
+		if want := clampF32(l[i], v[i], h[i]); math.Float32bits(dst[i]) != math.Float32bits(want) {
+			t.Errorf("clamp(%v, %v, %v) = %#x, want %#x", l[i], v[i], h[i], math.Float32bits(dst[i]), math.Float32bits(want))
+		}
+	}
 }
 
 // TestConvert checks XLA's convert rules through package dtype: round to nearest even; e4m3fn has no
