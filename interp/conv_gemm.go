@@ -183,28 +183,25 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 	return nil
 }
 
-// depthwiseChunkElements bounds the per-channel window matrices convolveDepthwise lays out at once (4 MiB
-// of float32).
-const depthwiseChunkElements = 1 << 20
-
 // convolveDepthwise computes the m x oc canonical output c of a convolution with one input feature per
-// group (depthwise; each group's output features read that one feature). A product with one column per
-// group would waste the kernels, so the groups are the batch of one batched product instead: for each
-// input feature, the kernel's rows for it (its output features x the window's positions) times the
-// feature's window matrix (the window's positions x the m output positions, zeros where a window lies on
-// padding), a few features at a time. Each output element is then the chain of float32 fused
-// multiply-adds over the window's positions in row-major order from zero, as for any convolution.
-// kern is the canonical kernel, [window..., 1, oc].
+// group (depthwise; each group's output features read that one feature) as the chain of float32 fused
+// multiply-adds over the window's positions, in row-major order from zero, that the GEMM kernels compute
+// with K = the window's size, but directly, an output position's row of features at a time: a product
+// with one column per group would waste the kernels, and laying out each feature's window matrix for a
+// batched product costs more than the arithmetic. For each window position the row of input features and
+// the kernel's row are contiguous, and the row of sums stays in L1. kern is the canonical kernel,
+// [window..., 1, oc].
 func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m, oc int64) {
-	src := f32s(&tensor.Tensor{Type: im.typ, Shape: []int64{int64(len(im.src) / im.es)}, Data: im.src})
 	inF := im.inF
 	mult := oc / inF // output features per group
 	winN := product(im.winDims)
 	ns := len(im.outSp)
-	// offs[w*m+r]: where position w of output position r's window is in the input (its first feature), -1
-	// on padding.
-	offs := make([]int64, winN*m)
-	parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN, 1))), func(lo, hi int) {
+	// The input, then a row of zeros that positions on padding read (a product of zero still adds, so that
+	// the signs of zeros and the NaNs of the kernel are those of the chain).
+	zeros := int64(len(im.src) / im.es)
+	src := make([]float32, zeros+inF)
+	decodeFloat32Into(im.typ, src[:zeros], im.src)
+	parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN*oc, 1))), func(lo, hi int) {
 		o := make([]int64, ns)
 		widx := make([]int64, ns)
 		for r := int64(lo); r < int64(hi); r++ {
@@ -214,65 +211,46 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m
 				rem /= im.outSp[i]
 			}
 			base := rem * im.batchSize
+			acc := c[r*oc : (r+1)*oc]
+			clear(acc)
 			clear(widx)
 			for w := int64(0); w < winN; w++ {
 				off := base
 				for i := 0; i < ns; i++ {
 					u := im.coords[i][o[i]*im.winDims[i]+widx[i]]
 					if u < 0 {
-						off = -1
+						off = zeros
 						break
 					}
 					off += u * im.spStride[i]
 				}
-				offs[w*m+r] = off
 				nextIndex(widx, im.winDims)
-			}
-		}
-	})
-	chunk := max(1, min(inF, depthwiseChunkElements/max(winN*m, 1)))
-	wins := make([]float32, chunk*winN*m)
-	kerns := make([]float32, chunk*mult*winN)
-	outs := make([]float32, chunk*mult*m)
-	for g0 := int64(0); g0 < inF; g0 += chunk {
-		g1 := min(g0+chunk, inF)
-		n := g1 - g0
-		// The window matrices of features [g0, g1): wins[g][w][r], position w of output position r's window.
-		parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN*n, 1))), func(lo, hi int) {
-			for g := g0; g < g1; g++ {
-				for w := int64(0); w < winN; w++ {
-					row := wins[((g-g0)*winN+w)*m:][lo:hi]
-					for i, off := range offs[w*m+int64(lo) : w*m+int64(hi)] {
-						if off < 0 {
-							row[i] = 0
-						} else {
-							row[i] = src[off+g]
-						}
+				x, kw := src[off:off+inF], kern[w*oc:(w+1)*oc]
+				if mult == 1 {
+					depthwiseRow(acc, x, kw)
+					continue
+				}
+				for j := int64(0); j < mult; j++ {
+					// Output feature g*mult+j, for every g.
+					for g, xg := range x {
+						z := int64(g)*mult + j
+						acc[z] = fma32(xg, kw[z], acc[z])
 					}
 				}
 			}
-		})
-		// The kernel's rows: kerns[g][j][w] = kern[w][g*mult+j].
-		for g := g0; g < g1; g++ {
-			for j := int64(0); j < mult; j++ {
-				for w := int64(0); w < winN; w++ {
-					kerns[((g-g0)*mult+j)*winN+w] = kern[w*oc+g*mult+j]
-				}
-			}
 		}
-		cm := gemm.Matrix{Data: outs, Rows: int(mult), Cols: int(m), Stride: int(m)}
-		a := gemm.Matrix{Data: kerns, Rows: int(mult), Cols: int(winN), Stride: int(winN)}
-		b := gemm.Matrix{Data: wins, Rows: int(winN), Cols: int(m), Stride: int(m)}
-		e.gemm.MatMulBatched(int(n), cm, int(mult*m), a, int(mult*winN), b, int(winN*m), 1, 0)
-		// outs[g][j][r] is output feature g*mult+j at position r.
-		parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(n*mult, 1))), func(lo, hi int) {
-			for r := int64(lo); r < int64(hi); r++ {
-				row := c[r*oc+g0*mult : r*oc+g1*mult]
-				for z := range row {
-					row[z] = outs[int64(z)*m+r]
-				}
-			}
-		})
+	})
+}
+
+// depthwiseRow sets acc[g] to fma32(x[g], k[g], acc[g]) for every g, fma32's common case written out.
+func depthwiseRow(acc, x, k []float32) {
+	x, k = x[:len(acc)], k[:len(acc)]
+	for g, a := range acc {
+		if s := float64(x[g])*float64(k[g]) + float64(a); fma32Exact(s) {
+			acc[g] = float32(s)
+		} else {
+			acc[g] = fma32Slow(x[g], k[g], a)
+		}
 	}
 }
 
