@@ -135,6 +135,10 @@ func inferShape(in *Instruction) (Shape, error) {
 		return inferTranspose(in)
 	case OpDot:
 		return inferDot(in)
+	case OpRaggedDot:
+		return inferRaggedDot(in)
+	case OpScan:
+		return inferScan(in)
 	case OpScaledDot:
 		return inferScaledDot(in)
 	case OpReduce:

@@ -619,8 +619,13 @@ var opInfos = map[Opcode]OpInfo{
 	// Contractions and windows.
 	OpDot:       {Operands: fixed(2), ParsesAnyCount: true, StableHLO: "stablehlo.dot_general", Attrs: dotDims},
 	OpScaledDot: {Operands: fixed(4), Attrs: dotDims},
-	OpRaggedDot: {Operands: fixed(3), StableHLO: "chlo.ragged_dot",
-		Attrs: join(dotDims, []AttrSpec{opt("lhs_ragged_dims", AttrInts), opt("rhs_group_dims", AttrInts)})},
+	// XLA's parser takes the dot's dimension numbers and operand_precision on a ragged-dot, but neither
+	// algorithm nor sparsity.
+	OpRaggedDot: {Operands: fixed(3), StableHLO: "chlo.ragged_dot", Attrs: []AttrSpec{
+		opt("lhs_batch_dims", AttrInts), opt("lhs_contracting_dims", AttrInts),
+		opt("rhs_batch_dims", AttrInts), opt("rhs_contracting_dims", AttrInts),
+		opt("lhs_ragged_dims", AttrInts), opt("rhs_group_dims", AttrInts), optEnums("operand_precision", precisions),
+	}},
 	OpConvolution: {Operands: fixed(2), StableHLO: "stablehlo.convolution", Attrs: []AttrSpec{
 		opt("window", AttrWindow), req("dim_labels", AttrConvDims), opt("feature_group_count", AttrInt),
 		opt("batch_group_count", AttrInt), optEnums("operand_precision", precisions), optEnum("algorithm", dotAlgorithms),
@@ -655,9 +660,9 @@ var opInfos = map[Opcode]OpInfo{
 		req("dimensions", AttrInts), reqComp("to_apply", "comparator"), opt("is_stable", AttrBool),
 	}},
 	OpTopk: {Operands: fixed(1), StableHLO: "chlo.top_k", Attrs: []AttrSpec{req("k", AttrInt), opt("largest", AttrBool), opt("is_stable", AttrBool)}},
-	OpScan: {Operands: atLeast(1), ParsesAnyCount: true, Attrs: []AttrSpec{
-		req("dimensions", AttrInts), reqComp("to_apply", "scanned function"), opt("is_reverse", AttrBool),
-		opt("is_associative", AttrBool), opt("num_carries", AttrInt),
+	OpScan: {Operands: atLeast(1), ParsesAnyCount: true, StableHLO: "chlo.scan", Attrs: []AttrSpec{
+		req("dimensions", AttrInts), req("num_carries", AttrInt), opt("is_reverse", AttrBool),
+		opt("is_associative", AttrBool), reqComp("to_apply", "scanned function"),
 	}},
 	OpCall: {Operands: atLeast(0), StableHLO: "func.call", Attrs: []AttrSpec{
 		reqComp("to_apply", "callee"), opt("is_composite", AttrBool),

@@ -184,15 +184,23 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 }
 
 // convolveDepthwise computes the m x oc canonical output c of a convolution with one input feature per
-// group (depthwise; each group's output features read that one feature), as the chain of float32 fused
-// multiply-adds over the window's positions that the GEMM kernels would compute with K = the window's
-// size, but a row of output features at a time: a product with one column per group would waste the
-// kernels. kern is the canonical kernel, [window..., 1, oc].
+// group (depthwise; each group's output features read that one feature) as the chain of float32 fused
+// multiply-adds over the window's positions, in row-major order from zero, that the GEMM kernels compute
+// with K = the window's size, but directly, an output position's row of features at a time: a product
+// with one column per group would waste the kernels, and laying out each feature's window matrix for a
+// batched product costs more than the arithmetic. For each window position the row of input features and
+// the kernel's row are contiguous, and the row of sums stays in L1. kern is the canonical kernel,
+// [window..., 1, oc].
 func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m, oc int64) {
-	src := f32s(&tensor.Tensor{Type: im.typ, Shape: []int64{int64(len(im.src) / im.es)}, Data: im.src})
-	mult := oc / im.inF // output features per group
+	inF := im.inF
+	mult := oc / inF // output features per group
 	winN := product(im.winDims)
 	ns := len(im.outSp)
+	// The input, then a row of zeros that positions on padding read (a product of zero still adds, so that
+	// the signs of zeros and the NaNs of the kernel are those of the chain).
+	zeros := int64(len(im.src) / im.es)
+	src := make([]float32, zeros+inF)
+	decodeFloat32Into(im.typ, src[:zeros], im.src)
 	parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN*oc, 1))), func(lo, hi int) {
 		o := make([]int64, ns)
 		widx := make([]int64, ns)
@@ -205,40 +213,45 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m
 			base := rem * im.batchSize
 			acc := c[r*oc : (r+1)*oc]
 			clear(acc)
-			for i := range widx {
-				widx[i] = 0
-			}
+			clear(widx)
 			for w := int64(0); w < winN; w++ {
-				off, valid := base, true
+				off := base
 				for i := 0; i < ns; i++ {
 					u := im.coords[i][o[i]*im.winDims[i]+widx[i]]
 					if u < 0 {
-						valid = false
+						off = zeros
 						break
 					}
 					off += u * im.spStride[i]
 				}
-				kw := kern[w*oc : (w+1)*oc]
-				if valid {
-					x := src[off : off+im.inF]
-					for z, a := range acc {
-						// fma32, with its common case written out
-						xz, kz := x[int64(z)/mult], kw[z]
-						if s := float64(xz)*float64(kz) + float64(a); fma32Exact(s) {
-							acc[z] = float32(s)
-						} else {
-							acc[z] = fma32Slow(xz, kz, a)
-						}
-					}
-				} else {
-					for z := range acc {
-						acc[z] = fma32(0, kw[z], acc[z])
+				nextIndex(widx, im.winDims)
+				x, kw := src[off:off+inF], kern[w*oc:(w+1)*oc]
+				if mult == 1 {
+					depthwiseRow(acc, x, kw)
+					continue
+				}
+				for j := int64(0); j < mult; j++ {
+					// Output feature g*mult+j, for every g.
+					for g, xg := range x {
+						z := int64(g)*mult + j
+						acc[z] = fma32(xg, kw[z], acc[z])
 					}
 				}
-				nextIndex(widx, im.winDims)
 			}
 		}
 	})
+}
+
+// depthwiseRow sets acc[g] to fma32(x[g], k[g], acc[g]) for every g, fma32's common case written out.
+func depthwiseRow(acc, x, k []float32) {
+	x, k = x[:len(acc)], k[:len(acc)]
+	for g, a := range acc {
+		if s := float64(x[g])*float64(k[g]) + float64(a); fma32Exact(s) {
+			acc[g] = float32(s)
+		} else {
+			acc[g] = fma32Slow(x[g], k[g], a)
+		}
+	}
 }
 
 // im2col lays out the windows of a convolution's output positions as the rows of a matrix: row r is

@@ -362,6 +362,35 @@ func TestConvolutionShapes(t *testing.T) {
 	}
 }
 
+// TestDepthwise checks depthwise convolutions beyond convSpecs' small ones: more features than a cache
+// line holds and strides, a multiplier of output features per group, and bf16 on padding.
+func TestDepthwise(t *testing.T) {
+	exactGEMM := gemmFollowsChain()
+	specs := []convSpec{
+		{name: "features_40", labels: "b01f_01io->b01f", batch: 2, inF: 40, outF: 40, fgc: 40, spatial: []int64{13, 11}, kernel: []int64{3, 3}, stride: []int64{2, 1}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
+		{name: "multiplier3", labels: "bf01_oi01->bf01", batch: 1, inF: 19, outF: 57, fgc: 19, spatial: []int64{10, 9}, kernel: []int64{3, 2}, padLo: []int64{0, 1}, padHi: []int64{2, 0}},
+		{name: "bf16", labels: "b01f_01io->b01f", lt: "bf16", rt: "bf16", ot: "bf16", batch: 1, inF: 33, outF: 33, fgc: 33, spatial: []int64{9, 9}, kernel: []int64{3, 3}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
+		{name: "dilated_1d", labels: "b0f_0io->b0f", batch: 3, inF: 5, outF: 10, fgc: 5, spatial: []int64{17}, kernel: []int64{4}, rhsDil: []int64{2}, lhsDil: []int64{2}, padLo: []int64{3}, padHi: []int64{1}},
+	}
+	for i, s := range specs {
+		t.Run(s.name, func(t *testing.T) {
+			for _, ty := range []*string{&s.lt, &s.rt, &s.ot} {
+				if *ty == "" {
+					*ty = "f32"
+				}
+			}
+			m := parseModule(t, s.module())
+			if err := hlo.Verify(m); err != nil {
+				t.Fatalf("%v\n%s", err, s.module())
+			}
+			in := m.Entry.Root
+			lhs := randomOperand(t, in.Operands()[0].Shape, uint64(100+2*i))
+			rhs := randomOperand(t, in.Operands()[1].Shape, uint64(101+2*i))
+			checkConvolution(t, s.name, in, lhs, rhs, exactGEMM, 0)
+		})
+	}
+}
+
 // TestConvolutionCorpus checks the GEMM path against the reference loop on every convolution of the
 // shared corpora: the StableHLO interpreter's convolution tests, the programs JAX generated, and the
 // HLO modules (those of at most convCorpusMACs multiply-adds).

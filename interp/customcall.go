@@ -42,6 +42,15 @@ func (e *evaluator) customCall(in *hlo.Instruction, ops []Value) (Value, error) 
 	case strings.HasPrefix(target, "xla_builder.") && len(in.Called()) == 1:
 		// XlaBuilder's composite calls carry their decomposition as the called computation.
 		return e.call(in.Called()[0], ops)
+	case strings.HasPrefix(target, "xla.sdy."):
+		if v, ok, err := e.sdyCall(in, ops); ok {
+			return v, err
+		}
+		if passThroughTargets[target] && len(ops) == 1 {
+			if err := ops[0].Fits(in.Shape); err == nil {
+				return ops[0], nil
+			}
+		}
 	case passThroughTargets[target]:
 		if len(ops) == 1 {
 			if err := ops[0].Fits(in.Shape); err == nil {

@@ -48,7 +48,7 @@
 //
 // Every failure is positioned at the instruction: "file:line:col: unsupported: what" for what the
 // interpreter does not implement (collectives of a module compiled for several devices outside
-// RunParallelTarget, host transfers, dynamic shapes, most custom calls, ...), "file:line:col: %name: message" for a malformed instruction. Evaluation never
+// RunParallelTarget and manual computations, host transfers, dynamic shapes, most custom calls, ...), "file:line:col: %name: message" for a malformed instruction. Evaluation never
 // panics on a module; an internal failure becomes an *Error too. Which opcodes have an evaluator is a fact
 // to query: Supported(op), Ops().
 //
@@ -59,10 +59,21 @@
 // and exchange operands within the groups the StableHLO specification defines. Devices whose
 // collectives do not match fail the run with an error rather than wait forever.
 //
+// # Sharded programs
+//
+// A program with shardings (GSPMD's sharding attributes, Shardy's xla.sdy.* calls and attributes)
+// describes one global computation that a compiler would spread over devices; run on one device, the
+// interpreter computes that global computation. The calls that only carry a sharding give their operand
+// (Sharding, xla.sdy.FuncResultSharding, xla.sdy.PropagationBarrier). A Shardy manual computation
+// (shard_map: xla.sdy.GlobalToLocalShape, a call of its body, xla.sdy.LocalToGlobalShape) is per-device
+// code: its body runs on every device of its mesh, on the shard in_shardings gives each, with its
+// collectives meeting across them as on that mesh, and the shards of its results are put together as
+// out_shardings says (see sdy.go).
+//
 // # Speed
 //
 // Instructions run one at a time, each on every core (Options.Threads): convolutions and dots on package
-// gemm's kernels, elementwise instructions over cache-sized chunks, reductions and windowed reductions
+// gemm's kernels (a depthwise convolution, whose products would waste them, in a direct loop), elementwise instructions over cache-sized chunks, reductions and windowed reductions
 // split by output (and by block, for long runs). An elementwise fusion runs chunk by chunk without its
 // intermediate arrays. Values are immutable; the memory of an array no value refers to any more is
 // reused for a later result of its size, since fresh memory costs a page fault per page. Options.Profile

@@ -241,21 +241,26 @@ func (e *evaluator) dot(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tenso
 // 32 bits or fewer (through the MatMuler; narrower results are rounded once at the end), in float64 for f64,
 // and in the result's integer type (wrapping) for integers.
 func (e *evaluator) dotGeneral(in *hlo.Instruction, lhs, rhs *tensor.Tensor, d dotDims) (*tensor.Tensor, error) {
-	out := in.Shape.Elem
+	return e.dotOf(in, lhs, rhs, d, in.Shape.Elem, in.Shape.Dims)
+}
+
+// dotOf is dotGeneral giving a result of element type out and dimensions dims (in's own or, for a part of
+// an instruction such as one group of a ragged-dot, the part's).
+func (e *evaluator) dotOf(in *hlo.Instruction, lhs, rhs *tensor.Tensor, d dotDims, out dtype.Type, dims []int64) (*tensor.Tensor, error) {
 	p, err := planDot(lhs.Shape, rhs.Shape, d)
 	if err != nil {
 		return nil, errorf(in, "dot of %s and %s: %v", lhs, rhs, err)
 	}
-	if !slices.Equal(p.outDims, in.Shape.Dims) {
-		return nil, errorf(in, "dot of %s and %s gives %s, its shape says %s", lhs, rhs,
-			dimsString(out, p.outDims), in.Shape.String())
+	if !slices.Equal(p.outDims, dims) {
+		return nil, errorf(in, "dot of %s and %s gives %s, where %s is needed", lhs, rhs,
+			dimsString(out, p.outDims), dimsString(out, dims))
 	}
 	if err := e.charge(p.batch * p.m * p.n * p.k); err != nil {
 		return nil, err
 	}
 	dom := domainOf(out)
 	if dom == domComplex || domainOf(lhs.Type) == domComplex || domainOf(rhs.Type) == domComplex {
-		return e.dotComplex(in, p, lhs, rhs)
+		return e.dotComplex(in, p, lhs, rhs, out, dims)
 	}
 	// An operand that converts exactly to a float32 result is multiplied as it is (package gemm decodes
 	// it to the same float32 values).
@@ -270,7 +275,6 @@ func (e *evaluator) dotGeneral(in *hlo.Instruction, lhs, rhs *tensor.Tensor, d d
 			return nil, unsupportedf(in, "dot: %v", err)
 		}
 	}
-	dims := in.Shape.Dims
 	switch dom {
 	case domFloat32:
 		var c []float32

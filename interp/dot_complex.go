@@ -10,8 +10,7 @@ import (
 
 // dotComplex is dot with a complex result: real or complex operands are converted to the result type and
 // multiplied in complex128, the sum rounded once to c64 for a c64 result.
-func (e *evaluator) dotComplex(in *hlo.Instruction, p *dotPlan, lhs, rhs *tensor.Tensor) (*tensor.Tensor, error) {
-	out := in.Shape.Elem
+func (e *evaluator) dotComplex(in *hlo.Instruction, p *dotPlan, lhs, rhs *tensor.Tensor, out dtype.Type, dims []int64) (*tensor.Tensor, error) {
 	if !out.IsComplex() {
 		return nil, unsupportedf(in, "dot of %s and %s giving %s", lhs.Type, rhs.Type, out)
 	}
@@ -29,7 +28,7 @@ func (e *evaluator) dotComplex(in *hlo.Instruction, p *dotPlan, lhs, rhs *tensor
 	a, b := p.canonical(lhs, rhs)
 	if out == dtype.C128 {
 		c := naiveMatMul(p, c128s(a), c128s(b), func(x, y, acc complex128) complex128 { return acc + x*y }, e.threads)
-		return fromC128(out, in.Shape.Dims, c), nil
+		return fromC128(out, dims, c), nil
 	}
 	// c64 computes in complex64, each product and sum rounded, as XLA's evaluator does.
 	av, bv := c64s(a), c64s(b)
@@ -51,7 +50,7 @@ func (e *evaluator) dotComplex(in *hlo.Instruction, p *dotPlan, lhs, rhs *tensor
 			}
 		}
 	}
-	return fromC128(out, in.Shape.Dims, c), nil
+	return fromC128(out, dims, c), nil
 }
 
 // c64s returns the elements of a c64 tensor.

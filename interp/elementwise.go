@@ -259,12 +259,26 @@ func (e *evaluator) clamp(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Ten
 	dims := in.Shape.Dims
 	switch domainOf(x.Type) {
 	case domFloat32:
-		l, v, h := f32s(lo), f32s(x), f32s(hi)
-		dst := make([]float32, n)
-		for i := range dst {
-			dst[i] = clampF32(l[i*sl], v[i], h[i*sh])
+		if x.Type == dtype.BF16 {
+			// On the bits: a bf16 value is the top half of a float32.
+			r := e.newTensor(x.Type, dims)
+			l, v, h, d := tensor.View[uint16](lo), tensor.View[uint16](x), tensor.View[uint16](hi), tensor.View[uint16](r)
+			parallelFor(e.threads, n, elementwiseGrain, func(i0, i1 int) {
+				ls, hs := l[:1], h[:1]
+				if sl == 1 {
+					ls = l[i0:i1]
+				}
+				if sh == 1 {
+					hs = h[i0:i1]
+				}
+				clampSliceBF16(d[i0:i1], ls, v[i0:i1], hs)
+			})
+			return r, nil
 		}
-		return fromF32(x.Type, dims, dst), nil
+		// Over chunks on every core, as the binary instructions are (a scalar bound is broadcast).
+		return e.float32Chunks(x.Type, dims, []*tensor.Tensor{lo, x, hi}, func(dst []float32, xs [][]float32) {
+			clampSliceF32(dst, xs[0], xs[1], xs[2])
+		}), nil
 	case domFloat64:
 		l, v, h := f64s(lo), f64s(x), f64s(hi)
 		dst := make([]float64, n)
@@ -510,6 +524,70 @@ func clampF32(lo, x, hi float32) float32 {
 		return m
 	}
 	return hi
+}
+
+// clampSliceF32 sets dst[i] to clampF32(l[i], v[i], h[i]), the same bits, choosing among the operands'
+// bits by conditional moves rather than branches (ReLU6's x < 0 is a coin toss a branch predictor loses).
+func clampSliceF32(dst, l, v, h []float32) {
+	l, v, h = l[:len(dst)], v[:len(dst)], h[:len(dst)]
+	for i := range dst {
+		lo, x, hi := l[i], v[i], h[i]
+		lb, xb, hb := math.Float32bits(lo), math.Float32bits(x), math.Float32bits(hi)
+		r := xb
+		if x < lo {
+			r = lb
+		}
+		if !(math.Float32frombits(r) < hi) {
+			r = hb
+		}
+		// NaN operands, in clampF32's order of precedence.
+		if x != x {
+			r = xb
+		}
+		if lo != lo {
+			r = lb
+		}
+		dst[i] = math.Float32frombits(r)
+	}
+}
+
+// clampSliceBF16 is clampSliceF32 on bf16 bits (a bound of one element applies to all of dst), with the
+// rounding to bf16 that follows it in float32: a NaN result becomes the quiet NaN of its sign, as
+// encoding a float32 NaN to bf16 gives; any other result is one of the operands, exact in bf16.
+func clampSliceBF16(dst, l, v, h []uint16) {
+	v = v[:len(dst)]
+	ls, hs := 1, 1
+	if len(l) == 1 {
+		ls = 0
+	} else {
+		l = l[:len(dst)]
+	}
+	if len(h) == 1 {
+		hs = 0
+	} else {
+		h = h[:len(dst)]
+	}
+	for i := range dst {
+		lb, xb, hb := l[i*ls], v[i], h[i*hs]
+		lo, x, hi := math.Float32frombits(uint32(lb)<<16), math.Float32frombits(uint32(xb)<<16), math.Float32frombits(uint32(hb)<<16)
+		r := xb
+		if x < lo {
+			r = lb
+		}
+		if !(math.Float32frombits(uint32(r)<<16) < hi) {
+			r = hb
+		}
+		if x != x {
+			r = xb
+		}
+		if lo != lo {
+			r = lb
+		}
+		if r&0x7fff > 0x7f80 {
+			r = r&0x8000 | 0x7fc0
+		}
+		dst[i] = r
+	}
 }
 
 func clampF64(lo, x, hi float64) float64 {

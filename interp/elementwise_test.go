@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"testing"
 
 	"octet/dtype"
@@ -135,6 +136,12 @@ func TestSelectClamp(t *testing.T) {
   hi = f32[2] parameter(2)
   ROOT r = f32[2] clamp(lo, x, hi)
 }`, []string{"f32[2] {nan, 0}", "f32[2] {1, 1}", "f32[2] {2, nan}"}, []string{"f32[2] {nan, nan}"}},
+		{"clamp-bf16", `ENTRY e {
+  lo = bf16[] parameter(0)
+  x = bf16[5] parameter(1)
+  hi = bf16[5] parameter(2)
+  ROOT r = bf16[5] clamp(lo, x, hi)
+}`, []string{"bf16[] 0", "bf16[5] {-3, 3, 1000, nan, -0}", "bf16[5] {6, 6, 6, 6, nan}"}, []string{"bf16[5] {0, 3, 6, nan, nan}"}},
 		{"clamp-s32", `ENTRY e {
   lo = s32[] parameter(0)
   x = s32[3] parameter(1)
@@ -142,6 +149,65 @@ func TestSelectClamp(t *testing.T) {
   ROOT r = s32[3] clamp(lo, x, hi)
 }`, []string{"s32[] 0", "s32[3] {-5, 3, 99}", "s32[] 10"}, []string{"s32[3] {0, 3, 10}"}},
 	})
+}
+
+// TestClampSliceBits checks that the clamp over slices gives clampF32's bits for every combination of
+// signed zeros, infinities, NaNs with payloads and ordinary values as the three operands.
+func TestClampSliceBits(t *testing.T) {
+	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 6, -6, 3, float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), math.Float32frombits(0x7fa00001), math.Float32frombits(0xffc00002)}
+	var l, v, h []float32
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, c := range vals {
+				l, v, h = append(l, a), append(v, b), append(h, c)
+			}
+		}
+	}
+	dst := make([]float32, len(l))
+	clampSliceF32(dst, l, v, h)
+	for i := range dst {
+		if want := clampF32(l[i], v[i], h[i]); math.Float32bits(dst[i]) != math.Float32bits(want) {
+			t.Errorf("clamp(%v, %v, %v) = %#x, want %#x", l[i], v[i], h[i], math.Float32bits(dst[i]), math.Float32bits(want))
+		}
+	}
+}
+
+// TestClampBF16Bits checks the clamp on bf16 bits against the float32 clamp between decoding and
+// encoding, for every combination of special and ordinary values (subnormals and NaN payloads included),
+// with full and one-element bounds.
+func TestClampBF16Bits(t *testing.T) {
+	vals := []uint16{0x0000, 0x8000, 0x3f80, 0xbf80, 0x40c0, 0xc0c0, 0x0001, 0x8003, 0x007f, 0x7f7f, 0x7f80,
+		0xff80, 0x7fc0, 0xffc0, 0x7f81, 0xffa5, 0x4040}
+	var l, v, h []uint16
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, c := range vals {
+				l, v, h = append(l, a), append(v, b), append(h, c)
+			}
+		}
+	}
+	want := func(a, b, c uint16) uint16 {
+		f := func(u uint16) float32 { return dtype.BF16.DecodeFloat32(uint64(u)) }
+		return uint16(dtype.BF16.EncodeFloat32(clampF32(f(a), f(b), f(c))))
+	}
+	dst := make([]uint16, len(l))
+	clampSliceBF16(dst, l, v, h)
+	for i := range dst {
+		if w := want(l[i], v[i], h[i]); dst[i] != w {
+			t.Errorf("clamp(%#x, %#x, %#x) = %#x, want %#x", l[i], v[i], h[i], dst[i], w)
+		}
+	}
+	for _, a := range vals {
+		for _, c := range vals {
+			clampSliceBF16(dst[:len(vals)], []uint16{a}, vals, []uint16{c})
+			for i, b := range vals {
+				if w := want(a, b, c); dst[i] != w {
+					t.Errorf("clamp(%#x, %#x, %#x) with scalar bounds = %#x, want %#x", a, b, c, dst[i], w)
+				}
+			}
+		}
+	}
 }
 
 // TestConvert checks XLA's convert rules through package dtype: round to nearest even; e4m3fn has no

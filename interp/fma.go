@@ -17,10 +17,13 @@ func fma32(a, b, c float32) float32 {
 }
 
 // fma32Exact reports whether s, the float64 sum of an exact product and a float32, rounds to float32 as
-// the exact sum does: s is not a midpoint of float32 and lies in float32's normal range (or beyond).
+// the exact sum does: s is not a midpoint of float32 and lies in float32's normal range (or beyond), or s
+// is zero. A float64 sum is zero only when the exact one is (a nonzero sum of two float64 values never
+// rounds to zero), and its sign follows the rules a float32 fused multiply-add follows, so a product of
+// zero added to zero, common where a window lies on padding or an operand after a ReLU, stays fast.
 func fma32Exact(s float64) bool {
 	b := math.Float64bits(s)
-	return b&(1<<29-1) != 1<<28 && b&(0x7ff<<52) >= (1023-126)<<52
+	return b&(1<<29-1) != 1<<28 && b&(0x7ff<<52) >= (1023-126)<<52 || b<<1 == 0
 }
 
 // fma32Slow is fma32 the slow way: the sum is rounded to float64 with rounding to odd (the rounding

@@ -32,6 +32,9 @@ func TestFMA32(t *testing.T) {
 		{0x1p-70, 0x1p-70, 0x1p-149}, {0x1p-75, 0x1p-75, -0x1p-149}, {3, 0x1p-126, -0x1p-125}, // subnormal results
 		{0, 5, float32(math.Copysign(0, -1))}, {float32(math.Copysign(0, -1)), 5, float32(math.Copysign(0, -1))},
 		{float32(math.Inf(1)), 0, 1}, {float32(math.Inf(1)), 2, float32(math.Inf(-1))}, {0x1p100, 0x1p100, 1},
+		// Exact zeros, which take the fast path: cancellation gives +0, zeros keep -0 only when both are.
+		{2, -3, 6}, {-2, -3, -6}, {0, -5, 0}, {float32(math.Copysign(0, -1)), 5, 0}, {0, -5, float32(math.Copysign(0, -1))},
+		{0x1p-100, 0x1p-100, -0x1p-200}, {0x1p-100, 0x1p-49, 0},
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 300000 {

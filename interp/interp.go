@@ -82,7 +82,10 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 				Err: fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())}
 		}
 	}()
-	return e.call(entry, args)
+	if result, err = e.call(entry, args); err != nil {
+		return Value{}, err
+	}
+	return unshareConstants(m, result), nil
 }
 
 // CheckMemory returns a *MemoryError when the buffers evaluating m needs (EstimateMemory) exceed

@@ -1,12 +1,16 @@
 package interp
 
 import (
+	"unsafe"
+
 	"octet/hlo"
 	"octet/tensor"
 )
 
-// literalValue returns the value of a constant instruction. An elided literal ("{...}") cannot be
-// evaluated.
+// literalValue returns the value of a constant instruction: arrays that share the literal's storage,
+// since no instruction writes into its operands and the buffers of a run recycle only the memory the run
+// allocated. Run hands its caller copies of any constant's storage its result holds
+// (unshareConstants). An elided literal ("{...}") cannot be evaluated.
 func literalValue(in *hlo.Instruction) (Value, error) {
 	switch {
 	case in.Literal == nil:
@@ -16,11 +20,26 @@ func literalValue(in *hlo.Instruction) (Value, error) {
 	case !in.Literal.Fits(in.Shape):
 		return Value{}, errorf(in, "constant: its literal does not hold values of its shape %s", in.Shape.String())
 	}
-	return literalToValue(in.Literal, in.Shape), nil
+	return literalShared(in.Literal, in.Shape), nil
+}
+
+// literalShared returns the value of l, a literal of shape s without elided parts, in l's own storage.
+func literalShared(l *hlo.Literal, s hlo.Shape) Value {
+	switch s.Kind {
+	case hlo.ArrayShape:
+		return ArrayValue(&tensor.Tensor{Type: l.Array.Type, Shape: append([]int64(nil), l.Array.Shape...), Data: l.Array.Data})
+	case hlo.TupleShape:
+		elems := make([]Value, len(l.Tuple))
+		for i, e := range l.Tuple {
+			elems[i] = literalShared(e, s.Tuple[i])
+		}
+		return TupleValue(elems...)
+	}
+	return TokenValue()
 }
 
 // literalToValue returns the value of l, a literal of shape s without elided parts, in storage of its
-// own: evaluation must never write into the module's constants.
+// own.
 func literalToValue(l *hlo.Literal, s hlo.Shape) Value {
 	switch s.Kind {
 	case hlo.ArrayShape:
@@ -47,6 +66,61 @@ func hasElided(l *hlo.Literal) bool {
 		}
 	}
 	return false
+}
+
+// unshareConstants returns v with a copy of every array that shares storage with a constant of m, so that
+// what Run returns is its caller's to change.
+func unshareConstants(m *hlo.Module, v Value) Value {
+	var spans [][2]uintptr
+	var collect func(l *hlo.Literal)
+	collect = func(l *hlo.Literal) {
+		if l == nil {
+			return
+		}
+		if l.Array != nil && len(l.Array.Data) > 0 {
+			p := uintptr(unsafe.Pointer(unsafe.SliceData(l.Array.Data)))
+			spans = append(spans, [2]uintptr{p, p + uintptr(len(l.Array.Data))})
+		}
+		for _, e := range l.Tuple {
+			collect(e)
+		}
+	}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode == hlo.OpConstant {
+				collect(in.Literal)
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return v
+	}
+	var walk func(v Value) Value
+	walk = func(v Value) Value {
+		switch v.Kind {
+		case KindArray:
+			if v.Array == nil || len(v.Array.Data) == 0 {
+				return v
+			}
+			p := uintptr(unsafe.Pointer(unsafe.SliceData(v.Array.Data)))
+			q := p + uintptr(len(v.Array.Data))
+			for _, s := range spans {
+				if p < s[1] && s[0] < q {
+					c := tensor.New(v.Array.Type, v.Array.Shape)
+					copy(c.Data, v.Array.Data)
+					return ArrayValue(c)
+				}
+			}
+		case KindTuple:
+			elems := make([]Value, len(v.Tuple))
+			for i, x := range v.Tuple {
+				elems[i] = walk(x)
+			}
+			return TupleValue(elems...)
+		}
+		return v
+	}
+	return walk(v)
 }
 
 func putUint64(p []byte, v uint64) {

@@ -98,7 +98,7 @@ func transientBytes(in *hlo.Instruction) int64 {
 	n := shapeBytes(hlo.Array(dtype.F64, s.Dims...))
 	var t int64
 	switch in.Opcode {
-	case hlo.OpDot, hlo.OpConvolution, hlo.OpCustomCall:
+	case hlo.OpDot, hlo.OpConvolution, hlo.OpRaggedDot, hlo.OpCustomCall:
 		// working copies of both operands and of the result
 		for _, o := range in.Operands() {
 			if o.Shape.IsArray() {

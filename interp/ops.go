@@ -121,6 +121,9 @@ func init() {
 
 	// Calls and control flow.
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
+		if isManualComputation(in) {
+			return e.manualComputation(in, ops)
+		}
 		return e.call(in.CalledComputation("to_apply"), ops)
 	}, hlo.OpCall)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {

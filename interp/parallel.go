@@ -290,12 +290,6 @@ func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error)
 		return Value{}, errorf(in, "%s must give one tuple per row of its %d programs", RunParallelTarget, len(progs))
 	}
 	cols := int64(len(progs) / len(in.Shape.Tuple))
-	g := &grid{replicas: int64(len(in.Shape.Tuple)), partitions: cols, slots: map[string]*slot{},
-		finished: make([]bool, len(progs)), alive: len(progs), abort: make(chan struct{}),
-		channels: map[int64]*channel{}}
-	if e.ctx != nil {
-		g.ctx, g.done = e.ctx, e.ctx.Done()
-	}
 	args := make([][]Value, len(progs))
 	next := 0
 	for i, p := range progs {
@@ -305,49 +299,11 @@ func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error)
 		args[i] = ops[next : next+len(p.Params)]
 		next += len(p.Params)
 	}
-	g.infeed = ops[next:]
-	results := make([]Value, len(progs))
-	errs := make([]error, len(progs))
-	subs := make([]*evaluator, len(progs))
-	var wg sync.WaitGroup
-	for i, p := range progs {
-		opts := e.opts
-		opts.Profile = nil // the grid is one instruction of the profile
-		if opts.MaxWork > 0 {
-			opts.MaxWork = max(opts.MaxWork-e.work, 1)
-		}
-		sub := &evaluator{mod: e.mod, opts: opts, gemm: e.gemm, ctx: e.ctx, comps: map[*hlo.Computation]*compiled{},
-			threads: e.threads, depth: e.depth, dev: &device{replica: int64(i) / cols, partition: int64(i) % cols, grid: g, seq: map[string]int{}}}
-		subs[i] = sub
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					errs[i] = &Error{Pos: position(sub.current), Inst: in.Name, Err: fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())}
-				}
-				g.finish(int64(i), errs[i])
-			}()
-			results[i], errs[i] = sub.call(p, args[i])
-		}()
+	results, err := e.runGrid(in, progs, args, int64(len(in.Shape.Tuple)), cols, ops[next:])
+	if err != nil {
+		return Value{}, err
 	}
-	wg.Wait()
-	// The grid's failure is the first: a device's own error, or devices that did not meet. The errors of
-	// the others follow from it.
-	if g.err != nil {
-		return Value{}, g.err
-	}
-	for _, err := range errs {
-		if err != nil {
-			return Value{}, err
-		}
-	}
-	for _, s := range subs {
-		if err := e.charge(s.work); err != nil {
-			return Value{}, err
-		}
-	}
-	rows := make([]Value, g.replicas)
+	rows := make([]Value, len(in.Shape.Tuple))
 	for r := range rows {
 		var row []Value
 		for p := range cols {
@@ -365,6 +321,60 @@ func (e *evaluator) runParallel(in *hlo.Instruction, ops []Value) (Value, error)
 		return Value{}, errorf(in, "the programs give %s: %v", out, err)
 	}
 	return out, nil
+}
+
+// runGrid runs progs[i] on args[i] on device i of a grid of replicas x partitions devices (replica
+// i / partitions, partition i % partitions), concurrently, their collectives meeting at rendezvous, and
+// returns each program's result. infeed is what the devices' infeed instructions take, in order.
+func (e *evaluator) runGrid(in *hlo.Instruction, progs []*hlo.Computation, args [][]Value, replicas, partitions int64, infeed []Value) ([]Value, error) {
+	g := &grid{replicas: replicas, partitions: partitions, slots: map[string]*slot{},
+		finished: make([]bool, len(progs)), alive: len(progs), abort: make(chan struct{}),
+		channels: map[int64]*channel{}, infeed: infeed}
+	if e.ctx != nil {
+		g.ctx, g.done = e.ctx, e.ctx.Done()
+	}
+	results := make([]Value, len(progs))
+	errs := make([]error, len(progs))
+	subs := make([]*evaluator, len(progs))
+	var wg sync.WaitGroup
+	for i, p := range progs {
+		opts := e.opts
+		opts.Profile = nil // the grid is one instruction of the profile
+		if opts.MaxWork > 0 {
+			opts.MaxWork = max(opts.MaxWork-e.work, 1)
+		}
+		sub := &evaluator{mod: e.mod, opts: opts, gemm: e.gemm, ctx: e.ctx, comps: map[*hlo.Computation]*compiled{},
+			threads: e.threads, depth: e.depth, dev: &device{replica: int64(i) / partitions, partition: int64(i) % partitions, grid: g, seq: map[string]int{}}}
+		subs[i] = sub
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					errs[i] = &Error{Pos: position(sub.current), Inst: in.Name, Err: fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())}
+				}
+				g.finish(int64(i), errs[i])
+			}()
+			results[i], errs[i] = sub.call(p, args[i])
+		}()
+	}
+	wg.Wait()
+	// The grid's failure is the first: a device's own error, or devices that did not meet. The errors of
+	// the others follow from it.
+	if g.err != nil {
+		return nil, g.err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range subs {
+		if err := e.charge(s.work); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
 }
 
 // collectiveOnGrid evaluates a collective on device d of a grid, exchanging operands with the devices
@@ -525,8 +535,14 @@ func (d *device) group(in *hlo.Instruction) ([]int64, error) {
 	g := d.grid
 	var groups [][]int64
 	if rg, ok := in.Attr("replica_groups").(*hlo.ReplicaGroups); ok {
-		if rg.Iota != nil || rg.Mesh != "" {
-			return nil, unsupportedf(in, "replica groups other than an explicit list")
+		switch {
+		case rg.Mesh != "":
+			return nil, unsupportedf(in, "replica groups given by mesh axes")
+		case rg.Iota != nil:
+			var ok bool
+			if groups, ok = iotaGroups(rg.Iota); !ok {
+				return nil, errorf(in, "replica groups %v do not describe groups of devices", *rg.Iota)
+			}
 		}
 		// Groups of unequal size are padded with -1.
 		for _, grp := range rg.Groups {
@@ -701,4 +717,42 @@ func splitAlong(in *hlo.Instruction, t *tensor.Tensor, dims []int64, n, i int) (
 	r := tensor.New(t.Type, out)
 	copyRegion(r.Data, 0, rowMajorStrides(out), t.Data, int64(i)*out[d]*ts[d], ts, out, t.Type.ByteSize())
 	return r, nil
+}
+
+// iotaGroups expands XLA's iota replica groups [groups,size]<=[reshape]T(perm): the numbers 0..n-1
+// reshaped to reshape, transposed by perm, read in row-major order and cut into groups of size.
+func iotaGroups(l *hlo.IotaList) ([][]int64, bool) {
+	if len(l.Dims) != 2 || product(l.Dims) != product(l.ReshapeDims) || product(l.Dims) <= 0 || product(l.Dims) > 1<<20 {
+		return nil, false
+	}
+	n := product(l.Dims)
+	ids := make([]int64, n)
+	perm := l.Transpose
+	if perm == nil {
+		for i := range ids {
+			ids[i] = int64(i)
+		}
+	} else {
+		if len(perm) != len(l.ReshapeDims) {
+			return nil, false
+		}
+		src := tensor.New(dtype.S64, l.ReshapeDims)
+		v := tensor.View[int64](src)
+		for i := range v {
+			v[i] = int64(i)
+		}
+		seen := make([]bool, len(perm))
+		for _, p := range perm {
+			if p < 0 || int(p) >= len(perm) || seen[p] {
+				return nil, false
+			}
+			seen[p] = true
+		}
+		copy(ids, tensor.View[int64](transposeTensor(src, perm)))
+	}
+	groups := make([][]int64, l.Dims[0])
+	for g := range groups {
+		groups[g] = ids[int64(g)*l.Dims[1] : int64(g+1)*l.Dims[1]]
+	}
+	return groups, true
 }

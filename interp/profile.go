@@ -106,7 +106,7 @@ func (p *Profile) add(in *hlo.Instruction, d, cpu time.Duration) {
 // Profile times on their own.
 func controlFlow(op hlo.Opcode) bool {
 	switch op {
-	case hlo.OpWhile, hlo.OpConditional, hlo.OpCall, hlo.OpAsyncStart:
+	case hlo.OpWhile, hlo.OpConditional, hlo.OpCall, hlo.OpAsyncStart, hlo.OpScan:
 		return true
 	}
 	return false
@@ -121,6 +121,8 @@ func FLOPs(in *hlo.Instruction) int64 {
 		return 2 * dotMACs(in)
 	case hlo.OpConvolution:
 		return 2 * convMACs(in)
+	case hlo.OpRaggedDot:
+		return 2 * raggedDotMACs(in)
 	case hlo.OpFusion:
 		var n int64
 		if c := in.CalledComputation("calls"); c != nil {
@@ -186,6 +188,27 @@ func dotMACs(in *hlo.Instruction) int64 {
 		}
 	}
 	return max(in.Shape.NumElements(), 0) * k
+}
+
+// raggedDotMACs is the number of multiply-adds of a ragged-dot whose groups cover every position of its
+// ragged dimension (fewer when they do not): as many as its dot's, the groups of a ragged contracting
+// dimension sharing its positions.
+func raggedDotMACs(in *hlo.Instruction) int64 {
+	r, err := hlo.ReadRaggedDot(in)
+	if err != nil || !in.Shape.IsArray() {
+		return 0
+	}
+	n := max(in.Shape.NumElements(), 0)
+	if r.Mode == hlo.RaggedContracting {
+		n /= max(r.Groups, 1)
+	}
+	lhs := in.Operand(0).Shape.Dims
+	for _, d := range r.LHSContracting {
+		if d >= 0 && int(d) < len(lhs) {
+			n *= lhs[d]
+		}
+	}
+	return n
 }
 
 // convMACs is the number of multiply-adds of a convolution: its result's elements times the kernel's

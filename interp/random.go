@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 
 	"octet/dtype"
@@ -179,4 +180,41 @@ func randomValueThreads(s hlo.Shape, key uint64, threads int) (Value, error) {
 		return ArrayValue(fromC128(t, dims, z)), nil
 	}
 	return Value{}, fmt.Errorf("cannot make random values of type %s", t)
+}
+
+// RandomConstants gives each constant of m whose values the text elides ({...}) deterministic random
+// values, as XLA's parser does for such constants (HloParserOptions::
+// fill_shortform_constants_with_random_values, which its tools that run modules leave on): the values
+// RandomInputs would give a parameter of the constant's shape, drawn from seed and the constant's name.
+// It returns how many constants it filled. Constants are part of the program: check its memory first.
+func RandomConstants(m *hlo.Module, seed uint64, threads int) (int, error) {
+	n := 0
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpConstant || in.Literal == nil || !hasElided(in.Literal) {
+				continue
+			}
+			h := fnv.New64a()
+			h.Write([]byte(in.Name))
+			v, err := randomValueThreads(in.Shape, mix(seed, h.Sum64()), threadsFor(Options{Threads: threads}))
+			if err != nil {
+				return n, unsupportedf(in, "random values for a constant: %v", err)
+			}
+			in.Literal = valueLiteral(v)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// valueLiteral is the literal holding v.
+func valueLiteral(v Value) *hlo.Literal {
+	if v.Kind == KindTuple {
+		elems := make([]*hlo.Literal, len(v.Tuple))
+		for i, e := range v.Tuple {
+			elems[i] = valueLiteral(e)
+		}
+		return hlo.TupleLiteral(elems...)
+	}
+	return hlo.ArrayLiteral(v.Array)
 }

@@ -90,6 +90,24 @@ func TestConversionsRun(t *testing.T) {
   check.expect_eq_const %0, dense<[[3.0], [7.0], [-1.0]]> : tensor<3x1xf32>
   return
 }`},
+		// A shard_map on one device computes the global values: each of the two devices holds two columns
+		// of x, and the sum over the devices of their blocks is [[1+3, 2+4], [5+7, 6+8]].
+		{"shard_map", `module @m attributes {mhlo.num_partitions = 2 : i32} {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main() {
+    %x = stablehlo.constant dense<[[1, 2, 3, 4], [5, 6, 7, 8]]> : tensor<2x4xi32>
+    %0 = sdy.manual_computation(%x) in_shardings=[<@mesh, [{}, {"x"}]>] out_shardings=[<@mesh, [{}, {}]>] manual_axes={"x"} (%a: tensor<2x2xi32>) {
+      %1 = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
+      ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+        %s = stablehlo.add %p, %q : tensor<i32>
+        stablehlo.return %s : tensor<i32>
+      }) : (tensor<2x2xi32>) -> tensor<2x2xi32>
+      sdy.return %1 : tensor<2x2xi32>
+    } : (tensor<2x4xi32>) -> tensor<2x2xi32>
+    check.expect_eq_const %0, dense<[[4, 6], [12, 14]]> : tensor<2x2xi32>
+    return
+  }
+}`},
 		// A probe in a loop records each iteration.
 		{"probe", `func.func @main() {
   %zero = stablehlo.constant dense<0> : tensor<i64>

@@ -439,6 +439,13 @@ func resultShape(op *Op) hlo.Shape {
 	return hlo.Tuple(op.OutTypes...)
 }
 
+// element is get-tuple-element i of t.
+func (c *converter) element(e emitter, t *hlo.Instruction, i int) *hlo.Instruction {
+	g := e.add(hlo.OpGetTupleElement, t.Shape.Tuple[i], t)
+	g.SetAttr("index", hlo.Int(i))
+	return g
+}
+
 // op converts one operation, and the attributes any op may carry (keepOpAttrs).
 func (c *converter) op(sc *scope, op *Op) {
 	c.dialect(op)

@@ -72,6 +72,9 @@ func benchRun(inv *invocation, args []string) error {
 	if *threads > 0 {
 		defer gemm.SetThreads(gemm.SetThreads(*threads))
 	}
+	if err := randomConstants(inv, "bench run", m, *seed, *threads); err != nil {
+		return err
+	}
 	vals, err := interp.RandomInputsThreads(m, *seed, *threads)
 	if err != nil {
 		return err
@@ -211,15 +214,16 @@ func benchRun(inv *invocation, args []string) error {
 	return nil
 }
 
-// contraction reports whether an instruction is a dot or a convolution (or a fusion whose work is one).
+// contraction reports whether an instruction is a dot, a ragged-dot or a convolution (or a fusion whose
+// work is one).
 func contraction(in *hlo.Instruction) bool {
 	switch in.Opcode {
-	case hlo.OpDot, hlo.OpConvolution:
+	case hlo.OpDot, hlo.OpConvolution, hlo.OpRaggedDot:
 		return true
 	case hlo.OpFusion:
 		if c := in.CalledComputation("calls"); c != nil {
 			for _, x := range c.Instructions {
-				if x.Opcode == hlo.OpDot || x.Opcode == hlo.OpConvolution {
+				if x.Opcode == hlo.OpDot || x.Opcode == hlo.OpConvolution || x.Opcode == hlo.OpRaggedDot {
 					return true
 				}
 			}

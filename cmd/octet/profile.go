@@ -185,29 +185,18 @@ func fmtRate(flops int64, seconds float64) string {
 	return fmt.Sprintf("%.3f GFLOP, %s GFLOP/s", float64(flops)/1e9, fmtGiga(flops, seconds))
 }
 
-// contractionKernels names the GEMM kernels of a module's float dots and convolutions of 32 bits or
-// fewer, by the operand types they multiply (as the interpreter passes them), sorted.
+// contractionKernels names the GEMM kernels of a module's float dots, ragged-dots and convolutions of 32
+// bits or fewer, by the operand types they multiply (as the interpreter passes them), sorted.
 func contractionKernels(m *hlo.Module) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if (in.Opcode != hlo.OpDot && in.Opcode != hlo.OpConvolution) || !in.Shape.IsArray() ||
-				!in.Shape.Elem.IsFloat() || in.Shape.Elem == dtype.F64 || in.NumOperands() != 2 {
+			a, b, ok := contractionTypes(in)
+			if !ok {
 				continue
 			}
-			types := [2]dtype.Type{}
-			for i := range types {
-				t := in.Operand(i).Shape.Elem
-				if in.Shape.Elem != dtype.F32 || !t.IsFloat() || !gemm.SupportedType(t) {
-					t = in.Shape.Elem // converted to the result type first
-				}
-				if !gemm.SupportedType(t) {
-					t = dtype.F32
-				}
-				types[i] = t
-			}
-			name := gemm.KernelFor(types[0], types[1]).String()
+			name := gemm.KernelFor(a, b).String()
 			if !seen[name] {
 				seen[name] = true
 				names = append(names, name)
@@ -216,4 +205,29 @@ func contractionKernels(m *hlo.Module) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// contractionTypes returns the operand types the interpreter passes package gemm for a dot, ragged-dot or
+// convolution with a float result of 32 bits or fewer; ok is false for any other instruction.
+func contractionTypes(in *hlo.Instruction) (a, b dtype.Type, ok bool) {
+	operands := 2
+	if in.Opcode == hlo.OpRaggedDot {
+		operands = 3 // and group sizes
+	}
+	if (in.Opcode != hlo.OpDot && in.Opcode != hlo.OpConvolution && in.Opcode != hlo.OpRaggedDot) || !in.Shape.IsArray() ||
+		!in.Shape.Elem.IsFloat() || in.Shape.Elem == dtype.F64 || in.NumOperands() != operands {
+		return 0, 0, false
+	}
+	types := [2]dtype.Type{}
+	for i := range types {
+		t := in.Operand(i).Shape.Elem
+		if in.Shape.Elem != dtype.F32 || !t.IsFloat() || !gemm.SupportedType(t) {
+			t = in.Shape.Elem // converted to the result type first
+		}
+		if !gemm.SupportedType(t) {
+			t = dtype.F32
+		}
+		types[i] = t
+	}
+	return types[0], types[1], true
 }

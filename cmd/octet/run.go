@@ -57,7 +57,13 @@ transfers, Cholesky, most custom calls, ...) is reported as FILE:LINE:COL: unsup
 Convolutions and dots run on package gemm's kernels, and elementwise instructions and reductions on
 every core (--threads N for fewer). Sums have an order fixed by the program and the shapes, so the
 results are the same bits on any CPU, kernel set (OCTET_GEMM_KERNEL) and thread count: see
-docs/numerics.md.
+docs/numerics.md. A kernel that sums in its own order (OCTET_GEMM_KERNEL=avx512bf16) is named on stderr,
+with how many of the program's dots and convolutions it runs.
+
+A sharded program (GSPMD shardings, or Shardy's: JAX's sharded jit and shard_map) computes its global
+values, as if on one device: sharding annotations give their operand, and a manual computation
+(shard_map) runs its body on every device of its mesh, each on its shard, with its collectives between
+them, and puts the shards of its results together.
 
 With --profile, run also prints where the time went: the instructions that took it (a fusion, a reduce
 or a sort counts as one instruction, its computation included; the instructions of while loops, calls
@@ -156,6 +162,9 @@ func runRun(inv *invocation, args []string) error {
 		}
 		return fmt.Errorf("%s holds %d modules (%s): choose one with --module", pos[0], len(mods), strings.Join(names, ", "))
 	}
+	if note := kernelNote(m, inv.getenv(gemm.KernelEnv)); note != "" {
+		fmt.Fprintln(inv.stderr, note)
+	}
 	inv.maxInput = budget
 	if budget == 0 {
 		inv.maxInput = math.MaxInt64 - 1
@@ -167,6 +176,9 @@ func runRun(inv *invocation, args []string) error {
 	var vals []interp.Value
 	switch {
 	case *random != "":
+		if err := randomConstants(inv, "run", m, seed, *threads); err != nil {
+			return err
+		}
 		vals, err = interp.RandomInputsThreads(m, seed, *threads)
 	case len(inputs) > 0:
 		vals, err = inv.readNpyInputs(params, inputs, budget)
@@ -368,4 +380,51 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 		more = " ..."
 	}
 	fmt.Fprintf(w, "  [%s%s]\n", strings.Join(parts, " "), more)
+}
+
+// kernelNote says, when the GEMM kernel is not an ordered one (the bf16 dot-product kernel, chosen with
+// OCTET_GEMM_KERNEL), which of m's contractions it runs: their sums are in its own order, not the one
+// docs/numerics.md fixes, so their results may differ from those of every other kernel. env is the
+// variable's value. "" for an ordered kernel.
+func kernelNote(m *hlo.Module, env string) string {
+	k := gemm.CurrentKernel()
+	if k.Ordered() {
+		return ""
+	}
+	var on, all int
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if a, b, ok := contractionTypes(in); ok {
+				all++
+				if !gemm.KernelFor(a, b).Ordered() {
+					on++
+				}
+			}
+		}
+	}
+	chosen := ""
+	if env != "" {
+		chosen = fmt.Sprintf(" (%s=%s)", gemm.KernelEnv, env)
+	}
+	if on == 0 {
+		return fmt.Sprintf("octet run: the GEMM kernel %s%s is not ordered, but none of the module's %d dots and "+
+			"convolutions runs on it: their sums are in the order docs/numerics.md fixes", k, chosen, all)
+	}
+	return fmt.Sprintf("octet run: the GEMM kernel %s%s is not ordered: %d of the module's %d dots and convolutions "+
+		"run on it, summing in its own order instead of the one docs/numerics.md fixes, so their results may "+
+		"differ in the last bits from those of the other kernels", k, chosen, on, all)
+}
+
+// randomConstants gives the constants whose values m's text elides ({...}) random values from seed, as
+// XLA's parser does for the modules its tools run, and says so on stderr.
+func randomConstants(inv *invocation, name string, m *hlo.Module, seed uint64, threads int) error {
+	n, err := interp.RandomConstants(m, seed, threads)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		fmt.Fprintf(inv.stderr, "octet %s: %d constants whose values the text elides ({...}) take random values from seed %d, as XLA's parser fills them\n",
+			name, n, seed)
+	}
+	return nil
 }

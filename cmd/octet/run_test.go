@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"octet/dtype"
+	"octet/gemm"
+	"octet/hlo/parser"
 	"octet/tensor"
 )
 
@@ -115,6 +117,29 @@ func TestRunRandom(t *testing.T) {
 	}
 }
 
+// TestRunElidedConstants runs a module whose constant's values the text elides: refused without
+// --random, given the same random values twice with it, and said so on stderr by run and bench run.
+func TestRunElidedConstants(t *testing.T) {
+	const m = "ENTRY e {\n  c = f32[64] constant({...})\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(c, z), dimensions={0}, to_apply=add\n}\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+	code, _, stderr := runOctet(t, m, "run", "-")
+	if code == 0 || !strings.Contains(stderr, "constant whose values were elided") {
+		t.Errorf("without --random: exit %d: %s", code, stderr)
+	}
+	code, out1, stderr := runOctet(t, m, "run", "--random", "5", "-")
+	if code != 0 || !strings.Contains(stderr, "octet run: 1 constants whose values the text elides ({...}) take random values from seed 5") {
+		t.Fatalf("--random 5: exit %d: %s", code, stderr)
+	}
+	_, out2, _ := runOctet(t, m, "run", "--random", "5", "-")
+	_, out3, _ := runOctet(t, m, "run", "--random", "6", "-")
+	if out1 != out2 || out1 == out3 || !strings.HasPrefix(out1, "out0: f32[]") {
+		t.Errorf("seed 5 twice gave\n%s\nand\n%s\nseed 6 gave\n%s", out1, out2, out3)
+	}
+	code, _, stderr = runOctet(t, m, "bench", "run", "--reps", "1", "--gemm-size", "32", "-")
+	if code != 0 || !strings.Contains(stderr, "octet bench run: 1 constants whose values the text elides") {
+		t.Errorf("bench run: exit %d: %s", code, stderr)
+	}
+}
+
 func TestRunBadInput(t *testing.T) {
 	x := tensor.FromBits(dtype.F8E4M3FN, []int64{2, 2}, []uint64{0x38, 0x40, 0xb0, 0x7e})
 	s := tensor.FromFloat32(nil, []float32{2})
@@ -167,5 +192,57 @@ func TestRunBadInput(t *testing.T) {
 				t.Errorf("a failed run wrote %s", out)
 			}
 		})
+	}
+}
+
+// TestRunNamesUnorderedKernel: with a GEMM kernel that is not ordered (the bf16 dot-product kernel), run
+// says so on stderr, with the contractions it runs (the dot of bf16 values, not the f32 one); with an
+// ordered kernel it says nothing.
+func TestRunNamesUnorderedKernel(t *testing.T) {
+	var bf16 *gemm.Kernel
+	for _, k := range gemm.Kernels() {
+		if !k.Ordered() {
+			bf16 = k
+		}
+	}
+	if bf16 == nil {
+		t.Skip("this machine has no kernel that is not ordered (the bf16 one needs AVX-512 BF16)")
+	}
+	const both = `HloModule m
+ENTRY e {
+  a = bf16[16,32] parameter(0)
+  b = bf16[32,8] parameter(1)
+  c = f32[16,32] parameter(2)
+  d = f32[32,8] parameter(3)
+  x = f32[16,8] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  y = f32[16,8] dot(c, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[16,8], f32[16,8]) tuple(x, y)
+}`
+	const f32Only = `HloModule m
+ENTRY e {
+  c = f32[16,32] parameter(0)
+  d = f32[32,8] parameter(1)
+  ROOT y = f32[16,8] dot(c, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`
+	code, _, stderr := runOctet(t, both, "run", "--random", "1", "-")
+	if code != 0 || strings.Contains(stderr, "not ordered") {
+		t.Errorf("the default kernel: exit %d, stderr %q", code, stderr)
+	}
+	defer gemm.SetKernel(gemm.SetKernel(bf16))
+	code, _, stderr = runOctet(t, both, "run", "--random", "1", "-")
+	want := "octet run: the GEMM kernel " + bf16.String() + " is not ordered: 1 of the module's 2 dots and convolutions run on it"
+	if code != 0 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("the %s kernel: exit %d, stderr %q, want it to start %q", bf16.Name(), code, stderr, want)
+	}
+	code, _, stderr = runOctet(t, f32Only, "run", "--random", "1", "-")
+	if code != 0 || !strings.Contains(stderr, "is not ordered, but none of the module's 1 dots and convolutions runs on it") {
+		t.Errorf("an f32 dot on the %s kernel: exit %d, stderr %q", bf16.Name(), code, stderr)
+	}
+	m, err := parser.ParseString("m.hlo", both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := kernelNote(m, bf16.Name()); !strings.Contains(note, "("+gemm.KernelEnv+"="+bf16.Name()+")") {
+		t.Errorf("the kernel chosen by %s: %q", gemm.KernelEnv, note)
 	}
 }

@@ -41,7 +41,8 @@ type GEMM struct {
 	// (a kCustom GEMM fusion such as __triton_gemm or gemm_fusion_dot) on dequantized data, "triton-fp8"
 	// for a GEMM fusion whose dot reads the FP8 values themselves (fused natively, FP8 kept), "cublas" for a
 	// cuBLAS call that is not the FP8 one, "block-scaled" for a scaled-dot or a block-scaled GEMM call
-	// (MX or NVFP4 formats, scales per block of values).
+	// (MX or NVFP4 formats, scales per block of values), "ragged-dot" for a ragged-dot (a grouped GEMM, a
+	// mixture of experts' layer), which XLA's FP8 rewrite does not take.
 	Kind  string `json:"kind"`
 	Fused bool   `json:"fused"`
 	// The call, when fused: its target, operand form ("current" or "legacy"), and whether its configuration
@@ -131,7 +132,7 @@ type Operand struct {
 }
 
 // Check finds the FP8 GEMMs of m: every __cublas$lt$matmul$f8 call (in both operand forms, with or without
-// backend_config), and every dot or other cuBLAS call whose operands trace back to FP8 values, through
+// backend_config), and every dot, ragged-dot or other cuBLAS call whose operands trace back to FP8 values, through
 // fusions, tuples, bitcasts, slices and concatenations, which it reports as not fused with the reason.
 // XLA's verdicts are for the newest XLA on sm_90 (CheckFor chooses).
 func Check(m *hlo.Module) *Report { return CheckFor(m, xlarules.DefaultTarget()) }
@@ -178,6 +179,8 @@ func check(m *hlo.Module, target xlarules.Target) (*Report, int64) {
 				f = t.otherCall(in)
 			case isBlockScaled(in):
 				f = t.blockScaledGEMM(in)
+			case in.Opcode == hlo.OpRaggedDot:
+				f = t.raggedDot(in)
 			case in.Opcode == hlo.OpDot && fusedComp[c]:
 				f = t.fusedDot(in)
 			case in.Opcode == hlo.OpDot:
@@ -599,13 +602,13 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	}
 	f.A, f.B = ops[0], ops[1]
 	k := int64(0)
-	if gemm.Opcode == hlo.OpDot {
+	if gemm.Opcode == hlo.OpDot || gemm.Opcode == hlo.OpRaggedDot {
 		k = contractingSize(gemm.Operand(0), gemm.Ints("lhs_contracting_dims"))
 	} else if call, err := cublas.Decode(gemm); err == nil {
 		k = contractingSize(call.A, call.Config.LhsContracting)
 	}
 	f.Key, f.local = key(f.A, f.B, k)
-	if kind != "dot" && kind != "triton-fp8" {
+	if kind != "dot" && kind != "triton-fp8" && kind != "ragged-dot" {
 		var lines []string
 		f.BlockedBy, lines = t.diagnose(gemm, holder, kind, sides)
 		f.Explain = append(f.Explain, lines...)

@@ -262,3 +262,41 @@ ENTRY main {
 		t.Errorf("got %+v", *g)
 	}
 }
+
+// TestCheckRaggedDot: a mixture of experts' layer on FP8 tokens and experts is one GEMM, which XLA's FP8
+// rewrite does not take; a ragged-dot on other data is no FP8 GEMM.
+func TestCheckRaggedDot(t *testing.T) {
+	m, err := parser.ParseString("moe.hlo", `HloModule moe
+
+ENTRY main {
+  x = f8e4m3fn[64,128] parameter(0)
+  w = f8e4m3fn[4,128,256] parameter(1)
+  g = s32[4] parameter(2)
+  xs = f32[] parameter(3)
+  ws = f32[] parameter(4)
+  xc = bf16[64,128] convert(x)
+  xb = bf16[64,128] broadcast(bf16[] convert(xs)), dimensions={}
+  xd = bf16[64,128] multiply(xc, xb)
+  wc = bf16[4,128,256] convert(w)
+  wb = bf16[4,128,256] broadcast(bf16[] convert(ws)), dimensions={}
+  wd = bf16[4,128,256] multiply(wc, wb)
+  y = bf16[64,256] ragged-dot(xd, wd, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+  f = f32[64,128] parameter(5)
+  h = f32[4,128,256] parameter(6)
+  z = f32[64,256] ragged-dot(f, h, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+  ROOT t = (bf16[64,256], f32[64,256]) tuple(y, z)
+}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := report.Check(m)
+	if len(r.GEMMs) != 1 || r.Fused != 0 || r.Unfused != 1 || r.Fusible != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	g := r.GEMMs[0]
+	if g.Kind != "ragged-dot" || g.Name != "y" || g.Fused || g.XLA.Fusible || g.Octet.Fusible || g.A.Parameter != 0 || g.B.Parameter != 1 ||
+		!strings.Contains(g.Reason, "4 groups") || !strings.Contains(g.XLA.Rule, "gemm_rewriter.cc") || !strings.HasSuffix(g.Key, ", k=128") {
+		t.Errorf("got %+v", *g)
+	}
+}

@@ -78,6 +78,7 @@ var readsOtherText = map[string]string{
 	"cmd/octet/files.go":      "the machine's memory in /proc/meminfo",
 	"cmd/octet/run.go":        "the --random flag's seed",
 	"interp/memory.go":        "memory sizes such as 4GiB",
+	"interp/sdy.go":           "Shardy's meshes and shardings: MLIR attributes that XLA's export keeps as frontend-attribute strings",
 }
 
 // singleValueReaders are the parser's readers that rule 3 keeps to the readers.

@@ -180,3 +180,73 @@ func.func @main(%arg0: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {
   %0 = chlo.square %arg0 : tensor<3xcomplex<f32>> -> tensor<3xcomplex<f32>>
   return %0 : tensor<3xcomplex<f32>>
 }
+
+// -----
+
+// jnp.cumsum as JAX 0.11.2 prints it: XLA's translation keeps chlo.scan whole, as its scan instruction
+// (inputs, then initial carries; the body as to_apply), is_reverse=false left out.
+// CHECK: [[BODY:%[^ ]+]] ([[E:[^:]+]]: f32[8], [[C:[^:]+]]: f32[8]) -> (f32[8], f32[8]) {
+// CHECK: ROOT {{.*}} = (f32[8], f32[8]) tuple(
+// CHECK: ENTRY
+// CHECK: [[X:%[^ ]+]] = f32[8,16] parameter(0)
+// CHECK: [[INIT:%[^ ]+]] = f32[8] broadcast(
+// CHECK: (f32[8,16], f32[8]) scan(f32[8,16] [[X]], f32[8] [[INIT]]), dimensions={1}, num_carries=1, is_associative=true, to_apply=[[BODY]]
+// CHECK-NOT: while
+func.func @main(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8xf32>
+  %1:2 = chlo.scan(%arg0) inits (%0) dimension=1  attributes {is_associative = true, is_reverse = false} {
+  ^bb0(%input: tensor<8xf32>, %carry: tensor<8xf32>):
+    %2 = stablehlo.add %input, %carry : tensor<8xf32>
+    stablehlo.return %2, %2 : tensor<8xf32>, tensor<8xf32>
+  } : (tensor<8x16xf32>, tensor<8xf32>) -> (tensor<8x16xf32>, tensor<8xf32>)
+  return %1#0 : tensor<8x16xf32>
+}
+
+// -----
+
+// A reversed scan of two inputs and two carries.
+// CHECK: (f32[5,3], f32[3], s32[]) scan(f32[5,3] {{.*}}, s32[5,3] {{.*}}, f32[3] {{.*}}, s32[] {{.*}}), dimensions={0}, num_carries=2, is_reverse=true, to_apply=
+func.func @main(%x: tensor<5x3xf32>, %y: tensor<5x3xi32>, %c: tensor<3xf32>, %n: tensor<i32>) -> (tensor<5x3xf32>, tensor<3xf32>, tensor<i32>) {
+  %0:3 = chlo.scan(%x, %y) inits (%c, %n) dimension=0  attributes {is_associative = false, is_reverse = true} {
+  ^bb0(%a: tensor<3xf32>, %b: tensor<3xi32>, %acc: tensor<3xf32>, %k: tensor<i32>):
+    %1 = stablehlo.convert %b : (tensor<3xi32>) -> tensor<3xf32>
+    %2 = stablehlo.multiply %a, %acc : tensor<3xf32>
+    %3 = stablehlo.add %2, %1 : tensor<3xf32>
+    stablehlo.return %3, %3, %k : tensor<3xf32>, tensor<3xf32>, tensor<i32>
+  } : (tensor<5x3xf32>, tensor<5x3xi32>, tensor<3xf32>, tensor<i32>) -> (tensor<5x3xf32>, tensor<3xf32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<5x3xf32>, tensor<3xf32>, tensor<i32>
+}
+
+// -----
+
+// jax.lax.ragged_dot as JAX 0.11.2 prints it (a mixture of experts' layer): XLA's translation keeps it
+// whole, as its ragged-dot instruction; DEFAULT precisions are left out.
+// CHECK: f32[16,4] ragged-dot(f32[16,8] {{.*}}, f32[3,8,4] {{.*}}, s32[3] {{.*}}), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+// CHECK-NOT: dot(
+func.func public @main(%arg0: tensor<16x8xf32>, %arg1: tensor<3x8x4xf32>, %arg2: tensor<3xi32>) -> (tensor<16x4xf32> {jax.result_info = "result"}) {
+  %0 = "chlo.ragged_dot"(%arg0, %arg1, %arg2) <{precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>], ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>}> : (tensor<16x8xf32>, tensor<3x8x4xf32>, tensor<3xi32>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
+
+// -----
+
+// The other modes of XLA's translation test (mhlo_to_hlo/tests/ragged_dot.mlir): a ragged contracting
+// dimension, whose groups lead the result, and a ragged batch dimension, neither with a group dimension;
+// a precision that is not DEFAULT is kept.
+// CHECK: f32[3,11,7] ragged-dot(f32[11,5] {{.*}}, f32[5,7] {{.*}}, s64[3] {{.*}}), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}, operand_precision={highest,default}
+// CHECK: f32[3,11,7] ragged-dot(f32[3,11,5] {{.*}}, f32[3,5,7] {{.*}}, s64[3] {{.*}}), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, lhs_ragged_dims={0}
+func.func @main(%lhs: tensor<11x5xf32>, %rhs: tensor<5x7xf32>, %g: tensor<3xi64>, %blhs: tensor<3x11x5xf32>, %brhs: tensor<3x5x7xf32>) -> (tensor<3x11x7xf32>, tensor<3x11x7xf32>) {
+  %0 = "chlo.ragged_dot"(%lhs, %rhs, %g) {precision_config = [#chlo<precision HIGHEST>, #chlo<precision DEFAULT>], ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []>} : (tensor<11x5xf32>, tensor<5x7xf32>, tensor<3xi64>) -> tensor<3x11x7xf32>
+  %1 = "chlo.ragged_dot"(%blhs, %brhs, %g) {precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>], ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = []>} : (tensor<3x11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<3x11x7xf32>
+  return %0, %1 : tensor<3x11x7xf32>, tensor<3x11x7xf32>
+}
+
+// -----
+
+// A group dimension of rhs that is contracted: refused at its position, as XLA's verifier refuses it.
+func.func @main(%lhs: tensor<11x5xf32>, %rhs: tensor<3x5x7xf32>, %g: tensor<3xi64>) -> tensor<11x7xf32> {
+  // expected-error@+1 {{rhs_group_dims={1}}}
+  %0 = "chlo.ragged_dot"(%lhs, %rhs, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [1]>} : (tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<11x7xf32>
+  return %0 : tensor<11x7xf32>
+}
