@@ -262,8 +262,11 @@ func (blockedStream) panel(k int, a, as *float32, b *byte, bstride, size int, ou
 
 // A streamSet is the streaming kernels of one instruction set.
 type streamSet struct {
-	name    string                        // "stream-avx512", "stream-avx2"
+	name    string                        // "stream-avx512", "stream-avx2", "stream-go"
 	kernels map[dtype.Type][]streamKernel // by element type of B, fewest rows first
+	// transpose lays out blocks of a transposed B as panels for the kernels, bytes and words (bf16),
+	// with the set's instructions; nil for Go alone (see transposePanel).
+	transpose map[int]panelTransposer // by element size
 }
 
 // streamFor returns the streaming kernel of kern for m rows of B's type t: the smallest that covers m rows,
@@ -281,13 +284,14 @@ func (k *Kernel) streamFor(t dtype.Type, m int) (streamKernel, bool) {
 	return set[len(set)-1], true
 }
 
-// Weights is a K x N matrix B laid out for products with few rows (MatMulWeights): in its own element
-// type, in panels of 64 columns, each one contiguous run of memory, with an optional scale per column
-// (per output channel). It is built once by PackWeights and read by any number of concurrent products.
+// Weights is a K x N matrix B for products with few rows (MatMulWeights), with an optional scale per
+// column (per output channel): laid out once by PackWeights in its own element type, in panels of 64
+// columns, each one contiguous run of memory, or read where it lies (WeightsOf). It is read by any number
+// of concurrent products.
 type Weights struct {
 	typ        dtype.Type
 	rows, cols int
-	data       []byte    // ceil(cols/64) panels of rows x 64 elements, zero past the last column
+	data       []byte    // ceil(cols/64) panels of rows x 64 elements, zero past the last column; nil for WeightsOf
 	scale      []float32 // one per column, or nil
 	src        streamSource
 }
@@ -336,6 +340,35 @@ func PackWeights(b Typed, scale []float32) *Weights {
 	return w
 }
 
+// WeightsOf returns b as weights for MatMulWeights as it lies, without laying it out again: the products
+// stream it from its own memory, row-major or transposed, as MatMulTyped does, with scale[j] multiplying
+// column j (nil: no scale). The weights hold b's data, which must not change while they are in use. It
+// panics as PackWeights does.
+func WeightsOf(b Typed, scale []float32) *Weights {
+	if !slices.Contains(weightTypes[:], b.Type) {
+		panic("gemm: WeightsOf: element type " + b.Type.String() + " is not one of f8e4m3fn, f8e5m2, s8, bf16")
+	}
+	if scale != nil && len(scale) != b.Cols {
+		panic(fmt.Sprintf("gemm: WeightsOf: %d scales for %d columns", len(scale), b.Cols))
+	}
+	v := b.view("B")
+	w := &Weights{typ: b.Type, rows: b.Rows, cols: b.Cols}
+	if scale != nil {
+		w.scale = append([]float32(nil), scale...)
+	}
+	w.src = sourceOf(&v, w.scale)
+	return w
+}
+
+// Bytes returns the memory w holds of its own: its panels and scales (none of the data of WeightsOf's B).
+func (w *Weights) Bytes() int64 { return int64(len(w.data)) + 4*int64(len(w.scale)) }
+
+// PackedBytes returns the bytes PackWeights lays out for a K x N weight of type t: its columns padded to
+// a whole number of panels of 64.
+func PackedBytes(t dtype.Type, k, n int) int64 {
+	return int64(k) * int64((n+streamPanel-1)/streamPanel*streamPanel) * int64(t.ByteSize())
+}
+
 // Rows and Cols return the shape of w: K x N.
 func (w *Weights) Rows() int { return w.rows }
 func (w *Weights) Cols() int { return w.cols }
@@ -366,31 +399,45 @@ func MatMulWeights(c Matrix, a Typed, w *Weights, alpha, beta float32) {
 	}
 }
 
-// streams reports whether MatMulTyped streams B for a product of m rows with kern: few rows, B in a type
-// that kern has streaming kernels for, stored row-major.
-func streams(kern *Kernel, m int, b *view) bool {
-	return m <= streamMaxRows && !b.trans && b.f32 == nil && kern.streams != nil && kern.streams.kernels[b.typ] != nil
+// streams reports whether kern has streaming kernels for a B like b (of a narrow type they decode, stored
+// either way).
+func streams(kern *Kernel, b *view) bool {
+	return b.f32 == nil && kern.streams != nil && kern.streams.kernels[b.typ] != nil
 }
 
-// A streamSource is B as the streaming code reads it: packed panels (Weights), or a row-major matrix
-// whose panels are column ranges of its rows.
+// A streamSource is B as the streaming code reads it: packed panels (Weights), a row-major matrix whose
+// panels are column ranges of its rows, or a transposed one (B^T stored row-major, N x K), whose panels are
+// blocks of its rows laid out as packed ones a block of k at a time (transposePanel).
 type streamSource struct {
 	typ    dtype.Type
 	size   int
 	k, n   int
 	data   []byte
 	packed bool
-	stride int       // elements between rows, when not packed
+	trans  bool      // B^T stored row-major, when not packed
+	stride int       // elements between stored rows, when not packed
 	scale  []float32 // per column, or nil
+}
+
+// sourceOf returns the stream source that reads b (of a narrow type) where it lies, with scale[j]
+// multiplying column j (nil: none).
+func sourceOf(b *view, scale []float32) streamSource {
+	return streamSource{typ: b.typ, size: b.size, k: b.rows, n: b.cols, data: b.raw, trans: b.trans, stride: b.stride, scale: scale}
 }
 
 // panel returns the k x cols block of columns [p*64, p*64+cols) of s as the view the blocked algorithm
 // reads, and as the pointer and row stride (in bytes) a streaming kernel reads: for the last panel of a
-// row-major B narrower than 64 columns, a zero-padded copy made in buf.
+// row-major B narrower than 64 columns, a zero-padded copy made in buf. For a transposed B it returns the
+// view alone (ptr nil): the kernels read the blocks transposePanel lays out.
 func (s *streamSource) panel(p int, buf *[]byte) (v view, ptr *byte, bstride int) {
 	j0 := p * streamPanel
 	cols := min(streamPanel, s.n-j0)
 	v = view{typ: s.typ, size: s.size, table: dtype.DecodeTable(s.typ), rows: s.k, cols: cols}
+	if s.trans {
+		// Read through the view alone (blockedStream); the kernels read transposePanel's blocks.
+		v.raw, v.stride, v.trans = s.data[j0*s.stride*s.size:], s.stride, true
+		return v, nil, 0
+	}
 	if s.packed {
 		v.raw = s.data[p*s.k*streamPanel*s.size : (p+1)*s.k*streamPanel*s.size]
 		v.stride = streamPanel
@@ -460,6 +507,7 @@ type streamWork struct {
 	acc    []float32
 	buf    []byte
 	dec    []float32 // B decoded, for a kernel with a decode and a mul
+	tbuf   []byte    // a block of a transposed B laid out as a panel
 	panels []streamPanelRef
 }
 
@@ -478,6 +526,13 @@ const streamBlock = 256
 // decoded and the lines of B it was decoded from (8 KiB each) share L1. (With 256 steps, 16 KiB each,
 // they did not: 10% slower.)
 const streamBlock16 = 128
+
+// streamBlockRows is the block of k for a row-major B (not packed), whose rows lie pages apart: the
+// kernels read a line of each of this many rows before the next line of the first. With the whole block of
+// 256 steps they read one line of each of 256 pages in turn, which no prefetcher follows: a product of
+// one row by a 4096 x 4096 s8 B ran several times slower than with 16, as fast as from packed panels, on
+// Sapphire Rapids.
+const streamBlockRows = 16
 
 // streamPanels runs panels [p0, p1) of s through sk against the packed A (k groups of sk.rows rows), and
 // scaledA (nil, or packedA times 2^8) for sk's scaled kernels, and stores them into c.
@@ -513,22 +568,54 @@ func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []floa
 		sw.dec = alignedFloats(2 * streamBlock16 * streamPanel)
 	}
 	clear(acc)
-	sw.panels = sw.panels[:0]
-	for p := p0; p < p1; p++ {
-		_, ptr, bstride := s.panel(p, &sw.buf)
-		sw.panels = append(sw.panels, streamPanelRef{ptr, bstride})
-	}
 	block := sk.block()
+	sw.panels = sw.panels[:0]
+	switch {
+	case s.trans:
+		// Each panel's block of k is laid out by transposePanel in tbuf, and read from there.
+		if n := block * streamPanel * s.size; len(sw.tbuf) < n {
+			sw.tbuf = alignedBytes(n)
+		}
+	default:
+		for p := p0; p < p1; p++ {
+			_, ptr, bstride := s.panel(p, &sw.buf)
+			sw.panels = append(sw.panels, streamPanelRef{ptr, bstride})
+		}
+		if !s.packed {
+			// The rows of a row-major B are pages apart: a short block of k visits a few of them at
+			// once, a line after another, which the prefetchers follow.
+			block = min(block, streamBlockRows)
+		}
+	}
+	// The steps [kb, kb+kn) of packed A, and of A scaled where it is.
+	blockA := func(kb int) (a, as *float32) {
+		if scaledA != nil {
+			as = &scaledA[kb*rows]
+		}
+		return &packedA[kb*rows], as
+	}
+	if s.trans {
+		// Panel after panel, so that the 64 rows of B^T one panel reads are read through, a block at a
+		// time, before the next 64.
+		for p := p0; p < p1; p++ {
+			out := acc[(p-p0)*size : (p-p0+1)*size]
+			for kb := 0; kb < k; kb += block {
+				kn := min(block, k-kb)
+				s.transposePanel(kern.streams, sw.tbuf, p, kb, kn)
+				a, as := blockA(kb)
+				sk.panel(kn, a, as, &sw.tbuf[0], streamPanel*s.size, s.size, out, sw.dec, m)
+			}
+		}
+		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
+		return
+	}
 	// B is decoded a panel ahead, within the multiplications of the panel before (on Zen 5, 11-31% faster
 	// than decoding each panel before multiplying it, 10-16% faster than decoding a packed B's blocks of 16
 	// columns while multiplying them).
 	pipelined := buffered != nil && len(sw.panels) > 1 && buffered.pipelines(scaledA != nil)
 	for kb := 0; kb < k; kb += block {
 		kn := min(block, k-kb)
-		a, as := &packedA[kb*rows], (*float32)(nil)
-		if scaledA != nil {
-			as = &scaledA[kb*rows]
-		}
+		a, as := blockA(kb)
 		if pipelined {
 			buffered.pipeline(kn, a, as, sw, kb, acc, m)
 			continue
