@@ -187,8 +187,8 @@ func TestBF16Specials(t *testing.T) {
 	// rows repeats the row x into more rows than a product is streamed for, so that the bf16 kernel's
 	// tile runs it (streamed, it would keep the contract's order).
 	rows := func(x Typed) Typed {
-		x.Data = bytes.Repeat(x.Data, streamMaxRows+1)
-		x.Rows = streamMaxRows + 1
+		x.Data = bytes.Repeat(x.Data, streamRowsMax+1)
+		x.Rows = streamRowsMax + 1
 		return x
 	}
 	inf := float32(math.Inf(1))
@@ -206,7 +206,7 @@ func TestBF16Specials(t *testing.T) {
 		{"subnormal-result", []float32{0x1p-70, 0}, []float32{0x1p-70, 0}, 0},
 		{"exact-pairs", []float32{3, 5, -7}, []float32{0.5, 0.25, 2}, -11.25},
 	} {
-		c := NewMatrix(streamMaxRows+1, 1, nil)
+		c := NewMatrix(streamRowsMax+1, 1, nil)
 		MatMulTyped(c, rows(bf(tc.a...)), col(bf(tc.b...)), 1, 0)
 		got := c.Data[0]
 		if math.IsNaN(float64(tc.want)) != math.IsNaN(float64(got)) || !math.IsNaN(float64(got)) && got != tc.want {

@@ -96,7 +96,7 @@ func MatMulEpilogue(c Matrix, a, b Typed, ep *Epilogue) {
 	cv := c.view()
 	if m > 0 && n > 0 {
 		kern := current()
-		if planFor(kern, m, &bv) == Streamed && av.cols > 0 {
+		if planFor(kern, m, &bv) != Blocked && av.cols > 0 {
 			src := sourceOf(&bv, nil)
 			stream(kern, Threads(), cv, av, &src, 1, 0)
 			ep.finish(kern.isa, cv, 0, 0, m, n)

@@ -23,8 +23,10 @@ var zeroRow [streamBlock * 4]byte
 
 // transposePanel lays out steps [kb, kb+kn) of the columns [p*64, p*64+64) of the transposed B s in dst
 // as a panel of kn rows of 64 elements (zero past the last column): with set's transposer for the
-// element size where it has one, and the steps it leaves in Go.
-func (s *streamSource) transposePanel(set *streamSet, dst []byte, p, kb, kn int) {
+// element size where it has one, and the steps it leaves in Go. rows is room for the rows' addresses
+// (kept by the caller, so that the transposer, called through a function value, does not make them
+// escape on every call); it is cleared again.
+func (s *streamSource) transposePanel(set *streamSet, dst []byte, p, kb, kn int, rows *[streamPanel]*byte) {
 	size := s.size
 	j0 := p * streamPanel
 	cols := min(streamPanel, s.n-j0)
@@ -32,7 +34,6 @@ func (s *streamSource) transposePanel(set *streamSet, dst []byte, p, kb, kn int)
 	if kn*size > len(zeroRow) {
 		panic("gemm: a block of k longer than the zero row")
 	}
-	var rows [streamPanel]*byte
 	for r := 0; r < cols; r++ {
 		// The whole block of the row is in s.data: checked here once, read by the assembly.
 		off := ((j0+r)*s.stride + kb) * size
@@ -43,7 +44,7 @@ func (s *streamSource) transposePanel(set *streamSet, dst []byte, p, kb, kn int)
 	}
 	done := 0
 	if t := set.transpose[size]; t != nil {
-		done = t(&dst[0], &rows, kn)
+		done = t(&dst[0], rows, kn)
 	}
 	for q := done; q < kn; q++ {
 		d := dst[q*streamPanel*size : (q+1)*streamPanel*size]
@@ -51,6 +52,7 @@ func (s *streamSource) transposePanel(set *streamSet, dst []byte, p, kb, kn int)
 			copy(d[r*size:(r+1)*size], unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(row), q*size)), size))
 		}
 	}
+	clear(rows[:])
 }
 
 // alignedBytes returns n bytes aligned to a 64-byte cache line.

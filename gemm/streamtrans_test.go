@@ -43,7 +43,7 @@ func TestTransposePanel(t *testing.T) {
 				for i := range dst {
 					dst[i] = 0xa5
 				}
-				s.transposePanel(set, dst, p, kb, kn)
+				s.transposePanel(set, dst, p, kb, kn, new([streamPanel]*byte))
 				for q := 0; q < kn; q++ {
 					for r := 0; r < streamPanel; r++ {
 						for e := 0; e < size; e++ {

@@ -184,16 +184,16 @@ func (t Typed) view(name string) view {
 // MatMulTyped computes C = alpha*A*B + beta*C like MatMul, for operands of any type Typed allows: each
 // element is decoded to float32 exactly and the products are accumulated in float32, as the numerics
 // contract of the package documentation says, so that with an ordered kernel the result equals MatMul's on
-// the decoded matrices, bit for bit, however the product runs (Plan): blocked, or (at most 16 rows by a B of
-// f8e4m3fn, f8e5m2, s8 or bf16, stored either way) streamed. With the bf16 kernel (KernelFor), the sums are
-// grouped in pairs and subnormals flushed. It panics, like MatMul, on mismatched shapes, and on an element
+// the decoded matrices, bit for bit, however the product runs (Plan): blocked, or (up to 64 rows by a B of
+// f8e4m3fn, f8e5m2, s8 or bf16, stored either way) streamed. With the bf16 kernel (KernelFor), the sums of
+// blocked products are grouped in pairs and subnormals flushed. It panics, like MatMul, on mismatched shapes, and on an element
 // type it does not decode.
 func MatMulTyped(c Matrix, a, b Typed, alpha, beta float32) {
 	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: b.Rows, Cols: b.Cols})
 	c.check("C", 0, len(c.Data))
 	av, bv := a.view("A"), b.view("B")
 	kern := current()
-	if cv := c.view(); planFor(kern, c.Rows, &bv) == Streamed && cv.rows > 0 && cv.cols > 0 && alpha != 0 && av.cols > 0 {
+	if cv := c.view(); planFor(kern, c.Rows, &bv) != Blocked && cv.rows > 0 && cv.cols > 0 && alpha != 0 && av.cols > 0 {
 		src := sourceOf(&bv, nil)
 		stream(kern, Threads(), cv, av, &src, alpha, beta)
 		return

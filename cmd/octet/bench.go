@@ -103,7 +103,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	transA := fs.Bool("trans-a", false, "store A transposed (K x M, row-major)")
 	transB := fs.Bool("trans-b", false, "store B transposed (N x K, row-major)")
 	kernel := fs.String("kernel", "", "microkernel to use: "+kernelNames()+" (default: the fastest of those that keep package gemm's numerics contract; avx512bf16, which sums in pairs, only when named)")
-	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16) and time gemm.MatMulWeights")
+	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16) and time gemm.MatMulWeights; without it each product runs as gemm.Plan chooses (method= in the output): streamed, packed or blocked")
 	scaled := fs.Bool("scale", false, "with --weights: a scale per column of B (int8 weight-only)")
 	tune := fs.Bool("tune", false, "first choose the kernel's block sizes by a short search (a few seconds) and keep them in the user cache directory, where every later product on this CPU finds them")
 	if err := inv.parse(fs, args); err != nil {
@@ -158,7 +158,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	b := randomTyped(rng, types[1], *k, *n, *transB)
 	c := gemm.NewMatrix(*m, *n, nil)
 	multiply := func() { gemm.MatMulTyped(c, a, b, 1, 0) }
-	name := gemm.KernelName(*m, types[0], types[1], *transB)
+	method, name := gemm.Plan(*m, types[0], types[1], *transB)
 	switch {
 	case *weights:
 		if !slices.Contains(gemm.WeightTypes(), types[1]) {
@@ -173,7 +173,9 @@ func benchGEMM(inv *invocation, args []string) error {
 		}
 		w := gemm.PackWeights(b, scale)
 		multiply = func() { gemm.MatMulWeights(c, a, w, 1, 0) }
-		name = gemm.KernelName(min(*m, 16), types[0], types[1], false)
+		// The weights are laid out once: the products stream them, 16 rows at a time.
+		method = gemm.Packed
+		_, name = gemm.Plan(min(*m, 16), types[0], types[1], false)
 	case types == [2]dtype.Type{dtype.F32, dtype.F32}:
 		// The float32 API proper, as the interpreter calls it.
 		af, bf := float32Matrix(a), float32Matrix(b)
@@ -203,8 +205,8 @@ func benchGEMM(inv *invocation, args []string) error {
 		features = []string{"none"}
 	}
 	fmt.Fprintf(inv.stdout, "cpu: %s (%s)\n", cpu, strings.Join(features, " "))
-	fmt.Fprintf(inv.stdout, "gemm m=%d n=%d k=%d a=%s%s b=%s%s c=f32 threads=%d kernel=%s reps=%d best=%v median=%v %.1f GFLOP/s\n",
-		*m, *n, *k, types[0], transSuffix(*transA), types[1], transSuffix(*transB), gemm.Threads(),
+	fmt.Fprintf(inv.stdout, "gemm m=%d n=%d k=%d a=%s%s b=%s%s c=f32 threads=%d method=%s kernel=%s reps=%d best=%v median=%v %.1f GFLOP/s\n",
+		*m, *n, *k, types[0], transSuffix(*transA), types[1], transSuffix(*transB), gemm.Threads(), method,
 		strings.ReplaceAll(name, " ", "-"), *reps, times[0].Round(time.Microsecond),
 		median.Round(time.Microsecond), flop/median.Seconds()/1e9)
 	return nil
