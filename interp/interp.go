@@ -15,7 +15,8 @@ import (
 // Options control an evaluation.
 type Options struct {
 	// MaxMemory is the most bytes of buffers the program may need (see EstimateMemory); a program that
-	// needs more is refused before it runs, with a *MemoryError naming its largest buffers. Zero or a
+	// needs more is refused before it runs, with a *MemoryError naming its largest buffers. The weights
+	// the run packs once (see weightCache) take no more than the room left beyond the estimate. Zero or a
 	// negative value means no limit.
 	MaxMemory int64
 	// MaxWork stops an evaluation that exceeds this many units of work with a *WorkError: one unit per
@@ -60,8 +61,12 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 	if err := CheckMemory(m, opts); err != nil {
 		return Value{}, err
 	}
+	room := int64(-1) // what the packed weights may take: what the budget leaves
+	if opts.MaxMemory > 0 {
+		room = opts.MaxMemory - EstimateMemory(m).Bytes
+	}
 	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{},
-		threads: threadsFor(opts), buffers: newBuffers(m, opts)}
+		threads: threadsFor(opts), buffers: newBuffers(m, opts), weights: newWeightCache(args, room)}
 	if e.gemm == nil {
 		e.gemm = defaultMatMuler{}
 	}
@@ -109,6 +114,9 @@ type evaluator struct {
 	current *hlo.Instruction
 	comps   map[*hlo.Computation]*compiled
 	depth   int
+	// weights are the packed weights of the run (nil for none: the evaluation of one device of a grid,
+	// of a chunk of a fusion).
+	weights *weightCache
 	// rngCalls counts rng evaluations (each draws a fresh stream); rngStateLo is the state
 	// rng-get-and-update-state hands out.
 	rngCalls   uint64
