@@ -58,12 +58,14 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 			return Value{}, fmt.Errorf("argument %d (parameter %%%s): %v", i, p.Name, err)
 		}
 	}
-	if err := CheckMemory(m, opts); err != nil {
+	est, err := checkMemory(m, opts)
+	if err != nil {
 		return Value{}, err
 	}
-	room := int64(-1) // what the packed weights may take: what the budget leaves
+	// What the packed weights may take: what they could need at most, within what the budget leaves.
+	room := est.PackedWeights
 	if opts.MaxMemory > 0 {
-		room = opts.MaxMemory - EstimateMemory(m).Bytes
+		room = min(room, opts.MaxMemory-est.Bytes)
 	}
 	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{},
 		threads: threadsFor(opts), buffers: newBuffers(m, opts), weights: newWeightCache(args, room)}
@@ -93,13 +95,17 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 // CheckMemory returns a *MemoryError when the buffers evaluating m needs (EstimateMemory) exceed
 // opts.MaxMemory. Run checks this itself; callers that build large inputs check it first.
 func CheckMemory(m *hlo.Module, opts Options) error {
-	if limit := opts.MaxMemory; limit > 0 {
-		est := EstimateMemory(m)
-		if est.Bytes > limit {
-			return &MemoryError{Need: est.Bytes, Limit: limit, Largest: est.Largest}
-		}
+	_, err := checkMemory(m, opts)
+	return err
+}
+
+// checkMemory is CheckMemory, which returns the estimate as well.
+func checkMemory(m *hlo.Module, opts Options) (MemoryEstimate, error) {
+	est := EstimateMemory(m)
+	if limit := opts.MaxMemory; limit > 0 && est.Bytes > limit {
+		return est, &MemoryError{Need: est.Bytes, Limit: limit, Largest: est.Largest}
 	}
-	return nil
+	return est, nil
 }
 
 // evaluator is the state of one Run.

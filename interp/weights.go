@@ -21,6 +21,38 @@ import (
 // than the room Options.MaxMemory leaves beyond the program's own estimate (EstimateMemory). The products
 // give the same bits packed or not (package gemm's numerics contract).
 
+// packedWeightsBound returns the most memory a run of m may keep for weights: the packed B of every dot
+// whose product gemm.PlanWeights would have packed, and every constant that may be a weight (kept from its
+// first evaluation).
+func packedWeightsBound(m *hlo.Module) int64 {
+	var n int64
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			switch in.Opcode {
+			case hlo.OpConstant:
+				if s := in.Shape; s.IsArray() && weightType(s.Elem) && len(s.Dims) >= 2 {
+					n = min(n+shapeBytes(s), hugeBytes)
+				}
+			case hlo.OpDot:
+				ops := in.Operands()
+				if len(ops) != 2 || !ops[0].Shape.IsArray() || !ops[1].Shape.IsArray() || !weightType(ops[1].Shape.Elem) ||
+					in.Shape.Elem != dtype.F32 {
+					continue
+				}
+				d := dotDims{in.Ints("lhs_batch_dims"), in.Ints("rhs_batch_dims"), in.Ints("lhs_contracting_dims"), in.Ints("rhs_contracting_dims")}
+				p, err := planDot(ops[0].Shape.Dims, ops[1].Shape.Dims, d)
+				if err != nil || p.batch != 1 || p.m > 1<<30 || p.n > 1<<30 || p.k > 1<<30 {
+					continue
+				}
+				if method, _ := gemm.PlanWeights(int(p.m), ops[0].Shape.Elem, ops[1].Shape.Elem, p.rhsTrans); method == gemm.Packed {
+					n = min(n+gemm.PackedBytes(ops[1].Shape.Elem, int(p.k), int(p.n)), hugeBytes)
+				}
+			}
+		}
+	}
+	return n
+}
+
 // packWeights packs a weight: gemm.PackWeights, which tests replace to count the packings.
 var packWeights = gemm.PackWeights
 

@@ -149,15 +149,19 @@ func TestWeightsPackedOnce(t *testing.T) {
 	}
 }
 
-// TestWeightsBudget checks that the packed weights are counted in the memory budget: with just the room
-// the packed weight takes beyond the program's estimate it is packed, with a byte less it is not (and the
-// results are the same).
+// TestWeightsBudget checks that the packed weights are counted in the memory budget: the estimate names
+// the memory they may take, and with just that room beyond the program's own estimate the weight is
+// packed, with a byte less it is not (and the results are the same).
 func TestWeightsBudget(t *testing.T) {
 	const rows, k = 4, 192
 	x, w := decodeInputs(rows, k)
 	wv := ArrayValue(tensor.FromBits(dtype.F8E4M3FN, []int64{k, k}, bitsOf(w)))
 	m := parseModule(t, decodeLoop(rows, k, false, false, w))
-	need := EstimateMemory(m).Bytes + gemm.PackedBytes(dtype.F8E4M3FN, k, k)
+	est := EstimateMemory(m)
+	if want := gemm.PackedBytes(dtype.F8E4M3FN, k, k); est.PackedWeights != want {
+		t.Errorf("the estimate's packed weights take %d bytes, want %d (the one dot's B)", est.PackedWeights, want)
+	}
+	need := est.Bytes + est.PackedWeights
 	var results []*tensor.Tensor
 	for _, tc := range []struct {
 		budget int64
