@@ -12,49 +12,31 @@ import (
 // and multiplied at once by every row of A, each sum a chain of fused multiply-adds rounded as fma32
 // rounds them. A transposed B is laid out in Go (transposePanel).
 var streamsGo = &streamSet{name: "stream-go", kernels: map[dtype.Type][]streamKernel{
-	dtype.F8E4M3FN: goStreams(decodeRowTable(dtype.DecodeTable(dtype.F8E4M3FN))),
-	dtype.F8E5M2:   goStreams(decodeRowTable(dtype.DecodeTable(dtype.F8E5M2))),
-	dtype.S8:       goStreams(decodeRowTable(dtype.DecodeTable(dtype.S8))),
-	dtype.BF16:     goStreams(decodeRowBF16),
+	dtype.F8E4M3FN: goStreams(dtype.DecodeTable(dtype.F8E4M3FN)),
+	dtype.F8E5M2:   goStreams(dtype.DecodeTable(dtype.F8E5M2)),
+	dtype.S8:       goStreams(dtype.DecodeTable(dtype.S8)),
+	dtype.BF16:     goStreams(nil),
 }}
 
-// A rowDecoder sets dst to the 64 elements of B at b.
-type rowDecoder func(dst *[streamPanel]float32, b *byte)
-
-func decodeRowTable(table *[256]float32) rowDecoder {
-	return func(dst *[streamPanel]float32, b *byte) {
-		src := (*[streamPanel]byte)(unsafe.Pointer(b))
-		for j, c := range src {
-			dst[j] = table[c]
-		}
-	}
-}
-
-func decodeRowBF16(dst *[streamPanel]float32, b *byte) {
-	src := (*[2 * streamPanel]byte)(unsafe.Pointer(b))
-	for j := range dst {
-		dst[j] = math.Float32frombits(uint32(src[2*j])<<16 | uint32(src[2*j+1])<<24)
-	}
-}
-
-// goStreams returns the kernels of one type: 1, 4 and 16 rows by 64 columns, the first a direct one (as
-// every set's first is), the others multiplying only the rows of the product.
-func goStreams(dec rowDecoder) []streamKernel {
-	one := &goStream{rows: 1, dec: dec}
+// goStreams returns the kernels of one type, decoded by table (nil: bf16): 1, 4 and 16 rows by 64
+// columns, the first a direct one (as every set's first is), the others multiplying only the rows of the
+// product.
+func goStreams(table *[256]float32) []streamKernel {
+	one := &goStream{rows: 1, table: table}
 	return []streamKernel{
 		&directStream{rows: 1, cols: streamPanel, exact: func(k int, a *float32, b *byte, bstride int, out *float32) {
 			one.run(k, a, b, bstride, out, 1)
 		}},
-		&goStream{rows: 4, dec: dec},
-		&goStream{rows: streamMaxRows, dec: dec},
+		&goStream{rows: 4, table: table},
+		&goStream{rows: streamMaxRows, table: table},
 	}
 }
 
 // A goStream is a streaming kernel in Go for rows rows of A (k-major, as the others read it) by the 64
 // columns of a panel, its sums rows x 64, row-major.
 type goStream struct {
-	rows int
-	dec  rowDecoder
+	rows  int
+	table *[256]float32 // the decoding of every byte; nil for bf16
 }
 
 func (g *goStream) tile() (rows, cols int) { return g.rows, streamPanel }
@@ -72,7 +54,17 @@ func (g *goStream) run(k int, a *float32, b *byte, bstride int, out *float32, m 
 	sums := unsafe.Slice(out, g.rows*streamPanel)
 	var row [streamPanel]float32
 	for p := 0; p < k; p++ {
-		g.dec(&row, (*byte)(unsafe.Add(unsafe.Pointer(b), p*bstride)))
+		src := unsafe.Add(unsafe.Pointer(b), p*bstride)
+		if g.table != nil {
+			for j, c := range (*[streamPanel]byte)(src) {
+				row[j] = g.table[c]
+			}
+		} else {
+			w := (*[2 * streamPanel]byte)(src)
+			for j := range row {
+				row[j] = math.Float32frombits(uint32(w[2*j])<<16 | uint32(w[2*j+1])<<24)
+			}
+		}
 		for r := 0; r < m; r++ {
 			x := av[p*g.rows+r]
 			xf := float64(x)
