@@ -39,7 +39,7 @@ var insnTable = func() map[string]insnFeatures {
 	add(insnFeatures{f16c, f16c, avx512}, "VCVTPH2PS", "VCVTPS2PH")
 	// Integers: AVX on xmm, AVX2 on ymm; AVX-512F for doublewords, BW for bytes and words.
 	add(insnFeatures{avx, avx2, avx512}, "VPSLLD", "VPSRLD", "VPSUBD", "VPADDD", "VPCMPEQD", "VPCMPGTD",
-		"VPMAXUD", "VPMINUD", "VPSHUFD", "VPMOVSXBD", "VPMOVZXBD", "VPMOVZXWD")
+		"VPMAXUD", "VPMINUD", "VPSHUFD", "VPMOVSXBD", "VPMOVZXBD", "VPMOVZXWD", "VPMOVSXWD")
 	add(insnFeatures{avx, avx2, avx512bw}, "VPSLLW", "VPMOVSXBW", "VPMOVZXBW", "VPCMPEQB", "VPCMPEQW", "VPMAXUB",
 		"VPACKUSWB", "VPACKUSDW")
 	add(insnFeatures{avx, avx2, avx512bw}, "VPUNPCKLBW", "VPUNPCKHBW", "VPUNPCKLWD", "VPUNPCKHWD")
