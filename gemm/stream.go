@@ -9,19 +9,20 @@ import (
 	"octet/dtype"
 )
 
-// Products with few rows (M <= 16: the decode steps of inference, a few activations times a large weight)
-// are bound by reading B, not by arithmetic. For them B is streamed: read once, in its own narrow type,
+// Products with few rows (the decode steps of inference, a few activations times a large weight) are
+// bound by reading B, not by arithmetic. For them B is streamed: read once, in its own narrow type,
 // decoded in registers and multiplied at once (or, by the AVX2 kernel for 16 rows, which has too few
 // registers for that, decoded a block at a time into L1 and multiplied from there), in panels of 64
-// columns shared among the goroutines, while A (small) is packed once for all. A weight used by many
-// products can be laid out for this once (PackWeights), so that every panel is one contiguous run of
-// memory.
+// columns shared among the goroutines, while A (small) is packed once for all. A transposed B is laid out
+// a block at a time as panels first (streamtrans.go). A weight used by many products can be laid out for
+// this once (PackWeights), so that every panel is one contiguous run of memory. Plan (plan.go) says which
+// products stream.
 
 // streamPanel is the width of a panel of B, in elements: a 64-byte line of a byte type per step of k.
 const streamPanel = 64
 
-// streamMaxRows is the most rows a streaming kernel multiplies at once; larger products run the blocked
-// algorithm, and MatMulWeights runs them 16 rows at a time.
+// streamMaxRows is the most rows a streaming kernel multiplies at once; larger products stream in groups
+// of that many rows (stream), or run the blocked algorithm (Plan).
 const streamMaxRows = 16
 
 // The streaming kernels come in sets (streamSet), one per instruction set, each with kernels for each type
@@ -373,11 +374,12 @@ func (w *Weights) Cols() int { return w.cols }
 // Type returns the element type of w.
 func (w *Weights) Type() dtype.Type { return w.typ }
 
-// MatMulWeights computes C = alpha*(A*B)*diag(scale) + beta*C for the weights w = PackWeights(B, scale):
-// A is M x K of any type MatMulTyped takes (f32 or bf16 activations, typically), decoded to float32 while
-// packing; every product is accumulated in float32, in order of k, and scaled once at the end. Any M works;
-// M <= 16 is what it is for. C is not read when beta == 0, and A and B are not read when alpha == 0 or
-// K == 0, as with MatMul. It panics, like MatMul, on mismatched shapes.
+// MatMulWeights computes C = alpha*(A*B)*diag(scale) + beta*C for the weights w = PackWeights(B, scale)
+// (or WeightsOf): A is M x K of any type MatMulTyped takes (f32 or bf16 activations, typically), decoded to
+// float32 while packing; every product is accumulated in float32, in order of k, and scaled once at the
+// end. Any M works, streamed in groups of 16 rows; a few groups are what it is for. C is not read when
+// beta == 0, and A and B are not read when alpha == 0 or K == 0, as with MatMul. It panics, like MatMul,
+// on mismatched shapes.
 func MatMulWeights(c Matrix, a Typed, w *Weights, alpha, beta float32) {
 	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: w.rows, Cols: w.cols})
 	c.check("C", 0, len(c.Data))
