@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"octet/dtype"
@@ -207,8 +208,8 @@ func TestContractStreamed(t *testing.T) {
 	scalars := [][2]float32{{1, 0}, {-0.5, 0}, {0.75, -1.5}}
 	for _, tb := range WeightTypes() {
 		for _, m := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 20, 33, streamRowsMax, streamRowsMax + 1} {
-			if testing.Short() && m%5 != 1 {
-				continue
+			if testing.Short() && !slices.Contains([]int{1, 4, 5, 16, 17, 33, streamRowsMax + 1}, m) {
+				continue // each kernel's rows and their neighbours, and groups of rows
 			}
 			for _, trans := range []bool{false, true} {
 				n, k := ns[rng.IntN(len(ns))], ks[rng.IntN(len(ks))]
