@@ -40,15 +40,17 @@ var insnTable = func() map[string]insnFeatures {
 	// Integers: AVX on xmm, AVX2 on ymm; AVX-512F for doublewords, BW for bytes and words.
 	add(insnFeatures{avx, avx2, avx512}, "VPSLLD", "VPSRLD", "VPSUBD", "VPADDD", "VPCMPEQD", "VPCMPGTD",
 		"VPMAXUD", "VPMINUD", "VPSHUFD", "VPMOVSXBD", "VPMOVZXBD", "VPMOVZXWD", "VPMOVSXWD")
-	add(insnFeatures{avx, avx2, avx512bw}, "VPSLLW", "VPMOVSXBW", "VPMOVZXBW", "VPCMPEQB", "VPMAXUB",
-		"VPACKUSWB", "VPACKUSDW", "VPCMPEQW")
+	add(insnFeatures{avx, avx2, avx512bw}, "VPSLLW", "VPMOVSXBW", "VPMOVZXBW", "VPCMPEQB", "VPCMPEQW", "VPMAXUB",
+		"VPACKUSWB", "VPACKUSDW")
+	add(insnFeatures{avx, avx2, avx512bw}, "VPUNPCKLBW", "VPUNPCKHBW", "VPUNPCKLWD", "VPUNPCKHWD")
+	add(insnFeatures{avx, avx2, avx512}, "VPUNPCKLDQ", "VPUNPCKHDQ", "VPUNPCKLQDQ", "VPUNPCKHQDQ")
 	add(insnFeatures{avx, avx2, 0}, "VPAND", "VPOR", "VPXOR", "VPANDN", "VPBLENDVB", "VPMOVMSKB")
 	add(insnFeatures{avx2, avx2, avx512}, "VPBROADCASTD")
 	add(insnFeatures{0, avx2, 0}, "VEXTRACTI128", "VINSERTI128")
 	add(insnFeatures{0, avx2, avx512}, "VPERMD", "VPERMPS")
 	// EVEX only.
 	add(insnFeatures{0, 0, avx512}, "VPXORD", "VPORD", "VPANDD", "VPTERNLOGD", "VMOVDQA32", "VMOVDQA64",
-		"VMOVDQU32", "VMOVDQU64", "VPERMI2PS", "VPTESTMD", "VSHUFF32X4", "VSCALEFPS", "VEXTRACTI64X4")
+		"VMOVDQU32", "VMOVDQU64", "VPERMI2PS", "VPTESTMD", "VSHUFF32X4", "VSCALEFPS", "VEXTRACTI64X4", "VEXTRACTI32X4")
 	add(insnFeatures{0, 0, avx512bw}, "VMOVDQU8", "VMOVDQU16", "VPERMI2W", "VPTESTMW")
 	return t
 }()

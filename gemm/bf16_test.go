@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -183,6 +184,13 @@ func TestBF16Specials(t *testing.T) {
 		return Typed{Type: dtype.BF16, Data: data, Rows: 1, Cols: len(vs), Stride: len(vs)}
 	}
 	col := func(x Typed) Typed { x.Rows, x.Cols = x.Cols, x.Rows; x.Trans = true; return x }
+	// rows repeats the row x into more rows than a product is streamed for, so that the bf16 kernel's
+	// tile runs it (streamed, it would keep the contract's order).
+	rows := func(x Typed) Typed {
+		x.Data = bytes.Repeat(x.Data, streamRowsMax+1)
+		x.Rows = streamRowsMax + 1
+		return x
+	}
 	inf := float32(math.Inf(1))
 	sub := math.Float32frombits(0x00400000) // 2^-127, a bf16 subnormal
 	for _, tc := range []struct {
@@ -198,8 +206,8 @@ func TestBF16Specials(t *testing.T) {
 		{"subnormal-result", []float32{0x1p-70, 0}, []float32{0x1p-70, 0}, 0},
 		{"exact-pairs", []float32{3, 5, -7}, []float32{0.5, 0.25, 2}, -11.25},
 	} {
-		c := NewMatrix(1, 1, []float32{-1})
-		MatMulTyped(c, bf(tc.a...), col(bf(tc.b...)), 1, 0)
+		c := NewMatrix(streamRowsMax+1, 1, nil)
+		MatMulTyped(c, rows(bf(tc.a...)), col(bf(tc.b...)), 1, 0)
 		got := c.Data[0]
 		if math.IsNaN(float64(tc.want)) != math.IsNaN(float64(got)) || !math.IsNaN(float64(got)) && got != tc.want {
 			t.Errorf("%s: %v . %v = %v, want %v", tc.name, tc.a, tc.b, got, tc.want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"octet/dtype"
@@ -164,4 +165,100 @@ func transSuffix(trans bool) string {
 		return "(T)"
 	}
 	return ""
+}
+
+// referenceScaled is Reference with a scale per column: x = alpha*S, then x*scale[j], each rounded, then
+// beta*C added with one rounding, as the numerics contract says.
+func referenceScaled(c, a, b Matrix, scale []float32, alpha, beta float32) {
+	if scale == nil {
+		Reference(c, a, b, alpha, beta)
+		return
+	}
+	s := NewMatrix(c.Rows, c.Cols, nil)
+	Reference(s, a, b, 1, 0)
+	for i := 0; i < c.Rows; i++ {
+		for j := 0; j < c.Cols; j++ {
+			x := c.Data[i*c.Stride+j]
+			v := float32(float32(alpha*s.At(i, j)) * scale[j])
+			if alpha == 0 || a.Cols == 0 {
+				v = 0
+			}
+			if beta != 0 {
+				v = fma32(beta, x, v)
+			}
+			c.Data[i*c.Stride+j] = v
+		}
+	}
+}
+
+// TestContractStreamed checks the numerics contract on the products with few rows, which the streaming
+// kernels run: every ordered kernel of the machine, with and without its streaming kernels, gives
+// Reference's bits for a B of each weight type (f8e4m3fn, f8e5m2, s8, bf16) stored row-major (K x N) and
+// transposed (N x K), multiplied where it lies (MatMulTyped, and MatMulWeights on WeightsOf, with and
+// without a scale per column) and packed (PackWeights), at every M from 1 to 16 and at a few M of several
+// groups of 16 rows (up to MatMulTyped's last streamed one and the first after it), with ragged N (around
+// the panels of 64 columns) and K (around the blocks of k, a transposed B's chunks of 16 to 64 steps and
+// the rows of a row-major B's short blocks), on 1 and 2 goroutines.
+func TestContractStreamed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(85, 86))
+	kernels := contractKernels()
+	defer SetThreads(SetThreads(0))
+	ns := []int{1, 13, 64, 65, 127, 200}
+	ks := []int{1, 15, 17, 63, 65, 129, 255, 257, 300, 530}
+	scalars := [][2]float32{{1, 0}, {-0.5, 0}, {0.75, -1.5}}
+	for _, tb := range WeightTypes() {
+		for _, m := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 20, 33, streamRowsMax, streamRowsMax + 1} {
+			if testing.Short() && !slices.Contains([]int{1, 4, 5, 16, 17, 33, streamRowsMax + 1}, m) {
+				continue // each kernel's rows and their neighbours, and groups of rows
+			}
+			for _, trans := range []bool{false, true} {
+				n, k := ns[rng.IntN(len(ns))], ks[rng.IntN(len(ks))]
+				ab := scalars[rng.IntN(len(scalars))]
+				alpha, beta := ab[0], ab[1]
+				name := fmt.Sprintf("%v%s/m=%d,n=%d,k=%d", tb, transSuffix(trans), m, n, k)
+				t.Run(name, func(t *testing.T) {
+					ta := []dtype.Type{dtype.F32, dtype.BF16}[rng.IntN(2)]
+					a, am := randomTyped(rng, ta, m, k, rng.IntN(4) == 0, rng.IntN(2), 0)
+					b, bm := randomTyped(rng, tb, k, n, trans, rng.IntN(2)*3, 0)
+					scale := make([]float32, n)
+					for j := range scale {
+						scale[j] = float32(rng.Float64() + 0.5)
+					}
+					c0 := operand{m, n, false, 1}.build(rng, padC)
+					want, wantScaled := clone(c0), clone(c0)
+					Reference(want, am, bm, alpha, beta)
+					referenceScaled(wantScaled, am, bm, scale, alpha, beta)
+					direct, directScaled := WeightsOf(b, nil), WeightsOf(b, scale)
+					packed, packedScaled := PackWeights(b, nil), PackWeights(b, scale)
+					for _, kern := range kernels {
+						for _, threads := range []int{1, 2} {
+							func() {
+								defer useKernel(kern)()
+								SetThreads(threads)
+								what := fmt.Sprintf("%s, %d threads", kern.Name(), threads)
+								for _, run := range []struct {
+									name string
+									f    func(c Matrix)
+									want Matrix
+								}{
+									{"MatMulTyped", func(c Matrix) { MatMulTyped(c, a, b, alpha, beta) }, want},
+									{"WeightsOf", func(c Matrix) { MatMulWeights(c, a, direct, alpha, beta) }, want},
+									{"WeightsOf with a scale", func(c Matrix) { MatMulWeights(c, a, directScaled, alpha, beta) }, wantScaled},
+									{"PackWeights", func(c Matrix) { MatMulWeights(c, a, packed, alpha, beta) }, want},
+									{"PackWeights with a scale", func(c Matrix) { MatMulWeights(c, a, packedScaled, alpha, beta) }, wantScaled},
+								} {
+									got := clone(c0)
+									run.f(got)
+									sameMatrix(t, what+", "+run.name, got, run.want)
+								}
+							}()
+							if t.Failed() {
+								return
+							}
+						}
+					}
+				})
+			}
+		}
+	}
 }

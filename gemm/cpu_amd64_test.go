@@ -73,7 +73,8 @@ func asmUsed(k *Kernel) []*asmSet {
 		on  bool
 		set *asmSet
 	}{{k.isa.pack512, asmPack512}, {k.isa.words, asmWords}, {k.isa.pack2, asmPack2}, {k.isa.epilogue, asmEpilogue},
-		{k.streams == streamsAVX512, asmStream512}, {k.streams == streamsAVX2, asmStream2}} {
+		{k.streams == streamsAVX512, asmStream512}, {k.streams == streamsAVX2, asmStream2},
+		{k.streams == streamsAVX512, asmTranspose512}, {k.streams == streamsAVX2, asmTranspose2}} {
 		if u.on {
 			sets = append(sets, u.set)
 		}
@@ -87,9 +88,9 @@ func asmUsed(k *Kernel) []*asmSet {
 // feature the CPU has, and none is left out that it could run.
 func TestKernelsOfRealCPUs(t *testing.T) {
 	const (
-		all512  = "avx512(pack512 pack2 epilogue stream-avx512) avx2(pack2 epilogue stream-avx2) go()"
+		all512  = "avx512(pack512 pack2 epilogue stream-avx512) avx2(pack2 epilogue stream-avx2) go(stream-go)"
 		bf16    = " avx512bf16(pack512 words pack2 epilogue stream-avx512)"
-		avx2    = "avx2(pack2 epilogue stream-avx2) go()"
+		avx2    = "avx2(pack2 epilogue stream-avx2) go(stream-go)"
 		haswell = "avx fma f16c avx2 bmi2"
 		skx     = haswell + " avx512f avx512dq avx512cd avx512bw avx512vl"
 	)
@@ -99,15 +100,15 @@ func TestKernelsOfRealCPUs(t *testing.T) {
 		xcr0  uint32
 		want  string
 	}{
-		{"Sandy Bridge (Xeon E5-2670)", "avx", 0x7, "go()"},
-		{"Ivy Bridge (Xeon E5-2697 v2)", "avx f16c", 0x7, "go()"},
-		{"Piledriver (Opteron 6386 SE): FMA without AVX2", "avx fma f16c", 0x7, "avx2() go()"},
+		{"Sandy Bridge (Xeon E5-2670)", "avx", 0x7, "go(stream-go)"},
+		{"Ivy Bridge (Xeon E5-2697 v2)", "avx f16c", 0x7, "go(stream-go)"},
+		{"Piledriver (Opteron 6386 SE): FMA without AVX2", "avx fma f16c", 0x7, "avx2() go(stream-go)"},
 		{"Haswell (Xeon E5-2699 v3)", haswell, 0x7, avx2},
 		{"Zen 3 (EPYC 7763)", haswell, 0x207, avx2},
 		{"Alder Lake, AVX-512 fused off", haswell, 0x207, avx2},
-		{"Haswell, operating system without XSAVE", haswell, 0, "go()"},
+		{"Haswell, operating system without XSAVE", haswell, 0, "go(stream-go)"},
 		{"Knights Landing (Xeon Phi 7250): F, CD, ER, PF without BW, VL", haswell + " avx512f avx512pf avx512er avx512cd", 0xe7,
-			"avx512(pack512 pack2 epilogue stream-avx2) avx2(pack2 epilogue stream-avx2) go()"},
+			"avx512(pack512 pack2 epilogue stream-avx2) avx2(pack2 epilogue stream-avx2) go(stream-go)"},
 		{"Skylake-SP (Xeon Gold 6148)", skx, 0xe7, all512},
 		{"Skylake-SP, operating system that saves ymm but not zmm", skx, 0x7, avx2},
 		{"Ice Lake-SP (Xeon Platinum 8380)", skx + " avx512ifma avx512vbmi", 0x2e7, all512},
@@ -116,11 +117,11 @@ func TestKernelsOfRealCPUs(t *testing.T) {
 		{"Zen 4 (EPYC 9654)", skx + " avx512_bf16 avx512ifma avx512vbmi", 0x2e7, all512 + bf16},
 		{"Zen 5 (EPYC 9755)", skx + " avx512_bf16 avx512_vp2intersect", 0x2e7, all512 + bf16},
 		{"virtual machine exposing AVX-512F alone", haswell + " avx512f", 0xe7,
-			"avx512(pack512 pack2 epilogue stream-avx2) avx2(pack2 epilogue stream-avx2) go()"},
+			"avx512(pack512 pack2 epilogue stream-avx2) avx2(pack2 epilogue stream-avx2) go(stream-go)"},
 		{"virtual machine exposing AVX-512F and BF16 without BW", haswell + " avx512f avx512_bf16", 0xe7,
-			"avx512(pack512 pack2 epilogue stream-avx2) avx2(pack2 epilogue stream-avx2) go() avx512bf16(pack512 pack2 epilogue stream-avx2)"},
+			"avx512(pack512 pack2 epilogue stream-avx2) avx2(pack2 epilogue stream-avx2) go(stream-go) avx512bf16(pack512 pack2 epilogue stream-avx2)"},
 		{"virtual machine exposing AVX-512 without AVX2 or FMA", "avx f16c avx512f avx512dq avx512cd avx512bw avx512vl", 0xe7,
-			"avx512(pack512) go()"},
+			"avx512(pack512) go(stream-go)"},
 	} {
 		f := fromFlags(c.flags, c.xcr0)
 		ks := newKernels(f, 32)
@@ -165,12 +166,13 @@ func TestDetect(t *testing.T) {
 
 // TestKernelValues checks that each kernel of this machine carries the assembly it allows and nothing
 // else, so that SetKernel (or KernelEnv) changes all of it at once: the avx2 kernel packs, decodes and
-// streams without AVX-512, as on a CPU without it, and the go kernel runs no assembly at all.
+// streams without AVX-512, as on a CPU without it, and the go kernel runs no assembly at all (its streaming
+// kernels are in Go).
 func TestKernelValues(t *testing.T) {
 	for _, k := range Kernels() {
 		switch k.name {
 		case "go":
-			if k.isa != (isa{}) || k.streams != nil {
+			if k.isa != (isa{}) || k.streams != streamsGo {
 				t.Errorf("go: helpers %+v, streams %v", k.isa, k.streams)
 			}
 		case "avx2":

@@ -8,7 +8,8 @@
 // them while packing, so no float32 copy is made. MatMulEpilogue finishes every element as it is stored:
 // scales per tensor, row and column, an added matrix, bias, ReLU or GELU, abs-max, and the conversion to an
 // FP8 or bf16 D (Epilogue), as a cuBLASLt FP8 matmul does. PackWeights lays out a weight once for
-// MatMulWeights, the products with few rows of inference.
+// MatMulWeights, the products with few rows of inference (WeightsOf reads it where it lies instead), and
+// Plan says how a product runs: streamed, packed or blocked, chosen by its shape.
 //
 // # Kernels
 //
@@ -29,7 +30,8 @@
 //     straight into place (f8e4m3fn through a quick decoding redone exactly where a strip holds the NaN
 //     code, bf16 by a shift), fetching the rows packed next. The micro-panel of B takes half of L1D: kc =
 //     384 where L1D has 48 KiB, 256 where it has 32. It uses no AVX-512 instruction, whatever the CPU.
-//   - go: a portable 4x4 tile and no assembly, everywhere (and the only one with the purego build tag).
+//   - go: a portable 4x4 tile and streaming kernels in Go, no assembly, everywhere (and the only one with
+//     the purego build tag).
 //   - avx512bf16 (AVX-512 BF16: AMD Zen 4 and later, Intel Cooper Lake, Sapphire Rapids and later): 14x32
 //     tile, pairs of bf16 multiplied by VDPBF16PS at twice the float32 rate, for products whose operands
 //     are all bf16 values (bf16, FP8, FP6, FP4, s8, u8, the sub-byte integers; KernelFor), FP8 decoded to
@@ -46,21 +48,43 @@
 // user's cache directory, where every later process on the same CPU finds them. Block sizes change the
 // speed of a product, never its result.
 //
-// Products of at most 16 rows by a B of f8e4m3fn, f8e5m2, s8 or bf16 (inference's decode steps) are bound by
-// reading B, not by arithmetic: with AVX-512 or AVX2 they are streamed instead (MatMulTyped with a
-// row-major B, or MatMulWeights): every element of B is read once in its own type, decoded in registers
-// (bit manipulation, not tables) and multiplied at once, panels of 64 columns shared among the cores, with
-// an optional scale per output channel. Both sets of streaming kernels (stream-avx512: 1x64, 4x64 and
-// 16x16 tiles, each element of B decoded once for all the rows of its tile; stream-avx2: 1x64, 4x16, 8x8
-// and 16x16) decode f8e4m3fn quickly, in half the instructions of the exact decoding, through single
-// precision (the bits shifted into a float32 worth 2^-120 times the value, then times 2^120: AVX-512, 1
-// and 4 rows) or half precision (VCVTPH2PS, then times 2^8: AVX-512 16 rows, and AVX2), which is exact
-// for every code but the NaN code; a block of B holding the NaN code is noticed as it is read and run
-// again with the exact decoding, so the results are the same bits. In the AVX2 kernels 9 to 16 rows do
-// not fit the 16 ymm registers with B decoded: blocks of 128 x 16 elements of B are decoded once into a
-// float32 buffer in L1 and multiplied by the 16 rows in 6x16 and 4x16 register tiles; where a goroutine has
-// two panels or more, each panel is decoded while the one before is multiplied, a row of 64 columns every
-// eight steps of k (else, for packed weights, a block while its first 6 rows are multiplied).
+// Products of few rows by a B of f8e4m3fn, f8e5m2, s8 or bf16 (inference's decode steps) are bound by
+// reading B, not by arithmetic: they are streamed instead (MatMulTyped, or MatMulWeights): every element
+// of B is read once in its own type, decoded in registers (bit manipulation, not tables) and multiplied at
+// once, panels of 64 columns shared among the cores, with an optional scale per output channel. Every set
+// has streaming kernels: stream-avx512 (1x64, 4x64 and 16x16 tiles, each element of B decoded once for
+// all the rows of its tile), stream-avx2 (1x64, 4x16, 8x8 and 16x16) and stream-go. Plan chooses by the
+// shape (the bench gemm command prints its choice):
+//
+//   - Streamed, up to 16 rows: B read where it lies. A row-major B (K x N) is read 16 steps of k at a
+//     time, a line of each of 16 rows (pages apart) after another, which the prefetchers follow. A
+//     transposed one (N x K, as PyTorch keeps weights) is transposed a block of k of 64 of its rows at a
+//     time, in its own type (bytes or words, by rounds of unpacking within 128-bit lanes, the next block
+//     fetched ahead), into a panel in L1 that the kernels read as packed weights: the vector lanes run
+//     along N, one output element each, so that every sum stays the chain over k in order (a dot product
+//     along K cut into partial sums would not).
+//   - Up to 64 rows, in groups of 16 (and one of the rest, by the kernel of its size): a row-major B
+//     Streamed again by each group, which costs less than laying it out; a transposed B Packed: each
+//     panel laid out whole in L2, once for all the groups.
+//   - More rows, or a B of float32 or f16: Blocked.
+//
+// PackWeights lays a weight out once in panels of its own type, each one run of memory, which the kernels
+// stream 64 steps of k at a time (a page of each panel in turn), as fast as a row-major B where it lies
+// and 1.3 to 3 times as fast as a transposed one; PlanWeights says when that pays for a weight multiplied
+// again and again (the interpreter keeps such weights packed for a run).
+//
+// f8e4m3fn is decoded quickly, in half the instructions of the exact decoding, through half precision:
+// each byte sign-extended to a word and shifted is an f16 worth 2^-8 times the code's value (VCVTPH2PS,
+// then times 2^8, or A taken times 2^8 instead), exact for every code but the NaN code; a block of B
+// holding the NaN code is noticed as it is read and run again with the exact decoding (the same
+// conversion, the NaN code found by a compare), so the results are the same bits. No streaming decoder
+// goes through a subnormal float32 (a float32 of 2^-120 times the value, times 2^120, would be as short,
+// but Intel's cores multiply subnormals through a microcode assist, and one row by a B of random codes ran
+// forty times slower). In the AVX2 kernels 9 to 16 rows do not fit the 16 ymm registers with B decoded:
+// blocks of 128 x 16 elements of B are decoded once into a float32 buffer in L1 and multiplied by the 16
+// rows in 6x16 and 4x16 register tiles; where a goroutine has two panels or more of a row-major B, each
+// panel is decoded while the one before is multiplied, a row of 64 columns every eight steps of k (else,
+// for packed weights, a block while its first 6 rows are multiplied).
 //
 // Weights in a block-scaled format (MXFP4, NVFP4, MXFP8: BlockScaled) are packed once by PackBlockScaled,
 // in panels of 64 bytes a row (128 columns of f4e2m1fn, two to a byte; 64 of f8e4m3fn or f8e5m2) with
@@ -80,8 +104,8 @@
 //
 // The contract, kept by every ordered kernel: every element of C is a function of the operands' values
 // alone, the same bits whatever the kernel (avx512, avx2, go, the purego build), the CPU, the number of
-// threads, the cache blocks (tuned or not), and whether the product is blocked or streamed, B packed as
-// Weights or not. Element (i, j) is:
+// threads, the cache blocks (tuned or not), and whether the product is blocked, streamed or packed, B
+// stored row-major or transposed, laid out as Weights or not. Element (i, j) is:
 //
 //	S = 0; for k = 0, 1, ..., K-1: S = fma(a(i,k), b(k,j), S)   (float32 fused multiply-add, rounded once)
 //	x = alpha * S                                               (rounded)
@@ -94,8 +118,8 @@
 // before stored, so the blocks make one chain; with beta != 0 the sums so far are kept apart from C until
 // the last block. When alpha == 0 or K == 0, A and B are not read and C = beta*C (rounded; zero when beta
 // == 0). MatMulEpilogue's steps start from S, each rounded on its own (see Epilogue). Reference is the
-// contract written as a loop; TestContract compares every ordered kernel of the machine with it, bit for
-// bit. A NaN result is a NaN, of unspecified sign and payload. The error bound is the usual one of a
+// contract written as a loop; TestContract and TestContractStreamed compare every ordered kernel of the
+// machine with it, bit for bit. A NaN result is a NaN, of unspecified sign and payload. The error bound is the usual one of a
 // float32 sum, |C - exact| <= K * eps * sum_k |alpha * a_ik * b_kj| (plus a rounding each for alpha,
 // scale and beta).
 //

@@ -123,6 +123,7 @@ type workspace struct {
 	a, b, tmp []float32
 	part      []float32
 	stream    *streamWork
+	groups    []streamGroup // the groups of rows of a streamed product run on the caller alone
 }
 
 var workspaces = sync.Pool{New: func() any { return new(workspace) }}
@@ -166,12 +167,10 @@ type task struct {
 	ep                        *Epilogue // with the position of c in the whole C
 	ei, ej                    int
 	job                       *job // the job the task belongs to, when a worker runs it
-	// A streaming task runs panels [p0, p1) of stream through streamKernel against the packed A.
-	stream       *streamSource
-	streamKernel streamKernel
-	packedA      []float32
-	scaledA      []float32 // packedA times 2^8, or nil
-	p0, p1       int
+	// A streaming task runs panels [p0, p1) of stream against each group of rows of A.
+	stream *streamSource
+	groups []streamGroup
+	p0, p1 int
 	// A block-scaled task runs panels [p0, p1) of a product with block-scaled weights.
 	blockScaled *blockScaledCall
 }
@@ -182,7 +181,7 @@ func (t *task) run() {
 		return
 	}
 	if t.stream != nil {
-		streamPanels(t.kern, t.streamKernel, t.c, t.packedA, t.scaledA, t.stream, t.p0, t.p1, t.alpha, t.beta)
+		streamPanels(t.kern, t.c, t.groups, t.stream, t.p0, t.p1, t.alpha, t.beta)
 		return
 	}
 	ws := workspaces.Get().(*workspace)
@@ -196,7 +195,8 @@ func (t *task) run() {
 // both pending (for a caller that spins) and wg (for one that sleeps).
 type job struct {
 	tasks   []task
-	src     streamSource // what streaming tasks read, held here so that the caller's stays on its stack
+	src     streamSource  // what streaming tasks read, held here so that the caller's stays on its stack
+	groups  []streamGroup // the groups of rows streaming tasks multiply
 	pending atomic.Int64
 	wg      sync.WaitGroup
 }
@@ -291,6 +291,8 @@ func runJob(j *job, t int) {
 	clear(j.tasks) // drop references to the caller's matrices
 	j.tasks = j.tasks[:0]
 	j.src = streamSource{}
+	clear(j.groups)
+	j.groups = j.groups[:0]
 	jobs.Put(j)
 }
 

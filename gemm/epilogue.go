@@ -96,8 +96,8 @@ func MatMulEpilogue(c Matrix, a, b Typed, ep *Epilogue) {
 	cv := c.view()
 	if m > 0 && n > 0 {
 		kern := current()
-		if streams(kern, m, &bv) && av.cols > 0 {
-			src := streamSource{typ: bv.typ, size: bv.size, k: bv.rows, n: bv.cols, data: bv.raw, stride: bv.stride}
+		if planFor(kern, m, &bv) != Blocked && av.cols > 0 {
+			src := sourceOf(&bv, nil)
 			stream(kern, Threads(), cv, av, &src, 1, 0)
 			ep.finish(kern.isa, cv, 0, 0, m, n)
 		} else {

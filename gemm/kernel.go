@@ -77,8 +77,10 @@ func (k *Kernel) Ordered() bool { return k.ordered }
 // String describes the kernel: "avx512 14x32".
 func (k *Kernel) String() string { return fmt.Sprintf("%s %dx%d", k.name, k.mr, k.nr) }
 
-// goKernel is the portable kernel: plain Go, a 4x4 tile held in 16 local variables, summing with fma32.
-var goKernel = &Kernel{name: "go", mr: 4, nr: 4, mc: 128, kc: 256, nc: 1024, tile: tileGo, ordered: true}
+// goKernel is the portable kernel: plain Go, a 4x4 tile held in 16 local variables, summing with fma32,
+// and streaming kernels in Go.
+var goKernel = &Kernel{name: "go", mr: 4, nr: 4, mc: 128, kc: 256, nc: 1024, tile: tileGo, ordered: true,
+	streams: streamsGo}
 
 // available lists the kernels this machine can run: the ordered ones fastest first, then the others; the
 // architecture's init puts its own in front of goKernel.

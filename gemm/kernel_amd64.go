@@ -81,7 +81,7 @@ var (
 
 // asmSets lists every set: each assembly routine of the package is in exactly one.
 var asmSets = []*asmSet{asmCPUID, asmXGETBV, asmTileAVX512, asmTileBF16, asmTileAVX2, asmPack512, asmWords,
-	asmPack2, asmEpilogue, asmStream512, asmStream2}
+	asmPack2, asmEpilogue, asmStream512, asmStream2, asmTranspose512, asmTranspose2}
 
 // transpose16 is the AVX-512 16x16 transpose in transpose_amd64.s: for g < groups it writes element r of
 // rows[r][16*g+j] to dst + (16*g+j)*dstStride bytes + 4*r for the r whose bit is set in mask.
@@ -290,11 +290,11 @@ func transposeFast(dst []float32, step int, src *[16][]float32, n, groups int) {
 // streaming assembly that f allows and the kernel admits.
 func newKernels(f feature, l1 int) []*Kernel {
 	var streams512, streams2 *streamSet
-	if f.has(asmStream2.needs) {
+	if f.has(asmStream2.needs | asmTranspose2.needs) {
 		streams2 = streamsAVX2
 	}
 	streams512 = streams2 // a CPU with AVX-512F but not BW and VL streams in AVX2
-	if f.has(asmStream512.needs) {
+	if f.has(asmStream512.needs | asmTranspose512.needs) {
 		streams512 = streamsAVX512
 	}
 	helpers := isa{

@@ -9,19 +9,20 @@ import (
 	"octet/dtype"
 )
 
-// Products with few rows (M <= 16: the decode steps of inference, a few activations times a large weight)
-// are bound by reading B, not by arithmetic. For them B is streamed: read once, in its own narrow type,
+// Products with few rows (the decode steps of inference, a few activations times a large weight) are
+// bound by reading B, not by arithmetic. For them B is streamed: read once, in its own narrow type,
 // decoded in registers and multiplied at once (or, by the AVX2 kernel for 16 rows, which has too few
 // registers for that, decoded a block at a time into L1 and multiplied from there), in panels of 64
-// columns shared among the goroutines, while A (small) is packed once for all. A weight used by many
-// products can be laid out for this once (PackWeights), so that every panel is one contiguous run of
-// memory.
+// columns shared among the goroutines, while A (small) is packed once for all. A transposed B is laid out
+// a block at a time as panels first (streamtrans.go). A weight used by many products can be laid out for
+// this once (PackWeights), so that every panel is one contiguous run of memory. Plan (plan.go) says which
+// products stream.
 
 // streamPanel is the width of a panel of B, in elements: a 64-byte line of a byte type per step of k.
 const streamPanel = 64
 
-// streamMaxRows is the most rows a streaming kernel multiplies at once; larger products run the blocked
-// algorithm, and MatMulWeights runs them 16 rows at a time.
+// streamMaxRows is the most rows a streaming kernel multiplies at once; larger products stream in groups
+// of that many rows (stream), or run the blocked algorithm (Plan).
 const streamMaxRows = 16
 
 // The streaming kernels come in sets (streamSet), one per instruction set, each with kernels for each type
@@ -262,8 +263,11 @@ func (blockedStream) panel(k int, a, as *float32, b *byte, bstride, size int, ou
 
 // A streamSet is the streaming kernels of one instruction set.
 type streamSet struct {
-	name    string                        // "stream-avx512", "stream-avx2"
+	name    string                        // "stream-avx512", "stream-avx2", "stream-go"
 	kernels map[dtype.Type][]streamKernel // by element type of B, fewest rows first
+	// transpose lays out blocks of a transposed B as panels for the kernels, bytes and words (bf16),
+	// with the set's instructions; nil for Go alone (see transposePanel).
+	transpose map[int]panelTransposer // by element size
 }
 
 // streamFor returns the streaming kernel of kern for m rows of B's type t: the smallest that covers m rows,
@@ -281,13 +285,14 @@ func (k *Kernel) streamFor(t dtype.Type, m int) (streamKernel, bool) {
 	return set[len(set)-1], true
 }
 
-// Weights is a K x N matrix B laid out for products with few rows (MatMulWeights): in its own element
-// type, in panels of 64 columns, each one contiguous run of memory, with an optional scale per column
-// (per output channel). It is built once by PackWeights and read by any number of concurrent products.
+// Weights is a K x N matrix B for products with few rows (MatMulWeights), with an optional scale per
+// column (per output channel): laid out once by PackWeights in its own element type, in panels of 64
+// columns, each one contiguous run of memory, or read where it lies (WeightsOf). It is read by any number
+// of concurrent products.
 type Weights struct {
 	typ        dtype.Type
 	rows, cols int
-	data       []byte    // ceil(cols/64) panels of rows x 64 elements, zero past the last column
+	data       []byte    // ceil(cols/64) panels of rows x 64 elements, zero past the last column; nil for WeightsOf
 	scale      []float32 // one per column, or nil
 	src        streamSource
 }
@@ -317,23 +322,49 @@ func PackWeights(b Typed, scale []float32) *Weights {
 	}
 	panels := (b.Cols + streamPanel - 1) / streamPanel
 	w.data = make([]byte, panels*b.Rows*streamPanel*size)
+	// Each panel laid out in place, a transposed B by the transposers of the streaming kernels.
+	set := current().streams
+	if set == nil {
+		set = streamsGo
+	}
+	src := sourceOf(&v, nil)
+	n := b.Rows * streamPanel * size
+	rows := new([streamPanel]*byte)
 	for p := 0; p < panels; p++ {
-		j0 := p * streamPanel
-		cols := min(streamPanel, b.Cols-j0)
-		dst := w.data[p*b.Rows*streamPanel*size:]
-		for k := 0; k < b.Rows; k++ {
-			row := dst[k*streamPanel*size : (k*streamPanel+cols)*size]
-			if !v.trans {
-				copy(row, v.raw[(k*v.stride+j0)*size:])
-				continue
-			}
-			for j := 0; j < cols; j++ {
-				copy(row[j*size:(j+1)*size], v.raw[((j0+j)*v.stride+k)*size:])
-			}
-		}
+		dst := w.data[p*n : (p+1)*n]
+		src.layout(set, p, &dst, rows)
 	}
 	w.src = streamSource{typ: w.typ, size: size, k: w.rows, n: w.cols, data: w.data, packed: true, scale: w.scale}
 	return w
+}
+
+// WeightsOf returns b as weights for MatMulWeights as it lies, without laying it out again: the products
+// stream it from its own memory, row-major or transposed, as MatMulTyped does, with scale[j] multiplying
+// column j (nil: no scale). The weights hold b's data, which must not change while they are in use. It
+// panics as PackWeights does.
+func WeightsOf(b Typed, scale []float32) *Weights {
+	if !slices.Contains(weightTypes[:], b.Type) {
+		panic("gemm: WeightsOf: element type " + b.Type.String() + " is not one of f8e4m3fn, f8e5m2, s8, bf16")
+	}
+	if scale != nil && len(scale) != b.Cols {
+		panic(fmt.Sprintf("gemm: WeightsOf: %d scales for %d columns", len(scale), b.Cols))
+	}
+	v := b.view("B")
+	w := &Weights{typ: b.Type, rows: b.Rows, cols: b.Cols}
+	if scale != nil {
+		w.scale = append([]float32(nil), scale...)
+	}
+	w.src = sourceOf(&v, w.scale)
+	return w
+}
+
+// Bytes returns the memory w holds of its own: its panels and scales (none of the data of WeightsOf's B).
+func (w *Weights) Bytes() int64 { return int64(len(w.data)) + 4*int64(len(w.scale)) }
+
+// PackedBytes returns the bytes PackWeights lays out for a K x N weight of type t: its columns padded to
+// a whole number of panels of 64.
+func PackedBytes(t dtype.Type, k, n int) int64 {
+	return int64(k) * int64((n+streamPanel-1)/streamPanel*streamPanel) * int64(t.ByteSize())
 }
 
 // Rows and Cols return the shape of w: K x N.
@@ -343,11 +374,12 @@ func (w *Weights) Cols() int { return w.cols }
 // Type returns the element type of w.
 func (w *Weights) Type() dtype.Type { return w.typ }
 
-// MatMulWeights computes C = alpha*(A*B)*diag(scale) + beta*C for the weights w = PackWeights(B, scale):
-// A is M x K of any type MatMulTyped takes (f32 or bf16 activations, typically), decoded to float32 while
-// packing; every product is accumulated in float32, in order of k, and scaled once at the end. Any M works;
-// M <= 16 is what it is for. C is not read when beta == 0, and A and B are not read when alpha == 0 or
-// K == 0, as with MatMul. It panics, like MatMul, on mismatched shapes.
+// MatMulWeights computes C = alpha*(A*B)*diag(scale) + beta*C for the weights w = PackWeights(B, scale)
+// (or WeightsOf): A is M x K of any type MatMulTyped takes (f32 or bf16 activations, typically), decoded to
+// float32 while packing; every product is accumulated in float32, in order of k, and scaled once at the
+// end. Any M works, streamed in groups of 16 rows; a few groups are what it is for. C is not read when
+// beta == 0, and A and B are not read when alpha == 0 or K == 0, as with MatMul. It panics, like MatMul,
+// on mismatched shapes.
 func MatMulWeights(c Matrix, a Typed, w *Weights, alpha, beta float32) {
 	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: w.rows, Cols: w.cols})
 	c.check("C", 0, len(c.Data))
@@ -360,37 +392,48 @@ func MatMulWeights(c Matrix, a Typed, w *Weights, alpha, beta float32) {
 		scale(cv, beta)
 		return
 	}
-	for i0 := 0; i0 < cv.rows; i0 += streamMaxRows {
-		i1 := min(i0+streamMaxRows, cv.rows)
-		stream(current(), Threads(), cv.sub(i0, i1, 0, cv.cols), av.sub(i0, i1, 0, av.cols), &w.src, alpha, beta)
-	}
+	stream(current(), Threads(), cv, av, &w.src, alpha, beta)
 }
 
-// streams reports whether MatMulTyped streams B for a product of m rows with kern: few rows, B in a type
-// that kern has streaming kernels for, stored row-major.
-func streams(kern *Kernel, m int, b *view) bool {
-	return m <= streamMaxRows && !b.trans && b.f32 == nil && kern.streams != nil && kern.streams.kernels[b.typ] != nil
+// streams reports whether kern has streaming kernels for a B like b (of a narrow type they decode, stored
+// either way).
+func streams(kern *Kernel, b *view) bool {
+	return b.f32 == nil && kern.streams != nil && kern.streams.kernels[b.typ] != nil
 }
 
-// A streamSource is B as the streaming code reads it: packed panels (Weights), or a row-major matrix
-// whose panels are column ranges of its rows.
+// A streamSource is B as the streaming code reads it: packed panels (Weights), a row-major matrix whose
+// panels are column ranges of its rows, or a transposed one (B^T stored row-major, N x K), whose panels are
+// blocks of its rows laid out as packed ones a block of k at a time (transposePanel).
 type streamSource struct {
 	typ    dtype.Type
 	size   int
 	k, n   int
 	data   []byte
 	packed bool
-	stride int       // elements between rows, when not packed
+	trans  bool      // B^T stored row-major, when not packed
+	stride int       // elements between stored rows, when not packed
 	scale  []float32 // per column, or nil
+}
+
+// sourceOf returns the stream source that reads b (of a narrow type) where it lies, with scale[j]
+// multiplying column j (nil: none).
+func sourceOf(b *view, scale []float32) streamSource {
+	return streamSource{typ: b.typ, size: b.size, k: b.rows, n: b.cols, data: b.raw, trans: b.trans, stride: b.stride, scale: scale}
 }
 
 // panel returns the k x cols block of columns [p*64, p*64+cols) of s as the view the blocked algorithm
 // reads, and as the pointer and row stride (in bytes) a streaming kernel reads: for the last panel of a
-// row-major B narrower than 64 columns, a zero-padded copy made in buf.
+// row-major B narrower than 64 columns, a zero-padded copy made in buf. For a transposed B it returns the
+// view alone (ptr nil): the kernels read the blocks transposePanel lays out.
 func (s *streamSource) panel(p int, buf *[]byte) (v view, ptr *byte, bstride int) {
 	j0 := p * streamPanel
 	cols := min(streamPanel, s.n-j0)
 	v = view{typ: s.typ, size: s.size, table: dtype.DecodeTable(s.typ), rows: s.k, cols: cols}
+	if s.trans {
+		// Read through the view alone (blockedStream); the kernels read transposePanel's blocks.
+		v.raw, v.stride, v.trans = s.data[j0*s.stride*s.size:], s.stride, true
+		return v, nil, 0
+	}
 	if s.packed {
 		v.raw = s.data[p*s.k*streamPanel*s.size : (p+1)*s.k*streamPanel*s.size]
 		v.stride = streamPanel
@@ -414,12 +457,61 @@ func (s *streamSource) panel(p int, buf *[]byte) (v view, ptr *byte, bstride int
 	return v, &b[0], streamPanel * s.size
 }
 
-// stream computes C = alpha*(A*B)*diag(scale) + beta*C for at most 16 rows, B streamed from s, its panels
-// shared among at most t goroutines. m, n and k are nonzero.
+// layout returns where the streaming kernels read panel p of s whole, and the bytes between its rows:
+// where it lies if s is packed, else laid out in buf (k rows of 64 elements, zero past the last column),
+// copied from a row-major B or transposed (with set's transposers) from a transposed one.
+func (s *streamSource) layout(set *streamSet, p int, buf *[]byte, rows *[streamPanel]*byte) (ptr *byte, bstride int) {
+	if s.packed {
+		_, ptr, bstride = s.panel(p, nil)
+		return ptr, bstride
+	}
+	size := s.size
+	n := s.k * streamPanel * size
+	if n == 0 {
+		return nil, streamPanel * size
+	}
+	if len(*buf) < n {
+		*buf = alignedBytes(n)
+	}
+	dst := (*buf)[:n]
+	if s.trans {
+		for kb := 0; kb < s.k; kb += streamBlock {
+			s.transposePanel(set, dst[kb*streamPanel*size:], p, kb, min(streamBlock, s.k-kb), rows)
+		}
+		return &dst[0], streamPanel * size
+	}
+	j0 := p * streamPanel
+	cols := min(streamPanel, s.n-j0)
+	for k := 0; k < s.k; k++ {
+		row := dst[k*streamPanel*size : (k+1)*streamPanel*size]
+		clear(row[copy(row, s.data[(k*s.stride+j0)*size:(k*s.stride+j0+cols)*size]):])
+	}
+	return &dst[0], streamPanel * size
+}
+
+// A streamGroup is a group of rows of A as a streaming kernel multiplies them: rows [i0, i0+m) of the
+// product, packed k-major for sk (its rows of each step of k, those past m zero), and times 2^8 for sk's
+// scaled kernels where that is exact (else nil).
+type streamGroup struct {
+	sk    streamKernel
+	i0, m int
+	a, as []float32
+}
+
+// block returns the steps [kb, kb+kn) of g's rows of A, and of A scaled where it is.
+func (g *streamGroup) block(kb int) (a, as *float32) {
+	rows, _ := g.sk.tile()
+	if g.as != nil {
+		as = &g.as[kb*rows]
+	}
+	return &g.a[kb*rows], as
+}
+
+// stream computes C = alpha*(A*B)*diag(scale) + beta*C, B streamed from s, its panels shared among at most
+// t goroutines. m, n and k are nonzero. The rows are cut into groups of the largest kernel's rows (16)
+// and one of the rest, each multiplied by the kernel of its size (streamPanels says in what order).
 func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32) {
 	m, k := c.rows, a.cols
-	sk, _ := kern.streamFor(s.typ, m)
-	skRows, _ := sk.tile()
 	ws := workspaces.Get().(*workspace)
 	defer workspaces.Put(ws)
 	panels := (s.n + streamPanel - 1) / streamPanel
@@ -427,31 +519,50 @@ func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32
 		t = 1
 	}
 	t = min(t, panels)
-	// A kernel of fewer rows than m streams B once per group of its rows.
-	for i0 := 0; i0 < m; i0 += skRows {
-		rows := min(skRows, m-i0)
-		cg, ag := c.sub(i0, i0+rows, 0, c.cols), a.sub(i0, i0+rows, 0, k)
-		// A, packed k-major, rows past m zero: read by every goroutine;
-		// and, for the scaled kernels, A times 2^8 where that is exact.
-		n := skRows * k
-		bufA, _, tmp := ws.get(2*n, 0, 16*k)
-		kern.isa.packA(bufA, &ag, rows, k, skRows, tmp)
-		pa, ps := bufA[:n], []float32(nil)
-		if sk.scalesA() && scaleStreamA(bufA[n:2*n], pa) {
-			ps = bufA[n : 2*n]
-		}
-		if t <= 1 {
-			streamPanels(kern, sk, cg, pa, ps, s, 0, panels, alpha, beta)
-			continue
-		}
-		j := jobs.Get().(*job)
-		j.src = *s
-		for i := 0; i < t; i++ {
-			j.tasks = append(j.tasks, task{kern: kern, c: cg, stream: &j.src, streamKernel: sk, packedA: pa, scaledA: ps,
-				p0: i * panels / t, p1: (i + 1) * panels / t, alpha: alpha, beta: beta})
-		}
-		runJob(j, t)
+	var j *job
+	groups := ws.groups[:0]
+	if t > 1 {
+		j = jobs.Get().(*job)
+		groups = j.groups[:0]
 	}
+	// A, packed k-major a group of rows at a time: read by every goroutine; and, for the scaled
+	// kernels, A times 2^8 where that is exact.
+	size := 0
+	for i0 := 0; i0 < m; {
+		sk, _ := kern.streamFor(s.typ, m-i0)
+		rows, _ := sk.tile()
+		g := streamGroup{sk: sk, i0: i0, m: min(rows, m-i0)}
+		groups = append(groups, g)
+		size += rows * k
+		i0 += g.m
+	}
+	bufA, _, tmp := ws.get(2*size, 0, 16*k)
+	off := 0
+	for i := range groups {
+		g := &groups[i]
+		rows, _ := g.sk.tile()
+		n := rows * k
+		ag := a.sub(g.i0, g.i0+g.m, 0, k)
+		kern.isa.packA(bufA[off:off+n], &ag, g.m, k, rows, tmp)
+		g.a = bufA[off : off+n]
+		if g.sk.scalesA() && scaleStreamA(bufA[size+off:size+off+n], g.a) {
+			g.as = bufA[size+off : size+off+n]
+		}
+		off += n
+	}
+	if j == nil {
+		ws.groups = groups
+		streamPanels(kern, c, groups, s, 0, panels, alpha, beta)
+		clear(ws.groups)
+		return
+	}
+	j.groups = groups
+	j.src = *s
+	for i := 0; i < t; i++ {
+		j.tasks = append(j.tasks, task{kern: kern, c: c, stream: &j.src, groups: j.groups,
+			p0: i * panels / t, p1: (i + 1) * panels / t, alpha: alpha, beta: beta})
+	}
+	runJob(j, t)
 }
 
 // A streamWork is one goroutine's buffers for streaming: the sums of its panels, and a padded copy of a
@@ -459,7 +570,10 @@ func stream(kern *Kernel, t int, c, a view, s *streamSource, alpha, beta float32
 type streamWork struct {
 	acc    []float32
 	buf    []byte
-	dec    []float32 // B decoded, for a kernel with a decode and a mul
+	dec    []float32          // B decoded, for a kernel with a decode and a mul
+	tbuf   []byte             // a block of a transposed B laid out as a panel
+	pbuf   []byte             // a whole panel of B laid out, for products of several groups of rows
+	rows   [streamPanel]*byte // the rows of a transposed B a transposer reads
 	panels []streamPanelRef
 }
 
@@ -479,56 +593,137 @@ const streamBlock = 256
 // they did not: 10% slower.)
 const streamBlock16 = 128
 
-// streamPanels runs panels [p0, p1) of s through sk against the packed A (k groups of sk.rows rows), and
-// scaledA (nil, or packedA times 2^8) for sk's scaled kernels, and stores them into c.
-func streamPanels(kern *Kernel, sk streamKernel, c view, packedA, scaledA []float32, s *streamSource, p0, p1 int, alpha, beta float32) {
-	m, k := c.rows, s.k
-	rows, _ := sk.tile()
+// streamBlockRows is the block of k for a row-major B (not packed), whose rows lie pages apart: the
+// kernels read a line of each of this many rows before the next line of the first. With the whole block of
+// 256 steps they read one line of each of 256 pages in turn, which no prefetcher follows: a product of
+// one row by a 4096 x 4096 s8 B ran several times slower than with 16, as fast as from packed panels, on
+// Sapphire Rapids.
+const streamBlockRows = 16
+
+// streamBlockPacked is the block of k for packed panels: a page of each panel of a goroutine in turn.
+// Whole blocks of 256 steps (4 pages of each panel) ran 5-40% slower on Sapphire Rapids (one row by a
+// 4096 x 4096 f8e4m3fn B packed, medians of 21: 1.8-2.2 ms against 1.5-1.6).
+const streamBlockPacked = 64
+
+// streamPanels multiplies panels [p0, p1) of s by each group of rows of A and stores the products into
+// c. A row-major B is read where it lies, by each group in turn (its rows are read a line at a time, which
+// the prefetchers follow, so that reading it again costs less than laying it out); a transposed B is laid
+// out a panel at a time, at once for all the groups (each block of k of it in L1 where there is one
+// group, each panel whole in L2 where there are several, for them all); a packed B is multiplied by the
+// groups a panel at a time, while it is in L2.
+func streamPanels(kern *Kernel, c view, groups []streamGroup, s *streamSource, p0, p1 int, alpha, beta float32) {
 	ws := workspaces.Get().(*workspace)
 	defer workspaces.Put(ws)
 	if ws.stream == nil {
 		ws.stream = new(streamWork)
 	}
 	sw := ws.stream
-	// Each panel's sums: 64/cols blocks of rows x cols.
+	// The sums of a panel of each group: 64/cols blocks of rows x cols.
+	size := 0
+	for _, g := range groups {
+		rows, _ := g.sk.tile()
+		size = max(size, rows*streamPanel)
+	}
+	if _, ok := groups[0].sk.(blockedStream); ok {
+		// No streaming kernel: the blocked algorithm on each panel, with A as packed (k-major, R
+		// rows: a transposed view).
+		if len(sw.acc) < size {
+			sw.acc = alignedFloats(size)
+		}
+		for _, g := range groups {
+			rows, _ := g.sk.tile()
+			av := view{f32: g.a, rows: g.m, cols: s.k, stride: rows, trans: true}
+			for p := p0; p < p1; p++ {
+				v, _, _ := s.panel(p, &sw.buf)
+				ov := view{f32: sw.acc, rows: g.m, cols: v.cols, stride: streamPanel}
+				serial(kern.forTypes(dtype.F32, s.typ), ws, ov, av, v, 1, 0, nil, 0, 0)
+				storePanels(c.sub(g.i0, g.i0+g.m, 0, c.cols), sw.acc, s, g.sk, p, p+1, alpha, beta)
+			}
+		}
+		return
+	}
+	if len(sw.dec) < 2*streamBlock16*streamPanel {
+		sw.dec = alignedFloats(2 * streamBlock16 * streamPanel)
+	}
+	if len(groups) == 1 || !s.trans && !s.packed {
+		for i := range groups {
+			streamGroupPanels(kern, sw, c, &groups[i], s, p0, p1, alpha, beta)
+		}
+		return
+	}
+	if len(sw.acc) < size {
+		sw.acc = alignedFloats(size)
+	}
+	for p := p0; p < p1; p++ {
+		ptr, bstride := s.layout(kern.streams, p, &sw.pbuf, &sw.rows)
+		for i := range groups {
+			g := &groups[i]
+			rows, _ := g.sk.tile()
+			out := sw.acc[:rows*streamPanel]
+			clear(out)
+			block := g.sk.block()
+			for kb := 0; kb < s.k; kb += block {
+				a, as := g.block(kb)
+				b := (*byte)(unsafe.Add(unsafe.Pointer(ptr), kb*bstride))
+				g.sk.panel(min(block, s.k-kb), a, as, b, bstride, s.size, out, sw.dec, g.m)
+			}
+			storePanels(c.sub(g.i0, g.i0+g.m, 0, c.cols), out, s, g.sk, p, p+1, alpha, beta)
+		}
+	}
+}
+
+// streamGroupPanels multiplies panels [p0, p1) of s, block of k after block of k, by the rows of one
+// group of A and stores the products into c.
+func streamGroupPanels(kern *Kernel, sw *streamWork, c view, g *streamGroup, s *streamSource, p0, p1 int, alpha, beta float32) {
+	k, m, sk := s.k, g.m, g.sk
+	rows, _ := sk.tile()
 	size := rows * streamPanel
 	if len(sw.acc) < (p1-p0)*size {
 		sw.acc = alignedFloats((p1 - p0) * size)
 	}
 	acc := sw.acc[:(p1-p0)*size]
-	if _, ok := sk.(blockedStream); ok {
-		// No streaming kernel: the blocked algorithm on each panel, with A as packed (k-major, R
-		// rows: a transposed view).
-		av := view{f32: packedA, rows: m, cols: k, stride: rows, trans: true}
+	clear(acc)
+	c = c.sub(g.i0, g.i0+m, 0, c.cols)
+	block := sk.block()
+	if s.trans {
+		// Each panel's block of k is laid out by transposePanel in tbuf, and read from there, panel after
+		// panel, so that the 64 rows of B^T one panel reads are read through, a block at a time, before
+		// the next 64.
+		if n := block * streamPanel * s.size; len(sw.tbuf) < n {
+			sw.tbuf = alignedBytes(n)
+		}
 		for p := p0; p < p1; p++ {
-			v, _, _ := s.panel(p, &sw.buf)
-			ov := view{f32: acc[(p-p0)*size:], rows: m, cols: v.cols, stride: streamPanel}
-			serial(kern.forTypes(dtype.F32, s.typ), ws, ov, av, v, 1, 0, nil, 0, 0)
+			out := acc[(p-p0)*size : (p-p0+1)*size]
+			for kb := 0; kb < k; kb += block {
+				kn := min(block, k-kb)
+				s.transposePanel(kern.streams, sw.tbuf, p, kb, kn, &sw.rows)
+				a, as := g.block(kb)
+				sk.panel(kn, a, as, &sw.tbuf[0], streamPanel*s.size, s.size, out, sw.dec, m)
+			}
 		}
 		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
 		return
 	}
-	buffered, _ := sk.(*bufferedStream)
-	if buffered != nil && len(sw.dec) < 2*streamBlock16*streamPanel {
-		sw.dec = alignedFloats(2 * streamBlock16 * streamPanel)
-	}
-	clear(acc)
 	sw.panels = sw.panels[:0]
 	for p := p0; p < p1; p++ {
 		_, ptr, bstride := s.panel(p, &sw.buf)
 		sw.panels = append(sw.panels, streamPanelRef{ptr, bstride})
 	}
-	block := sk.block()
+	if !s.packed {
+		// The rows of a row-major B are pages apart: a short block of k visits a few of them at once, a
+		// line after another, which the prefetchers follow.
+		block = min(block, streamBlockRows)
+	} else {
+		block = min(block, streamBlockPacked)
+	}
 	// B is decoded a panel ahead, within the multiplications of the panel before (on Zen 5, 11-31% faster
 	// than decoding each panel before multiplying it, 10-16% faster than decoding a packed B's blocks of 16
 	// columns while multiplying them).
-	pipelined := buffered != nil && len(sw.panels) > 1 && buffered.pipelines(scaledA != nil)
+	buffered, _ := sk.(*bufferedStream)
+	pipelined := buffered != nil && len(sw.panels) > 1 && buffered.pipelines(g.as != nil)
 	for kb := 0; kb < k; kb += block {
 		kn := min(block, k-kb)
-		a, as := &packedA[kb*rows], (*float32)(nil)
-		if scaledA != nil {
-			as = &scaledA[kb*rows]
-		}
+		a, as := g.block(kb)
 		if pipelined {
 			buffered.pipeline(kn, a, as, sw, kb, acc, m)
 			continue

@@ -11,27 +11,29 @@
 //
 // func streamTYPERn(k int, a *float32, b *byte, bstride int, out *float32)
 //
-// Decoding, 16 elements into a zmm register z (Z24 and K1 are scratch):
-//   f8e4m3fn: sign-extend the byte; the magnitude bits (x<<25)>>5 are a float32 whose value is 2^-120
-//             times the element's (subnormals included), with the sign merged from the extended byte;
-//             multiplying by 2^120 is exact. The NaN code (magnitude 0x7f) becomes the quiet NaN of its
-//             sign (magnitude cleared, then 0x7fc00000 set).
+// Decoding, 16 elements into a zmm register z (Y24 and K1 are scratch):
+//   f8e4m3fn: through half precision, as the fast kernels of stream_avx512_fast_amd64.s do: each byte
+//             sign-extended to a word and shifted left by 7, the copy of the sign in bit 14 cleared (Y28 =
+//             0xbf80 words), is an f16 whose value is 2^-8 times the element's (subnormals included);
+//             VCVTPH2PS widens it and VMULPS by 2^8 (Z29) restores the value, exactly. The NaN code
+//             (magnitude 0x7f, the f16's 0x3f80, Y30) is found by a compare of words and becomes a NaN of
+//             its sign (Z31 or'ed in). No step takes a subnormal float32 in or out, which Intel's cores
+//             handle through a slow microcode assist.
 //   f8e5m2:   the element is the high byte of a binary16: VCVTPH2PS widens it exactly, NaN and infinities
 //             included.
 //   s8:       VCVTDQ2PS of the sign-extended byte (exact).
 //   bf16:     the high half of a float32.
-// The constants live in Z28 (sign bit), Z29 (2^120), Z30 (NaN magnitude 0x7f<<20), Z31 (a quiet NaN).
 // For f8e4m3fn the kernels here are the exact ones, which the faster ones of stream_avx512_fast_amd64.s
 // (a shorter decoding, exact but for the NaN code) leave the blocks of B with a NaN code to.
 
 #define DEC_F8E4M3FN(off, z, y) \
-	VPMOVSXBD off(BX), z; \
-	VPSLLD $25, z, Z24; \
-	VPSRLD $5, Z24, Z24; \
-	VPCMPEQD Z30, Z24, K1; \
-	VPXORD Z24, Z24, K1, Z24; \
-	VPTERNLOGD $0xf8, Z28, z, Z24; \
-	VMULPS Z29, Z24, z; \
+	VPMOVSXBW off(BX), y; \
+	VPSLLW $7, y, y; \
+	VPANDD Y28, y, y; \
+	VPANDD Y30, y, Y24; \
+	VPCMPEQW Y30, Y24, K1; \
+	VCVTPH2PS y, z; \
+	VMULPS Z29, z, z; \
 	VPORD Z31, z, K1, z
 
 #define DEC_F8E5M2(off, z, y) \
@@ -49,11 +51,11 @@
 
 // CONSTS loads the decoding constants.
 #define CONSTS \
-	MOVL $0x80000000, R8; \
+	MOVL $0xbf80bf80, R8; \
 	VPBROADCASTD R8, Z28; \
-	MOVL $0x7b800000, R8; \
+	MOVL $0x43800000, R8; \
 	VPBROADCASTD R8, Z29; \
-	MOVL $0x07f00000, R8; \
+	MOVL $0x3f803f80, R8; \
 	VPBROADCASTD R8, Z30; \
 	MOVL $0x7fc00000, R8; \
 	VPBROADCASTD R8, Z31

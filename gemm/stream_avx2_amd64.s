@@ -11,21 +11,24 @@
 //
 // func stream2TYPERn(k int, a *float32, b *byte, bstride int, out *float32)
 //
-// Decoding (Y10, Y11 scratch; constants Y12 sign bit, Y13 2^120, Y14 NaN magnitude 0x7f<<20, Y15 quiet
-// NaN) is that of the AVX-512 kernels, with vector masks for the NaN code of f8e4m3fn, whose magnitude is
-// cleared so that it becomes the quiet NaN of its sign, exactly as package dtype decodes it.
+// Decoding (Y10, Y11 scratch; constants Y12-Y15) is that of the AVX-512 kernels: f8e4m3fn through half
+// precision (each byte sign-extended to a word, shifted left by 7, the copy of the sign in bit 14 cleared
+// with 0xbf80 words in Y12: an f16 worth 2^-8 times the code's value, widened by VCVTPH2PS and multiplied
+// by 2^8 in Y13, no subnormal float32 on the way), the NaN code found by a compare of words with its
+// magnitude 0x3f80 (Y14) and turned from +-480 into the quiet NaN of its sign, exactly as package dtype
+// decodes it, by flipping the bits of Y15.
 
 #define DEC2_F8E4M3FN(off, y, x) \
-	VPMOVSXBD off(BX), y; \
-	VPSLLD $25, y, Y10; \
-	VPSRLD $5, Y10, Y10; \
-	VPCMPEQD Y14, Y10, Y11; \
-	VPANDN Y10, Y11, Y10; \
-	VPAND Y12, y, y; \
-	VPOR Y10, y, y; \
+	VPMOVSXBW off(BX), x; \
+	VPSLLW $7, x, x; \
+	VPAND X12, x, x; \
+	VPAND X14, x, X10; \
+	VPCMPEQW X14, X10, X10; \
+	VCVTPH2PS x, y; \
 	VMULPS Y13, y, y; \
-	VPAND Y15, Y11, Y11; \
-	VPOR Y11, y, y
+	VPMOVSXWD X10, Y10; \
+	VPAND Y15, Y10, Y10; \
+	VPXOR Y10, y, y
 
 #define DEC2_F8E5M2(off, y, x) \
 	VPMOVZXBW off(BX), x; \
@@ -42,17 +45,17 @@
 
 // CONSTS2 loads the decoding constants.
 #define CONSTS2 \
-	MOVL $0x80000000, R8; \
-	MOVQ R8, X12; \
+	MOVL $0xbf80bf80, R8; \
+	VMOVQ R8, X12; \
 	VPBROADCASTD X12, Y12; \
-	MOVL $0x7b800000, R8; \
-	MOVQ R8, X13; \
+	MOVL $0x43800000, R8; \
+	VMOVQ R8, X13; \
 	VPBROADCASTD X13, Y13; \
-	MOVL $0x07f00000, R8; \
-	MOVQ R8, X14; \
+	MOVL $0x3f803f80, R8; \
+	VMOVQ R8, X14; \
 	VPBROADCASTD X14, Y14; \
-	MOVL $0x7fc00000, R8; \
-	MOVQ R8, X15; \
+	MOVL $0x3c300000, R8; \
+	VMOVQ R8, X15; \
 	VPBROADCASTD X15, Y15
 
 // func stream2F8E4M3FNR1(k int, a *float32, b *byte, bstride int, out *float32)
@@ -641,18 +644,7 @@ TEXT ·decodeF8E4M3FNAVX2(SB), NOSPLIT, $0-24
 	MOVQ n+16(FP), CX
 	SHRQ $3, CX
 	JZ   done
-	MOVL $0x80000000, R8
-	MOVQ R8, X12
-	VPBROADCASTD X12, Y12
-	MOVL $0x7b800000, R8
-	MOVQ R8, X13
-	VPBROADCASTD X13, Y13
-	MOVL $0x07f00000, R8
-	MOVQ R8, X14
-	VPBROADCASTD X14, Y14
-	MOVL $0x7fc00000, R8
-	MOVQ R8, X15
-	VPBROADCASTD X15, Y15
+	CONSTS2
 
 loop:
 	DEC2_F8E4M3FN(0, Y0, X0)
@@ -674,20 +666,20 @@ TEXT ·decodeF8E5M2AVX2(SB), NOSPLIT, $0-24
 	SHRQ $3, CX
 	JZ   done
 	MOVL $0x80000000, R8
-	MOVQ R8, X12
+	VMOVQ R8, X12
 	VPBROADCASTD X12, Y12
 	MOVL $0x7b800000, R8
-	MOVQ R8, X13
+	VMOVQ R8, X13
 	VPBROADCASTD X13, Y13
 	MOVL $0x07f00000, R8
-	MOVQ R8, X14
+	VMOVQ R8, X14
 	VPBROADCASTD X14, Y14
 	MOVL $0x7fc00000, R8
-	MOVQ R8, X15
+	VMOVQ R8, X15
 	VPBROADCASTD X15, Y15
 
 	MOVL $0x003fffff, R8 // the payload bits below the quiet bit
-	MOVQ R8, X13
+	VMOVQ R8, X13
 	VPBROADCASTD X13, Y13
 
 loop:
@@ -713,16 +705,16 @@ TEXT ·widenBF16AVX2(SB), NOSPLIT, $0-24
 	SHRQ $3, CX
 	JZ   done
 	MOVL $0x80000000, R8
-	MOVQ R8, X12
+	VMOVQ R8, X12
 	VPBROADCASTD X12, Y12
 	MOVL $0x7b800000, R8
-	MOVQ R8, X13
+	VMOVQ R8, X13
 	VPBROADCASTD X13, Y13
 	MOVL $0x07f00000, R8
-	MOVQ R8, X14
+	VMOVQ R8, X14
 	VPBROADCASTD X14, Y14
 	MOVL $0x7fc00000, R8
-	MOVQ R8, X15
+	VMOVQ R8, X15
 	VPBROADCASTD X15, Y15
 
 loop:

@@ -51,13 +51,13 @@
 // CONSTS2FAST loads the decoding constants and clears the NaN check.
 #define CONSTS2FAST \
 	MOVL $0x80808080, R8; \
-	MOVQ R8, X12; \
+	VMOVQ R8, X12; \
 	VPBROADCASTD X12, Y12; \
 	MOVL $0x43800000, R8; \
-	MOVQ R8, X13; \
+	VMOVQ R8, X13; \
 	VPBROADCASTD X13, Y13; \
 	MOVL $0xbf80bf80, R8; \
-	MOVQ R8, X14; \
+	VMOVQ R8, X14; \
 	VPBROADCASTD X14, Y14; \
 	VPXOR Y11, Y11, Y11
 

@@ -186,12 +186,18 @@ func TestStreamNoAllocations(t *testing.T) {
 	defer SetThreads(SetThreads(2))
 	rng := rand.New(rand.NewPCG(45, 46))
 	a := TypedOf(operand{4, 1000, false, 0}.build(rng, 0))
+	a40 := TypedOf(operand{40, 1000, false, 0}.build(rng, 0))
 	b, _ := randomTyped(rng, dtype.F8E4M3FN, 1000, 1200, false, 0, 0)
+	bt, _ := randomTyped(rng, dtype.S8, 1000, 1200, true, 0, 0)
 	w := PackWeights(b, nil)
-	c := NewMatrix(4, 1200, nil)
+	c, c40 := NewMatrix(4, 1200, nil), NewMatrix(40, 1200, nil)
 	for name, f := range map[string]func(){
-		"MatMulTyped":   func() { MatMulTyped(c, a, b, 1, 0) },
-		"MatMulWeights": func() { MatMulWeights(c, a, w, 1, 0) },
+		"MatMulTyped":                      func() { MatMulTyped(c, a, b, 1, 0) },
+		"MatMulTyped, transposed B":        func() { MatMulTyped(c, a, bt, 1, 0) },
+		"MatMulTyped, 40 rows":             func() { MatMulTyped(c40, a40, b, 1, 0) },
+		"MatMulTyped, 40 rows, transposed": func() { MatMulTyped(c40, a40, bt, 1, 0) },
+		"MatMulWeights":                    func() { MatMulWeights(c, a, w, 1, 0) },
+		"MatMulWeights, 40 rows":           func() { MatMulWeights(c40, a40, w, 1, 0) },
 	} {
 		f()
 		if n := testing.AllocsPerRun(20, f); n > 0 {

@@ -2,7 +2,6 @@ package gemm
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"unsafe"
 
@@ -185,32 +184,19 @@ func (t Typed) view(name string) view {
 // MatMulTyped computes C = alpha*A*B + beta*C like MatMul, for operands of any type Typed allows: each
 // element is decoded to float32 exactly and the products are accumulated in float32, as the numerics
 // contract of the package documentation says, so that with an ordered kernel the result equals MatMul's on
-// the decoded matrices, bit for bit, whether the product is blocked or (at most 16 rows by a row-major B
-// of f8e4m3fn, f8e5m2, s8 or bf16) streamed. With the bf16 kernel (KernelFor), the sums are grouped in
-// pairs and subnormals flushed. It panics, like MatMul, on mismatched shapes, and on an element type it
-// does not decode.
+// the decoded matrices, bit for bit, however the product runs (Plan): blocked, or (up to 64 rows by a B of
+// f8e4m3fn, f8e5m2, s8 or bf16, stored either way) streamed. With the bf16 kernel (KernelFor), the sums of
+// blocked products are grouped in pairs and subnormals flushed. It panics, like MatMul, on mismatched shapes, and on an element
+// type it does not decode.
 func MatMulTyped(c Matrix, a, b Typed, alpha, beta float32) {
 	checkShapes(c, Matrix{Rows: a.Rows, Cols: a.Cols}, Matrix{Rows: b.Rows, Cols: b.Cols})
 	c.check("C", 0, len(c.Data))
 	av, bv := a.view("A"), b.view("B")
 	kern := current()
-	if cv := c.view(); streams(kern, c.Rows, &bv) && cv.rows > 0 && cv.cols > 0 && alpha != 0 && av.cols > 0 {
-		src := streamSource{typ: bv.typ, size: bv.size, k: bv.rows, n: bv.cols, data: bv.raw, stride: bv.stride}
+	if cv := c.view(); planFor(kern, c.Rows, &bv) != Blocked && cv.rows > 0 && cv.cols > 0 && alpha != 0 && av.cols > 0 {
+		src := sourceOf(&bv, nil)
 		stream(kern, Threads(), cv, av, &src, alpha, beta)
 		return
 	}
 	matMul(kern.forTypes(a.Type, b.Type), Threads(), c.view(), av, bv, alpha, beta)
-}
-
-// KernelName describes the kernel MatMulTyped runs for a product of m rows with operands of types a and b
-// (B stored transposed when transB): the name and tile of a blocked kernel ("avx512bf16 14x32"), or the
-// streaming kernel and its tile ("stream-avx512 16x16"), which MatMulWeights runs too.
-func KernelName(m int, a, b dtype.Type, transB bool) string {
-	kern := current()
-	if streams(kern, m, &view{typ: b, trans: transB}) {
-		sk, _ := kern.streamFor(b, m)
-		rows, cols := sk.tile()
-		return fmt.Sprintf("%s %dx%d", kern.streams.name, rows, cols)
-	}
-	return kern.forTypes(a, b).String()
 }

@@ -42,7 +42,8 @@
 //
 // Options.MaxMemory refuses, before it runs, a program whose buffers would not fit (EstimateMemory);
 // Options.MaxWork stops an evaluation that does more work than allowed. Both report typed errors
-// (*MemoryError, *WorkError).
+// (*MemoryError, *WorkError). The weights a run keeps packed (below) take only the room the budget leaves
+// beyond the estimate.
 //
 // # Errors
 //
@@ -76,8 +77,11 @@
 // gemm's kernels (a depthwise convolution, whose products would waste them, in a direct loop), elementwise instructions over cache-sized chunks, reductions and windowed reductions
 // split by output (and by block, for long runs). An elementwise fusion runs chunk by chunk without its
 // intermediate arrays. Values are immutable; the memory of an array no value refers to any more is
-// reused for a later result of its size, since fresh memory costs a page fault per page. Options.Profile
-// records the time, FLOPs and bytes of every instruction (octet run --profile).
+// reused for a later result of its size, since fresh memory costs a page fault per page. A weight that
+// dots multiply by again and again (an argument or constant read by a dot in every iteration of a while)
+// is packed once for the life of the run where package gemm streams it faster packed (gemm.PlanWeights:
+// an FP8, s8 or bf16 weight stored N x K, by up to 64 rows), at its second use; the results are the
+// same bits. Options.Profile records the time, FLOPs and bytes of every instruction (octet run --profile).
 //
 // What it is not: a compiler. There is no fusion of its own, no layout assignment and no scheduling;
 // a program runs as written.

@@ -181,6 +181,13 @@ func (e *evaluator) matmulF32(p *dotPlan, lhs, rhs *tensor.Tensor, c []float32, 
 		// Narrow operands go to package gemm as they are: it decodes them while packing (or streams
 		// them), so no float32 copy is made.
 		a, b := p.typed(lhs, rhs)
+		if p.batch == 1 {
+			// A weight multiplied by again and again, packed once (see weightCache).
+			if w := e.weights.weights(m, a.Typed, b.Typed); w != nil {
+				gemm.MatMulWeights(cm, a.Typed, w, alpha, beta)
+				return
+			}
+		}
 		for i := 0; i < int(p.batch); i++ {
 			cm.Data = c[i*m*n : (i+1)*m*n]
 			gemm.MatMulTyped(cm, a.batch(i), b.batch(i), alpha, beta)

@@ -15,7 +15,8 @@ import (
 // Options control an evaluation.
 type Options struct {
 	// MaxMemory is the most bytes of buffers the program may need (see EstimateMemory); a program that
-	// needs more is refused before it runs, with a *MemoryError naming its largest buffers. Zero or a
+	// needs more is refused before it runs, with a *MemoryError naming its largest buffers. The weights
+	// the run packs once (see weightCache) take no more than the room left beyond the estimate. Zero or a
 	// negative value means no limit.
 	MaxMemory int64
 	// MaxWork stops an evaluation that exceeds this many units of work with a *WorkError: one unit per
@@ -57,11 +58,17 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 			return Value{}, fmt.Errorf("argument %d (parameter %%%s): %v", i, p.Name, err)
 		}
 	}
-	if err := CheckMemory(m, opts); err != nil {
+	est, err := checkMemory(m, opts)
+	if err != nil {
 		return Value{}, err
 	}
+	// What the packed weights may take: what they could need at most, within what the budget leaves.
+	room := est.PackedWeights
+	if opts.MaxMemory > 0 {
+		room = min(room, opts.MaxMemory-est.Bytes)
+	}
 	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{},
-		threads: threadsFor(opts), buffers: newBuffers(m, opts)}
+		threads: threadsFor(opts), buffers: newBuffers(m, opts), weights: newWeightCache(args, room)}
 	if e.gemm == nil {
 		e.gemm = defaultMatMuler{}
 	}
@@ -91,13 +98,17 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 // CheckMemory returns a *MemoryError when the buffers evaluating m needs (EstimateMemory) exceed
 // opts.MaxMemory. Run checks this itself; callers that build large inputs check it first.
 func CheckMemory(m *hlo.Module, opts Options) error {
-	if limit := opts.MaxMemory; limit > 0 {
-		est := EstimateMemory(m)
-		if est.Bytes > limit {
-			return &MemoryError{Need: est.Bytes, Limit: limit, Largest: est.Largest}
-		}
+	_, err := checkMemory(m, opts)
+	return err
+}
+
+// checkMemory is CheckMemory, which returns the estimate as well.
+func checkMemory(m *hlo.Module, opts Options) (MemoryEstimate, error) {
+	est := EstimateMemory(m)
+	if limit := opts.MaxMemory; limit > 0 && est.Bytes > limit {
+		return est, &MemoryError{Need: est.Bytes, Limit: limit, Largest: est.Largest}
 	}
-	return nil
+	return est, nil
 }
 
 // evaluator is the state of one Run.
@@ -112,6 +123,9 @@ type evaluator struct {
 	current *hlo.Instruction
 	comps   map[*hlo.Computation]*compiled
 	depth   int
+	// weights are the packed weights of the run (nil for none: the evaluation of one device of a grid,
+	// of a chunk of a fusion).
+	weights *weightCache
 	// rngCalls counts rng evaluations (each draws a fresh stream); rngStateLo is the state
 	// rng-get-and-update-state hands out.
 	rngCalls   uint64

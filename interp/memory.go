@@ -20,6 +20,10 @@ type MemoryEstimate struct {
 	Bytes int64
 	// Largest are the largest instruction results of the module, largest first (at most five).
 	Largest []Buffer
+	// PackedWeights is the most memory the run may keep beyond Bytes for the weights it packs once (and
+	// the constants it keeps as their sources): the packed B of every dot that may be packed. With a
+	// budget (Options.MaxMemory), they take no more than the room it leaves beyond Bytes.
+	PackedWeights int64
 }
 
 // EstimateMemory estimates the memory evaluating m needs.
@@ -30,6 +34,7 @@ func EstimateMemory(m *hlo.Module) MemoryEstimate {
 		return res
 	}
 	res.Bytes = est.peak(m.Entry, true)
+	res.PackedWeights = packedWeightsBound(m)
 	sort.Slice(est.bufs, func(i, j int) bool { return est.bufs[i].Bytes > est.bufs[j].Bytes })
 	if len(est.bufs) > 5 {
 		est.bufs = est.bufs[:5]

@@ -79,7 +79,7 @@ func registerArray(f arrayFunc, ops ...hlo.Opcode) {
 
 func init() {
 	// Values, tuples and tokens.
-	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) { return literalValue(in) }, hlo.OpConstant)
+	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) { return e.weights.constant(in) }, hlo.OpConstant)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
 		return TupleValue(append([]Value(nil), ops...)...), nil
 	}, hlo.OpTuple)

@@ -108,7 +108,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	transA := fs.Bool("trans-a", false, "store A transposed (K x M, row-major)")
 	transB := fs.Bool("trans-b", false, "store B transposed (N x K, row-major)")
 	kernel := fs.String("kernel", "", "microkernel to use: "+kernelNames()+" (default: the fastest of those that keep package gemm's numerics contract; avx512bf16, which sums in pairs, only when named)")
-	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16; gemm.PackBlockScaled: the block-scaled formats, quantized from values uniform in [-1, 1) along K) and time gemm.MatMulWeights or gemm.MatMulBlockScaled")
+	weights := fs.Bool("weights", false, "pack B once as weights (gemm.PackWeights: f8e4m3fn, f8e5m2, s8, bf16; gemm.PackBlockScaled: the block-scaled formats, quantized from values uniform in [-1, 1) along K) and time gemm.MatMulWeights or gemm.MatMulBlockScaled; without it each product runs as gemm.Plan chooses (method= in the output): streamed, packed or blocked")
 	scaled := fs.Bool("scale", false, "with --weights: a scale per column of B (int8 weight-only)")
 	values := fs.String("values", valuesCodes, "how the operands' values are drawn: codes (any finite code of a type of 8 bits or fewer, else uniform), uniform (uniform in [-1, 1), rounded to the type), normal (uniform, with values below the type's smallest normal made zero, as subnormal codes cost microcode assists on Intel cores in kernels that decode through float32); block-scaled B is quantized from uniform values, and normal makes its subnormal elements zero")
 	tune := fs.Bool("tune", false, "first choose the kernel's block sizes by a short search (a few seconds) and keep them in the user cache directory, where every later product on this CPU finds them")
@@ -193,6 +193,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	type product struct {
 		bType
 		multiply func()
+		method   gemm.Method
 		kernel   string
 		bytes    int
 	}
@@ -206,7 +207,7 @@ func benchGEMM(inv *invocation, args []string) error {
 				return err
 			}
 			p.multiply = func() { gemm.MatMulBlockScaled(c, a, w, g, 0) }
-			p.kernel, p.bytes = gemm.BlockScaledKernelName(*m, bt.block), w.Bytes()
+			p.method, p.kernel, p.bytes = gemm.Packed, gemm.BlockScaledKernelName(*m, bt.block), w.Bytes()
 		case *weights:
 			b := randomValues(rng, bt.typ, *k, *n, *transB, *values)
 			var scale []float32
@@ -218,16 +219,18 @@ func benchGEMM(inv *invocation, args []string) error {
 			}
 			w := gemm.PackWeights(b, scale)
 			p.multiply = func() { gemm.MatMulWeights(c, a, w, 1, 0) }
-			p.kernel, p.bytes = gemm.KernelName(min(*m, 16), ta, bt.typ, false), *k**n*bt.typ.ByteSize()
+			// The weights are laid out once: the products stream them, 16 rows at a time.
+			p.method, p.bytes = gemm.Packed, *k**n*bt.typ.ByteSize()
+			_, p.kernel = gemm.Plan(min(*m, 16), ta, bt.typ, false)
 		case ta == dtype.F32 && bt.typ == dtype.F32:
 			// The float32 API proper, as the interpreter calls it.
 			af, bf := float32Matrix(a), float32Matrix(randomValues(rng, bt.typ, *k, *n, *transB, *values))
 			p.multiply = func() { gemm.MatMul(c, af, bf, 1, 0) }
-			p.kernel = gemm.KernelName(*m, ta, bt.typ, *transB)
+			p.method, p.kernel = gemm.Plan(*m, ta, bt.typ, *transB)
 		default:
 			b := randomValues(rng, bt.typ, *k, *n, *transB, *values)
 			p.multiply = func() { gemm.MatMulTyped(c, a, b, 1, 0) }
-			p.kernel = gemm.KernelName(*m, ta, bt.typ, *transB)
+			p.method, p.kernel = gemm.Plan(*m, ta, bt.typ, *transB)
 		}
 		products = append(products, p)
 	}
@@ -274,8 +277,8 @@ func benchGEMM(inv *invocation, args []string) error {
 	}
 	fmt.Fprintf(inv.stdout, "cpu: %s (%s)\n", cpu, strings.Join(features, " "))
 	for i, p := range products {
-		line := fmt.Sprintf("gemm m=%d n=%d k=%d a=%s%s b=%s%s c=f32 threads=%d kernel=%s", *m, *n, *k, ta, transSuffix(*transA),
-			p.name, transSuffix(*transB), gemm.Threads(), strings.ReplaceAll(p.kernel, " ", "-"))
+		line := fmt.Sprintf("gemm m=%d n=%d k=%d a=%s%s b=%s%s c=f32 threads=%d method=%s kernel=%s", *m, *n, *k, ta, transSuffix(*transA),
+			p.name, transSuffix(*transB), gemm.Threads(), p.method, strings.ReplaceAll(p.kernel, " ", "-"))
 		if len(products) == 1 && *rounds == 1 {
 			if p.bytes > 0 {
 				line += fmt.Sprintf(" weights=%.2fMiB %.1fGB/s", float64(p.bytes)/(1<<20), float64(p.bytes)/median.Seconds()/1e9)

@@ -39,6 +39,30 @@ func TestBenchGEMM(t *testing.T) {
 	}
 }
 
+// TestBenchGEMMMethod checks that bench gemm says how each product ran, as package gemm's plan chooses by
+// the shape: few rows by a narrow B streamed where it lies (either layout), a few groups of rows by a
+// transposed one laid out in panels first, many rows blocked; weights packed once.
+func TestBenchGEMMMethod(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--m=1", "--b=f8e4m3fn"}, " method=streamed kernel=stream-go-1x64 "},
+		{[]string{"--m=16", "--b=s8", "--trans-b"}, " method=streamed kernel=stream-go-16x64 "},
+		{[]string{"--m=40", "--b=s8"}, " method=streamed kernel=stream-go-16x64 "},
+		{[]string{"--m=40", "--b=bf16", "--trans-b"}, " method=packed kernel=stream-go-16x64 "},
+		{[]string{"--m=65", "--b=s8"}, " method=blocked kernel=go-4x4 "},
+		{[]string{"--m=1", "--b=f32"}, " method=blocked kernel=go-4x4 "},
+		{[]string{"--m=4", "--b=f8e5m2", "--weights"}, " method=packed kernel=stream-go-4x64 "},
+	} {
+		args := append([]string{"bench", "gemm", "--n=70", "--k=33", "--reps=1", "--kernel=go"}, tc.args...)
+		code, out, stderr := runOctet(t, "", args...)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("octet %q: exit %d, output\n%s%s\nwant one holding %q", args, code, out, stderr, tc.want)
+		}
+	}
+}
+
 func TestBenchUsage(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
