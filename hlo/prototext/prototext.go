@@ -932,6 +932,12 @@ func (c *protoConverter) module(top *protoField) *hlo.Module {
 	mod := &hlo.Module{Fset: c.fset, Pos: c.pos(m.valOff)}
 	c.mod = mod
 	mod.Name = c.str(m, "name")
+	for i := 0; i < len(mod.Name); i++ {
+		if !isNameByte(mod.Name[i]) {
+			c.errorAt(c.one(m, "name").valOff, "module name %q has a character HLO text cannot write (%q)", mod.Name, mod.Name[i])
+			break
+		}
+	}
 	entryName := c.str(m, "entry_computation_name")
 	entryIDField := c.one(m, "entry_computation_id")
 	c.skip(m, "id")
