@@ -252,6 +252,16 @@ func blockScaledHasNaN(t dtype.Type, codes []byte) bool {
 	return false
 }
 
+// BlockScaledPackedBytes returns the bytes PackBlockScaled lays out for a K x N weight of format f (blocks
+// of f.BlockSize along K, which must be positive), what Bytes returns for it: its elements and scales, the
+// columns padded to whole panels.
+func BlockScaledPackedBytes(f blockscale.Format, k, n int) int64 {
+	panel := blockScaledPanel(f.Elem)
+	panels := int64((n + panel - 1) / panel)
+	nb := int64((k + f.BlockSize - 1) / f.BlockSize)
+	return panels*int64(k)*64 + panels*nb*int64(panel)
+}
+
 // Rows and Cols return the shape of w: K x N.
 func (w *BlockScaledWeights) Rows() int { return w.rows }
 func (w *BlockScaledWeights) Cols() int { return w.cols }

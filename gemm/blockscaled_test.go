@@ -133,6 +133,9 @@ func TestBlockScaled(t *testing.T) {
 			b := randomBlockScaled(rng, f, bn, k, nn, trans, c)
 			a, am := blockScaledA(rng, m, k, c.specials && rng.IntN(2) == 0)
 			w := PackBlockScaled(b)
+			if got, want := int64(w.Bytes()), BlockScaledPackedBytes(f, k, nn); got != want {
+				t.Errorf("the packed weights take %d bytes, BlockScaledPackedBytes says %d", got, want)
+			}
 			c0 := operand{m, nn, false, 1}.build(rng, padC)
 			want := clone(c0)
 			Reference(want, am, blockScaledValues(b), ab[0], ab[1])

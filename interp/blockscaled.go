@@ -81,6 +81,9 @@ type scaledOperand struct {
 	// round is the type each element x scale product is rounded to, after the element and the scale are
 	// each converted to it (F32: the exact product, rounded once to float32).
 	round dtype.Type
+	// swizzled are the scales as the operand holds them, padded and swizzled in cuDNN's layout, when
+	// scales is their unswizzled copy (swizzledScales); nil when scales are the operand's own.
+	swizzled *tensor.Tensor
 }
 
 // decodeScaled returns the operand's values, each element multiplied by its scale: a tensor of type
@@ -203,40 +206,25 @@ const blockScaledMaxRows = 16
 // streamBlockScaled computes c = a * rhs for plan p with package gemm's kernels for block-scaled weights
 // (gemm.MatMulBlockScaled), a being lhs decoded and converted to out, and reports whether it did. It does
 // where the evaluator multiplies through package gemm (the default MatMuler, an ordered kernel for out),
-// the product has at most blockScaledMaxRows rows, rhs is in a format the kernels read, stored with its
-// one contracting dimension and at most one free dimension in a row-major or transposed order, and the
-// kernels' value of every element (its code times its scale, rounded once to float32) is the value
-// decodeScaled and the conversion to out give it (blockScaledAgrees): then the sums are the same chains of
-// fused multiply-adds over the same values, and the same bits.
+// the kernels take rhs as it is stored (blockScaledLayout), and the kernels' value of every element (its
+// code times its scale, rounded once to float32) is the value decodeScaled and the conversion to out give
+// it (blockScaledAgrees): then the sums are the same chains of fused multiply-adds over the same values,
+// and the same bits. Each batch of rhs is packed (gemm.PackBlockScaled) for the product, or taken from the
+// run's packed weights (weightCache.blockScaled).
 func (e *evaluator) streamBlockScaled(p *dotPlan, d dotDims, a *tensor.Tensor, rhs scaledOperand, out dtype.Type, c []float32) bool {
 	if _, ok := e.gemm.(defaultMatMuler); !ok || !gemm.KernelFor(out, out).Ordered() {
 		return false
 	}
-	if rhs.scales == nil || p.m > blockScaledMaxRows || p.m == 0 || p.n == 0 || p.k == 0 || p.rhsPerm != nil || len(d.rhsContract) != 1 {
+	if rhs.scales == nil {
 		return false
 	}
-	f := blockscale.Format{Elem: rhs.data.Type, Scale: rhs.scales.Type, BlockSize: 1}
-	if !gemm.BlockScaledFormat(f) {
+	f, bn, ok := blockScaledLayout(p, d, rhs.data.Type, rhs.scales.Type, rhs.data.Shape, rhs.block)
+	if !ok || !blockScaledAgrees(rhs, out) {
 		return false
 	}
-	// rhs is [batch..., K, N] or [batch..., N, K], N one dimension or none.
 	shape, block, sshape := rhs.data.Shape, rhs.block, rhs.scales.Shape
 	nb := len(d.rhsBatch)
-	if len(shape) > nb+2 {
-		return false
-	}
-	kd, nd := nb, nb+1 // the contracting and the free dimension
-	if p.rhsTrans {
-		kd, nd = nb+1, nb
-	}
-	f.BlockSize = int(block[kd])
-	bn, scaleStride := 1, int(sshape[len(sshape)-1])
-	if len(shape) == nb+2 {
-		bn = int(block[nd])
-	}
-	if !blockScaledAgrees(rhs, out) {
-		return false
-	}
+	scaleStride := int(sshape[len(sshape)-1])
 	m, n, k := int(p.m), int(p.n), int(p.k)
 	if p.lhsPerm != nil {
 		a = transposeTensor(a, p.lhsPerm)
@@ -260,16 +248,48 @@ func (e *evaluator) streamBlockScaled(p *dotPlan, d dotDims, a *tensor.Tensor, r
 		return off
 	}
 	for i := 0; i < int(p.batch); i++ {
-		b := gemm.BlockScaled{Format: f, BlockN: bn, Data: rhs.data.Data[i*k*n : (i+1)*k*n], Scales: rhs.scales.Data[scaleOffset(i):],
+		so := scaleOffset(i)
+		b := gemm.BlockScaled{Format: f, BlockN: bn, Data: rhs.data.Data[i*k*n : (i+1)*k*n], Scales: rhs.scales.Data[so:],
 			Rows: k, Cols: n, Stride: n, ScaleStride: scaleStride, Trans: p.rhsTrans}
 		if p.rhsTrans {
 			b.Stride = k
 		}
 		at.Data = a.Data[i*aSize : (i+1)*aSize]
-		w := gemm.PackBlockScaled(b)
+		w := e.weights.blockScaled(b, rhs, i*k*n, so)
 		gemm.MatMulBlockScaled(gemm.Matrix{Data: c[i*m*n : (i+1)*m*n], Rows: m, Cols: n, Stride: n}, at, w, 1, 0)
 	}
 	return true
+}
+
+// blockScaledLayout says how streamBlockScaled multiplies by an rhs of elements of type elem and scales
+// of type scale, of the given shape and blocks (as scaledOperand's block), for plan p made from d: the
+// format of each batch of it (with its block along K) and the columns a scale covers. ok is false where
+// the kernels do not take it: the product has more than blockScaledMaxRows rows (larger products decode
+// rhs once and run the blocked kernels, which reuse each decoded value for many rows) or none, the format
+// is not one the kernels read, or rhs is not stored with its one contracting dimension and at most one
+// free dimension in a row-major or transposed order.
+func blockScaledLayout(p *dotPlan, d dotDims, elem, scale dtype.Type, shape, block []int64) (f blockscale.Format, bn int, ok bool) {
+	if p.m > blockScaledMaxRows || p.m == 0 || p.n == 0 || p.k == 0 || p.rhsPerm != nil || len(d.rhsContract) != 1 {
+		return f, 0, false
+	}
+	f = blockscale.Format{Elem: elem, Scale: scale, BlockSize: 1}
+	if !gemm.BlockScaledFormat(f) {
+		return f, 0, false
+	}
+	// rhs is [batch..., K, N] or [batch..., N, K], N one dimension or none.
+	nb := len(d.rhsBatch)
+	if len(shape) > nb+2 || len(block) != len(shape) {
+		return f, 0, false
+	}
+	kd, nd := nb, nb+1 // the contracting and the free dimension
+	if p.rhsTrans {
+		kd, nd = nb+1, nb
+	}
+	f.BlockSize, bn = int(block[kd]), 1
+	if len(shape) == nb+2 {
+		bn = int(block[nd])
+	}
+	return f, bn, f.BlockSize > 0 && bn > 0
 }
 
 // blockScaledAgrees reports whether every element of o, converted to out as blockScaledProduct converts
@@ -601,7 +621,9 @@ func swizzledScales(data, scales *tensor.Tensor, blockSize int64) (scaledOperand
 		return scaledOperand{}, fmt.Errorf("scales %s do not cover data %s in blocks of %d", scales, data, blockSize)
 	}
 	plain := &tensor.Tensor{Type: scales.Type, Shape: scales.Shape, Data: blockscale.Unswizzle(scales.Data, batch, rows, cols)}
-	return plainScales(data, plain, blockSize)
+	s, err := plainScales(data, plain, blockSize)
+	s.swizzled = scales
+	return s, err
 }
 
 // unswizzleCudnnScales returns the operands of a fusion with the scales of a cuDNN block-scaled fusion in

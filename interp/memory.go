@@ -21,7 +21,8 @@ type MemoryEstimate struct {
 	// Largest are the largest instruction results of the module, largest first (at most five).
 	Largest []Buffer
 	// PackedWeights is the most memory the run may keep beyond Bytes for the weights it packs once (and
-	// the constants it keeps as their sources): the packed B of every dot that may be packed. With a
+	// the constants it keeps as their sources): the packed B of every dot that may be packed, and the
+	// packed rhs of every block-scaled product package gemm's block-scaled kernels may multiply. With a
 	// budget (Options.MaxMemory), they take no more than the room it leaves beyond Bytes.
 	PackedWeights int64
 }
