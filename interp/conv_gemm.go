@@ -186,11 +186,11 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 // convolveDepthwise computes the m x oc canonical output c of a convolution with one input feature per
 // group (depthwise; each group's output features read that one feature) as the chain of float32 fused
 // multiply-adds over the window's positions, in row-major order from zero, that the GEMM kernels compute
-// with K = the window's size, but directly, an output position's row of features at a time: a product
-// with one column per group would waste the kernels, and laying out each feature's window matrix for a
-// batched product costs more than the arithmetic. For each window position the row of input features and
-// the kernel's row are contiguous, and the row of sums stays in L1. kern is the canonical kernel,
-// [window..., 1, oc].
+// with K = the window's size, but directly: a product with one column per group would waste the kernels,
+// and laying out each feature's window matrix for a batched product costs more than the arithmetic. For
+// each window position the row of input features and the kernel's row are contiguous, so gemm.Depthwise
+// computes a batch of output positions' rows of features at a time, in vector registers across the
+// features. kern is the canonical kernel, [window..., 1, oc].
 func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m, oc int64) {
 	inF := im.inF
 	mult := oc / inF // output features per group
@@ -199,37 +199,58 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m
 	// The input, then a row of zeros that positions on padding read (a product of zero still adds, so that
 	// the signs of zeros and the NaNs of the kernel are those of the chain).
 	zeros := int64(len(im.src) / im.es)
-	src := make([]float32, zeros+inF)
-	decodeFloat32Into(im.typ, src[:zeros], im.src)
-	parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN*oc, 1))), func(lo, hi int) {
+	buf := getFloat32s(int(zeros + inF))
+	defer putFloat32s(buf)
+	src := (*buf)[:zeros+inF]
+	parallelFor(e.threads, int(zeros), elementwiseGrain, func(lo, hi int) {
+		decodeFloat32Into(im.typ, src[lo:hi], im.src[lo*im.es:hi*im.es])
+	})
+	clear(src[zeros:])
+	// offsets sets offs[w] to the offset in src of the row of input features that output position r reads
+	// at window position w.
+	offsets := func(offs []int, r int64, o, widx []int64) {
+		rem := r
+		for i := ns - 1; i >= 0; i-- {
+			o[i] = rem % im.outSp[i]
+			rem /= im.outSp[i]
+		}
+		base := rem * im.batchSize
+		clear(widx)
+		for w := range offs {
+			off := base
+			for i := 0; i < ns; i++ {
+				u := im.coords[i][o[i]*im.winDims[i]+widx[i]]
+				if u < 0 {
+					off = zeros
+					break
+				}
+				off += u * im.spStride[i]
+			}
+			offs[w] = int(off)
+			nextIndex(widx, im.winDims)
+		}
+	}
+	const batch = 32 // output positions a call of gemm.Depthwise computes
+	parallelFor(e.threads, int(m), int(max(4, elementwiseGrain/max(winN*oc, 1))), func(lo, hi int) {
 		o := make([]int64, ns)
 		widx := make([]int64, ns)
-		for r := int64(lo); r < int64(hi); r++ {
-			rem := r
-			for i := ns - 1; i >= 0; i-- {
-				o[i] = rem % im.outSp[i]
-				rem /= im.outSp[i]
+		offs := make([]int, batch*winN)
+		if mult == 1 {
+			for r0 := int64(lo); r0 < int64(hi); r0 += batch {
+				r1 := min(r0+batch, int64(hi))
+				for r := r0; r < r1; r++ {
+					offsets(offs[(r-r0)*winN:(r-r0+1)*winN], r, o, widx)
+				}
+				gemm.Depthwise(c[r0*oc:r1*oc], int(oc), src, offs[:(r1-r0)*winN], kern, int(oc), int(winN), int(oc))
 			}
-			base := rem * im.batchSize
+			return
+		}
+		for r := int64(lo); r < int64(hi); r++ {
+			offsets(offs[:winN], r, o, widx)
 			acc := c[r*oc : (r+1)*oc]
 			clear(acc)
-			clear(widx)
-			for w := int64(0); w < winN; w++ {
-				off := base
-				for i := 0; i < ns; i++ {
-					u := im.coords[i][o[i]*im.winDims[i]+widx[i]]
-					if u < 0 {
-						off = zeros
-						break
-					}
-					off += u * im.spStride[i]
-				}
-				nextIndex(widx, im.winDims)
-				x, kw := src[off:off+inF], kern[w*oc:(w+1)*oc]
-				if mult == 1 {
-					depthwiseRow(acc, x, kw)
-					continue
-				}
+			for w, off := range offs[:winN] {
+				x, kw := src[off:off+int(inF)], kern[int64(w)*oc:int64(w+1)*oc]
 				for j := int64(0); j < mult; j++ {
 					// Output feature g*mult+j, for every g.
 					for g, xg := range x {
@@ -242,17 +263,22 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m
 	})
 }
 
-// depthwiseRow sets acc[g] to fma32(x[g], k[g], acc[g]) for every g, fma32's common case written out.
-func depthwiseRow(acc, x, k []float32) {
-	x, k = x[:len(acc)], k[:len(acc)]
-	for g, a := range acc {
-		if s := float64(x[g])*float64(k[g]) + float64(a); fma32Exact(s) {
-			acc[g] = float32(s)
-		} else {
-			acc[g] = fma32Slow(x[g], k[g], a)
-		}
+// float32Pool holds scratch arrays between instructions (*[]float32), so that each does not fault in
+// fresh memory.
+var float32Pool sync.Pool
+
+// getFloat32s returns a pooled scratch array of at least n elements, not initialised.
+func getFloat32s(n int) *[]float32 {
+	p, _ := float32Pool.Get().(*[]float32)
+	if p == nil || cap(*p) < n {
+		b := make([]float32, n)
+		return &b
 	}
+	*p = (*p)[:n]
+	return p
 }
+
+func putFloat32s(p *[]float32) { float32Pool.Put(p) }
 
 // im2col lays out the windows of a convolution's output positions as the rows of a matrix: row r is
 // output position r of the canonical output [batch, spatial...], its columns the window's positions in
@@ -399,7 +425,9 @@ func (im *im2col) fill(panel []byte, r0, lo, hi, fg, bg int64) {
 // decodeFloat32Into decodes the elements of type t in src into dst.
 func decodeFloat32Into(t dtype.Type, dst []float32, src []byte) {
 	switch {
-	case t == dtype.BF16 || t == dtype.F16:
+	case t == dtype.BF16:
+		gemm.DecodeBF16(dst, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(src))), len(dst)))
+	case t == dtype.F16:
 		dtype.DecodeSliceFloat32U16(t, dst, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(src))), len(dst)))
 	case t.BitWidth() <= 8 && dtype.DecodeTable(t) != nil:
 		dtype.DecodeSliceFloat32(t, dst, src)

@@ -73,7 +73,8 @@
 // # Speed
 //
 // Instructions run one at a time, each on every core (Options.Threads): convolutions and dots on package
-// gemm's kernels (a depthwise convolution, whose products would waste them, in a direct loop), elementwise instructions over cache-sized chunks, reductions and windowed reductions
+// gemm's kernels (a depthwise convolution, whose products would waste them, on its depthwise kernel),
+// elementwise instructions over cache-sized chunks, reductions and windowed reductions
 // split by output (and by block, for long runs). An elementwise fusion runs chunk by chunk without its
 // intermediate arrays. Values are immutable; the memory of an array no value refers to any more is
 // reused for a later result of its size, since fresh memory costs a page fault per page. Options.Profile
