@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -74,7 +75,9 @@ func encodeFloat32Into(t dtype.Type, dst []byte, src []float32) {
 	switch {
 	case t == dtype.F32:
 		copy(dst, float32Bytes(src))
-	case t == dtype.BF16 || t == dtype.F16:
+	case t == dtype.BF16:
+		gemm.EncodeBF16(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(dst))), len(src)), src)
+	case t == dtype.F16:
 		dtype.EncodeSliceFloat32U16(t, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(dst))), len(src)), src, false)
 	case t.BitWidth() <= 8 && dtype.DecodeTable(t) != nil:
 		dtype.EncodeSliceFloat32(t, dst, src, false)
@@ -98,49 +101,21 @@ func (e *evaluator) unaryFloat32(in *hlo.Instruction, x *tensor.Tensor, f func(f
 	})
 }
 
-// binaryFloat32 evaluates a binary instruction of the float32 domain over chunks on every core.
-func (e *evaluator) binaryFloat32(in *hlo.Instruction, a, b *tensor.Tensor) (*tensor.Tensor, bool) {
+// rowOps are the binary instructions that package gemm's row kernels compute.
+var rowOps = map[hlo.Opcode]gemm.RowOp{hlo.OpAdd: gemm.RowAdd, hlo.OpSubtract: gemm.RowSub, hlo.OpMultiply: gemm.RowMul,
+	hlo.OpDivide: gemm.RowDiv, hlo.OpMaximum: gemm.RowMax, hlo.OpMinimum: gemm.RowMin}
+
+// binaryFloat32 evaluates a binary instruction of the float32 domain over chunks on every core, or
+// returns nil where the instruction has no float32 evaluation. Add, subtract, multiply, divide, maximum and minimum run on
+// package gemm's row kernels, which round each element as the scalar operation does.
+func (e *evaluator) binaryFloat32(in *hlo.Instruction, a, b *tensor.Tensor) *tensor.Tensor {
 	var f func(dst []float32, xs [][]float32)
-	switch in.Opcode {
-	case hlo.OpAdd:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = x[i] + y[i]
-			}
-		}
-	case hlo.OpSubtract:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = x[i] - y[i]
-			}
-		}
-	case hlo.OpMultiply:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = x[i] * y[i]
-			}
-		}
-	case hlo.OpDivide:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = x[i] / y[i]
-			}
-		}
-	case hlo.OpMaximum:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = maxF32(x[i], y[i])
-			}
-		}
-	default:
+	if op, ok := rowOps[in.Opcode]; ok {
+		f = func(dst []float32, xs [][]float32) { gemm.Row(op, dst, xs[0], xs[1]) }
+	} else {
 		op := binaryF32(in.Opcode)
 		if op == nil {
-			return nil, false
+			return nil
 		}
 		f = func(dst []float32, xs [][]float32) {
 			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
@@ -149,7 +124,7 @@ func (e *evaluator) binaryFloat32(in *hlo.Instruction, a, b *tensor.Tensor) (*te
 			}
 		}
 	}
-	return e.float32Chunks(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{a, b}, f), true
+	return e.float32Chunks(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{a, b}, f)
 }
 
 // parallelCopyRegion is copyRegion split across threads goroutines along the first dimension of more
