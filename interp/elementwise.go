@@ -94,7 +94,7 @@ func (e *evaluator) binary(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Te
 	}
 	switch domainOf(out) {
 	case domFloat32:
-		if r := e.binaryFloat32(in, a, b); r != nil {
+		if r := e.binaryFloat32(in, a, b, nil); r != nil {
 			return r, nil
 		}
 		return nil, unsupportedf(in, "%s of %s", op, out)

@@ -139,6 +139,10 @@ type compiled struct {
 	// chunk is the computation's plan as an elementwise fusion (planChunks), nil when it is not one.
 	chunk     *chunkPlan
 	chunkDone bool
+	// views holds, per instruction, the index map of a broadcast read as a view (nil for the others), and
+	// viewUsers marks the instructions that read one; both nil when there is none (see views.go).
+	views     []*bcastView
+	viewUsers []bool
 }
 
 func (e *evaluator) compile(c *hlo.Computation) *compiled {
@@ -157,6 +161,7 @@ func (e *evaluator) compile(c *hlo.Computation) *compiled {
 			}
 		}
 	}
+	k.planViews(c)
 	e.comps[c] = k
 	return k
 }
@@ -234,10 +239,11 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 		e.current = in
 		var v Value
 		var err error
+		vs := k.viewsAt(in, i)
 		if e.opts.Profile != nil && !e.unprofiled {
-			v, err = e.evalProfiled(in, ops)
+			v, err = e.evalProfiled(in, ops, vs)
 		} else {
-			v, err = e.eval(in, ops)
+			v, err = e.evalWith(in, ops, vs)
 		}
 		if err == nil {
 			err = e.charge(elementCount(v))
@@ -314,8 +320,23 @@ func (e *evaluator) eval(in *hlo.Instruction, ops []Value) (Value, error) {
 	return Value{}, unsupportedf(in, "%s", describeOp(in))
 }
 
-// evalProfiled is eval, timed for the Profile.
-func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value) (Value, error) {
+// evalWith is eval where broadcasts are read as views (vs, nil where none is involved): a broadcast
+// read as one has its operand as its value, and an instruction that reads one runs evalViews.
+func (e *evaluator) evalWith(in *hlo.Instruction, ops []Value, vs *instViews) (Value, error) {
+	switch {
+	case vs == nil:
+		return e.eval(in, ops)
+	case vs.self:
+		if len(ops) != 1 || ops[0].Kind != KindArray {
+			return Value{}, errorf(in, "broadcast of a tuple")
+		}
+		return ops[0], nil
+	}
+	return e.evalViews(in, ops, vs.operands)
+}
+
+// evalProfiled is evalWith, timed for the Profile.
+func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value, vs *instViews) (Value, error) {
 	p := e.opts.Profile
 	outer, outerCPU := e.nested, e.nestedCPU
 	e.nested, e.nestedCPU = 0, 0
@@ -325,7 +346,7 @@ func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value) (Value, error
 		cpu0 = p.CPUClock()
 	}
 	start := time.Now()
-	v, err := e.eval(in, ops)
+	v, err := e.evalWith(in, ops, vs)
 	d := time.Since(start)
 	var cpu time.Duration
 	if p.CPUClock != nil {
