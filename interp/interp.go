@@ -82,6 +82,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 				Err: fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())}
 		}
 	}()
+	defer e.buffers.retire()
 	if result, err = e.call(entry, args); err != nil {
 		return Value{}, err
 	}
@@ -185,8 +186,21 @@ func (e *evaluator) charge(n int64) error {
 // the evaluator, which calls itself once per level, well inside the goroutine stack limit.
 const maxCallDepth = 10000
 
-// call evaluates computation c on args.
+// call evaluates computation c on args. The arrays of its result leave the evaluation's care: they are
+// never recycled.
 func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
+	return e.callFrame(c, args, false)
+}
+
+// callInto evaluates computation c on args for an instruction whose value is the result, as a call is:
+// the arrays of the result stay in the evaluation's care, so that the frame which then holds them
+// recycles them after their last use.
+func (e *evaluator) callInto(c *hlo.Computation, args []Value) (Value, error) {
+	return e.callFrame(c, args, true)
+}
+
+// callFrame is call, or with handOver callInto.
+func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (Value, error) {
 	if c == nil {
 		return Value{}, errors.New("call of a missing computation")
 	}
@@ -264,11 +278,21 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 		}
 	}
 	root := k.index[c.Root]
-	e.buffers.escape(vals[root])
+	result := vals[root]
+	if handOver {
+		// The frame's reference to the result passes to the instruction's frame, which takes its own as
+		// soon as this returns.
+		vals[root] = Value{}
+	} else {
+		e.buffers.escape(result)
+	}
 	for _, v := range vals {
 		e.buffers.release(v)
 	}
-	return vals[root], nil
+	if handOver {
+		e.buffers.disown(result)
+	}
+	return result, nil
 }
 
 // wrapErr positions an error at in, unless it already is one of the package's positioned errors (from an
