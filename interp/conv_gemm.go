@@ -64,11 +64,14 @@ func (e *evaluator) convolveGEMM(g *convGeom, lhs, rhs *tensor.Tensor, out dtype
 	if out == dtype.F32 && isIdentity(operm) {
 		res = e.newTensor(out, g.out)
 		c = tensor.View[float32](res)
-		if k == 0 {
-			clear(c)
-		}
 	} else {
-		c = make([]float32, m*oc)
+		// The float32 sums in pooled memory, rounded to the result (or put in its order) below.
+		buf := getFloat32s(int(m * oc))
+		defer putFloat32s(buf)
+		c = *buf
+	}
+	if k == 0 {
+		clear(c)
 	}
 	switch {
 	case m == 0 || oc == 0 || k == 0:
@@ -78,6 +81,13 @@ func (e *evaluator) convolveGEMM(g *convGeom, lhs, rhs *tensor.Tensor, out dtype
 		if err := e.convolvePanels(g, im, rc, c, m, oc); err != nil {
 			return nil, err
 		}
+	}
+	if res == nil && isIdentity(operm) {
+		res = e.newTensor(out, odims)
+		es := out.ByteSize()
+		parallelFor(e.threads, len(c), elementwiseGrain, func(lo, hi int) {
+			encodeFloat32Into(out, res.Data[lo*es:hi*es], c[lo:hi])
+		})
 	}
 	if res == nil {
 		res = fromF32(out, odims, c)
