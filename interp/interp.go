@@ -377,7 +377,7 @@ func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value, vs *instViews
 		cpu = p.CPUClock() - cpu0
 	}
 	e.unprofiled = false
-	p.add(in, d-e.nested, cpu-e.nestedCPU)
+	p.add(in, d-e.nested, cpu-e.nestedCPU, vs == nil || !vs.self)
 	e.nested, e.nestedCPU = outer+d, outerCPU+cpu
 	return v, err
 }
