@@ -43,7 +43,7 @@ type rowSet struct {
 	clamp      func(dst, x *float32, n int, lo, hi float32)
 	clampBF16  func(dst, x *uint16, n int, lo, hi float32)
 	dwLanes    int
-	depthwise4 func(dst *[4]*float32, src *float32, offs *int, k *float32, ldk, window, n int)
+	depthwise4 func(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
 }
 
 // Row sets dst[i] = x[i] op y[i] for every i < len(dst); x and y must be at least as long.
@@ -225,31 +225,26 @@ func Depthwise(dst []float32, ldd int, src []float32, offs []int, k []float32, l
 	}
 	// The assembly trusts its pointers: check every row it reads and writes.
 	_, _ = dst[(positions-1)*ldd+n-1], k[(window-1)*ldk+n-1]
+	lo, hi := offs[0], offs[0]
 	for _, o := range offs {
-		if o < 0 || o > len(src)-n {
-			panic(fmt.Sprintf("gemm.Depthwise: offset %d of %d features in %d elements", o, n, len(src)))
-		}
+		lo, hi = min(lo, o), max(hi, o)
+	}
+	if lo < 0 || hi > len(src)-n {
+		panic(fmt.Sprintf("gemm.Depthwise: offsets from %d to %d of %d features in %d elements", lo, hi, n, len(src)))
 	}
 	done := 0
 	if s := current().rowSet(); s != nil && n >= s.dwLanes {
 		done = n &^ (s.dwLanes - 1)
-		var stack [4 * 64]int
-		woffs := stack[:]
-		if 4*window > len(stack) {
-			woffs = make([]int, 4*window)
-		}
 		var rows [4]*float32
+		var pos [4]*int
 		for p0 := 0; p0 < positions; p0 += 4 {
-			// Four positions at a time, their offsets interleaved by window position; a last group of
-			// fewer repeats its last position, computing the same row into the same place.
+			// Four positions at a time; a last group of fewer repeats its last position, computing the
+			// same row into the same place.
 			for j := 0; j < 4; j++ {
 				p := min(p0+j, positions-1)
-				rows[j] = &dst[p*ldd]
-				for w := 0; w < window; w++ {
-					woffs[w*4+j] = offs[p*window+w]
-				}
+				rows[j], pos[j] = &dst[p*ldd], &offs[p*window]
 			}
-			s.depthwise4(&rows, &src[0], &woffs[0], &k[0], ldk, window, done)
+			s.depthwise4(&rows, &src[0], &pos, &k[0], ldk, window, done)
 		}
 	}
 	if done == n {

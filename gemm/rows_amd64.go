@@ -6,7 +6,7 @@ package gemm
 // the bf16 encoder and the clamps (whose bounds are not NaNs) take n a multiple of 16 (AVX-512) or 8
 // (AVX2); depthwise4 computes four output
 // positions, n features each, n a multiple of 16 or 8: dst holds the rows it writes, offs the four
-// positions' offsets (in elements of src) at window position w in offs[4*w:4*w+4].
+// positions' offsets (in elements of src), one for each window position.
 
 //go:noescape
 func rowAdd512(dst, x, y *float32, n int)
@@ -36,7 +36,7 @@ func clamp512(dst, x *float32, n int, lo, hi float32)
 func clampBF16x512(dst, x *uint16, n int, lo, hi float32)
 
 //go:noescape
-func depthwise4x512(dst *[4]*float32, src *float32, offs *int, k *float32, ldk, window, n int)
+func depthwise4x512(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
 
 //go:noescape
 func rowAdd2(dst, x, y *float32, n int)
@@ -66,7 +66,7 @@ func clamp2(dst, x *float32, n int, lo, hi float32)
 func clampBF16x2(dst, x *uint16, n int, lo, hi float32)
 
 //go:noescape
-func depthwise4x2(dst *[4]*float32, src *float32, offs *int, k *float32, ldk, window, n int)
+func depthwise4x2(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
 
 // asmRows512 is the AVX-512F row assembly; asmRows2 the AVX2 one (AVX for the floating-point operations,
 // AVX2 for the integer ones of the bf16 encoder, FMA for the depthwise chains).

@@ -186,14 +186,11 @@ done:
 	VZEROUPPER
 	RET
 
-// func depthwise4x2(dst *[4]*float32, src *float32, offs *int, k *float32, ldk, window, n int)
+// func depthwise4x2(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
 // As depthwise4x512, in blocks of 16 features (then one of 8): four positions' sums in Y0-Y7, the
 // kernel's row in Y8-Y9.
 TEXT ·depthwise4x2(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), R9
-	MOVQ src+8(FP), SI
-	MOVQ offs+16(FP), DX
-	MOVQ k+24(FP), BX
 	MOVQ ldk+32(FP), R12
 	SHLQ $2, R12
 	MOVQ n+48(FP), R13
@@ -210,25 +207,34 @@ block16:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 	MOVQ window+40(FP), CX
-	MOVQ DX, DI
-	LEAQ (SI)(R8*1), R11
-	LEAQ (BX)(R8*1), R10
+	MOVQ offs+16(FP), AX
+	MOVQ (AX), BX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), SI
+	MOVQ 24(AX), DI
+	MOVQ src+8(FP), R11
+	ADDQ R8, R11
+	MOVQ k+24(FP), R10
+	ADDQ R8, R10
 w16:
 	VMOVUPS     (R10), Y8
 	VMOVUPS     32(R10), Y9
-	MOVQ        (DI), AX
+	MOVQ        (BX), AX
 	VFMADD231PS (R11)(AX*4), Y8, Y0
 	VFMADD231PS 32(R11)(AX*4), Y9, Y1
-	MOVQ        8(DI), AX
+	MOVQ        (DX), AX
 	VFMADD231PS (R11)(AX*4), Y8, Y2
 	VFMADD231PS 32(R11)(AX*4), Y9, Y3
-	MOVQ        16(DI), AX
+	MOVQ        (SI), AX
 	VFMADD231PS (R11)(AX*4), Y8, Y4
 	VFMADD231PS 32(R11)(AX*4), Y9, Y5
-	MOVQ        24(DI), AX
+	MOVQ        (DI), AX
 	VFMADD231PS (R11)(AX*4), Y8, Y6
 	VFMADD231PS 32(R11)(AX*4), Y9, Y7
-	ADDQ        $32, DI
+	ADDQ        $8, BX
+	ADDQ        $8, DX
+	ADDQ        $8, SI
+	ADDQ        $8, DI
 	ADDQ        R12, R10
 	DECQ        CX
 	JNZ         w16
@@ -255,20 +261,29 @@ block8:
 	VXORPS Y4, Y4, Y4
 	VXORPS Y6, Y6, Y6
 	MOVQ window+40(FP), CX
-	MOVQ DX, DI
-	LEAQ (SI)(R8*1), R11
-	LEAQ (BX)(R8*1), R10
+	MOVQ offs+16(FP), AX
+	MOVQ (AX), BX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), SI
+	MOVQ 24(AX), DI
+	MOVQ src+8(FP), R11
+	ADDQ R8, R11
+	MOVQ k+24(FP), R10
+	ADDQ R8, R10
 w8:
 	VMOVUPS     (R10), Y8
-	MOVQ        (DI), AX
+	MOVQ        (BX), AX
 	VFMADD231PS (R11)(AX*4), Y8, Y0
-	MOVQ        8(DI), AX
+	MOVQ        (DX), AX
 	VFMADD231PS (R11)(AX*4), Y8, Y2
-	MOVQ        16(DI), AX
+	MOVQ        (SI), AX
 	VFMADD231PS (R11)(AX*4), Y8, Y4
-	MOVQ        24(DI), AX
+	MOVQ        (DI), AX
 	VFMADD231PS (R11)(AX*4), Y8, Y6
-	ADDQ        $32, DI
+	ADDQ        $8, BX
+	ADDQ        $8, DX
+	ADDQ        $8, SI
+	ADDQ        $8, DI
 	ADDQ        R12, R10
 	DECQ        CX
 	JNZ         w8

@@ -162,15 +162,13 @@ done:
 	VZEROUPPER
 	RET
 
-// func depthwise4x512(dst *[4]*float32, src *float32, offs *int, k *float32, ldk, window, n int)
+// func depthwise4x512(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
 // For each block of 32 features (then one of 16), four positions' sums in Z0-Z7 (two registers each),
-// over the window: the kernel's row in Z8-Z9, each position's input row at src + 4*offs[4*w+p] + R8.
-// R8 is the block's byte offset among the features, R11 and R10 the block's input and kernel.
+// over the window: the kernel's row in Z8-Z9, position p's input row at src + 4*(*offs[p])[w] + R8.
+// R8 is the block's byte offset among the features; R11 and R10 the block's input and kernel row;
+// BX, DX, SI and DI walk the four positions' offsets.
 TEXT ·depthwise4x512(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), R9
-	MOVQ src+8(FP), SI
-	MOVQ offs+16(FP), DX
-	MOVQ k+24(FP), BX
 	MOVQ ldk+32(FP), R12
 	SHLQ $2, R12
 	MOVQ n+48(FP), R13
@@ -187,25 +185,34 @@ block32:
 	VPXORD Z6, Z6, Z6
 	VPXORD Z7, Z7, Z7
 	MOVQ window+40(FP), CX
-	MOVQ DX, DI
-	LEAQ (SI)(R8*1), R11
-	LEAQ (BX)(R8*1), R10
+	MOVQ offs+16(FP), AX
+	MOVQ (AX), BX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), SI
+	MOVQ 24(AX), DI
+	MOVQ src+8(FP), R11
+	ADDQ R8, R11
+	MOVQ k+24(FP), R10
+	ADDQ R8, R10
 w32:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     64(R10), Z9
-	MOVQ        (DI), AX
+	MOVQ        (BX), AX
 	VFMADD231PS (R11)(AX*4), Z8, Z0
 	VFMADD231PS 64(R11)(AX*4), Z9, Z1
-	MOVQ        8(DI), AX
+	MOVQ        (DX), AX
 	VFMADD231PS (R11)(AX*4), Z8, Z2
 	VFMADD231PS 64(R11)(AX*4), Z9, Z3
-	MOVQ        16(DI), AX
+	MOVQ        (SI), AX
 	VFMADD231PS (R11)(AX*4), Z8, Z4
 	VFMADD231PS 64(R11)(AX*4), Z9, Z5
-	MOVQ        24(DI), AX
+	MOVQ        (DI), AX
 	VFMADD231PS (R11)(AX*4), Z8, Z6
 	VFMADD231PS 64(R11)(AX*4), Z9, Z7
-	ADDQ        $32, DI
+	ADDQ        $8, BX
+	ADDQ        $8, DX
+	ADDQ        $8, SI
+	ADDQ        $8, DI
 	ADDQ        R12, R10
 	DECQ        CX
 	JNZ         w32
@@ -232,20 +239,29 @@ block16:
 	VPXORD Z4, Z4, Z4
 	VPXORD Z6, Z6, Z6
 	MOVQ window+40(FP), CX
-	MOVQ DX, DI
-	LEAQ (SI)(R8*1), R11
-	LEAQ (BX)(R8*1), R10
+	MOVQ offs+16(FP), AX
+	MOVQ (AX), BX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), SI
+	MOVQ 24(AX), DI
+	MOVQ src+8(FP), R11
+	ADDQ R8, R11
+	MOVQ k+24(FP), R10
+	ADDQ R8, R10
 w16:
 	VMOVUPS     (R10), Z8
-	MOVQ        (DI), AX
+	MOVQ        (BX), AX
 	VFMADD231PS (R11)(AX*4), Z8, Z0
-	MOVQ        8(DI), AX
+	MOVQ        (DX), AX
 	VFMADD231PS (R11)(AX*4), Z8, Z2
-	MOVQ        16(DI), AX
+	MOVQ        (SI), AX
 	VFMADD231PS (R11)(AX*4), Z8, Z4
-	MOVQ        24(DI), AX
+	MOVQ        (DI), AX
 	VFMADD231PS (R11)(AX*4), Z8, Z6
-	ADDQ        $32, DI
+	ADDQ        $8, BX
+	ADDQ        $8, DX
+	ADDQ        $8, SI
+	ADDQ        $8, DI
 	ADDQ        R12, R10
 	DECQ        CX
 	JNZ         w16
