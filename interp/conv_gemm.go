@@ -59,6 +59,12 @@ func (e *evaluator) convolveGEMM(g *convGeom, lhs, rhs *tensor.Tensor, out dtype
 	}
 	im := newIm2col(g, lc)
 	m, oc, k := im.rows, odims[ns+1], im.k
+	if im.inGroup == 1 && g.bgc == 1 && g.fgc > 1 && oc == im.inF && isIdentity(operm) && m > 0 && k > 0 {
+		// Depthwise, one output feature per input feature: the output rounded as it is computed.
+		res := e.newTensor(out, g.out)
+		e.convolveDepthwise(im, f32s(rc), res, m, oc)
+		return res, nil
+	}
 	var c []float32
 	var res *tensor.Tensor
 	if out == dtype.F32 && isIdentity(operm) {
@@ -76,7 +82,7 @@ func (e *evaluator) convolveGEMM(g *convGeom, lhs, rhs *tensor.Tensor, out dtype
 	switch {
 	case m == 0 || oc == 0 || k == 0:
 	case im.inGroup == 1 && g.bgc == 1 && g.fgc > 1:
-		e.convolveDepthwise(im, f32s(rc), c, m, oc)
+		e.convolveDepthwiseMult(im, f32s(rc), c, m, oc)
 	default:
 		if err := e.convolvePanels(g, im, rc, c, m, oc); err != nil {
 			return nil, err
@@ -193,21 +199,169 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 	return nil
 }
 
-// convolveDepthwise computes the m x oc canonical output c of a convolution with one input feature per
-// group (depthwise; each group's output features read that one feature) as the chain of float32 fused
-// multiply-adds over the window's positions, in row-major order from zero, that the GEMM kernels compute
-// with K = the window's size, but directly: a product with one column per group would waste the kernels,
-// and laying out each feature's window matrix for a batched product costs more than the arithmetic. For
-// each window position the row of input features and the kernel's row are contiguous, so gemm.Depthwise
-// computes a batch of output positions' rows of features at a time, in vector registers across the
-// features. kern is the canonical kernel, [window..., 1, oc].
-func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m, oc int64) {
+// convolveDepthwise computes the output res ([batch, spatial..., oc], of m positions) of a convolution
+// with one input feature per group and one output feature per input feature (depthwise) as the chain of
+// float32 fused multiply-adds over the window's positions, in row-major order from zero, that the GEMM
+// kernels compute with K = the window's size, but directly: a product with one column per group would
+// waste the kernels, and laying out each feature's window matrix for a batched product costs more than the
+// arithmetic. For each window position the row of input features and the kernel's row are contiguous, so
+// gemm.Depthwise computes a batch of output positions' rows of features at a time, in vector registers
+// across the features. The positions go in bands: the input rows a band reads are decoded to float32
+// into a scratch array, a row of zeros after them for the positions on padding (a product of zero still
+// adds, so that the signs of zeros and the NaNs of the kernel are those of the chain), and the band's sums
+// are rounded into res, while both are in cache. kern is the canonical kernel, [window..., 1, oc].
+func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, res *tensor.Tensor, m, oc int64) {
+	inF := oc
+	winN := product(im.winDims)
+	zeros := int64(len(im.src) / im.es) // the offset windowOffsets gives a position on padding
+	out := res.Type
+	es := int64(out.ByteSize())
+	var dst32 []float32
+	if out == dtype.F32 {
+		dst32 = tensor.View[float32](res)
+	}
+	// A band's sums take at most 512 KiB and its offsets 72 KiB, and there are a few bands per thread.
+	band := max(16, min(1024, max(1, (1<<17)/oc), (m+2*int64(e.threads)-1)/(2*int64(e.threads))))
+	bands := int((m + band - 1) / band)
+	parallelFor(e.threads, bands, 1, func(b0, b1 int) {
+		offs := make([]int, band*winN)
+		// Scratch from the pool: fresh memory would cost a page fault per page.
+		srcBuf := getFloat32s(0)
+		defer putFloat32s(srcBuf)
+		var sums []float32
+		if dst32 == nil {
+			sumsBuf := getFloat32s(int(band * oc))
+			defer putFloat32s(sumsBuf)
+			sums = *sumsBuf
+		}
+		it := newWindowOffsets(im, zeros, int64(b0)*band)
+		for b := int64(b0); b < int64(b1); b++ {
+			r0, r1 := b*band, min((b+1)*band, m)
+			ro := offs[:(r1-r0)*winN]
+			for r := r0; r < r1; r++ {
+				it.next(ro[(r-r0)*winN : (r-r0+1)*winN])
+			}
+			// The input the band reads, [lo, hi) of the canonical input, then a row of zeros.
+			lo, hi := zeros, int64(0)
+			for _, off := range ro {
+				if off := int64(off); off != zeros {
+					lo, hi = min(lo, off), max(hi, off+inF)
+				}
+			}
+			lo = min(lo, hi)
+			span := hi - lo
+			if int64(cap(*srcBuf)) < span+inF {
+				*srcBuf = make([]float32, span+inF)
+			}
+			src := (*srcBuf)[:span+inF]
+			decodeFloat32Into(im.typ, src[:span], im.src[lo*int64(im.es):hi*int64(im.es)])
+			clear(src[span:])
+			for i, off := range ro {
+				if int64(off) == zeros {
+					ro[i] = int(span)
+				} else {
+					ro[i] = off - int(lo)
+				}
+			}
+			c := sums
+			if dst32 != nil {
+				c = dst32[r0*oc:]
+			}
+			gemm.Depthwise(c[:(r1-r0)*oc], int(oc), src, ro, kern, int(oc), int(winN), int(oc))
+			if dst32 == nil {
+				encodeFloat32Into(out, res.Data[r0*oc*es:r1*oc*es], sums[:(r1-r0)*oc])
+			}
+		}
+	})
+}
+
+// windowOffsets walks output positions of a convolution in row-major order and gives, for each, the
+// offsets in the canonical input of the rows of input features its window reads (zeros for a position
+// on padding), in row-major order of the window: the part of the offset from the dimensions before the
+// last is worked out once per row of output positions.
+type windowOffsets struct {
+	im      *im2col
+	zeros   int64
+	batch   int64   // the batch of the next position
+	o       []int64 // its spatial coordinates
+	outer   []int64 // per position of the window's dimensions before the last, the offset, -1 on padding
+	rowDone bool    // outer holds the offsets of o's row
+	widx    []int64
+}
+
+// newWindowOffsets returns the walk from output position r.
+func newWindowOffsets(im *im2col, zeros, r int64) *windowOffsets {
+	ns := len(im.outSp)
+	it := &windowOffsets{im: im, zeros: zeros, o: make([]int64, ns), widx: make([]int64, max(ns-1, 0))}
+	for i := ns - 1; i >= 0; i-- {
+		it.o[i] = r % im.outSp[i]
+		r /= im.outSp[i]
+	}
+	it.batch = r
+	if ns > 0 {
+		it.outer = make([]int64, product(im.winDims[:ns-1]))
+	}
+	return it
+}
+
+// next sets offs (one per window position) for the next output position.
+func (it *windowOffsets) next(offs []int) {
+	im := it.im
+	ns := len(im.outSp)
+	base := it.batch * im.batchSize
+	if ns == 0 {
+		offs[0] = int(base)
+		it.batch++
+		return
+	}
+	last := ns - 1
+	if !it.rowDone {
+		clear(it.widx)
+		for j := range it.outer {
+			off := base
+			for i := 0; i < last; i++ {
+				u := im.coords[i][it.o[i]*im.winDims[i]+it.widx[i]]
+				if u < 0 {
+					off = -1
+					break
+				}
+				off += u * im.spStride[i]
+			}
+			it.outer[j] = off
+			nextIndex(it.widx, im.winDims[:last])
+		}
+		it.rowDone = true
+	}
+	wl := im.winDims[last]
+	cl := im.coords[last][it.o[last]*wl : (it.o[last]+1)*wl]
+	ss := im.spStride[last]
+	for j, ob := range it.outer {
+		row := offs[int64(j)*wl : int64(j+1)*wl]
+		for w, u := range cl {
+			if ob < 0 || u < 0 {
+				row[w] = int(it.zeros)
+			} else {
+				row[w] = int(ob + u*ss)
+			}
+		}
+	}
+	// On to the next position.
+	if it.o[last]++; it.o[last] < im.outSp[last] {
+		return
+	}
+	it.o[last], it.rowDone = 0, false
+	if !nextIndex(it.o[:last], im.outSp[:last]) {
+		it.batch++
+	}
+}
+
+// convolveDepthwiseMult computes the m x oc canonical output c of a convolution with one input feature
+// per group and several output features per group, as convolveDepthwise's chains, in Go.
+func (e *evaluator) convolveDepthwiseMult(im *im2col, kern []float32, c []float32, m, oc int64) {
 	inF := im.inF
 	mult := oc / inF // output features per group
 	winN := product(im.winDims)
 	ns := len(im.outSp)
-	// The input, then a row of zeros that positions on padding read (a product of zero still adds, so that
-	// the signs of zeros and the NaNs of the kernel are those of the chain).
 	zeros := int64(len(im.src) / im.es)
 	buf := getFloat32s(int(zeros + inF))
 	defer putFloat32s(buf)
@@ -216,51 +370,31 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m
 		decodeFloat32Into(im.typ, src[lo:hi], im.src[lo*im.es:hi*im.es])
 	})
 	clear(src[zeros:])
-	// offsets sets offs[w] to the offset in src of the row of input features that output position r reads
-	// at window position w.
-	offsets := func(offs []int, r int64, o, widx []int64) {
-		rem := r
-		for i := ns - 1; i >= 0; i-- {
-			o[i] = rem % im.outSp[i]
-			rem /= im.outSp[i]
-		}
-		base := rem * im.batchSize
-		clear(widx)
-		for w := range offs {
-			off := base
-			for i := 0; i < ns; i++ {
-				u := im.coords[i][o[i]*im.winDims[i]+widx[i]]
-				if u < 0 {
-					off = zeros
-					break
-				}
-				off += u * im.spStride[i]
-			}
-			offs[w] = int(off)
-			nextIndex(widx, im.winDims)
-		}
-	}
-	const batch = 32 // output positions a call of gemm.Depthwise computes
-	parallelFor(e.threads, int(m), int(max(4, elementwiseGrain/max(winN*oc, 1))), func(lo, hi int) {
+	parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN*oc, 1))), func(lo, hi int) {
 		o := make([]int64, ns)
 		widx := make([]int64, ns)
-		offs := make([]int, batch*winN)
-		if mult == 1 {
-			for r0 := int64(lo); r0 < int64(hi); r0 += batch {
-				r1 := min(r0+batch, int64(hi))
-				for r := r0; r < r1; r++ {
-					offsets(offs[(r-r0)*winN:(r-r0+1)*winN], r, o, widx)
-				}
-				gemm.Depthwise(c[r0*oc:r1*oc], int(oc), src, offs[:(r1-r0)*winN], kern, int(oc), int(winN), int(oc))
-			}
-			return
-		}
 		for r := int64(lo); r < int64(hi); r++ {
-			offsets(offs[:winN], r, o, widx)
+			rem := r
+			for i := ns - 1; i >= 0; i-- {
+				o[i] = rem % im.outSp[i]
+				rem /= im.outSp[i]
+			}
+			base := rem * im.batchSize
 			acc := c[r*oc : (r+1)*oc]
 			clear(acc)
-			for w, off := range offs[:winN] {
-				x, kw := src[off:off+int(inF)], kern[int64(w)*oc:int64(w+1)*oc]
+			clear(widx)
+			for w := int64(0); w < winN; w++ {
+				off := base
+				for i := 0; i < ns; i++ {
+					u := im.coords[i][o[i]*im.winDims[i]+widx[i]]
+					if u < 0 {
+						off = zeros
+						break
+					}
+					off += u * im.spStride[i]
+				}
+				nextIndex(widx, im.winDims)
+				x, kw := src[off:off+inF], kern[w*oc:(w+1)*oc]
 				for j := int64(0); j < mult; j++ {
 					// Output feature g*mult+j, for every g.
 					for g, xg := range x {
