@@ -3,6 +3,7 @@ package gemm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -43,7 +44,8 @@ type rowSet struct {
 	clamp      func(dst, x *float32, n int, lo, hi float32)
 	clampBF16  func(dst, x *uint16, n int, lo, hi float32)
 	dwLanes    int
-	depthwise4 func(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
+	// The depthwise kernels are the methods depthwise4 and bases4, which call the assembly directly, so
+	// that the arrays of pointers handed to it stay on the stack.
 }
 
 // Row sets dst[i] = x[i] op y[i] for every i < len(dst); x and y must be at least as long.
@@ -256,6 +258,52 @@ func Depthwise(dst []float32, ldd int, src []float32, offs []int, k []float32, l
 		for w := 0; w < window; w++ {
 			o := offs[p*window+w]
 			x, kw := src[o+done:o+n], k[w*ldk+done:w*ldk+n]
+			for c := range acc {
+				acc[c] = fma32(x[c], kw[c], acc[c])
+			}
+		}
+	}
+}
+
+// DepthwiseBases is Depthwise for output positions whose windows read rows at the same distances from a
+// base: the row that position p reads at window position w is src[bases[p]+deltas[w]:], as for the
+// positions of a convolution whose windows lie wholly inside its input. There are len(bases) positions
+// and len(deltas) window positions; the sums are Depthwise's, the same bits.
+func DepthwiseBases(dst []float32, ldd int, src []float32, bases, deltas []int, k []float32, ldk, n int) {
+	window, positions := len(deltas), len(bases)
+	if window < 1 || n < 0 || ldk < n || ldd < n {
+		panic(fmt.Sprintf("gemm.DepthwiseBases: window %d, %d features, ldk %d, ldd %d", window, n, ldk, ldd))
+	}
+	if positions == 0 || n == 0 {
+		return
+	}
+	_, _ = dst[(positions-1)*ldd+n-1], k[(window-1)*ldk+n-1]
+	blo, bhi := slices.Min(bases), slices.Max(bases)
+	dlo, dhi := slices.Min(deltas), slices.Max(deltas)
+	if blo+dlo < 0 || bhi+dhi > len(src)-n {
+		panic(fmt.Sprintf("gemm.DepthwiseBases: rows from %d to %d of %d features in %d elements", blo+dlo, bhi+dhi, n, len(src)))
+	}
+	done := 0
+	if s := current().rowSet(); s != nil && n >= s.dwLanes {
+		done = n &^ (s.dwLanes - 1)
+		var rows [4]*float32
+		var base [4]int
+		for p0 := 0; p0 < positions; p0 += 4 {
+			for j := 0; j < 4; j++ {
+				p := min(p0+j, positions-1)
+				rows[j], base[j] = &dst[p*ldd], bases[p]
+			}
+			s.bases4(&rows, &src[0], &base, &deltas[0], &k[0], ldk, window, done)
+		}
+	}
+	if done == n {
+		return
+	}
+	for p, b := range bases {
+		acc := dst[p*ldd+done : p*ldd+n]
+		clear(acc)
+		for w, d := range deltas {
+			x, kw := src[b+d+done:b+d+n], k[w*ldk+done:w*ldk+n]
 			for c := range acc {
 				acc[c] = fma32(x[c], kw[c], acc[c])
 			}

@@ -6,7 +6,8 @@ package gemm
 // the bf16 encoder and the clamps (whose bounds are not NaNs) take n a multiple of 16 (AVX-512) or 8
 // (AVX2); depthwise4 computes four output
 // positions, n features each, n a multiple of 16 or 8: dst holds the rows it writes, offs the four
-// positions' offsets (in elements of src), one for each window position.
+// positions' offsets (in elements of src), one for each window position; depthwiseBases4 likewise, the
+// offsets bases[p] + deltas[w].
 
 //go:noescape
 func rowAdd512(dst, x, y *float32, n int)
@@ -39,6 +40,9 @@ func clampBF16x512(dst, x *uint16, n int, lo, hi float32)
 func depthwise4x512(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
 
 //go:noescape
+func depthwiseBases4x512(dst *[4]*float32, src *float32, bases *[4]int, deltas *int, k *float32, ldk, window, n int)
+
+//go:noescape
 func rowAdd2(dst, x, y *float32, n int)
 
 //go:noescape
@@ -68,13 +72,16 @@ func clampBF16x2(dst, x *uint16, n int, lo, hi float32)
 //go:noescape
 func depthwise4x2(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
 
+//go:noescape
+func depthwiseBases4x2(dst *[4]*float32, src *float32, bases *[4]int, deltas *int, k *float32, ldk, window, n int)
+
 // asmRows512 is the AVX-512F row assembly; asmRows2 the AVX2 one (AVX for the floating-point operations,
 // AVX2 for the integer ones of the bf16 encoder, FMA for the depthwise chains).
 var (
 	asmRows512 = &asmSet{"rows-avx512", []string{"rowAdd512", "rowSub512", "rowMul512", "rowDiv512", "rowMax512",
-		"rowMin512", "encodeBF16x512", "clamp512", "clampBF16x512", "depthwise4x512"}, vex | evex}
+		"rowMin512", "encodeBF16x512", "clamp512", "clampBF16x512", "depthwise4x512", "depthwiseBases4x512"}, vex | evex}
 	asmRows2 = &asmSet{"rows-avx2", []string{"rowAdd2", "rowSub2", "rowMul2", "rowDiv2", "rowMax2", "rowMin2",
-		"encodeBF16x2", "clamp2", "clampBF16x2", "depthwise4x2"}, vex | fAVX2 | fFMA}
+		"encodeBF16x2", "clamp2", "clampBF16x2", "depthwise4x2", "depthwiseBases4x2"}, vex | fAVX2 | fFMA}
 )
 
 func init() {
@@ -89,7 +96,6 @@ var rowsAVX512 = &rowSet{
 	clamp:      clamp512,
 	clampBF16:  clampBF16x512,
 	dwLanes:    16,
-	depthwise4: depthwise4x512,
 }
 
 var rowsAVX2 = &rowSet{
@@ -100,7 +106,6 @@ var rowsAVX2 = &rowSet{
 	clamp:      clamp2,
 	clampBF16:  clampBF16x2,
 	dwLanes:    8,
-	depthwise4: depthwise4x2,
 }
 
 // rowSet returns the row assembly that k runs: AVX-512 beside the AVX-512 packing helpers, AVX2 beside
@@ -114,4 +119,22 @@ func (k *Kernel) rowSet() *rowSet {
 		return rowsAVX2
 	}
 	return nil
+}
+
+// depthwise4 runs the set's depthwise4 assembly.
+func (s *rowSet) depthwise4(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int) {
+	if s == rowsAVX512 {
+		depthwise4x512(dst, src, offs, k, ldk, window, n)
+	} else {
+		depthwise4x2(dst, src, offs, k, ldk, window, n)
+	}
+}
+
+// bases4 runs the set's depthwiseBases4 assembly.
+func (s *rowSet) bases4(dst *[4]*float32, src *float32, bases *[4]int, deltas *int, k *float32, ldk, window, n int) {
+	if s == rowsAVX512 {
+		depthwiseBases4x512(dst, src, bases, deltas, k, ldk, window, n)
+	} else {
+		depthwiseBases4x2(dst, src, bases, deltas, k, ldk, window, n)
+	}
 }

@@ -382,3 +382,113 @@ eight:
 done:
 	VZEROUPPER
 	RET
+
+// func depthwiseBases4x2(dst *[4]*float32, src *float32, bases *[4]int, deltas *int, k *float32, ldk, window, n int)
+// As depthwiseBases4x512, in blocks of 16 features (then one of 8), as depthwise4x2.
+TEXT ·depthwiseBases4x2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ ldk+40(FP), R12
+	SHLQ $2, R12
+	MOVQ n+56(FP), R13
+	XORQ R8, R8
+block16:
+	CMPQ R13, $16
+	JLT  block8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ window+48(FP), CX
+	MOVQ src+8(FP), AX
+	ADDQ R8, AX
+	MOVQ bases+16(FP), R10
+	MOVQ (R10), BX
+	LEAQ (AX)(BX*4), BX
+	MOVQ 8(R10), DX
+	LEAQ (AX)(DX*4), DX
+	MOVQ 16(R10), SI
+	LEAQ (AX)(SI*4), SI
+	MOVQ 24(R10), DI
+	LEAQ (AX)(DI*4), DI
+	MOVQ deltas+24(FP), R11
+	MOVQ k+32(FP), R10
+	ADDQ R8, R10
+w16:
+	VMOVUPS     (R10), Y8
+	VMOVUPS     32(R10), Y9
+	MOVQ        (R11), AX
+	VFMADD231PS (BX)(AX*4), Y8, Y0
+	VFMADD231PS 32(BX)(AX*4), Y9, Y1
+	VFMADD231PS (DX)(AX*4), Y8, Y2
+	VFMADD231PS 32(DX)(AX*4), Y9, Y3
+	VFMADD231PS (SI)(AX*4), Y8, Y4
+	VFMADD231PS 32(SI)(AX*4), Y9, Y5
+	VFMADD231PS (DI)(AX*4), Y8, Y6
+	VFMADD231PS 32(DI)(AX*4), Y9, Y7
+	ADDQ        $8, R11
+	ADDQ        R12, R10
+	DECQ        CX
+	JNZ         w16
+	MOVQ    (R9), AX
+	VMOVUPS Y0, (AX)(R8*1)
+	VMOVUPS Y1, 32(AX)(R8*1)
+	MOVQ    8(R9), AX
+	VMOVUPS Y2, (AX)(R8*1)
+	VMOVUPS Y3, 32(AX)(R8*1)
+	MOVQ    16(R9), AX
+	VMOVUPS Y4, (AX)(R8*1)
+	VMOVUPS Y5, 32(AX)(R8*1)
+	MOVQ    24(R9), AX
+	VMOVUPS Y6, (AX)(R8*1)
+	VMOVUPS Y7, 32(AX)(R8*1)
+	ADDQ    $64, R8
+	SUBQ    $16, R13
+	JMP     block16
+block8:
+	CMPQ R13, $8
+	JLT  done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y2, Y2, Y2
+	VXORPS Y4, Y4, Y4
+	VXORPS Y6, Y6, Y6
+	MOVQ window+48(FP), CX
+	MOVQ src+8(FP), AX
+	ADDQ R8, AX
+	MOVQ bases+16(FP), R10
+	MOVQ (R10), BX
+	LEAQ (AX)(BX*4), BX
+	MOVQ 8(R10), DX
+	LEAQ (AX)(DX*4), DX
+	MOVQ 16(R10), SI
+	LEAQ (AX)(SI*4), SI
+	MOVQ 24(R10), DI
+	LEAQ (AX)(DI*4), DI
+	MOVQ deltas+24(FP), R11
+	MOVQ k+32(FP), R10
+	ADDQ R8, R10
+w8:
+	VMOVUPS     (R10), Y8
+	MOVQ        (R11), AX
+	VFMADD231PS (BX)(AX*4), Y8, Y0
+	VFMADD231PS (DX)(AX*4), Y8, Y2
+	VFMADD231PS (SI)(AX*4), Y8, Y4
+	VFMADD231PS (DI)(AX*4), Y8, Y6
+	ADDQ        $8, R11
+	ADDQ        R12, R10
+	DECQ        CX
+	JNZ         w8
+	MOVQ    (R9), AX
+	VMOVUPS Y0, (AX)(R8*1)
+	MOVQ    8(R9), AX
+	VMOVUPS Y2, (AX)(R8*1)
+	MOVQ    16(R9), AX
+	VMOVUPS Y4, (AX)(R8*1)
+	MOVQ    24(R9), AX
+	VMOVUPS Y6, (AX)(R8*1)
+done:
+	VZEROUPPER
+	RET

@@ -344,3 +344,114 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func depthwiseBases4x512(dst *[4]*float32, src *float32, bases *[4]int, deltas *int, k *float32, ldk, window, n int)
+// As depthwise4x512, position p's input row at window position w being at src + 4*(bases[p] + deltas[w])
+// + R8: BX, DX, SI and DI hold src + 4*bases[p] + R8, R11 walks the deltas.
+TEXT ·depthwiseBases4x512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ ldk+40(FP), R12
+	SHLQ $2, R12
+	MOVQ n+56(FP), R13
+	XORQ R8, R8
+block32:
+	CMPQ R13, $32
+	JLT  block16
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ window+48(FP), CX
+	MOVQ src+8(FP), AX
+	ADDQ R8, AX
+	MOVQ bases+16(FP), R10
+	MOVQ (R10), BX
+	LEAQ (AX)(BX*4), BX
+	MOVQ 8(R10), DX
+	LEAQ (AX)(DX*4), DX
+	MOVQ 16(R10), SI
+	LEAQ (AX)(SI*4), SI
+	MOVQ 24(R10), DI
+	LEAQ (AX)(DI*4), DI
+	MOVQ deltas+24(FP), R11
+	MOVQ k+32(FP), R10
+	ADDQ R8, R10
+w32:
+	VMOVUPS     (R10), Z8
+	VMOVUPS     64(R10), Z9
+	MOVQ        (R11), AX
+	VFMADD231PS (BX)(AX*4), Z8, Z0
+	VFMADD231PS 64(BX)(AX*4), Z9, Z1
+	VFMADD231PS (DX)(AX*4), Z8, Z2
+	VFMADD231PS 64(DX)(AX*4), Z9, Z3
+	VFMADD231PS (SI)(AX*4), Z8, Z4
+	VFMADD231PS 64(SI)(AX*4), Z9, Z5
+	VFMADD231PS (DI)(AX*4), Z8, Z6
+	VFMADD231PS 64(DI)(AX*4), Z9, Z7
+	ADDQ        $8, R11
+	ADDQ        R12, R10
+	DECQ        CX
+	JNZ         w32
+	MOVQ    (R9), AX
+	VMOVUPS Z0, (AX)(R8*1)
+	VMOVUPS Z1, 64(AX)(R8*1)
+	MOVQ    8(R9), AX
+	VMOVUPS Z2, (AX)(R8*1)
+	VMOVUPS Z3, 64(AX)(R8*1)
+	MOVQ    16(R9), AX
+	VMOVUPS Z4, (AX)(R8*1)
+	VMOVUPS Z5, 64(AX)(R8*1)
+	MOVQ    24(R9), AX
+	VMOVUPS Z6, (AX)(R8*1)
+	VMOVUPS Z7, 64(AX)(R8*1)
+	ADDQ    $128, R8
+	SUBQ    $32, R13
+	JMP     block32
+block16:
+	CMPQ R13, $16
+	JLT  done
+	VPXORD Z0, Z0, Z0
+	VPXORD Z2, Z2, Z2
+	VPXORD Z4, Z4, Z4
+	VPXORD Z6, Z6, Z6
+	MOVQ window+48(FP), CX
+	MOVQ src+8(FP), AX
+	ADDQ R8, AX
+	MOVQ bases+16(FP), R10
+	MOVQ (R10), BX
+	LEAQ (AX)(BX*4), BX
+	MOVQ 8(R10), DX
+	LEAQ (AX)(DX*4), DX
+	MOVQ 16(R10), SI
+	LEAQ (AX)(SI*4), SI
+	MOVQ 24(R10), DI
+	LEAQ (AX)(DI*4), DI
+	MOVQ deltas+24(FP), R11
+	MOVQ k+32(FP), R10
+	ADDQ R8, R10
+w16:
+	VMOVUPS     (R10), Z8
+	MOVQ        (R11), AX
+	VFMADD231PS (BX)(AX*4), Z8, Z0
+	VFMADD231PS (DX)(AX*4), Z8, Z2
+	VFMADD231PS (SI)(AX*4), Z8, Z4
+	VFMADD231PS (DI)(AX*4), Z8, Z6
+	ADDQ        $8, R11
+	ADDQ        R12, R10
+	DECQ        CX
+	JNZ         w16
+	MOVQ    (R9), AX
+	VMOVUPS Z0, (AX)(R8*1)
+	MOVQ    8(R9), AX
+	VMOVUPS Z2, (AX)(R8*1)
+	MOVQ    16(R9), AX
+	VMOVUPS Z4, (AX)(R8*1)
+	MOVQ    24(R9), AX
+	VMOVUPS Z6, (AX)(R8*1)
+done:
+	VZEROUPPER
+	RET

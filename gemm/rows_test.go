@@ -233,3 +233,43 @@ func TestClamp(t *testing.T) {
 		}
 	})
 }
+
+// TestDepthwiseBases checks DepthwiseBases with every kernel against the chain of fused multiply-adds
+// written out, as TestDepthwise does Depthwise, for rows at bases plus deltas (negative deltas included).
+func TestDepthwiseBases(t *testing.T) {
+	withKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(13, 14))
+		for _, n := range []int{1, 8, 15, 16, 17, 32, 40, 64, 100} {
+			for _, window := range []int{1, 3, 9, 25} {
+				for _, positions := range []int{1, 2, 4, 5, 11} {
+					name := fmt.Sprintf("n=%d/window=%d/positions=%d", n, window, positions)
+					ldk, ldd := n+rng.IntN(3), n+rng.IntN(3)
+					src := rowValues(rng, 60*n)
+					k := rowValues(rng, (window-1)*ldk+n)
+					deltas := make([]int, window)
+					for w := range deltas {
+						deltas[w] = rng.IntN(20*n+1) - 10*n
+					}
+					bases := make([]int, positions)
+					for p := range bases {
+						bases[p] = 10*n + rng.IntN(30*n)
+					}
+					dst := make([]float32, (positions-1)*ldd+n)
+					DepthwiseBases(dst, ldd, src, bases, deltas, k, ldk, n)
+					for p, b := range bases {
+						for c := 0; c < n; c++ {
+							var want float32
+							for w, d := range deltas {
+								want = fma32(src[b+d+c], k[w*ldk+c], want)
+							}
+							got := dst[p*ldd+c]
+							if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+								t.Fatalf("%s: position %d, feature %d: got %v, want %v", name, p, c, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

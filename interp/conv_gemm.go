@@ -224,6 +224,10 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, res *tensor.Te
 	band := max(16, min(1024, max(1, (1<<17)/oc), (m+2*int64(e.threads)-1)/(2*int64(e.threads))))
 	bands := int((m + band - 1) / band)
 	parallelFor(e.threads, bands, 1, func(b0, b1 int) {
+		// Per position of a band: whether its window lies inside the input, and then the offset its
+		// window starts at, else its offsets.
+		inside := make([]bool, band)
+		bases := make([]int, band)
 		offs := make([]int, band*winN)
 		// Scratch from the pool: fresh memory would cost a page fault per page.
 		srcBuf := getFloat32s(0)
@@ -235,17 +239,26 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, res *tensor.Te
 			sums = *sumsBuf
 		}
 		it := newWindowOffsets(im, zeros, int64(b0)*band)
+		deltas := it.deltas
+		reach := int64(deltas[len(deltas)-1]) + inF
+		wn := int(winN)
 		for b := int64(b0); b < int64(b1); b++ {
 			r0, r1 := b*band, min((b+1)*band, m)
-			ro := offs[:(r1-r0)*winN]
-			for r := r0; r < r1; r++ {
-				it.next(ro[(r-r0)*winN : (r-r0+1)*winN])
-			}
+			count := int(r1 - r0)
 			// The input the band reads, [lo, hi) of the canonical input, then a row of zeros.
 			lo, hi := zeros, int64(0)
-			for _, off := range ro {
-				if off := int64(off); off != zeros {
-					lo, hi = min(lo, off), max(hi, off+inF)
+			for i := range count {
+				ro := offs[i*wn : (i+1)*wn]
+				in, base := it.next(ro)
+				inside[i], bases[i] = in, int(base)
+				if in {
+					lo, hi = min(lo, base), max(hi, base+reach)
+					continue
+				}
+				for _, off := range ro {
+					if off := int64(off); off != zeros {
+						lo, hi = min(lo, off), max(hi, off+inF)
+					}
 				}
 			}
 			lo = min(lo, hi)
@@ -256,18 +269,34 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, res *tensor.Te
 			src := (*srcBuf)[:span+inF]
 			decodeFloat32Into(im.typ, src[:span], im.src[lo*int64(im.es):hi*int64(im.es)])
 			clear(src[span:])
-			for i, off := range ro {
-				if int64(off) == zeros {
-					ro[i] = int(span)
-				} else {
-					ro[i] = off - int(lo)
-				}
-			}
 			c := sums
 			if dst32 != nil {
 				c = dst32[r0*oc:]
 			}
-			gemm.Depthwise(c[:(r1-r0)*oc], int(oc), src, ro, kern, int(oc), int(winN), int(oc))
+			// Runs of positions inside the input, and of the others.
+			for i := 0; i < count; {
+				j := i + 1
+				for j < count && inside[j] == inside[i] {
+					j++
+				}
+				if inside[i] {
+					for p := i; p < j; p++ {
+						bases[p] -= int(lo)
+					}
+					gemm.DepthwiseBases(c[int64(i)*oc:int64(j)*oc], int(oc), src, bases[i:j], deltas, kern, int(oc), int(oc))
+				} else {
+					ro := offs[i*wn : j*wn]
+					for k, off := range ro {
+						if int64(off) == zeros {
+							ro[k] = int(span)
+						} else {
+							ro[k] = off - int(lo)
+						}
+					}
+					gemm.Depthwise(c[int64(i)*oc:int64(j)*oc], int(oc), src, ro, kern, int(oc), wn, int(oc))
+				}
+				i = j
+			}
 			if dst32 == nil {
 				encodeFloat32Into(out, res.Data[r0*oc*es:r1*oc*es], sums[:(r1-r0)*oc])
 			}
@@ -278,7 +307,9 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, res *tensor.Te
 // windowOffsets walks output positions of a convolution in row-major order and gives, for each, the
 // offsets in the canonical input of the rows of input features its window reads (zeros for a position
 // on padding), in row-major order of the window: the part of the offset from the dimensions before the
-// last is worked out once per row of output positions.
+// last is worked out once per row of output positions. A position whose window lies inside the input
+// (on no padding and, the input not dilated, on consecutive or evenly spaced elements) reads the rows
+// at base + deltas[w] instead, base the offset of its first.
 type windowOffsets struct {
 	im      *im2col
 	zeros   int64
@@ -287,12 +318,17 @@ type windowOffsets struct {
 	outer   []int64 // per position of the window's dimensions before the last, the offset, -1 on padding
 	rowDone bool    // outer holds the offsets of o's row
 	widx    []int64
+	// inside[i][o] says whether the window of output coordinate o of spatial dimension i lies inside the
+	// input: its coordinates are im.coords[i][o*size] + w*step[i] for every w.
+	inside [][]bool
+	deltas []int
 }
 
 // newWindowOffsets returns the walk from output position r.
 func newWindowOffsets(im *im2col, zeros, r int64) *windowOffsets {
 	ns := len(im.outSp)
-	it := &windowOffsets{im: im, zeros: zeros, o: make([]int64, ns), widx: make([]int64, max(ns-1, 0))}
+	it := &windowOffsets{im: im, zeros: zeros, o: make([]int64, ns), widx: make([]int64, max(ns-1, 0)),
+		inside: make([][]bool, ns)}
 	for i := ns - 1; i >= 0; i-- {
 		it.o[i] = r % im.outSp[i]
 		r /= im.outSp[i]
@@ -301,58 +337,97 @@ func newWindowOffsets(im *im2col, zeros, r int64) *windowOffsets {
 	if ns > 0 {
 		it.outer = make([]int64, product(im.winDims[:ns-1]))
 	}
+	steps := make([]int64, ns)
+	for i := range ns {
+		w := im.g.win[i]
+		steps[i] = max(w.WindowDilation, 1)
+		it.inside[i] = make([]bool, im.outSp[i])
+		if max(w.BaseDilation, 1) > 1 {
+			continue // holes between the input's elements
+		}
+		wd := im.winDims[i]
+		for o := range im.outSp[i] {
+			c := im.coords[i][o*wd : (o+1)*wd]
+			in := c[0] >= 0
+			for w := range c {
+				in = in && c[w] == c[0]+int64(w)*steps[i]
+			}
+			it.inside[i][o] = in
+		}
+	}
+	it.deltas = make([]int, product(im.winDims))
+	widx := make([]int64, ns)
+	for w := range it.deltas {
+		d := int64(0)
+		for i := range ns {
+			d += widx[i] * steps[i] * im.spStride[i]
+		}
+		it.deltas[w] = int(d)
+		nextIndex(widx, im.winDims)
+	}
 	return it
 }
 
-// next sets offs (one per window position) for the next output position.
-func (it *windowOffsets) next(offs []int) {
+// next returns whether the next output position's window lies inside the input and then the offset
+// it starts at; else it sets offs (one per window position).
+func (it *windowOffsets) next(offs []int) (inside bool, base int64) {
 	im := it.im
 	ns := len(im.outSp)
-	base := it.batch * im.batchSize
+	base = it.batch * im.batchSize
 	if ns == 0 {
-		offs[0] = int(base)
 		it.batch++
-		return
+		return true, base
 	}
 	last := ns - 1
-	if !it.rowDone {
-		clear(it.widx)
-		for j := range it.outer {
-			off := base
-			for i := 0; i < last; i++ {
-				u := im.coords[i][it.o[i]*im.winDims[i]+it.widx[i]]
-				if u < 0 {
-					off = -1
-					break
-				}
-				off += u * im.spStride[i]
-			}
-			it.outer[j] = off
-			nextIndex(it.widx, im.winDims[:last])
-		}
-		it.rowDone = true
+	inside = true
+	for i := range ns {
+		inside = inside && it.inside[i][it.o[i]]
 	}
-	wl := im.winDims[last]
-	cl := im.coords[last][it.o[last]*wl : (it.o[last]+1)*wl]
-	ss := im.spStride[last]
-	for j, ob := range it.outer {
-		row := offs[int64(j)*wl : int64(j+1)*wl]
-		for w, u := range cl {
-			if ob < 0 || u < 0 {
-				row[w] = int(it.zeros)
-			} else {
-				row[w] = int(ob + u*ss)
+	if inside {
+		for i := range ns {
+			base += im.coords[i][it.o[i]*im.winDims[i]] * im.spStride[i]
+		}
+	} else {
+		if !it.rowDone {
+			clear(it.widx)
+			for j := range it.outer {
+				off := base
+				for i := 0; i < last; i++ {
+					u := im.coords[i][it.o[i]*im.winDims[i]+it.widx[i]]
+					if u < 0 {
+						off = -1
+						break
+					}
+					off += u * im.spStride[i]
+				}
+				it.outer[j] = off
+				nextIndex(it.widx, im.winDims[:last])
+			}
+			it.rowDone = true
+		}
+		wl := im.winDims[last]
+		cl := im.coords[last][it.o[last]*wl : (it.o[last]+1)*wl]
+		ss := im.spStride[last]
+		for j, ob := range it.outer {
+			row := offs[int64(j)*wl : int64(j+1)*wl]
+			for w, u := range cl {
+				if ob < 0 || u < 0 {
+					row[w] = int(it.zeros)
+				} else {
+					row[w] = int(ob + u*ss)
+				}
 			}
 		}
 	}
 	// On to the next position.
 	if it.o[last]++; it.o[last] < im.outSp[last] {
-		return
+		return inside, base
 	}
 	it.o[last], it.rowDone = 0, false
 	if !nextIndex(it.o[:last], im.outSp[:last]) {
 		it.batch++
 	}
+	return inside, base
 }
 
 // convolveDepthwiseMult computes the m x oc canonical output c of a convolution with one input feature
