@@ -100,6 +100,13 @@
 // the added matrix and bias, ReLU, the abs-max, the clamp and the f8e4m3fn encoding; GELU and the other
 // encodings in Go), each operation rounded on its own as the Go steps do.
 //
+// Row kernels serve an interpreter's elementwise instructions and depthwise convolutions with the same
+// assembly sets (rows-avx512 beside the AVX-512 helpers, rows-avx2 beside the AVX2 ones, Go elsewhere):
+// Row (add, subtract, multiply, divide, and XLA's maximum and minimum, NaNs included), Clamp and ClampBF16
+// with scalar bounds, EncodeBF16 and DecodeBF16, each element rounded as its scalar operation rounds it;
+// and Depthwise, the chain of fused multiply-adds of a depthwise convolution's window for a batch of
+// output positions, vectorised across the features, four positions at a time.
+//
 // # Numerics
 //
 // The contract, kept by every ordered kernel: every element of C is a function of the operands' values

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"sync"
 	"unsafe"
 
 	"octet/dtype"
@@ -15,8 +16,10 @@ import (
 // An array's memory is recycled only when the evaluation allocated it (newTensor) and no value held by
 // any computation being evaluated refers to it any more: every value a frame holds (its parameters
 // included, and the arrays inside tuples) counts one reference, dropped when the frame releases it after
-// its last use or returns. The arrays of a frame's result leave the evaluation's care when it returns:
-// they are never recycled, and the garbage collector frees them when the caller is done. Programs with
+// its last use or returns. The arrays of the result of a call or fusion instruction's computation pass to
+// the frame that holds the instruction's value, like any other it computes; those of other computations'
+// results (the entry's, a loop body's, a reducer's) leave the evaluation's care when it returns: they are
+// never recycled, and the garbage collector frees them when the caller is done. Programs with
 // instructions that keep values elsewhere (probes, collectives, host transfers, several devices) do not
 // recycle at all.
 type buffers struct {
@@ -26,6 +29,7 @@ type buffers struct {
 	mine      map[*byte]bool  // allocated by this evaluation and not yet recycled
 	free      map[int][][]byte
 	freeBytes int64
+	fresh     int // arrays allocated, not recycled
 }
 
 // maxFreeBytes bounds the memory kept for reuse; with Options.MaxMemory it is at most an eighth of that.
@@ -59,7 +63,33 @@ func newBuffers(m *hlo.Module, opts Options) *buffers {
 	if opts.MaxMemory > 0 {
 		maxFree = min(maxFree, opts.MaxMemory/8)
 	}
-	return &buffers{enabled: true, maxFree: maxFree, refs: map[*byte]int32{}, mine: map[*byte]bool{}, free: map[int][][]byte{}}
+	b := &buffers{enabled: true, maxFree: maxFree, refs: map[*byte]int32{}, mine: map[*byte]bool{}, free: map[int][][]byte{}}
+	// The memory an earlier evaluation left free, as far as this one may keep it.
+	if s, _ := spareBuffers.Get().(map[int][][]byte); s != nil {
+		for n, list := range s {
+			for _, data := range list {
+				if b.freeBytes+int64(n) <= b.maxFree {
+					b.free[n] = append(b.free[n], data)
+					b.freeBytes += int64(n)
+				}
+			}
+		}
+	}
+	return b
+}
+
+// spareBuffers holds the free memory of finished evaluations (map[int][][]byte, as buffers.free) for
+// the next one, so that a program run again and again does not fault in its arrays each time; the garbage
+// collector empties it as it does any sync.Pool.
+var spareBuffers sync.Pool
+
+// retire hands the memory left free at the end of an evaluation to the next one.
+func (b *buffers) retire() {
+	if b == nil || !b.enabled || b.freeBytes == 0 {
+		return
+	}
+	spareBuffers.Put(b.free)
+	b.free, b.freeBytes = map[int][][]byte{}, 0
 }
 
 func key(t *tensor.Tensor) *byte {
@@ -116,6 +146,26 @@ func (b *buffers) release(v Value) {
 	}
 }
 
+// disown drops the references of a value that a returning frame hands to its caller, which retains it
+// at once: memory no one refers to then is not recycled yet.
+func (b *buffers) disown(v Value) {
+	if b == nil || !b.enabled {
+		return
+	}
+	switch v.Kind {
+	case KindArray:
+		if k := key(v.Array); k != nil {
+			if b.refs[k]--; b.refs[k] <= 0 {
+				delete(b.refs, k)
+			}
+		}
+	case KindTuple:
+		for _, x := range v.Tuple {
+			b.disown(x)
+		}
+	}
+}
+
 // escape gives up the evaluation's claim on the arrays of a value that leaves the frame that made it
 // (a computation's result): they will not be recycled.
 func (b *buffers) escape(v Value) {
@@ -152,6 +202,7 @@ func (e *evaluator) newTensor(t dtype.Type, dims []int64) *tensor.Tensor {
 	r := tensor.New(t, dims)
 	if k := key(r); k != nil {
 		b.mine[k] = true
+		b.fresh++
 	}
 	return r
 }

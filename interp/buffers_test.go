@@ -1,6 +1,9 @@
 package interp
 
 import (
+	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 
 	"octet/dtype"
@@ -113,4 +116,90 @@ ENTRY e {
 	if len(e.buffers.mine) > 4 || len(e.buffers.refs) > 4 {
 		t.Errorf("after 200 iterations the evaluation holds %d arrays it made and counts references to %d", len(e.buffers.mine), len(e.buffers.refs))
 	}
+}
+
+// TestRecycledBuffersCalls runs a chain of calls, each computing a new array (a ReLU, as JAX writes it):
+// the result of a call passes to the frame that holds the call's value, which recycles it after its last
+// use, so that the chain reuses a few arrays instead of making one per call.
+func TestRecycledBuffersCalls(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`HloModule calls
+
+relu (p: f32[4096]) -> f32[4096] {
+  p = f32[4096] parameter(0)
+  z = f32[] constant(0)
+  zb = f32[4096] broadcast(z), dimensions={}
+  ROOT m = f32[4096] maximum(p, zb)
+}
+
+ENTRY e {
+  a0 = f32[4096] parameter(0)
+`)
+	const n = 20
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  r%d = f32[4096] call(a%d), to_apply=relu\n  a%d = f32[4096] add(r%d, r%d)\n", i, i, i+1, i, i)
+	}
+	fmt.Fprintf(&b, "  ROOT out = f32[4096] negate(a%d)\n}\n", n)
+	m := parseModule(t, b.String())
+	xs := make([]float32, 4096)
+	for i := range xs {
+		xs[i] = float32(i%7) - 3
+	}
+	e := &evaluator{mod: m, gemm: defaultMatMuler{}, threads: 1, comps: map[*hlo.Computation]*compiled{}, buffers: newBuffers(m, Options{})}
+	r, err := e.call(m.Entry, []Value{ArrayValue(tensor.FromFloat32([]int64{4096}, xs))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		want := -max(x, 0) * (1 << n)
+		if got := tensor.View[float32](r.Array)[i]; got != want {
+			t.Fatalf("element %d: %v, want %v", i, got, want)
+		}
+	}
+	if e.buffers.fresh > 4 {
+		t.Errorf("a chain of %d calls allocated %d arrays", n, e.buffers.fresh)
+	}
+}
+
+// TestSpareBuffers runs a program twice: the second run finds the memory the first left free, so that it
+// allocates none of its arrays again (a garbage collection between the runs may empty the pool: the
+// test tries three times).
+func TestSpareBuffers(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops items at random")
+	}
+	m := parseModule(t, `HloModule spare
+
+ENTRY e {
+  x = f32[65536] parameter(0)
+  a = f32[65536] add(x, x)
+  b = f32[65536] multiply(a, x)
+  c = f32[65536] subtract(b, a)
+  d = f32[65536] add(c, b)
+  ROOT r = f32[] reduce(d, f32[] constant(0)), dimensions={0}, to_apply=%sum
+}
+
+%sum (p: f32[], q: f32[]) -> f32[] {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}`)
+	x := []Value{ArrayValue(tensor.New(dtype.F32, []int64{65536}))}
+	const array = 65536 * 4
+	var allocated uint64
+	for try := 0; try < 3; try++ {
+		if _, err := Run(m, x, Options{Threads: 1}); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := Run(m, x, Options{Threads: 1}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if allocated = after.TotalAlloc - before.TotalAlloc; allocated < array {
+			return
+		}
+	}
+	t.Errorf("a second run allocated %d bytes, arrays of %d bytes included", allocated, array)
 }

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -19,16 +20,29 @@ const chunkElements = 2048
 // element gets what the whole-array loop gave it: the result of one element depends on that element only.
 // Operands with a single element are broadcast.
 func (e *evaluator) float32Chunks(out dtype.Type, dims []int64, ops []*tensor.Tensor, f func(dst []float32, xs [][]float32)) *tensor.Tensor {
+	return e.float32ChunksViews(out, dims, ops, nil, f)
+}
+
+// float32ChunksViews is float32Chunks where the operands with a view in vs (nil, or one entry per
+// operand) are broadcasts read through it.
+func (e *evaluator) float32ChunksViews(out dtype.Type, dims []int64, ops []*tensor.Tensor, vs []*bcastView, f func(dst []float32, xs [][]float32)) *tensor.Tensor {
 	n := int(product(dims))
 	r := e.newTensor(out, dims)
 	var dst32 []float32
 	if out == dtype.F32 {
 		dst32 = tensor.View[float32](r)
 	}
+	views := make([]*viewChunk, len(ops))
+	for i, t := range ops {
+		if vs != nil && vs[i] != nil && t.NumElements() != 1 {
+			views[i] = newViewChunk(vs[i], t)
+		}
+	}
 	es := out.ByteSize()
 	parallelFor(e.threads, n, elementwiseGrain, func(lo, hi int) {
 		xs := make([][]float32, len(ops))
 		scratch := make([][]float32, len(ops))
+		periodic := make([][]float32, len(ops))
 		var tmp []float32
 		if dst32 == nil {
 			tmp = make([]float32, chunkElements)
@@ -36,16 +50,29 @@ func (e *evaluator) float32Chunks(out dtype.Type, dims []int64, ops []*tensor.Te
 		for c0 := lo; c0 < hi; c0 += chunkElements {
 			c1 := min(c0+chunkElements, hi)
 			for i, t := range ops {
-				switch {
+				switch v := views[i]; {
 				case t.NumElements() == 1 && n != 1:
 					if scratch[i] == nil {
-						v := f32s(t)[0]
+						x := f32s(t)[0]
 						scratch[i] = make([]float32, chunkElements)
 						for j := range scratch[i] {
-							scratch[i][j] = v
+							scratch[i][j] = x
 						}
 					}
 					xs[i] = scratch[i][:c1-c0]
+				case v != nil:
+					if periodic[i] == nil && scratch[i] == nil {
+						if periodic[i] = v.periodic(); periodic[i] == nil {
+							scratch[i] = make([]float32, chunkElements)
+						}
+					}
+					if p := periodic[i]; p != nil {
+						o := c0 % int(v.v.p)
+						xs[i] = p[o : o+c1-c0]
+					} else {
+						xs[i] = scratch[i][:c1-c0]
+						v.fill(xs[i], c0)
+					}
 				case t.Type == dtype.F32:
 					xs[i] = tensor.View[float32](t)[c0:c1]
 				default:
@@ -74,7 +101,9 @@ func encodeFloat32Into(t dtype.Type, dst []byte, src []float32) {
 	switch {
 	case t == dtype.F32:
 		copy(dst, float32Bytes(src))
-	case t == dtype.BF16 || t == dtype.F16:
+	case t == dtype.BF16:
+		gemm.EncodeBF16(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(dst))), len(src)), src)
+	case t == dtype.F16:
 		dtype.EncodeSliceFloat32U16(t, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(dst))), len(src)), src, false)
 	case t.BitWidth() <= 8 && dtype.DecodeTable(t) != nil:
 		dtype.EncodeSliceFloat32(t, dst, src, false)
@@ -98,49 +127,22 @@ func (e *evaluator) unaryFloat32(in *hlo.Instruction, x *tensor.Tensor, f func(f
 	})
 }
 
-// binaryFloat32 evaluates a binary instruction of the float32 domain over chunks on every core.
-func (e *evaluator) binaryFloat32(in *hlo.Instruction, a, b *tensor.Tensor) (*tensor.Tensor, bool) {
+// rowOps are the binary instructions that package gemm's row kernels compute.
+var rowOps = map[hlo.Opcode]gemm.RowOp{hlo.OpAdd: gemm.RowAdd, hlo.OpSubtract: gemm.RowSub, hlo.OpMultiply: gemm.RowMul,
+	hlo.OpDivide: gemm.RowDiv, hlo.OpMaximum: gemm.RowMax, hlo.OpMinimum: gemm.RowMin}
+
+// binaryFloat32 evaluates a binary instruction of the float32 domain over chunks on every core, the
+// operands with a view in vs (nil, or one per operand) read through it, or returns nil where the
+// instruction has no float32 evaluation. Add, subtract, multiply, divide, maximum and minimum run on
+// package gemm's row kernels, which round each element as the scalar operation does.
+func (e *evaluator) binaryFloat32(in *hlo.Instruction, a, b *tensor.Tensor, vs []*bcastView) *tensor.Tensor {
 	var f func(dst []float32, xs [][]float32)
-	switch in.Opcode {
-	case hlo.OpAdd:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = x[i] + y[i]
-			}
-		}
-	case hlo.OpSubtract:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = x[i] - y[i]
-			}
-		}
-	case hlo.OpMultiply:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = x[i] * y[i]
-			}
-		}
-	case hlo.OpDivide:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = x[i] / y[i]
-			}
-		}
-	case hlo.OpMaximum:
-		f = func(dst []float32, xs [][]float32) {
-			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
-			for i := range dst {
-				dst[i] = maxF32(x[i], y[i])
-			}
-		}
-	default:
+	if op, ok := rowOps[in.Opcode]; ok {
+		f = func(dst []float32, xs [][]float32) { gemm.Row(op, dst, xs[0], xs[1]) }
+	} else {
 		op := binaryF32(in.Opcode)
 		if op == nil {
-			return nil, false
+			return nil
 		}
 		f = func(dst []float32, xs [][]float32) {
 			x, y := xs[0][:len(dst)], xs[1][:len(dst)]
@@ -149,7 +151,7 @@ func (e *evaluator) binaryFloat32(in *hlo.Instruction, a, b *tensor.Tensor) (*te
 			}
 		}
 	}
-	return e.float32Chunks(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{a, b}, f), true
+	return e.float32ChunksViews(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{a, b}, vs, f)
 }
 
 // parallelCopyRegion is copyRegion split across threads goroutines along the first dimension of more

@@ -21,8 +21,9 @@ func BenchmarkConvolution(b *testing.B) {
 		{name: "7x7_3x3", batch: 1, inF: 512, outF: 512, spatial: []int64{7, 7}, kernel: []int64{3, 3}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
 		// MobileNet's depthwise 3x3: one input feature per group.
 		{name: "depthwise_56x56", batch: 1, inF: 144, outF: 144, fgc: 144, spatial: []int64{56, 56}, kernel: []int64{3, 3}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
-		// SSD MobileNet's first depthwise layer, in bf16 as XLA's benchmark module has it.
+		// SSD MobileNet's first and a deep depthwise layer, in bf16 as XLA's benchmark module has them.
 		{name: "depthwise_150x150_bf16", lt: "bf16", rt: "bf16", ot: "bf16", batch: 1, inF: 32, outF: 32, fgc: 32, spatial: []int64{150, 150}, kernel: []int64{3, 3}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
+		{name: "depthwise_19x19x512_bf16", lt: "bf16", rt: "bf16", ot: "bf16", batch: 1, inF: 512, outF: 512, fgc: 512, spatial: []int64{19, 19}, kernel: []int64{3, 3}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
 	} {
 		s.labels = "b01f_01io->b01f"
 		if s.lt == "" {

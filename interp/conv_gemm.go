@@ -59,25 +59,41 @@ func (e *evaluator) convolveGEMM(g *convGeom, lhs, rhs *tensor.Tensor, out dtype
 	}
 	im := newIm2col(g, lc)
 	m, oc, k := im.rows, odims[ns+1], im.k
+	if im.inGroup == 1 && g.bgc == 1 && g.fgc > 1 && oc == im.inF && isIdentity(operm) && m > 0 && k > 0 {
+		// Depthwise, one output feature per input feature: the output rounded as it is computed.
+		res := e.newTensor(out, g.out)
+		e.convolveDepthwise(im, f32s(rc), res, m, oc)
+		return res, nil
+	}
 	var c []float32
 	var res *tensor.Tensor
 	if out == dtype.F32 && isIdentity(operm) {
 		res = e.newTensor(out, g.out)
 		c = tensor.View[float32](res)
-		if k == 0 {
-			clear(c)
-		}
 	} else {
-		c = make([]float32, m*oc)
+		// The float32 sums in pooled memory, rounded to the result (or put in its order) below.
+		buf := getFloat32s(int(m * oc))
+		defer putFloat32s(buf)
+		c = *buf
+	}
+	if k == 0 {
+		clear(c)
 	}
 	switch {
 	case m == 0 || oc == 0 || k == 0:
 	case im.inGroup == 1 && g.bgc == 1 && g.fgc > 1:
-		e.convolveDepthwise(im, f32s(rc), c, m, oc)
+		e.convolveDepthwiseMult(im, f32s(rc), c, m, oc)
 	default:
 		if err := e.convolvePanels(g, im, rc, c, m, oc); err != nil {
 			return nil, err
 		}
+	}
+	if res == nil && isIdentity(operm) {
+		res = e.newTensor(out, odims)
+		es := out.ByteSize()
+		parallelFor(e.threads, len(c), elementwiseGrain, func(lo, hi int) {
+			encodeFloat32Into(out, res.Data[lo*es:hi*es], c[lo:hi])
+		})
 	}
 	if res == nil {
 		res = fromF32(out, odims, c)
@@ -183,24 +199,252 @@ func (e *evaluator) convolvePanels(g *convGeom, im *im2col, rc *tensor.Tensor, c
 	return nil
 }
 
-// convolveDepthwise computes the m x oc canonical output c of a convolution with one input feature per
-// group (depthwise; each group's output features read that one feature) as the chain of float32 fused
-// multiply-adds over the window's positions, in row-major order from zero, that the GEMM kernels compute
-// with K = the window's size, but directly, an output position's row of features at a time: a product
-// with one column per group would waste the kernels, and laying out each feature's window matrix for a
-// batched product costs more than the arithmetic. For each window position the row of input features and
-// the kernel's row are contiguous, and the row of sums stays in L1. kern is the canonical kernel,
-// [window..., 1, oc].
-func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m, oc int64) {
+// convolveDepthwise computes the output res ([batch, spatial..., oc], of m positions) of a convolution
+// with one input feature per group and one output feature per input feature (depthwise) as the chain of
+// float32 fused multiply-adds over the window's positions, in row-major order from zero, that the GEMM
+// kernels compute with K = the window's size, but directly: a product with one column per group would
+// waste the kernels, and laying out each feature's window matrix for a batched product costs more than the
+// arithmetic. For each window position the row of input features and the kernel's row are contiguous, so
+// gemm.Depthwise computes a batch of output positions' rows of features at a time, in vector registers
+// across the features. The positions go in bands: the input rows a band reads are decoded to float32
+// into a scratch array, a row of zeros after them for the positions on padding (a product of zero still
+// adds, so that the signs of zeros and the NaNs of the kernel are those of the chain), and the band's sums
+// are rounded into res, while both are in cache. kern is the canonical kernel, [window..., 1, oc].
+func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, res *tensor.Tensor, m, oc int64) {
+	inF := oc
+	winN := product(im.winDims)
+	zeros := int64(len(im.src) / im.es) // the offset windowOffsets gives a position on padding
+	out := res.Type
+	es := int64(out.ByteSize())
+	var dst32 []float32
+	if out == dtype.F32 {
+		dst32 = tensor.View[float32](res)
+	}
+	// A band's sums take at most 512 KiB and its offsets 72 KiB, and there are a few bands per thread.
+	band := max(16, min(1024, max(1, (1<<17)/oc), (m+2*int64(e.threads)-1)/(2*int64(e.threads))))
+	bands := int((m + band - 1) / band)
+	parallelFor(e.threads, bands, 1, func(b0, b1 int) {
+		// Per position of a band: whether its window lies inside the input, and then the offset its
+		// window starts at, else its offsets.
+		inside := make([]bool, band)
+		bases := make([]int, band)
+		offs := make([]int, band*winN)
+		// Scratch from the pool: fresh memory would cost a page fault per page.
+		srcBuf := getFloat32s(0)
+		defer putFloat32s(srcBuf)
+		var sums []float32
+		if dst32 == nil {
+			sumsBuf := getFloat32s(int(band * oc))
+			defer putFloat32s(sumsBuf)
+			sums = *sumsBuf
+		}
+		it := newWindowOffsets(im, zeros, int64(b0)*band)
+		deltas := it.deltas
+		reach := int64(deltas[len(deltas)-1]) + inF
+		wn := int(winN)
+		for b := int64(b0); b < int64(b1); b++ {
+			r0, r1 := b*band, min((b+1)*band, m)
+			count := int(r1 - r0)
+			// The input the band reads, [lo, hi) of the canonical input, then a row of zeros.
+			lo, hi := zeros, int64(0)
+			for i := range count {
+				ro := offs[i*wn : (i+1)*wn]
+				in, base := it.next(ro)
+				inside[i], bases[i] = in, int(base)
+				if in {
+					lo, hi = min(lo, base), max(hi, base+reach)
+					continue
+				}
+				for _, off := range ro {
+					if off := int64(off); off != zeros {
+						lo, hi = min(lo, off), max(hi, off+inF)
+					}
+				}
+			}
+			lo = min(lo, hi)
+			span := hi - lo
+			if int64(cap(*srcBuf)) < span+inF {
+				*srcBuf = make([]float32, span+inF)
+			}
+			src := (*srcBuf)[:span+inF]
+			decodeFloat32Into(im.typ, src[:span], im.src[lo*int64(im.es):hi*int64(im.es)])
+			clear(src[span:])
+			c := sums
+			if dst32 != nil {
+				c = dst32[r0*oc:]
+			}
+			// Runs of positions inside the input, and of the others.
+			for i := 0; i < count; {
+				j := i + 1
+				for j < count && inside[j] == inside[i] {
+					j++
+				}
+				if inside[i] {
+					for p := i; p < j; p++ {
+						bases[p] -= int(lo)
+					}
+					gemm.DepthwiseBases(c[int64(i)*oc:int64(j)*oc], int(oc), src, bases[i:j], deltas, kern, int(oc), int(oc))
+				} else {
+					ro := offs[i*wn : j*wn]
+					for k, off := range ro {
+						if int64(off) == zeros {
+							ro[k] = int(span)
+						} else {
+							ro[k] = off - int(lo)
+						}
+					}
+					gemm.Depthwise(c[int64(i)*oc:int64(j)*oc], int(oc), src, ro, kern, int(oc), wn, int(oc))
+				}
+				i = j
+			}
+			if dst32 == nil {
+				encodeFloat32Into(out, res.Data[r0*oc*es:r1*oc*es], sums[:(r1-r0)*oc])
+			}
+		}
+	})
+}
+
+// windowOffsets walks output positions of a convolution in row-major order and gives, for each, the
+// offsets in the canonical input of the rows of input features its window reads (zeros for a position
+// on padding), in row-major order of the window: the part of the offset from the dimensions before the
+// last is worked out once per row of output positions. A position whose window lies inside the input
+// (on no padding and, the input not dilated, on consecutive or evenly spaced elements) reads the rows
+// at base + deltas[w] instead, base the offset of its first.
+type windowOffsets struct {
+	im      *im2col
+	zeros   int64
+	batch   int64   // the batch of the next position
+	o       []int64 // its spatial coordinates
+	outer   []int64 // per position of the window's dimensions before the last, the offset, -1 on padding
+	rowDone bool    // outer holds the offsets of o's row
+	widx    []int64
+	// inside[i][o] says whether the window of output coordinate o of spatial dimension i lies inside the
+	// input: its coordinates are im.coords[i][o*size] + w*step[i] for every w.
+	inside [][]bool
+	deltas []int
+}
+
+// newWindowOffsets returns the walk from output position r.
+func newWindowOffsets(im *im2col, zeros, r int64) *windowOffsets {
+	ns := len(im.outSp)
+	it := &windowOffsets{im: im, zeros: zeros, o: make([]int64, ns), widx: make([]int64, max(ns-1, 0)),
+		inside: make([][]bool, ns)}
+	for i := ns - 1; i >= 0; i-- {
+		it.o[i] = r % im.outSp[i]
+		r /= im.outSp[i]
+	}
+	it.batch = r
+	if ns > 0 {
+		it.outer = make([]int64, product(im.winDims[:ns-1]))
+	}
+	steps := make([]int64, ns)
+	for i := range ns {
+		w := im.g.win[i]
+		steps[i] = max(w.WindowDilation, 1)
+		it.inside[i] = make([]bool, im.outSp[i])
+		if max(w.BaseDilation, 1) > 1 {
+			continue // holes between the input's elements
+		}
+		wd := im.winDims[i]
+		for o := range im.outSp[i] {
+			c := im.coords[i][o*wd : (o+1)*wd]
+			in := c[0] >= 0
+			for w := range c {
+				in = in && c[w] == c[0]+int64(w)*steps[i]
+			}
+			it.inside[i][o] = in
+		}
+	}
+	it.deltas = make([]int, product(im.winDims))
+	widx := make([]int64, ns)
+	for w := range it.deltas {
+		d := int64(0)
+		for i := range ns {
+			d += widx[i] * steps[i] * im.spStride[i]
+		}
+		it.deltas[w] = int(d)
+		nextIndex(widx, im.winDims)
+	}
+	return it
+}
+
+// next returns whether the next output position's window lies inside the input and then the offset
+// it starts at; else it sets offs (one per window position).
+func (it *windowOffsets) next(offs []int) (inside bool, base int64) {
+	im := it.im
+	ns := len(im.outSp)
+	base = it.batch * im.batchSize
+	if ns == 0 {
+		it.batch++
+		return true, base
+	}
+	last := ns - 1
+	inside = true
+	for i := range ns {
+		inside = inside && it.inside[i][it.o[i]]
+	}
+	if inside {
+		for i := range ns {
+			base += im.coords[i][it.o[i]*im.winDims[i]] * im.spStride[i]
+		}
+	} else {
+		if !it.rowDone {
+			clear(it.widx)
+			for j := range it.outer {
+				off := base
+				for i := 0; i < last; i++ {
+					u := im.coords[i][it.o[i]*im.winDims[i]+it.widx[i]]
+					if u < 0 {
+						off = -1
+						break
+					}
+					off += u * im.spStride[i]
+				}
+				it.outer[j] = off
+				nextIndex(it.widx, im.winDims[:last])
+			}
+			it.rowDone = true
+		}
+		wl := im.winDims[last]
+		cl := im.coords[last][it.o[last]*wl : (it.o[last]+1)*wl]
+		ss := im.spStride[last]
+		for j, ob := range it.outer {
+			row := offs[int64(j)*wl : int64(j+1)*wl]
+			for w, u := range cl {
+				if ob < 0 || u < 0 {
+					row[w] = int(it.zeros)
+				} else {
+					row[w] = int(ob + u*ss)
+				}
+			}
+		}
+	}
+	// On to the next position.
+	if it.o[last]++; it.o[last] < im.outSp[last] {
+		return inside, base
+	}
+	it.o[last], it.rowDone = 0, false
+	if !nextIndex(it.o[:last], im.outSp[:last]) {
+		it.batch++
+	}
+	return inside, base
+}
+
+// convolveDepthwiseMult computes the m x oc canonical output c of a convolution with one input feature
+// per group and several output features per group, as convolveDepthwise's chains, in Go.
+func (e *evaluator) convolveDepthwiseMult(im *im2col, kern []float32, c []float32, m, oc int64) {
 	inF := im.inF
 	mult := oc / inF // output features per group
 	winN := product(im.winDims)
 	ns := len(im.outSp)
-	// The input, then a row of zeros that positions on padding read (a product of zero still adds, so that
-	// the signs of zeros and the NaNs of the kernel are those of the chain).
 	zeros := int64(len(im.src) / im.es)
-	src := make([]float32, zeros+inF)
-	decodeFloat32Into(im.typ, src[:zeros], im.src)
+	buf := getFloat32s(int(zeros + inF))
+	defer putFloat32s(buf)
+	src := (*buf)[:zeros+inF]
+	parallelFor(e.threads, int(zeros), elementwiseGrain, func(lo, hi int) {
+		decodeFloat32Into(im.typ, src[lo:hi], im.src[lo*im.es:hi*im.es])
+	})
+	clear(src[zeros:])
 	parallelFor(e.threads, int(m), int(max(1, elementwiseGrain/max(winN*oc, 1))), func(lo, hi int) {
 		o := make([]int64, ns)
 		widx := make([]int64, ns)
@@ -226,10 +470,6 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m
 				}
 				nextIndex(widx, im.winDims)
 				x, kw := src[off:off+inF], kern[w*oc:(w+1)*oc]
-				if mult == 1 {
-					depthwiseRow(acc, x, kw)
-					continue
-				}
 				for j := int64(0); j < mult; j++ {
 					// Output feature g*mult+j, for every g.
 					for g, xg := range x {
@@ -242,17 +482,22 @@ func (e *evaluator) convolveDepthwise(im *im2col, kern []float32, c []float32, m
 	})
 }
 
-// depthwiseRow sets acc[g] to fma32(x[g], k[g], acc[g]) for every g, fma32's common case written out.
-func depthwiseRow(acc, x, k []float32) {
-	x, k = x[:len(acc)], k[:len(acc)]
-	for g, a := range acc {
-		if s := float64(x[g])*float64(k[g]) + float64(a); fma32Exact(s) {
-			acc[g] = float32(s)
-		} else {
-			acc[g] = fma32Slow(x[g], k[g], a)
-		}
+// float32Pool holds scratch arrays between instructions (*[]float32), so that each does not fault in
+// fresh memory.
+var float32Pool sync.Pool
+
+// getFloat32s returns a pooled scratch array of at least n elements, not initialised.
+func getFloat32s(n int) *[]float32 {
+	p, _ := float32Pool.Get().(*[]float32)
+	if p == nil || cap(*p) < n {
+		b := make([]float32, n)
+		return &b
 	}
+	*p = (*p)[:n]
+	return p
 }
+
+func putFloat32s(p *[]float32) { float32Pool.Put(p) }
 
 // im2col lays out the windows of a convolution's output positions as the rows of a matrix: row r is
 // output position r of the canonical output [batch, spatial...], its columns the window's positions in
@@ -399,7 +644,9 @@ func (im *im2col) fill(panel []byte, r0, lo, hi, fg, bg int64) {
 // decodeFloat32Into decodes the elements of type t in src into dst.
 func decodeFloat32Into(t dtype.Type, dst []float32, src []byte) {
 	switch {
-	case t == dtype.BF16 || t == dtype.F16:
+	case t == dtype.BF16:
+		gemm.DecodeBF16(dst, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(src))), len(dst)))
+	case t == dtype.F16:
 		dtype.DecodeSliceFloat32U16(t, dst, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(src))), len(dst)))
 	case t.BitWidth() <= 8 && dtype.DecodeTable(t) != nil:
 		dtype.DecodeSliceFloat32(t, dst, src)

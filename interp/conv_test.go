@@ -363,13 +363,16 @@ func TestConvolutionShapes(t *testing.T) {
 }
 
 // TestDepthwise checks depthwise convolutions beyond convSpecs' small ones: more features than a cache
-// line holds and strides, a multiplier of output features per group, and bf16 on padding.
+// line holds and strides, a multiplier of output features per group, bf16 on padding, and windows
+// dilated (whose positions inside the input read rows at fixed distances from a base) with and without
+// a dilated input.
 func TestDepthwise(t *testing.T) {
 	exactGEMM := gemmFollowsChain()
 	specs := []convSpec{
 		{name: "features_40", labels: "b01f_01io->b01f", batch: 2, inF: 40, outF: 40, fgc: 40, spatial: []int64{13, 11}, kernel: []int64{3, 3}, stride: []int64{2, 1}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
 		{name: "multiplier3", labels: "bf01_oi01->bf01", batch: 1, inF: 19, outF: 57, fgc: 19, spatial: []int64{10, 9}, kernel: []int64{3, 2}, padLo: []int64{0, 1}, padHi: []int64{2, 0}},
 		{name: "bf16", labels: "b01f_01io->b01f", lt: "bf16", rt: "bf16", ot: "bf16", batch: 1, inF: 33, outF: 33, fgc: 33, spatial: []int64{9, 9}, kernel: []int64{3, 3}, padLo: []int64{1, 1}, padHi: []int64{1, 1}},
+		{name: "window_dilated_2d", labels: "b01f_01io->b01f", batch: 2, inF: 24, outF: 24, fgc: 24, spatial: []int64{12, 14}, kernel: []int64{3, 3}, stride: []int64{1, 2}, rhsDil: []int64{2, 3}, padLo: []int64{2, 0}, padHi: []int64{1, 3}},
 		{name: "dilated_1d", labels: "b0f_0io->b0f", batch: 3, inF: 5, outF: 10, fgc: 5, spatial: []int64{17}, kernel: []int64{4}, rhsDil: []int64{2}, lhsDil: []int64{2}, padLo: []int64{3}, padHi: []int64{1}},
 	}
 	for i, s := range specs {

@@ -74,17 +74,21 @@
 // # Speed
 //
 // Instructions run one at a time, each on every core (Options.Threads): convolutions and dots on package
-// gemm's kernels (a depthwise convolution, whose products would waste them, in a direct loop), elementwise instructions over cache-sized chunks, reductions and windowed reductions
-// split by output (and by block, for long runs). An elementwise fusion runs chunk by chunk without its
-// intermediate arrays. Values are immutable; the memory of an array no value refers to any more is
-// reused for a later result of its size, since fresh memory costs a page fault per page. A weight that
-// dots multiply by again and again (an argument or constant read by a dot in every iteration of a while)
-// is packed once for the life of the run where package gemm streams it faster packed (gemm.PlanWeights:
-// an FP8, s8 or bf16 weight stored N x K, by up to 64 rows), at its second use; so is the block-scaled
-// rhs (MXFP4, NVFP4, MXFP8, elements and scales arguments or constants) of a block-scaled GEMM of at most
-// 16 rows, which the block-scaled kernels read only packed (gemm.PackBlockScaled): packed for each product
-// until its second use, then kept. The results are the same bits. Options.Profile records the time, FLOPs and bytes of every instruction (octet run --profile).
+// gemm's kernels (a depthwise convolution, whose products would waste them, on its depthwise kernel),
+// elementwise instructions over cache-sized chunks on gemm's row kernels, reductions and windowed
+// reductions split by output (and by block, for long runs). An elementwise fusion runs chunk by chunk
+// without its intermediate arrays. A broadcast whose users are all elementwise instructions is not laid
+// out: they read its operand through its index map, chunk by chunk (see views.go). Values are immutable;
+// the memory of an array no value refers to any more is reused for a later result of its size, since
+// fresh memory costs a page fault per page. A weight that dots multiply by again and again (an argument
+// or constant read by a dot in every iteration of a while) is packed once for the life of the run where
+// package gemm streams it faster packed (gemm.PlanWeights: an FP8, s8 or bf16 weight stored N x K, by up
+// to 64 rows), at its second use; so is the block-scaled rhs (MXFP4, NVFP4, MXFP8, elements and scales
+// arguments or constants) of a block-scaled GEMM of at most 16 rows, which the block-scaled kernels read
+// only packed (gemm.PackBlockScaled): packed for each product until its second use, then kept. The
+// results are the same bits. Options.Profile records the time, FLOPs and bytes of every instruction
+// (octet run --profile).
 //
-// What it is not: a compiler. There is no fusion of its own, no layout assignment and no scheduling;
-// a program runs as written.
+// What it is not: a compiler. There is no fusion of its own beyond reading broadcasts in place, no
+// layout assignment and no scheduling; a program runs as written.
 package interp

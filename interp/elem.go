@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"octet/dtype"
+	"octet/gemm"
 	"octet/tensor"
 )
 
@@ -38,7 +39,11 @@ func f32s(t *tensor.Tensor) []float32 {
 	switch ty := t.Type; {
 	case ty == dtype.F32:
 		return tensor.View[float32](t)
-	case ty == dtype.BF16 || ty == dtype.F16:
+	case ty == dtype.BF16:
+		out := make([]float32, n)
+		gemm.DecodeBF16(out, tensor.View[uint16](t))
+		return out
+	case ty == dtype.F16:
 		out := make([]float32, n)
 		dtype.DecodeSliceFloat32U16(ty, out, tensor.View[uint16](t))
 		return out
@@ -177,7 +182,11 @@ func fromF32(ty dtype.Type, shape []int64, x []float32) *tensor.Tensor {
 	switch {
 	case ty == dtype.F32:
 		return &tensor.Tensor{Type: ty, Shape: shape, Data: float32Bytes(x)}
-	case ty == dtype.BF16 || ty == dtype.F16:
+	case ty == dtype.BF16:
+		out := tensor.New(ty, shape)
+		gemm.EncodeBF16(tensor.View[uint16](out), x)
+		return out
+	case ty == dtype.F16:
 		out := tensor.New(ty, shape)
 		dtype.EncodeSliceFloat32U16(ty, tensor.View[uint16](out), x, false)
 		return out

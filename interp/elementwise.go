@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -93,7 +94,7 @@ func (e *evaluator) binary(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Te
 	}
 	switch domainOf(out) {
 	case domFloat32:
-		if r, ok := e.binaryFloat32(in, a, b); ok {
+		if r := e.binaryFloat32(in, a, b, nil); r != nil {
 			return r, nil
 		}
 		return nil, unsupportedf(in, "%s of %s", op, out)
@@ -263,6 +264,10 @@ func (e *evaluator) clamp(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Ten
 			// On the bits: a bf16 value is the top half of a float32.
 			r := e.newTensor(x.Type, dims)
 			l, v, h, d := tensor.View[uint16](lo), tensor.View[uint16](x), tensor.View[uint16](hi), tensor.View[uint16](r)
+			if sl == 0 && sh == 0 {
+				parallelFor(e.threads, n, elementwiseGrain, func(i0, i1 int) { gemm.ClampBF16(d[i0:i1], v[i0:i1], l[0], h[0]) })
+				return r, nil
+			}
 			parallelFor(e.threads, n, elementwiseGrain, func(i0, i1 int) {
 				ls, hs := l[:1], h[:1]
 				if sl == 1 {
@@ -273,6 +278,12 @@ func (e *evaluator) clamp(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Ten
 				}
 				clampSliceBF16(d[i0:i1], ls, v[i0:i1], hs)
 			})
+			return r, nil
+		}
+		if x.Type == dtype.F32 && sl == 0 && sh == 0 {
+			r, d := e.newFloat32s(dims)
+			l, v, h := f32s(lo)[0], f32s(x), f32s(hi)[0]
+			parallelFor(e.threads, n, elementwiseGrain, func(i0, i1 int) { gemm.Clamp(d[i0:i1], v[i0:i1], l, h) })
 			return r, nil
 		}
 		// Over chunks on every core, as the binary instructions are (a scalar bound is broadcast).

@@ -89,6 +89,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 				Err: fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())}
 		}
 	}()
+	defer e.buffers.retire()
 	if result, err = e.call(entry, args); err != nil {
 		return Value{}, err
 	}
@@ -153,6 +154,10 @@ type compiled struct {
 	// chunk is the computation's plan as an elementwise fusion (planChunks), nil when it is not one.
 	chunk     *chunkPlan
 	chunkDone bool
+	// views holds, per instruction, the index map of a broadcast read as a view (nil for the others), and
+	// viewUsers marks the instructions that read one; both nil when there is none (see views.go).
+	views     []*bcastView
+	viewUsers []bool
 }
 
 func (e *evaluator) compile(c *hlo.Computation) *compiled {
@@ -171,6 +176,7 @@ func (e *evaluator) compile(c *hlo.Computation) *compiled {
 			}
 		}
 	}
+	k.planViews(c)
 	e.comps[c] = k
 	return k
 }
@@ -194,8 +200,21 @@ func (e *evaluator) charge(n int64) error {
 // the evaluator, which calls itself once per level, well inside the goroutine stack limit.
 const maxCallDepth = 10000
 
-// call evaluates computation c on args.
+// call evaluates computation c on args. The arrays of its result leave the evaluation's care: they are
+// never recycled.
 func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
+	return e.callFrame(c, args, false)
+}
+
+// callInto evaluates computation c on args for an instruction whose value is the result, as a call is:
+// the arrays of the result stay in the evaluation's care, so that the frame which then holds them
+// recycles them after their last use.
+func (e *evaluator) callInto(c *hlo.Computation, args []Value) (Value, error) {
+	return e.callFrame(c, args, true)
+}
+
+// callFrame is call, or with handOver callInto.
+func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (Value, error) {
 	if c == nil {
 		return Value{}, errors.New("call of a missing computation")
 	}
@@ -248,10 +267,11 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 		e.current = in
 		var v Value
 		var err error
+		vs := k.viewsAt(in, i)
 		if e.opts.Profile != nil && !e.unprofiled {
-			v, err = e.evalProfiled(in, ops)
+			v, err = e.evalProfiled(in, ops, vs)
 		} else {
-			v, err = e.eval(in, ops)
+			v, err = e.evalWith(in, ops, vs)
 		}
 		if err == nil {
 			err = e.charge(elementCount(v))
@@ -272,11 +292,21 @@ func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
 		}
 	}
 	root := k.index[c.Root]
-	e.buffers.escape(vals[root])
+	result := vals[root]
+	if handOver {
+		// The frame's reference to the result passes to the instruction's frame, which takes its own as
+		// soon as this returns.
+		vals[root] = Value{}
+	} else {
+		e.buffers.escape(result)
+	}
 	for _, v := range vals {
 		e.buffers.release(v)
 	}
-	return vals[root], nil
+	if handOver {
+		e.buffers.disown(result)
+	}
+	return result, nil
 }
 
 // wrapErr positions an error at in, unless it already is one of the package's positioned errors (from an
@@ -328,8 +358,23 @@ func (e *evaluator) eval(in *hlo.Instruction, ops []Value) (Value, error) {
 	return Value{}, unsupportedf(in, "%s", describeOp(in))
 }
 
-// evalProfiled is eval, timed for the Profile.
-func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value) (Value, error) {
+// evalWith is eval where broadcasts are read as views (vs, nil where none is involved): a broadcast
+// read as one has its operand as its value, and an instruction that reads one runs evalViews.
+func (e *evaluator) evalWith(in *hlo.Instruction, ops []Value, vs *instViews) (Value, error) {
+	switch {
+	case vs == nil:
+		return e.eval(in, ops)
+	case vs.self:
+		if len(ops) != 1 || ops[0].Kind != KindArray {
+			return Value{}, errorf(in, "broadcast of a tuple")
+		}
+		return ops[0], nil
+	}
+	return e.evalViews(in, ops, vs.operands)
+}
+
+// evalProfiled is evalWith, timed for the Profile.
+func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value, vs *instViews) (Value, error) {
 	p := e.opts.Profile
 	outer, outerCPU := e.nested, e.nestedCPU
 	e.nested, e.nestedCPU = 0, 0
@@ -339,14 +384,14 @@ func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value) (Value, error
 		cpu0 = p.CPUClock()
 	}
 	start := time.Now()
-	v, err := e.eval(in, ops)
+	v, err := e.evalWith(in, ops, vs)
 	d := time.Since(start)
 	var cpu time.Duration
 	if p.CPUClock != nil {
 		cpu = p.CPUClock() - cpu0
 	}
 	e.unprofiled = false
-	p.add(in, d-e.nested, cpu-e.nestedCPU)
+	p.add(in, d-e.nested, cpu-e.nestedCPU, vs == nil || !vs.self)
 	e.nested, e.nestedCPU = outer+d, outerCPU+cpu
 	return v, err
 }

@@ -124,7 +124,7 @@ func init() {
 		if isManualComputation(in) {
 			return e.manualComputation(in, ops)
 		}
-		return e.call(in.CalledComputation("to_apply"), ops)
+		return e.callInto(in.CalledComputation("to_apply"), ops)
 	}, hlo.OpCall)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
 		ops = unswizzleCudnnScales(in, ops)
@@ -134,7 +134,7 @@ func init() {
 				return e.fusionChunked(in, p, ops)
 			}
 		}
-		return e.call(c, ops)
+		return e.callInto(c, ops)
 	}, hlo.OpFusion)
 	register((*evaluator).while, hlo.OpWhile)
 	register((*evaluator).conditional, hlo.OpConditional)

@@ -36,7 +36,7 @@ type InstStats struct {
 	Time  time.Duration // in all of them, without the instructions of called control-flow computations
 	CPU   time.Duration // the process's CPU time in them, likewise (with Profile.CPUClock)
 	FLOPs int64         // floating-point (or integer arithmetic) operations in all of them: 2 per multiply-add
-	Bytes int64         // bytes of operands read and results written in all of them
+	Bytes int64         // bytes of operands read and results written in all of them (none by a broadcast its users read in place)
 }
 
 // NewProfile returns an empty profile.
@@ -87,7 +87,9 @@ func (p *Profile) end() {
 	p.mu.Unlock()
 }
 
-func (p *Profile) add(in *hlo.Instruction, d, cpu time.Duration) {
+// add records one evaluation of in; moved says that it moved its Bytes (a broadcast read in place by
+// its users moves nothing).
+func (p *Profile) add(in *hlo.Instruction, d, cpu time.Duration, moved bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.stats[in]
@@ -99,7 +101,9 @@ func (p *Profile) add(in *hlo.Instruction, d, cpu time.Duration) {
 	s.Time += d
 	s.CPU += cpu
 	s.FLOPs += FLOPs(in)
-	s.Bytes += Bytes(in)
+	if moved {
+		s.Bytes += Bytes(in)
+	}
 }
 
 // controlFlow reports whether an instruction runs computations as control flow, whose instructions a

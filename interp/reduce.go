@@ -2,6 +2,7 @@ package interp
 
 import (
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 	"slices"
@@ -374,7 +375,19 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 		start := f32s(inits[0])[0]
 		fn := binaryF32(f.prog.binop)
 		rnd := round32(types[0])
-		dst := make([]float32, outN)
+		var res *tensor.Tensor
+		var dst []float32
+		if types[0] == dtype.F32 {
+			res, dst = e.newFloat32s(outDims)
+		} else {
+			dst = make([]float32, outN)
+		}
+		result := func() Value {
+			if res != nil {
+				return ArrayValue(res)
+			}
+			return ArrayValue(fromF32(types[0], outDims, dst))
+		}
 		r := len(shape)
 		if last := r - 1; r > 1 && trivialWindowDim(win[last]) && outDims[last] == shape[last] {
 			// The last dimension is not windowed: fold whole rows of it at once, each window position
@@ -394,7 +407,7 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 					}
 				})
 			})
-			return ArrayValue(fromF32(types[0], outDims, dst)), nil
+			return result(), nil
 		}
 		tables := newWindowTables(win, shape, outDims)
 		parallelFor(e.threads, int(outN), int(max(1, elementwiseGrain/max(winN, 1))), func(lo, hi int) {
@@ -409,7 +422,7 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 				dst[o] = acc
 			})
 		})
-		return ArrayValue(fromF32(types[0], outDims, dst)), nil
+		return result(), nil
 	}
 	outs := make([]*tensor.Tensor, n)
 	for i := range outs {
@@ -623,10 +636,14 @@ func trivialWindowDim(w hlo.WindowDim) bool {
 	return w.Size == 1 && max(w.Stride, 1) == 1 && w.PadLow == 0 && w.PadHigh == 0 && max(w.BaseDilation, 1) == 1
 }
 
-// foldRow sets acc[i] = rnd(f(acc[i], x[i])) for every i (rnd nil: no rounding), with the common
-// reducers written out.
+// foldRow sets acc[i] = rnd(f(acc[i], x[i])) for every i (rnd nil: no rounding), the common reducers of
+// float32 on package gemm's row kernels or written out.
 func foldRow(op hlo.Opcode, f func(a, b float32) float32, rnd func(float32) float32, acc, x []float32) {
 	x = x[:len(acc)]
+	if rop, ok := rowOps[op]; ok && rnd == nil {
+		gemm.Row(rop, acc, acc, x)
+		return
+	}
 	switch {
 	case rnd != nil:
 		for i, v := range x {

@@ -351,8 +351,11 @@ func (e *evaluator) pad(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tenso
 		return nil, errorf(in, "padding %v for %s with value %s", cfg, x, pv)
 	}
 	out := in.Shape.Dims
-	r := tensor.New(x.Type, out)
-	fill(r, pv.Data)
+	r := e.newTensor(x.Type, out)
+	es := x.Type.ByteSize()
+	parallelFor(e.threads, int(r.NumElements()), elementwiseGrain, func(lo, hi int) {
+		fill(&tensor.Tensor{Type: r.Type, Shape: []int64{int64(hi - lo)}, Data: r.Data[lo*es : hi*es]}, pv.Data)
+	})
 	os := rowMajorStrides(out)
 	xs := rowMajorStrides(x.Shape)
 	region := make([]int64, len(out))
@@ -389,7 +392,7 @@ func (e *evaluator) pad(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tenso
 		dstBase += (p.Low + i0*step) * os[i]
 		srcBase += i0 * xs[i]
 	}
-	copyRegion(r.Data, dstBase, dst, x.Data, srcBase, xs, region, x.Type.ByteSize())
+	parallelCopyRegion(e.threads, r.Data, dstBase, dst, x.Data, srcBase, xs, region, es)
 	return r, nil
 }
 

@@ -3,6 +3,9 @@ package interp
 import (
 	"strings"
 	"testing"
+
+	"octet/dtype"
+	"octet/tensor"
 )
 
 func TestShapeOps(t *testing.T) {
@@ -117,5 +120,44 @@ func TestUnsupportedIsPositioned(t *testing.T) {
 				t.Fatalf("got error %v, want one starting %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestPadThreads pads an array large enough to be split across goroutines (negative low padding, interior
+// padding, a padded dimension of one element) and checks every element against the definition, with one
+// and with three threads.
+func TestPadThreads(t *testing.T) {
+	m := parseModule(t, `HloModule pad
+
+ENTRY e {
+  x = s32[3,70,90] parameter(0)
+  p = s32[] constant(-7)
+  ROOT r = s32[5,137,95] pad(x, p), padding=1_1x-2_0_1x3_2
+}`)
+	x := tensor.New(dtype.S32, []int64{3, 70, 90})
+	xv := tensor.View[int32](x)
+	for i := range xv {
+		xv[i] = int32(i)
+	}
+	for _, threads := range []int{1, 3} {
+		r, err := Run(m, []Value{ArrayValue(x)}, Options{Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := tensor.View[int32](r.Array)
+		for a := 0; a < 5; a++ {
+			for b := 0; b < 137; b++ {
+				for c := 0; c < 95; c++ {
+					want := int32(-7)
+					// Operand element (a-1, (b+2)/2, c-3) where b+2 is even.
+					if i, j, k := a-1, b+2, c-3; i >= 0 && i < 3 && j%2 == 0 && j/2 < 70 && k >= 0 && k < 90 {
+						want = int32((i*70+j/2)*90 + k)
+					}
+					if g := got[(a*137+b)*95+c]; g != want {
+						t.Fatalf("%d threads: element (%d, %d, %d) = %d, want %d", threads, a, b, c, g, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -91,7 +91,8 @@ func benchRun(inv *invocation, args []string) error {
 		gemm.MatMul(c, af, bf, 1, 0)
 		return time.Since(start)
 	}
-	run := func() (*interp.Profile, error) {
+	// run evaluates the program once and returns its profile and the process's CPU time in it.
+	run := func() (*interp.Profile, time.Duration, error) {
 		// Each measurement starts with the garbage of the one before collected, so that neither pays for
 		// the other's.
 		runtime.GC()
@@ -101,11 +102,12 @@ func benchRun(inv *invocation, args []string) error {
 		}
 		o := opts
 		o.Profile = p
+		cpu0 := processCPU()
 		_, err := interp.Run(m, vals, o)
-		return p, err
+		return p, processCPU() - cpu0, err
 	}
 	// Warm-up: page faults, packing buffers, worker goroutines.
-	first, err := run()
+	first, _, err := run()
 	if err != nil {
 		return err
 	}
@@ -115,6 +117,7 @@ func benchRun(inv *invocation, args []string) error {
 	}
 	type rep struct {
 		total, contract time.Duration
+		cpu             time.Duration // the process's CPU time in the run
 		contractCPU     time.Duration // the process's CPU time in the contractions
 		gemmRate        float64       // GFLOP/s
 		gemmCPU         time.Duration // the process's CPU time in gemmCount products
@@ -128,12 +131,12 @@ func benchRun(inv *invocation, args []string) error {
 		if err := inv.ctx.Err(); err != nil {
 			return err
 		}
-		p, err := run()
+		p, cpu, err := run()
 		if err != nil {
 			return err
 		}
 		var r rep
-		r.total = p.Total()
+		r.total, r.cpu = p.Total(), cpu
 		flops, contractFLOPs, contracts = 0, 0, 0
 		for _, s := range p.Stats() {
 			flops += s.FLOPs
@@ -186,8 +189,12 @@ func benchRun(inv *invocation, args []string) error {
 	if k := contractionKernels(m); len(k) > 0 {
 		fmt.Fprintf(inv.stdout, "dots and convolutions on %s\n", strings.Join(k, ", "))
 	}
-	fmt.Fprintf(inv.stdout, "run: %d reps after a warm-up, median %s (best %s)\n", len(runs), fmtSeconds(total.Seconds()),
+	fmt.Fprintf(inv.stdout, "run: %d reps after a warm-up, median %s (best %s)", len(runs), fmtSeconds(total.Seconds()),
 		fmtSeconds(slices.MinFunc(runs, func(a, b rep) int { return int(a.total - b.total) }).total.Seconds()))
+	if haveProcessCPU {
+		fmt.Fprintf(inv.stdout, ", CPU time median %s", fmtSeconds(median(func(r rep) time.Duration { return r.cpu }).Seconds()))
+	}
+	fmt.Fprintln(inv.stdout)
 	if contracts > 0 {
 		fmt.Fprintf(inv.stdout, "dots and convolutions: median %s (%.0f%% of the run), %s GFLOP/s; best %s, %s GFLOP/s\n", fmtSeconds(contract.Seconds()),
 			100*contract.Seconds()/total.Seconds(), fmtGiga(contractFLOPs, contract.Seconds()),

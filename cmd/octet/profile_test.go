@@ -130,9 +130,13 @@ func TestBenchRun(t *testing.T) {
 			t.Errorf("the output does not match %s:\n%s", want, out)
 		}
 	}
-	cpu := regexp.MustCompile(`(?m)^in CPU time \(all runs\): dots and convolutions [0-9.]+ GFLOP per CPU-second, gemm [0-9.]+: [0-9.]+ of the GEMM kernel's rate$`)
-	if haveProcessCPU && !cpu.MatchString(out) {
-		t.Errorf("the output does not match %s:\n%s", cpu, out)
+	for _, cpu := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^run: .*, CPU time median [0-9.]+ [mµu]?s$`),
+		regexp.MustCompile(`(?m)^in CPU time \(all runs\): dots and convolutions [0-9.]+ GFLOP per CPU-second, gemm [0-9.]+: [0-9.]+ of the GEMM kernel's rate$`),
+	} {
+		if haveProcessCPU && !cpu.MatchString(out) {
+			t.Errorf("the output does not match %s:\n%s", cpu, out)
+		}
 	}
 	code, _, stderr = runOctet(t, profileModule, "bench", "run", "--gemm-size", "0", "-")
 	if code != 2 || !strings.Contains(stderr, "--gemm-size must be at least 1") {
