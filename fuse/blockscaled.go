@@ -414,19 +414,3 @@ func AnalyzeBlock(dot *hlo.Instruction) Verdict {
 	}
 	return Verdict{Fusible: true, Why: "octet fuse makes it one scaled-dot (XLA's block-scaled GEMM instruction)"}
 }
-
-// removeDeadBlock deletes what the rewrite of a dot left without users: the dot and what only it used.
-func removeDeadBlock(dot *hlo.Instruction) {
-	c := dot.Parent
-	work := []*hlo.Instruction{dot}
-	for len(work) > 0 {
-		in := work[len(work)-1]
-		work = work[:len(work)-1]
-		if in.Parent != c || len(in.Users()) > 0 || in.IsRoot() || in.Opcode == hlo.OpParameter || in.HasSideEffect() {
-			continue
-		}
-		ops := slices.Clone(in.Operands())
-		c.Remove(in)
-		work = append(work, ops...)
-	}
-}
