@@ -3,7 +3,6 @@ package fuse
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"octet/blockscale"
 	"octet/dtype"
@@ -99,7 +98,7 @@ func analyzeBlock(dot *hlo.Instruction, target BlockTarget) (*blockPlan, *refusa
 				"the original to %s, so the values would change", name, d.Data.Shape.Elem, d.Scale.Shape.Elem, bits, u, d.Type)
 		}
 		p.notes = append(p.notes, fmt.Sprintf("%s: %s %%%s times %s scales %%%s per block of %s, dequantized in %s by %%%s [%s]", name,
-			d.Data.Shape.String(), d.Data.Name, d.Scale.Shape.Elem, d.Scale.Name, blockText(d.Block), d.Type, d.Multiply.Name, blockPattern))
+			d.Data.Shape.String(), d.Data.Name, d.Scale.Shape.Elem, d.Scale.Name, d.BlockText(), d.Type, d.Multiply.Name, blockPattern))
 	}
 	if target == BlockCudnn {
 		if r := p.cudnnLegal(); r != nil {
@@ -137,14 +136,6 @@ func significand(t dtype.Type) int {
 
 // blockPattern is how a block dequantize reads.
 const blockPattern = "multiply(convert(x), reshape(broadcast(convert(scale))))"
-
-func blockText(block []int64) string {
-	parts := make([]string, len(block))
-	for i, b := range block {
-		parts[i] = fmt.Sprint(b)
-	}
-	return strings.Join(parts, "x")
-}
 
 // dims returns the dot's dimension numbers.
 func (p *blockPlan) dims() (lb, rb, lc, rc []int64) {

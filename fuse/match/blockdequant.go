@@ -2,6 +2,8 @@ package match
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -51,6 +53,15 @@ func (d *BlockDequantize) BlockedDims() []int {
 		}
 	}
 	return dims
+}
+
+// BlockText returns the block sizes for a reader, one per dimension of Data joined by x ("1x32").
+func (d *BlockDequantize) BlockText() string {
+	parts := make([]string, len(d.Block))
+	for i, b := range d.Block {
+		parts[i] = strconv.FormatInt(b, 10)
+	}
+	return strings.Join(parts, "x")
 }
 
 // BlockOf returns the block size along dimension dim (1 when it is not blocked).

@@ -163,7 +163,7 @@ func (t *tracer) blockDot(dot *hlo.Instruction) *GEMM {
 			continue
 		}
 		via := fmt.Sprintf("%s, times %s %s scales per block of %s, dequantized in %s (multiply %%%s)", shapeOf(d.Data)+" %"+d.Data.Name,
-			shapeOf(d.Scale), describeValue(t.origin(d.Scale)), blockWords(d.Block), d.Type, d.Multiply.Name)
+			shapeOf(d.Scale), describeValue(t.origin(d.Scale)), d.BlockText(), d.Type, d.Multiply.Name)
 		op := t.operand(d.Data, via)
 		if i == 0 {
 			f.A = op
@@ -191,14 +191,6 @@ func blockK(dot *hlo.Instruction, lc []int64, lhs *match.BlockDequantize) int64 
 		}
 	}
 	return contractingSize(dot.Operand(0), lc)
-}
-
-func blockWords(block []int64) string {
-	var parts []string
-	for _, b := range block {
-		parts = append(parts, fmt.Sprint(b))
-	}
-	return strings.Join(parts, "x")
 }
 
 // sourceOf follows a value up to where it comes from, across fusions and calls (for the dataflow
