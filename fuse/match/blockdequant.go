@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -143,7 +144,7 @@ func (d *BlockDequantize) blocks() (*BlockDequantize, string) {
 	if d.Reshape == nil {
 		return nil, fmt.Sprintf("the scales of %%%s are broadcast, not repeated over blocks (a reshape merges each scale's copies into a block)", d.Multiply.Name)
 	}
-	if !sameDims(d.Reshape.Shape.Dims, data.Dims) || !sameDims(d.Multiply.Shape.Dims, data.Dims) {
+	if !slices.Equal(d.Reshape.Shape.Dims, data.Dims) || !slices.Equal(d.Multiply.Shape.Dims, data.Dims) {
 		return nil, fmt.Sprintf("the repeated scales %%%s do not have the data's shape %s", d.Reshape.Name, data.String())
 	}
 	out := d.Broadcast.Shape.Dims
@@ -213,16 +214,4 @@ func product(dims []int64) int64 {
 		n *= x
 	}
 	return n
-}
-
-func sameDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

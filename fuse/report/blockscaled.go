@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"octet/cublas"
@@ -60,7 +61,7 @@ func (t *tracer) resolve(x *hlo.Instruction) *hlo.Instruction {
 				next = src.Operand(int(idx))
 			}
 		case hlo.OpBitcast, hlo.OpCopy:
-			if y := x.Operand(0); sameDims(y.Shape.Dims, x.Shape.Dims) && y.Shape.Elem == x.Shape.Elem {
+			if y := x.Operand(0); slices.Equal(y.Shape.Dims, x.Shape.Dims) && y.Shape.Elem == x.Shape.Elem {
 				next = y
 			}
 		}
@@ -70,18 +71,6 @@ func (t *tracer) resolve(x *hlo.Instruction) *hlo.Instruction {
 		x = next
 	}
 	return x
-}
-
-func sameDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // blockDequantizeOf reads a dot operand of a compiled module as a block dequantize: across boundaries and
