@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"octet/cublas"
 	"octet/fuse"
 	"octet/fuse/match"
 	"octet/fuse/xlarules"
@@ -258,14 +257,7 @@ func (t *tracer) blockScaledGEMM(in *hlo.Instruction) *GEMM {
 
 // blockGEMM makes the GEMM of a block-scaled instruction gemm held by holder, with XLA's verdict v.
 func (t *tracer) blockGEMM(holder, gemm *hlo.Instruction, v xlarules.BlockScaled) *GEMM {
-	f := &GEMM{Name: holder.Name, Computation: holder.Parent.Name, Kind: "block-scaled", Epilogue: cublas.EpilogueDefault,
-		DType: gemm.Shape.Elem.String(), D: shapeOf(gemm), Alpha: 1}
-	if gemm.Shape.IsTuple() && len(gemm.Shape.Tuple) > 0 {
-		f.DType, f.D = gemm.Shape.Tuple[0].Elem.String(), shapeOf(&hlo.Instruction{Shape: gemm.Shape.Tuple[0]})
-	}
-	if holder != gemm {
-		f.Dot = gemm.Name
-	}
+	f := newGEMM(holder, gemm, "block-scaled")
 	f.inst, f.meta = holder, gemm
 	f.Block = &v
 	f.Fused = v.Seen && v.Made
