@@ -181,9 +181,11 @@ func (v *operandView) decompose() {
 }
 
 // vectors reports which operands have no non-contracting dimension.
-func (v *operandView) vectors() (lhs, rhs bool) {
-	d := v.dims
-	return len(d.lhsBatch)+len(d.lhsContracting) == v.shapes[0].Rank(), len(d.rhsBatch)+len(d.rhsContracting) == v.shapes[1].Rank()
+func (v *operandView) vectors() (lhs, rhs bool) { return v.vector(0), v.vector(1) }
+
+// vector reports whether operand i has no non-contracting dimension.
+func (v *operandView) vector(i int) bool {
+	return len(v.dims.batch(i))+len(v.dims.contracting(i)) == v.shapes[i].Rank()
 }
 
 // gemv is GemvRewriter: a matrix-vector dot gets a dimension of 1 on its vector side (a bitcast), and a
