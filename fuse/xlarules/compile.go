@@ -336,7 +336,7 @@ func predictWith(dot *hlo.Instruction, t Target) Outcome {
 		}
 		o.Path = append(o.Path, "triton-gemm-rewriter claims the dot: "+gf.why)
 		o.Outcome, o.Why = TritonDequantized, "the FP8 rewrite fails, then the Triton GEMM fusion claims the dot and multiplies in "+
-			computeType(dot, v, r.f16)
+			computeType(v, r.f16)
 		if t.Flags.CublasFallback {
 			o.Fallback = PlainDot
 		}
@@ -368,7 +368,7 @@ func predictWith(dot *hlo.Instruction, t Target) Outcome {
 				return o
 			}
 			o.Outcome = TritonDequantized
-			o.Why = "the Triton GEMM fusion claims the dot before the FP8 rewrite can, and multiplies dequantized " + computeType(dot, v, false) + " values: FP8 lost"
+			o.Why = "the Triton GEMM fusion claims the dot before the FP8 rewrite can, and multiplies dequantized " + computeType(v, false) + " values: FP8 lost"
 			if t.Flags.CublasFallback && fallback != "" {
 				o.Fallback = fallback
 				made := "one FP8 call (cublaslt-fp8)"
@@ -498,7 +498,7 @@ func higherPrecision(a, b dtype.Type) dtype.Type {
 }
 
 // computeType names what a GEMM that does not use the FP8 values multiplies in.
-func computeType(dot *hlo.Instruction, v *operandView, f16 bool) string {
+func computeType(v *operandView, f16 bool) string {
 	if f16 {
 		return "f16"
 	}
