@@ -3,7 +3,6 @@ package fuse
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"octet/blockscale"
 	"octet/dtype"
@@ -99,7 +98,7 @@ func analyzeBlock(dot *hlo.Instruction, target BlockTarget) (*blockPlan, *refusa
 				"the original to %s, so the values would change", name, d.Data.Shape.Elem, d.Scale.Shape.Elem, bits, u, d.Type)
 		}
 		p.notes = append(p.notes, fmt.Sprintf("%s: %s %%%s times %s scales %%%s per block of %s, dequantized in %s by %%%s [%s]", name,
-			d.Data.Shape.String(), d.Data.Name, d.Scale.Shape.Elem, d.Scale.Name, blockText(d.Block), d.Type, d.Multiply.Name, blockPattern))
+			d.Data.Shape.String(), d.Data.Name, d.Scale.Shape.Elem, d.Scale.Name, d.BlockText(), d.Type, d.Multiply.Name, blockPattern))
 	}
 	if target == BlockCudnn {
 		if r := p.cudnnLegal(); r != nil {
@@ -137,14 +136,6 @@ func significand(t dtype.Type) int {
 
 // blockPattern is how a block dequantize reads.
 const blockPattern = "multiply(convert(x), reshape(broadcast(convert(scale))))"
-
-func blockText(block []int64) string {
-	parts := make([]string, len(block))
-	for i, b := range block {
-		parts[i] = fmt.Sprint(b)
-	}
-	return strings.Join(parts, "x")
-}
 
 // dims returns the dot's dimension numbers.
 func (p *blockPlan) dims() (lb, rb, lc, rc []int64) {
@@ -413,20 +404,4 @@ func AnalyzeBlock(dot *hlo.Instruction) Verdict {
 		return Verdict{Why: why.msg}
 	}
 	return Verdict{Fusible: true, Why: "octet fuse makes it one scaled-dot (XLA's block-scaled GEMM instruction)"}
-}
-
-// removeDeadBlock deletes what the rewrite of a dot left without users: the dot and what only it used.
-func removeDeadBlock(dot *hlo.Instruction) {
-	c := dot.Parent
-	work := []*hlo.Instruction{dot}
-	for len(work) > 0 {
-		in := work[len(work)-1]
-		work = work[:len(work)-1]
-		if in.Parent != c || len(in.Users()) > 0 || in.IsRoot() || in.Opcode == hlo.OpParameter || in.HasSideEffect() {
-			continue
-		}
-		ops := slices.Clone(in.Operands())
-		c.Remove(in)
-		work = append(work, ops...)
-	}
 }

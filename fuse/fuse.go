@@ -194,7 +194,7 @@ func runBlock(r *Result, dot *hlo.Instruction, opts *Options) (done, ok bool) {
 	}
 	call, result := p.build(target)
 	g.Call, g.Replaces, g.Result = call.Name, dot.Name, result.Name
-	removeDeadBlock(dot)
+	removeUnused(dot.Parent, []*hlo.Instruction{dot})
 	return true, true
 }
 
@@ -296,12 +296,17 @@ func (p *plan) layoutNotes() []string {
 // removeDead deletes what the rewrite of p left without users: the dot, the absorbed ops and what only
 // they used.
 func removeDead(p *plan) {
-	c := p.dot.Parent
 	work := []*hlo.Instruction{p.dot}
 	work = append(work, p.epi.absorbed...)
 	for _, op := range []*operand{p.a, p.b} {
 		work = append(work, op.chain...)
 	}
+	removeUnused(p.dot.Parent, work)
+}
+
+// removeUnused deletes from c each instruction of work left without users, and then each of their operands
+// that only they used, in turn; parameters, the root and instructions with side effects stay.
+func removeUnused(c *hlo.Computation, work []*hlo.Instruction) {
 	for len(work) > 0 {
 		in := work[len(work)-1]
 		work = work[:len(work)-1]

@@ -2,6 +2,9 @@ package match
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -51,6 +54,15 @@ func (d *BlockDequantize) BlockedDims() []int {
 		}
 	}
 	return dims
+}
+
+// BlockText returns the block sizes for a reader, one per dimension of Data joined by x ("1x32").
+func (d *BlockDequantize) BlockText() string {
+	parts := make([]string, len(d.Block))
+	for i, b := range d.Block {
+		parts[i] = strconv.FormatInt(b, 10)
+	}
+	return strings.Join(parts, "x")
 }
 
 // BlockOf returns the block size along dimension dim (1 when it is not blocked).
@@ -132,7 +144,7 @@ func (d *BlockDequantize) blocks() (*BlockDequantize, string) {
 	if d.Reshape == nil {
 		return nil, fmt.Sprintf("the scales of %%%s are broadcast, not repeated over blocks (a reshape merges each scale's copies into a block)", d.Multiply.Name)
 	}
-	if !sameDims(d.Reshape.Shape.Dims, data.Dims) || !sameDims(d.Multiply.Shape.Dims, data.Dims) {
+	if !slices.Equal(d.Reshape.Shape.Dims, data.Dims) || !slices.Equal(d.Multiply.Shape.Dims, data.Dims) {
 		return nil, fmt.Sprintf("the repeated scales %%%s do not have the data's shape %s", d.Reshape.Name, data.String())
 	}
 	out := d.Broadcast.Shape.Dims
@@ -202,16 +214,4 @@ func product(dims []int64) int64 {
 		n *= x
 	}
 	return n
-}
-
-func sameDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
-	"octet/cublas"
 	"octet/fuse"
 	"octet/fuse/match"
 	"octet/fuse/xlarules"
@@ -60,7 +60,7 @@ func (t *tracer) resolve(x *hlo.Instruction) *hlo.Instruction {
 				next = src.Operand(int(idx))
 			}
 		case hlo.OpBitcast, hlo.OpCopy:
-			if y := x.Operand(0); sameDims(y.Shape.Dims, x.Shape.Dims) && y.Shape.Elem == x.Shape.Elem {
+			if y := x.Operand(0); slices.Equal(y.Shape.Dims, x.Shape.Dims) && y.Shape.Elem == x.Shape.Elem {
 				next = y
 			}
 		}
@@ -70,18 +70,6 @@ func (t *tracer) resolve(x *hlo.Instruction) *hlo.Instruction {
 		x = next
 	}
 	return x
-}
-
-func sameDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // blockDequantizeOf reads a dot operand of a compiled module as a block dequantize: across boundaries and
@@ -163,7 +151,7 @@ func (t *tracer) blockDot(dot *hlo.Instruction) *GEMM {
 			continue
 		}
 		via := fmt.Sprintf("%s, times %s %s scales per block of %s, dequantized in %s (multiply %%%s)", shapeOf(d.Data)+" %"+d.Data.Name,
-			shapeOf(d.Scale), describeValue(t.origin(d.Scale)), blockWords(d.Block), d.Type, d.Multiply.Name)
+			shapeOf(d.Scale), describeValue(t.origin(d.Scale)), d.BlockText(), d.Type, d.Multiply.Name)
 		op := t.operand(d.Data, via)
 		if i == 0 {
 			f.A = op
@@ -191,14 +179,6 @@ func blockK(dot *hlo.Instruction, lc []int64, lhs *match.BlockDequantize) int64 
 		}
 	}
 	return contractingSize(dot.Operand(0), lc)
-}
-
-func blockWords(block []int64) string {
-	var parts []string
-	for _, b := range block {
-		parts = append(parts, fmt.Sprint(b))
-	}
-	return strings.Join(parts, "x")
 }
 
 // sourceOf follows a value up to where it comes from, across fusions and calls (for the dataflow
@@ -277,14 +257,7 @@ func (t *tracer) blockScaledGEMM(in *hlo.Instruction) *GEMM {
 
 // blockGEMM makes the GEMM of a block-scaled instruction gemm held by holder, with XLA's verdict v.
 func (t *tracer) blockGEMM(holder, gemm *hlo.Instruction, v xlarules.BlockScaled) *GEMM {
-	f := &GEMM{Name: holder.Name, Computation: holder.Parent.Name, Kind: "block-scaled", Epilogue: cublas.EpilogueDefault,
-		DType: gemm.Shape.Elem.String(), D: shapeOf(gemm), Alpha: 1}
-	if gemm.Shape.IsTuple() && len(gemm.Shape.Tuple) > 0 {
-		f.DType, f.D = gemm.Shape.Tuple[0].Elem.String(), shapeOf(&hlo.Instruction{Shape: gemm.Shape.Tuple[0]})
-	}
-	if holder != gemm {
-		f.Dot = gemm.Name
-	}
+	f := newGEMM(holder, gemm, "block-scaled")
 	f.inst, f.meta = holder, gemm
 	f.Block = &v
 	f.Fused = v.Seen && v.Made

@@ -187,22 +187,7 @@ func readMaybeGzip(name string) (string, error) {
 // TestBlockScaledPasses walks testdata/passes-block: the block scaling rewriter expands the
 // block-scaled call into a dequantize and a dot (an sm_90 compile), and check names it.
 func TestBlockScaledPasses(t *testing.T) {
-	dir := filepath.Join("testdata", "passes-block")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dumps []report.PassDump
-	for _, e := range entries {
-		if d, ok := report.ParsePassDump(e.Name()); ok {
-			dumps = append(dumps, d)
-		}
-	}
-	report.SortPassDumps(dumps)
-	var mods []*hlo.Module
-	for _, d := range dumps {
-		mods = append(mods, load(t, filepath.Join(dir, d.File)))
-	}
+	dumps, mods := loadPassDumps(t, filepath.Join("testdata", "passes-block"))
 	fs := report.Passes(dumps, mods)
 	if len(fs) != 1 {
 		t.Fatalf("%d findings, want 1", len(fs))

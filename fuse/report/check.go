@@ -570,8 +570,9 @@ func (t *tracer) plainDot(dot *hlo.Instruction, d *fuse.Decision) *GEMM {
 	return f
 }
 
-// unfused fills what every GEMM that is not fused reports: its operands, and the pattern that blocked it.
-func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side) *GEMM {
+// newGEMM makes the GEMM that the instruction gemm, held by holder (the fusion around it, or gemm itself),
+// computes, with the DEFAULT epilogue, alpha 1 and D the result (the first of a tuple).
+func newGEMM(holder, gemm *hlo.Instruction, kind string) *GEMM {
 	f := &GEMM{Name: holder.Name, Computation: holder.Parent.Name, Kind: kind, Epilogue: cublas.EpilogueDefault,
 		DType: gemm.Shape.Elem.String(), D: shapeOf(gemm), Alpha: 1}
 	if gemm.Shape.IsTuple() && len(gemm.Shape.Tuple) > 0 {
@@ -581,6 +582,12 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	if gemm != holder {
 		f.Dot = gemm.Name
 	}
+	return f
+}
+
+// unfused fills what every GEMM that is not fused reports: its operands, and the pattern that blocked it.
+func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side) *GEMM {
+	f := newGEMM(holder, gemm, kind)
 	sides := []*side{a, b}
 	ops := []*Operand{nil, nil}
 	f.inst, f.meta, f.final = holder, gemm, holder

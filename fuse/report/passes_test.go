@@ -14,23 +14,10 @@ import (
 // OptimizeHloPostLayoutAssignment: the bf16 dequantize XLA's FP8 rules accept is taken, with the dot, by
 // the Triton GEMM fusion (triton-gemm-rewriter), which runs before the FP8 rewrite (cublas-gemm-rewriter).
 func TestPasses(t *testing.T) {
-	dir := filepath.Join("testdata", "passes")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dumps []report.PassDump
-	for _, e := range entries {
-		if d, ok := report.ParsePassDump(e.Name()); ok {
-			dumps = append(dumps, d)
-		}
-	}
-	report.SortPassDumps(dumps)
+	dumps, mods := loadPassDumps(t, filepath.Join("testdata", "passes"))
 	var passes []string
-	var mods []*hlo.Module
 	for _, d := range dumps {
 		passes = append(passes, d.Pass)
-		mods = append(mods, load(t, filepath.Join(dir, d.File)))
 	}
 	if want := "before_optimizations algsimp triton-gemm-rewriter cublas-gemm-rewriter"; strings.Join(passes, " ") != want {
 		t.Fatalf("passes %q, want %q", strings.Join(passes, " "), want)
@@ -64,4 +51,25 @@ func TestParsePassDump(t *testing.T) {
 			t.Errorf("%s: %+v %v, want %+v %v", c.name, d, ok, c.want, c.ok)
 		}
 	}
+}
+
+// loadPassDumps reads the pass dumps of dir in pass order, and their modules.
+func loadPassDumps(t *testing.T, dir string) ([]report.PassDump, []*hlo.Module) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dumps []report.PassDump
+	for _, e := range entries {
+		if d, ok := report.ParsePassDump(e.Name()); ok {
+			dumps = append(dumps, d)
+		}
+	}
+	report.SortPassDumps(dumps)
+	var mods []*hlo.Module
+	for _, d := range dumps {
+		mods = append(mods, load(t, filepath.Join(dir, d.File)))
+	}
+	return dumps, mods
 }

@@ -252,17 +252,6 @@ func (t *tracer) where(in *hlo.Instruction) string {
 	return " in %" + c.Name
 }
 
-// plumbing reports whether an op only moves a value across computations or reinterprets its shape.
-func plumbing(in *hlo.Instruction) bool {
-	switch in.Opcode {
-	case hlo.OpParameter, hlo.OpGetTupleElement, hlo.OpTuple, hlo.OpFusion, hlo.OpBitcast, hlo.OpReshape,
-		hlo.OpCopy, hlo.OpTranspose, hlo.OpBroadcast, hlo.OpSlice, hlo.OpDynamicSlice, hlo.OpPad, hlo.OpSelect,
-		hlo.OpAllGather, hlo.OpCollectivePermute, hlo.OpAllToAll:
-		return true
-	}
-	return false
-}
-
 // describe says in words where the side comes from: "f8e4m3fn[32,64] %Arg_0.1.0 (parameter 0),
 // dequantized in bf16 in %input_slice_fusion (convert %convert.7.2, multiply %multiply.4.2 by %Arg_2.3.0
 // (parameter 2)), then reshape, concatenate, slice, get-tuple-element, bitcast".

@@ -2,7 +2,6 @@ package xlarules
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"octet/blockscale"
@@ -503,7 +502,7 @@ func formatRules(lhs, rhs *match.BlockDequantize) (rule, why string) {
 		dims := d.BlockedDims()
 		if len(dims) != 1 {
 			return RuleBlockSize, fmt.Sprintf("the %s's scales are blocked along %d dimensions (blocks of %s): MX and NVFP4 blocks run along one",
-				side, len(dims), blockWords(d.Block))
+				side, len(dims), d.BlockText())
 		}
 		blocks[i] = d.Block[dims[0]]
 		n, r, w := cudnnFormat(d.Data.Shape.Elem, d.Scale.Shape.Elem, blocks[i], d.Data.Shape.Dims[dims[0]])
@@ -516,14 +515,6 @@ func formatRules(lhs, rhs *match.BlockDequantize) (rule, why string) {
 		return RuleBlockSize, fmt.Sprintf("the lhs has blocks of %d, the rhs of %d: they must be equal", blocks[0], blocks[1])
 	}
 	return cudnnPair(names[0], names[1], lhs.Data.Shape.Elem, rhs.Data.Shape.Elem)
-}
-
-func blockWords(block []int64) string {
-	parts := make([]string, len(block))
-	for i, b := range block {
-		parts[i] = strconv.FormatInt(b, 10)
-	}
-	return strings.Join(parts, "x")
 }
 
 // BlockScaledCallTarget reports whether a custom-call target is a block-scaled GEMM: XLA's

@@ -181,9 +181,11 @@ func (v *operandView) decompose() {
 }
 
 // vectors reports which operands have no non-contracting dimension.
-func (v *operandView) vectors() (lhs, rhs bool) {
-	d := v.dims
-	return len(d.lhsBatch)+len(d.lhsContracting) == v.shapes[0].Rank(), len(d.rhsBatch)+len(d.rhsContracting) == v.shapes[1].Rank()
+func (v *operandView) vectors() (lhs, rhs bool) { return v.vector(0), v.vector(1) }
+
+// vector reports whether operand i has no non-contracting dimension.
+func (v *operandView) vector(i int) bool {
+	return len(v.dims.batch(i))+len(v.dims.contracting(i)) == v.shapes[i].Rank()
 }
 
 // gemv is GemvRewriter: a matrix-vector dot gets a dimension of 1 on its vector side (a bitcast), and a
@@ -334,7 +336,7 @@ func predictWith(dot *hlo.Instruction, t Target) Outcome {
 		}
 		o.Path = append(o.Path, "triton-gemm-rewriter claims the dot: "+gf.why)
 		o.Outcome, o.Why = TritonDequantized, "the FP8 rewrite fails, then the Triton GEMM fusion claims the dot and multiplies in "+
-			computeType(dot, v, r.f16)
+			computeType(v, r.f16)
 		if t.Flags.CublasFallback {
 			o.Fallback = PlainDot
 		}
@@ -366,7 +368,7 @@ func predictWith(dot *hlo.Instruction, t Target) Outcome {
 				return o
 			}
 			o.Outcome = TritonDequantized
-			o.Why = "the Triton GEMM fusion claims the dot before the FP8 rewrite can, and multiplies dequantized " + computeType(dot, v, false) + " values: FP8 lost"
+			o.Why = "the Triton GEMM fusion claims the dot before the FP8 rewrite can, and multiplies dequantized " + computeType(v, false) + " values: FP8 lost"
 			if t.Flags.CublasFallback && fallback != "" {
 				o.Fallback = fallback
 				made := "one FP8 call (cublaslt-fp8)"
@@ -496,7 +498,7 @@ func higherPrecision(a, b dtype.Type) dtype.Type {
 }
 
 // computeType names what a GEMM that does not use the FP8 values multiplies in.
-func computeType(dot *hlo.Instruction, v *operandView, f16 bool) string {
+func computeType(v *operandView, f16 bool) string {
 	if f16 {
 		return "f16"
 	}

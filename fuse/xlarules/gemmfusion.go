@@ -78,12 +78,8 @@ func tritonInstruction(in *hlo.Instruction, g *GPU) bool {
 // default) or a supported algorithm, supported types, at most one batch dimension. operands are the dot's
 // operand types as the passes leave them.
 func tritonGEMM(dot *hlo.Instruction, v *operandView, g *GPU) string {
-	if p, ok := dot.Attr("operand_precision").(hlo.Enums); ok {
-		for _, x := range p {
-			if !strings.EqualFold(x, "default") {
-				return fmt.Sprintf("operand precision %s (Triton takes DEFAULT precisions with the algorithm unset)", x)
-			}
-		}
+	if x := nonDefaultPrecision(dot); x != "" {
+		return fmt.Sprintf("operand precision %s (Triton takes DEFAULT precisions with the algorithm unset)", x)
 	}
 	if a := dot.Attr("algorithm"); a != nil {
 		if s := strings.ToLower(fmt.Sprint(a)); s != "" && s != "alg_unset" && !strings.Contains(s, "bf16_bf16_f32") && !strings.Contains(s, "tf32") {
@@ -103,6 +99,20 @@ func tritonGEMM(dot *hlo.Instruction, v *operandView, g *GPU) string {
 	}
 	return ""
 }
+
+// nonDefaultPrecision returns the first of the dot's operand precisions that is not DEFAULT, or "".
+func nonDefaultPrecision(dot *hlo.Instruction) string {
+	p, _ := dot.Attr("operand_precision").(hlo.Enums)
+	for _, x := range p {
+		if !strings.EqualFold(x, "default") {
+			return x
+		}
+	}
+	return ""
+}
+
+// noFreeDimension is why GemmFusion leaves a dot with a vector operand.
+const noFreeDimension = "the dot has no non-contracting dimension on one side (IsTritonSupportedInstruction)"
 
 func byteSize(s hlo.Shape) int64 {
 	if !s.IsArray() {
@@ -243,10 +253,8 @@ func runGemmFusion(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 	if tiny, size := tooSmall(v.dims, v.shapes, t.Flags.GemmRewriteSizeThreshold); tiny && classicalEmitters(dot.Shape.Elem) {
 		return gemmFusion{why: fmt.Sprintf("(m+n)*k = %d is below the size threshold", size)}
 	}
-	for i := range 2 {
-		if len(v.dims.batch(i))+len(v.dims.contracting(i)) == v.shapes[i].Rank() {
-			return gemmFusion{why: "the dot has no non-contracting dimension on one side (IsTritonSupportedInstruction)"}
-		}
+	if l, r := v.vectors(); l || r {
+		return gemmFusion{why: noFreeDimension}
 	}
 	if why := tritonGEMM(dot, v, g); why != "" {
 		return gemmFusion{why: why + " (CanTritonHandleGEMM)"}
@@ -314,16 +322,12 @@ func f16DotClaimed(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 		if !tritonType(v.shapes[i].Elem, g) && !t.GemmAny() {
 			return gemmFusion{why: fmt.Sprintf("Triton reads no %s on %s, so nothing but the f16 dot would be in the fusion", v.shapes[i].Elem, g.Name)}
 		}
-		if len(v.dims.batch(i))+len(v.dims.contracting(i)) == v.shapes[i].Rank() {
-			return gemmFusion{why: "the dot has no non-contracting dimension on one side (IsTritonSupportedInstruction)"}
+		if v.vector(i) {
+			return gemmFusion{why: noFreeDimension}
 		}
 	}
-	if p, ok := dot.Attr("operand_precision").(hlo.Enums); ok {
-		for _, x := range p {
-			if !strings.EqualFold(x, "default") {
-				return gemmFusion{why: fmt.Sprintf("operand precision %s (CanTritonHandleGEMM)", x)}
-			}
-		}
+	if x := nonDefaultPrecision(dot); x != "" {
+		return gemmFusion{why: fmt.Sprintf("operand precision %s (CanTritonHandleGEMM)", x)}
 	}
 	if len(v.dims.lhsBatch) > 1 {
 		return gemmFusion{why: "the dot has more than one batch dimension (CanTritonHandleGEMM)"}
