@@ -89,40 +89,17 @@ func (t *tileAssignment) canonical() {
 	t.reshape, t.perm = reshape, perm
 }
 
-// array returns the devices of every tile in row-major order.
+// array returns the devices of every tile in row-major order: an iota's are the numbers 0..n-1 laid out
+// as its reshape dimensions, transposed by its perm.
 func (t *tileAssignment) array() []int64 {
 	if t.devices != nil {
 		return t.devices
 	}
-	n := product(t.reshape)
-	out := make([]int64, n)
-	// The transposed iota: element at transposed index j is the iota value at the source index.
-	tdims := make([]int64, len(t.perm))
-	for i, p := range t.perm {
-		tdims[i] = t.reshape[p]
+	iota := make([]int64, product(t.reshape))
+	for i := range iota {
+		iota[i] = int64(i)
 	}
-	strides := make([]int64, len(t.reshape))
-	s := int64(1)
-	for i := len(t.reshape) - 1; i >= 0; i-- {
-		strides[i] = s
-		s *= t.reshape[i]
-	}
-	idx := make([]int64, len(tdims))
-	for j := int64(0); j < n; j++ {
-		v := int64(0)
-		for i, p := range t.perm {
-			v += idx[i] * strides[p]
-		}
-		out[j] = v
-		for k := len(idx) - 1; k >= 0; k-- {
-			idx[k]++
-			if idx[k] < tdims[k] {
-				break
-			}
-			idx[k] = 0
-		}
-	}
-	return out
+	return (&tileAssignment{dims: t.reshape, devices: iota}).transposed(t.perm).devices
 }
 
 // transposed returns the tile assignment with its dimensions permuted (dimension i of the result is
