@@ -234,9 +234,6 @@ func (c *converter) sdyShardingManual(pos token.Pos, t *TensorSharding, rank int
 
 // shardingsText returns the HLO sharding of values of the given shapes: one sharding, or a tuple of them.
 func (c *converter) shardingsText(pos token.Pos, s Shardings, shapes []hlo.Shape) string {
-	if len(s) != len(shapes) {
-		c.fail(pos, "%d shardings for %d values", len(s), len(shapes))
-	}
 	return c.shardingsTextManual(pos, s, shapes, c.manual)
 }
 
