@@ -3,6 +3,7 @@ package blockscale
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"octet/dtype"
 	"octet/tensor"
@@ -133,7 +134,7 @@ func (q *Tensor) Check() error {
 		return fmt.Errorf("axis %d out of range for %s", q.Axis, q.Data)
 	}
 	want := q.Format.ScaleShape(q.Data.Shape, q.Axis)
-	if !equalShapes(want, q.Scales.Shape) {
+	if !slices.Equal(want, q.Scales.Shape) {
 		return fmt.Errorf("scales %s do not fit data %s blocked by %d along axis %d (want %s)", q.Scales, q.Data,
 			q.Format.BlockSize, q.Axis, tensor.New(q.Format.Scale, want))
 	}
@@ -141,18 +142,6 @@ func (q *Tensor) Check() error {
 		return fmt.Errorf("the tensor scale must be positive and finite, not %v", q.TensorScale)
 	}
 	return nil
-}
-
-func equalShapes(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Dequantize returns the values of q as an f32 array of q's shape, each rounded once to float32.

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
+
+	"octet/hlo"
+	"octet/hlo/printer"
 )
 
 // maxMeshDevices bounds the devices of a mesh whose device ids are listed, so that a short text cannot ask
@@ -89,40 +91,17 @@ func (t *tileAssignment) canonical() {
 	t.reshape, t.perm = reshape, perm
 }
 
-// array returns the devices of every tile in row-major order.
+// array returns the devices of every tile in row-major order: an iota's are the numbers 0..n-1 laid out
+// as its reshape dimensions, transposed by its perm.
 func (t *tileAssignment) array() []int64 {
 	if t.devices != nil {
 		return t.devices
 	}
-	n := product(t.reshape)
-	out := make([]int64, n)
-	// The transposed iota: element at transposed index j is the iota value at the source index.
-	tdims := make([]int64, len(t.perm))
-	for i, p := range t.perm {
-		tdims[i] = t.reshape[p]
+	iota := make([]int64, product(t.reshape))
+	for i := range iota {
+		iota[i] = int64(i)
 	}
-	strides := make([]int64, len(t.reshape))
-	s := int64(1)
-	for i := len(t.reshape) - 1; i >= 0; i-- {
-		strides[i] = s
-		s *= t.reshape[i]
-	}
-	idx := make([]int64, len(tdims))
-	for j := int64(0); j < n; j++ {
-		v := int64(0)
-		for i, p := range t.perm {
-			v += idx[i] * strides[p]
-		}
-		out[j] = v
-		for k := len(idx) - 1; k >= 0; k-- {
-			idx[k]++
-			if idx[k] < tdims[k] {
-				break
-			}
-			idx[k] = 0
-		}
-	}
-	return out
+	return (&tileAssignment{dims: t.reshape, devices: iota}).transposed(t.perm).devices
 }
 
 // transposed returns the tile assignment with its dimensions permuted (dimension i of the result is
@@ -158,39 +137,23 @@ func (t *tileAssignment) transposed(order []int) *tileAssignment {
 	return &tileAssignment{dims: dims, devices: out}
 }
 
-// String writes devices=[dims]<=[reshape]T(perm), or devices=[dims]d0,d1,... for an explicit array.
-func (t *tileAssignment) String() string {
-	var b strings.Builder
-	b.WriteString("devices=[")
-	b.WriteString(joinInts(t.dims, ","))
-	b.WriteByte(']')
+// tiled returns the tile assignment as the parts of a tiled sharding: devices=[dims]<=[reshape]T(perm),
+// the perm left out where it is the identity, or devices=[dims]d0,d1,... for an explicit array.
+func (t *tileAssignment) tiled() printer.TiledSharding {
 	if t.devices != nil {
-		b.WriteString(joinInts(t.devices, ","))
-		return b.String()
+		return printer.TiledSharding{TileDims: t.dims, Devices: t.devices}
 	}
-	b.WriteString("<=[")
-	b.WriteString(joinInts(t.reshape, ","))
-	b.WriteByte(']')
-	identity := true
+	iota := &hlo.IotaList{ReshapeDims: t.reshape}
 	for i, p := range t.perm {
-		identity = identity && p == i
-	}
-	if !identity {
-		ps := make([]int64, len(t.perm))
-		for i, p := range t.perm {
-			ps[i] = int64(p)
+		if p != i {
+			iota.Transpose = make([]int64, len(t.perm))
+			for i, p := range t.perm {
+				iota.Transpose[i] = int64(p)
+			}
+			break
 		}
-		b.WriteString("T(" + joinInts(ps, ",") + ")")
 	}
-	return b.String()
-}
-
-func joinInts(v []int64, sep string) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = strconv.FormatInt(x, 10)
-	}
-	return strings.Join(parts, sep)
+	return printer.TiledSharding{TileDims: t.dims, DevicesIota: iota}
 }
 
 // hloSharding is a non-tuple HLO sharding as XLA builds it from a Shardy sharding.
@@ -211,18 +174,12 @@ func (h hloSharding) String() string {
 	default:
 		return "{" + h.kind + "}"
 	}
-	s := "{" + h.tiles.String()
-	if h.lastRepl {
-		s += " last_tile_dim_replicate"
+	t := h.tiles.tiled()
+	t.LastTileDimReplicate = h.lastRepl
+	for _, typ := range h.subTypes {
+		t.LastTileDims = append(t.LastTileDims, subgroupNames[typ])
 	}
-	if len(h.subTypes) > 0 {
-		names := make([]string, len(h.subTypes))
-		for i, t := range h.subTypes {
-			names[i] = subgroupNames[t]
-		}
-		s += " last_tile_dims={" + strings.Join(names, ", ") + "}"
-	}
-	return s + "}"
+	return "{" + t.String() + "}"
 }
 
 // axisRefKey identifies an axis reference in maps.

@@ -10,6 +10,7 @@ import (
 
 	"octet/hlo"
 	hloparser "octet/hlo/parser"
+	"octet/hlo/printer"
 )
 
 // What the conversion keeps of the attributes XLA's translation keeps: shardings (mhlo.sharding, and
@@ -234,9 +235,6 @@ func (c *converter) sdyShardingManual(pos token.Pos, t *TensorSharding, rank int
 
 // shardingsText returns the HLO sharding of values of the given shapes: one sharding, or a tuple of them.
 func (c *converter) shardingsText(pos token.Pos, s Shardings, shapes []hlo.Shape) string {
-	if len(s) != len(shapes) {
-		c.fail(pos, "%d shardings for %d values", len(s), len(shapes))
-	}
 	return c.shardingsTextManual(pos, s, shapes, c.manual)
 }
 
@@ -252,25 +250,7 @@ func (c *converter) shardingsTextManual(pos token.Pos, s Shardings, shapes []hlo
 	if len(parts) == 1 {
 		return parts[0]
 	}
-	return tupleSharding(parts)
-}
-
-// tupleSharding writes the sharding of a tuple as XLA does, an index comment before every fifth element.
-func tupleSharding(parts []string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, p := range parts {
-		switch {
-		case i == 0:
-		case i%5 == 0:
-			b.WriteString(", /*index=" + strconv.Itoa(i) + "*/")
-		default:
-			b.WriteString(", ")
-		}
-		b.WriteString(p)
-	}
-	b.WriteByte('}')
-	return b.String()
+	return printer.TupleSharding(parts)
 }
 
 // fitsShape reports whether a sharding can apply to a value of shape s: a tiled sharding has one tile
@@ -308,7 +288,7 @@ func setSharding(in *hlo.Instruction, text string) {
 		for i := range parts {
 			parts[i] = s.Text
 		}
-		s = decodedSharding(tupleSharding(parts))
+		s = decodedSharding(printer.TupleSharding(parts))
 	}
 	in.SetAttr("sharding", s)
 	if !in.Shape.IsTuple() || len(s.Tuple) != len(in.Shape.Tuple) {
@@ -635,7 +615,7 @@ func (c *converter) keepFuncAttrs(fn *Func, comp *hlo.Computation) (params, resu
 					shardings[i] = "{replicated}"
 				}
 			}
-			setSharding(comp.Root, tupleSharding(shardings))
+			setSharding(comp.Root, printer.TupleSharding(shardings))
 		}
 	}
 	return params, results
@@ -986,7 +966,7 @@ func opShardingFromProto(b []byte, depth int) (string, error) {
 		}
 		return "{maximal device=" + strconv.FormatInt(devices[0], 10) + "}", nil
 	case 2:
-		return tupleSharding(tuple), nil
+		return printer.TupleSharding(tuple), nil
 	case 4:
 		return "{manual}", nil
 	case 5:
@@ -1016,17 +996,15 @@ func opShardingFromProto(b []byte, depth int) (string, error) {
 		}
 		t.devices = devices
 	}
-	s := "{" + t.String()
+	s := t.tiled()
 	names := map[int64]string{0: "replicated", 4: "manual", 6: "unreduced", 1: "maximal"}
 	switch {
 	case lastRepl || len(lastTileDims) == 1 && lastTileDims[0] == 0:
-		s += " last_tile_dim_replicate"
+		s.LastTileDimReplicate = true
 	case len(lastTileDims) > 0:
-		var parts []string
 		for _, d := range lastTileDims {
-			parts = append(parts, names[d])
+			s.LastTileDims = append(s.LastTileDims, names[d])
 		}
-		s += " last_tile_dims={" + strings.Join(parts, ", ") + "}"
 	}
-	return s + "}", nil
+	return "{" + s.String() + "}", nil
 }

@@ -144,41 +144,24 @@ func flattenMeshAxes(mesh *Mesh, axes []AxisRef) (groups [][]int64, err string) 
 		}
 		grouped = append(grouped, k)
 	}
-	// The transposed order of the dimensions, and the row-major strides of the mesh's.
+	// The dimensions not in the list come first, then the list's; each row of the transposed device
+	// array is a group.
 	var order []int
-	for k := range dims {
+	sizes := make([]int64, len(dims))
+	for k, d := range dims {
+		sizes[k] = d.size
 		if !slices.Contains(grouped, k) {
 			order = append(order, k)
 		}
 	}
 	order = append(order, grouped...)
-	stride := make([]int64, len(dims))
-	s := int64(1)
-	for k := len(dims) - 1; k >= 0; k-- {
-		stride[k] = s
-		s *= dims[k].size
-	}
 	per := int64(1)
 	for _, k := range grouped {
 		per *= dims[k].size
 	}
-	coord := make([]int64, len(order))
+	devices := (&tileAssignment{dims: sizes, devices: ids}).transposed(order).devices
 	for i := int64(0); i < total/per; i++ {
-		g := make([]int64, 0, per)
-		for j := int64(0); j < per; j++ {
-			// Coordinates of element i*per+j of the transposed array, last dimension fastest.
-			n := i*per + j
-			for k := len(order) - 1; k >= 0; k-- {
-				coord[k] = n % dims[order[k]].size
-				n /= dims[order[k]].size
-			}
-			idx := int64(0)
-			for k, d := range order {
-				idx += coord[k] * stride[d]
-			}
-			g = append(g, ids[idx])
-		}
-		groups = append(groups, g)
+		groups = append(groups, devices[i*per:(i+1)*per:(i+1)*per])
 	}
 	return groups, ""
 }

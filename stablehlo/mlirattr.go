@@ -244,3 +244,11 @@ func denseText(d *DenseAttr) string {
 	b.WriteString("> : " + typeString(d.Type))
 	return b.String()
 }
+
+func joinInts(v []int64, sep string) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(parts, sep)
+}

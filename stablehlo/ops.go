@@ -279,6 +279,15 @@ func (c *converter) dotGeneral(sc *scope, op *Op) *hlo.Instruction {
 		lc, rc = []int64{int64(ins[0].Shape.Rank() - 1)}, []int64{0}
 	}
 	in := c.add(sc, op, hlo.OpDot, c.result(op), ins...)
+	setDotDims(in, lb, rb, lc, rc)
+	c.precision(op, in)
+	c.dotAlgorithm(op, in)
+	return in
+}
+
+// setDotDims gives a dot (or ragged dot) its dimension numbers as XLA writes them: the batch ones only
+// where there are any, the contracting ones always.
+func setDotDims(in *hlo.Instruction, lb, rb, lc, rc []int64) {
 	if len(lb) > 0 {
 		in.SetAttr("lhs_batch_dims", hlo.Ints(lb))
 	}
@@ -287,9 +296,6 @@ func (c *converter) dotGeneral(sc *scope, op *Op) *hlo.Instruction {
 		in.SetAttr("rhs_batch_dims", hlo.Ints(rb))
 	}
 	in.SetAttr("rhs_contracting_dims", hlo.Ints(nonNil(rc)))
-	c.precision(op, in)
-	c.dotAlgorithm(op, in)
-	return in
 }
 
 // precision sets operand_precision from an op's precision_config (or the pretty form's precision), when

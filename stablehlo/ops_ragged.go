@@ -30,14 +30,7 @@ func (c *converter) raggedDot(sc *scope, op *Op) *hlo.Instruction {
 	lc, rc := field("lhs_contracting_dimensions"), field("rhs_contracting_dimensions")
 	ragged, group := field("lhs_ragged_dimensions"), field("rhs_group_dimensions")
 	in := c.add(sc, op, hlo.OpRaggedDot, c.result(op), ins...)
-	if len(lb) > 0 {
-		in.SetAttr("lhs_batch_dims", hlo.Ints(lb))
-	}
-	in.SetAttr("lhs_contracting_dims", hlo.Ints(nonNil(lc)))
-	if len(rb) > 0 {
-		in.SetAttr("rhs_batch_dims", hlo.Ints(rb))
-	}
-	in.SetAttr("rhs_contracting_dims", hlo.Ints(nonNil(rc)))
+	setDotDims(in, lb, rb, lc, rc)
 	in.SetAttr("lhs_ragged_dims", hlo.Ints(nonNil(ragged)))
 	if len(group) > 0 {
 		in.SetAttr("rhs_group_dims", hlo.Ints(group))

@@ -350,20 +350,25 @@ func (p *printer) appendReplicaGroups(b []byte, rg *hlo.ReplicaGroups) []byte {
 		}
 		fallthrough
 	case rg.Iota != nil:
-		il := rg.Iota
-		b = append(b, '[')
-		b = appendInts(b, il.Dims, ",")
-		b = append(b, "]<=["...)
-		b = appendInts(b, il.ReshapeDims, ",")
-		b = append(b, ']')
-		if il.Transpose != nil {
-			b = append(b, "T("...)
-			b = appendInts(b, il.Transpose, ",")
-			b = append(b, ')')
-		}
-		return b
+		return appendIotaList(b, rg.Iota.Dims, rg.Iota)
 	}
 	return appendIntLists(b, rg.Groups)
+}
+
+// appendIotaList writes the iota list il with dimensions dims: [dims]<=[reshape], then T(perm) where
+// il.Transpose is not nil.
+func appendIotaList(b []byte, dims []int64, il *hlo.IotaList) []byte {
+	b = append(b, '[')
+	b = appendInts(b, dims, ",")
+	b = append(b, "]<=["...)
+	b = appendInts(b, il.ReshapeDims, ",")
+	b = append(b, ']')
+	if il.Transpose != nil {
+		b = append(b, "T("...)
+		b = appendInts(b, il.Transpose, ",")
+		b = append(b, ')')
+	}
+	return b
 }
 
 // expandIota computes the explicit groups of an iota list [groups,size]<=[reshape]T(perm).

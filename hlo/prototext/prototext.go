@@ -2328,20 +2328,11 @@ func (c *protoConverter) sharding(m *protoField) string {
 	}
 	switch typ {
 	case "TUPLE":
-		var b strings.Builder
-		b.WriteByte('{')
+		elems := make([]string, len(tuple))
 		for i, t := range tuple {
-			switch {
-			case i == 0:
-			case i%5 == 0:
-				fmt.Fprintf(&b, ", /*index=%d*/", i)
-			default:
-				b.WriteString(", ")
-			}
-			b.WriteString(c.sharding(t))
+			elems[i] = c.sharding(t)
 		}
-		b.WriteByte('}')
-		return b.String()
+		return printer.TupleSharding(elems)
 	case "REPLICATED", "MANUAL", "UNKNOWN", "UNREDUCED":
 		return "{" + strings.ToLower(typ) + tail + "}"
 	case "MAXIMAL":
@@ -2351,32 +2342,21 @@ func (c *protoConverter) sharding(m *protoField) string {
 		}
 		return fmt.Sprintf("{maximal device=%d%s}", devices[0], tail)
 	case "OTHER":
-		var b strings.Builder
-		b.WriteString("{devices=[" + hlo.JoinInts(dims) + "]")
+		t := printer.TiledSharding{TileDims: dims, Devices: devices, LastTileDimReplicate: lastReplicate}
 		if len(reshape) > 0 {
-			b.WriteString("<=[" + hlo.JoinInts(reshape) + "]")
+			t.DevicesIota = &hlo.IotaList{ReshapeDims: reshape}
 			if !isIdentity(perm) {
-				b.WriteString("T(" + hlo.JoinInts(perm) + ")")
+				t.DevicesIota.Transpose = perm
 			}
-		} else {
-			b.WriteString(hlo.JoinInts(devices))
 		}
 		if len(lastDims) == 1 && lastDims[0] == "REPLICATED" {
 			// XLA reads a single replicated subgroup as last_tile_dim_replicate.
-			lastReplicate, lastDims = true, nil
+			t.LastTileDimReplicate, lastDims = true, nil
 		}
-		if lastReplicate {
-			b.WriteString(" last_tile_dim_replicate")
+		for _, d := range lastDims {
+			t.LastTileDims = append(t.LastTileDims, strings.ToLower(d))
 		}
-		if len(lastDims) > 0 {
-			names := make([]string, len(lastDims))
-			for i, d := range lastDims {
-				names[i] = strings.ToLower(d)
-			}
-			b.WriteString(" last_tile_dims={" + strings.Join(names, ", ") + "}")
-		}
-		b.WriteString(tail + "}")
-		return b.String()
+		return "{" + t.String() + tail + "}"
 	}
 	return "{}"
 }
