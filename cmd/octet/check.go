@@ -195,10 +195,7 @@ func runCheck(inv *invocation, args []string) error {
 			reports = append(reports, cfs...)
 			continue
 		}
-		display := name
-		if name == "-" {
-			display = "<stdin>"
-		}
+		display := displayName(name)
 		mods, err := inv.loadModules(name)
 		if err != nil {
 			fmt.Fprintln(inv.stderr, errorText(err))

@@ -74,9 +74,7 @@ func runDiff(inv *invocation, args []string) error {
 		mods[i] = ms[0]
 	}
 	for i := range files {
-		if files[i] == "-" {
-			files[i] = "<stdin>"
-		}
+		files[i] = displayName(files[i])
 	}
 	ra, rb := report.Check(mods[0]), report.Check(mods[1])
 	d := report.Diff(ra, rb)

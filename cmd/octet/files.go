@@ -309,6 +309,14 @@ var (
 	writerPoll = 10 * time.Millisecond
 )
 
+// displayName is the name by which errors and output speak of an input: "<stdin>" for "-".
+func displayName(name string) string {
+	if name == "-" {
+		return "<stdin>"
+	}
+	return name
+}
+
 // A source is an input opened for reading.
 type source struct {
 	display string
@@ -329,7 +337,7 @@ type source struct {
 func (inv *invocation) openSource(name string) (*source, error) {
 	noCtx := func() error { return nil }
 	if name == "-" {
-		src := &source{display: "<stdin>", r: inv.stdin, size: -1, close: noCtx, ctxErr: noCtx}
+		src := &source{display: displayName(name), r: inv.stdin, size: -1, close: noCtx, ctxErr: noCtx}
 		// Standard input redirected from a file is read as the file, from where it stands.
 		if f, ok := inv.stdin.(*os.File); ok {
 			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
