@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -220,9 +219,7 @@ func runCheck(inv *invocation, args []string) error {
 		reports = append(reports, cf)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
+		if err := writeJSON(&out, reports); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -81,9 +80,7 @@ func runDiff(inv *invocation, args []string) error {
 	o := diffOutput{FileA: files[0], FileB: files[1], ModuleA: ra.Module, ModuleB: rb.Module, Regressed: d.Regressed(), Difference: d}
 	var out bytes.Buffer
 	if *asJSON {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(o); err != nil {
+		if err := writeJSON(&out, o); err != nil {
 			return err
 		}
 	} else {
