@@ -158,11 +158,9 @@ func chainModule(n int) string {
 func TestAnalysisLinear(t *testing.T) {
 	dir := t.TempDir()
 	const n = 100
-	files := [2]string{filepath.Join(dir, "n.hlo"), filepath.Join(dir, "2n.hlo")}
-	for i, f := range files {
-		if err := os.WriteFile(f, []byte(chainModule(n<<i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	var files [2]string
+	for i, name := range []string{"n.hlo", "2n.hlo"} {
+		files[i] = writeTemp(t, dir, name, chainModule(n<<i))
 	}
 	for _, args := range [][]string{{"check"}, {"report", "-o", filepath.Join(dir, "r.html")}, {"verify"}} {
 		var a [2]float64

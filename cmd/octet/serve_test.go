@@ -231,9 +231,7 @@ func TestServeCommand(t *testing.T) {
 	// A folder's file that is not HLO is left out and said so; a FILE that is not is listed with its error.
 	dir := t.TempDir()
 	for name, text := range map[string]string{"a.hlo": "HloModule a\n\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n", "buffer-assignment.txt": "allocation 0: size 8\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeTemp(t, dir, name, text)
 	}
 	var stderr strings.Builder
 	inv := &invocation{ctx: context.Background(), stdout: io.Discard, stderr: &stderr, getenv: os.Getenv}
@@ -381,10 +379,7 @@ func TestServeBuildsPageOnce(t *testing.T) {
 		fmt.Fprintf(&b, "y%d", i)
 	}
 	b.WriteString(")\n}\n")
-	path := filepath.Join(t.TempDir(), "many.hlo")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTemp(t, t.TempDir(), "many.hlo", b.String())
 	// allocated serves the module and returns the bytes allocated while n requests for its page are
 	// answered at once.
 	allocated := func(n int) uint64 {
@@ -500,9 +495,7 @@ func TestPageCache(t *testing.T) {
 func TestServeEscapesFileNames(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"a\x1b]0;owned\x07.hlo", "b\nforged line.hlo"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("not a module\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeTemp(t, dir, name, "not a module\n")
 	}
 	good := filepath.Join(dir, "c\x1b[2J.hlo")
 	os.WriteFile(good, []byte("HloModule c\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"), 0o644)
