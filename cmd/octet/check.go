@@ -294,6 +294,7 @@ func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module, targe
 	if r.BlockScaled > 0 {
 		fmt.Fprintf(w, "  and %s, reported apart: %s\n", plural(r.BlockScaled, "block-scaled low-precision GEMM"), blockSummary(r))
 	}
+	names := newInstructionNames(m)
 	for _, g := range r.GEMMs {
 		what := "%" + esc(g.Name)
 		if g.Dot != "" {
@@ -303,7 +304,7 @@ func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module, targe
 		if g.Source != "" {
 			from = "             from " + esc(g.Source) + "\n"
 		}
-		if s := gemmShardingLine(m, g.Computation, g.Name, operandSource(g.A), operandSource(g.B)); s != "" {
+		if s := gemmShardingLine(names, g.Computation, g.Name, operandSource(g.A), operandSource(g.B)); s != "" {
 			from += "             sharding: " + s + "\n"
 		}
 		switch g.Kind {
