@@ -194,35 +194,16 @@ func TestServeTraversal(t *testing.T) {
 // TestServeCommand runs octet serve: the first line of its output is its loopback URL, it serves, and
 // it stops with status 0 when its context is cancelled.
 func TestServeCommand(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var errs strings.Builder
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", example("relu_amax.before.hlo")}, strings.NewReader(""), pw, &errs)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL: %v (%s)", err, errs.String())
-	}
-	url := strings.TrimSpace(line)
+	url, errs, stop := startServe(t, example("relu_amax.before.hlo"))
 	if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/$`).MatchString(url) {
-		t.Fatalf("first line %q is not a loopback URL", line)
+		stop()
+		t.Fatalf("first line %q is not a loopback URL", url)
 	}
 	if code, body := get(t, url); code != 200 || !strings.Contains(body, "jit_relu_amax_fp8") {
 		t.Errorf("index: status %d", code)
 	}
-	go io.Copy(io.Discard, pr)
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 || errs.Len() > 0 {
-			t.Errorf("exit %d: %s", code, errs.String())
-		}
-	case <-time.After(time.Minute): // a hang guard, not a time limit
-		t.Fatal("serve did not stop when cancelled")
+	if code := stop(); code != 0 || errs.Len() > 0 {
+		t.Errorf("exit %d: %s", code, errs.String())
 	}
 	if exposure(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}) != "" || exposure(&net.TCPAddr{IP: net.IPv6loopback}) != "" ||
 		!strings.Contains(exposure(&net.TCPAddr{IP: net.IPv4zero, Port: 80}), "WARNING: listening on 0.0.0.0:80, not loopback") {
