@@ -33,13 +33,7 @@ type adversarialCase struct {
 
 // text makes a case's input from HLO text.
 func text(src string) func(*testing.T, string) string {
-	return func(t *testing.T, dir string) string {
-		path := filepath.Join(dir, "input.hlo")
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	return func(t *testing.T, dir string) string { return writeTemp(t, dir, "input.hlo", src) }
 }
 
 // repeat returns a module whose entry holds n copies of line (with %d replaced by the copy's number).
@@ -126,11 +120,7 @@ var adversarialCases = []adversarialCase{
 		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
 		zw.Write(make([]byte, 10<<20))
 		zw.Close()
-		path := filepath.Join(dir, "bomb.hlo.gz")
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return writeTemp(t, dir, "bomb.hlo.gz", b.String())
 	}, inputLimit: 1 << 20},
 	{name: "bad gzip", make: text("\x1f\x8b\x08\x00garbage")},
 	{name: "named pipe", make: func(t *testing.T, dir string) string {
@@ -278,9 +268,7 @@ func TestPrintFolderWithPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "module_0002.jit_dense_fp8.before_optimizations.txt"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTemp(t, dir, "module_0002.jit_dense_fp8.before_optimizations.txt", string(src))
 	code, out, errs := runOctet(t, "", "print", dir)
 	if code != 0 || !strings.Contains(out, "1 HLO module files") || strings.Contains(out, "pipe") {
 		t.Errorf("print DIR: exit %d:\n%s%s", code, out, errs)
@@ -351,10 +339,7 @@ func TestLinearWork(t *testing.T) {
 			const n = 1000
 			var allocs [2]float64
 			for i, size := range []int{n, 2 * n} {
-				path := filepath.Join(dir, fmt.Sprintf("%s-%d.hlo", strings.ReplaceAll(name, " ", "_"), size))
-				if err := os.WriteFile(path, []byte(gen(size)), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				path := writeTemp(t, dir, fmt.Sprintf("%s-%d.hlo", strings.ReplaceAll(name, " ", "_"), size), gen(size))
 				if code, _, errs := runOctet(t, "", "check", path); code != 0 && !strings.Contains(name, "error") {
 					t.Fatalf("check of n=%d: exit %d: %.300s", size, code, errs)
 				}

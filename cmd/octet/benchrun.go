@@ -33,7 +33,7 @@ func benchRun(inv *invocation, args []string) error {
 	reps := fs.Int("reps", 0, "`N` timed evaluations after one warm-up (0: as many as fit in 5 seconds, between 3 and 20)")
 	threads := fs.Int("threads", 0, "use at most `N` threads (0: every core)")
 	module := fs.String("module", "", "the module to run when the file holds several (its `name`)")
-	maxMem := fs.String("max-memory", "", "refuse programs needing more than `SIZE` of buffers (default half of physical memory; 0: no limit)")
+	maxMem := maxMemoryFlag(fs)
 	gemmSize := fs.Int("gemm-size", 1024, "measure the GEMM kernel on a product of `N` x N x N")
 	if err := inv.parse(fs, args); err != nil {
 		return err
@@ -46,12 +46,9 @@ func benchRun(inv *invocation, args []string) error {
 	case *gemmSize < 1:
 		return usagef("--gemm-size must be at least 1")
 	}
-	budget := defaultMemoryBudget()
-	var err error
-	if *maxMem != "" {
-		if budget, err = interp.ParseBytes(*maxMem); err != nil {
-			return usagef("--max-memory: %q is not a size (like 512MiB or 8G)", *maxMem)
-		}
+	budget, err := memoryBudget(*maxMem)
+	if err != nil {
+		return err
 	}
 	mods, err := inv.loadModules(fs.Arg(0))
 	if err != nil {

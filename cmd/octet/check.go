@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -195,10 +194,7 @@ func runCheck(inv *invocation, args []string) error {
 			reports = append(reports, cfs...)
 			continue
 		}
-		display := name
-		if name == "-" {
-			display = "<stdin>"
-		}
+		display := displayName(name)
 		mods, err := inv.loadModules(name)
 		if err != nil {
 			fmt.Fprintln(inv.stderr, errorText(err))
@@ -223,9 +219,7 @@ func runCheck(inv *invocation, args []string) error {
 		reports = append(reports, cf)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
+		if err := writeJSON(&out, reports); err != nil {
 			return err
 		}
 	}
@@ -300,6 +294,7 @@ func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module, targe
 	if r.BlockScaled > 0 {
 		fmt.Fprintf(w, "  and %s, reported apart: %s\n", plural(r.BlockScaled, "block-scaled low-precision GEMM"), blockSummary(r))
 	}
+	names := newInstructionNames(m)
 	for _, g := range r.GEMMs {
 		what := "%" + esc(g.Name)
 		if g.Dot != "" {
@@ -309,7 +304,7 @@ func writeCheck(w io.Writer, file string, r *report.Report, m *hlo.Module, targe
 		if g.Source != "" {
 			from = "             from " + esc(g.Source) + "\n"
 		}
-		if s := gemmShardingLine(m, g.Computation, g.Name, operandSource(g.A), operandSource(g.B)); s != "" {
+		if s := gemmShardingLine(names, g.Computation, g.Name, operandSource(g.A), operandSource(g.B)); s != "" {
 			from += "             sharding: " + s + "\n"
 		}
 		switch g.Kind {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -21,11 +19,7 @@ ENTRY e {
 `
 	dir := t.TempDir()
 	write := func(name, config string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(strings.Replace(module, "%s", config, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return writeTemp(t, dir, name, strings.Replace(module, "%s", config, 1))
 	}
 	good := write("good.hlo", `{"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"]},"epilogue":"DEFAULT"}}`)
 	const undecodable = "the backend_config of __cublas$lt$matmul$f8 %c does not decode: "

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -74,18 +73,14 @@ func runDiff(inv *invocation, args []string) error {
 		mods[i] = ms[0]
 	}
 	for i := range files {
-		if files[i] == "-" {
-			files[i] = "<stdin>"
-		}
+		files[i] = displayName(files[i])
 	}
 	ra, rb := report.Check(mods[0]), report.Check(mods[1])
 	d := report.Diff(ra, rb)
 	o := diffOutput{FileA: files[0], FileB: files[1], ModuleA: ra.Module, ModuleB: rb.Module, Regressed: d.Regressed(), Difference: d}
 	var out bytes.Buffer
 	if *asJSON {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(o); err != nil {
+		if err := writeJSON(&out, o); err != nil {
 			return err
 		}
 	} else {

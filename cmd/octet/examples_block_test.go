@@ -43,25 +43,9 @@ func TestBlockExamples(t *testing.T) {
 	for _, tc := range blockExamples {
 		t.Run(tc.file, func(t *testing.T) {
 			path := example(tc.file)
-			if code, out, errs := runOctet(t, "", "verify", path); code != 0 || !strings.Contains(out, ": ok (") {
-				t.Fatalf("verify: exit %d: %s%s", code, out, errs)
-			}
-			code, out, errs := runOctet(t, "", "check", path)
-			if code != 0 {
-				t.Fatalf("check: exit %d: %s", code, errs)
-			}
-			for _, want := range tc.check {
-				if !strings.Contains(out, want) {
-					t.Errorf("check output lacks %q:\n%s", want, out)
-				}
-			}
-			if code, out, errs = runOctet(t, "", "check", "--json", path); code != 0 || !strings.Contains(out, `"block_scaled": {`) {
+			verifyCheckPrint(t, path, tc.check)
+			if code, out, errs := runOctet(t, "", "check", "--json", path); code != 0 || !strings.Contains(out, `"block_scaled": {`) {
 				t.Errorf("check --json: exit %d: %s %s", code, errs, out)
-			}
-			for _, format := range []string{"readable", "xla", "json"} {
-				if code, out, errs := runOctet(t, "", "print", "--format="+format, path); code != 0 || !strings.Contains(out, "jit_") {
-					t.Errorf("print --format=%s: exit %d: %s", format, code, errs)
-				}
 			}
 			for _, args := range [][]string{{"export", "--format=dot", path}, {"export", "--format=model-explorer", path},
 				{"report", "-o", filepath.Join(dir, tc.file+".html"), path}} {
@@ -70,7 +54,7 @@ func TestBlockExamples(t *testing.T) {
 				}
 			}
 			npz := filepath.Join(dir, tc.file+".npz")
-			code, out, errs = runOctet(t, "", "run", "--random", "1", "-o", npz, path)
+			code, out, errs := runOctet(t, "", "run", "--random", "1", "-o", npz, path)
 			if code != 0 || strings.Count(out, "nan 0  inf 0") != 1 {
 				t.Fatalf("run: exit %d: %s%s", code, out, errs)
 			}

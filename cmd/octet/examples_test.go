@@ -10,6 +10,29 @@ import (
 // example is the path of a program of the repository's examples folder.
 func example(name string) string { return filepath.Join("..", "..", "examples", name) }
 
+// verifyCheckPrint runs verify, check and print on the program at path: it verifies, check's output holds
+// every line of want, and every print format prints it.
+func verifyCheckPrint(t *testing.T, path string, want []string) {
+	t.Helper()
+	if code, out, errs := runOctet(t, "", "verify", path); code != 0 || !strings.Contains(out, ": ok (") {
+		t.Fatalf("verify: exit %d: %s%s", code, out, errs)
+	}
+	code, out, errs := runOctet(t, "", "check", path)
+	if code != 0 {
+		t.Fatalf("check: exit %d: %s", code, errs)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("check output lacks %q:\n%s", w, out)
+		}
+	}
+	for _, format := range []string{"readable", "xla", "json"} {
+		if code, out, errs := runOctet(t, "", "print", "--format="+format, path); code != 0 || !strings.Contains(out, "jit_") {
+			t.Errorf("print --format=%s: exit %d: %s", format, code, errs)
+		}
+	}
+}
+
 // TestExamples runs every command on the examples a fresh clone has, and checks the verdicts the examples'
 // README promises.
 func TestExamples(t *testing.T) {
@@ -28,27 +51,11 @@ func TestExamples(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := example(tc.file)
-			if code, out, errs := runOctet(t, "", "verify", path); code != 0 || !strings.Contains(out, ": ok (") {
-				t.Fatalf("verify: exit %d: %s%s", code, out, errs)
-			}
-			code, out, errs := runOctet(t, "", "check", path)
-			if code != 0 {
-				t.Fatalf("check: exit %d: %s", code, errs)
-			}
-			for _, want := range tc.check {
-				if !strings.Contains(out, want) {
-					t.Errorf("check output lacks %q:\n%s", want, out)
-				}
-			}
+			verifyCheckPrint(t, path, tc.check)
 			if code, _, errs := runOctet(t, "", "check", "--strict", path); code != tc.strict {
 				t.Errorf("check --strict: exit %d, want %d: %s", code, tc.strict, errs)
 			}
-			for _, format := range []string{"readable", "xla", "json"} {
-				if code, out, errs := runOctet(t, "", "print", "--format="+format, path); code != 0 || !strings.Contains(out, "jit_") {
-					t.Errorf("print --format=%s: exit %d: %s", format, code, errs)
-				}
-			}
-			code, out, errs = runOctet(t, "", "fuse", "--json", path)
+			code, out, errs := runOctet(t, "", "fuse", "--json", path)
 			if code != 0 {
 				t.Fatalf("fuse --json: exit %d: %s", code, errs)
 			}

@@ -88,8 +88,5 @@ func label(file string, mods []*hlo.Module) string {
 	if len(mods) == 1 {
 		return mods[0].Name
 	}
-	if file == "-" {
-		return "<stdin>"
-	}
-	return file
+	return displayName(file)
 }

@@ -101,6 +101,24 @@ func (inv *invocation) maxInputFlag(fs *flag.FlagSet) {
 	})
 }
 
+// maxMemoryFlag adds --max-memory, the budget of a program's buffers, to the flags of a command that runs
+// programs; memoryBudget reads its value.
+func maxMemoryFlag(fs *flag.FlagSet) *string {
+	return fs.String("max-memory", "", "refuse programs needing more than `SIZE` of buffers (default half of physical memory; 0: no limit)")
+}
+
+// memoryBudget returns the budget --max-memory gives (0: no limit), or the default where it is empty.
+func memoryBudget(s string) (int64, error) {
+	if s == "" {
+		return defaultMemoryBudget(), nil
+	}
+	n, err := interp.ParseBytes(s)
+	if err != nil {
+		return 0, usagef("--max-memory: %q is not a size (like 512MiB or 8G)", s)
+	}
+	return n, nil
+}
+
 // errOverLimit is readAll's error for a reader that holds more than its limit.
 var errOverLimit = errors.New("over the limit")
 
@@ -309,6 +327,14 @@ var (
 	writerPoll = 10 * time.Millisecond
 )
 
+// displayName is the name by which errors and output speak of an input: "<stdin>" for "-".
+func displayName(name string) string {
+	if name == "-" {
+		return "<stdin>"
+	}
+	return name
+}
+
 // A source is an input opened for reading.
 type source struct {
 	display string
@@ -329,7 +355,7 @@ type source struct {
 func (inv *invocation) openSource(name string) (*source, error) {
 	noCtx := func() error { return nil }
 	if name == "-" {
-		src := &source{display: "<stdin>", r: inv.stdin, size: -1, close: noCtx, ctxErr: noCtx}
+		src := &source{display: displayName(name), r: inv.stdin, size: -1, close: noCtx, ctxErr: noCtx}
 		// Standard input redirected from a file is read as the file, from where it stands.
 		if f, ok := inv.stdin.(*os.File); ok {
 			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -185,13 +184,11 @@ func runFuse(inv *invocation, args []string) error {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
 		var v any = outputs[0]
 		if len(outputs) > 1 {
 			v = outputs
 		}
-		if err := enc.Encode(v); err != nil {
+		if err := writeJSON(&out, v); err != nil {
 			return err
 		}
 	}
@@ -208,9 +205,7 @@ func runFuse(inv *invocation, args []string) error {
 func writeRules(w io.Writer, asJSON bool) error {
 	rules := fuse.Rules()
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rules)
+		return writeJSON(w, rules)
 	}
 	var b bytes.Buffer
 	side := ""

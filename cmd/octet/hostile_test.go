@@ -112,10 +112,7 @@ func TestHostileModules(t *testing.T) {
 			// string.
 			raw := strings.NewReplacer(`"`, "", `\`, "").Replace(payload)
 			src := hostileText(slot, cstring.Escape(payload), raw)
-			file := filepath.Join(dir, slot+"-"+name+".hlo")
-			if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			file := writeTemp(t, dir, slot+"-"+name+".hlo", src)
 			what := slot + "/" + name
 			run := func(args ...string) string {
 				t.Helper()

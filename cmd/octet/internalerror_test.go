@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"go/token"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,10 +30,7 @@ func panickingReader(*token.FileSet, *token.File, []byte) ([]*hlo.Module, error)
 // command that reads it reports an internal error, with the panic and its stack on stderr and exit status
 // 3, not bad input (exit 1).
 func TestBugExitsInternal(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bug.hlo")
-	if err := os.WriteFile(path, []byte(bugMagic+"HloModule m\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTemp(t, t.TempDir(), "bug.hlo", bugMagic+"HloModule m\n")
 	for _, args := range [][]string{{"print", path}, {"verify", path}, {"check", path}, {"run", "--random", "1", path}} {
 		code, out, errs := runOctet(t, "", args...)
 		if code != 3 || out != "" {

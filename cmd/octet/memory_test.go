@@ -48,10 +48,7 @@ ENTRY e {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := filepath.Join(dir, "m.hlo")
-			if err := os.WriteFile(path, []byte(tc.src), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := writeTemp(t, dir, "m.hlo", tc.src)
 			m, err := parser.ParseModule(token.NewFileSet(), path, []byte(tc.src))
 			if err != nil {
 				t.Fatal(err)

@@ -147,24 +147,45 @@ func hloShardingText(s *hlo.Sharding, rank int) string {
 	return text
 }
 
-// gemmShardingLine describes the shardings of a GEMM's FP8 operands (the values named a and b, "%name"; the
-// GEMM's first two operands when not found) and result (the instruction named name in computation comp of
-// m); "" when none of them is sharded.
-func gemmShardingLine(m *hlo.Module, comp, name, a, b string) string {
-	byName := map[string]*hlo.Instruction{}
+// instructionNames indexes the instructions of a module by name, once for all its GEMMs.
+type instructionNames struct {
+	m     *hlo.Module
+	in    map[[2]string]*hlo.Instruction // by computation and name
+	first map[string]*hlo.Instruction    // the first of each name, in computation order
+}
+
+func newInstructionNames(m *hlo.Module) *instructionNames {
+	n := &instructionNames{m: m, in: map[[2]string]*hlo.Instruction{}, first: map[string]*hlo.Instruction{}}
 	for _, c := range m.Computations {
 		for _, x := range c.Instructions {
-			if c.Name == comp || byName[x.Name] == nil {
-				byName[x.Name] = x
+			n.in[[2]string{c.Name, x.Name}] = x
+			if n.first[x.Name] == nil {
+				n.first[x.Name] = x
 			}
 		}
 	}
-	in := byName[name]
+	return n
+}
+
+// lookup returns the instruction named name in computation comp, or else the module's first of that name.
+func (n *instructionNames) lookup(comp, name string) *hlo.Instruction {
+	if x := n.in[[2]string{comp, name}]; x != nil {
+		return x
+	}
+	return n.first[name]
+}
+
+// gemmShardingLine describes the shardings of a GEMM's FP8 operands (the values named a and b, "%name"; the
+// GEMM's first two operands when not found) and result (the instruction named name in computation comp of
+// the module names indexes); "" when none of them is sharded.
+func gemmShardingLine(names *instructionNames, comp, name, a, b string) string {
+	m := names.m
+	in := names.lookup(comp, name)
 	if in == nil || in.NumOperands() < 2 {
 		return ""
 	}
 	operand := func(source string, i int) *hlo.Instruction {
-		if x := byName[strings.TrimPrefix(source, "%")]; x != nil {
+		if x := names.lookup(comp, strings.TrimPrefix(source, "%")); x != nil {
 			return x
 		}
 		return in.Operand(i)

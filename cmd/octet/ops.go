@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -169,9 +168,7 @@ func writeOpsJSON(out *bytes.Buffer, ops []hlo.Opcode) {
 		}
 		doc.Ops = append(doc.Ops, o)
 	}
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	enc.Encode(doc) // encoding these types cannot fail
+	writeJSON(out, doc) // encoding these types cannot fail
 }
 
 func attrsJSON(specs []hlo.AttrSpec) []attrJSON {

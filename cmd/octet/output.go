@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,6 +82,13 @@ func writeFileAtomic(ctx context.Context, name string, write func(io.Writer) err
 	// Make the rename itself durable; a folder that cannot be synced is not an error.
 	dir.file.Sync()
 	return nil
+}
+
+// writeJSON writes v as the commands write JSON documents: indented by two spaces, with a final newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // ctxWriter writes to w until ctx is cancelled.

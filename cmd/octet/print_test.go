@@ -61,15 +61,6 @@ func TestPrintCompiledExample(t *testing.T) {
 	}
 }
 
-func writeTemp(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestPrintFormats(t *testing.T) {
 	dir := t.TempDir()
 	file := writeTemp(t, dir, "small.hlo", smallModule)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -117,9 +116,7 @@ func windowSummary(in *hlo.Instruction) string {
 const profileTop = 25
 
 func (r *profileReport) writeJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return writeJSON(w, r)
 }
 
 func (r *profileReport) writeTable(w io.Writer) {

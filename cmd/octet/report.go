@@ -71,10 +71,7 @@ func runReport(inv *invocation, args []string) error {
 		if err != nil {
 			return err
 		}
-		display := name
-		if name == "-" {
-			display = "<stdin>"
-		}
+		display := displayName(name)
 		if len(files) == 2 && len(ms) != 1 {
 			return fmt.Errorf("%s: holds %d modules; report compares one with one", display, len(ms))
 		}

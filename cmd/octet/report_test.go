@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -158,11 +159,9 @@ func chainModule(n int) string {
 func TestAnalysisLinear(t *testing.T) {
 	dir := t.TempDir()
 	const n = 100
-	files := [2]string{filepath.Join(dir, "n.hlo"), filepath.Join(dir, "2n.hlo")}
-	for i, f := range files {
-		if err := os.WriteFile(f, []byte(chainModule(n<<i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	var files [2]string
+	for i, name := range []string{"n.hlo", "2n.hlo"} {
+		files[i] = writeTemp(t, dir, name, chainModule(n<<i))
 	}
 	for _, args := range [][]string{{"check"}, {"report", "-o", filepath.Join(dir, "r.html")}, {"verify"}} {
 		var a [2]float64
@@ -176,6 +175,28 @@ func TestAnalysisLinear(t *testing.T) {
 		if a[1] > 2.2*a[0] {
 			t.Errorf("%s: %d GEMMs, %.0f allocations; %d GEMMs, %.0f (%.2f times)", args[0], n, a[0], 2*n, a[1], a[1]/a[0])
 		}
+	}
+}
+
+// TestCheckBytesLinear checks that check's text output allocates bytes linearly in the module, not only
+// objects: on chains of n and 2n GEMMs, at most 2.2 times as many bytes for twice the module. Each GEMM's
+// lines look up its operands by name in an index built once per module.
+func TestCheckBytesLinear(t *testing.T) {
+	dir := t.TempDir()
+	const n = 200
+	var alloc [2]uint64
+	for i, name := range []string{"n.hlo", "2n.hlo"} {
+		f := writeTemp(t, dir, name, chainModule(n<<i))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if code, _, errs := runOctet(t, "", "check", f); code != 0 {
+			t.Fatalf("check: exit %d: %s", code, errs)
+		}
+		runtime.ReadMemStats(&after)
+		alloc[i] = after.TotalAlloc - before.TotalAlloc
+	}
+	if r := float64(alloc[1]) / float64(alloc[0]); r > 2.2 {
+		t.Errorf("check: %d GEMMs, %d bytes allocated; %d GEMMs, %d (%.2f times)", n, alloc[0], 2*n, alloc[1], r)
 	}
 }
 

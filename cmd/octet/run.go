@@ -98,7 +98,7 @@ func runRun(inv *invocation, args []string) error {
 	npz := fs.String("inputs", "", "a .npz `FILE` with the parameters by name or as arg0, arg1, ...")
 	random := fs.String("random", "", "use random inputs from this `SEED` (an unsigned integer)")
 	out := fs.String("o", "", "write the result to this .npz `FILE` (out0, out1, ...)")
-	maxMem := fs.String("max-memory", "", "refuse programs needing more than `SIZE` of buffers (default half of physical memory; 0: no limit)")
+	maxMem := maxMemoryFlag(fs)
 	module := fs.String("module", "", "the module to run when the file holds several (its `name`)")
 	threads := fs.Int("threads", 0, "use at most `N` threads (0: every core)")
 	profile := fs.Bool("profile", false, "print the time, FLOPs and bytes of the instructions that took the time")
@@ -131,11 +131,9 @@ func runRun(inv *invocation, args []string) error {
 			return usagef("--random takes an unsigned integer seed, not %q", *random)
 		}
 	}
-	budget := defaultMemoryBudget()
-	if *maxMem != "" {
-		if budget, err = interp.ParseBytes(*maxMem); err != nil {
-			return usagef("--max-memory: %q is not a size (like 512MiB or 8G)", *maxMem)
-		}
+	budget, err := memoryBudget(*maxMem)
+	if err != nil {
+		return err
 	}
 	// The budget bounds the program's buffers and its input arrays; 0 is no limit.
 	opts := interp.Options{Context: inv.ctx, MaxMemory: budget, Threads: *threads}

@@ -30,11 +30,7 @@ func writeRunFiles(t *testing.T, files map[string][]byte) map[string]string {
 	dir := t.TempDir()
 	paths := map[string]string{}
 	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths[name] = p
+		paths[name] = writeTemp(t, dir, name, string(data))
 	}
 	return paths
 }

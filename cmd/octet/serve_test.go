@@ -194,35 +194,16 @@ func TestServeTraversal(t *testing.T) {
 // TestServeCommand runs octet serve: the first line of its output is its loopback URL, it serves, and
 // it stops with status 0 when its context is cancelled.
 func TestServeCommand(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var errs strings.Builder
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", example("relu_amax.before.hlo")}, strings.NewReader(""), pw, &errs)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL: %v (%s)", err, errs.String())
-	}
-	url := strings.TrimSpace(line)
+	url, errs, stop := startServe(t, example("relu_amax.before.hlo"))
 	if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/$`).MatchString(url) {
-		t.Fatalf("first line %q is not a loopback URL", line)
+		stop()
+		t.Fatalf("first line %q is not a loopback URL", url)
 	}
 	if code, body := get(t, url); code != 200 || !strings.Contains(body, "jit_relu_amax_fp8") {
 		t.Errorf("index: status %d", code)
 	}
-	go io.Copy(io.Discard, pr)
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 || errs.Len() > 0 {
-			t.Errorf("exit %d: %s", code, errs.String())
-		}
-	case <-time.After(time.Minute): // a hang guard, not a time limit
-		t.Fatal("serve did not stop when cancelled")
+	if code := stop(); code != 0 || errs.Len() > 0 {
+		t.Errorf("exit %d: %s", code, errs.String())
 	}
 	if exposure(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}) != "" || exposure(&net.TCPAddr{IP: net.IPv6loopback}) != "" ||
 		!strings.Contains(exposure(&net.TCPAddr{IP: net.IPv4zero, Port: 80}), "WARNING: listening on 0.0.0.0:80, not loopback") {
@@ -231,9 +212,7 @@ func TestServeCommand(t *testing.T) {
 	// A folder's file that is not HLO is left out and said so; a FILE that is not is listed with its error.
 	dir := t.TempDir()
 	for name, text := range map[string]string{"a.hlo": "HloModule a\n\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n", "buffer-assignment.txt": "allocation 0: size 8\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeTemp(t, dir, name, text)
 	}
 	var stderr strings.Builder
 	inv := &invocation{ctx: context.Background(), stdout: io.Discard, stderr: &stderr, getenv: os.Getenv}
@@ -381,10 +360,7 @@ func TestServeBuildsPageOnce(t *testing.T) {
 		fmt.Fprintf(&b, "y%d", i)
 	}
 	b.WriteString(")\n}\n")
-	path := filepath.Join(t.TempDir(), "many.hlo")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTemp(t, t.TempDir(), "many.hlo", b.String())
 	// allocated serves the module and returns the bytes allocated while n requests for its page are
 	// answered at once.
 	allocated := func(n int) uint64 {
@@ -500,9 +476,7 @@ func TestPageCache(t *testing.T) {
 func TestServeEscapesFileNames(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"a\x1b]0;owned\x07.hlo", "b\nforged line.hlo"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("not a module\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeTemp(t, dir, name, "not a module\n")
 	}
 	good := filepath.Join(dir, "c\x1b[2J.hlo")
 	os.WriteFile(good, []byte("HloModule c\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"), 0o644)

@@ -64,15 +64,11 @@ func runVerify(inv *invocation, args []string) error {
 			failed++
 			continue
 		}
-		display := name
-		if name == "-" {
-			display = "<stdin>"
-		}
 		what := plural(comps, "computation") + ", " + plural(insts, "instruction")
 		if len(mods) > 1 {
 			what = plural(len(mods), "module") + ", " + what
 		}
-		fmt.Fprintf(inv.stdout, "%s: ok (%s)\n", esc(display), what)
+		fmt.Fprintf(inv.stdout, "%s: ok (%s)\n", esc(displayName(name)), what)
 	}
 	if failed > 0 {
 		return &exitError{code: 1}

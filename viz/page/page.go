@@ -160,10 +160,7 @@ const script = `
 })();
 `
 
-// WriteDiff writes the difference between the reports on two modules.
-func WriteDiff(w io.Writer, a, b *Module) { writeDiff(w, a, b, DefaultMaxBytes) }
-
-// writeDiff writes the difference with rows of at most limit bytes: the rows that do not fit are counted.
+// writeDiff writes the difference between the reports on two modules, with rows of at most limit bytes: the rows that do not fit are counted.
 func writeDiff(w io.Writer, a, b *Module, limit int64) {
 	d := report.Diff(a.Report, b.Report)
 	fmt.Fprintf(w, "<section id=\"diff\">\n<h2>Difference: %s → %s</h2>\n", safetext.ShortHTML(a.File, maxName), safetext.ShortHTML(b.File, maxName))
