@@ -1,7 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
-#include "sums512_amd64.h"
+#include "sums_amd64.h"
 
 // The AVX-512 kernels for block-scaled weights (blockscaled.go): B packed in panels of 128 columns of
 // f4e2m1fn (two codes a byte: column 16p+i is nibble p of the row's little-endian dword i) or 64 of

@@ -1,7 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
-#include "sums512_amd64.h"
+#include "sums_amd64.h"
 
 // The streaming kernels for products with few rows (M <= 16) and a narrow B: every element of B is read
 // once, decoded in registers and multiplied by a broadcast element of A; nothing of B is packed or

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "sums_amd64.h"
 
 // The AVX2 streaming kernels, as those of stream_amd64.s for CPUs without AVX-512: R1 covers 1 row of A and
 // 64 columns of B (8 ymm accumulators), R4 4 rows and 16 columns, R8 8 rows and 8 columns (one decoding
@@ -63,14 +64,7 @@
 // type uses.
 #define STREAM2R1(dec, size) \
 	CONSTS2; \
-	VMOVUPS 0(DI), Y0; \
-	VMOVUPS 32(DI), Y1; \
-	VMOVUPS 64(DI), Y2; \
-	VMOVUPS 96(DI), Y3; \
-	VMOVUPS 128(DI), Y4; \
-	VMOVUPS 160(DI), Y5; \
-	VMOVUPS 192(DI), Y6; \
-	VMOVUPS 224(DI), Y7; \
+	YSUMSIN(0); \
 loop: \
 	VBROADCASTSS (AX), Y8; \
 	dec(0, Y9, X9); \
@@ -93,27 +87,13 @@ loop: \
 	ADDQ DX, BX; \
 	DECQ CX; \
 	JNZ  loop; \
-	VMOVUPS Y0, 0(DI); \
-	VMOVUPS Y1, 32(DI); \
-	VMOVUPS Y2, 64(DI); \
-	VMOVUPS Y3, 96(DI); \
-	VMOVUPS Y4, 128(DI); \
-	VMOVUPS Y5, 160(DI); \
-	VMOVUPS Y6, 192(DI); \
-	VMOVUPS Y7, 224(DI); \
+	YSUMSOUT(0); \
 	VZEROUPPER; \
 	RET
 
 #define STREAM2R4(dec, size) \
 	CONSTS2; \
-	VMOVUPS 0(DI), Y0; \
-	VMOVUPS 32(DI), Y1; \
-	VMOVUPS 64(DI), Y2; \
-	VMOVUPS 96(DI), Y3; \
-	VMOVUPS 128(DI), Y4; \
-	VMOVUPS 160(DI), Y5; \
-	VMOVUPS 192(DI), Y6; \
-	VMOVUPS 224(DI), Y7; \
+	YSUMSIN(0); \
 loop: \
 	dec(0, Y8, X8); \
 	dec(8*size, Y9, X9); \
@@ -133,27 +113,13 @@ loop: \
 	ADDQ DX, BX; \
 	DECQ CX; \
 	JNZ  loop; \
-	VMOVUPS Y0, 0(DI); \
-	VMOVUPS Y1, 32(DI); \
-	VMOVUPS Y2, 64(DI); \
-	VMOVUPS Y3, 96(DI); \
-	VMOVUPS Y4, 128(DI); \
-	VMOVUPS Y5, 160(DI); \
-	VMOVUPS Y6, 192(DI); \
-	VMOVUPS Y7, 224(DI); \
+	YSUMSOUT(0); \
 	VZEROUPPER; \
 	RET
 
 #define STREAM2R8(dec) \
 	CONSTS2; \
-	VMOVUPS 0(DI), Y0; \
-	VMOVUPS 32(DI), Y1; \
-	VMOVUPS 64(DI), Y2; \
-	VMOVUPS 96(DI), Y3; \
-	VMOVUPS 128(DI), Y4; \
-	VMOVUPS 160(DI), Y5; \
-	VMOVUPS 192(DI), Y6; \
-	VMOVUPS 224(DI), Y7; \
+	YSUMSIN(0); \
 loop: \
 	dec(0, Y8, X8); \
 	VBROADCASTSS 0(AX), Y9; \
@@ -176,14 +142,7 @@ loop: \
 	ADDQ DX, BX; \
 	DECQ CX; \
 	JNZ  loop; \
-	VMOVUPS Y0, 0(DI); \
-	VMOVUPS Y1, 32(DI); \
-	VMOVUPS Y2, 64(DI); \
-	VMOVUPS Y3, 96(DI); \
-	VMOVUPS Y4, 128(DI); \
-	VMOVUPS Y5, 160(DI); \
-	VMOVUPS Y6, 192(DI); \
-	VMOVUPS Y7, 224(DI); \
+	YSUMSOUT(0); \
 	VZEROUPPER; \
 	RET
 

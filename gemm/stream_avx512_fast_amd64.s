@@ -1,7 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
-#include "sums512_amd64.h"
+#include "sums_amd64.h"
 
 // The fast f8e4m3fn kernels for AVX-512: as streamF8E4M3FNRn (stream_amd64.s), but decoding 16 elements
 // in 5 short instructions instead of 8 in a longer chain, and leaving the NaN code to the exact kernels.

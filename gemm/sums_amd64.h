@@ -1,5 +1,5 @@
-// The pieces shared by the AVX-512 kernels that keep their sums in Z0-Z15 (stream_amd64.s,
-// stream_avx512_fast_amd64.s, blockscaled_avx512_amd64.s), included after "textflag.h".
+// The pieces shared by the kernels that keep their sums in registers, Z0-Z15 (AVX-512) or Y0-Y7 (AVX2),
+// included after "textflag.h".
 
 // SUMSINn loads the n sums Z0... from consecutive 64-byte rows at DI; SUMSOUTn stores them back.
 #define SUMSIN4 \
@@ -49,6 +49,27 @@
 	VMOVUPS Z13, 832(DI); \
 	VMOVUPS Z14, 896(DI); \
 	VMOVUPS Z15, 960(DI)
+
+// YSUMSIN loads the 64 sums Y0-Y7 from 256 bytes at o(DI); YSUMSOUT stores them back.
+#define YSUMSIN(o) \
+	VMOVUPS o+0(DI), Y0; \
+	VMOVUPS o+32(DI), Y1; \
+	VMOVUPS o+64(DI), Y2; \
+	VMOVUPS o+96(DI), Y3; \
+	VMOVUPS o+128(DI), Y4; \
+	VMOVUPS o+160(DI), Y5; \
+	VMOVUPS o+192(DI), Y6; \
+	VMOVUPS o+224(DI), Y7
+
+#define YSUMSOUT(o) \
+	VMOVUPS Y0, o+0(DI); \
+	VMOVUPS Y1, o+32(DI); \
+	VMOVUPS Y2, o+64(DI); \
+	VMOVUPS Y3, o+96(DI); \
+	VMOVUPS Y4, o+128(DI); \
+	VMOVUPS Y5, o+160(DI); \
+	VMOVUPS Y6, o+192(DI); \
+	VMOVUPS Y7, o+224(DI)
 
 // FMAR4 adds to Z0-Z15 (4 rows of 4 registers) the products of the four elements of A at AX, broadcast in
 // turn into Z20 and Z21, with the 64 elements of B decoded into Z16-Z19.
