@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "sums_amd64.h"
 
 // The AVX2 kernels for block-scaled weights: those of blockscaled_avx512_amd64.s (the same layout, flags
 // and results) in 8 lanes, for CPUs without AVX-512. A direct kernel takes 64 columns (of f4e2m1fn, the
@@ -361,32 +362,11 @@ label: \
 	DECQ R12; \
 	JNZ  label
 
-// LOADSUMS and STORESUMS move the 64 sums at DI to Y0-Y7 and back.
-#define LOADSUMS \
-	VMOVUPS 0(DI), Y0; \
-	VMOVUPS 32(DI), Y1; \
-	VMOVUPS 64(DI), Y2; \
-	VMOVUPS 96(DI), Y3; \
-	VMOVUPS 128(DI), Y4; \
-	VMOVUPS 160(DI), Y5; \
-	VMOVUPS 192(DI), Y6; \
-	VMOVUPS 224(DI), Y7
-
-#define STORESUMS \
-	VMOVUPS Y0, 0(DI); \
-	VMOVUPS Y1, 32(DI); \
-	VMOVUPS Y2, 64(DI); \
-	VMOVUPS Y3, 96(DI); \
-	VMOVUPS Y4, 128(DI); \
-	VMOVUPS Y5, 160(DI); \
-	VMOVUPS Y6, 192(DI); \
-	VMOVUPS Y7, 224(DI)
-
 // R1BODY is a direct kernel after its arguments and constants: general rows genrow or, with per-block
 // scaling, rows pbrow and the exponents' bias; step is the bytes between blocks of scales, mult the
 // multiplier of f8e4m3fn scales.
 #define R1BODY(genrow, pbrow, bias, step, mult) \
-	LOADSUMS; \
+	YSUMSIN(0); \
 	TESTQ $2, R11; \
 	JNZ   perblock; \
 segment: \
@@ -404,7 +384,7 @@ perblock: \
 	NEXTBLOCK(step, done); \
 	JMP perblock; \
 done: \
-	STORESUMS; \
+	YSUMSOUT(0); \
 	VZEROUPPER; \
 	RET
 
@@ -446,7 +426,7 @@ TEXT ·block2E4M3R1(SB), NOSPLIT, $0-80
 
 nan:
 	// Elements that may be NaN: the general way with the NaN check (per-block scaling never takes them).
-	LOADSUMS
+	YSUMSIN(0)
 
 nansegment:
 	SEGMENT
@@ -456,7 +436,7 @@ nansegment:
 	JMP nansegment
 
 nandone:
-	STORESUMS
+	YSUMSOUT(0)
 	VZEROUPPER
 	RET
 
@@ -619,7 +599,7 @@ TEXT ·block2MulR4(SB), NOSPLIT, $0-32
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
 	MOVQ out+24(FP), DI
-	LOADSUMS
+	YSUMSIN(0)
 
 loop:
 	VMOVUPS 0(BX), Y8
@@ -640,7 +620,7 @@ loop:
 	ADDQ $64, BX
 	DECQ CX
 	JNZ  loop
-	STORESUMS
+	YSUMSOUT(0)
 	VZEROUPPER
 	RET
 
@@ -713,7 +693,7 @@ TEXT ·block2MulR16(SB), NOSPLIT, $0-32
 	LEAQ 48(R8), AX
 	MOVQ R9, BX
 	ADDQ $768, DI
-	LOADSUMS
+	YSUMSIN(0)
 
 rows12:
 	VMOVUPS 0(BX), Y8
@@ -734,6 +714,6 @@ rows12:
 	ADDQ $64, BX
 	DECQ CX
 	JNZ  rows12
-	STORESUMS
+	YSUMSOUT(0)
 	VZEROUPPER
 	RET

@@ -34,8 +34,8 @@ func (op RowOp) String() string {
 }
 
 // rowSet is the assembly of one kernel set for the row kernels. Each function does a prefix of its run:
-// binary, encodeBF16 and the clamps (whose bounds are not NaNs) the elements below a multiple of lanes, depthwise4 the features below a multiple
-// of dwLanes; the callers finish the rest in Go.
+// binary, encodeBF16 and the clamps (whose bounds are not NaNs) the elements, depthwise4 and bases4 the
+// features, below a multiple of lanes; the callers finish the rest in Go.
 type rowSet struct {
 	name       string
 	lanes      int
@@ -43,7 +43,6 @@ type rowSet struct {
 	encodeBF16 func(dst *uint16, src *float32, n int)
 	clamp      func(dst, x *float32, n int, lo, hi float32)
 	clampBF16  func(dst, x *uint16, n int, lo, hi float32)
-	dwLanes    int
 	// The depthwise kernels are the methods depthwise4 and bases4, which call the assembly directly, so
 	// that the arrays of pointers handed to it stay on the stack.
 }
@@ -235,8 +234,8 @@ func Depthwise(dst []float32, ldd int, src []float32, offs []int, k []float32, l
 		panic(fmt.Sprintf("gemm.Depthwise: offsets from %d to %d of %d features in %d elements", lo, hi, n, len(src)))
 	}
 	done := 0
-	if s := current().rowSet(); s != nil && n >= s.dwLanes {
-		done = n &^ (s.dwLanes - 1)
+	if s := current().rowSet(); s != nil && n >= s.lanes {
+		done = n &^ (s.lanes - 1)
 		var rows [4]*float32
 		var pos [4]*int
 		for p0 := 0; p0 < positions; p0 += 4 {
@@ -284,8 +283,8 @@ func DepthwiseBases(dst []float32, ldd int, src []float32, bases, deltas []int, 
 		panic(fmt.Sprintf("gemm.DepthwiseBases: rows from %d to %d of %d features in %d elements", blo+dlo, bhi+dhi, n, len(src)))
 	}
 	done := 0
-	if s := current().rowSet(); s != nil && n >= s.dwLanes {
-		done = n &^ (s.dwLanes - 1)
+	if s := current().rowSet(); s != nil && n >= s.lanes {
+		done = n &^ (s.lanes - 1)
 		var rows [4]*float32
 		var base [4]int
 		for p0 := 0; p0 < positions; p0 += 4 {

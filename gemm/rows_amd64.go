@@ -95,7 +95,6 @@ var rowsAVX512 = &rowSet{
 	encodeBF16: encodeBF16x512,
 	clamp:      clamp512,
 	clampBF16:  clampBF16x512,
-	dwLanes:    16,
 }
 
 var rowsAVX2 = &rowSet{
@@ -105,7 +104,6 @@ var rowsAVX2 = &rowSet{
 	encodeBF16: encodeBF16x2,
 	clamp:      clamp2,
 	clampBF16:  clampBF16x2,
-	dwLanes:    8,
 }
 
 // rowSet returns the row assembly that k runs: AVX-512 beside the AVX-512 packing helpers, AVX2 beside

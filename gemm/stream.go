@@ -308,18 +308,9 @@ func WeightTypes() []dtype.Type { return append([]dtype.Type(nil), weightTypes[:
 // (nil: no scale). It panics, as MatMul does on a malformed operand, when b's type is not one of
 // WeightTypes(), when b does not fit its data, or when scale is neither nil nor one per column.
 func PackWeights(b Typed, scale []float32) *Weights {
-	if !slices.Contains(weightTypes[:], b.Type) {
-		panic("gemm: PackWeights: element type " + b.Type.String() + " is not one of f8e4m3fn, f8e5m2, s8, bf16")
-	}
-	if scale != nil && len(scale) != b.Cols {
-		panic(fmt.Sprintf("gemm: PackWeights: %d scales for %d columns", len(scale), b.Cols))
-	}
+	w := newWeights("PackWeights", b, scale)
 	v := b.view("B")
 	size := v.size
-	w := &Weights{typ: b.Type, rows: b.Rows, cols: b.Cols, scale: append([]float32(nil), scale...)}
-	if scale == nil {
-		w.scale = nil
-	}
 	panels := (b.Cols + streamPanel - 1) / streamPanel
 	w.data = make([]byte, panels*b.Rows*streamPanel*size)
 	// Each panel laid out in place, a transposed B by the transposers of the streaming kernels.
@@ -343,19 +334,22 @@ func PackWeights(b Typed, scale []float32) *Weights {
 // column j (nil: no scale). The weights hold b's data, which must not change while they are in use. It
 // panics as PackWeights does.
 func WeightsOf(b Typed, scale []float32) *Weights {
-	if !slices.Contains(weightTypes[:], b.Type) {
-		panic("gemm: WeightsOf: element type " + b.Type.String() + " is not one of f8e4m3fn, f8e5m2, s8, bf16")
-	}
-	if scale != nil && len(scale) != b.Cols {
-		panic(fmt.Sprintf("gemm: WeightsOf: %d scales for %d columns", len(scale), b.Cols))
-	}
+	w := newWeights("WeightsOf", b, scale)
 	v := b.view("B")
-	w := &Weights{typ: b.Type, rows: b.Rows, cols: b.Cols}
-	if scale != nil {
-		w.scale = append([]float32(nil), scale...)
-	}
 	w.src = sourceOf(&v, w.scale)
 	return w
+}
+
+// newWeights returns the Weights of b's type and shape with a copy of scale (nil for none), for the
+// function fn, which panics as PackWeights says where b's type or the number of scales is wrong.
+func newWeights(fn string, b Typed, scale []float32) *Weights {
+	if !slices.Contains(weightTypes[:], b.Type) {
+		panic("gemm: " + fn + ": element type " + b.Type.String() + " is not one of f8e4m3fn, f8e5m2, s8, bf16")
+	}
+	if scale != nil && len(scale) != b.Cols {
+		panic(fmt.Sprintf("gemm: %s: %d scales for %d columns", fn, len(scale), b.Cols))
+	}
+	return &Weights{typ: b.Type, rows: b.Rows, cols: b.Cols, scale: append([]float32(nil), scale...)}
 }
 
 // Bytes returns the memory w holds of its own: its panels and scales (none of the data of WeightsOf's B).

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "sums_amd64.h"
 
 // The AVX2 streaming kernels for 9 to 16 rows. 16 rows of sums by 8 columns would need 16 ymm
 // accumulators, all there are, and groups of 8 rows would decode B twice, at one broadcast of A per
@@ -139,35 +140,15 @@
 	VFMADD231PS Y12, Y14, Y6; \
 	VFMADD231PS Y13, Y14, Y7
 
-#define LOAD8(o) \
-	VMOVUPS o+0(DI), Y0; \
-	VMOVUPS o+32(DI), Y1; \
-	VMOVUPS o+64(DI), Y2; \
-	VMOVUPS o+96(DI), Y3; \
-	VMOVUPS o+128(DI), Y4; \
-	VMOVUPS o+160(DI), Y5; \
-	VMOVUPS o+192(DI), Y6; \
-	VMOVUPS o+224(DI), Y7
-
-#define STORE8(o) \
-	VMOVUPS Y0, o+0(DI); \
-	VMOVUPS Y1, o+32(DI); \
-	VMOVUPS Y2, o+64(DI); \
-	VMOVUPS Y3, o+96(DI); \
-	VMOVUPS Y4, o+128(DI); \
-	VMOVUPS Y5, o+160(DI); \
-	VMOVUPS Y6, o+192(DI); \
-	VMOVUPS Y7, o+224(DI)
-
 #define LOAD12(o) \
-	LOAD8(o); \
+	YSUMSIN(o); \
 	VMOVUPS o+256(DI), Y8; \
 	VMOVUPS o+288(DI), Y9; \
 	VMOVUPS o+320(DI), Y10; \
 	VMOVUPS o+352(DI), Y11
 
 #define STORE12(o) \
-	STORE8(o); \
+	YSUMSOUT(o); \
 	VMOVUPS Y8, o+256(DI); \
 	VMOVUPS Y9, o+288(DI); \
 	VMOVUPS Y10, o+320(DI); \
@@ -228,7 +209,7 @@ rows6done:
 	MOVQ R9, CX
 	MOVQ R10, AX
 	MOVQ R11, BX
-	LOAD8(768)
+	YSUMSIN(768)
 	SHRQ $1, CX
 	JZ   rows12odd
 rows12:
@@ -243,7 +224,7 @@ rows12odd:
 	JZ   rows12done
 	ROWS4(48, 0)
 rows12done:
-	STORE8(768)
+	YSUMSOUT(768)
 rows12skip:
 	VZEROUPPER
 	RET

@@ -115,14 +115,14 @@ done6:
 	MOVQ R9, CX
 	MOVQ R10, AX
 	MOVQ R11, BX
-	LOAD8(768)
+	YSUMSIN(768)
 loop12:
 	ROWS4S(48, 0)
 	ADDQ $64, AX
 	ADDQ $64, BX
 	DECQ CX
 	JNZ  loop12
-	STORE8(768)
+	YSUMSOUT(768)
 
 rest:
 	// The rows a short block left.

@@ -77,7 +77,7 @@ frows6done:
 	MOVQ R9, CX
 	MOVQ R10, AX
 	MOVQ R11, BX
-	LOAD8(768)
+	YSUMSIN(768)
 	SHRQ $1, CX
 	JZ   frows12odd
 frows12:
@@ -92,7 +92,7 @@ frows12odd:
 	JZ   frows12done
 	ROWS4(48, 0)
 frows12done:
-	STORE8(768)
+	YSUMSOUT(768)
 frows12skip:
 	MOVL $1, AX
 	JMP  fuseddone

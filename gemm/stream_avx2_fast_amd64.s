@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "sums_amd64.h"
 
 // The fast f8e4m3fn kernels: as the others, but decoding through half precision in 5 instructions (8 for
 // 16 elements) instead of 10 in a longer chain: each byte is sign-extended to a word and shifted left by
@@ -69,26 +70,6 @@
 	TESTL R8, R8; \
 	JNZ nan
 
-#define STORE8 \
-	VMOVUPS Y0, 0(DI); \
-	VMOVUPS Y1, 32(DI); \
-	VMOVUPS Y2, 64(DI); \
-	VMOVUPS Y3, 96(DI); \
-	VMOVUPS Y4, 128(DI); \
-	VMOVUPS Y5, 160(DI); \
-	VMOVUPS Y6, 192(DI); \
-	VMOVUPS Y7, 224(DI)
-
-#define LOAD8 \
-	VMOVUPS 0(DI), Y0; \
-	VMOVUPS 32(DI), Y1; \
-	VMOVUPS 64(DI), Y2; \
-	VMOVUPS 96(DI), Y3; \
-	VMOVUPS 128(DI), Y4; \
-	VMOVUPS 160(DI), Y5; \
-	VMOVUPS 192(DI), Y6; \
-	VMOVUPS 224(DI), Y7
-
 // func stream2F8E4M3FNR1Fast(k int, a *float32, b *byte, bstride int, out *float32) bool
 TEXT ·stream2F8E4M3FNR1Fast(SB), NOSPLIT, $0-41
 	MOVQ k+0(FP), CX
@@ -97,7 +78,7 @@ TEXT ·stream2F8E4M3FNR1Fast(SB), NOSPLIT, $0-41
 	MOVQ bstride+24(FP), DX
 	MOVQ out+32(FP), DI
 	CONSTS2FAST
-	LOAD8
+	YSUMSIN(0)
 loop:
 	NANCHECK32(0)
 	NANCHECK32(32)
@@ -119,7 +100,7 @@ loop:
 	DECQ CX
 	JNZ  loop
 	NANEXIT
-	STORE8
+	YSUMSOUT(0)
 	MOVB $1, ret+40(FP)
 	VZEROUPPER
 	RET
@@ -136,7 +117,7 @@ TEXT ·stream2F8E4M3FNR4Fast(SB), NOSPLIT, $0-41
 	MOVQ bstride+24(FP), DX
 	MOVQ out+32(FP), DI
 	CONSTS2FAST
-	LOAD8
+	YSUMSIN(0)
 loop:
 	NANCHECK16(0)
 	DEC2_F8E4M3FN_FAST16(0, Y8, X8, Y9, X9)
@@ -157,7 +138,7 @@ loop:
 	DECQ CX
 	JNZ  loop
 	NANEXIT
-	STORE8
+	YSUMSOUT(0)
 	MOVB $1, ret+40(FP)
 	VZEROUPPER
 	RET
@@ -174,7 +155,7 @@ TEXT ·stream2F8E4M3FNR8Fast(SB), NOSPLIT, $0-41
 	MOVQ bstride+24(FP), DX
 	MOVQ out+32(FP), DI
 	CONSTS2FAST
-	LOAD8
+	YSUMSIN(0)
 loop:
 	NANCHECK8(0)
 	DEC2_F8E4M3FN_FAST(0, Y8, X8)
@@ -199,7 +180,7 @@ loop:
 	DECQ CX
 	JNZ  loop
 	NANEXIT
-	STORE8
+	YSUMSOUT(0)
 	MOVB $1, ret+40(FP)
 	VZEROUPPER
 	RET

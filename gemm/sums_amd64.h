@@ -1,0 +1,116 @@
+// The pieces shared by the kernels that keep their sums in registers, Z0-Z15 (AVX-512) or Y0-Y7 (AVX2),
+// included after "textflag.h".
+
+// SUMSINn loads the n sums Z0... from consecutive 64-byte rows at DI; SUMSOUTn stores them back.
+#define SUMSIN4 \
+	VMOVUPS 0(DI), Z0; \
+	VMOVUPS 64(DI), Z1; \
+	VMOVUPS 128(DI), Z2; \
+	VMOVUPS 192(DI), Z3
+
+#define SUMSOUT4 \
+	VMOVUPS Z0, 0(DI); \
+	VMOVUPS Z1, 64(DI); \
+	VMOVUPS Z2, 128(DI); \
+	VMOVUPS Z3, 192(DI)
+
+#define SUMSIN16 \
+	VMOVUPS 0(DI), Z0; \
+	VMOVUPS 64(DI), Z1; \
+	VMOVUPS 128(DI), Z2; \
+	VMOVUPS 192(DI), Z3; \
+	VMOVUPS 256(DI), Z4; \
+	VMOVUPS 320(DI), Z5; \
+	VMOVUPS 384(DI), Z6; \
+	VMOVUPS 448(DI), Z7; \
+	VMOVUPS 512(DI), Z8; \
+	VMOVUPS 576(DI), Z9; \
+	VMOVUPS 640(DI), Z10; \
+	VMOVUPS 704(DI), Z11; \
+	VMOVUPS 768(DI), Z12; \
+	VMOVUPS 832(DI), Z13; \
+	VMOVUPS 896(DI), Z14; \
+	VMOVUPS 960(DI), Z15
+
+#define SUMSOUT16 \
+	VMOVUPS Z0, 0(DI); \
+	VMOVUPS Z1, 64(DI); \
+	VMOVUPS Z2, 128(DI); \
+	VMOVUPS Z3, 192(DI); \
+	VMOVUPS Z4, 256(DI); \
+	VMOVUPS Z5, 320(DI); \
+	VMOVUPS Z6, 384(DI); \
+	VMOVUPS Z7, 448(DI); \
+	VMOVUPS Z8, 512(DI); \
+	VMOVUPS Z9, 576(DI); \
+	VMOVUPS Z10, 640(DI); \
+	VMOVUPS Z11, 704(DI); \
+	VMOVUPS Z12, 768(DI); \
+	VMOVUPS Z13, 832(DI); \
+	VMOVUPS Z14, 896(DI); \
+	VMOVUPS Z15, 960(DI)
+
+// YSUMSIN loads the 64 sums Y0-Y7 from 256 bytes at o(DI); YSUMSOUT stores them back.
+#define YSUMSIN(o) \
+	VMOVUPS o+0(DI), Y0; \
+	VMOVUPS o+32(DI), Y1; \
+	VMOVUPS o+64(DI), Y2; \
+	VMOVUPS o+96(DI), Y3; \
+	VMOVUPS o+128(DI), Y4; \
+	VMOVUPS o+160(DI), Y5; \
+	VMOVUPS o+192(DI), Y6; \
+	VMOVUPS o+224(DI), Y7
+
+#define YSUMSOUT(o) \
+	VMOVUPS Y0, o+0(DI); \
+	VMOVUPS Y1, o+32(DI); \
+	VMOVUPS Y2, o+64(DI); \
+	VMOVUPS Y3, o+96(DI); \
+	VMOVUPS Y4, o+128(DI); \
+	VMOVUPS Y5, o+160(DI); \
+	VMOVUPS Y6, o+192(DI); \
+	VMOVUPS Y7, o+224(DI)
+
+// FMAR4 adds to Z0-Z15 (4 rows of 4 registers) the products of the four elements of A at AX, broadcast in
+// turn into Z20 and Z21, with the 64 elements of B decoded into Z16-Z19.
+#define FMAR4 \
+	VBROADCASTSS 0(AX), Z20; \
+	VFMADD231PS Z16, Z20, Z0; \
+	VFMADD231PS Z17, Z20, Z1; \
+	VFMADD231PS Z18, Z20, Z2; \
+	VFMADD231PS Z19, Z20, Z3; \
+	VBROADCASTSS 4(AX), Z21; \
+	VFMADD231PS Z16, Z21, Z4; \
+	VFMADD231PS Z17, Z21, Z5; \
+	VFMADD231PS Z18, Z21, Z6; \
+	VFMADD231PS Z19, Z21, Z7; \
+	VBROADCASTSS 8(AX), Z20; \
+	VFMADD231PS Z16, Z20, Z8; \
+	VFMADD231PS Z17, Z20, Z9; \
+	VFMADD231PS Z18, Z20, Z10; \
+	VFMADD231PS Z19, Z20, Z11; \
+	VBROADCASTSS 12(AX), Z21; \
+	VFMADD231PS Z16, Z21, Z12; \
+	VFMADD231PS Z17, Z21, Z13; \
+	VFMADD231PS Z18, Z21, Z14; \
+	VFMADD231PS Z19, Z21, Z15
+
+// FMAR16 adds to Z0-Z15 (16 rows of one register) the products of the 16 elements of A at AX with the 16
+// elements of B decoded into Z16.
+#define FMAR16 \
+	VFMADD231PS.BCST 0(AX), Z16, Z0; \
+	VFMADD231PS.BCST 4(AX), Z16, Z1; \
+	VFMADD231PS.BCST 8(AX), Z16, Z2; \
+	VFMADD231PS.BCST 12(AX), Z16, Z3; \
+	VFMADD231PS.BCST 16(AX), Z16, Z4; \
+	VFMADD231PS.BCST 20(AX), Z16, Z5; \
+	VFMADD231PS.BCST 24(AX), Z16, Z6; \
+	VFMADD231PS.BCST 28(AX), Z16, Z7; \
+	VFMADD231PS.BCST 32(AX), Z16, Z8; \
+	VFMADD231PS.BCST 36(AX), Z16, Z9; \
+	VFMADD231PS.BCST 40(AX), Z16, Z10; \
+	VFMADD231PS.BCST 44(AX), Z16, Z11; \
+	VFMADD231PS.BCST 48(AX), Z16, Z12; \
+	VFMADD231PS.BCST 52(AX), Z16, Z13; \
+	VFMADD231PS.BCST 56(AX), Z16, Z14; \
+	VFMADD231PS.BCST 60(AX), Z16, Z15
