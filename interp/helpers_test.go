@@ -52,7 +52,7 @@ func val(t *testing.T, s string) Value {
 	if !lit.Fits(shape) {
 		t.Fatalf("bad value %q: the literal does not fit %s", s, shape.String())
 	}
-	return literalToValue(lit, shape)
+	return literalShared(lit, shape)
 }
 
 func parseShapeText(t *testing.T, s string) hlo.Shape {
