@@ -203,7 +203,7 @@ func (e *evaluator) manualComputation(in *hlo.Instruction, ops []Value) (Value, 
 			return fail("manual axis %q is not an axis of the mesh", a)
 		}
 	}
-	if n := devicesOf(e.mod); n > 0 && n != mesh.devices() {
+	if n := devices(e.mod); n > 0 && n != mesh.devices() {
 		return Value{}, unsupportedf(in, "a manual computation on a mesh of %d devices in a module compiled for %d", mesh.devices(), n)
 	}
 	ids, err := mesh.deviceIDs()
@@ -292,10 +292,6 @@ func moduleFrontendAttr(m *hlo.Module, key string) (string, bool) {
 	fa, _ := m.Attr("frontend_attributes").(hlo.FrontendAttributes)
 	return fa.Get(key)
 }
-
-// devicesOf is the number of devices a module is compiled for, 0 where the header does not say it in a
-// form read here.
-func devicesOf(m *hlo.Module) int64 { return devices(m) }
 
 // sdyMesh is a Shardy mesh: named axes, major to minor, and the device at each position (nil: the
 // positions in order).
