@@ -175,7 +175,7 @@ func (g *convGeom) inputCoord(i int, o, w int64) int64 {
 // states: madd(a, b, acc) folds each term into the accumulator, which starts at zero; a window position
 // on padding contributes madd(0, kernel element, acc). It splits the output elements across threads
 // goroutines; each element is summed by one of them, so the result does not depend on their number.
-// The float32 GEMM path equals it with madd = fma32.
+// The float32 GEMM path equals it with madd = gemm.FMA32.
 func convolveLoop[T float32 | float64 | int64](g *convGeom, lhs, rhs []T, madd func(a, b, acc T) T, threads int) []T {
 	outN := product(g.out)
 	res := make([]T, outN)

@@ -473,7 +473,7 @@ func (e *evaluator) convolveDepthwiseMult(im *im2col, kern []float32, c []float3
 					// Output feature g*mult+j, for every g.
 					for g, xg := range x {
 						z := int64(g)*mult + j
-						acc[z] = fma32(xg, kw[z], acc[z])
+						acc[z] = gemm.FMA32(xg, kw[z], acc[z])
 					}
 				}
 			}

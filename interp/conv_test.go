@@ -153,7 +153,7 @@ func (chainMatMuler) MatMulBatched(count int, c gemm.Matrix, strideC int, a gemm
 				for j := 0; j < c.Cols; j++ {
 					var acc float32
 					for p, x := range row {
-						acc = fma32(x, bt[j*k+p], acc)
+						acc = gemm.FMA32(x, bt[j*k+p], acc)
 					}
 					v := alpha * acc
 					if beta != 0 {
@@ -268,7 +268,7 @@ func referenceConvolution(t *testing.T, in *hlo.Instruction, lhs, rhs *tensor.Te
 			at[i] = int64(i)
 		}
 	}
-	sum := convElement(g, f32s(l), f32s(r), fma32)
+	sum := convElement(g, f32s(l), f32s(r), gemm.FMA32)
 	sumAbs := convElement(g, abs(f64s(l)), abs(f64s(r)), fma64)
 	k := float64(g.macs()) / float64(max(product(g.out), 1))
 	ty := in.Shape.Elem
