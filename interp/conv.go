@@ -157,18 +157,7 @@ func (e errConv) Error() string { return string(e) }
 // inputCoord returns the coordinate in the input of spatial dimension i that window position w of output
 // position o reads, or -1 where it reads padding or a hole of the base dilation.
 func (g *convGeom) inputCoord(i int, o, w int64) int64 {
-	wd := g.win[i]
-	u := o*max(wd.Stride, 1) - wd.PadLow + w*max(wd.WindowDilation, 1)
-	if bd := max(wd.BaseDilation, 1); bd > 1 {
-		if u%bd != 0 {
-			return -1
-		}
-		u /= bd
-	}
-	if u < 0 || u >= g.lhs[g.dn.InputSpatial[i]] {
-		return -1
-	}
-	return u
+	return windowCoord(g.win[i], o, w, g.lhs[g.dn.InputSpatial[i]])
 }
 
 // convolveLoop is the convolution as a loop over the output elements, in the order the package comment
