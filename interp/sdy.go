@@ -29,11 +29,6 @@ const (
 	sdyShardingGroup = "xla.sdy.ShardingGroup"
 )
 
-func init() {
-	passThroughTargets["xla.sdy.FuncResultSharding"] = true
-	passThroughTargets["xla.sdy.PropagationBarrier"] = true
-}
-
 // sdyCall evaluates the xla.sdy custom calls that are not pass-through: ok is false for another target.
 func (e *evaluator) sdyCall(in *hlo.Instruction, ops []Value) (v Value, ok bool, err error) {
 	switch in.CustomCallTarget() {
