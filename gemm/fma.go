@@ -55,3 +55,6 @@ func fma32Odd(x, y, z float32) float32 {
 	}
 	return float32(s)
 }
+
+// FMA32 returns x*y + z rounded once to float32, as the kernels' fused multiply-adds compute it (fma32).
+func FMA32(x, y, z float32) float32 { return fma32(x, y, z) }

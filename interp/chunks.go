@@ -1,8 +1,6 @@
 package interp
 
 import (
-	"unsafe"
-
 	"octet/dtype"
 	"octet/gemm"
 	"octet/hlo"
@@ -94,28 +92,6 @@ func (e *evaluator) float32ChunksViews(out dtype.Type, dims []int64, ops []*tens
 		}
 	})
 	return r
-}
-
-// encodeFloat32Into rounds src to type t (of the float32 domain) into dst, as fromF32 does.
-func encodeFloat32Into(t dtype.Type, dst []byte, src []float32) {
-	switch {
-	case t == dtype.F32:
-		copy(dst, float32Bytes(src))
-	case t == dtype.BF16:
-		gemm.EncodeBF16(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(dst))), len(src)), src)
-	case t == dtype.F16:
-		dtype.EncodeSliceFloat32U16(t, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(dst))), len(src)), src, false)
-	case t.BitWidth() <= 8 && dtype.DecodeTable(t) != nil:
-		dtype.EncodeSliceFloat32(t, dst, src, false)
-	default:
-		es := t.ByteSize()
-		for i, v := range src {
-			b := t.EncodeFloat32(v)
-			for j := 0; j < es; j++ {
-				dst[i*es+j] = byte(b >> (8 * j))
-			}
-		}
-	}
 }
 
 // unaryFloat32 evaluates a unary instruction of the float32 domain over chunks on every core.

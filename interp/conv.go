@@ -157,25 +157,14 @@ func (e errConv) Error() string { return string(e) }
 // inputCoord returns the coordinate in the input of spatial dimension i that window position w of output
 // position o reads, or -1 where it reads padding or a hole of the base dilation.
 func (g *convGeom) inputCoord(i int, o, w int64) int64 {
-	wd := g.win[i]
-	u := o*max(wd.Stride, 1) - wd.PadLow + w*max(wd.WindowDilation, 1)
-	if bd := max(wd.BaseDilation, 1); bd > 1 {
-		if u%bd != 0 {
-			return -1
-		}
-		u /= bd
-	}
-	if u < 0 || u >= g.lhs[g.dn.InputSpatial[i]] {
-		return -1
-	}
-	return u
+	return windowCoord(g.win[i], o, w, g.lhs[g.dn.InputSpatial[i]])
 }
 
 // convolveLoop is the convolution as a loop over the output elements, in the order the package comment
 // states: madd(a, b, acc) folds each term into the accumulator, which starts at zero; a window position
 // on padding contributes madd(0, kernel element, acc). It splits the output elements across threads
 // goroutines; each element is summed by one of them, so the result does not depend on their number.
-// The float32 GEMM path equals it with madd = fma32.
+// The float32 GEMM path equals it with madd = gemm.FMA32.
 func convolveLoop[T float32 | float64 | int64](g *convGeom, lhs, rhs []T, madd func(a, b, acc T) T, threads int) []T {
 	outN := product(g.out)
 	res := make([]T, outN)

@@ -2,7 +2,6 @@ package interp
 
 import (
 	"sync"
-	"unsafe"
 
 	"octet/dtype"
 	"octet/gemm"
@@ -474,7 +473,7 @@ func (e *evaluator) convolveDepthwiseMult(im *im2col, kern []float32, c []float3
 					// Output feature g*mult+j, for every g.
 					for g, xg := range x {
 						z := int64(g)*mult + j
-						acc[z] = fma32(xg, kw[z], acc[z])
+						acc[z] = gemm.FMA32(xg, kw[z], acc[z])
 					}
 				}
 			}
@@ -639,28 +638,6 @@ func (im *im2col) fill(panel []byte, r0, lo, hi, fg, bg int64) {
 			}
 		}
 	}
-}
-
-// decodeFloat32Into decodes the elements of type t in src into dst.
-func decodeFloat32Into(t dtype.Type, dst []float32, src []byte) {
-	switch {
-	case t == dtype.BF16:
-		gemm.DecodeBF16(dst, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(src))), len(dst)))
-	case t == dtype.F16:
-		dtype.DecodeSliceFloat32U16(t, dst, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(src))), len(dst)))
-	case t.BitWidth() <= 8 && dtype.DecodeTable(t) != nil:
-		dtype.DecodeSliceFloat32(t, dst, src)
-	default:
-		copy(dst, f32s(&tensor.Tensor{Type: t, Shape: []int64{int64(len(dst))}, Data: src}))
-	}
-}
-
-// bytesFloat32 views float32 data held as bytes (four-byte aligned, as tensors are allocated).
-func bytesFloat32(b []byte) []float32 {
-	if len(b) < 4 {
-		return []float32{}
-	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
 }
 
 // reverseTensor returns x with the given dimensions reversed.

@@ -153,7 +153,7 @@ func (chainMatMuler) MatMulBatched(count int, c gemm.Matrix, strideC int, a gemm
 				for j := 0; j < c.Cols; j++ {
 					var acc float32
 					for p, x := range row {
-						acc = fma32(x, bt[j*k+p], acc)
+						acc = gemm.FMA32(x, bt[j*k+p], acc)
 					}
 					v := alpha * acc
 					if beta != 0 {
@@ -268,7 +268,7 @@ func referenceConvolution(t *testing.T, in *hlo.Instruction, lhs, rhs *tensor.Te
 			at[i] = int64(i)
 		}
 	}
-	sum := convElement(g, f32s(l), f32s(r), fma32)
+	sum := convElement(g, f32s(l), f32s(r), gemm.FMA32)
 	sumAbs := convElement(g, abs(f64s(l)), abs(f64s(r)), fma64)
 	k := float64(g.macs()) / float64(max(product(g.out), 1))
 	ty := in.Shape.Elem
@@ -344,22 +344,27 @@ func checkConvolution(t *testing.T, name string, in *hlo.Instruction, lhs, rhs *
 func TestConvolutionShapes(t *testing.T) {
 	exactGEMM := requireChain(t)
 	for i, s := range convSpecs {
-		t.Run(s.name, func(t *testing.T) {
-			for _, ty := range []*string{&s.lt, &s.rt, &s.ot} {
-				if *ty == "" {
-					*ty = "f32"
-				}
-			}
-			m := parseModule(t, s.module())
-			if err := hlo.Verify(m); err != nil {
-				t.Fatalf("%v\n%s", err, s.module())
-			}
-			in := m.Entry.Root
-			lhs := randomOperand(t, in.Operands()[0].Shape, uint64(2*i))
-			rhs := randomOperand(t, in.Operands()[1].Shape, uint64(2*i+1))
-			checkConvolution(t, s.name, in, lhs, rhs, exactGEMM, 0)
-		})
+		t.Run(s.name, func(t *testing.T) { checkConvSpec(t, s, uint64(2*i), exactGEMM) })
 	}
+}
+
+// checkConvSpec checks the convolution of s (its types f32 where not given) on random operands drawn
+// from seed (the lhs) and seed+1 (the rhs) with checkConvolution.
+func checkConvSpec(t *testing.T, s convSpec, seed uint64, exactGEMM bool) {
+	t.Helper()
+	for _, ty := range []*string{&s.lt, &s.rt, &s.ot} {
+		if *ty == "" {
+			*ty = "f32"
+		}
+	}
+	m := parseModule(t, s.module())
+	if err := hlo.Verify(m); err != nil {
+		t.Fatalf("%v\n%s", err, s.module())
+	}
+	in := m.Entry.Root
+	lhs := randomOperand(t, in.Operands()[0].Shape, seed)
+	rhs := randomOperand(t, in.Operands()[1].Shape, seed+1)
+	checkConvolution(t, s.name, in, lhs, rhs, exactGEMM, 0)
 }
 
 // TestDepthwise checks depthwise convolutions beyond convSpecs' small ones: more features than a cache
@@ -376,21 +381,7 @@ func TestDepthwise(t *testing.T) {
 		{name: "dilated_1d", labels: "b0f_0io->b0f", batch: 3, inF: 5, outF: 10, fgc: 5, spatial: []int64{17}, kernel: []int64{4}, rhsDil: []int64{2}, lhsDil: []int64{2}, padLo: []int64{3}, padHi: []int64{1}},
 	}
 	for i, s := range specs {
-		t.Run(s.name, func(t *testing.T) {
-			for _, ty := range []*string{&s.lt, &s.rt, &s.ot} {
-				if *ty == "" {
-					*ty = "f32"
-				}
-			}
-			m := parseModule(t, s.module())
-			if err := hlo.Verify(m); err != nil {
-				t.Fatalf("%v\n%s", err, s.module())
-			}
-			in := m.Entry.Root
-			lhs := randomOperand(t, in.Operands()[0].Shape, uint64(100+2*i))
-			rhs := randomOperand(t, in.Operands()[1].Shape, uint64(101+2*i))
-			checkConvolution(t, s.name, in, lhs, rhs, exactGEMM, 0)
-		})
+		t.Run(s.name, func(t *testing.T) { checkConvSpec(t, s, uint64(100+2*i), exactGEMM) })
 	}
 }
 

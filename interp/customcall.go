@@ -15,13 +15,15 @@ import (
 // passThroughTargets are custom calls that only annotate their one operand for the partitioner or the
 // memory-space assignment: on one device their value is the operand's.
 var passThroughTargets = map[string]bool{
-	"Sharding":                  true,
-	"SPMDFullToShardShape":      true,
-	"SPMDShardToFullShape":      true,
-	"MoveToDevice":              true,
-	"MoveToHost":                true,
-	"annotate_device_placement": true,
-	"LayoutConstraint":          true,
+	"Sharding":                   true,
+	"SPMDFullToShardShape":       true,
+	"SPMDShardToFullShape":       true,
+	"MoveToDevice":               true,
+	"MoveToHost":                 true,
+	"annotate_device_placement":  true,
+	"LayoutConstraint":           true,
+	"xla.sdy.FuncResultSharding": true,
+	"xla.sdy.PropagationBarrier": true,
 }
 
 func (e *evaluator) customCall(in *hlo.Instruction, ops []Value) (Value, error) {
@@ -42,14 +44,9 @@ func (e *evaluator) customCall(in *hlo.Instruction, ops []Value) (Value, error) 
 	case strings.HasPrefix(target, "xla_builder.") && len(in.Called()) == 1:
 		// XlaBuilder's composite calls carry their decomposition as the called computation.
 		return e.call(in.Called()[0], ops)
-	case strings.HasPrefix(target, "xla.sdy."):
+	case strings.HasPrefix(target, "xla.sdy.") && !passThroughTargets[target]:
 		if v, ok, err := e.sdyCall(in, ops); ok {
 			return v, err
-		}
-		if passThroughTargets[target] && len(ops) == 1 {
-			if err := ops[0].Fits(in.Shape); err == nil {
-				return ops[0], nil
-			}
 		}
 	case passThroughTargets[target]:
 		if len(ops) == 1 {

@@ -39,17 +39,9 @@ func f32s(t *tensor.Tensor) []float32 {
 	switch ty := t.Type; {
 	case ty == dtype.F32:
 		return tensor.View[float32](t)
-	case ty == dtype.BF16:
+	case ty == dtype.BF16 || ty == dtype.F16 || ty.IsFloat() && ty.BitWidth() <= 8:
 		out := make([]float32, n)
-		gemm.DecodeBF16(out, tensor.View[uint16](t))
-		return out
-	case ty == dtype.F16:
-		out := make([]float32, n)
-		dtype.DecodeSliceFloat32U16(ty, out, tensor.View[uint16](t))
-		return out
-	case ty.IsFloat() && ty.BitWidth() <= 8:
-		out := make([]float32, n)
-		dtype.DecodeSliceFloat32(ty, out, t.Data)
+		decodeFloat32Into(ty, out, t.Data)
 		return out
 	case ty == dtype.F64:
 		out := make([]float32, n)
@@ -182,17 +174,9 @@ func fromF32(ty dtype.Type, shape []int64, x []float32) *tensor.Tensor {
 	switch {
 	case ty == dtype.F32:
 		return &tensor.Tensor{Type: ty, Shape: shape, Data: float32Bytes(x)}
-	case ty == dtype.BF16:
+	case ty == dtype.BF16 || ty == dtype.F16 || ty.IsFloat() && ty.BitWidth() <= 8:
 		out := tensor.New(ty, shape)
-		gemm.EncodeBF16(tensor.View[uint16](out), x)
-		return out
-	case ty == dtype.F16:
-		out := tensor.New(ty, shape)
-		dtype.EncodeSliceFloat32U16(ty, tensor.View[uint16](out), x, false)
-		return out
-	case ty.IsFloat() && ty.BitWidth() <= 8:
-		out := tensor.New(ty, shape)
-		dtype.EncodeSliceFloat32(ty, out.Data, x, false)
+		encodeFloat32Into(ty, out.Data, x)
 		return out
 	case ty == dtype.F64:
 		out := tensor.New(ty, shape)
@@ -207,6 +191,42 @@ func fromF32(ty dtype.Type, shape []int64, x []float32) *tensor.Tensor {
 		out.SetBitsAt(int64(i), ty.EncodeFloat32(v))
 	}
 	return out
+}
+
+// decodeFloat32Into decodes the elements of type t in src into dst.
+func decodeFloat32Into(t dtype.Type, dst []float32, src []byte) {
+	switch {
+	case t == dtype.BF16:
+		gemm.DecodeBF16(dst, bytesUint16(src, len(dst)))
+	case t == dtype.F16:
+		dtype.DecodeSliceFloat32U16(t, dst, bytesUint16(src, len(dst)))
+	case t.BitWidth() <= 8 && dtype.DecodeTable(t) != nil:
+		dtype.DecodeSliceFloat32(t, dst, src)
+	default:
+		copy(dst, f32s(&tensor.Tensor{Type: t, Shape: []int64{int64(len(dst))}, Data: src}))
+	}
+}
+
+// encodeFloat32Into rounds src to type t (of the float32 domain) into dst, as fromF32 does.
+func encodeFloat32Into(t dtype.Type, dst []byte, src []float32) {
+	switch {
+	case t == dtype.F32:
+		copy(dst, float32Bytes(src))
+	case t == dtype.BF16:
+		gemm.EncodeBF16(bytesUint16(dst, len(src)), src)
+	case t == dtype.F16:
+		dtype.EncodeSliceFloat32U16(t, bytesUint16(dst, len(src)), src, false)
+	case t.BitWidth() <= 8 && dtype.DecodeTable(t) != nil:
+		dtype.EncodeSliceFloat32(t, dst, src, false)
+	default:
+		es := t.ByteSize()
+		for i, v := range src {
+			b := t.EncodeFloat32(v)
+			for j := 0; j < es; j++ {
+				dst[i*es+j] = byte(b >> (8 * j))
+			}
+		}
+	}
 }
 
 // fromF64 returns an f64 tensor sharing x's memory, or for another type a tensor holding x converted with

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"octet/gemm"
 )
 
 // exactFMA32 is a*b + c rounded once to float32, from the exact sum in math/big; an exact zero takes its
@@ -46,9 +48,9 @@ func TestFMA32(t *testing.T) {
 		cases = append(cases, [3]float32{r(40), r(40), r(80)})
 	}
 	for _, c := range cases {
-		got, want := fma32(c[0], c[1], c[2]), exactFMA32(c[0], c[1], c[2])
+		got, want := gemm.FMA32(c[0], c[1], c[2]), exactFMA32(c[0], c[1], c[2])
 		if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
-			t.Fatalf("fma32(%g, %g, %g) = %g (%#x), want %g (%#x)", c[0], c[1], c[2], got, math.Float32bits(got), want, math.Float32bits(want))
+			t.Fatalf("gemm.FMA32(%g, %g, %g) = %g (%#x), want %g (%#x)", c[0], c[1], c[2], got, math.Float32bits(got), want, math.Float32bits(want))
 		}
 	}
 }

@@ -112,7 +112,7 @@ func planChunks(c *hlo.Computation) *chunkPlan {
 		case in.Opcode == hlo.OpReshape || in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcast:
 			op := p.steps[st.operands[0]]
 			if !op.chunked || op.in.Shape.Elem != in.Shape.Elem ||
-				(in.Opcode == hlo.OpBitcast && !(rowMajorLayout(in.Shape) && rowMajorLayout(op.in.Shape))) {
+				(in.Opcode == hlo.OpBitcast && !(rowMajor(in.Shape.Layout, len(in.Shape.Dims)) && rowMajor(op.in.Shape.Layout, len(op.in.Shape.Dims)))) {
 				return nil
 			}
 			st.kind = stepAlias
@@ -237,23 +237,6 @@ func (p *chunkPlan) planF32() {
 		}
 	}
 	p.f32, p.slots = true, slots
-}
-
-func rowMajorLayout(s hlo.Shape) bool {
-	l := s.Layout
-	if l == nil {
-		return true
-	}
-	d := hlo.DefaultLayout(len(s.Dims))
-	if len(l.MinorToMajor) != len(d.MinorToMajor) || len(l.Tiles) > 0 {
-		return false
-	}
-	for i := range d.MinorToMajor {
-		if l.MinorToMajor[i] != d.MinorToMajor[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // chunkPlanOf returns the cached chunk plan of c.

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"octet/hlo"
 )
 
 // TestFusionChunks evaluates elementwise fusions chunk by chunk and compares every bit with the same
@@ -59,7 +61,6 @@ ENTRY %main {
 	// The integer fusion's elided constant is unused; drop it.
 	text := strings.Replace(src, "  %c = s32[10000] constant({...})\n", "", 1)
 	fused := parseModule(t, text)
-	called := parseModule(t, strings.NewReplacer("), kind=kLoop, calls=", "), to_apply=", "fusion(", "call(").Replace(text))
 	if p := planChunks(fused.Computations[0]); p == nil {
 		t.Fatal("the elementwise fusion has no chunk plan")
 	}
@@ -67,21 +68,7 @@ ENTRY %main {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, threads := range []int{1, 2} {
-		a, err := Run(fused, args, Options{Threads: threads})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := Run(called, args, Options{Threads: threads})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, x := range a.Flatten() {
-			if y := b.Flatten()[i]; !bytes.Equal(x.Data, y.Data) {
-				t.Errorf("%d threads: output %d differs between the chunked fusion and the called computation", threads, i)
-			}
-		}
-	}
+	sameAsCalled(t, text, fused, args)
 }
 
 // TestFusionChunksF32 evaluates f32 fusions as XLA's CPU compiler writes them (a batch norm after a
@@ -159,7 +146,6 @@ ENTRY %main {
   ROOT %out = (f32[2,30,30,64], f32[300,40]) tuple(%f, %g)
 }`
 	fused := parseModule(t, src)
-	called := parseModule(t, strings.NewReplacer("), kind=kLoop, calls=", "), to_apply=", "fusion(", "call(").Replace(src))
 	for _, c := range fused.Computations[:2] {
 		if p := planChunks(c); p == nil || !p.f32 {
 			t.Fatalf("%s: no f32 chunk plan (%v)", c.Name, p)
@@ -170,6 +156,14 @@ ENTRY %main {
 	for _, p := range fused.Entry.Params {
 		args = append(args, viewInput(t, rng, p.Shape.String()))
 	}
+	sameAsCalled(t, src, fused, args)
+}
+
+// sameAsCalled checks that fused, the module of text src, run on args on one thread and on two, gives the
+// bits of the same module with its fusions made calls of the same computations.
+func sameAsCalled(t *testing.T, src string, fused *hlo.Module, args []Value) {
+	t.Helper()
+	called := parseModule(t, strings.NewReplacer("), kind=kLoop, calls=", "), to_apply=", "fusion(", "call(").Replace(src))
 	for _, threads := range []int{1, 2} {
 		a, err := Run(fused, args, Options{Threads: threads})
 		if err != nil {

@@ -52,7 +52,7 @@ func val(t *testing.T, s string) Value {
 	if !lit.Fits(shape) {
 		t.Fatalf("bad value %q: the literal does not fit %s", s, shape.String())
 	}
-	return literalToValue(lit, shape)
+	return literalShared(lit, shape)
 }
 
 func parseShapeText(t *testing.T, s string) hlo.Shape {
@@ -191,3 +191,21 @@ func isUnsupported(err error) bool {
 var nan32 = float32(math.NaN())
 
 func parseBench(src string) (*hlo.Module, error) { return parser.ParseString("bench.hlo", src) }
+
+// runRandom verifies m and runs it on RandomInputs(m, seed), failing the test on any error, and returns
+// the inputs and the result.
+func runRandom(t *testing.T, m *hlo.Module, seed uint64) ([]Value, Value) {
+	t.Helper()
+	if err := hlo.Verify(m); err != nil {
+		t.Fatal(err)
+	}
+	args, err := RandomInputs(m, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(m, args, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return args, r
+}

@@ -38,24 +38,6 @@ func literalShared(l *hlo.Literal, s hlo.Shape) Value {
 	return TokenValue()
 }
 
-// literalToValue returns the value of l, a literal of shape s without elided parts, in storage of its
-// own.
-func literalToValue(l *hlo.Literal, s hlo.Shape) Value {
-	switch s.Kind {
-	case hlo.ArrayShape:
-		c := tensor.New(l.Array.Type, l.Array.Shape)
-		copy(c.Data, l.Array.Data)
-		return ArrayValue(c)
-	case hlo.TupleShape:
-		elems := make([]Value, len(l.Tuple))
-		for i, e := range l.Tuple {
-			elems[i] = literalToValue(e, s.Tuple[i])
-		}
-		return TupleValue(elems...)
-	}
-	return TokenValue()
-}
-
 func hasElided(l *hlo.Literal) bool {
 	if l.Elided {
 		return true

@@ -38,7 +38,7 @@ ENTRY e {
 			c = in
 		}
 	}
-	if got := literalToValue(c.Literal, c.Shape); !sameValue(got, want) {
+	if got := literalShared(c.Literal, c.Shape); !sameValue(got, want) {
 		t.Errorf("the module's literal became %s", describe(got))
 	}
 }

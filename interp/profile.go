@@ -26,7 +26,14 @@ type Profile struct {
 	mu    sync.Mutex
 	start time.Time
 	total time.Duration
-	stats map[*hlo.Instruction]*InstStats
+	stats map[*hlo.Instruction]*instProfile
+}
+
+// instProfile is a Profile's record of one instruction: its statistics, and the FLOPs and Bytes of one
+// evaluation, worked out from its shapes at its first.
+type instProfile struct {
+	InstStats
+	flops, bytes int64
 }
 
 // InstStats is what a Profile knows of one instruction.
@@ -40,7 +47,7 @@ type InstStats struct {
 }
 
 // NewProfile returns an empty profile.
-func NewProfile() *Profile { return &Profile{stats: map[*hlo.Instruction]*InstStats{}} }
+func NewProfile() *Profile { return &Profile{stats: map[*hlo.Instruction]*instProfile{}} }
 
 // Total is the wall time of the evaluations the profile covers, from the start of Run to its return.
 func (p *Profile) Total() time.Duration {
@@ -55,7 +62,7 @@ func (p *Profile) Stats() []InstStats {
 	defer p.mu.Unlock()
 	out := make([]InstStats, 0, len(p.stats))
 	for _, s := range p.stats {
-		out = append(out, *s)
+		out = append(out, s.InstStats)
 	}
 	slices.SortFunc(out, func(a, b InstStats) int {
 		if a.Time != b.Time {
@@ -94,15 +101,15 @@ func (p *Profile) add(in *hlo.Instruction, d, cpu time.Duration, moved bool) {
 	defer p.mu.Unlock()
 	s := p.stats[in]
 	if s == nil {
-		s = &InstStats{Inst: in}
+		s = &instProfile{InstStats: InstStats{Inst: in}, flops: FLOPs(in), bytes: Bytes(in)}
 		p.stats[in] = s
 	}
 	s.Calls++
 	s.Time += d
 	s.CPU += cpu
-	s.FLOPs += FLOPs(in)
+	s.FLOPs += s.flops
 	if moved {
-		s.Bytes += Bytes(in)
+		s.Bytes += s.bytes
 	}
 }
 

@@ -2,8 +2,6 @@ package interp
 
 import (
 	"testing"
-
-	"octet/hlo"
 )
 
 // raggedDotCases are modules whose root is (ragged-dot, the dense form of it XLA's RaggedDotRewriter
@@ -193,17 +191,7 @@ func TestRaggedDotRewriterForms(t *testing.T) {
 	for _, c := range raggedDotCases {
 		t.Run(c.name, func(t *testing.T) {
 			m := parseModule(t, c.src)
-			if err := hlo.Verify(m); err != nil {
-				t.Fatal(err)
-			}
-			args, err := RandomInputs(m, 7)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Run(m, args, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, r := runRandom(t, m, 7)
 			got, want := r.Tuple[0], r.Tuple[1]
 			if !sameValue(got, want) {
 				t.Errorf("ragged-dot\n%s\nits dense form\n%s", describe(got), describe(want))

@@ -262,6 +262,23 @@ func newWindowIter(win hlo.Window, inDims []int64) *windowIter {
 	return w
 }
 
+// windowCoord returns the input coordinate that window offset k of output coordinate o reads along a
+// window dimension wd over an input dimension of n elements, or -1 where it falls on padding or between
+// the elements of a dilated input.
+func windowCoord(wd hlo.WindowDim, o, k, n int64) int64 {
+	pos := o*max(wd.Stride, 1) - wd.PadLow + k*max(wd.WindowDilation, 1)
+	if bd := max(wd.BaseDilation, 1); bd > 1 {
+		if pos%bd != 0 {
+			return -1
+		}
+		pos /= bd
+	}
+	if pos < 0 || pos >= n {
+		return -1
+	}
+	return pos
+}
+
 // each calls f with the input linear index of every window element of output index out that lies on
 // the input, and with the window position's multi-index.
 func (w *windowIter) each(out []int64, widx []int64, f func(lin int64) bool) {
@@ -276,16 +293,8 @@ func (w *windowIter) each(out []int64, widx []int64, f func(lin int64) bool) {
 		lin := int64(0)
 		ok := true
 		for d := 0; d < r && ok; d++ {
-			wd := w.win[d]
-			pos := out[d]*max(wd.Stride, 1) - wd.PadLow + widx[d]*max(wd.WindowDilation, 1)
-			if bd := max(wd.BaseDilation, 1); bd > 1 {
-				if pos%bd != 0 {
-					ok = false
-					break
-				}
-				pos /= bd
-			}
-			if pos < 0 || pos >= w.inDims[d] {
+			pos := windowCoord(w.win[d], out[d], widx[d], w.inDims[d])
+			if pos < 0 {
 				ok = false
 				break
 			}
@@ -573,18 +582,7 @@ func newWindowTables(win hlo.Window, inDims, outDims []int64) *windowTables {
 		t := make([]int64, outDims[d]*wd.Size)
 		for o := int64(0); o < outDims[d]; o++ {
 			for k := int64(0); k < wd.Size; k++ {
-				pos := o*max(wd.Stride, 1) - wd.PadLow + k*max(wd.WindowDilation, 1)
-				if bd := max(wd.BaseDilation, 1); bd > 1 {
-					if pos%bd != 0 {
-						t[o*wd.Size+k] = -1
-						continue
-					}
-					pos /= bd
-				}
-				if pos < 0 || pos >= inDims[d] {
-					pos = -1
-				}
-				t[o*wd.Size+k] = pos
+				t[o*wd.Size+k] = windowCoord(wd, o, k, inDims[d])
 			}
 		}
 		w.coords[d] = t

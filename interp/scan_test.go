@@ -3,7 +3,6 @@ package interp
 import (
 	"testing"
 
-	"octet/hlo"
 	"octet/tensor"
 )
 
@@ -28,17 +27,7 @@ ENTRY e {
   init = f32[8] broadcast(zero), dimensions={}
   ROOT c = (f32[8,300], f32[8]) scan(v, init), dimensions={1}, num_carries=1`+attr+`, is_associative=true, to_apply=add
 }`)
-		if err := hlo.Verify(m); err != nil {
-			t.Fatal(err)
-		}
-		args, err := RandomInputs(m, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Run(m, args, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		args, r := runRandom(t, m, 3)
 		v := tensor.View[float32](args[0].Array)
 		sums, totals := tensor.View[float32](r.Tuple[0].Array), tensor.View[float32](r.Tuple[1].Array)
 		for i := range 8 {
@@ -125,17 +114,7 @@ ENTRY e {
   loop = (f32[5,3], f32[3], s32[]) tuple(wo, wc, wn)
   ROOT t = ((f32[5,3], f32[3], s32[]), (f32[5,3], f32[3], s32[])) tuple(scan, loop)
 }`)
-	if err := hlo.Verify(m); err != nil {
-		t.Fatal(err)
-	}
-	args, err := RandomInputs(m, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(m, args, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r := runRandom(t, m, 5)
 	if !sameValue(r.Tuple[0], r.Tuple[1]) {
 		t.Errorf("scan\n%s\nits while loop\n%s", describe(r.Tuple[0]), describe(r.Tuple[1]))
 	}

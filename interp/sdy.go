@@ -29,11 +29,6 @@ const (
 	sdyShardingGroup = "xla.sdy.ShardingGroup"
 )
 
-func init() {
-	passThroughTargets["xla.sdy.FuncResultSharding"] = true
-	passThroughTargets["xla.sdy.PropagationBarrier"] = true
-}
-
 // sdyCall evaluates the xla.sdy custom calls that are not pass-through: ok is false for another target.
 func (e *evaluator) sdyCall(in *hlo.Instruction, ops []Value) (v Value, ok bool, err error) {
 	switch in.CustomCallTarget() {
@@ -203,7 +198,7 @@ func (e *evaluator) manualComputation(in *hlo.Instruction, ops []Value) (Value, 
 			return fail("manual axis %q is not an axis of the mesh", a)
 		}
 	}
-	if n := devicesOf(e.mod); n > 0 && n != mesh.devices() {
+	if n := devices(e.mod); n > 0 && n != mesh.devices() {
 		return Value{}, unsupportedf(in, "a manual computation on a mesh of %d devices in a module compiled for %d", mesh.devices(), n)
 	}
 	ids, err := mesh.deviceIDs()
@@ -292,10 +287,6 @@ func moduleFrontendAttr(m *hlo.Module, key string) (string, bool) {
 	fa, _ := m.Attr("frontend_attributes").(hlo.FrontendAttributes)
 	return fa.Get(key)
 }
-
-// devicesOf is the number of devices a module is compiled for, 0 where the header does not say it in a
-// form read here.
-func devicesOf(m *hlo.Module) int64 { return devices(m) }
 
 // sdyMesh is a Shardy mesh: named axes, major to minor, and the device at each position (nil: the
 // positions in order).

@@ -40,17 +40,7 @@ ENTRY e {
   d = s32[4,3] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   ROOT t = (s32[4,3], s32[4,3]) tuple(l, d)
 }`)
-	if err := hlo.Verify(m); err != nil {
-		t.Fatal(err)
-	}
-	args, err := RandomInputs(m, 11)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(m, args, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r := runRandom(t, m, 11)
 	if !sameValue(r.Tuple[0], r.Tuple[1]) {
 		t.Errorf("shard_map\n%s\nthe global dot\n%s", describe(r.Tuple[0]), describe(r.Tuple[1]))
 	}
@@ -87,17 +77,7 @@ ENTRY e {
   s = s32[2,3] get-tuple-element(c), index=1
   ROOT l = (s32[4,6], s32[2,3]) custom-call(y, s), custom_call_target="xla.sdy.LocalToGlobalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.manual_axes="#sdy<manual_axes{\"a\", \"b\"}>",xla.sdy.out_shardings="#sdy.sharding_per_value<[<@mesh, [{\"a\"}, {\"b\"}]>, <@mesh, [{}, {}]>]>"}
 }`)
-	if err := hlo.Verify(m); err != nil {
-		t.Fatal(err)
-	}
-	args, err := RandomInputs(m, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(m, args, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	args, r := runRandom(t, m, 2)
 	x := tensor.View[int32](args[0].Array)
 	y, s := tensor.View[int32](r.Tuple[0].Array), tensor.View[int32](r.Tuple[1].Array)
 	ids := []int32{3, 1, 2, 0} // the device at each position of the mesh

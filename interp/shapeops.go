@@ -131,6 +131,16 @@ func (e *evaluator) reshape(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.T
 	return &tensor.Tensor{Type: x.Type, Shape: in.Shape.Dims, Data: x.Data}, nil
 }
 
+// rowMajor reports whether an array of the given rank laid out by l (nil: the default layout) is stored
+// in row-major order.
+func rowMajor(l *hlo.Layout, rank int) bool {
+	if l == nil {
+		return true
+	}
+	d := hlo.DefaultLayout(rank)
+	return slices.Equal(l.MinorToMajor, d.MinorToMajor) && len(l.Tiles) == 0
+}
+
 // bitcast reinterprets the operand's bytes in memory: with both layouts row-major it is a reshape;
 // otherwise the operand is laid out in its layout and the bytes read back in the result's.
 func (e *evaluator) bitcast(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tensor, error) {
@@ -140,13 +150,6 @@ func (e *evaluator) bitcast(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.T
 		return nil, errorf(in, "bitcast of %s to %s changes the size", x, in.Shape.String())
 	}
 	opLayout, outLayout := in.Operand(0).Shape.Layout, in.Shape.Layout
-	rowMajor := func(l *hlo.Layout, rank int) bool {
-		if l == nil {
-			return true
-		}
-		d := hlo.DefaultLayout(rank)
-		return slices.Equal(l.MinorToMajor, d.MinorToMajor) && len(l.Tiles) == 0
-	}
 	if rowMajor(opLayout, len(x.Shape)) && rowMajor(outLayout, len(in.Shape.Dims)) {
 		return &tensor.Tensor{Type: to, Shape: in.Shape.Dims, Data: x.Data}, nil
 	}

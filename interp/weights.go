@@ -259,18 +259,13 @@ func (w *weightCache) constant(in *hlo.Instruction) (Value, error) {
 // weights returns b packed, when b is a K x N view of a buffer weights come from, gemm.PlanWeights packs
 // a product of m rows by it, and it is used for the second time or more (the first is counted); else nil.
 func (w *weightCache) weights(m int, a, b gemm.Typed) *gemm.Weights {
-	if w == nil || len(b.Data) == 0 {
-		return nil
-	}
-	data := unsafe.SliceData(b.Data)
-	src, ok := w.sources[data]
-	if !ok || len(b.Data) > len(src.Data) {
+	if w == nil || !w.source(b.Data) {
 		return nil
 	}
 	if method, _ := gemm.PlanWeights(m, a.Type, b.Type, b.Trans); method != gemm.Packed {
 		return nil
 	}
-	key := weightKey{data: data, typ: b.Type, k: b.Rows, n: b.Cols, trans: b.Trans}
+	key := weightKey{data: unsafe.SliceData(b.Data), typ: b.Type, k: b.Rows, n: b.Cols, trans: b.Trans}
 	if p, ok := w.packed[key]; ok {
 		return p
 	}
