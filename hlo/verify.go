@@ -39,7 +39,8 @@ import (
 // Shardings: a tuple sharding has one element per leaf of the instruction's shape.
 //
 // Collectives: replica groups and source-target pairs name devices as XLA's verifier wants them named
-// (see verify_collectives.go), and the module runs on at least one replica and one partition.
+// (see verify_collectives.go), a reduce-scatter's result is its operand divided along the scatter
+// dimension by the size of a device group, and the module runs on at least one replica and one partition.
 //
 // A message starts with the position of the instruction in the text (file:line:col); instructions without
 // one, made by passes, are named instead: "computation %c, instruction %x: ...".

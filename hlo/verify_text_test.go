@@ -267,6 +267,41 @@ ENTRY main {
 			"replica_groups.hlo:24:3: %source names source 0 twice in source_target_pairs",
 			"replica_groups.hlo:25:3: %target names target 1 twice in source_target_pairs",
 		}},
+		// XLA's HandleReduceScatter: the result is the operand divided along the scatter dimension by the
+		// group size (replica_groups' first group; without groups, the replicas, times the partitions
+		// where a channel groups across both).
+		{"reduce_scatter", `
+HloModule m, num_partitions=2
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  q = f32[4,6] parameter(1)
+  ok1 = f32[4] reduce-scatter(p), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  ok2 = f32[4,2] reduce-scatter(q), replica_groups=[1,3]<=[3], dimensions={1}, to_apply=add
+  ok3 = f32[2] reduce-scatter(p), replica_groups={}, dimensions={0}, to_apply=add
+  ok4 = f32[2] reduce-scatter(p), channel_id=1, replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  ok5 = (f32[4], f32[2,6]) reduce-scatter(p, q), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  whole = f32[8] reduce-scatter(p), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  rank = f32[4] reduce-scatter(p), replica_groups={{0,1}}, dimensions={1}, to_apply=add
+  partitions = f32[4] reduce-scatter(p), channel_id=2, replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  odd = f32[2,3] reduce-scatter(q), replica_groups={{0,1,2}}, dimensions={0}, to_apply=add
+  shards = f32[3] reduce-scatter(p), replica_groups={}, dimensions={0}, to_apply=add
+  second = (f32[4], f32[4,6]) reduce-scatter(p, q), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  ROOT t = () tuple()
+}`, []string{
+			"reduce_scatter.hlo:18:3: shape f32[8] of %whole disagrees with its operand f32[8] scattered along dimension 0 over groups of 2 devices, which gives f32[4]",
+			"reduce_scatter.hlo:19:3: %rank scatters dimension 1, but its operand %p is f32[8], of rank 1",
+			"reduce_scatter.hlo:20:3: shape f32[4] of %partitions disagrees with its operand f32[8] scattered along dimension 0 over groups of 4 devices, which gives f32[2]",
+			"reduce_scatter.hlo:21:3: %odd scatters dimension 0 of f32[4,6] over groups of 3 devices, which do not divide it",
+			"reduce_scatter.hlo:22:3: %shards scatters dimension 0 of f32[8] in 3 shards, which do not divide it",
+			"reduce_scatter.hlo:23:3: shape f32[4,6] of %second disagrees with its operand f32[4,6] scattered along dimension 0 in 2 shards, which gives f32[2,6]",
+		}},
 		// An async-done continues its start's operation; a callee runs on its caller's thread.
 		{"async_threads", `
 HloModule m
