@@ -228,6 +228,33 @@ ENTRY main {
 			"tuple_sharding.hlo:6:3: the sharding of %q has 1 elements; its shape (f32[4], f32[2]) has 2 leaves",
 			"tuple_sharding.hlo:7:3: %r has a tuple sharding of 2 elements, but its shape f32[4] is not a tuple",
 		}},
+		// XLA's HloSharding::ValidateNonTuple: one tile dimension per dimension of the array besides the
+		// subgroup dimensions, as many devices as tiles, each named once.
+		{"tiled_sharding", `
+HloModule m
+
+ENTRY main {
+  ok1 = f32[4,2] parameter(0), sharding={devices=[2,2]0,1,2,3}
+  ok2 = f32[4,2] parameter(1), sharding={devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}
+  ok3 = f32[4,2] parameter(2), sharding={devices=[2,1,2,2]<=[8] last_tile_dims={manual, replicated}}
+  ok4 = (f32[4,2], f32[4]) parameter(3), sharding={{devices=[1,2]0,1}, {devices=[2,2]<=[2,2]T(1,0) last_tile_dims={manual}}}
+  rank = f32[4,2] parameter(4), sharding={devices=[1,2,2,1]0,1,2,3}
+  replicate = f32[4,2] parameter(5), sharding={devices=[2,2]0,1,2,3 last_tile_dim_replicate}
+  subgroups = f32[4,2] parameter(6), sharding={devices=[2,1,2]<=[4] last_tile_dims={manual, replicated}}
+  count = f32[4,2] parameter(7), sharding={devices=[2,2]0,1,2}
+  iota = f32[4,2] parameter(8), sharding={devices=[2,2]<=[8]}
+  twice = f32[4,2] parameter(9), sharding={devices=[2,2]0,1,1,3}
+  element = (f32[4,2], f32[4]) parameter(10), sharding={{devices=[1,2]0,1}, {devices=[2,2]0,1,2,3}}
+  ROOT t = () tuple()
+}`, []string{
+			"tiled_sharding.hlo:9:3: the sharding of %rank has 4 tile dimensions, 0 of them for subgroups, for f32[4,2] of rank 2",
+			"tiled_sharding.hlo:10:3: the sharding of %replicate has 2 tile dimensions, 1 of them for subgroups, for f32[4,2] of rank 2",
+			"tiled_sharding.hlo:11:3: the sharding of %subgroups has 3 tile dimensions, 2 of them for subgroups, for f32[4,2] of rank 2",
+			"tiled_sharding.hlo:12:3: the sharding of %count has 4 tiles (devices=[2,2]) but lists 3 devices",
+			"tiled_sharding.hlo:13:3: the sharding of %iota has 4 tiles (devices=[2,2]) but an iota list of 8 devices",
+			"tiled_sharding.hlo:14:3: the sharding of %twice names device 1 twice",
+			"tiled_sharding.hlo:15:3: element 1 of the sharding of %element has 2 tile dimensions, 0 of them for subgroups, for f32[4] of rank 1",
+		}},
 		// XLA's CheckReplicaGroups and GetCollectiveOpGroupMode, and the pairs of a collective-permute.
 		{"replica_groups", `
 HloModule m, replica_count=4, num_partitions=2
