@@ -304,3 +304,101 @@ func (v *verifier) asyncPair(in *Instruction) {
 
 // both reports whether a and b both have the attribute name.
 func both(a, b *Instruction, name string) bool { return a.Attr(name) != nil && b.Attr(name) != nil }
+
+// channelOps are XLA's channel instructions (HloChannelInstruction): sends, receives and collectives,
+// which may carry a channel_id. Those marked true are sends and receives (HloSendRecvInstruction).
+var channelOps = map[Opcode]bool{
+	OpSend: true, OpSendDone: true, OpRecv: true, OpRecvDone: true,
+	OpAllGather: false, OpAllGatherStart: false, OpAllReduce: false, OpAllReduceStart: false,
+	OpReduceScatter: false, OpAllToAll: false, OpRaggedAllToAll: false, OpCollectiveBroadcast: false,
+	OpCollectivePermute: false, OpCollectivePermuteStart: false,
+}
+
+// channels checks the channel instructions of the module as XLA's VerifyChannels does
+// (xla/service/hlo_verifier.cc at openxla/xla 008038b84f6c, with verify_unique_channel_ids, the default):
+// a send or receive with a channel_id has one user, unless it is the root of an asynchronous
+// computation, and where that user is its send-done or recv-done, both have the same channel_id and
+// is_host_transfer; a channel used by a send or receive is used by sends and receives only, and one
+// used by a collective only by collectives of that opcode.
+func (v *verifier) channels() {
+	async := map[*Computation]bool{}
+	for _, c := range v.m.Computations {
+		if c == nil || !v.comps[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in != nil && (in.Opcode == OpAsyncStart || in.Opcode == OpAsyncUpdate || in.Opcode == OpAsyncDone) {
+				if callee := in.CalledComputation("calls"); callee != nil {
+					async[callee] = true
+				}
+			}
+		}
+	}
+	first := map[int64]*Instruction{}
+	reported := map[int64]bool{}
+	for _, c := range v.m.Computations {
+		if c == nil || !v.comps[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in == nil {
+				continue
+			}
+			sendRecv, ok := channelOps[in.Opcode]
+			id, has := in.Int("channel_id")
+			if !ok || !has {
+				continue
+			}
+			if in.Opcode == OpSend || in.Opcode == OpRecv {
+				v.sendRecvUser(in, c.Root == in && async[c])
+			}
+			f, seen := first[id]
+			if !seen {
+				first[id] = in
+				continue
+			}
+			if reported[id] {
+				continue
+			}
+			switch {
+			case channelOps[f.Opcode] && !sendRecv:
+				v.errorAt(in, "%%%s (%s) uses channel_id=%d, which %%%s (%s) uses: a channel of sends and receives carries nothing else", in.Name, in.Opcode, id, f.Name, f.Opcode)
+			case !channelOps[f.Opcode] && in.Opcode != f.Opcode:
+				v.errorAt(in, "%%%s (%s) uses channel_id=%d, which %%%s (%s) uses: a collective's channel carries collectives of its one kind", in.Name, in.Opcode, id, f.Name, f.Opcode)
+			default:
+				continue
+			}
+			reported[id] = true
+		}
+	}
+}
+
+// sendRecvUser checks that a send or receive is continued by one user, and that a send-done or recv-done
+// that continues it has its channel_id and is_host_transfer. asyncRoot is whether it is the root of an
+// asynchronous computation, which may leave it unused.
+func (v *verifier) sendRecvUser(in *Instruction, asyncRoot bool) {
+	if asyncRoot {
+		return
+	}
+	if len(in.users) != 1 {
+		v.errorAt(in, "%s %%%s needs one user, has %d", in.Opcode, in.Name, len(in.users))
+		return
+	}
+	done := OpSendDone
+	if in.Opcode == OpRecv {
+		done = OpRecvDone
+	}
+	u := in.users[0]
+	if u == nil || u.Opcode != done {
+		return
+	}
+	id, _ := in.Int("channel_id")
+	if uid, ok := u.Int("channel_id"); !ok || uid != id {
+		v.errorAt(u, "%s %%%s continues %%%s of channel_id=%d but has another channel_id", done, u.Name, in.Name, id)
+		return
+	}
+	host := func(x *Instruction) bool { b, _ := x.Attr("is_host_transfer").(Bool); return bool(b) }
+	if host(in) != host(u) {
+		v.errorAt(u, "%s %%%s continues %%%s, which has another is_host_transfer", done, u.Name, in.Name)
+	}
+}

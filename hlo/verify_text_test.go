@@ -329,6 +329,65 @@ ENTRY main {
 			"reduce_scatter.hlo:22:3: %shards scatters dimension 0 of f32[8] in 3 shards, which do not divide it",
 			"reduce_scatter.hlo:23:3: shape f32[4,6] of %second disagrees with its operand f32[4,6] scattered along dimension 0 in 2 shards, which gives f32[2,6]",
 		}},
+		// XLA's VerifyChannels: a channel carries sends and receives, or collectives of one opcode; a send
+		// or receive has one user, and its -done has its channel_id and is_host_transfer.
+		{"channels", `
+HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  tok = token[] after-all()
+  snd = (f32[8], u32[], token[]) send(p, tok), channel_id=1
+  snd-done = token[] send-done(snd), channel_id=1
+  rcv = (f32[8], u32[], token[]) recv(tok), channel_id=1
+  rcv-done = (f32[8], token[]) recv-done(rcv), channel_id=1
+  ar1 = f32[8] all-reduce(p), channel_id=2, replica_groups={}, to_apply=add
+  ar2 = f32[8] all-reduce(p), channel_id=2, replica_groups={}, to_apply=add
+  ar3 = f32[8] all-reduce(p), channel_id=1, replica_groups={}, to_apply=add
+  cp = f32[8] collective-permute(p), channel_id=3, source_target_pairs={{0,1}}
+  ar4 = f32[8] all-reduce(p), channel_id=3, replica_groups={}, to_apply=add
+  host = (f32[8], u32[], token[]) send(p, tok), channel_id=4, is_host_transfer=true
+  host-done = token[] send-done(host), channel_id=4
+  other = (f32[8], u32[], token[]) send(p, tok), channel_id=5
+  other-done = token[] send-done(other), channel_id=6
+  unused = (f32[8], u32[], token[]) recv(tok), channel_id=7
+  ROOT t = () tuple()
+}`, []string{
+			"channels.hlo:19:3: %ar3 (all-reduce) uses channel_id=1, which %snd (send) uses: a channel of sends and receives carries nothing else",
+			"channels.hlo:21:3: %ar4 (all-reduce) uses channel_id=3, which %cp (collective-permute) uses: a collective's channel carries collectives of its one kind",
+			"channels.hlo:23:3: send-done %host-done continues %host, which has another is_host_transfer",
+			"channels.hlo:25:3: send-done %other-done continues %other of channel_id=5 but has another channel_id",
+			"channels.hlo:26:3: recv %unused needs one user, has 0",
+		}},
+		// The root send of an asynchronous computation needs no user; that of a called one does.
+		{"channels_async", `
+HloModule m
+
+wrapped_send {
+  a = f32[8] parameter(0)
+  t = token[] parameter(1)
+  ROOT snd = (f32[8], u32[], token[]) send(a, t), channel_id=8
+}
+
+called_send {
+  a = f32[8] parameter(0)
+  t = token[] parameter(1)
+  ROOT snd2 = (f32[8], u32[], token[]) send(a, t), channel_id=9
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  tok = token[] after-all()
+  st = ((f32[8], token[]), (f32[8], u32[], token[]), s32[]) async-start(p, tok), calls=wrapped_send
+  sd = (f32[8], u32[], token[]) async-done(st)
+  ROOT c = (f32[8], u32[], token[]) call(p, tok), to_apply=called_send
+}`, []string{"channels_async.hlo:13:3: send %snd2 needs one user, has 0"}},
 		// An async-done continues its start's operation; a callee runs on its caller's thread.
 		{"async_threads", `
 HloModule m
