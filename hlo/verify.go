@@ -26,9 +26,10 @@ import (
 // passes the check its target's package registered (RegisterCustomCall).
 //
 // Shapes: each instruction whose shape InferShape determines must have that shape, layouts and dynamic
-// bounds aside; a bitcast keeps the byte size of its operand when both have plain layouts; an iota's
-// dimension is in range. Instructions whose shapes cannot be inferred (custom-call, collectives, ...) are
-// accepted as they are.
+// bounds aside; floating-point operands of different precisions may mix (in add, select, ...), as in XLA's
+// verifier with allow_mixed_precision, the result taking the higher precision; a bitcast keeps the byte
+// size of its operand when both have plain layouts; an iota's dimension is in range. Instructions whose
+// shapes cannot be inferred (custom-call, collectives, ...) are accepted as they are.
 //
 // Asynchronous operations: an async-start's shape gives its operands, its computation's result and a
 // context; each start (async, copy, all-reduce, all-gather, collective-permute) or async-update has one

@@ -388,6 +388,20 @@ ENTRY main {
   sd = (f32[8], u32[], token[]) async-done(st)
   ROOT c = (f32[8], u32[], token[]) call(p, tok), to_apply=called_send
 }`, []string{"channels_async.hlo:13:3: send %snd2 needs one user, has 0"}},
+		// Floating-point operands of different precisions mix in select as in add (XLA's verifier with
+		// allow_mixed_precision): the result takes the higher precision.
+		{"mixed_precision", `
+HloModule m
+
+ENTRY main {
+  c = pred[32] parameter(0)
+  a = f32[32] parameter(1)
+  b = bf16[32] parameter(2)
+  sum = f32[32] add(a, b)
+  sel = f32[32] select(c, a, b)
+  low = bf16[32] select(c, a, b)
+  ROOT t = (f32[32], f32[32], bf16[32]) tuple(sum, sel, low)
+}`, []string{"mixed_precision.hlo:10:3: shape bf16[32] of %low disagrees with its operands: select of pred[32], f32[32] and bf16[32] gives f32[32]"}},
 		// An async-done continues its start's operation; a callee runs on its caller's thread.
 		{"async_threads", `
 HloModule m
