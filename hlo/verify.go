@@ -43,9 +43,8 @@ import (
 //
 // Collectives: replica groups and source-target pairs name devices as XLA's verifier wants them named
 // (see verify_collectives.go), a reduce-scatter's result is its operand divided along the scatter
-// dimension by the size of a device group, a channel_id is used by sends and receives or by collectives of
-// one opcode, a send or receive has one user (its -done, of the same channel and host transfer), and the
-// module runs on at least one replica and one partition.
+// dimension by the size of a device group, a send or receive has one user (its -done, of the same channel
+// and host transfer), and the module runs on at least one replica and one partition.
 //
 // A message starts with the position of the instruction in the text (file:line:col); instructions without
 // one, made by passes, are named instead: "computation %c, instruction %x: ...".

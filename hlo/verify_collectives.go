@@ -305,21 +305,13 @@ func (v *verifier) asyncPair(in *Instruction) {
 // both reports whether a and b both have the attribute name.
 func both(a, b *Instruction, name string) bool { return a.Attr(name) != nil && b.Attr(name) != nil }
 
-// channelOps are XLA's channel instructions (HloChannelInstruction): sends, receives and collectives,
-// which may carry a channel_id. Those marked true are sends and receives (HloSendRecvInstruction).
-var channelOps = map[Opcode]bool{
-	OpSend: true, OpSendDone: true, OpRecv: true, OpRecvDone: true,
-	OpAllGather: false, OpAllGatherStart: false, OpAllReduce: false, OpAllReduceStart: false,
-	OpReduceScatter: false, OpAllToAll: false, OpRaggedAllToAll: false, OpCollectiveBroadcast: false,
-	OpCollectivePermute: false, OpCollectivePermuteStart: false,
-}
-
-// channels checks the channel instructions of the module as XLA's VerifyChannels does
-// (xla/service/hlo_verifier.cc at openxla/xla 008038b84f6c, with verify_unique_channel_ids, the default):
-// a send or receive with a channel_id has one user, unless it is the root of an asynchronous
-// computation, and where that user is its send-done or recv-done, both have the same channel_id and
-// is_host_transfer; a channel used by a send or receive is used by sends and receives only, and one
-// used by a collective only by collectives of that opcode.
+// channels checks the sends and receives of the module as XLA's VerifyChannels does (xla/service/
+// hlo_verifier.cc at openxla/xla cb0929651519): one with a channel_id has one user, unless it is the root
+// of an asynchronous computation, and where that user is its send-done or recv-done, both have the same
+// channel_id and is_host_transfer. Channels shared by instructions of different kinds are accepted, as
+// that release accepts them (earlier ones refused a channel carrying sends and receives and anything
+// else, or collectives of two opcodes, behind verify_unique_channel_ids, which XLA's GPU pipeline turns
+// off).
 func (v *verifier) channels() {
 	async := map[*Computation]bool{}
 	for _, c := range v.m.Computations {
@@ -334,41 +326,17 @@ func (v *verifier) channels() {
 			}
 		}
 	}
-	first := map[int64]*Instruction{}
-	reported := map[int64]bool{}
 	for _, c := range v.m.Computations {
 		if c == nil || !v.comps[c] {
 			continue
 		}
 		for _, in := range c.Instructions {
-			if in == nil {
+			if in == nil || in.Opcode != OpSend && in.Opcode != OpRecv {
 				continue
 			}
-			sendRecv, ok := channelOps[in.Opcode]
-			id, has := in.Int("channel_id")
-			if !ok || !has {
-				continue
-			}
-			if in.Opcode == OpSend || in.Opcode == OpRecv {
+			if _, has := in.Int("channel_id"); has {
 				v.sendRecvUser(in, c.Root == in && async[c])
 			}
-			f, seen := first[id]
-			if !seen {
-				first[id] = in
-				continue
-			}
-			if reported[id] {
-				continue
-			}
-			switch {
-			case channelOps[f.Opcode] && !sendRecv:
-				v.errorAt(in, "%%%s (%s) uses channel_id=%d, which %%%s (%s) uses: a channel of sends and receives carries nothing else", in.Name, in.Opcode, id, f.Name, f.Opcode)
-			case !channelOps[f.Opcode] && in.Opcode != f.Opcode:
-				v.errorAt(in, "%%%s (%s) uses channel_id=%d, which %%%s (%s) uses: a collective's channel carries collectives of its one kind", in.Name, in.Opcode, id, f.Name, f.Opcode)
-			default:
-				continue
-			}
-			reported[id] = true
 		}
 	}
 }
