@@ -158,6 +158,7 @@ type Sharding struct {
 	Devices              []int64    // explicit device list of a tiled sharding
 	DevicesIota          *IotaList  // <=[...] device list of a tiled sharding
 	LastTileDimReplicate bool
+	LastTileDims         []string // last_tile_dims={manual, replicated}: the types of the trailing subgroup dimensions
 }
 
 // OutputOperandAlias is one entry of output_to_operand_aliasing={{0}: (0, {}), ...}.

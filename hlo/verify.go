@@ -26,9 +26,10 @@ import (
 // passes the check its target's package registered (RegisterCustomCall).
 //
 // Shapes: each instruction whose shape InferShape determines must have that shape, layouts and dynamic
-// bounds aside; a bitcast keeps the byte size of its operand when both have plain layouts; an iota's
-// dimension is in range. Instructions whose shapes cannot be inferred (custom-call, collectives, ...) are
-// accepted as they are.
+// bounds aside; floating-point operands of different precisions may mix (in add, select, ...), as in XLA's
+// verifier with allow_mixed_precision, the result taking the higher precision; a bitcast keeps the byte
+// size of its operand when both have plain layouts; an iota's dimension is in range. Instructions whose
+// shapes cannot be inferred (custom-call, collectives, ...) are accepted as they are.
 //
 // Asynchronous operations: an async-start's shape gives its operands, its computation's result and a
 // context; each start (async, copy, all-reduce, all-gather, collective-permute) or async-update has one
@@ -36,10 +37,14 @@ import (
 // opcode, computation, target, thread and group). A computation called by anything but an asynchronous
 // operation or a custom call runs on its caller's execution thread.
 //
-// Shardings: a tuple sharding has one element per leaf of the instruction's shape.
+// Shardings: a tuple sharding has one element per leaf of the instruction's shape; a tiled sharding has one
+// tile dimension per dimension of its array besides its subgroup dimensions, and names as many devices as
+// it has tiles, each once.
 //
 // Collectives: replica groups and source-target pairs name devices as XLA's verifier wants them named
-// (see verify_collectives.go), and the module runs on at least one replica and one partition.
+// (see verify_collectives.go), a reduce-scatter's result is its operand divided along the scatter
+// dimension by the size of a device group, a send or receive has one user (its -done, of the same channel
+// and host transfer), and the module runs on at least one replica and one partition.
 //
 // A message starts with the position of the instruction in the text (file:line:col); instructions without
 // one, made by passes, are named instead: "computation %c, instruction %x: ...".
@@ -208,6 +213,7 @@ func (v *verifier) module() {
 			v.computation(c)
 		}
 	}
+	v.channels()
 	v.entryLayout()
 }
 
@@ -381,10 +387,17 @@ func (v *verifier) instruction(c *Computation, in *Instruction) {
 }
 
 // sharding checks, as XLA's HloSharding::Validate does, that a tuple sharding has one element for each
-// leaf of the instruction's tuple shape (for an outfeed, of its data and its token).
+// leaf of the instruction's tuple shape (for an outfeed, of its data and its token), and that each tiled
+// sharding fits the array it applies to (tiledError).
 func (v *verifier) sharding(in *Instruction) {
 	s, ok := in.Attr("sharding").(*Sharding)
-	if !ok || len(s.Tuple) == 0 {
+	if !ok {
+		return
+	}
+	if len(s.Tuple) == 0 {
+		if msg := tiledError(s, in.Shape); msg != "" {
+			v.errorAt(in, "the sharding of %%%s %s", in.Name, msg)
+		}
 		return
 	}
 	shape := in.Shape
@@ -395,21 +408,82 @@ func (v *verifier) sharding(in *Instruction) {
 		v.errorAt(in, "%%%s has a tuple sharding of %d elements, but its shape %s is not a tuple", in.Name, len(s.Tuple), shape.String())
 		return
 	}
-	if n := leafCount(shape); n != len(s.Tuple) {
-		v.errorAt(in, "the sharding of %%%s has %d elements; its shape %s has %d leaves", in.Name, len(s.Tuple), shape.String(), n)
+	leaves := appendLeaves(nil, shape)
+	if len(leaves) != len(s.Tuple) {
+		v.errorAt(in, "the sharding of %%%s has %d elements; its shape %s has %d leaves", in.Name, len(s.Tuple), shape.String(), len(leaves))
+		return
+	}
+	for i := range s.Tuple {
+		if msg := tiledError(&s.Tuple[i], leaves[i]); msg != "" {
+			v.errorAt(in, "element %d of the sharding of %%%s %s", i, in.Name, msg)
+			return
+		}
 	}
 }
 
-// leafCount is XLA's ShapeUtil::GetLeafCount: the number of non-tuple shapes in s.
-func leafCount(s Shape) int {
+// tiledError checks a tiled sharding of an array as XLA does (HloSharding::ValidateNonTuple and FromProto,
+// xla/hlo/ir/hlo_sharding.cc at openxla/xla 730a92589cac): the tile assignment holds as many devices as
+// the product of its dimensions, it has one dimension per dimension of the array besides its subgroup
+// dimensions (one for last_tile_dim_replicate, one per type of last_tile_dims), and it names each device
+// once, none negative. It returns "" for a sharding that fits, and for replicated, manual and maximal ones.
+func tiledError(s *Sharding, shape Shape) string {
+	if s.TileDims == nil || s.Replicated || s.Manual || !shape.IsArray() {
+		return ""
+	}
+	tiles := int64(1)
+	for _, d := range s.TileDims {
+		if d < 0 || d > 1<<40 {
+			return fmt.Sprintf("has a tile dimension of %d", d)
+		}
+		tiles *= d
+		if tiles > 1<<40 {
+			return "has more tiles than any machine has devices"
+		}
+	}
+	switch {
+	case s.DevicesIota != nil:
+		n := int64(1)
+		for _, d := range s.DevicesIota.ReshapeDims {
+			n *= d
+			if n > 1<<40 || d < 0 {
+				return "lists more devices than any machine has"
+			}
+		}
+		if n != tiles {
+			return fmt.Sprintf("has %d tiles (devices=[%s]) but an iota list of %d devices", tiles, JoinInts(s.TileDims), n)
+		}
+	case int64(len(s.Devices)) != tiles:
+		return fmt.Sprintf("has %d tiles (devices=[%s]) but lists %d devices", tiles, JoinInts(s.TileDims), len(s.Devices))
+	}
+	subgroups := len(s.LastTileDims)
+	if s.LastTileDimReplicate {
+		subgroups++
+	}
+	if len(s.TileDims)-subgroups != shape.Rank() {
+		return fmt.Sprintf("has %d tile dimensions, %d of them for subgroups, for %s of rank %d", len(s.TileDims), subgroups, shape.String(), shape.Rank())
+	}
+	seen := make(map[int64]bool, len(s.Devices))
+	for _, d := range s.Devices {
+		if d < 0 {
+			return fmt.Sprintf("names device %d, a negative number", d)
+		}
+		if seen[d] {
+			return fmt.Sprintf("names device %d twice", d)
+		}
+		seen[d] = true
+	}
+	return ""
+}
+
+// appendLeaves appends the non-tuple shapes of s to dst, in order.
+func appendLeaves(dst []Shape, s Shape) []Shape {
 	if !s.IsTuple() {
-		return 1
+		return append(dst, s)
 	}
-	n := 0
 	for _, e := range s.Tuple {
-		n += leafCount(e)
+		dst = appendLeaves(dst, e)
 	}
-	return n
+	return dst
 }
 
 // asyncEnds gives, for each instruction that starts an asynchronous operation, the instructions that may

@@ -30,6 +30,15 @@ func (v *verifier) collective(in *Instruction) {
 	if !ok {
 		return
 	}
+	if in.Opcode == OpReduceScatter {
+		// As in XLA, the result is checked once the groups are found well formed.
+		before := len(v.errs)
+		defer func() {
+			if len(v.errs) == before {
+				v.reduceScatter(in)
+			}
+		}()
+	}
 	_, channel := in.Int("channel_id")
 	global := false
 	if b, ok := in.Attr("use_global_device_ids").(Bool); ok && rule.globalIDs {
@@ -98,6 +107,98 @@ func (v *verifier) collective(in *Instruction) {
 			}
 		}
 	}
+}
+
+// reduceScatter checks a reduce-scatter's result as XLA's verifier does (ShapeVerifier::HandleReduceScatter
+// and ShapeInference::InferReduceScatterShape, xla/service/hlo_verifier.cc and
+// xla/service/shape_inference.cc at openxla/xla 008038b84f6c): the scatter dimension is one of each
+// operand's and each result's; the shard count, the first operand's size along it over the first result's
+// (rounded up), equals the size of a device group where the module runs on more than one device; and each
+// result is its operand with that dimension divided by the shard count, which must divide it. A group is
+// replica_groups' first, or, where none is named, every replica (times the partitions when a channel_id
+// without use_global_device_ids groups across replicas and partitions).
+func (v *verifier) reduceScatter(in *Instruction) {
+	dims := in.Ints("dimensions")
+	if len(dims) != 1 || len(in.operands) == 0 {
+		return // CheckOperation reports it
+	}
+	d := dims[0]
+	results := []Shape{in.Shape}
+	if len(in.operands) > 1 {
+		if !in.Shape.IsTuple() || len(in.Shape.Tuple) != len(in.operands) {
+			v.errorAt(in, "%%%s has %d operands, so its shape must be a tuple of %d results, not %s", in.Name, len(in.operands), len(in.operands), in.Shape.String())
+			return
+		}
+		results = in.Shape.Tuple
+	}
+	for i, o := range in.operands {
+		if !o.Shape.IsArray() {
+			v.errorAt(in, "operand %d of %%%s is %s, not an array", i, in.Name, o.Shape.String())
+			return
+		}
+		if d < 0 || d >= int64(o.Shape.Rank()) {
+			v.errorAt(in, "%%%s scatters dimension %d, but its operand %%%s is %s, of rank %d", in.Name, d, o.Name, o.Shape.String(), o.Shape.Rank())
+			return
+		}
+		if !results[i].IsArray() || d >= int64(results[i].Rank()) {
+			v.errorAt(in, "%%%s scatters dimension %d, but its result %s has no such dimension", in.Name, d, results[i].String())
+			return
+		}
+	}
+	in0, out0 := in.operands[0].Shape.Dims[d], results[0].Dims[d]
+	if out0 <= 0 {
+		v.errorAt(in, "%%%s scatters dimension %d of %s into %s: a shard of size %d", in.Name, d, in.operands[0].Shape.String(), results[0].String(), out0)
+		return
+	}
+	shards := (in0 + out0 - 1) / out0
+	if group := v.scatterGroup(in); group > 1 && shards != group {
+		want := in.operands[0].Shape.Clone()
+		if in0%group != 0 {
+			v.errorAt(in, "%%%s scatters dimension %d of %s over groups of %d devices, which do not divide it", in.Name, d, want.String(), group)
+			return
+		}
+		want.Dims[d] = in0 / group
+		v.errorAt(in, "shape %s of %%%s disagrees with its operand %s scattered along dimension %d over groups of %d devices, which gives %s", results[0].String(), in.Name, in.operands[0].Shape.String(), d, group, want.String())
+		return
+	}
+	for i, o := range in.operands {
+		want := o.Shape.Clone()
+		if want.Dims[d]%shards != 0 {
+			v.errorAt(in, "%%%s scatters dimension %d of %s in %d shards, which do not divide it", in.Name, d, o.Shape.String(), shards)
+			return
+		}
+		want.Dims[d] /= shards
+		if !compatible(results[i], want) {
+			v.errorAt(in, "shape %s of %%%s disagrees with its operand %s scattered along dimension %d in %d shards, which gives %s", results[i].String(), in.Name, o.Shape.String(), d, shards, want.String())
+			return
+		}
+	}
+}
+
+// scatterGroup is XLA's GetSubgroupSize for a reduce-scatter: the number of devices in its first replica
+// group, or, with none named, the module's replicas (times its partitions in the mode that groups across
+// replicas and partitions); 0 when the groups are named by a mesh, whose sizes Octet does not work out.
+func (v *verifier) scatterGroup(in *Instruction) int64 {
+	_, channel := in.Int("channel_id")
+	global := false
+	if b, ok := in.Attr("use_global_device_ids").(Bool); ok {
+		global = bool(b)
+	}
+	size := v.moduleCount("replica_count")
+	if rg, ok := in.Attr("replica_groups").(*ReplicaGroups); ok && rg != nil {
+		switch {
+		case len(rg.Groups) > 0:
+			size = int64(len(rg.Groups[0]))
+		case rg.Iota != nil && len(rg.Iota.Dims) > 0:
+			size = rg.Iota.Dims[len(rg.Iota.Dims)-1]
+		case rg.Mesh != "":
+			return 0
+		}
+	}
+	if channel && !global {
+		size *= v.moduleCount("num_partitions")
+	}
+	return size
 }
 
 // moduleCount returns the module's replica_count or num_partitions, 1 when not given.
@@ -203,3 +304,69 @@ func (v *verifier) asyncPair(in *Instruction) {
 
 // both reports whether a and b both have the attribute name.
 func both(a, b *Instruction, name string) bool { return a.Attr(name) != nil && b.Attr(name) != nil }
+
+// channels checks the sends and receives of the module as XLA's VerifyChannels does (xla/service/
+// hlo_verifier.cc at openxla/xla cb0929651519): one with a channel_id has one user, unless it is the root
+// of an asynchronous computation, and where that user is its send-done or recv-done, both have the same
+// channel_id and is_host_transfer. Channels shared by instructions of different kinds are accepted, as
+// that release accepts them (earlier ones refused a channel carrying sends and receives and anything
+// else, or collectives of two opcodes, behind verify_unique_channel_ids, which XLA's GPU pipeline turns
+// off).
+func (v *verifier) channels() {
+	async := map[*Computation]bool{}
+	for _, c := range v.m.Computations {
+		if c == nil || !v.comps[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in != nil && (in.Opcode == OpAsyncStart || in.Opcode == OpAsyncUpdate || in.Opcode == OpAsyncDone) {
+				if callee := in.CalledComputation("calls"); callee != nil {
+					async[callee] = true
+				}
+			}
+		}
+	}
+	for _, c := range v.m.Computations {
+		if c == nil || !v.comps[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in == nil || in.Opcode != OpSend && in.Opcode != OpRecv {
+				continue
+			}
+			if _, has := in.Int("channel_id"); has {
+				v.sendRecvUser(in, c.Root == in && async[c])
+			}
+		}
+	}
+}
+
+// sendRecvUser checks that a send or receive is continued by one user, and that a send-done or recv-done
+// that continues it has its channel_id and is_host_transfer. asyncRoot is whether it is the root of an
+// asynchronous computation, which may leave it unused.
+func (v *verifier) sendRecvUser(in *Instruction, asyncRoot bool) {
+	if asyncRoot {
+		return
+	}
+	if len(in.users) != 1 {
+		v.errorAt(in, "%s %%%s needs one user, has %d", in.Opcode, in.Name, len(in.users))
+		return
+	}
+	done := OpSendDone
+	if in.Opcode == OpRecv {
+		done = OpRecvDone
+	}
+	u := in.users[0]
+	if u == nil || u.Opcode != done {
+		return
+	}
+	id, _ := in.Int("channel_id")
+	if uid, ok := u.Int("channel_id"); !ok || uid != id {
+		v.errorAt(u, "%s %%%s continues %%%s of channel_id=%d but has another channel_id", done, u.Name, in.Name, id)
+		return
+	}
+	host := func(x *Instruction) bool { b, _ := x.Attr("is_host_transfer").(Bool); return bool(b) }
+	if host(in) != host(u) {
+		v.errorAt(u, "%s %%%s continues %%%s, which has another is_host_transfer", done, u.Name, in.Name)
+	}
+}

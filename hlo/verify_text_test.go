@@ -228,6 +228,33 @@ ENTRY main {
 			"tuple_sharding.hlo:6:3: the sharding of %q has 1 elements; its shape (f32[4], f32[2]) has 2 leaves",
 			"tuple_sharding.hlo:7:3: %r has a tuple sharding of 2 elements, but its shape f32[4] is not a tuple",
 		}},
+		// XLA's HloSharding::ValidateNonTuple: one tile dimension per dimension of the array besides the
+		// subgroup dimensions, as many devices as tiles, each named once.
+		{"tiled_sharding", `
+HloModule m
+
+ENTRY main {
+  ok1 = f32[4,2] parameter(0), sharding={devices=[2,2]0,1,2,3}
+  ok2 = f32[4,2] parameter(1), sharding={devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}
+  ok3 = f32[4,2] parameter(2), sharding={devices=[2,1,2,2]<=[8] last_tile_dims={manual, replicated}}
+  ok4 = (f32[4,2], f32[4]) parameter(3), sharding={{devices=[1,2]0,1}, {devices=[2,2]<=[2,2]T(1,0) last_tile_dims={manual}}}
+  rank = f32[4,2] parameter(4), sharding={devices=[1,2,2,1]0,1,2,3}
+  replicate = f32[4,2] parameter(5), sharding={devices=[2,2]0,1,2,3 last_tile_dim_replicate}
+  subgroups = f32[4,2] parameter(6), sharding={devices=[2,1,2]<=[4] last_tile_dims={manual, replicated}}
+  count = f32[4,2] parameter(7), sharding={devices=[2,2]0,1,2}
+  iota = f32[4,2] parameter(8), sharding={devices=[2,2]<=[8]}
+  twice = f32[4,2] parameter(9), sharding={devices=[2,2]0,1,1,3}
+  element = (f32[4,2], f32[4]) parameter(10), sharding={{devices=[1,2]0,1}, {devices=[2,2]0,1,2,3}}
+  ROOT t = () tuple()
+}`, []string{
+			"tiled_sharding.hlo:9:3: the sharding of %rank has 4 tile dimensions, 0 of them for subgroups, for f32[4,2] of rank 2",
+			"tiled_sharding.hlo:10:3: the sharding of %replicate has 2 tile dimensions, 1 of them for subgroups, for f32[4,2] of rank 2",
+			"tiled_sharding.hlo:11:3: the sharding of %subgroups has 3 tile dimensions, 2 of them for subgroups, for f32[4,2] of rank 2",
+			"tiled_sharding.hlo:12:3: the sharding of %count has 4 tiles (devices=[2,2]) but lists 3 devices",
+			"tiled_sharding.hlo:13:3: the sharding of %iota has 4 tiles (devices=[2,2]) but an iota list of 8 devices",
+			"tiled_sharding.hlo:14:3: the sharding of %twice names device 1 twice",
+			"tiled_sharding.hlo:15:3: element 1 of the sharding of %element has 2 tile dimensions, 0 of them for subgroups, for f32[4] of rank 1",
+		}},
 		// XLA's CheckReplicaGroups and GetCollectiveOpGroupMode, and the pairs of a collective-permute.
 		{"replica_groups", `
 HloModule m, replica_count=4, num_partitions=2
@@ -267,6 +294,113 @@ ENTRY main {
 			"replica_groups.hlo:24:3: %source names source 0 twice in source_target_pairs",
 			"replica_groups.hlo:25:3: %target names target 1 twice in source_target_pairs",
 		}},
+		// XLA's HandleReduceScatter: the result is the operand divided along the scatter dimension by the
+		// group size (replica_groups' first group; without groups, the replicas, times the partitions
+		// where a channel groups across both).
+		{"reduce_scatter", `
+HloModule m, num_partitions=2
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  q = f32[4,6] parameter(1)
+  ok1 = f32[4] reduce-scatter(p), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  ok2 = f32[4,2] reduce-scatter(q), replica_groups=[1,3]<=[3], dimensions={1}, to_apply=add
+  ok3 = f32[2] reduce-scatter(p), replica_groups={}, dimensions={0}, to_apply=add
+  ok4 = f32[2] reduce-scatter(p), channel_id=1, replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  ok5 = (f32[4], f32[2,6]) reduce-scatter(p, q), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  whole = f32[8] reduce-scatter(p), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  rank = f32[4] reduce-scatter(p), replica_groups={{0,1}}, dimensions={1}, to_apply=add
+  partitions = f32[4] reduce-scatter(p), channel_id=2, replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  odd = f32[2,3] reduce-scatter(q), replica_groups={{0,1,2}}, dimensions={0}, to_apply=add
+  shards = f32[3] reduce-scatter(p), replica_groups={}, dimensions={0}, to_apply=add
+  second = (f32[4], f32[4,6]) reduce-scatter(p, q), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  ROOT t = () tuple()
+}`, []string{
+			"reduce_scatter.hlo:18:3: shape f32[8] of %whole disagrees with its operand f32[8] scattered along dimension 0 over groups of 2 devices, which gives f32[4]",
+			"reduce_scatter.hlo:19:3: %rank scatters dimension 1, but its operand %p is f32[8], of rank 1",
+			"reduce_scatter.hlo:20:3: shape f32[4] of %partitions disagrees with its operand f32[8] scattered along dimension 0 over groups of 4 devices, which gives f32[2]",
+			"reduce_scatter.hlo:21:3: %odd scatters dimension 0 of f32[4,6] over groups of 3 devices, which do not divide it",
+			"reduce_scatter.hlo:22:3: %shards scatters dimension 0 of f32[8] in 3 shards, which do not divide it",
+			"reduce_scatter.hlo:23:3: shape f32[4,6] of %second disagrees with its operand f32[4,6] scattered along dimension 0 in 2 shards, which gives f32[2,6]",
+		}},
+		// XLA's VerifyChannels: a send or receive has one user, and its -done has its channel_id and
+		// is_host_transfer; a channel shared by a send and an all-reduce (ar3), or by collectives of two
+		// kinds (cp, ar4), is accepted, as the newest release accepts it.
+		{"channels", `
+HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  tok = token[] after-all()
+  snd = (f32[8], u32[], token[]) send(p, tok), channel_id=1
+  snd-done = token[] send-done(snd), channel_id=1
+  rcv = (f32[8], u32[], token[]) recv(tok), channel_id=1
+  rcv-done = (f32[8], token[]) recv-done(rcv), channel_id=1
+  ar1 = f32[8] all-reduce(p), channel_id=2, replica_groups={}, to_apply=add
+  ar2 = f32[8] all-reduce(p), channel_id=2, replica_groups={}, to_apply=add
+  ar3 = f32[8] all-reduce(p), channel_id=1, replica_groups={}, to_apply=add
+  cp = f32[8] collective-permute(p), channel_id=3, source_target_pairs={{0,1}}
+  ar4 = f32[8] all-reduce(p), channel_id=3, replica_groups={}, to_apply=add
+  host = (f32[8], u32[], token[]) send(p, tok), channel_id=4, is_host_transfer=true
+  host-done = token[] send-done(host), channel_id=4
+  other = (f32[8], u32[], token[]) send(p, tok), channel_id=5
+  other-done = token[] send-done(other), channel_id=6
+  unused = (f32[8], u32[], token[]) recv(tok), channel_id=7
+  ROOT t = () tuple()
+}`, []string{
+			"channels.hlo:23:3: send-done %host-done continues %host, which has another is_host_transfer",
+			"channels.hlo:25:3: send-done %other-done continues %other of channel_id=5 but has another channel_id",
+			"channels.hlo:26:3: recv %unused needs one user, has 0",
+		}},
+		// The root send of an asynchronous computation needs no user; that of a called one does.
+		{"channels_async", `
+HloModule m
+
+wrapped_send {
+  a = f32[8] parameter(0)
+  t = token[] parameter(1)
+  ROOT snd = (f32[8], u32[], token[]) send(a, t), channel_id=8
+}
+
+called_send {
+  a = f32[8] parameter(0)
+  t = token[] parameter(1)
+  ROOT snd2 = (f32[8], u32[], token[]) send(a, t), channel_id=9
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  tok = token[] after-all()
+  st = ((f32[8], token[]), (f32[8], u32[], token[]), s32[]) async-start(p, tok), calls=wrapped_send
+  sd = (f32[8], u32[], token[]) async-done(st)
+  ROOT c = (f32[8], u32[], token[]) call(p, tok), to_apply=called_send
+}`, []string{"channels_async.hlo:13:3: send %snd2 needs one user, has 0"}},
+		// Floating-point operands of different precisions mix in select as in add (XLA's verifier with
+		// allow_mixed_precision): the result takes the higher precision.
+		{"mixed_precision", `
+HloModule m
+
+ENTRY main {
+  c = pred[32] parameter(0)
+  a = f32[32] parameter(1)
+  b = bf16[32] parameter(2)
+  sum = f32[32] add(a, b)
+  sel = f32[32] select(c, a, b)
+  low = bf16[32] select(c, a, b)
+  ROOT t = (f32[32], f32[32], bf16[32]) tuple(sum, sel, low)
+}`, []string{"mixed_precision.hlo:10:3: shape bf16[32] of %low disagrees with its operands: select of pred[32], f32[32] and bf16[32] gives f32[32]"}},
 		// An async-done continues its start's operation; a callee runs on its caller's thread.
 		{"async_threads", `
 HloModule m

@@ -1054,6 +1054,16 @@ func decodeShardingIn(text string, lo, hi int, close []int32) *hlo.Sharding {
 		}
 		return s
 	}
+	if i := strings.Index(body, "last_tile_dims={"); i >= 0 {
+		list := body[i+len("last_tile_dims={"):]
+		if j := strings.IndexByte(list, '}'); j >= 0 {
+			for _, t := range strings.Split(list[:j], ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					s.LastTileDims = append(s.LastTileDims, t)
+				}
+			}
+		}
+	}
 	for _, f := range strings.Fields(body) {
 		switch {
 		case f == "replicated":
