@@ -177,28 +177,42 @@ func (v *verifier) reduceScatter(in *Instruction) {
 
 // scatterGroup is XLA's GetSubgroupSize for a reduce-scatter: the number of devices in its first replica
 // group, or, with none named, the module's replicas (times its partitions in the mode that groups across
-// replicas and partitions); 0 when the groups are named by a mesh, whose sizes Octet does not work out.
+// replicas and partitions). It is 0, unknown, when the groups are named by a mesh, whose sizes Octet does
+// not work out, or when the size needs a replica_count or num_partitions the module's header does not
+// state: XLA's verifier takes them from the module's configuration, which text written by hand (XLA's
+// own tests) leaves to the code that parses it.
 func (v *verifier) scatterGroup(in *Instruction) int64 {
 	_, channel := in.Int("channel_id")
 	global := false
 	if b, ok := in.Attr("use_global_device_ids").(Bool); ok {
 		global = bool(b)
 	}
-	size := v.moduleCount("replica_count")
+	size, named := v.statedCount("replica_count")
 	if rg, ok := in.Attr("replica_groups").(*ReplicaGroups); ok && rg != nil {
 		switch {
 		case len(rg.Groups) > 0:
-			size = int64(len(rg.Groups[0]))
+			size, named = int64(len(rg.Groups[0])), true
 		case rg.Iota != nil && len(rg.Iota.Dims) > 0:
-			size = rg.Iota.Dims[len(rg.Iota.Dims)-1]
+			size, named = rg.Iota.Dims[len(rg.Iota.Dims)-1], true
 		case rg.Mesh != "":
 			return 0
 		}
 	}
 	if channel && !global {
-		size *= v.moduleCount("num_partitions")
+		partitions, stated := v.statedCount("num_partitions")
+		size, named = size*partitions, named && stated
+	}
+	if !named {
+		return 0
 	}
 	return size
+}
+
+// statedCount returns the module's replica_count or num_partitions (1 when not given) and whether its
+// header states it.
+func (v *verifier) statedCount(name string) (int64, bool) {
+	_, stated := v.m.Attr(name).(Int)
+	return v.moduleCount(name), stated
 }
 
 // moduleCount returns the module's replica_count or num_partitions, 1 when not given.

@@ -329,6 +329,26 @@ ENTRY main {
 			"reduce_scatter.hlo:22:3: %shards scatters dimension 0 of f32[8] in 3 shards, which do not divide it",
 			"reduce_scatter.hlo:23:3: shape f32[4,6] of %second disagrees with its operand f32[4,6] scattered along dimension 0 in 2 shards, which gives f32[2,6]",
 		}},
+		// Where a group's size needs a num_partitions (or replica_count) the header does not state, XLA
+		// takes it from the module's configuration, which Octet does not have: the shard count is then not
+		// checked against it (across), but a size the groups name alone still is (replicas).
+		{"reduce_scatter_unstated", `
+HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[16] parameter(0)
+  across = f32[2] reduce-scatter(p), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}, to_apply=add
+  replicas = f32[2] reduce-scatter(p), replica_groups={{0,1,2,3}}, dimensions={0}, to_apply=add
+  ROOT t = () tuple()
+}`, []string{
+			"reduce_scatter_unstated.hlo:13:3: shape f32[2] of %replicas disagrees with its operand f32[16] scattered along dimension 0 over groups of 4 devices, which gives f32[4]",
+		}},
 		// XLA's VerifyChannels: a send or receive has one user, and its -done has its channel_id and
 		// is_host_transfer; a channel shared by a send and an all-reduce (ar3), or by collectives of two
 		// kinds (cp, ar4), is accepted, as the newest release accepts it.
