@@ -409,6 +409,9 @@ func (v *verifier) sharding(in *Instruction) {
 		return
 	}
 	leaves := appendLeaves(nil, shape)
+	if len(leaves) == 0 && len(s.Tuple) == 1 {
+		return // an empty tuple may have one sharding (HloSharding::CheckLeafCount)
+	}
 	if len(leaves) != len(s.Tuple) {
 		v.errorAt(in, "the sharding of %%%s has %d elements; its shape %s has %d leaves", in.Name, len(s.Tuple), shape.String(), len(leaves))
 		return

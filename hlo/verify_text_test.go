@@ -212,7 +212,7 @@ ENTRY main {
 			"comparison_type.hlo:19:3: %bad4: compare: type=SIGNED does not compare pred; it takes UNSIGNED",
 		}},
 		// XLA's HloSharding::Validate: a tuple sharding has one element per leaf of the shape (an outfeed's
-		// covers its data and its token).
+		// covers its data and its token); an empty tuple may have one (CheckLeafCount).
 		{"tuple_sharding", `
 HloModule m
 
@@ -223,10 +223,13 @@ ENTRY main {
   s = (f32[4], f32[2]) parameter(3), sharding={replicated}
   t = token[] after-all()
   o = token[] outfeed((f32[4]) tuple(r), t), outfeed_shape=(f32[4]{0}), sharding={{replicated}, {maximal device=0}}
+  e = () tuple(), sharding={{replicated}}
+  e2 = () tuple(), sharding={{replicated}, {replicated}}
   ROOT u = () tuple()
 }`, []string{
 			"tuple_sharding.hlo:6:3: the sharding of %q has 1 elements; its shape (f32[4], f32[2]) has 2 leaves",
 			"tuple_sharding.hlo:7:3: %r has a tuple sharding of 2 elements, but its shape f32[4] is not a tuple",
+			"tuple_sharding.hlo:12:3: the sharding of %e2 has 2 elements; its shape () has 0 leaves",
 		}},
 		// XLA's HloSharding::ValidateNonTuple: one tile dimension per dimension of the array besides the
 		// subgroup dimensions, as many devices as tiles, each named once.
