@@ -40,7 +40,7 @@ var insnTable = func() map[string]insnFeatures {
 	// Integers: AVX on xmm, AVX2 on ymm; AVX-512F for doublewords, BW for bytes and words.
 	add(insnFeatures{avx, avx2, avx512}, "VPSLLD", "VPSRLD", "VPSUBD", "VPADDD", "VPCMPEQD", "VPCMPGTD",
 		"VPMAXUD", "VPMINUD", "VPSHUFD", "VPMOVSXBD", "VPMOVZXBD", "VPMOVZXWD", "VPMOVSXWD")
-	add(insnFeatures{avx, avx2, avx512bw}, "VPSLLW", "VPMOVSXBW", "VPMOVZXBW", "VPCMPEQB", "VPCMPEQW", "VPMAXUB",
+	add(insnFeatures{avx, avx2, avx512bw}, "VPSLLW", "VPSRLW", "VPSHUFB", "VPMOVSXBW", "VPMOVZXBW", "VPCMPEQB", "VPCMPEQW", "VPMAXUB",
 		"VPACKUSWB", "VPACKUSDW")
 	add(insnFeatures{avx, avx2, avx512bw}, "VPUNPCKLBW", "VPUNPCKHBW", "VPUNPCKLWD", "VPUNPCKHWD")
 	add(insnFeatures{avx, avx2, avx512}, "VPUNPCKLDQ", "VPUNPCKHDQ", "VPUNPCKLQDQ", "VPUNPCKHQDQ")

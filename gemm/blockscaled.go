@@ -394,7 +394,9 @@ const (
 	blockScaledE4M3Scales = 1 // the scales are f8e4m3fn (else f8e8m0fnu)
 	blockScaledPerBlock   = 2 // per-block scaling
 	blockScaledFinite     = 4 // no element is NaN (f8e4m3fn: the elements need not be checked for it)
-	blockScaledHigh       = 8 // of 4-bit elements, the columns 64 to 127 (a direct kernel of 64 columns, a decoder)
+	// Of 4-bit elements, the second half: for a decoder, the columns 64 to 127; for a direct kernel of 64
+	// columns, the bytes 32 to 63 of each row (columns 16p+8 to 16p+15, p = 0 to 7; see block2FP4R1).
+	blockScaledHigh = 8
 )
 
 // The values of the f4e2m1fn codes, and times 2^8 (for f8e4m3fn scales, which the kernels decode as 2^-8
@@ -446,12 +448,12 @@ func (s *blockScaledSet) runDirect(w *BlockScaledWeights, kn, first int, a []flo
 	last := (kn - 1 + w.bk - first) / w.bk // the block of the last row, counted from the first
 	_, _, _, _ = a[kn-1], b[kn*64-1], sc[(last+1)*w.panel-1], out[w.panel-1]
 	for c0 := 0; c0 < w.panel; c0 += cols {
-		// A kernel of 64 columns of 4-bit elements reads the whole row and takes its half.
-		boff, half := c0, 0
+		// A kernel of 64 columns of 4-bit elements takes the whole panel and a half of its rows.
+		off, half := c0, 0
 		if w.panel == 128 {
-			boff, half = 0, c0/64*blockScaledHigh
+			off, half = 0, c0/64*blockScaledHigh
 		}
-		fn(kn, w.bk, first, &a[0], &b[boff], &sc[c0], &out[c0], tab, &buf[0], flags|half)
+		fn(kn, w.bk, first, &a[0], &b[off], &sc[off], &out[off], tab, &buf[0], flags|half)
 	}
 }
 

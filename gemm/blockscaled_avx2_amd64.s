@@ -127,6 +127,43 @@ GLOBL block2Consts<>(SB), RODATA|NOPTR, $352
 #define C127 block2Consts<>+288(SB)
 #define C119 block2Consts<>+320(SB)
 
+// The constants of block2FP4R1: the low bytes of the bfloat16 values of the 16 f4e2m1fn codes (TLO), their
+// high bytes (THI1), and those of the values times 2^8 (THI256; the low bytes are the same), each in both
+// 128-bit lanes; the order of the bytes of a lane for the unpacking (CPERM: byte 8w+2l+o of the result is
+// byte 4l+2w+o); the low nibbles' mask (C0F); the high words' (CHI16).
+DATA block2FP4Consts<>+0(SB)/8, $0xc0804000c0800000
+DATA block2FP4Consts<>+8(SB)/8, $0xc0804000c0800000
+DATA block2FP4Consts<>+16(SB)/8, $0xc0804000c0800000
+DATA block2FP4Consts<>+24(SB)/8, $0xc0804000c0800000
+DATA block2FP4Consts<>+32(SB)/8, $0x404040403f3f3f00
+DATA block2FP4Consts<>+40(SB)/8, $0xc0c0c0c0bfbfbf80
+DATA block2FP4Consts<>+48(SB)/8, $0x404040403f3f3f00
+DATA block2FP4Consts<>+56(SB)/8, $0xc0c0c0c0bfbfbf80
+DATA block2FP4Consts<>+64(SB)/8, $0x4444444443434300
+DATA block2FP4Consts<>+72(SB)/8, $0xc4c4c4c4c3c3c380
+DATA block2FP4Consts<>+80(SB)/8, $0x4444444443434300
+DATA block2FP4Consts<>+88(SB)/8, $0xc4c4c4c4c3c3c380
+DATA block2FP4Consts<>+96(SB)/8, $0x0d0c090805040100
+DATA block2FP4Consts<>+104(SB)/8, $0x0f0e0b0a07060302
+DATA block2FP4Consts<>+112(SB)/8, $0x0d0c090805040100
+DATA block2FP4Consts<>+120(SB)/8, $0x0f0e0b0a07060302
+DATA block2FP4Consts<>+128(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA block2FP4Consts<>+136(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA block2FP4Consts<>+144(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA block2FP4Consts<>+152(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA block2FP4Consts<>+160(SB)/8, $0xffff0000ffff0000
+DATA block2FP4Consts<>+168(SB)/8, $0xffff0000ffff0000
+DATA block2FP4Consts<>+176(SB)/8, $0xffff0000ffff0000
+DATA block2FP4Consts<>+184(SB)/8, $0xffff0000ffff0000
+GLOBL block2FP4Consts<>(SB), RODATA|NOPTR, $192
+
+#define TLO block2FP4Consts<>+0(SB)
+#define THI1 block2FP4Consts<>+32(SB)
+#define THI256 block2FP4Consts<>+64(SB)
+#define CPERM block2FP4Consts<>+96(SB)
+#define C0F block2FP4Consts<>+128(SB)
+#define CHI16 block2FP4Consts<>+160(SB)
+
 // SEGMENT sets R12 to the steps of the next segment: the rest of the block, or of k.
 #define SEGMENT \
 	MOVQ R10, R12; \
@@ -144,9 +181,9 @@ GLOBL block2Consts<>(SB), RODATA|NOPTR, $352
 	ADDQ step, SI; \
 	MOVQ R9, R10
 
-// E8M0F writes the values of the 8 E8M0 scales at off(SI) to off*4(R13) (Y8, Y9, Y11, Y12 scratch).
-#define E8M0F(off) \
-	VPMOVZXBD off(SI), Y11; \
+// E8M0F writes the values of the 8 E8M0 scales at src(SI) to dst*4(R13) (Y8, Y9, Y11, Y12 scratch).
+#define E8M0F(src, dst) \
+	VPMOVZXBD src(SI), Y11; \
 	VPXOR Y9, Y9, Y9; \
 	VPCMPEQD Y9, Y11, Y12; \
 	VPCMPEQD C255, Y11, Y8; \
@@ -155,12 +192,12 @@ GLOBL block2Consts<>(SB), RODATA|NOPTR, $352
 	VPAND Y8, Y12, Y12; \
 	VPSLLD $23, Y11, Y11; \
 	VPOR Y12, Y11, Y11; \
-	VMOVUPS Y11, (off*4)(R13)
+	VMOVUPS Y11, (dst*4)(R13)
 
-// E8M0POW writes 2^(bias-c) and 2^(c-bias) for the 8 E8M0 scales c at off(SI) to off*4(R13) and
-// (off+64)*4(R13) (Y8, Y11, Y12 scratch).
-#define E8M0POW(off, bias) \
-	VPMOVZXBD off(SI), Y11; \
+// E8M0POW writes 2^(bias-c) and 2^(c-bias) for the 8 E8M0 scales c at src(SI) to dst*4(R13) and
+// (dst+64)*4(R13) (Y8, Y11, Y12 scratch).
+#define E8M0POW(src, dst, bias) \
+	VPMOVZXBD src(SI), Y11; \
 	VPBROADCASTD bias, Y8; \
 	VPSUBD Y11, Y8, Y12; \
 	VPSUBD Y8, Y11, Y11; \
@@ -169,8 +206,8 @@ GLOBL block2Consts<>(SB), RODATA|NOPTR, $352
 	VPADDD Y8, Y11, Y11; \
 	VPSLLD $23, Y12, Y12; \
 	VPSLLD $23, Y11, Y11; \
-	VMOVUPS Y12, (off*4)(R13); \
-	VMOVUPS Y11, (off*4+256)(R13)
+	VMOVUPS Y12, (dst*4)(R13); \
+	VMOVUPS Y11, (dst*4+256)(R13)
 
 // E4M3X decodes the 8 f8e4m3fn codes at off(reg) into y, 2^-8 times their values, wrong for the NaN code
 // (X11 scratch). E4M3NX also sets the dwords of my (mx its low half) to all ones for the NaN codes, for
@@ -196,55 +233,87 @@ GLOBL block2Consts<>(SB), RODATA|NOPTR, $352
 	VPAND Y11, m, m; \
 	VPOR m, y, y
 
-// E4M3F writes the 8 f8e4m3fn scales at off(SI), 2^-8 times their values times mult, NaN for the NaN
-// codes, to off*4(R13) (Y8, Y11, Y12 scratch).
-#define E4M3F(off, mult) \
-	E4M3NX(SI, off, Y12, X8, Y8); \
+// E4M3F writes the 8 f8e4m3fn scales at src(SI), 2^-8 times their values times mult, NaN for the NaN
+// codes, to dst*4(R13) (Y8, Y11, Y12 scratch).
+#define E4M3F(src, dst, mult) \
+	E4M3NX(SI, src, Y12, X8, Y8); \
 	VBROADCASTSS mult, Y11; \
 	VMULPS Y11, Y12, Y12; \
 	ORNAN(Y8, Y12); \
-	VMOVUPS Y12, (off*4)(R13)
+	VMOVUPS Y12, (dst*4)(R13)
 
-// SCALES writes the scales of the block at SI to buf as the general way uses them: E8M0 values, or
-// f8e4m3fn ones times mult; e4m3 and scaled are labels of its own.
-#define SCALES(mult, e4m3, scaled) \
+// SCALES writes the scales of the block at SI to buf as the general way uses them: E8M0 values (e8), or
+// f8e4m3fn ones (e4); e4m3 and scaled are labels of its own.
+#define SCALES(e8, e4, e4m3, scaled) \
 	TESTQ $1, R11; \
 	JNZ   e4m3; \
-	E8M0ALL; \
+	e8; \
 	JMP   scaled; \
 e4m3: \
-	E4M3ALL(mult); \
+	e4; \
 scaled:
 
+// The scales of 64 consecutive columns (...ALL), or of the 8 runs of 8 columns 16 apart that a direct
+// kernel of f4e2m1fn takes (...ALL16), to the 64 floats of buf in order.
 #define E8M0ALL \
-	E8M0F(0); \
-	E8M0F(8); \
-	E8M0F(16); \
-	E8M0F(24); \
-	E8M0F(32); \
-	E8M0F(40); \
-	E8M0F(48); \
-	E8M0F(56)
+	E8M0F(0, 0); \
+	E8M0F(8, 8); \
+	E8M0F(16, 16); \
+	E8M0F(24, 24); \
+	E8M0F(32, 32); \
+	E8M0F(40, 40); \
+	E8M0F(48, 48); \
+	E8M0F(56, 56)
+
+#define E8M0ALL16 \
+	E8M0F(0, 0); \
+	E8M0F(16, 8); \
+	E8M0F(32, 16); \
+	E8M0F(48, 24); \
+	E8M0F(64, 32); \
+	E8M0F(80, 40); \
+	E8M0F(96, 48); \
+	E8M0F(112, 56)
 
 #define E4M3ALL(mult) \
-	E4M3F(0, mult); \
-	E4M3F(8, mult); \
-	E4M3F(16, mult); \
-	E4M3F(24, mult); \
-	E4M3F(32, mult); \
-	E4M3F(40, mult); \
-	E4M3F(48, mult); \
-	E4M3F(56, mult)
+	E4M3F(0, 0, mult); \
+	E4M3F(8, 8, mult); \
+	E4M3F(16, 16, mult); \
+	E4M3F(24, 24, mult); \
+	E4M3F(32, 32, mult); \
+	E4M3F(40, 40, mult); \
+	E4M3F(48, 48, mult); \
+	E4M3F(56, 56, mult)
+
+#define E4M3ALL16(mult) \
+	E4M3F(0, 0, mult); \
+	E4M3F(16, 8, mult); \
+	E4M3F(32, 16, mult); \
+	E4M3F(48, 24, mult); \
+	E4M3F(64, 32, mult); \
+	E4M3F(80, 40, mult); \
+	E4M3F(96, 48, mult); \
+	E4M3F(112, 56, mult)
 
 #define POWALL(bias) \
-	E8M0POW(0, bias); \
-	E8M0POW(8, bias); \
-	E8M0POW(16, bias); \
-	E8M0POW(24, bias); \
-	E8M0POW(32, bias); \
-	E8M0POW(40, bias); \
-	E8M0POW(48, bias); \
-	E8M0POW(56, bias)
+	E8M0POW(0, 0, bias); \
+	E8M0POW(8, 8, bias); \
+	E8M0POW(16, 16, bias); \
+	E8M0POW(24, 24, bias); \
+	E8M0POW(32, 32, bias); \
+	E8M0POW(40, 40, bias); \
+	E8M0POW(48, 48, bias); \
+	E8M0POW(56, 56, bias)
+
+#define POWALL16(bias) \
+	E8M0POW(0, 0, bias); \
+	E8M0POW(16, 8, bias); \
+	E8M0POW(32, 16, bias); \
+	E8M0POW(48, 24, bias); \
+	E8M0POW(64, 32, bias); \
+	E8M0POW(80, 40, bias); \
+	E8M0POW(96, 48, bias); \
+	E8M0POW(112, 56, bias)
 
 // SUMS8(off) multiplies the sums Y0-Y7 by the 64 values at off(R13).
 #define SUMS8(off) \
@@ -279,34 +348,66 @@ scaled:
 
 #define NOSCALE(off, y)
 
-#define FP4ROW(scale) \
-	FP4LOAD; \
-	FP4V(Y9, 0, Y12); \
-	scale(0, Y12); \
-	VFMADD231PS Y12, Y8, Y0; \
-	FP4V(Y10, 0, Y12); \
-	scale(32, Y12); \
-	VFMADD231PS Y12, Y8, Y1; \
-	FP4V(Y9, 4, Y12); \
-	scale(64, Y12); \
-	VFMADD231PS Y12, Y8, Y2; \
-	FP4V(Y10, 4, Y12); \
-	scale(96, Y12); \
-	VFMADD231PS Y12, Y8, Y3; \
-	FP4V(Y9, 8, Y12); \
-	scale(128, Y12); \
-	VFMADD231PS Y12, Y8, Y4; \
-	FP4V(Y10, 8, Y12); \
-	scale(160, Y12); \
-	VFMADD231PS Y12, Y8, Y5; \
-	FP4V(Y9, 12, Y12); \
-	scale(192, Y12); \
-	VFMADD231PS Y12, Y8, Y6; \
-	FP4V(Y10, 12, Y12); \
-	scale(224, Y12); \
-	VFMADD231PS Y12, Y8, Y7
+// The f4e2m1fn decoding of a direct kernel, 64 elements at a time through byte lookups: FP4ROW2 loads the
+// 32 bytes of the half-row at BX (dword i' of them holds nibbles p of columns 16p+i', p = 0 to 7, as
+// blockScaledRow lays them out, the columns' offset 8*half aside) and reorders the bytes within each
+// 128-bit lane (VPSHUFB by CPERM) so that the unpacking below yields the columns in order; then for the low
+// nibbles of the bytes and for the high ones (masked by C0F in Y15), FP4HALF looks up the low and the high
+// byte of the bfloat16 value of each code (Y13, Y14: the tables of the low and of the high bytes),
+// interleaves them into words (VPUNPCKLBW, VPUNPCKHBW: the words of each lane's bytes 0-7, and 8-15), and
+// widens the even words (shifted left by 16) and the odd ones (masked by 0xffff0000) to the float32
+// values of 8 columns each. A bfloat16 holds every f4e2m1fn value, and times 2^8, exactly. Rows of
+// columns 16p+i' (i' = 0 to 7) go to Y0 to Y7 in order of p: the low nibbles give p = 0, 2, 4, 6 and the
+// high ones p = 1, 3, 5, 7; buf's scales for run p are at 32p(R13).
+#define FP4ROW2(scale) \
+	VMOVDQU 0(BX), Y9; \
+	VPSHUFB CPERM, Y9, Y9; \
+	VPSRLW $4, Y9, Y10; \
+	VPAND Y15, Y9, Y9; \
+	VPAND Y15, Y10, Y10; \
+	FP4HALF(Y9, Y0, Y2, Y4, Y6, 0, 64, 128, 192, scale); \
+	FP4HALF(Y10, Y1, Y3, Y5, Y7, 32, 96, 160, 224, scale)
 
-// The 8-bit formats: dec(off, y) decodes the 8 codes at off(BX) into y, then scale and add as FP4ROW.
+#define FP4HALF(L, y0, y1, y2, y3, o0, o1, o2, o3, scale) \
+	VPSHUFB L, Y13, Y11; \
+	VPSHUFB L, Y14, Y12; \
+	VPUNPCKHBW Y12, Y11, L; \
+	VPUNPCKLBW Y12, Y11, Y11; \
+	VPSLLD $16, Y11, Y12; \
+	scale(o0, Y12); \
+	VFMADD231PS Y12, Y8, y0; \
+	VPAND CHI16, Y11, Y11; \
+	scale(o1, Y11); \
+	VFMADD231PS Y11, Y8, y1; \
+	VPSLLD $16, L, Y12; \
+	scale(o2, Y12); \
+	VFMADD231PS Y12, Y8, y2; \
+	VPAND CHI16, L, L; \
+	scale(o3, L); \
+	VFMADD231PS L, Y8, y3
+
+// FP4SUMSIN loads the sums Y0-Y7 of the runs of 8 columns at DI, 64 bytes apart; FP4SUMSOUT stores them.
+#define FP4SUMSIN \
+	VMOVUPS 0(DI), Y0; \
+	VMOVUPS 64(DI), Y1; \
+	VMOVUPS 128(DI), Y2; \
+	VMOVUPS 192(DI), Y3; \
+	VMOVUPS 256(DI), Y4; \
+	VMOVUPS 320(DI), Y5; \
+	VMOVUPS 384(DI), Y6; \
+	VMOVUPS 448(DI), Y7
+
+#define FP4SUMSOUT \
+	VMOVUPS Y0, 0(DI); \
+	VMOVUPS Y1, 64(DI); \
+	VMOVUPS Y2, 128(DI); \
+	VMOVUPS Y3, 192(DI); \
+	VMOVUPS Y4, 256(DI); \
+	VMOVUPS Y5, 320(DI); \
+	VMOVUPS Y6, 384(DI); \
+	VMOVUPS Y7, 448(DI)
+
+// The 8-bit formats: dec(off, y) decodes the 8 codes at off(BX) into y, then scale and add (the 64 columns in order).
 #define ROW8(dec, scale) \
 	dec(0, Y12); \
 	scale(0, Y12); \
@@ -352,6 +453,51 @@ scaled:
 	VPSLLW $8, X11, X11; \
 	VCVTPH2PS X11, y
 
+// The same, 16 codes at a time (the first 8 into y0, the others into y1): a ymm register of words is
+// masked and shifted once and split in two.
+#define E4M3V16(off, y0, x0, y1, x1) \
+	E4M3U16(off, y0, x0, y1, x1); \
+	VMULPS Y14, y0, y0; \
+	VMULPS Y14, y1, y1
+
+#define E4M3U16(off, y0, x0, y1, x1) \
+	VPMOVSXBW off(BX), y0; \
+	VPSLLW $7, y0, y0; \
+	VPAND CBF80, y0, y0; \
+	VEXTRACTI128 $1, y0, x1; \
+	VCVTPH2PS x0, y0; \
+	VCVTPH2PS x1, y1
+
+#define E5M2V16(off, y0, x0, y1, x1) \
+	VPMOVZXBW off(BX), y0; \
+	VPSLLW $8, y0, y0; \
+	VEXTRACTI128 $1, y0, x1; \
+	VCVTPH2PS x0, y0; \
+	VCVTPH2PS x1, y1
+
+// ROW16 is ROW8 with a decoder of 16 codes.
+#define ROW16(dec, scale) \
+	dec(0, Y12, X12, Y11, X11); \
+	scale(0, Y12); \
+	VFMADD231PS Y12, Y8, Y0; \
+	scale(32, Y11); \
+	VFMADD231PS Y11, Y8, Y1; \
+	dec(16, Y12, X12, Y11, X11); \
+	scale(64, Y12); \
+	VFMADD231PS Y12, Y8, Y2; \
+	scale(96, Y11); \
+	VFMADD231PS Y11, Y8, Y3; \
+	dec(32, Y12, X12, Y11, X11); \
+	scale(128, Y12); \
+	VFMADD231PS Y12, Y8, Y4; \
+	scale(160, Y11); \
+	VFMADD231PS Y11, Y8, Y5; \
+	dec(48, Y12, X12, Y11, X11); \
+	scale(192, Y12); \
+	VFMADD231PS Y12, Y8, Y6; \
+	scale(224, Y11); \
+	VFMADD231PS Y11, Y8, Y7
+
 // ROWS is the loop over the R12 rows of a segment.
 #define ROWS(label, row) \
 label: \
@@ -362,33 +508,37 @@ label: \
 	DECQ R12; \
 	JNZ  label
 
-// R1BODY is a direct kernel after its arguments and constants: general rows genrow or, with per-block
-// scaling, rows pbrow and the exponents' bias; step is the bytes between blocks of scales, mult the
-// multiplier of f8e4m3fn scales.
-#define R1BODY(genrow, pbrow, bias, step, mult) \
-	YSUMSIN(0); \
+// R1BODY is a direct kernel after its arguments and constants: general rows genrow, their scales by e8
+// (E8M0) or e4 (f8e4m3fn), or, with per-block scaling, rows pbrow and the powers of two pow; step is the
+// bytes between blocks of scales, sumsin and sumsout load and store the sums.
+#define R1BODY(genrow, pbrow, e8, e4, pow, step, sumsin, sumsout) \
+	sumsin; \
 	TESTQ $2, R11; \
 	JNZ   perblock; \
 segment: \
 	SEGMENT; \
-	SCALES(mult, e4m3scales, scaled); \
+	SCALES(e8, e4, e4m3scales, scaled); \
 	ROWS(rows, genrow); \
 	NEXTBLOCK(step, done); \
 	JMP segment; \
 perblock: \
 	SEGMENT; \
-	POWALL(bias); \
+	pow; \
 	SUMS8(0); \
 	ROWS(pbrows, pbrow); \
 	SUMS8(256); \
 	NEXTBLOCK(step, done); \
 	JMP perblock; \
 done: \
-	YSUMSOUT(0); \
+	sumsout; \
 	VZEROUPPER; \
 	RET
 
 // func block2FP4R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
+//
+// b, s and out are those of the whole panel of 128 columns; flag 8 takes the second half of each row
+// (bytes 32-63: columns 16p+8 to 16p+15), else the first (columns 16p to 16p+7). The values come from
+// the tables of block2FP4Consts (tab is not read): the codes' own, or times 2^8 with f8e4m3fn scales.
 TEXT ·block2FP4R1(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
@@ -397,16 +547,20 @@ TEXT ·block2FP4R1(SB), NOSPLIT, $0-80
 	MOVQ b+32(FP), BX
 	MOVQ s+40(FP), SI
 	MOVQ out+48(FP), DI
-	MOVQ tab+56(FP), DX
 	MOVQ buf+64(FP), R13
 	MOVQ flags+72(FP), R11
-	VMOVUPS (DX), Y13
-	VPBROADCASTD CSIGN, Y14
-	MOVQ R11, R8
-	ANDQ $8, R8
-	SHLQ $1, R8
-	VMOVQ R8, X15
-	R1BODY(FP4ROW(VSCALE), FP4ROW(NOSCALE), C127, $128, C1)
+	TESTQ $8, R11
+	JZ    4(PC)
+	ADDQ  $32, BX
+	ADDQ  $8, SI
+	ADDQ  $32, DI
+	VMOVDQU TLO, Y13
+	VMOVDQU THI1, Y14
+	TESTQ $1, R11
+	JZ    2(PC)
+	VMOVDQU THI256, Y14
+	VMOVDQU C0F, Y15
+	R1BODY(FP4ROW2(VSCALE), FP4ROW2(NOSCALE), E8M0ALL16, E4M3ALL16(C1), POWALL16(C127), $128, FP4SUMSIN, FP4SUMSOUT)
 
 // func block2E4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
 TEXT ·block2E4M3R1(SB), NOSPLIT, $0-80
@@ -422,7 +576,7 @@ TEXT ·block2E4M3R1(SB), NOSPLIT, $0-80
 	VBROADCASTSS C2P8, Y14
 	TESTQ $4, R11
 	JZ    nan
-	R1BODY(ROW8(E4M3V, VSCALE), ROW8(E4M3U, NOSCALE), C119, $64, C2P8)
+	R1BODY(ROW16(E4M3V16, VSCALE), ROW16(E4M3U16, NOSCALE), E8M0ALL, E4M3ALL(C2P8), POWALL(C119), $64, YSUMSIN(0), YSUMSOUT(0))
 
 nan:
 	// Elements that may be NaN: the general way with the NaN check (per-block scaling never takes them).
@@ -430,7 +584,7 @@ nan:
 
 nansegment:
 	SEGMENT
-	SCALES(C2P8, nane4m3scales, nanscaled)
+	SCALES(E8M0ALL, E4M3ALL(C2P8), nane4m3scales, nanscaled)
 	ROWS(nanrows, ROW8(E4M3E, VSCALE))
 	NEXTBLOCK($64, nandone)
 	JMP nansegment
@@ -451,7 +605,7 @@ TEXT ·block2E5M2R1(SB), NOSPLIT, $0-80
 	MOVQ out+48(FP), DI
 	MOVQ buf+64(FP), R13
 	MOVQ flags+72(FP), R11
-	R1BODY(ROW8(E5M2V, VSCALE), ROW8(E5M2V, NOSCALE), C127, $64, C2P8)
+	R1BODY(ROW16(E5M2V16, VSCALE), ROW16(E5M2V16, NOSCALE), E8M0ALL, E4M3ALL(C2P8), POWALL(C127), $64, YSUMSIN(0), YSUMSOUT(0))
 
 // The decoders: as blockDecodeTYPE (blockscaled_avx512_amd64.s), the block's scales in buf. Each decoded
 // vector of 8 goes to its strip (DI, 8192 bytes apart) and half.
@@ -524,7 +678,7 @@ label: \
 #define DECBODY(row, step, mult) \
 segment: \
 	SEGMENT; \
-	SCALES(mult, e4m3scales, scaled); \
+	SCALES(E8M0ALL, E4M3ALL(mult), e4m3scales, scaled); \
 	DECROWS(rows, row); \
 	NEXTBLOCK(step, done); \
 	JMP segment; \
@@ -569,7 +723,7 @@ TEXT ·block2DecodeE4M3(SB), NOSPLIT, $0-72
 nan:
 nansegment:
 	SEGMENT
-	SCALES(C2P8, nane4m3scales, nanscaled)
+	SCALES(E8M0ALL, E4M3ALL(C2P8), nane4m3scales, nanscaled)
 	DECROWS(nanrows, DEC8ROW(E4M3E))
 	NEXTBLOCK($64, nandone)
 	JMP nansegment
