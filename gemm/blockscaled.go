@@ -93,6 +93,8 @@ type BlockScaledWeights struct {
 	sMin, sMax int
 	// finite is set where no element is NaN or infinite.
 	finite bool
+	// scalesFinite is set where no scale is NaN.
+	scalesFinite bool
 }
 
 // blockScaledElem describes the decoding of each element type: in per-block scaling the kernels multiply
@@ -134,6 +136,11 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 		one = 0x38
 	}
 	w.perBlock, w.finite = f.Scale == dtype.F8E8M0FNU, true
+	w.scalesFinite = true
+	scaleNaN := byte(0xff) // the NaN codes: f8e8m0fnu 0xff, f8e4m3fn 0x7f and 0xff
+	if f.Scale == dtype.F8E4M3FN {
+		scaleNaN = 0x7f
+	}
 	w.sMin, w.sMax = math.MaxInt, math.MinInt
 	info := blockScaledElems[f.Elem]
 	var row [128]byte // the elements of one row of a panel, one a byte
@@ -166,6 +173,9 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 				}
 				s := b.Scales[si]
 				srow[j] = s
+				if s&scaleNaN == scaleNaN {
+					w.scalesFinite = false
+				}
 				if f.Scale == dtype.F8E8M0FNU {
 					if s == 0xff {
 						w.perBlock = false
@@ -391,9 +401,10 @@ type blockScaledMulFunc func(k int, a, b, out *float32)
 
 // The flags of the kernels.
 const (
-	blockScaledE4M3Scales = 1 // the scales are f8e4m3fn (else f8e8m0fnu)
-	blockScaledPerBlock   = 2 // per-block scaling
-	blockScaledFinite     = 4 // no element is NaN (f8e4m3fn: the elements need not be checked for it)
+	blockScaledE4M3Scales   = 1  // the scales are f8e4m3fn (else f8e8m0fnu)
+	blockScaledPerBlock     = 2  // per-block scaling
+	blockScaledFinite       = 4  // no element is NaN (f8e4m3fn: the elements need not be checked for it)
+	blockScaledScalesFinite = 16 // no scale is NaN (f8e4m3fn scales need not be checked for it)
 	// Of 4-bit elements, the second half: for a decoder, the columns 64 to 127; for a direct kernel of 64
 	// columns, the bytes 32 to 63 of each row (columns 16p+8 to 16p+15, p = 0 to 7; see block2FP4R1).
 	blockScaledHigh = 8
@@ -436,6 +447,9 @@ func blockScaledFlags(w *BlockScaledWeights, fast bool) (flags int, tab *float32
 	}
 	if w.finite {
 		flags |= blockScaledFinite
+	}
+	if w.scalesFinite {
+		flags |= blockScaledScalesFinite
 	}
 	return flags, tab
 }

@@ -242,15 +242,33 @@ GLOBL block2FP4Consts<>(SB), RODATA|NOPTR, $192
 	ORNAN(Y8, Y12); \
 	VMOVUPS Y12, (dst*4)(R13)
 
+// E4M3FF writes the 8 f8e4m3fn scales at src(SI), none of them NaN, 2^-8 times their values times mult, to
+// dst*4(R13); E4M3F1 where mult is 1 (Y11, Y12 scratch).
+#define E4M3FF(src, dst, mult) \
+	E4M3X(SI, src, Y12); \
+	VBROADCASTSS mult, Y11; \
+	VMULPS Y11, Y12, Y12; \
+	VMOVUPS Y12, (dst*4)(R13)
+
+#define E4M3F1(src, dst) \
+	E4M3X(SI, src, Y12); \
+	VMOVUPS Y12, (dst*4)(R13)
+
 // SCALES writes the scales of the block at SI to buf as the general way uses them: E8M0 values (e8), or
-// f8e4m3fn ones (e4); e4m3 and scaled are labels of its own.
-#define SCALES(e8, e4, e4m3, scaled) \
+// f8e4m3fn ones (e4, or e4f where flag 16 says that none is NaN); e4m3, e4m3f and scaled are labels of
+// its own.
+#define SCALES(e8, e4, e4f, e4m3, e4m3f, scaled) \
 	TESTQ $1, R11; \
 	JNZ   e4m3; \
 	e8; \
 	JMP   scaled; \
 e4m3: \
+	TESTQ $16, R11; \
+	JNZ   e4m3f; \
 	e4; \
+	JMP   scaled; \
+e4m3f: \
+	e4f; \
 scaled:
 
 // The scales of 64 consecutive columns (...ALL), or of the 8 runs of 8 columns 16 apart that a direct
@@ -294,6 +312,26 @@ scaled:
 	E4M3F(80, 40, mult); \
 	E4M3F(96, 48, mult); \
 	E4M3F(112, 56, mult)
+
+#define E4M3ALLF(mult) \
+	E4M3FF(0, 0, mult); \
+	E4M3FF(8, 8, mult); \
+	E4M3FF(16, 16, mult); \
+	E4M3FF(24, 24, mult); \
+	E4M3FF(32, 32, mult); \
+	E4M3FF(40, 40, mult); \
+	E4M3FF(48, 48, mult); \
+	E4M3FF(56, 56, mult)
+
+#define E4M3ALLF16 \
+	E4M3F1(0, 0); \
+	E4M3F1(16, 8); \
+	E4M3F1(32, 16); \
+	E4M3F1(48, 24); \
+	E4M3F1(64, 32); \
+	E4M3F1(80, 40); \
+	E4M3F1(96, 48); \
+	E4M3F1(112, 56)
 
 #define POWALL(bias) \
 	E8M0POW(0, 0, bias); \
@@ -509,15 +547,15 @@ label: \
 	JNZ  label
 
 // R1BODY is a direct kernel after its arguments and constants: general rows genrow, their scales by e8
-// (E8M0) or e4 (f8e4m3fn), or, with per-block scaling, rows pbrow and the powers of two pow; step is the
+// (E8M0) or e4 and e4f (f8e4m3fn; see SCALES), or, with per-block scaling, rows pbrow and the powers of two pow; step is the
 // bytes between blocks of scales, sumsin and sumsout load and store the sums.
-#define R1BODY(genrow, pbrow, e8, e4, pow, step, sumsin, sumsout) \
+#define R1BODY(genrow, pbrow, e8, e4, e4f, pow, step, sumsin, sumsout) \
 	sumsin; \
 	TESTQ $2, R11; \
 	JNZ   perblock; \
 segment: \
 	SEGMENT; \
-	SCALES(e8, e4, e4m3scales, scaled); \
+	SCALES(e8, e4, e4f, e4m3scales, e4m3fscales, scaled); \
 	ROWS(rows, genrow); \
 	NEXTBLOCK(step, done); \
 	JMP segment; \
@@ -560,7 +598,7 @@ TEXT ·block2FP4R1(SB), NOSPLIT, $0-80
 	JZ    2(PC)
 	VMOVDQU THI256, Y14
 	VMOVDQU C0F, Y15
-	R1BODY(FP4ROW2(VSCALE), FP4ROW2(NOSCALE), E8M0ALL16, E4M3ALL16(C1), POWALL16(C127), $128, FP4SUMSIN, FP4SUMSOUT)
+	R1BODY(FP4ROW2(VSCALE), FP4ROW2(NOSCALE), E8M0ALL16, E4M3ALL16(C1), E4M3ALLF16, POWALL16(C127), $128, FP4SUMSIN, FP4SUMSOUT)
 
 // func block2E4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
 TEXT ·block2E4M3R1(SB), NOSPLIT, $0-80
@@ -576,7 +614,7 @@ TEXT ·block2E4M3R1(SB), NOSPLIT, $0-80
 	VBROADCASTSS C2P8, Y14
 	TESTQ $4, R11
 	JZ    nan
-	R1BODY(ROW16(E4M3V16, VSCALE), ROW16(E4M3U16, NOSCALE), E8M0ALL, E4M3ALL(C2P8), POWALL(C119), $64, YSUMSIN(0), YSUMSOUT(0))
+	R1BODY(ROW16(E4M3V16, VSCALE), ROW16(E4M3U16, NOSCALE), E8M0ALL, E4M3ALL(C2P8), E4M3ALLF(C2P8), POWALL(C119), $64, YSUMSIN(0), YSUMSOUT(0))
 
 nan:
 	// Elements that may be NaN: the general way with the NaN check (per-block scaling never takes them).
@@ -584,7 +622,7 @@ nan:
 
 nansegment:
 	SEGMENT
-	SCALES(E8M0ALL, E4M3ALL(C2P8), nane4m3scales, nanscaled)
+	SCALES(E8M0ALL, E4M3ALL(C2P8), E4M3ALLF(C2P8), nane4m3scales, nane4m3fscales, nanscaled)
 	ROWS(nanrows, ROW8(E4M3E, VSCALE))
 	NEXTBLOCK($64, nandone)
 	JMP nansegment
@@ -605,7 +643,7 @@ TEXT ·block2E5M2R1(SB), NOSPLIT, $0-80
 	MOVQ out+48(FP), DI
 	MOVQ buf+64(FP), R13
 	MOVQ flags+72(FP), R11
-	R1BODY(ROW16(E5M2V16, VSCALE), ROW16(E5M2V16, NOSCALE), E8M0ALL, E4M3ALL(C2P8), POWALL(C127), $64, YSUMSIN(0), YSUMSOUT(0))
+	R1BODY(ROW16(E5M2V16, VSCALE), ROW16(E5M2V16, NOSCALE), E8M0ALL, E4M3ALL(C2P8), E4M3ALLF(C2P8), POWALL(C127), $64, YSUMSIN(0), YSUMSOUT(0))
 
 // The decoders: as blockDecodeTYPE (blockscaled_avx512_amd64.s), the block's scales in buf. Each decoded
 // vector of 8 goes to its strip (DI, 8192 bytes apart) and half.
@@ -678,7 +716,7 @@ label: \
 #define DECBODY(row, step, mult) \
 segment: \
 	SEGMENT; \
-	SCALES(E8M0ALL, E4M3ALL(mult), e4m3scales, scaled); \
+	SCALES(E8M0ALL, E4M3ALL(mult), E4M3ALLF(mult), e4m3scales, e4m3fscales, scaled); \
 	DECROWS(rows, row); \
 	NEXTBLOCK(step, done); \
 	JMP segment; \
@@ -723,7 +761,7 @@ TEXT ·block2DecodeE4M3(SB), NOSPLIT, $0-72
 nan:
 nansegment:
 	SEGMENT
-	SCALES(E8M0ALL, E4M3ALL(C2P8), nane4m3scales, nanscaled)
+	SCALES(E8M0ALL, E4M3ALL(C2P8), E4M3ALLF(C2P8), nane4m3scales, nane4m3fscales, nanscaled)
 	DECROWS(nanrows, DEC8ROW(E4M3E))
 	NEXTBLOCK($64, nandone)
 	JMP nansegment

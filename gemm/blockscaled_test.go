@@ -125,7 +125,8 @@ func TestBlockScaled(t *testing.T) {
 		m := []int{1, 1, 1, 2, 4, 5, 16, 20}[rng.IntN(8)]
 		nn := []int{1, 7, 64, 100, 128, 130, 300}[rng.IntN(7)]
 		k := []int{1, 5, 31, 32, 33, 129, 300, 1000}[rng.IntN(8)]
-		c := blockScaledCase{specials: i%3 == 2, scaleLo: 117, scaleSp: 20}
+		// Every third case of each format has the specials (formats and rounds of them shifted apart).
+		c := blockScaledCase{specials: (i+i/len(blockScaledTestFormats))%3 == 2, scaleLo: 117, scaleSp: 20}
 		trans := rng.IntN(2) == 0
 		ab := scalars[rng.IntN(len(scalars))]
 		name := fmt.Sprintf("%d/%s/%dx%d/%dx%dx%d/trans=%v/specials=%v", i, f.Name, f.BlockSize, bn, m, nn, k, trans, c.specials)
@@ -162,29 +163,38 @@ func TestBlockScaled(t *testing.T) {
 
 // TestBlockScaledEveryCode checks every pair of an element code and a scale code of every format: B is
 // one row of them (one column each, each with its own scale), A one random value a row, and each C[i, j]
-// must be Reference's a_i*v_j, bit for bit, on every kernel, for 1, 4 and 16 rows.
+// must be Reference's a_i*v_j, bit for bit, on every kernel, for 1, 4 and 16 rows. A second B has every
+// scale code in every column of a panel (the kernels decode the scales of each run of columns apart),
+// over random elements.
 func TestBlockScaledEveryCode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(93, 94))
 	kernels := contractKernels()
 	for _, f := range blockScaledTestFormats {
 		codes := 1 << f.Elem.BitWidth()
-		n := codes * 256
 		f.BlockSize = 1
-		b := BlockScaled{Format: f, Data: make([]byte, n), Scales: make([]byte, n), Rows: 1, Cols: n, Stride: n, ScaleStride: n}
-		for j := range n {
-			b.Data[j], b.Scales[j] = byte(j%codes), byte(j/codes)
-		}
-		w := PackBlockScaled(b)
-		for _, m := range []int{1, 4, 16} {
-			a, am := blockScaledA(rng, m, 1, false)
-			want := NewMatrix(m, n, nil)
-			Reference(want, am, blockScaledValues(b), 1, 0)
-			for _, kern := range kernels {
-				got := NewMatrix(m, n, nil)
-				restore := useKernel(kern)
-				MatMulBlockScaled(got, a, w, 1, 0)
-				restore()
-				sameMatrix(t, fmt.Sprintf("%s, %d rows, %s", f.Name, m, kern.Name()), got, want)
+		pairs := codes * 256
+		everywhere := 256 * 128
+		for _, n := range []int{pairs, everywhere} {
+			b := BlockScaled{Format: f, Data: make([]byte, n), Scales: make([]byte, n), Rows: 1, Cols: n, Stride: n, ScaleStride: n}
+			for j := range n {
+				if n == pairs {
+					b.Data[j], b.Scales[j] = byte(j%codes), byte(j/codes)
+				} else {
+					b.Data[j], b.Scales[j] = byte(rng.IntN(codes)), byte(j/128+j%128)
+				}
+			}
+			w := PackBlockScaled(b)
+			for _, m := range []int{1, 4, 16} {
+				a, am := blockScaledA(rng, m, 1, false)
+				want := NewMatrix(m, n, nil)
+				Reference(want, am, blockScaledValues(b), 1, 0)
+				for _, kern := range kernels {
+					got := NewMatrix(m, n, nil)
+					restore := useKernel(kern)
+					MatMulBlockScaled(got, a, w, 1, 0)
+					restore()
+					sameMatrix(t, fmt.Sprintf("%s, %d columns, %d rows, %s", f.Name, n, m, kern.Name()), got, want)
+				}
 			}
 		}
 	}
