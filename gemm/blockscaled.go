@@ -405,6 +405,9 @@ const (
 	blockScaledPerBlock     = 2  // per-block scaling
 	blockScaledFinite       = 4  // no element is NaN (f8e4m3fn: the elements need not be checked for it)
 	blockScaledScalesFinite = 16 // no scale is NaN (f8e4m3fn scales need not be checked for it)
+	// f8e4m3fn elements, none NaN, with E8M0 scales none of which exceeds 2^119: a decoder may multiply
+	// the scales by 2^8 rather than each element (decoded as 2^-8 times its value) by 2^8.
+	blockScaledFold = 32
 	// Of 4-bit elements, the second half: for a decoder, the columns 64 to 127; for a direct kernel of 64
 	// columns, the bytes 32 to 63 of each row (columns 16p+8 to 16p+15, p = 0 to 7; see block2FP4R1).
 	blockScaledHigh = 8
@@ -450,6 +453,9 @@ func blockScaledFlags(w *BlockScaledWeights, fast bool) (flags int, tab *float32
 	}
 	if w.scalesFinite {
 		flags |= blockScaledScalesFinite
+	}
+	if w.format.Elem == dtype.F8E4M3FN && w.format.Scale == dtype.F8E8M0FNU && w.finite && w.sMax <= 127 {
+		flags |= blockScaledFold
 	}
 	return flags, tab
 }

@@ -113,7 +113,15 @@ DATA block2Consts<>+336(SB)/4, $119
 DATA block2Consts<>+340(SB)/4, $119
 DATA block2Consts<>+344(SB)/4, $119
 DATA block2Consts<>+348(SB)/4, $119
-GLOBL block2Consts<>(SB), RODATA|NOPTR, $352
+DATA block2Consts<>+352(SB)/4, $8
+DATA block2Consts<>+356(SB)/4, $8
+DATA block2Consts<>+360(SB)/4, $8
+DATA block2Consts<>+364(SB)/4, $8
+DATA block2Consts<>+368(SB)/4, $8
+DATA block2Consts<>+372(SB)/4, $8
+DATA block2Consts<>+376(SB)/4, $8
+DATA block2Consts<>+380(SB)/4, $8
+GLOBL block2Consts<>(SB), RODATA|NOPTR, $384
 
 #define C255 block2Consts<>+0(SB)
 #define CSUB block2Consts<>+32(SB)
@@ -126,6 +134,7 @@ GLOBL block2Consts<>(SB), RODATA|NOPTR, $352
 #define C2P16 block2Consts<>+256(SB)
 #define C127 block2Consts<>+288(SB)
 #define C119 block2Consts<>+320(SB)
+#define C8 block2Consts<>+352(SB)
 
 // The constants of block2FP4R1: the low bytes of the bfloat16 values of the 16 f4e2m1fn codes (TLO), their
 // high bytes (THI1), and those of the values times 2^8 (THI256; the low bytes are the same), each in both
@@ -192,6 +201,15 @@ GLOBL block2FP4Consts<>(SB), RODATA|NOPTR, $192
 	VPAND Y8, Y12, Y12; \
 	VPSLLD $23, Y11, Y11; \
 	VPOR Y12, Y11, Y11; \
+	VMOVUPS Y11, (dst*4)(R13)
+
+// E8M0F8 writes 2^8 times the values of the 8 E8M0 scales at src(SI), none above 246, to dst*4(R13)
+// (Y8, Y11 scratch): 2^(c-119), for f8e4m3fn elements decoded as 2^-8 times their values.
+#define E8M0F8(src, dst) \
+	VPMOVZXBD src(SI), Y11; \
+	VPBROADCASTD C8, Y8; \
+	VPADDD Y8, Y11, Y11; \
+	VPSLLD $23, Y11, Y11; \
 	VMOVUPS Y11, (dst*4)(R13)
 
 // E8M0POW writes 2^(bias-c) and 2^(c-bias) for the 8 E8M0 scales c at src(SI) to dst*4(R13) and
@@ -332,6 +350,16 @@ scaled:
 	E4M3F1(80, 40); \
 	E4M3F1(96, 48); \
 	E4M3F1(112, 56)
+
+#define E8M0ALL8 \
+	E8M0F8(0, 0); \
+	E8M0F8(8, 8); \
+	E8M0F8(16, 16); \
+	E8M0F8(24, 24); \
+	E8M0F8(32, 32); \
+	E8M0F8(40, 40); \
+	E8M0F8(48, 48); \
+	E8M0F8(56, 56)
 
 #define POWALL(bias) \
 	E8M0POW(0, 0, bias); \
@@ -703,6 +731,29 @@ TEXT ·block2E5M2R1(SB), NOSPLIT, $0-80
 	VSCALE(224, Y12); \
 	STORE8(Y12, 24608)
 
+// DEC16ROW is DEC8ROW with a decoder of 16 codes.
+#define DEC16ROW(dec) \
+	dec(0, Y12, X12, Y11, X11); \
+	VSCALE(0, Y12); \
+	STORE8(Y12, 0); \
+	VSCALE(32, Y11); \
+	STORE8(Y11, 32); \
+	dec(16, Y12, X12, Y11, X11); \
+	VSCALE(64, Y12); \
+	STORE8(Y12, 8192); \
+	VSCALE(96, Y11); \
+	STORE8(Y11, 8224); \
+	dec(32, Y12, X12, Y11, X11); \
+	VSCALE(128, Y12); \
+	STORE8(Y12, 16384); \
+	VSCALE(160, Y11); \
+	STORE8(Y11, 16416); \
+	dec(48, Y12, X12, Y11, X11); \
+	VSCALE(192, Y12); \
+	STORE8(Y12, 24576); \
+	VSCALE(224, Y11); \
+	STORE8(Y11, 24608)
+
 // DECROWS is the loop over the R12 rows of a segment of a decoder.
 #define DECROWS(label, row) \
 label: \
@@ -756,7 +807,21 @@ TEXT ·block2DecodeE4M3(SB), NOSPLIT, $0-72
 	VBROADCASTSS C2P8, Y14
 	TESTQ $4, R11
 	JZ    nan
-	DECBODY(DEC8ROW(E4M3V), $64, C2P8)
+	TESTQ $32, R11
+	JNZ   folded
+	DECBODY(DEC16ROW(E4M3V16), $64, C2P8)
+
+folded:
+	// E8M0 scales times 2^8 (flag 32: none is above 246), so that the elements need no multiplication.
+	SEGMENT
+	E8M0ALL8
+	DECROWS(foldrows, DEC16ROW(E4M3U16))
+	NEXTBLOCK($64, folddone)
+	JMP folded
+
+folddone:
+	VZEROUPPER
+	RET
 
 nan:
 nansegment:
@@ -780,7 +845,7 @@ TEXT ·block2DecodeE5M2(SB), NOSPLIT, $0-72
 	MOVQ dst+40(FP), DI
 	MOVQ buf+56(FP), R13
 	MOVQ flags+64(FP), R11
-	DECBODY(DEC8ROW(E5M2V), $64, C2P8)
+	DECBODY(DEC16ROW(E5M2V16), $64, C2P8)
 
 // The multipliers, of one strip of 16 columns (as blockMulR16 for 16 rows, and for 4 rows a block of
 // 4 x 16): sums of row r at out + 64r.
