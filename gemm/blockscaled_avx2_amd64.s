@@ -5,21 +5,25 @@
 
 // The AVX2 kernels for block-scaled weights: those of blockscaled_avx512_amd64.s (the same layout, flags
 // and results) in 8 lanes, for CPUs without AVX-512. A direct kernel takes 64 columns (of f4e2m1fn, the
-// half of a row that flag 8 names), decoding each element in registers; a block's scales are decoded into
-// buf first, as float32 values (the general way) or as the powers of two that per-block scaling multiplies
-// the sums by (buf[0:64], 2^-e where a block starts; buf[64:128], 2^e where it ends; the caller has
-// checked that e is within float32's normal exponents).
+// half of each row that flag 8 names, whose columns are runs of 8 columns 16 apart; see block2FP4R1),
+// decoding each element in registers; a block's scales are decoded into buf first, as float32 values (the
+// general way) or as the powers of two that per-block scaling multiplies the sums by (buf[0:64], 2^-e
+// where a block starts; buf[64:128], 2^e where it ends; the caller has checked that e is within float32's
+// normal exponents).
 //
-// Decoding, 8 elements into a ymm register:
-//   f4e2m1fn: VPERMPS looks up the magnitude among the first 8 values of the format (Y13) by the low 3
-//             bits of each dword of the row shifted right by 4p (nibble p), and the nibble's bit 3, moved
-//             to bit 31, is its sign.
-//   f8e4m3fn, f8e5m2: through binary16, as the AVX-512 kernels do.
+// Decoding into ymm registers:
+//   f4e2m1fn, direct: 64 elements through two lookups of 16 bytes (VPSHUFB), the low and the high byte of
+//             each code's value as a bfloat16 (see FP4ROW2).
+//   f4e2m1fn, decoders: VPERMPS looks up the magnitude among the first 8 values of the format (Y13) by the
+//             low 3 bits of each dword of the row shifted right by 4p (nibble p), and the nibble's bit 3,
+//             moved to bit 31, is its sign; 8 elements at a time.
+//   f8e4m3fn, f8e5m2: through binary16, as the AVX-512 kernels do, 16 at a time (8 where NaN codes are
+//             checked).
 // Scales, 8 at a time, into buf:
 //   f8e8m0fnu: c << 23 is 2^(c-127) for codes 1 to 254; 0 gives 2^-127 (0x00400000) and 0xff a NaN, by
 //             or'ing 0x00400000 in where the code is 0 or 0xff.
 //   f8e4m3fn: 2^-8 times the scale through binary16, times the multiplier of the element type; NaN for
-//             the NaN codes.
+//             the NaN codes, unless flag 16 says there are none.
 //
 // Registers: CX steps left, R9 bk, R10 steps left in the current block, R12 steps of the segment, AX a,
 // BX b, SI the current block's scales, DI out, R13 buf, R11 flags.
@@ -974,3 +978,4 @@ rows12:
 	YSUMSOUT(0)
 	VZEROUPPER
 	RET
+

@@ -89,7 +89,8 @@
 // Weights in a block-scaled format (MXFP4, NVFP4, MXFP8: BlockScaled) are packed once by PackBlockScaled,
 // in panels of 64 bytes a row (128 columns of f4e2m1fn, two to a byte; 64 of f8e4m3fn or f8e5m2) with
 // their scales beside them, and streamed by MatMulBlockScaled, each element and scale read once: for one
-// row of A, decoded in registers (f4e2m1fn by VPERMPS on its 16 values, the FP8 formats through binary16)
+// row of A, decoded in registers (f4e2m1fn by VPERMPS on its 16 values with AVX-512, by VPSHUFB on the
+// bytes of their bfloat16 forms with AVX2; the FP8 formats through binary16)
 // and multiplied by the scale (VSCALEFPS for E8M0 scales) or, with E8M0 scales, left unscaled while the
 // sums are scaled at the ends of each block, where that provably gives the same bits; for more rows,
 // decoded a block at a time into L1 and multiplied by 4 or 16 rows from there (block-avx512, block-avx2,
