@@ -456,27 +456,6 @@ scaled:
 	scale(o3, L); \
 	VFMADD231PS L, Y8, y3
 
-// FP4SUMSIN loads the sums Y0-Y7 of the runs of 8 columns at DI, 64 bytes apart; FP4SUMSOUT stores them.
-#define FP4SUMSIN \
-	VMOVUPS 0(DI), Y0; \
-	VMOVUPS 64(DI), Y1; \
-	VMOVUPS 128(DI), Y2; \
-	VMOVUPS 192(DI), Y3; \
-	VMOVUPS 256(DI), Y4; \
-	VMOVUPS 320(DI), Y5; \
-	VMOVUPS 384(DI), Y6; \
-	VMOVUPS 448(DI), Y7
-
-#define FP4SUMSOUT \
-	VMOVUPS Y0, 0(DI); \
-	VMOVUPS Y1, 64(DI); \
-	VMOVUPS Y2, 128(DI); \
-	VMOVUPS Y3, 192(DI); \
-	VMOVUPS Y4, 256(DI); \
-	VMOVUPS Y5, 320(DI); \
-	VMOVUPS Y6, 384(DI); \
-	VMOVUPS Y7, 448(DI)
-
 // The 8-bit formats: dec(off, y) decodes the 8 codes at off(BX) into y, then scale and add (the 64 columns in order).
 #define ROW8(dec, scale) \
 	dec(0, Y12); \
@@ -630,7 +609,7 @@ TEXT ·block2FP4R1(SB), NOSPLIT, $0-80
 	JZ    2(PC)
 	VMOVDQU THI256, Y14
 	VMOVDQU C0F, Y15
-	R1BODY(FP4ROW2(VSCALE), FP4ROW2(NOSCALE), E8M0ALL16, E4M3ALL16(C1), E4M3ALLF16, POWALL16(C127), $128, FP4SUMSIN, FP4SUMSOUT)
+	R1BODY(FP4ROW2(VSCALE), FP4ROW2(NOSCALE), E8M0ALL16, E4M3ALL16(C1), E4M3ALLF16, POWALL16(C127), $128, YSUMSINAT(0, 64), YSUMSOUTAT(0, 64))
 
 // func block2E4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
 TEXT ·block2E4M3R1(SB), NOSPLIT, $0-80

@@ -132,6 +132,17 @@
 	VCVTDQ2PS Z25, Z25; \
 	VSCALEFPS Z25, s, s
 
+// SCALES8E4M3 decodes the f8e4m3fn scales of 128 columns into Z16-Z23 with dec (E4M3, or E4M3N for NaN).
+#define SCALES8E4M3(dec) \
+	dec(SI, 0, Z16, Y16); \
+	dec(SI, 16, Z17, Y17); \
+	dec(SI, 32, Z18, Y18); \
+	dec(SI, 48, Z19, Y19); \
+	dec(SI, 64, Z20, Y20); \
+	dec(SI, 80, Z21, Y21); \
+	dec(SI, 96, Z22, Y22); \
+	dec(SI, 112, Z23, Y23)
+
 // R1ROWS is the loop over the R12 rows of a segment: broadcast the element of A, decode the row of B into
 // Z8 on, scale it (apply: APPLY4, APPLY8 or UNSCALED), add it times A to the sums.
 #define UNSCALED
@@ -246,25 +257,11 @@ e4m3:
 	// (flag 16) they need no NaN check either.
 	TESTQ $16, R11
 	JZ    e4m3nan
-	E4M3(SI, 0, Z16, Y16)
-	E4M3(SI, 16, Z17, Y17)
-	E4M3(SI, 32, Z18, Y18)
-	E4M3(SI, 48, Z19, Y19)
-	E4M3(SI, 64, Z20, Y20)
-	E4M3(SI, 80, Z21, Y21)
-	E4M3(SI, 96, Z22, Y22)
-	E4M3(SI, 112, Z23, Y23)
+	SCALES8E4M3(E4M3)
 	JMP   e4m3rows
 
 e4m3nan:
-	E4M3N(SI, 0, Z16, Y16)
-	E4M3N(SI, 16, Z17, Y17)
-	E4M3N(SI, 32, Z18, Y18)
-	E4M3N(SI, 48, Z19, Y19)
-	E4M3N(SI, 64, Z20, Y20)
-	E4M3N(SI, 80, Z21, Y21)
-	E4M3N(SI, 96, Z22, Y22)
-	E4M3N(SI, 112, Z23, Y23)
+	SCALES8E4M3(E4M3N)
 	R1ROWS(e4m3rows, FP4ROW, APPLY8(VMULPS), FMA8)
 
 next:

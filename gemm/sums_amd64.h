@@ -50,26 +50,30 @@
 	VMOVUPS Z14, 896(DI); \
 	VMOVUPS Z15, 960(DI)
 
-// YSUMSIN loads the 64 sums Y0-Y7 from 256 bytes at o(DI); YSUMSOUT stores them back.
-#define YSUMSIN(o) \
-	VMOVUPS o+0(DI), Y0; \
-	VMOVUPS o+32(DI), Y1; \
-	VMOVUPS o+64(DI), Y2; \
-	VMOVUPS o+96(DI), Y3; \
-	VMOVUPS o+128(DI), Y4; \
-	VMOVUPS o+160(DI), Y5; \
-	VMOVUPS o+192(DI), Y6; \
-	VMOVUPS o+224(DI), Y7
+// YSUMSIN loads the 64 sums Y0-Y7 from 256 bytes at o(DI); YSUMSOUT stores them back. YSUMSINAT and
+// YSUMSOUTAT do so with s bytes between the sums' registers.
+#define YSUMSIN(o) YSUMSINAT(o, 32)
+#define YSUMSOUT(o) YSUMSOUTAT(o, 32)
 
-#define YSUMSOUT(o) \
-	VMOVUPS Y0, o+0(DI); \
-	VMOVUPS Y1, o+32(DI); \
-	VMOVUPS Y2, o+64(DI); \
-	VMOVUPS Y3, o+96(DI); \
-	VMOVUPS Y4, o+128(DI); \
-	VMOVUPS Y5, o+160(DI); \
-	VMOVUPS Y6, o+192(DI); \
-	VMOVUPS Y7, o+224(DI)
+#define YSUMSINAT(o, s) \
+	VMOVUPS (o+0*s)(DI), Y0; \
+	VMOVUPS (o+1*s)(DI), Y1; \
+	VMOVUPS (o+2*s)(DI), Y2; \
+	VMOVUPS (o+3*s)(DI), Y3; \
+	VMOVUPS (o+4*s)(DI), Y4; \
+	VMOVUPS (o+5*s)(DI), Y5; \
+	VMOVUPS (o+6*s)(DI), Y6; \
+	VMOVUPS (o+7*s)(DI), Y7
+
+#define YSUMSOUTAT(o, s) \
+	VMOVUPS Y0, (o+0*s)(DI); \
+	VMOVUPS Y1, (o+1*s)(DI); \
+	VMOVUPS Y2, (o+2*s)(DI); \
+	VMOVUPS Y3, (o+3*s)(DI); \
+	VMOVUPS Y4, (o+4*s)(DI); \
+	VMOVUPS Y5, (o+5*s)(DI); \
+	VMOVUPS Y6, (o+6*s)(DI); \
+	VMOVUPS Y7, (o+7*s)(DI)
 
 // FMAR4 adds to Z0-Z15 (4 rows of 4 registers) the products of the four elements of A at AX, broadcast in
 // turn into Z20 and Z21, with the 64 elements of B decoded into Z16-Z19.
