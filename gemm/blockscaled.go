@@ -391,8 +391,10 @@ type blockScaledSet struct {
 type blockScaledDirectFunc func(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
 
 // A blockScaledDecodeFunc writes the values of k rows of 64 columns of B (as a blockScaledDirectFunc reads
-// them) to dst: four strips of 16 columns, blockScaledChunk rows of 16 float32 values each.
-type blockScaledDecodeFunc func(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+// them) to dst: four strips of 16 columns, blockScaledChunk rows of 16 float32 values each. It prefetches
+// as many rows of 64 bytes at pf (the rows the next decoding reads) into the cache, so that they arrive
+// while the rows just decoded are multiplied.
+type blockScaledDecodeFunc func(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
 
 // A blockScaledMulFunc adds to out the products of k steps of a (groups of its rows) and of b (strips as a
 // decoder writes them): mul4, four rows by four strips (or one, for a tile of 16 columns) into a block of
@@ -478,12 +480,12 @@ func (s *blockScaledSet) runDirect(w *BlockScaledWeights, kn, first int, a []flo
 }
 
 // decode runs the decoder on 64 columns (see blockScaledCall.decode).
-func (s *blockScaledSet) decode(w *BlockScaledWeights, kn, first, half int, b, sc []byte, dec, buf []float32) {
+func (s *blockScaledSet) decode(w *BlockScaledWeights, kn, first, half int, b, sc []byte, dec, buf []float32, pf []byte) {
 	flags, tab := blockScaledFlags(w, false)
 	flags |= half * blockScaledHigh
 	last := (kn - 1 + w.bk - first) / w.bk
 	_, _, _ = b[kn*64-1], sc[last*w.panel+63], dec[blockScaledStrips*blockScaledChunk*16-1]
-	s.decoders[w.format.Elem](kn, w.bk, first, &b[0], &sc[0], &dec[0], tab, &buf[0], flags)
+	s.decoders[w.format.Elem](kn, w.bk, first, &b[0], &sc[0], &dec[0], tab, &buf[0], flags, &pf[0])
 }
 
 // mul runs the multiplier of tile on the four strips of dec (see blockScaledCall.mul).
@@ -609,9 +611,20 @@ func (call *blockScaledCall) panels(p0, p1 int) {
 				continue
 			}
 			// Four strips of 16 columns at a time: the 64 bytes of a row of 8-bit elements, or half of
-			// the 128 columns of 4-bit ones.
+			// the 128 columns of 4-bit ones. The decoder fetches the rows of the next panel, or of the
+			// next chunk's first, ahead: the prefetchers would start on them only when they are read.
+			pf := b
+			switch {
+			case p+1 < p1:
+				pf = w.data[((p+1)*k+kb)*64:]
+			case kb+chunk < k:
+				pf = w.data[(p0*k+kb+chunk)*64:]
+			}
 			for g := 0; g < w.panel/64; g++ {
-				call.decode(kn, first, g, b, s[64*g:], bw.dec, bw.buf)
+				if g > 0 {
+					pf = b // fetched for the first half already: these rows are in the cache
+				}
+				call.decode(kn, first, g, b, s[64*g:], bw.dec, bw.buf, pf)
 				call.mul(kn, a, bw.dec, out[64*g*tile.rows:], m)
 			}
 		}
@@ -622,9 +635,9 @@ func (call *blockScaledCall) panels(p0, p1 int) {
 // decode writes kn rows of 64 columns of B (elements at b, 64 bytes between rows, of 4-bit elements the
 // columns 64*half to 64*half+63; scales at s, w.panel bytes between blocks), starting first rows before
 // the end of a block, to dec as float32 values: four strips of blockScaledChunk rows of 16.
-func (call *blockScaledCall) decode(kn, first, half int, b, s []byte, dec, buf []float32) {
+func (call *blockScaledCall) decode(kn, first, half int, b, s []byte, dec, buf []float32, pf []byte) {
 	if call.set != nil {
-		call.set.decode(call.w, kn, first, half, b, s, dec, buf)
+		call.set.decode(call.w, kn, first, half, b, s, dec, buf, pf)
 		return
 	}
 	blockScaledDecodeGo(call.w, kn, first, half, b, s, dec)

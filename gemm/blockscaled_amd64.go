@@ -16,13 +16,13 @@ func blockE4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *fl
 func blockE5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
 
 //go:noescape
-func blockDecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+func blockDecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
 
 //go:noescape
-func blockDecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+func blockDecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
 
 //go:noescape
-func blockDecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+func blockDecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
 
 //go:noescape
 func blockMulR4(k int, a, b, out *float32)
@@ -42,13 +42,13 @@ func block2E4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *f
 func block2E5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
 
 //go:noescape
-func block2DecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+func block2DecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
 
 //go:noescape
-func block2DecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+func block2DecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
 
 //go:noescape
-func block2DecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+func block2DecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
 
 //go:noescape
 func block2MulR4(k int, a, b, out *float32)

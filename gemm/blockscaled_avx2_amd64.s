@@ -740,7 +740,9 @@ TEXT ·block2E5M2R1(SB), NOSPLIT, $0-80
 // DECROWS is the loop over the R12 rows of a segment of a decoder.
 #define DECROWS(label, row) \
 label: \
+	PREFETCHT0 (AX); \
 	row; \
+	ADDQ $64, AX; \
 	ADDQ $64, DI; \
 	ADDQ $64, BX; \
 	DECQ R12; \
@@ -758,8 +760,8 @@ done: \
 	VZEROUPPER; \
 	RET
 
-// func block2DecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
-TEXT ·block2DecodeFP4(SB), NOSPLIT, $0-72
+// func block2DecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·block2DecodeFP4(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -769,6 +771,7 @@ TEXT ·block2DecodeFP4(SB), NOSPLIT, $0-72
 	MOVQ tab+48(FP), DX
 	MOVQ buf+56(FP), R13
 	MOVQ flags+64(FP), R11
+	MOVQ pf+72(FP), AX
 	VMOVUPS (DX), Y13
 	VPBROADCASTD CSIGN, Y14
 	MOVQ R11, R8
@@ -777,8 +780,8 @@ TEXT ·block2DecodeFP4(SB), NOSPLIT, $0-72
 	VMOVQ R8, X15
 	DECBODY(DECFP4ROW, $128, C1)
 
-// func block2DecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
-TEXT ·block2DecodeE4M3(SB), NOSPLIT, $0-72
+// func block2DecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·block2DecodeE4M3(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -787,6 +790,7 @@ TEXT ·block2DecodeE4M3(SB), NOSPLIT, $0-72
 	MOVQ dst+40(FP), DI
 	MOVQ buf+56(FP), R13
 	MOVQ flags+64(FP), R11
+	MOVQ pf+72(FP), AX
 	VBROADCASTSS C2P8, Y14
 	TESTQ $4, R11
 	JZ    nan
@@ -818,8 +822,8 @@ nandone:
 	VZEROUPPER
 	RET
 
-// func block2DecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
-TEXT ·block2DecodeE5M2(SB), NOSPLIT, $0-72
+// func block2DecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·block2DecodeE5M2(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -828,6 +832,7 @@ TEXT ·block2DecodeE5M2(SB), NOSPLIT, $0-72
 	MOVQ dst+40(FP), DI
 	MOVQ buf+56(FP), R13
 	MOVQ flags+64(FP), R11
+	MOVQ pf+72(FP), AX
 	DECBODY(DEC16ROW(E5M2V16), $64, C2P8)
 
 // The multipliers, of one strip of 16 columns (as blockMulR16 for 16 rows, and for 4 rows a block of

@@ -496,7 +496,7 @@ done:
 // rows of 16 float32 values), row after row. The scales are at s, one row of them per block (the panel's
 // width apart), the first block ending after first rows.
 //
-// func blockDecodeTYPE(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
+// func blockDecodeTYPE(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
 //
 // Registers as in the R1 kernels, DI the row of dst.
 
@@ -504,12 +504,14 @@ done:
 // store it into the strips at DI.
 #define DECROWS(label, decode, apply) \
 label: \
+	PREFETCHT0 (AX); \
 	decode; \
 	apply; \
 	VMOVUPS Z8, 0(DI); \
 	VMOVUPS Z9, 8192(DI); \
 	VMOVUPS Z10, 16384(DI); \
 	VMOVUPS Z11, 24576(DI); \
+	ADDQ $64, AX; \
 	ADDQ $64, DI; \
 	ADDQ $64, BX; \
 	DECQ R12; \
@@ -533,8 +535,8 @@ label: \
 	VZEROUPPER; \
 	RET
 
-// func blockDecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
-TEXT ·blockDecodeFP4(SB), NOSPLIT, $0-72
+// func blockDecodeFP4(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·blockDecodeFP4(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -543,6 +545,7 @@ TEXT ·blockDecodeFP4(SB), NOSPLIT, $0-72
 	MOVQ dst+40(FP), DI
 	MOVQ tab+48(FP), DX
 	MOVQ flags+64(FP), R11
+	MOVQ pf+72(FP), AX
 	VMOVUPS (DX), Z31
 	MOVQ R11, R8
 	ANDQ $8, R8
@@ -570,8 +573,8 @@ next:
 done:
 	DECEND
 
-// func blockDecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
-TEXT ·blockDecodeE4M3(SB), NOSPLIT, $0-72
+// func blockDecodeE4M3(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·blockDecodeE4M3(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -579,6 +582,7 @@ TEXT ·blockDecodeE4M3(SB), NOSPLIT, $0-72
 	MOVQ s+32(FP), SI
 	MOVQ dst+40(FP), DI
 	MOVQ flags+64(FP), R11
+	MOVQ pf+72(FP), AX
 
 segment:
 	SEGMENT
@@ -612,8 +616,8 @@ next:
 done:
 	DECEND
 
-// func blockDecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int)
-TEXT ·blockDecodeE5M2(SB), NOSPLIT, $0-72
+// func blockDecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·blockDecodeE5M2(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -621,6 +625,7 @@ TEXT ·blockDecodeE5M2(SB), NOSPLIT, $0-72
 	MOVQ s+32(FP), SI
 	MOVQ dst+40(FP), DI
 	MOVQ flags+64(FP), R11
+	MOVQ pf+72(FP), AX
 
 segment:
 	SEGMENT
