@@ -387,8 +387,9 @@ type blockScaledSet struct {
 // B at b (64 bytes between rows) whose scales are at s (one row of the panel's scales per block of bk rows
 // of B, the first of them first rows from its end). tab holds the values of the 16 f4e2m1fn codes (times
 // 2^8 with f8e4m3fn scales), buf is room for 128 float32 values; flags is blockScaledE4M3Scales and
-// blockScaledPerBlock or'ed.
-type blockScaledDirectFunc func(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
+// blockScaledPerBlock or'ed. It prefetches as many rows of 64 bytes at pf into L2 (the rows the next call
+// reads), as a decoder does into L1.
+type blockScaledDirectFunc func(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
 
 // A blockScaledDecodeFunc writes the values of k rows of 64 columns of B (as a blockScaledDirectFunc reads
 // them) to dst: four strips of 16 columns, blockScaledChunk rows of 16 float32 values each. It prefetches
@@ -464,7 +465,7 @@ func blockScaledFlags(w *BlockScaledWeights, fast bool) (flags int, tab *float32
 
 // runDirect runs the direct kernel over one panel: kn rows of its elements at b and scales at s (see
 // blockScaledCall.panels), the sums in out.
-func (s *blockScaledSet) runDirect(w *BlockScaledWeights, kn, first int, a []float32, b, sc []byte, out []float32, buf []float32, fast bool) {
+func (s *blockScaledSet) runDirect(w *BlockScaledWeights, kn, first int, a []float32, b, sc []byte, out []float32, buf []float32, fast bool, pf []byte) {
 	fn, cols := s.direct[w.format.Elem], s.directCols[w.format.Elem]
 	flags, tab := blockScaledFlags(w, fast)
 	last := (kn - 1 + w.bk - first) / w.bk // the block of the last row, counted from the first
@@ -475,7 +476,8 @@ func (s *blockScaledSet) runDirect(w *BlockScaledWeights, kn, first int, a []flo
 		if w.panel == 128 {
 			off, half = 0, c0/64*blockScaledHigh
 		}
-		fn(kn, w.bk, first, &a[0], &b[off], &sc[off], &out[off], tab, &buf[0], flags|half)
+		fn(kn, w.bk, first, &a[0], &b[off], &sc[off], &out[off], tab, &buf[0], flags|half, &pf[0])
+		pf = b // the rows the first call fetched, for a second half
 	}
 }
 
@@ -606,13 +608,8 @@ func (call *blockScaledCall) panels(p0, p1 int) {
 			out := acc[(p-p0)*size : (p-p0+1)*size]
 			b := w.data[(p*k+kb)*64:]
 			s := w.scales[(p*w.nb+kb/w.bk)*w.panel:]
-			if tile.direct {
-				call.set.runDirect(w, kn, first, a, b, s, out, bw.buf, call.fast)
-				continue
-			}
-			// Four strips of 16 columns at a time: the 64 bytes of a row of 8-bit elements, or half of
-			// the 128 columns of 4-bit ones. The decoder fetches the rows of the next panel, or of the
-			// next chunk's first, ahead: the prefetchers would start on them only when they are read.
+			// The kernels fetch the rows of the next panel, or of the next chunk's first, ahead: the
+			// prefetchers would start on them only when they are read.
 			pf := b
 			switch {
 			case p+1 < p1:
@@ -620,6 +617,12 @@ func (call *blockScaledCall) panels(p0, p1 int) {
 			case kb+chunk < k:
 				pf = w.data[(p0*k+kb+chunk)*64:]
 			}
+			if tile.direct {
+				call.set.runDirect(w, kn, first, a, b, s, out, bw.buf, call.fast, pf)
+				continue
+			}
+			// Four strips of 16 columns at a time: the 64 bytes of a row of 8-bit elements, or half of
+			// the 128 columns of 4-bit ones.
 			for g := 0; g < w.panel/64; g++ {
 				if g > 0 {
 					pf = b // fetched for the first half already: these rows are in the cache

@@ -550,10 +550,12 @@ scaled:
 // ROWS is the loop over the R12 rows of a segment.
 #define ROWS(label, row) \
 label: \
+	PREFETCHT1 (DX); \
 	VBROADCASTSS (AX), Y8; \
 	row; \
 	ADDQ $4, AX; \
 	ADDQ $64, BX; \
+	ADDQ $64, DX; \
 	DECQ R12; \
 	JNZ  label
 
@@ -583,12 +585,12 @@ done: \
 	VZEROUPPER; \
 	RET
 
-// func block2FP4R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
+// func block2FP4R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
 //
 // b, s and out are those of the whole panel of 128 columns; flag 8 takes the second half of each row
 // (bytes 32-63: columns 16p+8 to 16p+15), else the first (columns 16p to 16p+7). The values come from
 // the tables of block2FP4Consts (tab is not read): the codes' own, or times 2^8 with f8e4m3fn scales.
-TEXT ·block2FP4R1(SB), NOSPLIT, $0-80
+TEXT ·block2FP4R1(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -598,6 +600,7 @@ TEXT ·block2FP4R1(SB), NOSPLIT, $0-80
 	MOVQ out+48(FP), DI
 	MOVQ buf+64(FP), R13
 	MOVQ flags+72(FP), R11
+	MOVQ pf+80(FP), DX
 	TESTQ $8, R11
 	JZ    4(PC)
 	ADDQ  $32, BX
@@ -611,8 +614,8 @@ TEXT ·block2FP4R1(SB), NOSPLIT, $0-80
 	VMOVDQU C0F, Y15
 	R1BODY(FP4ROW2(VSCALE), FP4ROW2(NOSCALE), E8M0ALL16, E4M3ALL16(C1), E4M3ALLF16, POWALL16(C127), $128, YSUMSINAT(0, 64), YSUMSOUTAT(0, 64))
 
-// func block2E4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
-TEXT ·block2E4M3R1(SB), NOSPLIT, $0-80
+// func block2E4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·block2E4M3R1(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -622,6 +625,7 @@ TEXT ·block2E4M3R1(SB), NOSPLIT, $0-80
 	MOVQ out+48(FP), DI
 	MOVQ buf+64(FP), R13
 	MOVQ flags+72(FP), R11
+	MOVQ pf+80(FP), DX
 	VBROADCASTSS C2P8, Y14
 	TESTQ $4, R11
 	JZ    nan
@@ -643,8 +647,8 @@ nandone:
 	VZEROUPPER
 	RET
 
-// func block2E5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
-TEXT ·block2E5M2R1(SB), NOSPLIT, $0-80
+// func block2E5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·block2E5M2R1(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -654,6 +658,7 @@ TEXT ·block2E5M2R1(SB), NOSPLIT, $0-80
 	MOVQ out+48(FP), DI
 	MOVQ buf+64(FP), R13
 	MOVQ flags+72(FP), R11
+	MOVQ pf+80(FP), DX
 	R1BODY(ROW16(E5M2V16, VSCALE), ROW16(E5M2V16, NOSCALE), E8M0ALL, E4M3ALL(C2P8), E4M3ALLF(C2P8), POWALL(C127), $64, YSUMSIN(0), YSUMSOUT(0))
 
 // The decoders: as blockDecodeTYPE (blockscaled_avx512_amd64.s), the block's scales in buf. Each decoded

@@ -149,12 +149,14 @@
 
 #define R1ROWS(label, decode, apply, fma) \
 label: \
+	PREFETCHT1 (DX); \
 	VBROADCASTSS (AX), Z24; \
 	decode; \
 	apply; \
 	fma; \
 	ADDQ $4, AX; \
 	ADDQ $64, BX; \
+	ADDQ $64, DX; \
 	DECQ R12; \
 	JNZ  label
 
@@ -206,8 +208,8 @@ label: \
 	VFMADD231PS Z14, Z24, Z6; \
 	VFMADD231PS Z15, Z24, Z7
 
-// func blockFP4R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
-TEXT ·blockFP4R1(SB), NOSPLIT, $0-80
+// func blockFP4R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·blockFP4R1(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -218,6 +220,7 @@ TEXT ·blockFP4R1(SB), NOSPLIT, $0-80
 	MOVQ tab+56(FP), DX
 	MOVQ flags+72(FP), R11
 	VMOVUPS (DX), Z31
+	MOVQ pf+80(FP), DX
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -397,8 +400,8 @@ pbdone: \
 	E4M3S(32, Z18, Y18); \
 	E4M3S(48, Z19, Y19)
 
-// func blockE4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
-TEXT ·blockE4M3R1(SB), NOSPLIT, $0-80
+// func blockE4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·blockE4M3R1(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -407,6 +410,7 @@ TEXT ·blockE4M3R1(SB), NOSPLIT, $0-80
 	MOVQ s+40(FP), SI
 	MOVQ out+48(FP), DI
 	MOVQ flags+72(FP), R11
+	MOVQ pf+80(FP), DX
 	R1START
 
 segment:
@@ -456,8 +460,8 @@ done:
 	VCVTPH2PS Y10, Z10; \
 	VCVTPH2PS Y11, Z11
 
-// func blockE5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int)
-TEXT ·blockE5M2R1(SB), NOSPLIT, $0-80
+// func blockE5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
+TEXT ·blockE5M2R1(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -466,6 +470,7 @@ TEXT ·blockE5M2R1(SB), NOSPLIT, $0-80
 	MOVQ s+40(FP), SI
 	MOVQ out+48(FP), DI
 	MOVQ flags+72(FP), R11
+	MOVQ pf+80(FP), DX
 	R1START
 
 segment:

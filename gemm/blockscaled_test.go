@@ -221,7 +221,7 @@ func directBlockScaled(set *blockScaledSet, w *BlockScaledWeights, a []float32, 
 		for kb := 0; kb < w.rows; kb += blockScaledChunk {
 			kn := min(blockScaledChunk, w.rows-kb)
 			set.runDirect(w, kn, w.bk-kb%w.bk, a[kb:], w.data[(p*w.rows+kb)*64:],
-				w.scales[(p*w.nb+kb/w.bk)*w.panel:], out[p*w.panel:(p+1)*w.panel], buf, perBlock)
+				w.scales[(p*w.nb+kb/w.bk)*w.panel:], out[p*w.panel:(p+1)*w.panel], buf, perBlock, w.data)
 		}
 	}
 	return out[:w.cols]
