@@ -94,7 +94,8 @@
 // and multiplied by the scale (VSCALEFPS for E8M0 scales) or, with E8M0 scales, left unscaled while the
 // sums are scaled at the ends of each block, where that provably gives the same bits; for more rows,
 // decoded a block at a time into L1 and multiplied by 4 or 16 rows from there (block-avx512, block-avx2,
-// beside the streaming kernels of the same instruction set; the Go code elsewhere).
+// beside the streaming kernels of the same instruction set; the Go code elsewhere). The kernels prefetch
+// the rows of the next panel they will read while they read a panel's.
 //
 // MatMulEpilogue finishes each tile (each column of tiles) on the goroutine that summed it, while it is in
 // L1, one step of the epilogue at a time over 64 elements: in AVX2 where the kernel has it (the scales,
