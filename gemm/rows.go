@@ -150,11 +150,13 @@ func Clamp(dst, x []float32, lo, hi float32) {
 		s.clamp(&dst[0], &x[0], i, lo, hi)
 	}
 	for ; i < n; i++ {
-		dst[i] = clamp32(lo, x[i], hi)
+		dst[i] = Clamp32(lo, x[i], hi)
 	}
 }
 
-func clamp32(lo, x, hi float32) float32 {
+// Clamp32 returns x clamped to [lo, hi] as Clamp clamps each element (the interpreter's clamp of float32
+// values is this one).
+func Clamp32(lo, x, hi float32) float32 {
 	switch {
 	case lo != lo:
 		return lo
@@ -187,7 +189,7 @@ func ClampBF16(dst, x []uint16, lo, hi uint16) {
 		s.clampBF16(&dst[0], &x[0], i, l, h)
 	}
 	for ; i < n; i++ {
-		dst[i] = encodeBF16(clamp32(l, math.Float32frombits(uint32(x[i])<<16), h))
+		dst[i] = encodeBF16(Clamp32(l, math.Float32frombits(uint32(x[i])<<16), h))
 	}
 }
 

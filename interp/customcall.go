@@ -208,7 +208,7 @@ func (e *evaluator) cublasCall(in *hlo.Instruction, ops []Value) (Value, error) 
 	if dt.IsFP8() {
 		if max := float32(dt.Finfo().Max); max > 0 {
 			for i, x := range acc {
-				acc[i] = clampF32(-max, x, max)
+				acc[i] = gemm.Clamp32(-max, x, max)
 			}
 		}
 	}

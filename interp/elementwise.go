@@ -518,27 +518,9 @@ func (e *evaluator) reducePrecision(in *hlo.Instruction, ts []*tensor.Tensor) (*
 	return nil, unsupportedf(in, "reduce-precision of %s", x.Type)
 }
 
-func clampF32(lo, x, hi float32) float32 {
-	switch {
-	case lo != lo:
-		return lo
-	case x != x:
-		return x
-	case hi != hi:
-		return hi
-	}
-	m := x
-	if x < lo {
-		m = lo
-	}
-	if m < hi {
-		return m
-	}
-	return hi
-}
-
-// clampSliceF32 sets dst[i] to clampF32(l[i], v[i], h[i]), the same bits, choosing among the operands'
-// bits by conditional moves rather than branches (ReLU6's x < 0 is a coin toss a branch predictor loses).
+// clampSliceF32 sets dst[i] to gemm.Clamp32(l[i], v[i], h[i]), the same bits, choosing among the
+// operands' bits by conditional moves rather than branches (ReLU6's x < 0 is a coin toss a branch
+// predictor loses).
 func clampSliceF32(dst, l, v, h []float32) {
 	l, v, h = l[:len(dst)], v[:len(dst)], h[:len(dst)]
 	for i := range dst {
@@ -551,7 +533,7 @@ func clampSliceF32(dst, l, v, h []float32) {
 		if !(math.Float32frombits(r) < hi) {
 			r = hb
 		}
-		// NaN operands, in clampF32's order of precedence.
+		// NaN operands, in gemm.Clamp32's order of precedence.
 		if x != x {
 			r = xb
 		}

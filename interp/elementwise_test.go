@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"octet/dtype"
+	"octet/gemm"
 	"octet/tensor"
 )
 
@@ -151,7 +152,7 @@ func TestSelectClamp(t *testing.T) {
 	})
 }
 
-// TestClampSliceBits checks that the clamp over slices gives clampF32's bits for every combination of
+// TestClampSliceBits checks that the clamp over slices gives gemm.Clamp32's bits for every combination of
 // signed zeros, infinities, NaNs with payloads and ordinary values as the three operands.
 func TestClampSliceBits(t *testing.T) {
 	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 6, -6, 3, float32(math.Inf(1)), float32(math.Inf(-1)),
@@ -167,7 +168,7 @@ func TestClampSliceBits(t *testing.T) {
 	dst := make([]float32, len(l))
 	clampSliceF32(dst, l, v, h)
 	for i := range dst {
-		if want := clampF32(l[i], v[i], h[i]); math.Float32bits(dst[i]) != math.Float32bits(want) {
+		if want := gemm.Clamp32(l[i], v[i], h[i]); math.Float32bits(dst[i]) != math.Float32bits(want) {
 			t.Errorf("clamp(%v, %v, %v) = %#x, want %#x", l[i], v[i], h[i], math.Float32bits(dst[i]), math.Float32bits(want))
 		}
 	}
@@ -189,7 +190,7 @@ func TestClampBF16Bits(t *testing.T) {
 	}
 	want := func(a, b, c uint16) uint16 {
 		f := func(u uint16) float32 { return dtype.BF16.DecodeFloat32(uint64(u)) }
-		return uint16(dtype.BF16.EncodeFloat32(clampF32(f(a), f(b), f(c))))
+		return uint16(dtype.BF16.EncodeFloat32(gemm.Clamp32(f(a), f(b), f(c))))
 	}
 	dst := make([]uint16, len(l))
 	clampSliceBF16(dst, l, v, h)

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -229,7 +230,7 @@ func scalarStep(in *hlo.Instruction, dst int, args []int, at []dtype.Type) (func
 		switch domainOf(t) {
 		case domFloat32:
 			dec, enc := dec32(t), enc32(t)
-			return func(r []uint64) { r[dst] = enc(clampF32(dec(r[lo]), dec(r[x]), dec(r[hi]))) }, nil
+			return func(r []uint64) { r[dst] = enc(gemm.Clamp32(dec(r[lo]), dec(r[x]), dec(r[hi]))) }, nil
 		case domFloat64:
 			return func(r []uint64) {
 				r[dst] = math.Float64bits(clampF64(math.Float64frombits(r[lo]), math.Float64frombits(r[x]), math.Float64frombits(r[hi])))
