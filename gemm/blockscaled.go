@@ -135,7 +135,6 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 	if f.Scale == dtype.F8E4M3FN {
 		one = 0x38
 	}
-	w.perBlock, w.finite = f.Scale == dtype.F8E8M0FNU, true
 	w.scalesFinite = true
 	scaleNaN := byte(0xff) // the NaN codes: f8e8m0fnu 0xff, f8e4m3fn 0x7f and 0xff
 	if f.Scale == dtype.F8E4M3FN {
@@ -177,22 +176,16 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 					w.scalesFinite = false
 				}
 				if f.Scale == dtype.F8E8M0FNU {
-					if s == 0xff {
-						w.perBlock = false
-					}
 					e := int(s) - 127 - info.offset
 					w.sMin, w.sMax = min(w.sMin, e), max(w.sMax, e)
 				}
 			}
 		}
 	}
-	if blockScaledHasNaN(f.Elem, w.data) {
-		w.perBlock, w.finite = false, false
-	}
-	// The sums are scaled by 2^e and 2^-e as float32 values, which must be normal.
-	if w.sMin < -126 || w.sMax > 126 {
-		w.perBlock = false
-	}
+	w.finite = !blockScaledHasNaN(f.Elem, w.data)
+	// The sums are scaled by 2^e and 2^-e as float32 values, which must be normal (which also rules out
+	// the NaN scale, 0xff).
+	w.perBlock = f.Scale == dtype.F8E8M0FNU && w.finite && w.scalesFinite && w.sMin >= -126 && w.sMax <= 126
 	return w
 }
 
