@@ -27,13 +27,19 @@ func TestInferScaledDot(t *testing.T) {
 			_, comp, ps := testModule(c.shapes...)
 			in := &Instruction{Opcode: OpScaledDot, Shape: Scalar(dtype.F32), Parent: comp, Attrs: dims}
 			in.operands = ps
-			s, err := InferShape(in)
-			switch {
-			case err != nil && !strings.Contains(err.Error(), c.want):
-				t.Errorf("error %v, want %q", err, c.want)
-			case err == nil && s.String() != c.want:
-				t.Errorf("shape %s, want %s", s.String(), c.want)
-			}
+			wantInferred(t, in, c.want)
 		})
+	}
+}
+
+// wantInferred checks that InferShape gives in the shape want, or an error that contains want.
+func wantInferred(t *testing.T, in *Instruction, want string) {
+	t.Helper()
+	s, err := InferShape(in)
+	switch {
+	case err != nil && !strings.Contains(err.Error(), want):
+		t.Errorf("error %v, want %q", err, want)
+	case err == nil && s.String() != want:
+		t.Errorf("shape %s, want %s", s.String(), want)
 	}
 }

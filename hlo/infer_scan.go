@@ -228,6 +228,24 @@ func ReadRaggedDot(in *Instruction) (*RaggedDot, error) {
 	return r, nil
 }
 
+// GroupDims returns the batch and contracting dimensions of one group's rhs: RHSBatch and RHSContracting
+// as they number the rhs without its group dimension, where it has one (copies), or else themselves.
+func (r *RaggedDot) GroupDims() (batch, contracting []int64) {
+	if r.RHSGroup < 0 {
+		return r.RHSBatch, r.RHSContracting
+	}
+	shift := func(ds []int64) []int64 {
+		out := slices.Clone(ds)
+		for i, d := range out {
+			if d > r.RHSGroup {
+				out[i]--
+			}
+		}
+		return out
+	}
+	return shift(r.RHSBatch), shift(r.RHSContracting)
+}
+
 // inferRaggedDot infers the shape of ragged-dot(lhs, rhs, group_sizes): the dot of lhs and rhs (rhs
 // without its group dimension when the ragged dimension is free in lhs), with the groups as a new leading
 // dimension when the ragged dimension is a contracting one (XLA's InferRaggedDotOpShape, and the HLO its
@@ -238,21 +256,10 @@ func inferRaggedDot(in *Instruction) (Shape, error) {
 		return Shape{}, err
 	}
 	rhs := in.operands[1]
-	rb, rc := r.RHSBatch, r.RHSContracting
 	if r.RHSGroup >= 0 {
-		shape := deleteDim(rhs.Shape, int(r.RHSGroup))
-		rhs = &Instruction{Shape: shape}
-		shift := func(ds []int64) []int64 {
-			out := slices.Clone(ds)
-			for i, d := range out {
-				if d > r.RHSGroup {
-					out[i]--
-				}
-			}
-			return out
-		}
-		rb, rc = shift(rb), shift(rc)
+		rhs = &Instruction{Shape: deleteDim(rhs.Shape, int(r.RHSGroup))}
 	}
+	rb, rc := r.GroupDims()
 	dot := &Instruction{Opcode: in.Opcode, Shape: in.Shape, operands: []*Instruction{in.operands[0], rhs}, Attrs: []Attr{
 		{Name: "lhs_batch_dims", Value: Ints(r.LHSBatch)}, {Name: "rhs_batch_dims", Value: Ints(rb)},
 		{Name: "lhs_contracting_dims", Value: Ints(r.LHSContracting)}, {Name: "rhs_contracting_dims", Value: Ints(rc)},

@@ -30,19 +30,19 @@ func (v *verifier) collective(in *Instruction) {
 	if !ok {
 		return
 	}
+	_, channel := in.Int("channel_id")
+	global := false
+	if b, ok := in.Attr("use_global_device_ids").(Bool); ok && rule.globalIDs {
+		global = bool(b)
+	}
 	if in.Opcode == OpReduceScatter {
 		// As in XLA, the result is checked once the groups are found well formed.
 		before := len(v.errs)
 		defer func() {
 			if len(v.errs) == before {
-				v.reduceScatter(in)
+				v.reduceScatter(in, channel, global)
 			}
 		}()
-	}
-	_, channel := in.Int("channel_id")
-	global := false
-	if b, ok := in.Attr("use_global_device_ids").(Bool); ok && rule.globalIDs {
-		global = bool(b)
 	}
 	if global && !channel {
 		v.errorAt(in, "%%%s has use_global_device_ids but no channel_id: XLA has no such group mode", in.Name)
@@ -116,8 +116,9 @@ func (v *verifier) collective(in *Instruction) {
 // (rounded up), equals the size of a device group where the module runs on more than one device; and each
 // result is its operand with that dimension divided by the shard count, which must divide it. A group is
 // replica_groups' first, or, where none is named, every replica (times the partitions when a channel_id
-// without use_global_device_ids groups across replicas and partitions).
-func (v *verifier) reduceScatter(in *Instruction) {
+// without use_global_device_ids groups across replicas and partitions). channel and global say whether
+// it has a channel_id and use_global_device_ids, as collective read them.
+func (v *verifier) reduceScatter(in *Instruction, channel, global bool) {
 	dims := in.Ints("dimensions")
 	if len(dims) != 1 || len(in.operands) == 0 {
 		return // CheckOperation reports it
@@ -151,7 +152,7 @@ func (v *verifier) reduceScatter(in *Instruction) {
 		return
 	}
 	shards := (in0 + out0 - 1) / out0
-	if group := v.scatterGroup(in); group > 1 && shards != group {
+	if group := v.scatterGroup(in, channel, global); group > 1 && shards != group {
 		want := in.operands[0].Shape.Clone()
 		if in0%group != 0 {
 			v.errorAt(in, "%%%s scatters dimension %d of %s over groups of %d devices, which do not divide it", in.Name, d, want.String(), group)
@@ -181,12 +182,7 @@ func (v *verifier) reduceScatter(in *Instruction) {
 // not work out, or when the size needs a replica_count or num_partitions the module's header does not
 // state: XLA's verifier takes them from the module's configuration, which text written by hand (XLA's
 // own tests) leaves to the code that parses it.
-func (v *verifier) scatterGroup(in *Instruction) int64 {
-	_, channel := in.Int("channel_id")
-	global := false
-	if b, ok := in.Attr("use_global_device_ids").(Bool); ok {
-		global = bool(b)
-	}
+func (v *verifier) scatterGroup(in *Instruction, channel, global bool) int64 {
 	size, named := v.statedCount("replica_count")
 	if rg, ok := in.Attr("replica_groups").(*ReplicaGroups); ok && rg != nil {
 		switch {

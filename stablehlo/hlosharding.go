@@ -139,9 +139,9 @@ func (t *tileAssignment) transposed(order []int) *tileAssignment {
 
 // tiled returns the tile assignment as the parts of a tiled sharding: devices=[dims]<=[reshape]T(perm),
 // the perm left out where it is the identity, or devices=[dims]d0,d1,... for an explicit array.
-func (t *tileAssignment) tiled() printer.TiledSharding {
+func (t *tileAssignment) tiled() hlo.Sharding {
 	if t.devices != nil {
-		return printer.TiledSharding{TileDims: t.dims, Devices: t.devices}
+		return hlo.Sharding{TileDims: t.dims, Devices: t.devices}
 	}
 	iota := &hlo.IotaList{ReshapeDims: t.reshape}
 	for i, p := range t.perm {
@@ -153,7 +153,7 @@ func (t *tileAssignment) tiled() printer.TiledSharding {
 			break
 		}
 	}
-	return printer.TiledSharding{TileDims: t.dims, DevicesIota: iota}
+	return hlo.Sharding{TileDims: t.dims, DevicesIota: iota}
 }
 
 // hloSharding is a non-tuple HLO sharding as XLA builds it from a Shardy sharding.
@@ -179,7 +179,7 @@ func (h hloSharding) String() string {
 	for _, typ := range h.subTypes {
 		t.LastTileDims = append(t.LastTileDims, subgroupNames[typ])
 	}
-	return "{" + t.String() + "}"
+	return "{" + printer.TiledSharding(&t) + "}"
 }
 
 // axisRefKey identifies an axis reference in maps.

@@ -1006,5 +1006,5 @@ func opShardingFromProto(b []byte, depth int) (string, error) {
 			s.LastTileDims = append(s.LastTileDims, names[d])
 		}
 	}
-	return "{" + s.String() + "}", nil
+	return "{" + printer.TiledSharding(&s) + "}", nil
 }

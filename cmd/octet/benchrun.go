@@ -221,19 +221,24 @@ func benchRun(inv *invocation, args []string) error {
 // contraction reports whether an instruction is a dot, a ragged-dot or a convolution (or a fusion whose
 // work is one).
 func contraction(in *hlo.Instruction) bool {
-	switch in.Opcode {
-	case hlo.OpDot, hlo.OpConvolution, hlo.OpRaggedDot:
+	if contractionOp(in.Opcode) {
 		return true
-	case hlo.OpFusion:
+	}
+	if in.Opcode == hlo.OpFusion {
 		if c := in.CalledComputation("calls"); c != nil {
 			for _, x := range c.Instructions {
-				if x.Opcode == hlo.OpDot || x.Opcode == hlo.OpConvolution || x.Opcode == hlo.OpRaggedDot {
+				if contractionOp(x.Opcode) {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// contractionOp reports whether op is a dot, a ragged-dot or a convolution: a product package gemm computes.
+func contractionOp(op hlo.Opcode) bool {
+	return op == hlo.OpDot || op == hlo.OpConvolution || op == hlo.OpRaggedDot
 }
 
 func ratioRange(r []float64) string {

@@ -211,7 +211,7 @@ func contractionTypes(in *hlo.Instruction) (a, b dtype.Type, ok bool) {
 	if in.Opcode == hlo.OpRaggedDot {
 		operands = 3 // and group sizes
 	}
-	if (in.Opcode != hlo.OpDot && in.Opcode != hlo.OpConvolution && in.Opcode != hlo.OpRaggedDot) || !in.Shape.IsArray() ||
+	if !contractionOp(in.Opcode) || !in.Shape.IsArray() ||
 		!in.Shape.Elem.IsFloat() || in.Shape.Elem == dtype.F64 || in.NumOperands() != operands {
 		return 0, 0, false
 	}

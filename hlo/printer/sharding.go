@@ -7,21 +7,12 @@ import (
 	"octet/hlo"
 )
 
-// TiledSharding is a tiled sharding in the parts XLA's OpSharding holds, for the readers that make
-// sharding text from a proto or from another dialect's sharding.
-type TiledSharding struct {
-	TileDims []int64
-	// DevicesIota gives the devices of the tiles as an iota list (its Dims are TileDims and are not read);
-	// where it is nil, Devices lists them in row-major order.
-	DevicesIota          *hlo.IotaList
-	Devices              []int64
-	LastTileDimReplicate bool
-	LastTileDims         []string // the types of the trailing subgroup dimensions, as written: manual, ...
-}
-
-// String writes the sharding as XLA does, without its braces: devices=[2,2]<=[4] last_tile_dim_replicate,
-// devices=[2,1,2]0,2,1,3 last_tile_dims={manual, replicated}.
-func (s *TiledSharding) String() string {
+// TiledSharding writes a tiled sharding as XLA does, without its braces: devices=[2,2]<=[4]
+// last_tile_dim_replicate, devices=[2,1,2]0,2,1,3 last_tile_dims={manual, replicated}. It reads s's
+// TileDims, its devices (DevicesIota, whose Dims are TileDims and are not read, or else Devices in
+// row-major order), LastTileDimReplicate and LastTileDims, for the readers that make sharding text from a
+// proto or from another dialect's sharding.
+func TiledSharding(s *hlo.Sharding) string {
 	b := []byte("devices=")
 	if s.DevicesIota != nil {
 		b = appendIotaList(b, s.TileDims, s.DevicesIota)

@@ -2342,7 +2342,7 @@ func (c *protoConverter) sharding(m *protoField) string {
 		}
 		return fmt.Sprintf("{maximal device=%d%s}", devices[0], tail)
 	case "OTHER":
-		t := printer.TiledSharding{TileDims: dims, Devices: devices, LastTileDimReplicate: lastReplicate}
+		t := hlo.Sharding{TileDims: dims, Devices: devices, LastTileDimReplicate: lastReplicate}
 		if len(reshape) > 0 {
 			t.DevicesIota = &hlo.IotaList{ReshapeDims: reshape}
 			if !isIdentity(perm) {
@@ -2356,7 +2356,7 @@ func (c *protoConverter) sharding(m *protoField) string {
 		for _, d := range lastDims {
 			t.LastTileDims = append(t.LastTileDims, strings.ToLower(d))
 		}
-		return "{" + t.String() + tail + "}"
+		return "{" + printer.TiledSharding(&t) + tail + "}"
 	}
 	return "{}"
 }
