@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"slices"
 	"unsafe"
 
 	"octet/blockscale"
@@ -211,12 +212,7 @@ func newWeightCache(args []Value, room int64) *weightCache {
 
 // weightType reports whether gemm packs weights of type t.
 func weightType(t dtype.Type) bool {
-	for _, w := range gemm.WeightTypes() {
-		if w == t {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(gemm.WeightTypes(), t)
 }
 
 // sourceType reports whether an array of type t may be a weight the cache packs, or the scales of one:
