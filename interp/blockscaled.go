@@ -379,7 +379,7 @@ func (e *evaluator) scaledDot(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor
 		}
 		ops[i] = scaledOperand{data: data, scales: scale, block: block, round: upscaleType(data.Type, scale.Type)}
 	}
-	d := dotDims{in.Ints("lhs_batch_dims"), in.Ints("rhs_batch_dims"), in.Ints("lhs_contracting_dims"), in.Ints("rhs_contracting_dims")}
+	d := dotDimsOf(in)
 	p, err := planDot(ts[0].Shape, ts[1].Shape, d)
 	if err != nil {
 		return nil, errorf(in, "scaled-dot of %s and %s: %v", ts[0], ts[1], err)

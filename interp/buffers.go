@@ -99,89 +99,61 @@ func key(t *tensor.Tensor) *byte {
 	return unsafe.SliceData(t.Data)
 }
 
-// retain counts the references of a value a frame now holds.
-func (b *buffers) retain(v Value) {
+// arrays calls f with the key and the array of every array of v that has memory, where the buffers are
+// enabled.
+func (b *buffers) arrays(v Value, f func(k *byte, t *tensor.Tensor)) {
 	if b == nil || !b.enabled {
 		return
 	}
 	switch v.Kind {
 	case KindArray:
 		if k := key(v.Array); k != nil {
-			b.refs[k]++
+			f(k, v.Array)
 		}
 	case KindTuple:
 		for _, x := range v.Tuple {
-			b.retain(x)
+			b.arrays(x, f)
 		}
 	}
 }
 
+// retain counts the references of a value a frame now holds.
+func (b *buffers) retain(v Value) {
+	b.arrays(v, func(k *byte, _ *tensor.Tensor) { b.refs[k]++ })
+}
+
 // release drops the references of a value a frame no longer holds, recycling the memory no one refers to.
 func (b *buffers) release(v Value) {
-	if b == nil || !b.enabled {
-		return
-	}
-	switch v.Kind {
-	case KindArray:
-		k := key(v.Array)
-		if k == nil {
-			return
-		}
+	b.arrays(v, func(k *byte, t *tensor.Tensor) {
 		if b.refs[k]--; b.refs[k] > 0 {
 			return
 		}
 		delete(b.refs, k)
 		if b.mine[k] {
 			delete(b.mine, k)
-			data := v.Array.Data
+			data := t.Data
 			if b.freeBytes+int64(len(data)) <= b.maxFree {
 				b.free[len(data)] = append(b.free[len(data)], data)
 				b.freeBytes += int64(len(data))
 			}
 		}
-	case KindTuple:
-		for _, x := range v.Tuple {
-			b.release(x)
-		}
-	}
+	})
 }
 
 // disown drops the references of a value that a returning frame hands to its caller, which retains it
 // at once: memory no one refers to then is not recycled yet.
 func (b *buffers) disown(v Value) {
-	if b == nil || !b.enabled {
-		return
-	}
-	switch v.Kind {
-	case KindArray:
-		if k := key(v.Array); k != nil {
-			if b.refs[k]--; b.refs[k] <= 0 {
-				delete(b.refs, k)
-			}
+	b.arrays(v, func(k *byte, _ *tensor.Tensor) {
+		if b.refs[k]--; b.refs[k] <= 0 {
+			delete(b.refs, k)
 		}
-	case KindTuple:
-		for _, x := range v.Tuple {
-			b.disown(x)
-		}
-	}
+	})
 }
 
 // escape gives up the evaluation's claim on the arrays of a value that leaves the frame that made it
 // (a computation's result): they will not be recycled.
 func (b *buffers) escape(v Value) {
-	if b == nil || !b.enabled {
-		return
-	}
-	switch v.Kind {
-	case KindArray:
-		if k := key(v.Array); k != nil {
-			delete(b.mine, k)
-		}
-	case KindTuple:
-		for _, x := range v.Tuple {
-			b.escape(x)
-		}
-	}
+	b.arrays(v, func(k *byte, _ *tensor.Tensor) { delete(b.mine, k) })
 }
 
 // newTensor returns a tensor of type t and shape dims whose elements are NOT initialised: the caller

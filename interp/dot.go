@@ -34,6 +34,11 @@ type dotDims struct {
 	lhsBatch, rhsBatch, lhsContract, rhsContract []int64
 }
 
+// dotDimsOf returns the dimension numbers of in, a dot or a product with a dot's attributes.
+func dotDimsOf(in *hlo.Instruction) dotDims {
+	return dotDims{in.Ints("lhs_batch_dims"), in.Ints("rhs_batch_dims"), in.Ints("lhs_contracting_dims"), in.Ints("rhs_contracting_dims")}
+}
+
 // dotPlan is a dot reduced to count products of an M x K by a K x N matrix.
 type dotPlan struct {
 	batch, m, n, k int64
@@ -239,7 +244,7 @@ func (e *evaluator) dot(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tenso
 	if in.Attr("sparsity") != nil {
 		return nil, unsupportedf(in, "sparse dot")
 	}
-	d := dotDims{in.Ints("lhs_batch_dims"), in.Ints("rhs_batch_dims"), in.Ints("lhs_contracting_dims"), in.Ints("rhs_contracting_dims")}
+	d := dotDimsOf(in)
 	return e.dotGeneral(in, ts[0], ts[1], d)
 }
 

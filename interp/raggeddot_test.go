@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -19,17 +20,7 @@ ENTRY e {
   r = f32[10,6] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
   start = s32[3] constant({0, 3, 3})
   end = s32[3] constant({3, 3, 8})
-  row = s32[3,10,4] iota(), iota_dimension=1
-  lo = s32[3,10,4] broadcast(start), dimensions={0}
-  hi = s32[3,10,4] broadcast(end), dimensions={0}
-  ge = pred[3,10,4] compare(lo, row), direction=LE
-  lt = pred[3,10,4] compare(row, hi), direction=LT
-  in = pred[3,10,4] and(ge, lt)
-  xb = f32[3,10,4] broadcast(x), dimensions={1,2}
-  zero = f32[] constant(0)
-  zeros = f32[3,10,4] broadcast(zero), dimensions={}
-  xd = f32[3,10,4] select(in, xb, zeros)
-  d = f32[10,6] dot(xd, w), lhs_contracting_dims={0,2}, rhs_contracting_dims={0,1}
+` + denseMask("x", "f32", "s32", "3,10,4", 1, "0", "1,2") + `  d = f32[10,6] dot(xd, w), lhs_contracting_dims={0,2}, rhs_contracting_dims={0,1}
   ROOT t = (f32[10,6], f32[10,6]) tuple(r, d)
 }`},
 	{"FP8 tokens and experts, f32 result", `HloModule m
@@ -40,17 +31,7 @@ ENTRY e {
   r = f32[12,8] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
   start = s64[2] constant({0, 7})
   end = s64[2] constant({7, 12})
-  row = s64[2,12,32] iota(), iota_dimension=1
-  lo = s64[2,12,32] broadcast(start), dimensions={0}
-  hi = s64[2,12,32] broadcast(end), dimensions={0}
-  ge = pred[2,12,32] compare(lo, row), direction=LE
-  lt = pred[2,12,32] compare(row, hi), direction=LT
-  in = pred[2,12,32] and(ge, lt)
-  xb = f8e4m3fn[2,12,32] broadcast(x), dimensions={1,2}
-  zero = f8e4m3fn[] constant(0)
-  zeros = f8e4m3fn[2,12,32] broadcast(zero), dimensions={}
-  xd = f8e4m3fn[2,12,32] select(in, xb, zeros)
-  d = f32[12,8] dot(xd, w), lhs_contracting_dims={0,2}, rhs_contracting_dims={0,1}
+` + denseMask("x", "f8e4m3fn", "s64", "2,12,32", 1, "0", "1,2") + `  d = f32[12,8] dot(xd, w), lhs_contracting_dims={0,2}, rhs_contracting_dims={0,1}
   ROOT t = (f32[12,8], f32[12,8]) tuple(r, d)
 }`},
 	{"group sizes per batch element, group dimension after the contracting one", `HloModule m
@@ -61,17 +42,7 @@ ENTRY e {
   r = f32[2,6,5] ragged-dot(x, w, g), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, lhs_ragged_dims={1}, rhs_group_dims={2}
   start = s32[2,3] constant({{0, 1, 3}, {0, 4, 4}})
   end = s32[2,3] constant({{1, 3, 6}, {4, 4, 5}})
-  row = s32[2,3,6,4] iota(), iota_dimension=2
-  lo = s32[2,3,6,4] broadcast(start), dimensions={0,1}
-  hi = s32[2,3,6,4] broadcast(end), dimensions={0,1}
-  ge = pred[2,3,6,4] compare(lo, row), direction=LE
-  lt = pred[2,3,6,4] compare(row, hi), direction=LT
-  in = pred[2,3,6,4] and(ge, lt)
-  xb = f32[2,3,6,4] broadcast(x), dimensions={0,2,3}
-  zero = f32[] constant(0)
-  zeros = f32[2,3,6,4] broadcast(zero), dimensions={}
-  xd = f32[2,3,6,4] select(in, xb, zeros)
-  d = f32[2,6,5] dot(xd, w), lhs_batch_dims={0}, lhs_contracting_dims={1,3}, rhs_batch_dims={0}, rhs_contracting_dims={2,1}
+` + denseMask("x", "f32", "s32", "2,3,6,4", 2, "0,1", "0,2,3") + `  d = f32[2,6,5] dot(xd, w), lhs_batch_dims={0}, lhs_contracting_dims={1,3}, rhs_batch_dims={0}, rhs_contracting_dims={2,1}
   ROOT t = (f32[2,6,5], f32[2,6,5]) tuple(r, d)
 }`},
 	{"contracting positions in groups, the last in none", `HloModule m
@@ -82,26 +53,8 @@ ENTRY e {
   r = f32[3,5,7] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}
   start = s32[3] constant({0, 4, 4})
   end = s32[3] constant({4, 4, 10})
-  zero = f32[] constant(0)
-  kx = s32[3,5,12] iota(), iota_dimension=2
-  lox = s32[3,5,12] broadcast(start), dimensions={0}
-  hix = s32[3,5,12] broadcast(end), dimensions={0}
-  gex = pred[3,5,12] compare(lox, kx), direction=LE
-  ltx = pred[3,5,12] compare(kx, hix), direction=LT
-  inx = pred[3,5,12] and(gex, ltx)
-  xb = f32[3,5,12] broadcast(x), dimensions={1,2}
-  zx = f32[3,5,12] broadcast(zero), dimensions={}
-  xd = f32[3,5,12] select(inx, xb, zx)
-  kw = s32[3,12,7] iota(), iota_dimension=1
-  low = s32[3,12,7] broadcast(start), dimensions={0}
-  hiw = s32[3,12,7] broadcast(end), dimensions={0}
-  gew = pred[3,12,7] compare(low, kw), direction=LE
-  ltw = pred[3,12,7] compare(kw, hiw), direction=LT
-  inw = pred[3,12,7] and(gew, ltw)
-  wb = f32[3,12,7] broadcast(w), dimensions={1,2}
-  zw = f32[3,12,7] broadcast(zero), dimensions={}
-  wd = f32[3,12,7] select(inw, wb, zw)
-  d = f32[3,5,7] dot(xd, wd), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+` + denseMask("x", "f32", "s32", "3,5,12", 2, "0", "1,2") +
+		denseMask("w", "f32", "s32", "3,12,7", 1, "0", "1,2") + `  d = f32[3,5,7] dot(xd, wd), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
   ROOT t = (f32[3,5,7], f32[3,5,7]) tuple(r, d)
 }`},
 	{"a negative group size: groups that overlap, rows in two of them", `HloModule m
@@ -112,17 +65,7 @@ ENTRY e {
   r = f32[10,6] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
   start = s32[3] constant({0, 5, 2})
   end = s32[3] constant({5, 2, 6})
-  row = s32[3,10,4] iota(), iota_dimension=1
-  lo = s32[3,10,4] broadcast(start), dimensions={0}
-  hi = s32[3,10,4] broadcast(end), dimensions={0}
-  ge = pred[3,10,4] compare(lo, row), direction=LE
-  lt = pred[3,10,4] compare(row, hi), direction=LT
-  in = pred[3,10,4] and(ge, lt)
-  xb = f32[3,10,4] broadcast(x), dimensions={1,2}
-  zero = f32[] constant(0)
-  zeros = f32[3,10,4] broadcast(zero), dimensions={}
-  xd = f32[3,10,4] select(in, xb, zeros)
-  d = f32[10,6] dot(xd, w), lhs_contracting_dims={0,2}, rhs_contracting_dims={0,1}
+` + denseMask("x", "f32", "s32", "3,10,4", 1, "0", "1,2") + `  d = f32[10,6] dot(xd, w), lhs_contracting_dims={0,2}, rhs_contracting_dims={0,1}
   ROOT t = (f32[10,6], f32[10,6]) tuple(r, d)
 }`},
 	{"negative sizes per batch element, a group starting before the first row", `HloModule m
@@ -133,17 +76,7 @@ ENTRY e {
   r = f32[2,6,5] ragged-dot(x, w, g), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={1}
   start = s32[2,3] constant({{0, -2, 3}, {0, 3, 2}})
   end = s32[2,3] constant({{-2, 3, 7}, {3, 2, 4}})
-  row = s32[2,3,6,4] iota(), iota_dimension=2
-  lo = s32[2,3,6,4] broadcast(start), dimensions={0,1}
-  hi = s32[2,3,6,4] broadcast(end), dimensions={0,1}
-  ge = pred[2,3,6,4] compare(lo, row), direction=LE
-  lt = pred[2,3,6,4] compare(row, hi), direction=LT
-  in = pred[2,3,6,4] and(ge, lt)
-  xb = bf16[2,3,6,4] broadcast(x), dimensions={0,2,3}
-  zero = bf16[] constant(0)
-  zeros = bf16[2,3,6,4] broadcast(zero), dimensions={}
-  xd = bf16[2,3,6,4] select(in, xb, zeros)
-  d = f32[2,6,5] dot(xd, w), lhs_batch_dims={0}, lhs_contracting_dims={1,3}, rhs_batch_dims={0}, rhs_contracting_dims={1,2}
+` + denseMask("x", "bf16", "s32", "2,3,6,4", 2, "0,1", "0,2,3") + `  d = f32[2,6,5] dot(xd, w), lhs_batch_dims={0}, lhs_contracting_dims={1,3}, rhs_batch_dims={0}, rhs_contracting_dims={1,2}
   ROOT t = (f32[2,6,5], f32[2,6,5]) tuple(r, d)
 }`},
 	{"contracting positions with a negative group size", `HloModule m
@@ -154,26 +87,8 @@ ENTRY e {
   r = f32[3,5,7] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}
   start = s32[3] constant({0, 3, 1})
   end = s32[3] constant({3, 1, 5})
-  zero = f32[] constant(0)
-  kx = s32[3,5,6] iota(), iota_dimension=2
-  lox = s32[3,5,6] broadcast(start), dimensions={0}
-  hix = s32[3,5,6] broadcast(end), dimensions={0}
-  gex = pred[3,5,6] compare(lox, kx), direction=LE
-  ltx = pred[3,5,6] compare(kx, hix), direction=LT
-  inx = pred[3,5,6] and(gex, ltx)
-  xb = f32[3,5,6] broadcast(x), dimensions={1,2}
-  zx = f32[3,5,6] broadcast(zero), dimensions={}
-  xd = f32[3,5,6] select(inx, xb, zx)
-  kw = s32[3,6,7] iota(), iota_dimension=1
-  low = s32[3,6,7] broadcast(start), dimensions={0}
-  hiw = s32[3,6,7] broadcast(end), dimensions={0}
-  gew = pred[3,6,7] compare(low, kw), direction=LE
-  ltw = pred[3,6,7] compare(kw, hiw), direction=LT
-  inw = pred[3,6,7] and(gew, ltw)
-  wb = f32[3,6,7] broadcast(w), dimensions={1,2}
-  zw = f32[3,6,7] broadcast(zero), dimensions={}
-  wd = f32[3,6,7] select(inw, wb, zw)
-  d = f32[3,5,7] dot(xd, wd), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+` + denseMask("x", "f32", "s32", "3,5,6", 2, "0", "1,2") +
+		denseMask("w", "f32", "s32", "3,6,7", 1, "0", "1,2") + `  d = f32[3,5,7] dot(xd, wd), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
   ROOT t = (f32[3,5,7], f32[3,5,7]) tuple(r, d)
 }`},
 	{"a ragged batch dimension", `HloModule m
@@ -185,6 +100,23 @@ ENTRY e {
   d = f32[3,4,2] dot(x, w), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
   ROOT t = (f32[3,4,2], f32[3,4,2]) tuple(r, d)
 }`},
+}
+
+// denseMask returns the lines of the dense form that mask operand x (element type et) broadcast to shape
+// (x's dimensions at xDims of it): xd, whose elements are x's where their position along dimension pos
+// lies in [start[g], end[g]) (start and end of index type it, at groupDims of shape), zero elsewhere.
+func denseMask(x, et, it, shape string, pos int, groupDims, xDims string) string {
+	return fmt.Sprintf(`  k%[1]s = %[3]s[%[4]s] iota(), iota_dimension=%[5]d
+  lo%[1]s = %[3]s[%[4]s] broadcast(start), dimensions={%[6]s}
+  hi%[1]s = %[3]s[%[4]s] broadcast(end), dimensions={%[6]s}
+  ge%[1]s = pred[%[4]s] compare(lo%[1]s, k%[1]s), direction=LE
+  lt%[1]s = pred[%[4]s] compare(k%[1]s, hi%[1]s), direction=LT
+  in%[1]s = pred[%[4]s] and(ge%[1]s, lt%[1]s)
+  %[1]sb = %[2]s[%[4]s] broadcast(%[1]s), dimensions={%[7]s}
+  zero%[1]s = %[2]s[] constant(0)
+  z%[1]s = %[2]s[%[4]s] broadcast(zero%[1]s), dimensions={}
+  %[1]sd = %[2]s[%[4]s] select(in%[1]s, %[1]sb, z%[1]s)
+`, x, et, it, shape, pos, groupDims, xDims)
 }
 
 func TestRaggedDotRewriterForms(t *testing.T) {

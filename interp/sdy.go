@@ -575,14 +575,11 @@ func (p *sdyText) meshBody() (*sdyMesh, error) {
 		if err := p.want("["); err != nil {
 			return nil, err
 		}
-		for !p.got("]") {
-			d, err := p.integer()
-			if err != nil {
-				return nil, err
-			}
-			m.ids = append(m.ids, d)
-			p.got(",")
+		ids, err := sdyList(p, "]", p.integer)
+		if err != nil {
+			return nil, err
 		}
+		m.ids = ids
 	}
 	if err := p.want(">"); err != nil {
 		return nil, err
@@ -762,14 +759,9 @@ func parseSdyShardings(s string) ([]sdySharding, error) {
 	if err := p.want("["); err != nil {
 		return nil, err
 	}
-	var out []sdySharding
-	for !p.got("]") {
-		t, err := p.sharding()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-		p.got(",")
+	out, err := sdyList(p, "]", p.sharding)
+	if err != nil {
+		return nil, err
 	}
 	if err := p.want(">"); err != nil {
 		return nil, err
@@ -783,19 +775,28 @@ func parseSdyManualAxes(s string) ([]string, error) {
 	if err := p.want("#sdy<manual_axes{"); err != nil {
 		return nil, err
 	}
-	var axes []string
-	for !p.got("}") {
-		a, err := p.quoted()
-		if err != nil {
-			return nil, err
-		}
-		axes = append(axes, a)
-		p.got(",")
+	axes, err := sdyList(p, "}", p.quoted)
+	if err != nil {
+		return nil, err
 	}
 	if err := p.want(">"); err != nil {
 		return nil, err
 	}
 	return axes, p.end()
+}
+
+// sdyList reads items, each followed by an optional comma, up to the closing token close.
+func sdyList[T any](p *sdyText, close string, item func() (T, error)) ([]T, error) {
+	var out []T
+	for !p.got(close) {
+		x, err := item()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+		p.got(",")
+	}
+	return out, nil
 }
 
 func (p *sdyText) end() error {

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"slices"
 	"unsafe"
 
 	"octet/blockscale"
@@ -50,7 +51,7 @@ func packedWeightsBound(m *hlo.Module) int64 {
 					in.Shape.Elem != dtype.F32 {
 					continue
 				}
-				d := dotDims{in.Ints("lhs_batch_dims"), in.Ints("rhs_batch_dims"), in.Ints("lhs_contracting_dims"), in.Ints("rhs_contracting_dims")}
+				d := dotDimsOf(in)
 				p, err := planDot(ops[0].Shape.Dims, ops[1].Shape.Dims, d)
 				if err != nil || p.batch != 1 || p.m > 1<<30 || p.n > 1<<30 || p.k > 1<<30 {
 					continue
@@ -74,7 +75,7 @@ func blockScaledBound(in *hlo.Instruction) int64 {
 	var block []int64
 	switch {
 	case in.Opcode == hlo.OpScaledDot && len(ops) == 4:
-		d = dotDims{in.Ints("lhs_batch_dims"), in.Ints("rhs_batch_dims"), in.Ints("lhs_contracting_dims"), in.Ints("rhs_contracting_dims")}
+		d = dotDimsOf(in)
 		rhs, sc := ops[1].Shape, ops[3].Shape
 		if !rhs.IsArray() || !sc.IsArray() || len(sc.Dims) != len(rhs.Dims) {
 			return 0
@@ -211,12 +212,7 @@ func newWeightCache(args []Value, room int64) *weightCache {
 
 // weightType reports whether gemm packs weights of type t.
 func weightType(t dtype.Type) bool {
-	for _, w := range gemm.WeightTypes() {
-		if w == t {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(gemm.WeightTypes(), t)
 }
 
 // sourceType reports whether an array of type t may be a weight the cache packs, or the scales of one:

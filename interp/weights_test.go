@@ -10,6 +10,7 @@ import (
 	"octet/blockscale"
 	"octet/dtype"
 	"octet/gemm"
+	"octet/hlo"
 	"octet/hlo/parser"
 	"octet/tensor"
 )
@@ -164,18 +165,28 @@ func TestWeightsBudget(t *testing.T) {
 		t.Errorf("the estimate's packed weights take %d bytes, want %d (the one dot's B)", est.PackedWeights, want)
 	}
 	need := est.Bytes + est.PackedWeights
+	checkBudgets(t, m, []Value{x, wv}, est.Bytes, countPacks, [2]budgetRun{{need, 1}, {need - 1, 0}})
+}
+
+// A budgetRun is a memory budget and the packings a run within it makes.
+type budgetRun struct {
+	budget int64
+	packs  int
+}
+
+// checkBudgets runs m on args within each budget of runs (the first packing, the second not; estimate:
+// the program's own), checking the packings counted by count and that the two give the same bits.
+func checkBudgets(t *testing.T, m *hlo.Module, args []Value, estimate int64, count func(*testing.T) *int, runs [2]budgetRun) {
+	t.Helper()
 	var results []*tensor.Tensor
-	for _, tc := range []struct {
-		budget int64
-		packs  int
-	}{{need, 1}, {need - 1, 0}} {
-		packs := countPacks(t)
-		got, err := Run(m, []Value{x, wv}, Options{MaxMemory: tc.budget})
+	for _, c := range runs {
+		packs := count(t)
+		got, err := Run(m, args, Options{MaxMemory: c.budget})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *packs != tc.packs {
-			t.Errorf("budget %d (the estimate %d): %d packings, want %d", tc.budget, EstimateMemory(m).Bytes, *packs, tc.packs)
+		if *packs != c.packs {
+			t.Errorf("budget %d (the estimate %d): %d packings, want %d", c.budget, estimate, *packs, c.packs)
 		}
 		results = append(results, got.Array)
 	}
@@ -447,24 +458,7 @@ func TestBlockScaledWeightsBudget(t *testing.T) {
 				t.Errorf("the estimate's packed weights take %d bytes, want %d", est.PackedWeights, want)
 			}
 			need := est.Bytes + est.PackedWeights
-			var results []*tensor.Tensor
-			for _, c := range []struct {
-				budget int64
-				packs  int
-			}{{need, 2 * tc.weights}, {need - 1, 2*(tc.weights-1) + 8}} {
-				packs := countBlockPacks(t)
-				got, err := Run(m, tc.args, Options{MaxMemory: c.budget})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if *packs != c.packs {
-					t.Errorf("budget %d (the estimate %d): %d packings, want %d", c.budget, est.Bytes, *packs, c.packs)
-				}
-				results = append(results, got.Array)
-			}
-			if n, first := sameBits(results[0], results[1]); n > 0 {
-				t.Errorf("%d elements differ packed and not, the first %s", n, first)
-			}
+			checkBudgets(t, m, tc.args, est.Bytes, countBlockPacks, [2]budgetRun{{need, 2 * tc.weights}, {need - 1, 2*(tc.weights-1) + 8}})
 		})
 	}
 }
