@@ -46,18 +46,7 @@ func (e *evaluator) raggedDot(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor
 	sizes := i64s(gs)
 	result := tensor.New(out, dims)
 	sub := d // the dimension numbers of one group's dot
-	if r.RHSGroup >= 0 {
-		shift := func(ds []int64) []int64 {
-			o := slices.Clone(ds)
-			for i, x := range o {
-				if x > r.RHSGroup {
-					o[i]--
-				}
-			}
-			return o
-		}
-		sub.rhsBatch, sub.rhsContract = shift(d.rhsBatch), shift(d.rhsContract)
-	}
+	sub.rhsBatch, sub.rhsContract = r.GroupDims()
 	// Where the ragged positions are in the result (non-contracting: after the batch dimensions, among
 	// lhs's free ones), and where the batch dimensions are (after the group dimension, contracting).
 	first := 0
