@@ -725,6 +725,11 @@ func iotaGroups(l *hlo.IotaList) ([][]int64, bool) {
 	if len(l.Dims) != 2 || product(l.Dims) != product(l.ReshapeDims) || product(l.Dims) <= 0 || product(l.Dims) > 1<<20 {
 		return nil, false
 	}
+	for _, d := range l.ReshapeDims {
+		if d <= 0 {
+			return nil, false // negative dimensions can multiply to the right count
+		}
+	}
 	n := product(l.Dims)
 	ids := make([]int64, n)
 	perm := l.Transpose

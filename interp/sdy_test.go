@@ -179,4 +179,8 @@ func TestIotaGroups(t *testing.T) {
 	if _, ok := iotaGroups(&hlo.IotaList{Dims: []int64{2, 4}, ReshapeDims: []int64{6}}); ok {
 		t.Errorf("8 devices read from 6: no error")
 	}
+	// Negative dimensions whose product is right are no shape to transpose (this panicked).
+	if _, ok := iotaGroups(&hlo.IotaList{Dims: []int64{2, 3}, ReshapeDims: []int64{-2, -3}, Transpose: []int64{1, 0}}); ok {
+		t.Errorf("a reshape to [-2,-3]: no error")
+	}
 }
