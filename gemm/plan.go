@@ -63,15 +63,7 @@ func planFor(kern *Kernel, m int, b *view) Method {
 // alone: at most 16 rows by a narrow B stream; up to 64 stream a row-major B in groups of 16 and lay out
 // a transposed one in panels; more rows, or a B of float32 or f16, run blocked.
 func Plan(m int, a, b dtype.Type, transB bool) (Method, string) {
-	kern := current()
-	bv := view{typ: b, trans: transB}
-	if b == dtype.F32 {
-		bv.f32 = []float32{}
-	}
-	if method := planFor(kern, m, &bv); method != Blocked {
-		return method, streamName(kern, b, m)
-	}
-	return Blocked, kern.forTypes(a, b).String()
+	return planOf(m, a, b, transB, false)
 }
 
 // PlanWeights returns how products of m rows by a B multiplied again and again (a weight) run best with
@@ -82,15 +74,24 @@ func Plan(m int, a, b dtype.Type, transB bool) (Method, string) {
 // product (a row-major B streams from where it lies about as fast as from panels: packing it would only
 // take memory).
 func PlanWeights(m int, a, b dtype.Type, transB bool) (Method, string) {
+	return planOf(m, a, b, transB, true)
+}
+
+// planOf is Plan, or PlanWeights where weights is set: a transposed B that streams is laid out in panels.
+func planOf(m int, a, b dtype.Type, transB, weights bool) (Method, string) {
 	kern := current()
 	bv := view{typ: b, trans: transB}
 	if b == dtype.F32 {
 		bv.f32 = []float32{}
 	}
-	if transB && m <= streamRowsMax && streams(kern, &bv) {
-		return Packed, streamName(kern, b, m)
+	method := planFor(kern, m, &bv)
+	if method == Blocked {
+		return Blocked, kern.forTypes(a, b).String()
 	}
-	return Plan(m, a, b, transB)
+	if weights && transB {
+		method = Packed
+	}
+	return method, streamName(kern, b, m)
 }
 
 // streamName names kern's streaming kernel for m rows of B of type t: "stream-avx512 16x16".
