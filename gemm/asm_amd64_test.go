@@ -84,6 +84,7 @@ var (
 	textRe   = regexp.MustCompile(`^TEXT\s+·(\w+)\(SB\)`)
 	labelRe  = regexp.MustCompile(`^([A-Za-z_]\w*):(.*)$`)
 	macroUse = regexp.MustCompile(`^([A-Za-z_]\w*)`)
+	asmWord  = regexp.MustCompile(`\b[A-Za-z_]\w*\b`)
 )
 
 // insnNeeds returns the features one instruction needs (mnemonic and operands as written in Go's
@@ -246,6 +247,13 @@ func (s *asmScanner) statements(pos, text string, depth int) {
 			s.statements(pos, expandMacro(m, st[len(name):]), depth+1)
 			continue
 		}
+		// Macros without arguments named among the operands (V0 for Z0, say) become their bodies.
+		st = asmWord.ReplaceAllStringFunc(st, func(w string) string {
+			if m, ok := s.macros[w]; ok && m.params == nil {
+				return m.body
+			}
+			return w
+		})
 		s.insn(pos, st)
 	}
 }

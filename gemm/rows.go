@@ -37,7 +37,6 @@ func (op RowOp) String() string {
 // binary, encodeBF16 and the clamps (whose bounds are not NaNs) the elements, depthwise4 and bases4 the
 // features, below a multiple of lanes; the callers finish the rest in Go.
 type rowSet struct {
-	name       string
 	lanes      int
 	binary     [numRowOps]func(dst, x, y *float32, n int)
 	encodeBF16 func(dst *uint16, src *float32, n int)

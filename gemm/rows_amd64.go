@@ -89,7 +89,6 @@ func init() {
 }
 
 var rowsAVX512 = &rowSet{
-	name:       "rows-avx512",
 	lanes:      16,
 	binary:     [numRowOps]func(dst, x, y *float32, n int){rowAdd512, rowSub512, rowMul512, rowDiv512, rowMax512, rowMin512},
 	encodeBF16: encodeBF16x512,
@@ -98,7 +97,6 @@ var rowsAVX512 = &rowSet{
 }
 
 var rowsAVX2 = &rowSet{
-	name:       "rows-avx2",
 	lanes:      8,
 	binary:     [numRowOps]func(dst, x, y *float32, n int){rowAdd2, rowSub2, rowMul2, rowDiv2, rowMax2, rowMin2},
 	encodeBF16: encodeBF16x2,

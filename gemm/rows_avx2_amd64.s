@@ -5,44 +5,22 @@
 // The row kernels in AVX2: eight float32 lanes a register, each lane rounded as the Go loops of rows.go
 // round it.
 
-// BINARY2 sets (DI)[i] = (SI)[i] op (DX)[i] for CX elements (a multiple of 8): 32 at a time, then 8.
-#define BINARY2(op) \
-	MOVQ CX, BX; \
-	SHRQ $5, BX; \
-	JZ   one; \
-four: \
-	VMOVUPS (SI), Y0; \
-	VMOVUPS 32(SI), Y1; \
-	VMOVUPS 64(SI), Y2; \
-	VMOVUPS 96(SI), Y3; \
-	op      (DX), Y0, Y0; \
-	op      32(DX), Y1, Y1; \
-	op      64(DX), Y2, Y2; \
-	op      96(DX), Y3, Y3; \
-	VMOVUPS Y0, (DI); \
-	VMOVUPS Y1, 32(DI); \
-	VMOVUPS Y2, 64(DI); \
-	VMOVUPS Y3, 96(DI); \
-	ADDQ    $128, SI; \
-	ADDQ    $128, DX; \
-	ADDQ    $128, DI; \
-	DECQ    BX; \
-	JNZ     four; \
-one: \
-	ANDQ $31, CX; \
-	SHRQ $3, CX; \
-	JZ   done; \
-loop: \
-	VMOVUPS (SI), Y0; \
-	op      (DX), Y0, Y0; \
-	VMOVUPS Y0, (DI); \
-	ADDQ    $32, SI; \
-	ADDQ    $32, DX; \
-	ADDQ    $32, DI; \
-	DECQ    CX; \
-	JNZ     loop; \
-done: \
-	VZEROUPPER
+#define V0 Y0
+#define V1 Y1
+#define V2 Y2
+#define V3 Y3
+#define V4 Y4
+#define V5 Y5
+#define V6 Y6
+#define V7 Y7
+#define V8 Y8
+#define V9 Y9
+#define LANES 8
+#define LANESHIFT 3
+#define VBYTES 32
+#define VZERO(r) VXORPS r, r, r
+
+#include "rows_amd64.h"
 
 // func rowAdd2(dst, x, y *float32, n int)
 TEXT ·rowAdd2(SB), NOSPLIT, $0-32
@@ -50,7 +28,7 @@ TEXT ·rowAdd2(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ n+24(FP), CX
-	BINARY2(VADDPS)
+	BINARY(VADDPS)
 	RET
 
 // func rowSub2(dst, x, y *float32, n int)
@@ -59,7 +37,7 @@ TEXT ·rowSub2(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ n+24(FP), CX
-	BINARY2(VSUBPS)
+	BINARY(VSUBPS)
 	RET
 
 // func rowMul2(dst, x, y *float32, n int)
@@ -68,7 +46,7 @@ TEXT ·rowMul2(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ n+24(FP), CX
-	BINARY2(VMULPS)
+	BINARY(VMULPS)
 	RET
 
 // func rowDiv2(dst, x, y *float32, n int)
@@ -77,7 +55,7 @@ TEXT ·rowDiv2(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ n+24(FP), CX
-	BINARY2(VDIVPS)
+	BINARY(VDIVPS)
 	RET
 
 // EXTREMUM2 sets (DI)[i] to XLA's maximum or minimum of x = (SI)[i] and y = (DX)[i] for CX elements (a
@@ -187,116 +165,14 @@ done:
 	RET
 
 // func depthwise4x2(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
-// As depthwise4x512, in blocks of 16 features (then one of 8): four positions' sums in Y0-Y7, the
-// kernel's row in Y8-Y9.
+// As depthwise4x512, in blocks of 16 features (then one of 8).
 TEXT ·depthwise4x2(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), R9
 	MOVQ ldk+32(FP), R12
 	SHLQ $2, R12
 	MOVQ n+48(FP), R13
 	XORQ R8, R8
-block16:
-	CMPQ R13, $16
-	JLT  block8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	MOVQ window+40(FP), CX
-	MOVQ offs+16(FP), AX
-	MOVQ (AX), BX
-	MOVQ 8(AX), DX
-	MOVQ 16(AX), SI
-	MOVQ 24(AX), DI
-	MOVQ src+8(FP), R11
-	ADDQ R8, R11
-	MOVQ k+24(FP), R10
-	ADDQ R8, R10
-w16:
-	VMOVUPS     (R10), Y8
-	VMOVUPS     32(R10), Y9
-	MOVQ        (BX), AX
-	VFMADD231PS (R11)(AX*4), Y8, Y0
-	VFMADD231PS 32(R11)(AX*4), Y9, Y1
-	MOVQ        (DX), AX
-	VFMADD231PS (R11)(AX*4), Y8, Y2
-	VFMADD231PS 32(R11)(AX*4), Y9, Y3
-	MOVQ        (SI), AX
-	VFMADD231PS (R11)(AX*4), Y8, Y4
-	VFMADD231PS 32(R11)(AX*4), Y9, Y5
-	MOVQ        (DI), AX
-	VFMADD231PS (R11)(AX*4), Y8, Y6
-	VFMADD231PS 32(R11)(AX*4), Y9, Y7
-	ADDQ        $8, BX
-	ADDQ        $8, DX
-	ADDQ        $8, SI
-	ADDQ        $8, DI
-	ADDQ        R12, R10
-	DECQ        CX
-	JNZ         w16
-	MOVQ    (R9), AX
-	VMOVUPS Y0, (AX)(R8*1)
-	VMOVUPS Y1, 32(AX)(R8*1)
-	MOVQ    8(R9), AX
-	VMOVUPS Y2, (AX)(R8*1)
-	VMOVUPS Y3, 32(AX)(R8*1)
-	MOVQ    16(R9), AX
-	VMOVUPS Y4, (AX)(R8*1)
-	VMOVUPS Y5, 32(AX)(R8*1)
-	MOVQ    24(R9), AX
-	VMOVUPS Y6, (AX)(R8*1)
-	VMOVUPS Y7, 32(AX)(R8*1)
-	ADDQ    $64, R8
-	SUBQ    $16, R13
-	JMP     block16
-block8:
-	CMPQ R13, $8
-	JLT  done
-	VXORPS Y0, Y0, Y0
-	VXORPS Y2, Y2, Y2
-	VXORPS Y4, Y4, Y4
-	VXORPS Y6, Y6, Y6
-	MOVQ window+40(FP), CX
-	MOVQ offs+16(FP), AX
-	MOVQ (AX), BX
-	MOVQ 8(AX), DX
-	MOVQ 16(AX), SI
-	MOVQ 24(AX), DI
-	MOVQ src+8(FP), R11
-	ADDQ R8, R11
-	MOVQ k+24(FP), R10
-	ADDQ R8, R10
-w8:
-	VMOVUPS     (R10), Y8
-	MOVQ        (BX), AX
-	VFMADD231PS (R11)(AX*4), Y8, Y0
-	MOVQ        (DX), AX
-	VFMADD231PS (R11)(AX*4), Y8, Y2
-	MOVQ        (SI), AX
-	VFMADD231PS (R11)(AX*4), Y8, Y4
-	MOVQ        (DI), AX
-	VFMADD231PS (R11)(AX*4), Y8, Y6
-	ADDQ        $8, BX
-	ADDQ        $8, DX
-	ADDQ        $8, SI
-	ADDQ        $8, DI
-	ADDQ        R12, R10
-	DECQ        CX
-	JNZ         w8
-	MOVQ    (R9), AX
-	VMOVUPS Y0, (AX)(R8*1)
-	MOVQ    8(R9), AX
-	VMOVUPS Y2, (AX)(R8*1)
-	MOVQ    16(R9), AX
-	VMOVUPS Y4, (AX)(R8*1)
-	MOVQ    24(R9), AX
-	VMOVUPS Y6, (AX)(R8*1)
-done:
-	VZEROUPPER
+	DEPTHWISE(OFFSROWS(window+40(FP), offs+16(FP), src+8(FP), k+24(FP)), OFFSSTEP2, OFFSSTEP1)
 	RET
 
 // CLAMP2 sets Y2 to the float32 values of Y0 clamped to [Y14, Y15] as CLAMP512 does (Y1 scratch).
@@ -384,111 +260,12 @@ done:
 	RET
 
 // func depthwiseBases4x2(dst *[4]*float32, src *float32, bases *[4]int, deltas *int, k *float32, ldk, window, n int)
-// As depthwiseBases4x512, in blocks of 16 features (then one of 8), as depthwise4x2.
+// As depthwiseBases4x512, in blocks of 16 features (then one of 8).
 TEXT ·depthwiseBases4x2(SB), NOSPLIT, $0-64
 	MOVQ dst+0(FP), R9
 	MOVQ ldk+40(FP), R12
 	SHLQ $2, R12
 	MOVQ n+56(FP), R13
 	XORQ R8, R8
-block16:
-	CMPQ R13, $16
-	JLT  block8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	MOVQ window+48(FP), CX
-	MOVQ src+8(FP), AX
-	ADDQ R8, AX
-	MOVQ bases+16(FP), R10
-	MOVQ (R10), BX
-	LEAQ (AX)(BX*4), BX
-	MOVQ 8(R10), DX
-	LEAQ (AX)(DX*4), DX
-	MOVQ 16(R10), SI
-	LEAQ (AX)(SI*4), SI
-	MOVQ 24(R10), DI
-	LEAQ (AX)(DI*4), DI
-	MOVQ deltas+24(FP), R11
-	MOVQ k+32(FP), R10
-	ADDQ R8, R10
-w16:
-	VMOVUPS     (R10), Y8
-	VMOVUPS     32(R10), Y9
-	MOVQ        (R11), AX
-	VFMADD231PS (BX)(AX*4), Y8, Y0
-	VFMADD231PS 32(BX)(AX*4), Y9, Y1
-	VFMADD231PS (DX)(AX*4), Y8, Y2
-	VFMADD231PS 32(DX)(AX*4), Y9, Y3
-	VFMADD231PS (SI)(AX*4), Y8, Y4
-	VFMADD231PS 32(SI)(AX*4), Y9, Y5
-	VFMADD231PS (DI)(AX*4), Y8, Y6
-	VFMADD231PS 32(DI)(AX*4), Y9, Y7
-	ADDQ        $8, R11
-	ADDQ        R12, R10
-	DECQ        CX
-	JNZ         w16
-	MOVQ    (R9), AX
-	VMOVUPS Y0, (AX)(R8*1)
-	VMOVUPS Y1, 32(AX)(R8*1)
-	MOVQ    8(R9), AX
-	VMOVUPS Y2, (AX)(R8*1)
-	VMOVUPS Y3, 32(AX)(R8*1)
-	MOVQ    16(R9), AX
-	VMOVUPS Y4, (AX)(R8*1)
-	VMOVUPS Y5, 32(AX)(R8*1)
-	MOVQ    24(R9), AX
-	VMOVUPS Y6, (AX)(R8*1)
-	VMOVUPS Y7, 32(AX)(R8*1)
-	ADDQ    $64, R8
-	SUBQ    $16, R13
-	JMP     block16
-block8:
-	CMPQ R13, $8
-	JLT  done
-	VXORPS Y0, Y0, Y0
-	VXORPS Y2, Y2, Y2
-	VXORPS Y4, Y4, Y4
-	VXORPS Y6, Y6, Y6
-	MOVQ window+48(FP), CX
-	MOVQ src+8(FP), AX
-	ADDQ R8, AX
-	MOVQ bases+16(FP), R10
-	MOVQ (R10), BX
-	LEAQ (AX)(BX*4), BX
-	MOVQ 8(R10), DX
-	LEAQ (AX)(DX*4), DX
-	MOVQ 16(R10), SI
-	LEAQ (AX)(SI*4), SI
-	MOVQ 24(R10), DI
-	LEAQ (AX)(DI*4), DI
-	MOVQ deltas+24(FP), R11
-	MOVQ k+32(FP), R10
-	ADDQ R8, R10
-w8:
-	VMOVUPS     (R10), Y8
-	MOVQ        (R11), AX
-	VFMADD231PS (BX)(AX*4), Y8, Y0
-	VFMADD231PS (DX)(AX*4), Y8, Y2
-	VFMADD231PS (SI)(AX*4), Y8, Y4
-	VFMADD231PS (DI)(AX*4), Y8, Y6
-	ADDQ        $8, R11
-	ADDQ        R12, R10
-	DECQ        CX
-	JNZ         w8
-	MOVQ    (R9), AX
-	VMOVUPS Y0, (AX)(R8*1)
-	MOVQ    8(R9), AX
-	VMOVUPS Y2, (AX)(R8*1)
-	MOVQ    16(R9), AX
-	VMOVUPS Y4, (AX)(R8*1)
-	MOVQ    24(R9), AX
-	VMOVUPS Y6, (AX)(R8*1)
-done:
-	VZEROUPPER
+	DEPTHWISE(BASESROWS(window+48(FP), src+8(FP), bases+16(FP), deltas+24(FP), k+32(FP)), BASESSTEP2, BASESSTEP1)
 	RET

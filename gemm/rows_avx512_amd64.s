@@ -5,44 +5,22 @@
 // The row kernels in AVX-512F: sixteen float32 lanes a register, each lane rounded as the Go loops of
 // rows.go round it.
 
-// BINARY512 sets (DI)[i] = (SI)[i] op (DX)[i] for CX elements (a multiple of 16): 64 at a time, then 16.
-#define BINARY512(op) \
-	MOVQ CX, BX; \
-	SHRQ $6, BX; \
-	JZ   one; \
-four: \
-	VMOVUPS (SI), Z0; \
-	VMOVUPS 64(SI), Z1; \
-	VMOVUPS 128(SI), Z2; \
-	VMOVUPS 192(SI), Z3; \
-	op      (DX), Z0, Z0; \
-	op      64(DX), Z1, Z1; \
-	op      128(DX), Z2, Z2; \
-	op      192(DX), Z3, Z3; \
-	VMOVUPS Z0, (DI); \
-	VMOVUPS Z1, 64(DI); \
-	VMOVUPS Z2, 128(DI); \
-	VMOVUPS Z3, 192(DI); \
-	ADDQ    $256, SI; \
-	ADDQ    $256, DX; \
-	ADDQ    $256, DI; \
-	DECQ    BX; \
-	JNZ     four; \
-one: \
-	ANDQ $63, CX; \
-	SHRQ $4, CX; \
-	JZ   done; \
-loop: \
-	VMOVUPS (SI), Z0; \
-	op      (DX), Z0, Z0; \
-	VMOVUPS Z0, (DI); \
-	ADDQ    $64, SI; \
-	ADDQ    $64, DX; \
-	ADDQ    $64, DI; \
-	DECQ    CX; \
-	JNZ     loop; \
-done: \
-	VZEROUPPER
+#define V0 Z0
+#define V1 Z1
+#define V2 Z2
+#define V3 Z3
+#define V4 Z4
+#define V5 Z5
+#define V6 Z6
+#define V7 Z7
+#define V8 Z8
+#define V9 Z9
+#define LANES 16
+#define LANESHIFT 4
+#define VBYTES 64
+#define VZERO(r) VPXORD r, r, r
+
+#include "rows_amd64.h"
 
 // func rowAdd512(dst, x, y *float32, n int)
 TEXT ·rowAdd512(SB), NOSPLIT, $0-32
@@ -50,7 +28,7 @@ TEXT ·rowAdd512(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ n+24(FP), CX
-	BINARY512(VADDPS)
+	BINARY(VADDPS)
 	RET
 
 // func rowSub512(dst, x, y *float32, n int)
@@ -59,7 +37,7 @@ TEXT ·rowSub512(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ n+24(FP), CX
-	BINARY512(VSUBPS)
+	BINARY(VSUBPS)
 	RET
 
 // func rowMul512(dst, x, y *float32, n int)
@@ -68,7 +46,7 @@ TEXT ·rowMul512(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ n+24(FP), CX
-	BINARY512(VMULPS)
+	BINARY(VMULPS)
 	RET
 
 // func rowDiv512(dst, x, y *float32, n int)
@@ -77,7 +55,7 @@ TEXT ·rowDiv512(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ n+24(FP), CX
-	BINARY512(VDIVPS)
+	BINARY(VDIVPS)
 	RET
 
 // EXTREMUM512 sets (DI)[i] to XLA's maximum or minimum of x = (SI)[i] and y = (DX)[i] for CX elements (a
@@ -163,118 +141,15 @@ done:
 	RET
 
 // func depthwise4x512(dst *[4]*float32, src *float32, offs *[4]*int, k *float32, ldk, window, n int)
-// For each block of 32 features (then one of 16), four positions' sums in Z0-Z7 (two registers each),
-// over the window: the kernel's row in Z8-Z9, position p's input row at src + 4*(*offs[p])[w] + R8.
-// R8 is the block's byte offset among the features; R11 and R10 the block's input and kernel row;
-// BX, DX, SI and DI walk the four positions' offsets.
+// DEPTHWISE in blocks of 32 features (then one of 16), position p's input row at window position w being
+// at src + 4*(*offs[p])[w] (OFFSROWS).
 TEXT ·depthwise4x512(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), R9
 	MOVQ ldk+32(FP), R12
 	SHLQ $2, R12
 	MOVQ n+48(FP), R13
 	XORQ R8, R8
-block32:
-	CMPQ R13, $32
-	JLT  block16
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	MOVQ window+40(FP), CX
-	MOVQ offs+16(FP), AX
-	MOVQ (AX), BX
-	MOVQ 8(AX), DX
-	MOVQ 16(AX), SI
-	MOVQ 24(AX), DI
-	MOVQ src+8(FP), R11
-	ADDQ R8, R11
-	MOVQ k+24(FP), R10
-	ADDQ R8, R10
-w32:
-	VMOVUPS     (R10), Z8
-	VMOVUPS     64(R10), Z9
-	MOVQ        (BX), AX
-	VFMADD231PS (R11)(AX*4), Z8, Z0
-	VFMADD231PS 64(R11)(AX*4), Z9, Z1
-	MOVQ        (DX), AX
-	VFMADD231PS (R11)(AX*4), Z8, Z2
-	VFMADD231PS 64(R11)(AX*4), Z9, Z3
-	MOVQ        (SI), AX
-	VFMADD231PS (R11)(AX*4), Z8, Z4
-	VFMADD231PS 64(R11)(AX*4), Z9, Z5
-	MOVQ        (DI), AX
-	VFMADD231PS (R11)(AX*4), Z8, Z6
-	VFMADD231PS 64(R11)(AX*4), Z9, Z7
-	ADDQ        $8, BX
-	ADDQ        $8, DX
-	ADDQ        $8, SI
-	ADDQ        $8, DI
-	ADDQ        R12, R10
-	DECQ        CX
-	JNZ         w32
-	MOVQ    (R9), AX
-	VMOVUPS Z0, (AX)(R8*1)
-	VMOVUPS Z1, 64(AX)(R8*1)
-	MOVQ    8(R9), AX
-	VMOVUPS Z2, (AX)(R8*1)
-	VMOVUPS Z3, 64(AX)(R8*1)
-	MOVQ    16(R9), AX
-	VMOVUPS Z4, (AX)(R8*1)
-	VMOVUPS Z5, 64(AX)(R8*1)
-	MOVQ    24(R9), AX
-	VMOVUPS Z6, (AX)(R8*1)
-	VMOVUPS Z7, 64(AX)(R8*1)
-	ADDQ    $128, R8
-	SUBQ    $32, R13
-	JMP     block32
-block16:
-	CMPQ R13, $16
-	JLT  done
-	VPXORD Z0, Z0, Z0
-	VPXORD Z2, Z2, Z2
-	VPXORD Z4, Z4, Z4
-	VPXORD Z6, Z6, Z6
-	MOVQ window+40(FP), CX
-	MOVQ offs+16(FP), AX
-	MOVQ (AX), BX
-	MOVQ 8(AX), DX
-	MOVQ 16(AX), SI
-	MOVQ 24(AX), DI
-	MOVQ src+8(FP), R11
-	ADDQ R8, R11
-	MOVQ k+24(FP), R10
-	ADDQ R8, R10
-w16:
-	VMOVUPS     (R10), Z8
-	MOVQ        (BX), AX
-	VFMADD231PS (R11)(AX*4), Z8, Z0
-	MOVQ        (DX), AX
-	VFMADD231PS (R11)(AX*4), Z8, Z2
-	MOVQ        (SI), AX
-	VFMADD231PS (R11)(AX*4), Z8, Z4
-	MOVQ        (DI), AX
-	VFMADD231PS (R11)(AX*4), Z8, Z6
-	ADDQ        $8, BX
-	ADDQ        $8, DX
-	ADDQ        $8, SI
-	ADDQ        $8, DI
-	ADDQ        R12, R10
-	DECQ        CX
-	JNZ         w16
-	MOVQ    (R9), AX
-	VMOVUPS Z0, (AX)(R8*1)
-	MOVQ    8(R9), AX
-	VMOVUPS Z2, (AX)(R8*1)
-	MOVQ    16(R9), AX
-	VMOVUPS Z4, (AX)(R8*1)
-	MOVQ    24(R9), AX
-	VMOVUPS Z6, (AX)(R8*1)
-done:
-	VZEROUPPER
+	DEPTHWISE(OFFSROWS(window+40(FP), offs+16(FP), src+8(FP), k+24(FP)), OFFSSTEP2, OFFSSTEP1)
 	RET
 
 // CLAMP512 sets Z2 to the float32 values of Z0 clamped to [Z30, Z31] (bounds that are not NaNs) as XLA's
@@ -347,111 +222,12 @@ done:
 
 // func depthwiseBases4x512(dst *[4]*float32, src *float32, bases *[4]int, deltas *int, k *float32, ldk, window, n int)
 // As depthwise4x512, position p's input row at window position w being at src + 4*(bases[p] + deltas[w])
-// + R8: BX, DX, SI and DI hold src + 4*bases[p] + R8, R11 walks the deltas.
+// (BASESROWS).
 TEXT ·depthwiseBases4x512(SB), NOSPLIT, $0-64
 	MOVQ dst+0(FP), R9
 	MOVQ ldk+40(FP), R12
 	SHLQ $2, R12
 	MOVQ n+56(FP), R13
 	XORQ R8, R8
-block32:
-	CMPQ R13, $32
-	JLT  block16
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	MOVQ window+48(FP), CX
-	MOVQ src+8(FP), AX
-	ADDQ R8, AX
-	MOVQ bases+16(FP), R10
-	MOVQ (R10), BX
-	LEAQ (AX)(BX*4), BX
-	MOVQ 8(R10), DX
-	LEAQ (AX)(DX*4), DX
-	MOVQ 16(R10), SI
-	LEAQ (AX)(SI*4), SI
-	MOVQ 24(R10), DI
-	LEAQ (AX)(DI*4), DI
-	MOVQ deltas+24(FP), R11
-	MOVQ k+32(FP), R10
-	ADDQ R8, R10
-w32:
-	VMOVUPS     (R10), Z8
-	VMOVUPS     64(R10), Z9
-	MOVQ        (R11), AX
-	VFMADD231PS (BX)(AX*4), Z8, Z0
-	VFMADD231PS 64(BX)(AX*4), Z9, Z1
-	VFMADD231PS (DX)(AX*4), Z8, Z2
-	VFMADD231PS 64(DX)(AX*4), Z9, Z3
-	VFMADD231PS (SI)(AX*4), Z8, Z4
-	VFMADD231PS 64(SI)(AX*4), Z9, Z5
-	VFMADD231PS (DI)(AX*4), Z8, Z6
-	VFMADD231PS 64(DI)(AX*4), Z9, Z7
-	ADDQ        $8, R11
-	ADDQ        R12, R10
-	DECQ        CX
-	JNZ         w32
-	MOVQ    (R9), AX
-	VMOVUPS Z0, (AX)(R8*1)
-	VMOVUPS Z1, 64(AX)(R8*1)
-	MOVQ    8(R9), AX
-	VMOVUPS Z2, (AX)(R8*1)
-	VMOVUPS Z3, 64(AX)(R8*1)
-	MOVQ    16(R9), AX
-	VMOVUPS Z4, (AX)(R8*1)
-	VMOVUPS Z5, 64(AX)(R8*1)
-	MOVQ    24(R9), AX
-	VMOVUPS Z6, (AX)(R8*1)
-	VMOVUPS Z7, 64(AX)(R8*1)
-	ADDQ    $128, R8
-	SUBQ    $32, R13
-	JMP     block32
-block16:
-	CMPQ R13, $16
-	JLT  done
-	VPXORD Z0, Z0, Z0
-	VPXORD Z2, Z2, Z2
-	VPXORD Z4, Z4, Z4
-	VPXORD Z6, Z6, Z6
-	MOVQ window+48(FP), CX
-	MOVQ src+8(FP), AX
-	ADDQ R8, AX
-	MOVQ bases+16(FP), R10
-	MOVQ (R10), BX
-	LEAQ (AX)(BX*4), BX
-	MOVQ 8(R10), DX
-	LEAQ (AX)(DX*4), DX
-	MOVQ 16(R10), SI
-	LEAQ (AX)(SI*4), SI
-	MOVQ 24(R10), DI
-	LEAQ (AX)(DI*4), DI
-	MOVQ deltas+24(FP), R11
-	MOVQ k+32(FP), R10
-	ADDQ R8, R10
-w16:
-	VMOVUPS     (R10), Z8
-	MOVQ        (R11), AX
-	VFMADD231PS (BX)(AX*4), Z8, Z0
-	VFMADD231PS (DX)(AX*4), Z8, Z2
-	VFMADD231PS (SI)(AX*4), Z8, Z4
-	VFMADD231PS (DI)(AX*4), Z8, Z6
-	ADDQ        $8, R11
-	ADDQ        R12, R10
-	DECQ        CX
-	JNZ         w16
-	MOVQ    (R9), AX
-	VMOVUPS Z0, (AX)(R8*1)
-	MOVQ    8(R9), AX
-	VMOVUPS Z2, (AX)(R8*1)
-	MOVQ    16(R9), AX
-	VMOVUPS Z4, (AX)(R8*1)
-	MOVQ    24(R9), AX
-	VMOVUPS Z6, (AX)(R8*1)
-done:
-	VZEROUPPER
+	DEPTHWISE(BASESROWS(window+48(FP), src+8(FP), bases+16(FP), deltas+24(FP), k+32(FP)), BASESSTEP2, BASESSTEP1)
 	RET

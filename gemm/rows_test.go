@@ -133,8 +133,8 @@ func TestBF16Conversions(t *testing.T) {
 
 // TestDepthwise checks Depthwise with every kernel against the chain of fused multiply-adds written out
 // (math/big-free: the package's fma32, which TestFMA32 checks), bit for bit but for the sign and payload
-// of NaNs: features of every count around the vector widths, windows up to beyond the kernel's stack
-// buffer, position counts that leave a last group of one to three, and offsets that read a row of zeros.
+// of NaNs: features of every count around the vector widths, windows from one to 70 positions, position
+// counts that leave a last group of one to three, and offsets that read a row of zeros.
 func TestDepthwise(t *testing.T) {
 	withKernel(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(11, 12))
