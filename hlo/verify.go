@@ -445,15 +445,15 @@ func tiledError(s *Sharding, shape Shape) string {
 	}
 	switch {
 	case s.DevicesIota != nil:
-		n := int64(1)
-		for _, d := range s.DevicesIota.ReshapeDims {
-			n *= d
-			if n > 1<<40 || d < 0 {
-				return "lists more devices than any machine has"
-			}
-		}
-		if n != tiles {
+		n, msg := iotaCount(s.DevicesIota.ReshapeDims, "reshape")
+		if msg == "" && n != tiles {
 			return fmt.Sprintf("has %d tiles (devices=[%s]) but an iota list of %d devices", tiles, JoinInts(s.TileDims), n)
+		}
+		if msg == "" {
+			msg = s.DevicesIota.Problem()
+		}
+		if msg != "" {
+			return "has an iota device list that " + msg
 		}
 	case int64(len(s.Devices)) != tiles:
 		return fmt.Sprintf("has %d tiles (devices=[%s]) but lists %d devices", tiles, JoinInts(s.TileDims), len(s.Devices))

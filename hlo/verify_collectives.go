@@ -16,7 +16,8 @@ var collectiveRules = map[Opcode]struct{ uniform, globalIDs bool }{
 }
 
 // collective checks the device groups of a collective as XLA's verifier does (CheckReplicaGroups,
-// GetCollectiveOpGroupMode): every explicit group is non-empty, no id is named twice and the ids are
+// GetCollectiveOpGroupMode): an iota list is an array of devices (IotaList.Problem) of two dimensions,
+// and is checked as the groups it expands to; every explicit group is non-empty, no id is named twice and the ids are
 // 0..n-1; where the module runs on more than one device n is the number of replicas, partitions or both
 // that the group mode counts; the groups of all-gather, reduce-scatter and all-to-all are of one size;
 // use_global_device_ids needs a channel_id and named groups. A collective-permute names each source and
@@ -25,6 +26,17 @@ func (v *verifier) collective(in *Instruction) {
 	if in.Opcode == OpCollectivePermute || in.Opcode == OpCollectivePermuteStart {
 		v.permutePairs(in)
 		return
+	}
+	rg, _ := in.Attr("replica_groups").(*ReplicaGroups)
+	if rg != nil && rg.Iota != nil {
+		if len(rg.Iota.Dims) != 2 {
+			v.errorAt(in, "the iota replica groups of %%%s are [%s]<=...; they take two numbers, [groups,size]", in.Name, JoinInts(rg.Iota.Dims))
+			return
+		}
+		if msg := rg.Iota.Problem(); msg != "" {
+			v.errorAt(in, "the iota replica groups of %%%s: the list %s", in.Name, msg)
+			return
+		}
 	}
 	rule, ok := collectiveRules[in.Opcode]
 	if !ok {
@@ -48,10 +60,14 @@ func (v *verifier) collective(in *Instruction) {
 		v.errorAt(in, "%%%s has use_global_device_ids but no channel_id: XLA has no such group mode", in.Name)
 		return
 	}
-	rg, _ := in.Attr("replica_groups").(*ReplicaGroups)
 	var groups [][]int64
 	if rg != nil {
 		groups = rg.Groups
+		if rg.Iota != nil {
+			// The checks below hold for an iota list too, expanded, as XLA's verifier expands it; a
+			// list too long to expand here is one no module runs on.
+			groups, _ = rg.Iota.Groups(1 << 20)
+		}
 	}
 	if global && (rg == nil || len(groups) == 0 && rg.Iota == nil && rg.Mesh == "") {
 		v.errorAt(in, "%%%s uses global device ids, which need replica_groups to name the devices", in.Name)

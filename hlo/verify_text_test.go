@@ -284,6 +284,13 @@ ENTRY main {
   uneven = f32[16] all-gather(p), replica_groups={{0,1},{2},{3}}, dimensions={0}
   source = f32[8] collective-permute(p), source_target_pairs={{0,1},{0,2}}
   target = f32[8] collective-permute(p), source_target_pairs={{0,1},{2,1}}
+  ok5 = f32[8] all-reduce(p), replica_groups=[2,2]<=[2,2]T(1,0), to_apply=add
+  ok6 = f32[8] all-reduce(p), replica_groups=[2,4]<=[8], channel_id=5, use_global_device_ids=true, to_apply=add
+  negative = f32[8] all-reduce(p), replica_groups=[2,2]<=[-2,-2]T(1,0), to_apply=add
+  notperm = f32[8] all-reduce(p), replica_groups=[2,2]<=[2,2]T(0,0), to_apply=add
+  iotacount = f32[8] all-reduce(p), replica_groups=[2,4]<=[8], to_apply=add
+  iotasize = f32[8] all-reduce(p), replica_groups=[2,3]<=[6], to_apply=add
+  iotarank = f32[8] all-reduce(p), replica_groups=[4]<=[4], to_apply=add
   ROOT t = () tuple()
 }`, []string{
 			"replica_groups.hlo:16:3: %empty has an empty replica group",
@@ -296,6 +303,11 @@ ENTRY main {
 			"replica_groups.hlo:23:3: the replica groups of %uneven differ in size (2 and 1); all-gather takes groups of one size",
 			"replica_groups.hlo:24:3: %source names source 0 twice in source_target_pairs",
 			"replica_groups.hlo:25:3: %target names target 1 twice in source_target_pairs",
+			"replica_groups.hlo:28:3: the iota replica groups of %negative: the list has a reshape dimension of -2 in [-2,-2]",
+			"replica_groups.hlo:29:3: the iota replica groups of %notperm: the list has T(0,0), which is no permutation of the 2 dimensions of its reshape",
+			"replica_groups.hlo:30:3: the replica groups of %iotacount name 8 devices; grouping across replicas, the module's 4 are needed",
+			"replica_groups.hlo:31:3: the replica groups of %iotasize name 6 devices; grouping across replicas, the module's 4 are needed",
+			"replica_groups.hlo:32:3: the iota replica groups of %iotarank are [4]<=...; they take two numbers, [groups,size]",
 		}},
 		// XLA's HandleReduceScatter: the result is the operand divided along the scatter dimension by the
 		// group size (replica_groups' first group; without groups, the replicas, times the partitions

@@ -540,8 +540,12 @@ func (d *device) group(in *hlo.Instruction) ([]int64, error) {
 			return nil, unsupportedf(in, "replica groups given by mesh axes")
 		case rg.Iota != nil:
 			var ok bool
-			if groups, ok = iotaGroups(rg.Iota); !ok {
-				return nil, errorf(in, "replica groups %v do not describe groups of devices", *rg.Iota)
+			if groups, ok = rg.Iota.Groups(1 << 20); !ok {
+				why := rg.Iota.Problem()
+				if why == "" {
+					why = "is no [groups,size] list of at most 2^20 devices"
+				}
+				return nil, errorf(in, "the iota list of replica groups %s", why)
 			}
 		}
 		// Groups of unequal size are padded with -1.
@@ -717,47 +721,4 @@ func splitAlong(in *hlo.Instruction, t *tensor.Tensor, dims []int64, n, i int) (
 	r := tensor.New(t.Type, out)
 	copyRegion(r.Data, 0, rowMajorStrides(out), t.Data, int64(i)*out[d]*ts[d], ts, out, t.Type.ByteSize())
 	return r, nil
-}
-
-// iotaGroups expands XLA's iota replica groups [groups,size]<=[reshape]T(perm): the numbers 0..n-1
-// reshaped to reshape, transposed by perm, read in row-major order and cut into groups of size.
-func iotaGroups(l *hlo.IotaList) ([][]int64, bool) {
-	if len(l.Dims) != 2 || product(l.Dims) != product(l.ReshapeDims) || product(l.Dims) <= 0 || product(l.Dims) > 1<<20 {
-		return nil, false
-	}
-	for _, d := range l.ReshapeDims {
-		if d <= 0 {
-			return nil, false // negative dimensions can multiply to the right count
-		}
-	}
-	n := product(l.Dims)
-	ids := make([]int64, n)
-	perm := l.Transpose
-	if perm == nil {
-		for i := range ids {
-			ids[i] = int64(i)
-		}
-	} else {
-		if len(perm) != len(l.ReshapeDims) {
-			return nil, false
-		}
-		src := tensor.New(dtype.S64, l.ReshapeDims)
-		v := tensor.View[int64](src)
-		for i := range v {
-			v[i] = int64(i)
-		}
-		seen := make([]bool, len(perm))
-		for _, p := range perm {
-			if p < 0 || int(p) >= len(perm) || seen[p] {
-				return nil, false
-			}
-			seen[p] = true
-		}
-		copy(ids, tensor.View[int64](transposeTensor(src, perm)))
-	}
-	groups := make([][]int64, l.Dims[0])
-	for g := range groups {
-		groups[g] = ids[int64(g)*l.Dims[1] : int64(g+1)*l.Dims[1]]
-	}
-	return groups, true
 }

@@ -1,11 +1,9 @@
 package interp
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
-	"octet/hlo"
 	"octet/tensor"
 )
 
@@ -158,29 +156,5 @@ func TestParseSdy(t *testing.T) {
 				t.Errorf("%s: no error", bad)
 			}
 		}
-	}
-}
-
-// TestIotaGroups expands XLA's iota replica groups as its documentation's examples do.
-func TestIotaGroups(t *testing.T) {
-	for _, c := range []struct {
-		l    hlo.IotaList
-		want string
-	}{
-		{hlo.IotaList{Dims: []int64{2, 4}, ReshapeDims: []int64{8}}, "[[0 1 2 3] [4 5 6 7]]"},
-		{hlo.IotaList{Dims: []int64{4, 2}, ReshapeDims: []int64{2, 4}, Transpose: []int64{1, 0}}, "[[0 4] [1 5] [2 6] [3 7]]"},
-		{hlo.IotaList{Dims: []int64{2, 4}, ReshapeDims: []int64{2, 2, 2}, Transpose: []int64{0, 2, 1}}, "[[0 2 1 3] [4 6 5 7]]"},
-	} {
-		g, ok := iotaGroups(&c.l)
-		if got := fmt.Sprint(g); !ok || got != c.want {
-			t.Errorf("%+v: %s, want %s", c.l, got, c.want)
-		}
-	}
-	if _, ok := iotaGroups(&hlo.IotaList{Dims: []int64{2, 4}, ReshapeDims: []int64{6}}); ok {
-		t.Errorf("8 devices read from 6: no error")
-	}
-	// Negative dimensions whose product is right are no shape to transpose (this panicked).
-	if _, ok := iotaGroups(&hlo.IotaList{Dims: []int64{2, 3}, ReshapeDims: []int64{-2, -3}, Transpose: []int64{1, 0}}); ok {
-		t.Errorf("a reshape to [-2,-3]: no error")
 	}
 }

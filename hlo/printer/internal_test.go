@@ -2,7 +2,6 @@ package printer
 
 import (
 	"octet/internal/cstring"
-	"reflect"
 	"testing"
 
 	"octet/dtype"
@@ -73,24 +72,6 @@ func TestAppendIndentedJSON(t *testing.T) {
 	}
 }
 
-func TestExpandIota(t *testing.T) {
-	for _, tc := range []struct {
-		il   hlo.IotaList
-		want [][]int64
-	}{
-		{hlo.IotaList{Dims: []int64{2, 4}, ReshapeDims: []int64{8}}, [][]int64{{0, 1, 2, 3}, {4, 5, 6, 7}}},
-		{hlo.IotaList{Dims: []int64{2, 4}, ReshapeDims: []int64{4, 2}, Transpose: []int64{1, 0}},
-			[][]int64{{0, 2, 4, 6}, {1, 3, 5, 7}}},
-		{hlo.IotaList{Dims: []int64{3, 2}, ReshapeDims: []int64{2, 3}, Transpose: []int64{1, 0}},
-			[][]int64{{0, 3}, {1, 4}, {2, 5}}},
-	} {
-		got, ok := expandIota(&tc.il)
-		if !ok || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("expandIota(%+v) = %v, %v; want %v", tc.il, got, ok, tc.want)
-		}
-	}
-}
-
 func TestFormatFloat(t *testing.T) {
 	tests := []struct {
 		v    float64
@@ -117,6 +98,24 @@ func TestFormatFloat(t *testing.T) {
 	for _, tt := range tests {
 		if got := string(appendFloat(nil, tt.t, hlo.EncodeFloat(tt.t, tt.v))); got != tt.want {
 			t.Errorf("appendFloat(%v, %s) = %s, want %s", tt.v, tt.t, got, tt.want)
+		}
+	}
+}
+
+// TestFullReplicaGroupList expands iota replica groups where PrintFullReplicaGroupList asks for it, and
+// prints a list that is no array of devices as written (a negative one made a slice of negative length).
+func TestFullReplicaGroupList(t *testing.T) {
+	p := &printer{cfg: Config{PrintFullReplicaGroupList: true}}
+	for _, c := range []struct {
+		il   hlo.IotaList
+		want string
+	}{
+		{hlo.IotaList{Dims: []int64{2, 4}, ReshapeDims: []int64{4, 2}, Transpose: []int64{1, 0}}, "{{0,2,4,6},{1,3,5,7}}"},
+		{hlo.IotaList{Dims: []int64{-2, -3}, ReshapeDims: []int64{6}}, "[-2,-3]<=[6]"},
+		{hlo.IotaList{Dims: []int64{2, 2}, ReshapeDims: []int64{2, 2}, Transpose: []int64{0, 0}}, "[2,2]<=[2,2]T(0,0)"},
+	} {
+		if got := string(p.appendReplicaGroups(nil, &hlo.ReplicaGroups{Iota: &c.il})); got != c.want {
+			t.Errorf("%+v: %s, want %s", c.il, got, c.want)
 		}
 	}
 }

@@ -345,7 +345,7 @@ func (p *printer) appendReplicaGroups(b []byte, rg *hlo.ReplicaGroups) []byte {
 	case rg.Mesh != "":
 		return append(b, rg.Mesh...)
 	case rg.Iota != nil && p.cfg.PrintFullReplicaGroupList:
-		if groups, ok := expandIota(rg.Iota); ok {
+		if groups, ok := rg.Iota.Groups(1 << 20); ok {
 			return appendIntLists(b, groups)
 		}
 		fallthrough
@@ -369,71 +369,6 @@ func appendIotaList(b []byte, dims []int64, il *hlo.IotaList) []byte {
 		b = append(b, ')')
 	}
 	return b
-}
-
-// expandIota computes the explicit groups of an iota list [groups,size]<=[reshape]T(perm).
-func expandIota(il *hlo.IotaList) ([][]int64, bool) {
-	if len(il.Dims) != 2 {
-		return nil, false
-	}
-	n := int64(1)
-	for _, d := range il.ReshapeDims {
-		if d <= 0 {
-			return nil, false
-		}
-		n *= d
-	}
-	if n != il.Dims[0]*il.Dims[1] || n > 1<<20 {
-		return nil, false
-	}
-	perm := il.Transpose
-	if perm == nil {
-		perm = make([]int64, len(il.ReshapeDims))
-		for i := range perm {
-			perm[i] = int64(i)
-		}
-	}
-	if len(perm) != len(il.ReshapeDims) {
-		return nil, false
-	}
-	// Strides of the reshaped array, then the transposed dimensions and their strides.
-	r := len(il.ReshapeDims)
-	strides := make([]int64, r)
-	s := int64(1)
-	for i := r - 1; i >= 0; i-- {
-		strides[i] = s
-		s *= il.ReshapeDims[i]
-	}
-	tdims := make([]int64, r)
-	tstrides := make([]int64, r)
-	for i, pi := range perm {
-		if pi < 0 || int(pi) >= r {
-			return nil, false
-		}
-		tdims[i] = il.ReshapeDims[pi]
-		tstrides[i] = strides[pi]
-	}
-	flat := make([]int64, 0, n)
-	idx := make([]int64, r)
-	for k := int64(0); k < n; k++ {
-		var v int64
-		for i := range idx {
-			v += idx[i] * tstrides[i]
-		}
-		flat = append(flat, v)
-		for i := r - 1; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < tdims[i] {
-				break
-			}
-			idx[i] = 0
-		}
-	}
-	groups := make([][]int64, il.Dims[0])
-	for g := range groups {
-		groups[g] = flat[int64(g)*il.Dims[1] : int64(g+1)*il.Dims[1]]
-	}
-	return groups, true
 }
 
 // SixDigits writes a number as XLA's absl::StrCat does (epsilon=0.001, statistics): %g with six significant
