@@ -20,6 +20,9 @@ func FuzzParse(f *testing.F) {
 	// Constructs XLA writes that hand-made seeds would not reach soon: a signature touching its body,
 	// asynchronous pairs, layouts with fields, shardings with iota tile assignments, control edges.
 	f.Add([]byte("HloModule m, is_scheduled=true\nw {\n  p = f32[2,3]{1,0:T(8,128)E(4)S(1)} parameter(0)\n  ROOT t = f32[3,2]{0,1} transpose(p), dimensions={1,0}\n}, execution_thread=\"x\"\nENTRY e (p: f32[2,3]) -> f32[3,2]{\n  p = f32[2,3] parameter(0), sharding={devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}\n  s = ((f32[2,3]), f32[3,2], s32[]) async-start(p), calls=w\n  d = f32[3,2] async-done(s), control-predecessors={p}\n  ROOT c = f32[3,2] custom-call(d), custom_call_target=\"x\", backend_config={a:[{b:1}]}, literal=s32[2]{0} {1, 2}\n}\n"))
+	// Iota replica groups, one of them no array of devices (printing it expanded made a slice of negative
+	// length).
+	f.Add([]byte("HloModule m\na {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\nENTRY e {\n  p = f32[4] parameter(0)\n  r = f32[4] all-reduce(p), replica_groups=[2,2]<=[2,2]T(1,0), to_apply=a\n  ROOT q = f32[4] all-reduce(r), replica_groups=[-2,-3]<=[6], to_apply=a\n}\n"))
 	if dir := shared.Find(); dir != "" {
 		// A few real files as seeds.
 		for _, name := range []string{"bf16_dequant.xla-0.4.32.optimized.hlo", "fp8_matmul.compiled.hlo", "f32_relu_amax.before.hlo"} {
@@ -54,6 +57,10 @@ func FuzzParse(f *testing.F) {
 			if second := printer.Sprint(m2, cfg); second != first {
 				t.Fatalf("printing is not stable:\n%s\n---\n%s", first, second)
 			}
+			// The options that expand what the text abbreviates must print too.
+			full := cfg
+			full.PrintFullReplicaGroupList = true
+			printer.Sprint(m, full)
 		}
 	})
 }
