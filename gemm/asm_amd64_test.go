@@ -31,7 +31,7 @@ var insnTable = func() map[string]insnFeatures {
 	)
 	// Floating point and moves: AVX on xmm and ymm, AVX-512F on zmm (DQ for the logical ones).
 	add(insnFeatures{avx, avx, avx512}, "VMOVUPS", "VMOVAPS", "VMULPS", "VADDPS", "VSUBPS", "VMINPS", "VMAXPS",
-		"VCMPPS", "VUNPCKLPS", "VUNPCKHPS", "VUNPCKLPD", "VUNPCKHPD", "VCVTDQ2PS", "VBROADCASTSS")
+		"VCMPPS", "VUNPCKLPS", "VUNPCKHPS", "VUNPCKLPD", "VUNPCKHPD", "VCVTDQ2PS", "VBROADCASTSS", "VSHUFPS")
 	add(insnFeatures{avx, 0, avx512}, "VMOVLPS", "VMOVHPS", "VMOVLHPS", "VMOVHLPS", "VMOVQ")
 	add(insnFeatures{avx, avx, avx512dq}, "VXORPS", "VANDPS", "VORPS", "VANDNPS")
 	add(insnFeatures{avx, avx, 0}, "VMOVDQU", "VMASKMOVPS", "VPTEST", "VZEROUPPER")
@@ -52,6 +52,7 @@ var insnTable = func() map[string]insnFeatures {
 	add(insnFeatures{0, 0, avx512}, "VPXORD", "VPORD", "VPANDD", "VPTERNLOGD", "VMOVDQA32", "VMOVDQA64",
 		"VMOVDQU32", "VMOVDQU64", "VPERMI2PS", "VPTESTMD", "VSHUFF32X4", "VSCALEFPS", "VEXTRACTI64X4", "VEXTRACTI32X4")
 	add(insnFeatures{0, 0, avx512bw}, "VMOVDQU8", "VMOVDQU16", "VPERMI2W", "VPTESTMW")
+	add(insnFeatures{0, 0, fAVX512VBMI}, "VPERMI2B")
 	return t
 }()
 

@@ -95,7 +95,7 @@ var blockScaledAVX2 = &blockScaledSet{
 // else none, and the Go code runs (the go kernel, and kernels made without streaming kernels).
 func (k *Kernel) blockScaledSet() *blockScaledSet {
 	switch {
-	case k.streams == streamsAVX512 && cpuFeatures.has(asmBlock512.needs):
+	case (k.streams == streamsAVX512 || k.streams == streamsAVX512VBMI) && cpuFeatures.has(asmBlock512.needs):
 		return blockScaledAVX512
 	case k.streams != nil && cpuFeatures.has(asmBlock2.needs):
 		return blockScaledAVX2

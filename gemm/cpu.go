@@ -21,6 +21,7 @@ const (
 	fAVX512DQ                       // doublewords and quadwords (VXORPS on zmm, KMOVB)
 	fAVX512VL                       // EVEX encodings on xmm and ymm (and registers 16-31 there)
 	fAVX512BF16                     // VDPBF16PS and the bf16 conversions
+	fAVX512VBMI                     // VPERMB, VPERMI2B: bytes looked up among 64 or 128
 	fOSXSAVE                        // XGETBV: the operating system uses XSAVE
 	fOSAVX                          // the operating system saves the ymm registers (XCR0 bits 1 and 2)
 	fOSAVX512                       // ... and the opmasks and zmm registers (XCR0 bits 5, 6 and 7)
@@ -30,7 +31,7 @@ const (
 // reports them.
 var featureNames = [...]string{
 	"avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512cd", "avx512er", "avx512pf", "avx512bw",
-	"avx512dq", "avx512vl", "avx512bf16", "osxsave", "os-ymm", "os-zmm",
+	"avx512dq", "avx512vl", "avx512bf16", "avx512vbmi", "osxsave", "os-ymm", "os-zmm",
 }
 
 // has reports whether f holds every feature of need.
@@ -59,7 +60,7 @@ func (f feature) String() string {
 // are left out.
 func (f feature) usable() feature {
 	const avx = fAVX | fAVX2 | fFMA | fF16C
-	const avx512 = fAVX512F | fAVX512CD | fAVX512ER | fAVX512PF | fAVX512BW | fAVX512DQ | fAVX512VL | fAVX512BF16
+	const avx512 = fAVX512F | fAVX512CD | fAVX512ER | fAVX512PF | fAVX512BW | fAVX512DQ | fAVX512VL | fAVX512BF16 | fAVX512VBMI
 	if !f.has(fOSAVX) {
 		f &^= avx | avx512
 	}
@@ -73,8 +74,9 @@ func (f feature) usable() feature {
 type cpuidRegs struct {
 	maxLeaf uint32 // leaf 0, EAX
 	ecx1    uint32 // leaf 1, ECX
-	eax7    uint32 // leaf 7 subleaf 0: EAX (the last subleaf), EBX, ECX, EDX
+	eax7    uint32 // leaf 7 subleaf 0: EAX (the last subleaf), EBX, ECX
 	ebx7    uint32
+	ecx7    uint32
 	eax71   uint32 // leaf 7 subleaf 1, EAX
 	xcr0    uint32 // XCR0's low half, where the operating system says which state it saves
 }
@@ -105,6 +107,7 @@ func featuresOf(r cpuidRegs) feature {
 		bit(r.ebx7, 28, fAVX512CD)
 		bit(r.ebx7, 30, fAVX512BW)
 		bit(r.ebx7, 31, fAVX512VL)
+		bit(r.ecx7, 1, fAVX512VBMI)
 		if r.eax7 >= 1 {
 			bit(r.eax71, 5, fAVX512BF16)
 		}

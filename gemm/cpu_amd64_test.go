@@ -15,7 +15,7 @@ import (
 var linuxFlags = map[string]feature{
 	"avx": fAVX, "avx2": fAVX2, "fma": fFMA, "f16c": fF16C, "bmi2": fBMI2, "avx512f": fAVX512F,
 	"avx512cd": fAVX512CD, "avx512er": fAVX512ER, "avx512pf": fAVX512PF, "avx512bw": fAVX512BW,
-	"avx512dq": fAVX512DQ, "avx512vl": fAVX512VL, "avx512_bf16": fAVX512BF16,
+	"avx512dq": fAVX512DQ, "avx512vl": fAVX512VL, "avx512_bf16": fAVX512BF16, "avx512vbmi": fAVX512VBMI,
 }
 
 // fromFlags returns the features of a CPU whose /proc/cpuinfo lists flags, under an operating system
@@ -61,6 +61,7 @@ func describeKernels(ks []*Kernel) string {
 // asmUsed returns the asmSets a kernel runs.
 func asmUsed(k *Kernel) []*asmSet {
 	var sets []*asmSet
+	avx512 := k.streams == streamsAVX512
 	switch k.name {
 	case "avx512":
 		sets = append(sets, asmTileAVX512)
@@ -73,8 +74,9 @@ func asmUsed(k *Kernel) []*asmSet {
 		on  bool
 		set *asmSet
 	}{{k.isa.pack512, asmPack512}, {k.isa.words, asmWords}, {k.isa.pack2, asmPack2}, {k.isa.epilogue, asmEpilogue},
-		{k.streams == streamsAVX512, asmStream512}, {k.streams == streamsAVX2, asmStream2},
-		{k.streams == streamsAVX512, asmTranspose512}, {k.streams == streamsAVX2, asmTranspose2}} {
+		{avx512 || k.streams == streamsAVX512VBMI, asmStream512}, {k.streams == streamsAVX512VBMI, asmStreamVBMI},
+		{k.streams == streamsAVX2, asmStream2},
+		{avx512 || k.streams == streamsAVX512VBMI, asmTranspose512}, {k.streams == streamsAVX2, asmTranspose2}} {
 		if u.on {
 			sets = append(sets, u.set)
 		}
@@ -90,6 +92,8 @@ func TestKernelsOfRealCPUs(t *testing.T) {
 	const (
 		all512  = "avx512(pack512 pack2 epilogue stream-avx512) avx2(pack2 epilogue stream-avx2) go(stream-go)"
 		bf16    = " avx512bf16(pack512 words pack2 epilogue stream-avx512)"
+		vbmi    = "avx512(pack512 pack2 epilogue stream-avx512vbmi) avx2(pack2 epilogue stream-avx2) go(stream-go)"
+		vbmi16  = " avx512bf16(pack512 words pack2 epilogue stream-avx512vbmi)"
 		avx2    = "avx2(pack2 epilogue stream-avx2) go(stream-go)"
 		haswell = "avx fma f16c avx2 bmi2"
 		skx     = haswell + " avx512f avx512dq avx512cd avx512bw avx512vl"
@@ -111,11 +115,14 @@ func TestKernelsOfRealCPUs(t *testing.T) {
 			"avx512(pack512 pack2 epilogue stream-avx2) avx2(pack2 epilogue stream-avx2) go(stream-go)"},
 		{"Skylake-SP (Xeon Gold 6148)", skx, 0xe7, all512},
 		{"Skylake-SP, operating system that saves ymm but not zmm", skx, 0x7, avx2},
-		{"Ice Lake-SP (Xeon Platinum 8380)", skx + " avx512ifma avx512vbmi", 0x2e7, all512},
+		{"Ice Lake-SP (Xeon Platinum 8380)", skx + " avx512ifma avx512vbmi", 0x2e7, vbmi},
 		{"Cooper Lake (Xeon Platinum 8380H)", skx + " avx512_bf16", 0xe7, all512 + bf16},
-		{"Sapphire Rapids (Xeon Platinum 8480+)", skx + " avx512_bf16 avx512_fp16 amx_bf16", 0x602e7, all512 + bf16},
-		{"Zen 4 (EPYC 9654)", skx + " avx512_bf16 avx512ifma avx512vbmi", 0x2e7, all512 + bf16},
-		{"Zen 5 (EPYC 9755)", skx + " avx512_bf16 avx512_vp2intersect", 0x2e7, all512 + bf16},
+		{"Sapphire Rapids (Xeon Platinum 8480+)", skx + " avx512ifma avx512vbmi avx512_bf16 avx512_fp16 amx_bf16", 0x602e7, vbmi + vbmi16},
+		{"Sapphire Rapids, virtual machine hiding VBMI", skx + " avx512_bf16 avx512_fp16 amx_bf16", 0x602e7, all512 + bf16},
+		{"Zen 4 (EPYC 9654)", skx + " avx512_bf16 avx512ifma avx512vbmi", 0x2e7, vbmi + vbmi16},
+		{"Zen 5 (EPYC 9755)", skx + " avx512_bf16 avx512ifma avx512vbmi avx512_vp2intersect", 0x2e7, vbmi + vbmi16},
+		{"virtual machine exposing VBMI without BW", haswell + " avx512f avx512vbmi", 0xe7,
+			"avx512(pack512 pack2 epilogue stream-avx2) avx2(pack2 epilogue stream-avx2) go(stream-go)"},
 		{"virtual machine exposing AVX-512F alone", haswell + " avx512f", 0xe7,
 			"avx512(pack512 pack2 epilogue stream-avx2) avx2(pack2 epilogue stream-avx2) go(stream-go)"},
 		{"virtual machine exposing AVX-512F and BF16 without BW", haswell + " avx512f avx512_bf16", 0xe7,
@@ -176,7 +183,7 @@ func TestKernelValues(t *testing.T) {
 				t.Errorf("go: helpers %+v, streams %v", k.isa, k.streams)
 			}
 		case "avx2":
-			if k.isa.pack512 || k.isa.words || k.streams == streamsAVX512 {
+			if k.isa.pack512 || k.isa.words || k.streams == streamsAVX512 || k.streams == streamsAVX512VBMI {
 				t.Errorf("avx2: helpers %+v, streams %s: AVX-512 in the avx2 kernel", k.isa, k.streams.name)
 			}
 		case "avx512", "avx512bf16":

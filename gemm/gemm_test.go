@@ -127,6 +127,22 @@ func testKernels() []*Kernel {
 		if (k == ks[0] || k.name == "avx2") && k.isa != (isa{}) {
 			ks = append(ks, withISA(k, isa{}, "-gohelpers"))
 		}
+		if w := withoutVBMI(k); w != nil {
+			ks = append(ks, w)
+		}
+	}
+	return ks
+}
+
+// streamTestKernels returns the kernels of this machine and those of withoutVBMI: every set of streaming
+// kernels the machine runs.
+func streamTestKernels() []*Kernel {
+	var ks []*Kernel
+	for _, k := range Kernels() {
+		ks = append(ks, k)
+		if w := withoutVBMI(k); w != nil {
+			ks = append(ks, w)
+		}
 	}
 	return ks
 }

@@ -69,6 +69,9 @@ var (
 		"streamF8E5M2R16", "streamS8R1", "streamS8R4", "streamS8R16", "streamBF16R1", "streamBF16R4",
 		"streamBF16R16", "streamF8E4M3FNR1Fast", "streamF8E4M3FNR4Fast", "streamF8E4M3FNR16Fast"},
 		vex | fAVX2 | evex | fAVX512BW | fAVX512VL}
+	// The f8e4m3fn kernels by byte lookups: VBMI (VPERMI2B), BW (bytes unpacked in zmm registers).
+	asmStreamVBMI = &asmSet{"stream-avx512vbmi", []string{"streamF8E4M3FNR1VBMI", "streamF8E4M3FNR4VBMI"},
+		vex | evex | fAVX512BW | fAVX512VBMI}
 	asmStream2 = &asmSet{"stream-avx2", []string{
 		"stream2F8E4M3FNR1", "stream2F8E4M3FNR4", "stream2F8E4M3FNR8", "stream2F8E5M2R1", "stream2F8E5M2R4",
 		"stream2F8E5M2R8", "stream2S8R1", "stream2S8R4", "stream2S8R8", "stream2BF16R1", "stream2BF16R4",
@@ -81,7 +84,7 @@ var (
 
 // asmSets lists every set: each assembly routine of the package is in exactly one.
 var asmSets = []*asmSet{asmCPUID, asmXGETBV, asmTileAVX512, asmTileBF16, asmTileAVX2, asmPack512, asmWords,
-	asmPack2, asmEpilogue, asmStream512, asmStream2, asmTranspose512, asmTranspose2}
+	asmPack2, asmEpilogue, asmStream512, asmStreamVBMI, asmStream2, asmTranspose512, asmTranspose2}
 
 // transpose16 is the AVX-512 16x16 transpose in transpose_amd64.s: for g < groups it writes element r of
 // rows[r][16*g+j] to dst + (16*g+j)*dstStride bytes + 4*r for the r whose bit is set in mask.
@@ -296,6 +299,9 @@ func newKernels(f feature, l1 int) []*Kernel {
 	streams512 = streams2 // a CPU with AVX-512F but not BW and VL streams in AVX2
 	if f.has(asmStream512.needs | asmTranspose512.needs) {
 		streams512 = streamsAVX512
+		if f.has(asmStreamVBMI.needs) {
+			streams512 = streamsAVX512VBMI
+		}
 	}
 	helpers := isa{
 		pack2:    f.has(asmPack2.needs),
@@ -341,7 +347,7 @@ func detect() feature {
 		_, _, r.ecx1, _ = cpuid(1, 0)
 	}
 	if r.maxLeaf >= 7 {
-		r.eax7, r.ebx7, _, _ = cpuid(7, 0)
+		r.eax7, r.ebx7, r.ecx7, _ = cpuid(7, 0)
 		if r.eax7 >= 1 {
 			r.eax71, _, _, _ = cpuid(7, 1)
 		}

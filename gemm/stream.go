@@ -43,6 +43,10 @@ type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
 // else it stores its sums and returns true.
 type streamQuickFunc func(k int, a *float32, b *byte, bstride int, out *float32) bool
 
+// A streamPFFunc is an exact direct kernel that also prefetches k rows at pf, bstride bytes apart (the
+// f8e4m3fn kernels of stream_avx512_vbmi_amd64.s).
+type streamPFFunc func(k int, a *float32, b *byte, bstride int, out *float32, pf *byte)
+
 // A streamDecodeFunc writes k rows of groups (1 or 4) blocks of 16 elements of B, bstride bytes apart, to
 // dst as float32: block g at dst + g*streamBlock16*16, 16 floats per row. The quick kind returns false
 // where it met a code it decodes wrong (as a streamQuickFunc does).
@@ -80,7 +84,9 @@ type streamKernel interface {
 	// columns of B at b (bstride bytes between rows, size bytes an element), with buf (streamBlock16*64
 	// floats) for B decoded. as, when not nil, is a scaled by 2^8 (scaleStreamA), for the scaled
 	// decodings. The product has m <= rows rows: the sums of the rows past m may be left as they are.
-	panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int)
+	// next, when not nil, is where the same steps of k of the panel multiplied next begin (bstride bytes
+	// between rows there too), for the kernels that fetch it ahead.
+	panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int, next *byte)
 }
 
 // streamScaleLimit is the bits of 2^120: a float32 below it in magnitude times 2^8 is finite, and exact
@@ -106,13 +112,38 @@ type directStream struct {
 	rows, cols int
 	exact      streamFunc
 	quick      streamQuickFunc // tried first; nil for none
+	pf         streamPFFunc    // run instead of both where not nil
+	// sums, where not nil, is where in each row of its sums the kernel keeps the sum of each column of the
+	// panel (cols is 64), from call to call; nil where they are in order.
+	sums *[streamPanel]uint8
+}
+
+// sumBases returns where sk keeps the sum of row 0 of each column j of a panel in out: row i's is cols
+// (of sk's tile) further on.
+func sumBases(sk streamKernel) (base [streamPanel]int) {
+	rows, cols := sk.tile()
+	d, _ := sk.(*directStream)
+	for j := range base {
+		base[j] = j/cols*rows*cols + j%cols
+		if d != nil && d.sums != nil {
+			base[j] = int(d.sums[j])
+		}
+	}
+	return base
 }
 
 func (d *directStream) tile() (rows, cols int) { return d.rows, d.cols }
 func (d *directStream) block() int             { return streamBlock }
 func (d *directStream) scalesA() bool          { return false }
 
-func (d *directStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
+func (d *directStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int, next *byte) {
+	if d.pf != nil && d.cols == streamPanel {
+		if next == nil {
+			next = b
+		}
+		d.pf(k, a, b, bstride, &out[0], next)
+		return
+	}
 	for q := 0; q < streamPanel; q += d.cols {
 		bq := (*byte)(unsafe.Add(unsafe.Pointer(b), q*size))
 		if d.quick == nil || !d.quick(k, a, bq, bstride, &out[q*d.rows]) {
@@ -152,7 +183,7 @@ func (s *bufferedStream) scalesA() bool {
 	return s.scaled.quick != nil || s.scaled.fused != nil || s.scaled.next != nil
 }
 
-func (s *bufferedStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
+func (s *bufferedStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int, next *byte) {
 	const rows = streamMaxRows
 	// A packed panel is decoded 16 columns at a time, which stay in L1 while all the rows use them; the
 	// rows of a row-major B, each in a page of its own, are decoded whole, so that each page is visited
@@ -257,7 +288,7 @@ type blockedStream struct{}
 func (blockedStream) tile() (rows, cols int) { return streamMaxRows, streamPanel }
 func (blockedStream) block() int             { return 0 }
 func (blockedStream) scalesA() bool          { return false }
-func (blockedStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
+func (blockedStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int, next *byte) {
 	panic("gemm: no streaming kernel")
 }
 
@@ -659,7 +690,7 @@ func streamPanels(kern *Kernel, c view, groups []streamGroup, s *streamSource, p
 			for kb := 0; kb < s.k; kb += block {
 				a, as := g.block(kb)
 				b := (*byte)(unsafe.Add(unsafe.Pointer(ptr), kb*bstride))
-				g.sk.panel(min(block, s.k-kb), a, as, b, bstride, s.size, out, sw.dec, g.m)
+				g.sk.panel(min(block, s.k-kb), a, as, b, bstride, s.size, out, sw.dec, g.m, nil)
 			}
 			storePanels(c.sub(g.i0, g.i0+g.m, 0, c.cols), out, s, g.sk, p, p+1, alpha, beta)
 		}
@@ -692,7 +723,7 @@ func streamGroupPanels(kern *Kernel, sw *streamWork, c view, g *streamGroup, s *
 				kn := min(block, k-kb)
 				s.transposePanel(kern.streams, sw.tbuf, p, kb, kn, &sw.rows)
 				a, as := g.block(kb)
-				sk.panel(kn, a, as, &sw.tbuf[0], streamPanel*s.size, s.size, out, sw.dec, m)
+				sk.panel(kn, a, as, &sw.tbuf[0], streamPanel*s.size, s.size, out, sw.dec, m, nil)
 			}
 		}
 		storePanels(c, acc, s, sk, p0, p1, alpha, beta)
@@ -724,7 +755,17 @@ func streamGroupPanels(kern *Kernel, sw *streamWork, c view, g *streamGroup, s *
 		}
 		for i, ref := range sw.panels {
 			b := unsafe.Add(unsafe.Pointer(ref.ptr), kb*ref.bstride)
-			sk.panel(kn, a, as, (*byte)(b), ref.bstride, s.size, acc[i*size:(i+1)*size], sw.dec, m)
+			// The panel after this one, at the same steps of k, or the first at the next steps; a kernel
+			// may fetch it ahead (where the panels are packed, each a page apart at a time).
+			var next *byte
+			switch {
+			case !s.packed:
+			case i+1 < len(sw.panels):
+				next = (*byte)(unsafe.Add(unsafe.Pointer(sw.panels[i+1].ptr), kb*sw.panels[i+1].bstride))
+			case kb+kn < k:
+				next = (*byte)(unsafe.Add(unsafe.Pointer(sw.panels[0].ptr), (kb+kn)*sw.panels[0].bstride))
+			}
+			sk.panel(kn, a, as, (*byte)(b), ref.bstride, s.size, acc[i*size:(i+1)*size], sw.dec, m, next)
 		}
 	}
 	storePanels(c, acc, s, sk, p0, p1, alpha, beta)
@@ -736,7 +777,7 @@ func streamGroupPanels(kern *Kernel, sw *streamWork, c view, g *streamGroup, s *
 func storePanels(c view, acc []float32, s *streamSource, sk streamKernel, p0, p1 int, alpha, beta float32) {
 	rows, cols := sk.tile()
 	size := rows * streamPanel
-	block := rows * cols
+	base := sumBases(sk)
 	for p := p0; p < p1; p++ {
 		j0 := p * streamPanel
 		n := min(streamPanel, s.n-j0)
@@ -744,7 +785,7 @@ func storePanels(c view, acc []float32, s *streamSource, sk streamKernel, p0, p1
 		for i := 0; i < c.rows; i++ {
 			row := c.f32[i*c.stride+j0 : i*c.stride+j0+n]
 			for j := range row {
-				v := float32(alpha * out[j/cols*block+i*cols+j%cols])
+				v := float32(alpha * out[base[j]+i*cols])
 				if s.scale != nil {
 					v = float32(v * s.scale[j0+j])
 				}

@@ -3,6 +3,7 @@
 package gemm
 
 import (
+	"maps"
 	"unsafe"
 
 	"octet/dtype"
@@ -157,6 +158,15 @@ func decode2S816(k int, b *byte, bstride int, dst *float32, groups int)
 //go:noescape
 func decode2BF1616(k int, b *byte, bstride int, dst *float32, groups int)
 
+// The f8e4m3fn kernels of 1 and 4 rows by byte lookups, for CPUs with AVX-512 VBMI
+// (stream_avx512_vbmi_amd64.s): exact, the NaN code included.
+//
+//go:noescape
+func streamF8E4M3FNR1VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte)
+
+//go:noescape
+func streamF8E4M3FNR4VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte)
+
 // decode2F8E4M3FN16 is the exact decoding of groups blocks of 16 columns of f8e4m3fn (NaN codes
 // included), laid out as decode2F8E4M3FN16Fast's, for the blocks that it leaves to this: row by row, rare.
 func decode2F8E4M3FN16(k int, b *byte, bstride int, dst *float32, groups int) {
@@ -198,6 +208,31 @@ var streamsAVX512 = &streamSet{name: "stream-avx512", kernels: map[dtype.Type][]
 		&directStream{rows: 4, cols: 64, exact: streamBF16R4},
 		&directStream{rows: 16, cols: 16, exact: streamBF16R16}},
 }}
+
+// streamsAVX512VBMI are those of streamsAVX512 with the f8e4m3fn kernels of 1 and 4 rows of
+// stream_avx512_vbmi_amd64.s, for CPUs with AVX-512 VBMI (Ice Lake, Zen 4 and later): exact, in half the
+// instructions, fetching the next panel ahead. The exact kernels of stream-avx512 stay beside them, for
+// TestStreamKernelsExact to compare with.
+var streamsAVX512VBMI = &streamSet{name: "stream-avx512vbmi"}
+
+// vbmiSums is where the VBMI kernels keep the sum of each column of a row: their four registers hold, in
+// 128-bit lane L, the columns 16L + {0,2,4,6}, {1,3,5,7}, {8,10,12,14} and {9,11,13,15}.
+var vbmiSums = func() (s [streamPanel]uint8) {
+	for j := range s {
+		lane, t := j/16, j%16
+		s[j] = uint8(16*(t%2+t/8*2) + 4*lane + t%8/2)
+	}
+	return s
+}()
+
+func init() {
+	s := streamsAVX512VBMI
+	s.kernels = maps.Clone(streamsAVX512.kernels)
+	s.kernels[dtype.F8E4M3FN] = []streamKernel{
+		&directStream{rows: 1, cols: 64, exact: streamF8E4M3FNR1, pf: streamF8E4M3FNR1VBMI, sums: &vbmiSums},
+		&directStream{rows: 4, cols: 64, exact: streamF8E4M3FNR4, pf: streamF8E4M3FNR4VBMI, sums: &vbmiSums},
+		streamsAVX512.kernels[dtype.F8E4M3FN][2]}
+}
 
 // streamsAVX2 are the streaming kernels of stream_avx2_amd64.s, stream_avx2_fast_amd64.s and
 // stream16_avx2_amd64.s: direct ones up to 8 rows, buffered ones for 9 to 16 (the f8e4m3fn one with the

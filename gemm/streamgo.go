@@ -43,7 +43,7 @@ func (g *goStream) tile() (rows, cols int) { return g.rows, streamPanel }
 func (g *goStream) block() int             { return streamBlock }
 func (g *goStream) scalesA() bool          { return false }
 
-func (g *goStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int) {
+func (g *goStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int, next *byte) {
 	g.run(k, a, b, bstride, &out[0], m)
 }
 

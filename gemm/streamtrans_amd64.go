@@ -26,5 +26,6 @@ var (
 
 func init() {
 	streamsAVX512.transpose = map[int]panelTransposer{1: transposeBytes512, 2: transposeWords512}
+	streamsAVX512VBMI.transpose = streamsAVX512.transpose
 	streamsAVX2.transpose = map[int]panelTransposer{1: transposeBytesAVX2, 2: transposeWordsAVX2}
 }

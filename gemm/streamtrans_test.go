@@ -16,7 +16,7 @@ import (
 func TestTransposePanel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(87, 88))
 	sets := map[*streamSet]bool{}
-	for _, k := range Kernels() {
+	for _, k := range streamTestKernels() {
 		if k.streams != nil {
 			sets[k.streams] = true
 		}
