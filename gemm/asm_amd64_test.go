@@ -52,7 +52,7 @@ var insnTable = func() map[string]insnFeatures {
 	add(insnFeatures{0, 0, avx512}, "VPXORD", "VPORD", "VPANDD", "VPTERNLOGD", "VMOVDQA32", "VMOVDQA64",
 		"VMOVDQU32", "VMOVDQU64", "VPERMI2PS", "VPTESTMD", "VSHUFF32X4", "VSCALEFPS", "VEXTRACTI64X4", "VEXTRACTI32X4")
 	add(insnFeatures{0, 0, avx512bw}, "VMOVDQU8", "VMOVDQU16", "VPERMI2W", "VPTESTMW")
-	add(insnFeatures{0, 0, fAVX512VBMI}, "VPERMI2B")
+	add(insnFeatures{0, 0, fAVX512VBMI}, "VPERMI2B", "VPERMB")
 	return t
 }()
 

@@ -2,7 +2,11 @@
 
 package gemm
 
-import "octet/dtype"
+import (
+	"maps"
+
+	"octet/dtype"
+)
 
 // The AVX-512 kernels for block-scaled weights of blockscaled_avx512_amd64.s.
 
@@ -11,6 +15,11 @@ func blockFP4R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *flo
 
 //go:noescape
 func blockE4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
+
+// blockE4M3R1VBMI is blockE4M3R1 by byte lookups, for CPUs with AVX-512 VBMI.
+//
+//go:noescape
+func blockE4M3R1VBMI(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
 
 //go:noescape
 func blockE5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
@@ -66,9 +75,22 @@ var asmBlock512 = &asmSet{"block-avx512", []string{"blockFP4R1", "blockE4M3R1", 
 var asmBlock2 = &asmSet{"block-avx2", []string{"block2FP4R1", "block2E4M3R1", "block2E5M2R1", "block2DecodeFP4",
 	"block2DecodeE4M3", "block2DecodeE5M2", "block2MulR4", "block2MulR16"}, vex | fAVX2 | fFMA | fF16C}
 
+// asmBlockVBMI is blockE4M3R1VBMI: AVX-512 F, BW (bytes unpacked in zmm registers), VL (the scales'
+// words in ymm registers 16-31) and VBMI (VPERMB, VPERMI2B).
+var asmBlockVBMI = &asmSet{"block-avx512vbmi", []string{"blockE4M3R1VBMI"}, vex | evex | fAVX512BW | fAVX512VL | fAVX512VBMI}
+
 func init() {
-	asmSets = append(asmSets, asmBlock512, asmBlock2)
+	asmSets = append(asmSets, asmBlock512, asmBlockVBMI, asmBlock2)
+	s := *blockScaledAVX512
+	s.name = "block-avx512vbmi"
+	s.direct = maps.Clone(s.direct)
+	s.direct[dtype.F8E4M3FN] = blockE4M3R1VBMI
+	blockScaledAVX512VBMI = &s
 }
+
+// blockScaledAVX512VBMI is blockScaledAVX512 with blockE4M3R1VBMI, beside the streaming kernels of
+// stream-avx512vbmi.
+var blockScaledAVX512VBMI *blockScaledSet
 
 var blockScaledAVX512 = &blockScaledSet{
 	name:       "block-avx512",
@@ -95,6 +117,8 @@ var blockScaledAVX2 = &blockScaledSet{
 // else none, and the Go code runs (the go kernel, and kernels made without streaming kernels).
 func (k *Kernel) blockScaledSet() *blockScaledSet {
 	switch {
+	case k.streams == streamsAVX512VBMI && cpuFeatures.has(asmBlock512.needs|asmBlockVBMI.needs):
+		return blockScaledAVX512VBMI
 	case (k.streams == streamsAVX512 || k.streams == streamsAVX512VBMI) && cpuFeatures.has(asmBlock512.needs):
 		return blockScaledAVX512
 	case k.streams != nil && cpuFeatures.has(asmBlock2.needs):

@@ -203,7 +203,7 @@ func TestBlockScaledEveryCode(t *testing.T) {
 // blockScaledSets returns the assembly sets for block-scaled weights of this machine's kernels.
 func blockScaledSets() []*blockScaledSet {
 	var sets []*blockScaledSet
-	for _, k := range Kernels() {
+	for _, k := range streamTestKernels() {
 		if s := k.blockScaledSet(); s != nil && !slices.Contains(sets, s) {
 			sets = append(sets, s)
 		}
