@@ -50,11 +50,13 @@
 //
 // Products of few rows by a B of f8e4m3fn, f8e5m2, s8 or bf16 (inference's decode steps) are bound by
 // reading B, not by arithmetic: they are streamed instead (MatMulTyped, or MatMulWeights): every element
-// of B is read once in its own type, decoded in registers (bit manipulation, not tables) and multiplied at
-// once, panels of 64 columns shared among the cores, with an optional scale per output channel. Every set
-// has streaming kernels: stream-avx512 (1x64, 4x64 and 16x16 tiles, each element of B decoded once for
-// all the rows of its tile), stream-avx2 (1x64, 4x16, 8x8 and 16x16) and stream-go. Plan chooses by the
-// shape (the bench gemm command prints its choice):
+// of B is read once in its own type, decoded in registers (bit manipulation, or lookups within registers)
+// and multiplied at once, panels of 64 columns shared among the cores, with an optional scale per output
+// channel. Every set has streaming kernels: stream-avx512 (1x64, 4x64 and 16x16 tiles, each element of B
+// decoded once for all the rows of its tile), stream-avx512vbmi (the same, where the CPU has AVX-512 VBMI
+// as Ice Lake, Zen 4 and later do, with the f8e4m3fn kernels of 1 and 4 rows below), stream-avx2 (1x64,
+// 4x16, 8x8 and 16x16) and stream-go. Plan chooses by the shape (the bench gemm command prints its
+// choice):
 //
 //   - Streamed, up to 16 rows: B read where it lies. A row-major B (K x N) is read 16 steps of k at a
 //     time, a line of each of 16 rows (pages apart) after another, which the prefetchers follow. A
@@ -73,7 +75,16 @@
 // and 1.3 to 3 times as fast as a transposed one; PlanWeights says when that pays for a weight multiplied
 // again and again (the interpreter keeps such weights packed for a run).
 //
-// f8e4m3fn is decoded quickly, in half the instructions of the exact decoding, through half precision:
+// With AVX-512 VBMI, f8e4m3fn is decoded 64 elements at a time by byte lookups for 1 and 4 rows: every
+// f8e4m3fn value is a bfloat16, and two VPERMI2B among 128 bytes give the low and the high byte of the
+// bfloat16 of each code's magnitude (the sign or'ed in), which unpacking within 128-bit lanes widens to
+// float32: exact, the NaN code included, in 13 instructions per 64 elements with the multiply-adds. The
+// sums are kept in the order the unpacking leaves the columns and put in order as C is stored. These
+// kernels also prefetch the panel they multiply next (packed weights are read a page of each panel in
+// turn, which the hardware's prefetchers do not fetch before it is read); on the Xeon of the README they
+// run one row by a 4096 x 4096 packed f8e4m3fn B about twice as fast as the half-precision decoding.
+//
+// Elsewhere f8e4m3fn is decoded quickly, in half the instructions of the exact decoding, through half precision:
 // each byte sign-extended to a word and shifted is an f16 worth 2^-8 times the code's value (VCVTPH2PS,
 // then times 2^8, or A taken times 2^8 instead), exact for every code but the NaN code; a block of B
 // holding the NaN code is noticed as it is read and run again with the exact decoding (the same
@@ -90,7 +101,8 @@
 // in panels of 64 bytes a row (128 columns of f4e2m1fn, two to a byte; 64 of f8e4m3fn or f8e5m2) with
 // their scales beside them, and streamed by MatMulBlockScaled, each element and scale read once: for one
 // row of A, decoded in registers (f4e2m1fn by VPERMPS on its 16 values with AVX-512, by VPSHUFB on the
-// bytes of their bfloat16 forms with AVX2; the FP8 formats through binary16)
+// bytes of their bfloat16 forms with AVX2; the FP8 formats through binary16, f8e4m3fn by the lookups
+// above where the CPU has AVX-512 VBMI: block-avx512vbmi)
 // and multiplied by the scale (VSCALEFPS for E8M0 scales) or, with E8M0 scales, left unscaled while the
 // sums are scaled at the ends of each block, where that provably gives the same bits; for more rows,
 // decoded a block at a time into L1 and multiplied by 4 or 16 rows from there (block-avx512, block-avx2,

@@ -4,6 +4,7 @@ package gemm
 
 import (
 	"maps"
+	"math"
 	"unsafe"
 
 	"octet/dtype"
@@ -158,14 +159,52 @@ func decode2S816(k int, b *byte, bstride int, dst *float32, groups int)
 //go:noescape
 func decode2BF1616(k int, b *byte, bstride int, dst *float32, groups int)
 
-// The f8e4m3fn kernels of 1 and 4 rows by byte lookups, for CPUs with AVX-512 VBMI
-// (stream_avx512_vbmi_amd64.s): exact, the NaN code included.
+// The kernels of 1 and 4 rows of an 8-bit type whose values are bfloat16 values, by byte lookups in tab
+// (bf16Table), for CPUs with AVX-512 VBMI (stream_avx512_vbmi_amd64.s): exact, NaN codes included.
 //
 //go:noescape
-func streamF8E4M3FNR1VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte)
+func streamF8R1VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte, tab *[256]byte)
 
 //go:noescape
-func streamF8E4M3FNR4VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte)
+func streamF8R4VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte, tab *[256]byte)
+
+// bf16Table returns the table of the lookups of streamF8RnVBMI and blockF8R1VBMI for the 8-bit type t,
+// every value of which times 2^exp must be a bfloat16: the low bytes of the bfloat16 of the values of the
+// codes 0 to 127 times 2^exp, then their high bytes (NaN codes: 0x7fc0, a quiet NaN).
+func bf16Table(t dtype.Type, exp int) *[256]byte {
+	var tab [256]byte
+	for c := range 128 {
+		v := float64(t.DecodeFloat32(uint64(c)))
+		bits := uint32(0x7fc00000)
+		if v == v {
+			bits = math.Float32bits(float32(math.Ldexp(v, exp)))
+		}
+		if bits&0xffff != 0 || float64(math.Float32frombits(bits)) != math.Ldexp(v, exp) && v == v {
+			panic("gemm: bf16Table of a value that is no bfloat16")
+		}
+		tab[c], tab[128+c] = byte(bits>>16), byte(bits>>24)
+	}
+	return &tab
+}
+
+// The tables of the streaming kernels.
+var (
+	bf16TableE4M3FN = bf16Table(dtype.F8E4M3FN, 0)
+	bf16TableE5M2   = bf16Table(dtype.F8E5M2, 0)
+)
+
+// vbmiStream returns the direct kernel of rows (1 or 4) that looks up the values of a type in tab, with
+// exact beside it for the tests to compare with.
+func vbmiStream(rows int, exact streamFunc, tab *[256]byte) *directStream {
+	f := streamF8R1VBMI
+	if rows == 4 {
+		f = streamF8R4VBMI
+	}
+	return &directStream{rows: rows, cols: 64, exact: exact, sums: &vbmiSums,
+		pf: func(k int, a *float32, b *byte, bstride int, out *float32, pf *byte) {
+			f(k, a, b, bstride, out, pf, tab)
+		}}
+}
 
 // decode2F8E4M3FN16 is the exact decoding of groups blocks of 16 columns of f8e4m3fn (NaN codes
 // included), laid out as decode2F8E4M3FN16Fast's, for the blocks that it leaves to this: row by row, rare.
@@ -209,8 +248,8 @@ var streamsAVX512 = &streamSet{name: "stream-avx512", kernels: map[dtype.Type][]
 		&directStream{rows: 16, cols: 16, exact: streamBF16R16}},
 }}
 
-// streamsAVX512VBMI are those of streamsAVX512 with the f8e4m3fn kernels of 1 and 4 rows of
-// stream_avx512_vbmi_amd64.s, for CPUs with AVX-512 VBMI (Ice Lake, Zen 4 and later): exact, in half the
+// streamsAVX512VBMI are those of streamsAVX512 with the f8e4m3fn and f8e5m2 kernels of 1 and 4 rows of
+// stream_avx512_vbmi_amd64.s, for CPUs with AVX-512 VBMI (Ice Lake, Zen 4 and later): exact, in fewer
 // instructions, fetching the next panel ahead. The exact kernels of stream-avx512 stay beside them, for
 // TestStreamKernelsExact to compare with.
 var streamsAVX512VBMI = &streamSet{name: "stream-avx512vbmi"}
@@ -229,9 +268,13 @@ func init() {
 	s := streamsAVX512VBMI
 	s.kernels = maps.Clone(streamsAVX512.kernels)
 	s.kernels[dtype.F8E4M3FN] = []streamKernel{
-		&directStream{rows: 1, cols: 64, exact: streamF8E4M3FNR1, pf: streamF8E4M3FNR1VBMI, sums: &vbmiSums},
-		&directStream{rows: 4, cols: 64, exact: streamF8E4M3FNR4, pf: streamF8E4M3FNR4VBMI, sums: &vbmiSums},
+		vbmiStream(1, streamF8E4M3FNR1, bf16TableE4M3FN),
+		vbmiStream(4, streamF8E4M3FNR4, bf16TableE4M3FN),
 		streamsAVX512.kernels[dtype.F8E4M3FN][2]}
+	s.kernels[dtype.F8E5M2] = []streamKernel{
+		vbmiStream(1, streamF8E5M2R1, bf16TableE5M2),
+		vbmiStream(4, streamF8E5M2R4, bf16TableE5M2),
+		streamsAVX512.kernels[dtype.F8E5M2][2]}
 }
 
 // streamsAVX2 are the streaming kernels of stream_avx2_amd64.s, stream_avx2_fast_amd64.s and
