@@ -16,10 +16,11 @@ func blockFP4R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *flo
 //go:noescape
 func blockE4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
 
-// blockE4M3R1VBMI is blockE4M3R1 by byte lookups, for CPUs with AVX-512 VBMI.
+// blockF8R1VBMI is blockE4M3R1 and blockE5M2R1 by byte lookups in tab (bf16Table of the element type),
+// for CPUs with AVX-512 VBMI.
 //
 //go:noescape
-func blockE4M3R1VBMI(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
+func blockF8R1VBMI(k, bk, first int, a *float32, b, s *byte, out *float32, tab *[256]byte, buf *float32, flags int, pf *byte)
 
 //go:noescape
 func blockE5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
@@ -75,20 +76,24 @@ var asmBlock512 = &asmSet{"block-avx512", []string{"blockFP4R1", "blockE4M3R1", 
 var asmBlock2 = &asmSet{"block-avx2", []string{"block2FP4R1", "block2E4M3R1", "block2E5M2R1", "block2DecodeFP4",
 	"block2DecodeE4M3", "block2DecodeE5M2", "block2MulR4", "block2MulR16"}, vex | fAVX2 | fFMA | fF16C}
 
-// asmBlockVBMI is blockE4M3R1VBMI: AVX-512 F, BW (bytes unpacked in zmm registers), VL (the scales'
+// asmBlockVBMI is blockF8R1VBMI: AVX-512 F, BW (bytes unpacked in zmm registers), VL (the scales'
 // words in ymm registers 16-31) and VBMI (VPERMB, VPERMI2B).
-var asmBlockVBMI = &asmSet{"block-avx512vbmi", []string{"blockE4M3R1VBMI"}, vex | evex | fAVX512BW | fAVX512VL | fAVX512VBMI}
+var asmBlockVBMI = &asmSet{"block-avx512vbmi", []string{"blockF8R1VBMI"}, vex | evex | fAVX512BW | fAVX512VL | fAVX512VBMI}
 
 func init() {
 	asmSets = append(asmSets, asmBlock512, asmBlockVBMI, asmBlock2)
 	s := *blockScaledAVX512
 	s.name = "block-avx512vbmi"
 	s.direct = maps.Clone(s.direct)
-	s.direct[dtype.F8E4M3FN] = blockE4M3R1VBMI
+	for t, tab := range map[dtype.Type]*[256]byte{dtype.F8E4M3FN: bf16TableE4M3FN, dtype.F8E5M2: bf16TableE5M2} {
+		s.direct[t] = func(k, bk, first int, a *float32, b, sc *byte, out *float32, _ *float32, buf *float32, flags int, pf *byte) {
+			blockF8R1VBMI(k, bk, first, a, b, sc, out, tab, buf, flags, pf)
+		}
+	}
 	blockScaledAVX512VBMI = &s
 }
 
-// blockScaledAVX512VBMI is blockScaledAVX512 with blockE4M3R1VBMI, beside the streaming kernels of
+// blockScaledAVX512VBMI is blockScaledAVX512 with blockF8R1VBMI for one row of FP8 elements, beside the streaming kernels of
 // stream-avx512vbmi.
 var blockScaledAVX512VBMI *blockScaledSet
 

@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "sums_amd64.h"
+#include "vbmi_amd64.h"
 
 // The AVX-512 kernels for block-scaled weights (blockscaled.go): B packed in panels of 128 columns of
 // f4e2m1fn (two codes a byte: column 16p+i is nibble p of the row's little-endian dword i) or 64 of
@@ -447,85 +448,73 @@ next:
 done:
 	R1DONE
 
-// blockE4M3R1VBMI is blockE4M3R1 for CPUs with AVX-512 VBMI: a row is decoded by byte lookups, as the
-// streaming kernels of stream_avx512_vbmi_amd64.s decode f8e4m3fn, in 11 instructions rather than 16 and
-// the NaN code included (so flag 4 changes nothing). Its tables give the bfloat16 bytes of 2^-8 times each
-// code's value, as the decoding above, for the same scales; the NaN code's is 0x7fc0. VPERMB first puts
-// the row's bytes in the order whose unpacking within lanes gives the columns in order (E4M3LUROW).
-DATA blockE4M3VBMI<>+0(SB)/8, $0x60402000c0800000
-DATA blockE4M3VBMI<>+8(SB)/8, $0xf0e0d0c0b0a09080
-DATA blockE4M3VBMI<>+16(SB)/8, $0x7060504030201000
-DATA blockE4M3VBMI<>+24(SB)/8, $0xf0e0d0c0b0a09080
-DATA blockE4M3VBMI<>+32(SB)/8, $0x7060504030201000
-DATA blockE4M3VBMI<>+40(SB)/8, $0xf0e0d0c0b0a09080
-DATA blockE4M3VBMI<>+48(SB)/8, $0x7060504030201000
-DATA blockE4M3VBMI<>+56(SB)/8, $0xf0e0d0c0b0a09080
-DATA blockE4M3VBMI<>+64(SB)/8, $0x7060504030201000
-DATA blockE4M3VBMI<>+72(SB)/8, $0xf0e0d0c0b0a09080
-DATA blockE4M3VBMI<>+80(SB)/8, $0x7060504030201000
-DATA blockE4M3VBMI<>+88(SB)/8, $0xf0e0d0c0b0a09080
-DATA blockE4M3VBMI<>+96(SB)/8, $0x7060504030201000
-DATA blockE4M3VBMI<>+104(SB)/8, $0xf0e0d0c0b0a09080
-DATA blockE4M3VBMI<>+112(SB)/8, $0x7060504030201000
-DATA blockE4M3VBMI<>+120(SB)/8, $0xc0e0d0c0b0a09080
-DATA blockE4M3VBMI<>+128(SB)/8, $0x3838383837373700
-DATA blockE4M3VBMI<>+136(SB)/8, $0x3838383838383838
-DATA blockE4M3VBMI<>+144(SB)/8, $0x3939393939393939
-DATA blockE4M3VBMI<>+152(SB)/8, $0x3939393939393939
-DATA blockE4M3VBMI<>+160(SB)/8, $0x3a3a3a3a3a3a3a3a
-DATA blockE4M3VBMI<>+168(SB)/8, $0x3a3a3a3a3a3a3a3a
-DATA blockE4M3VBMI<>+176(SB)/8, $0x3b3b3b3b3b3b3b3b
-DATA blockE4M3VBMI<>+184(SB)/8, $0x3b3b3b3b3b3b3b3b
-DATA blockE4M3VBMI<>+192(SB)/8, $0x3c3c3c3c3c3c3c3c
-DATA blockE4M3VBMI<>+200(SB)/8, $0x3c3c3c3c3c3c3c3c
-DATA blockE4M3VBMI<>+208(SB)/8, $0x3d3d3d3d3d3d3d3d
-DATA blockE4M3VBMI<>+216(SB)/8, $0x3d3d3d3d3d3d3d3d
-DATA blockE4M3VBMI<>+224(SB)/8, $0x3e3e3e3e3e3e3e3e
-DATA blockE4M3VBMI<>+232(SB)/8, $0x3e3e3e3e3e3e3e3e
-DATA blockE4M3VBMI<>+240(SB)/8, $0x3f3f3f3f3f3f3f3f
-DATA blockE4M3VBMI<>+248(SB)/8, $0x7f3f3f3f3f3f3f3f
-DATA blockE4M3VBMI<>+256(SB)/8, $0x1303120211011000
-DATA blockE4M3VBMI<>+264(SB)/8, $0x3323322231213020
-DATA blockE4M3VBMI<>+272(SB)/8, $0x1707160615051404
-DATA blockE4M3VBMI<>+280(SB)/8, $0x3727362635253424
-DATA blockE4M3VBMI<>+288(SB)/8, $0x1b0b1a0a19091808
-DATA blockE4M3VBMI<>+296(SB)/8, $0x3b2b3a2a39293828
-DATA blockE4M3VBMI<>+304(SB)/8, $0x1f0f1e0e1d0d1c0c
-DATA blockE4M3VBMI<>+312(SB)/8, $0x3f2f3e2e3d2d3c2c
-GLOBL blockE4M3VBMI<>(SB), RODATA|NOPTR, $320
+// blockF8R1VBMI is blockE4M3R1 and blockE5M2R1 for CPUs with AVX-512 VBMI, the elements decoded by the
+// byte lookups of the streaming kernels (LOOKUP64, vbmi_amd64.h) in the table at tab (bf16Table of the
+// element type: their exact values, NaN codes included): 11 instructions a row of 64 where the decodings
+// through binary16 take 16 (f8e4m3fn) and 14 (f8e5m2). The columns come out of the lookups in another
+// order (see LOOKUP64), so the sums are put in that order once a call (SUMSPERMIN, SUMSPERMOUT), and each
+// block's 64 scale codes once a block: VPERMB puts the codes of the columns of register g in bytes
+// 16g..16g+15 of buf (blockVBMIScales), where the scales' decodings read them.
+DATA blockVBMIScales<>+0(SB)/8, $0x1614121006040200
+DATA blockVBMIScales<>+8(SB)/8, $0x3634323026242220
+DATA blockVBMIScales<>+16(SB)/8, $0x1715131107050301
+DATA blockVBMIScales<>+24(SB)/8, $0x3735333127252321
+DATA blockVBMIScales<>+32(SB)/8, $0x1e1c1a180e0c0a08
+DATA blockVBMIScales<>+40(SB)/8, $0x3e3c3a382e2c2a28
+DATA blockVBMIScales<>+48(SB)/8, $0x1f1d1b190f0d0b09
+DATA blockVBMIScales<>+56(SB)/8, $0x3f3d3b392f2d2b29
+GLOBL blockVBMIScales<>(SB), RODATA|NOPTR, $64
 
-// E4M3LUCONSTS loads the tables (low bytes Z12, Z13; high bytes Z14, Z15), the sign's mask (Z20), the
-// high words' (Z21) and the order of the bytes (Z22).
-#define E4M3LUCONSTS \
-	VMOVDQU64 blockE4M3VBMI<>+0(SB), Z12; \
-	VMOVDQU64 blockE4M3VBMI<>+64(SB), Z13; \
-	VMOVDQU64 blockE4M3VBMI<>+128(SB), Z14; \
-	VMOVDQU64 blockE4M3VBMI<>+192(SB), Z15; \
-	VMOVDQU64 blockE4M3VBMI<>+256(SB), Z22; \
+// VBMICONSTS loads the tables at R14 (low bytes Z12, Z13; high bytes Z14, Z15), the sign's mask (Z20),
+// the high words' (Z21) and the order of the scales (Z22).
+#define VBMICONSTS \
+	VMOVDQU64 0(R14), Z12; \
+	VMOVDQU64 64(R14), Z13; \
+	VMOVDQU64 128(R14), Z14; \
+	VMOVDQU64 192(R14), Z15; \
+	VMOVDQU64 blockVBMIScales<>(SB), Z22; \
 	MOVL $0x80808080, R8; \
 	VPBROADCASTD R8, Z20; \
 	MOVL $0xffff0000, R8; \
 	VPBROADCASTD R8, Z21
 
-// E4M3LUROW decodes the row of 64 codes at BX into Z8-Z11, 2^-8 times their values, NaN included: byte
-// 16L+2j of the reordered row is column 4L+j, byte 16L+2j+1 column 16+4L+j, byte 16L+8+2j column
-// 32+4L+j and byte 16L+9+2j column 48+4L+j, which the unpacking of lane L's bytes 0-7 and 8-15 into words,
-// and the widening of the even and the odd words, put in place.
-#define E4M3LUROW \
-	VPERMB (BX), Z22, Z8; \
-	VMOVDQA64 Z8, Z9; \
-	VPERMI2B Z15, Z14, Z9; \
-	VPTERNLOGD $0xf8, Z20, Z8, Z9; \
-	VPERMI2B Z13, Z12, Z8; \
-	VPUNPCKLBW Z9, Z8, Z10; \
-	VPUNPCKHBW Z9, Z8, Z11; \
-	VPSLLD $16, Z10, Z8; \
-	VPANDD Z21, Z10, Z9; \
-	VPSLLD $16, Z11, Z10; \
-	VPANDD Z21, Z11, Z11
+// VBMIROW decodes the row of 64 codes at BX into Z8-Z11 (Z23, Z25 scratch).
+#define VBMIROW LOOKUP64(Z12, Z13, Z14, Z15, Z20, Z21, Z8, Z9, Z23, Z25, Z8, Z9, Z10, Z11)
 
-// func blockE4M3R1VBMI(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
-TEXT ·blockE4M3R1VBMI(SB), NOSPLIT, $0-88
+// VBMISCALES puts the current block's 64 scale codes in the order of the sums into buf (R13; Z25 scratch).
+#define VBMISCALES \
+	VPERMB (SI), Z22, Z25; \
+	VMOVDQU64 Z25, (R13)
+
+// E8M0B is E8M0 reading the codes at off(R13).
+#define E8M0B(off, z) \
+	VPMOVZXBD off(R13), z; \
+	VPCMPEQD Z26, z, K1; \
+	VPSUBD Z27, z, z; \
+	VCVTDQ2PS z, z; \
+	VMOVAPS Z28, K1, z
+
+// E4M3SB is E4M3S reading the codes at off(R13).
+#define E4M3SB(off, z, y) \
+	E4M3N(R13, off, z, y); \
+	VMULPS Z29, z, z
+
+// PBSTARTB and PBNEXTB are PBSTART and PBNEXT reading the codes at off(R13).
+#define PBSTARTB(off, c, s) \
+	VPMOVZXBD off(R13), c; \
+	VPSUBD c, Z27, Z25; \
+	VCVTDQ2PS Z25, Z25; \
+	VSCALEFPS Z25, s, s
+
+#define PBNEXTB(off, c, s) \
+	VPMOVZXBD off(R13), Z25; \
+	VPSUBD Z25, c, Z28; \
+	VMOVDQA32 Z25, c; \
+	VCVTDQ2PS Z28, Z28; \
+	VSCALEFPS Z28, s, s
+
+// func blockF8R1VBMI(k, bk, first int, a *float32, b, s *byte, out *float32, tab *[256]byte, buf *float32, flags int, pf *byte)
+TEXT ·blockF8R1VBMI(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ bk+8(FP), R9
 	MOVQ first+16(FP), R10
@@ -533,33 +522,70 @@ TEXT ·blockE4M3R1VBMI(SB), NOSPLIT, $0-88
 	MOVQ b+32(FP), BX
 	MOVQ s+40(FP), SI
 	MOVQ out+48(FP), DI
+	MOVQ tab+56(FP), R14
+	MOVQ buf+64(FP), R13
 	MOVQ flags+72(FP), R11
 	MOVQ pf+80(FP), DX
-	E4M3LUCONSTS
-	R1START
+	SUMSPERMIN(0, Z0, Z1, Z2, Z3)
+	VBMICONSTS
+	TESTQ $2, R11
+	JNZ   perblock
 
 segment:
 	SEGMENT
+	VBMISCALES
 	TESTQ $1, R11
 	JNZ   e4m3
-	E8M0CONSTS($119)
-	SCALES4E8M0
-	R1ROWS(e8m0rows, E4M3LUROW, APPLY4(VSCALEFPS), FMA4)
+	E8M0CONSTS($127)
+	E8M0B(0, Z16)
+	E8M0B(16, Z17)
+	E8M0B(32, Z18)
+	E8M0B(48, Z19)
+	R1ROWS(e8m0rows, VBMIROW, APPLY4(VSCALEFPS), FMA4)
 	JMP next
 
 e4m3:
-	E4M3CONSTS($0x47800000)
-	SCALES4E4M3
-	R1ROWS(e4m3rows, E4M3LUROW, APPLY4(VMULPS), FMA4)
+	E4M3CONSTS($0x43800000)
+	E4M3SB(0, Z16, Y16)
+	E4M3SB(16, Z17, Y17)
+	E4M3SB(32, Z18, Y18)
+	E4M3SB(48, Z19, Y19)
+	R1ROWS(e4m3rows, VBMIROW, APPLY4(VMULPS), FMA4)
 
 next:
 	NEXTBLOCK($64, done)
 	JMP segment
 
-	PB4(E4M3LUROW, NOP, $119)
+perblock:
+	MOVL $127, R8
+	VPBROADCASTD R8, Z27
+	VBMISCALES
+	PBSTARTB(0, Z16, Z0)
+	PBSTARTB(16, Z17, Z1)
+	PBSTARTB(32, Z18, Z2)
+	PBSTARTB(48, Z19, Z3)
+
+pbsegment:
+	SEGMENT
+	R1ROWS(pbrows, VBMIROW, UNSCALED, FMA4)
+	NEXTBLOCK($64, pbdone)
+	VBMISCALES
+	PBNEXTB(0, Z16, Z0)
+	PBNEXTB(16, Z17, Z1)
+	PBNEXTB(32, Z18, Z2)
+	PBNEXTB(48, Z19, Z3)
+	JMP pbsegment
+
+pbdone:
+	PBEND(Z16, Z0)
+	PBEND(Z17, Z1)
+	PBEND(Z18, Z2)
+	PBEND(Z19, Z3)
 
 done:
-	R1DONE
+	SUMSPERMOUT(0, Z0, Z1, Z2, Z3)
+	VZEROUPPER
+	RET
 
 // E5M2ROW decodes a row of 64 f8e5m2 codes into Z8-Z11, 32 words at a time.
 #define E5M2ROW \

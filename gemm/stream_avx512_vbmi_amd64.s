@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "sums_amd64.h"
+#include "vbmi_amd64.h"
 
 // The streaming kernels of 1 and 4 rows for the 8-bit types whose every value is a bfloat16 (f8e4m3fn:
 // 3 mantissa bits, exponents from 2^-9 to 2^8; f8e5m2: 2 mantissa bits, from 2^-16 to 2^15, infinities
@@ -38,19 +39,8 @@
 	MOVL $0xffff0000, R8; \
 	VPBROADCASTD R8, Z31
 
-// DECODE64 decodes the 64 codes at (BX) into z0-z3, columns in the order above (Z22-Z25 scratch).
-#define DECODE64(z0, z1, z2, z3) \
-	VMOVDQU64 (BX), Z22; \
-	VMOVDQU64 (BX), Z23; \
-	VPERMI2B Z29, Z28, Z23; \
-	VPTERNLOGD $0xf8, Z30, Z22, Z23; \
-	VPERMI2B Z27, Z26, Z22; \
-	VPUNPCKLBW Z23, Z22, Z24; \
-	VPUNPCKHBW Z23, Z22, Z25; \
-	VPSLLD $16, Z24, z0; \
-	VPANDD Z31, Z24, z1; \
-	VPSLLD $16, Z25, z2; \
-	VPANDD Z31, Z25, z3
+// DECODE64 decodes the 64 codes at (BX) into z0-z3 (Z22-Z25 scratch; the tables and masks of TABLES).
+#define DECODE64(z0, z1, z2, z3) LOOKUP64(Z26, Z27, Z28, Z29, Z30, Z31, Z22, Z23, Z24, Z25, z0, z1, z2, z3)
 
 // func streamF8R1VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte, tab *[256]byte)
 TEXT ·streamF8R1VBMI(SB), NOSPLIT, $0-56
