@@ -262,12 +262,9 @@ func fitsShape(h *hlo.Sharding, s hlo.Shape) bool {
 	if h.TileDims == nil || !s.IsArray() {
 		return true
 	}
-	extra := 0
+	extra := len(h.LastTileDims)
 	if h.LastTileDimReplicate {
-		extra = 1
-	}
-	if i := strings.Index(h.Text, "last_tile_dims={"); i >= 0 {
-		extra += strings.Count(h.Text[i:strings.Index(h.Text[i:], "}")+i], ",") + 1
+		extra++
 	}
 	return len(h.TileDims)-extra == s.Rank()
 }

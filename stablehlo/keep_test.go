@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"bytes"
+	"fmt"
 	"go/token"
 	"strings"
 	"testing"
@@ -189,6 +190,36 @@ func TestIgnoredBackendConfig(t *testing.T) {
 	for i, n := range notes {
 		if n.Error() != want[i] {
 			t.Errorf("note %d: %s, want %s", i, n.Error(), want[i])
+		}
+	}
+}
+
+// TestShardingFitsRank: an op's sharding whose tiles do not fit its result's rank is left out, with a
+// note, as XLA's translation leaves it; the subgroup dimensions are those last_tile_dims lists (an empty
+// list names none) and last_tile_dim_replicate.
+func TestShardingFitsRank(t *testing.T) {
+	for _, c := range []struct {
+		sharding string
+		fits     bool
+	}{
+		{"{devices=[2,1,2]0,1,2,3 last_tile_dims={manual}}", true},
+		{"{devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}", true},
+		{"{devices=[2,1,2,1]0,1,2,3 last_tile_dims={manual, replicated}}", true},
+		{"{devices=[2,1,2]0,1,2,3 last_tile_dims={}}", false},
+		{"{devices=[2,1,2]0,1,2,3}", false},
+	} {
+		src := fmt.Sprintf(`func.func @main(%%a: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %%0 = stablehlo.exponential %%a {mhlo.sharding = %q} : tensor<4x2xf32>
+  return %%0 : tensor<4x2xf32>
+}
+`, c.sharding)
+		mods, notes, err := ParseFileNotes(token.NewFileSet(), "test.mlir", []byte(src))
+		if err != nil || len(mods) != 1 {
+			t.Fatalf("%s: %v", c.sharding, err)
+		}
+		left := len(notes) == 1 && strings.Contains(notes[0].Error(), "does not fit")
+		if left == c.fits || len(notes) > 1 {
+			t.Errorf("%s: notes %v; want it kept %v", c.sharding, notes, c.fits)
 		}
 	}
 }
