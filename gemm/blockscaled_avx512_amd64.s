@@ -450,8 +450,8 @@ done:
 
 // blockF8R1VBMI is blockE4M3R1 and blockE5M2R1 for CPUs with AVX-512 VBMI, the elements decoded by the
 // byte lookups of the streaming kernels (LOOKUP64, vbmi_amd64.h) in the table at tab (bf16Table of the
-// element type: their exact values, NaN codes included): 11 instructions a row of 64 where the decodings
-// through binary16 take 16 (f8e4m3fn) and 14 (f8e5m2). The columns come out of the lookups in another
+// element type: their exact values, NaN codes included): 9 operations on the vector units a row of 64
+// where the decodings through binary16 take 16 (f8e4m3fn) and 14 (f8e5m2). The columns come out of the lookups in another
 // order (see LOOKUP64), so the sums are put in that order once a call (SUMSPERMIN, SUMSPERMOUT), and each
 // block's 64 scale codes once a block: VPERMB puts the codes of the columns of register g in bytes
 // 16g..16g+15 of buf (blockVBMIScales), where the scales' decodings read them.

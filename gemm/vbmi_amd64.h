@@ -6,7 +6,7 @@
 // (sign: bytes 0x80), the bytes paired into words within each 128-bit lane (VPUNPCKLBW, VPUNPCKHBW: the
 // lane's bytes 0-7, and 8-15), the even words widened by a shift and the odd ones by a mask (hiw: words
 // 0xffff, high in each dword). z0-z3 take, in their lane L, the columns 16L + {0,2,4,6}, {1,3,5,7},
-// {8,10,12,14} and {9,11,13,15} (t0-t3 scratch). 11 instructions on the vector units.
+// {8,10,12,14} and {9,11,13,15} (t0-t3 scratch). 11 instructions, 9 of them on the vector units.
 #define LOOKUP64(lo0, lo1, hi0, hi1, sign, hiw, t0, t1, t2, t3, z0, z1, z2, z3) \
 	VMOVDQU64 (BX), t0; \
 	VMOVDQU64 (BX), t1; \
