@@ -64,9 +64,9 @@
 	MOVL $0x7fc00000, R8; \
 	VPBROADCASTD R8, Z28
 
-// E8M0 sets z to the exponents of the 16 scales at off(SI): c - bias as float32, NaN for 0xff.
-#define E8M0(off, z) \
-	VPMOVZXBD off(SI), z; \
+// E8M0 sets z to the exponents of the 16 scales at off(reg): c - bias as float32, NaN for 0xff.
+#define E8M0(reg, off, z) \
+	VPMOVZXBD off(reg), z; \
 	VPCMPEQD Z26, z, K1; \
 	VPSUBD Z27, z, z; \
 	VCVTDQ2PS z, z; \
@@ -106,23 +106,23 @@
 	VCVTPH2PS y, z; \
 	VMOVAPS Z28, K1, z
 
-// E4M3S sets z to the 16 f8e4m3fn scales at off(SI) times 2^-8 and the multiplier in Z29.
-#define E4M3S(off, z, y) \
-	E4M3N(SI, off, z, y); \
+// E4M3S sets z to the 16 f8e4m3fn scales at off(reg) times 2^-8 and the multiplier in Z29.
+#define E4M3S(reg, off, z, y) \
+	E4M3N(reg, off, z, y); \
 	VMULPS Z29, z, z
 
 // Per-block scaling keeps the current block's scale codes as dwords in Z16-Z19 (Z16-Z23 for 128
 // columns) and the bias of their exponents in Z27. PBSTART scales the sums in s by 2^(bias-c) for the
-// codes c of the block, PBNEXT by 2^(c-c') for those c' of the next block at off(SI), and PBEND by
-// 2^(c-bias) (Z25, Z28 scratch).
-#define PBSTART(off, c, s) \
-	VPMOVZXBD off(SI), c; \
+// codes c of the block (at off(reg)), PBNEXT by 2^(c-c') for those c' of the next block at off(reg), and
+// PBEND by 2^(c-bias) (Z25, Z28 scratch).
+#define PBSTART(reg, off, c, s) \
+	VPMOVZXBD off(reg), c; \
 	VPSUBD c, Z27, Z25; \
 	VCVTDQ2PS Z25, Z25; \
 	VSCALEFPS Z25, s, s
 
-#define PBNEXT(off, c, s) \
-	VPMOVZXBD off(SI), Z25; \
+#define PBNEXT(reg, off, c, s) \
+	VPMOVZXBD off(reg), Z25; \
 	VPSUBD Z25, c, Z28; \
 	VMOVDQA32 Z25, c; \
 	VCVTDQ2PS Z28, Z28; \
@@ -245,14 +245,14 @@ segment:
 	SEGMENT
 	TESTQ $1, R11
 	JNZ   e4m3
-	E8M0(0, Z16)
-	E8M0(16, Z17)
-	E8M0(32, Z18)
-	E8M0(48, Z19)
-	E8M0(64, Z20)
-	E8M0(80, Z21)
-	E8M0(96, Z22)
-	E8M0(112, Z23)
+	E8M0(SI, 0, Z16)
+	E8M0(SI, 16, Z17)
+	E8M0(SI, 32, Z18)
+	E8M0(SI, 48, Z19)
+	E8M0(SI, 64, Z20)
+	E8M0(SI, 80, Z21)
+	E8M0(SI, 96, Z22)
+	E8M0(SI, 112, Z23)
 	R1ROWS(e8m0rows, FP4ROW, APPLY8(VSCALEFPS), FMA8)
 	JMP next
 
@@ -275,27 +275,27 @@ next:
 perblock:
 	MOVL $127, R8
 	VPBROADCASTD R8, Z27
-	PBSTART(0, Z16, Z0)
-	PBSTART(16, Z17, Z1)
-	PBSTART(32, Z18, Z2)
-	PBSTART(48, Z19, Z3)
-	PBSTART(64, Z20, Z4)
-	PBSTART(80, Z21, Z5)
-	PBSTART(96, Z22, Z6)
-	PBSTART(112, Z23, Z7)
+	PBSTART(SI, 0, Z16, Z0)
+	PBSTART(SI, 16, Z17, Z1)
+	PBSTART(SI, 32, Z18, Z2)
+	PBSTART(SI, 48, Z19, Z3)
+	PBSTART(SI, 64, Z20, Z4)
+	PBSTART(SI, 80, Z21, Z5)
+	PBSTART(SI, 96, Z22, Z6)
+	PBSTART(SI, 112, Z23, Z7)
 
 pbsegment:
 	SEGMENT
 	R1ROWS(pbrows, FP4ROW, UNSCALED, FMA8)
 	NEXTBLOCK($128, pbdone)
-	PBNEXT(0, Z16, Z0)
-	PBNEXT(16, Z17, Z1)
-	PBNEXT(32, Z18, Z2)
-	PBNEXT(48, Z19, Z3)
-	PBNEXT(64, Z20, Z4)
-	PBNEXT(80, Z21, Z5)
-	PBNEXT(96, Z22, Z6)
-	PBNEXT(112, Z23, Z7)
+	PBNEXT(SI, 0, Z16, Z0)
+	PBNEXT(SI, 16, Z17, Z1)
+	PBNEXT(SI, 32, Z18, Z2)
+	PBNEXT(SI, 48, Z19, Z3)
+	PBNEXT(SI, 64, Z20, Z4)
+	PBNEXT(SI, 80, Z21, Z5)
+	PBNEXT(SI, 96, Z22, Z6)
+	PBNEXT(SI, 112, Z23, Z7)
 	JMP pbsegment
 
 pbdone:
@@ -350,18 +350,18 @@ perblock: \
 	setup; \
 	MOVL bias, R8; \
 	VPBROADCASTD R8, Z27; \
-	PBSTART(0, Z16, Z0); \
-	PBSTART(16, Z17, Z1); \
-	PBSTART(32, Z18, Z2); \
-	PBSTART(48, Z19, Z3); \
+	PBSTART(SI, 0, Z16, Z0); \
+	PBSTART(SI, 16, Z17, Z1); \
+	PBSTART(SI, 32, Z18, Z2); \
+	PBSTART(SI, 48, Z19, Z3); \
 pbsegment: \
 	SEGMENT; \
 	R1ROWS(pbrows, rows, UNSCALED, FMA4); \
 	NEXTBLOCK($64, pbdone); \
-	PBNEXT(0, Z16, Z0); \
-	PBNEXT(16, Z17, Z1); \
-	PBNEXT(32, Z18, Z2); \
-	PBNEXT(48, Z19, Z3); \
+	PBNEXT(SI, 0, Z16, Z0); \
+	PBNEXT(SI, 16, Z17, Z1); \
+	PBNEXT(SI, 32, Z18, Z2); \
+	PBNEXT(SI, 48, Z19, Z3); \
 	JMP pbsegment; \
 pbdone: \
 	PBEND(Z16, Z0); \
@@ -388,18 +388,18 @@ pbdone: \
 	VZEROUPPER; \
 	RET
 
-// SCALES4E8M0 and SCALES4E4M3 decode the scales of 64 columns into Z16-Z19.
-#define SCALES4E8M0 \
-	E8M0(0, Z16); \
-	E8M0(16, Z17); \
-	E8M0(32, Z18); \
-	E8M0(48, Z19)
+// SCALES4E8M0 and SCALES4E4M3 decode the scales of 64 columns at reg into Z16-Z19.
+#define SCALES4E8M0(reg) \
+	E8M0(reg, 0, Z16); \
+	E8M0(reg, 16, Z17); \
+	E8M0(reg, 32, Z18); \
+	E8M0(reg, 48, Z19)
 
-#define SCALES4E4M3 \
-	E4M3S(0, Z16, Y16); \
-	E4M3S(16, Z17, Y17); \
-	E4M3S(32, Z18, Y18); \
-	E4M3S(48, Z19, Y19)
+#define SCALES4E4M3(reg) \
+	E4M3S(reg, 0, Z16, Y16); \
+	E4M3S(reg, 16, Z17, Y17); \
+	E4M3S(reg, 32, Z18, Y18); \
+	E4M3S(reg, 48, Z19, Y19)
 
 // func blockE4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
 TEXT ·blockE4M3R1(SB), NOSPLIT, $0-88
@@ -419,7 +419,7 @@ segment:
 	TESTQ $1, R11
 	JNZ   e4m3
 	E8M0CONSTS($119)
-	SCALES4E8M0
+	SCALES4E8M0(SI)
 	E4M3CONSTS($0x3f800000)
 	TESTQ $4, R11
 	JNZ   e8m0finite
@@ -431,7 +431,7 @@ e8m0finite:
 
 e4m3:
 	E4M3CONSTS($0x47800000)
-	SCALES4E4M3
+	SCALES4E4M3(SI)
 	TESTQ $4, R11
 	JNZ   e4m3finite
 	R1ROWS(e4m3rows, E4M3ROWN, APPLY4(VMULPS), FMA4)
@@ -486,33 +486,6 @@ GLOBL blockVBMIScales<>(SB), RODATA|NOPTR, $64
 	VPERMB (SI), Z22, Z25; \
 	VMOVDQU64 Z25, (R13)
 
-// E8M0B is E8M0 reading the codes at off(R13).
-#define E8M0B(off, z) \
-	VPMOVZXBD off(R13), z; \
-	VPCMPEQD Z26, z, K1; \
-	VPSUBD Z27, z, z; \
-	VCVTDQ2PS z, z; \
-	VMOVAPS Z28, K1, z
-
-// E4M3SB is E4M3S reading the codes at off(R13).
-#define E4M3SB(off, z, y) \
-	E4M3N(R13, off, z, y); \
-	VMULPS Z29, z, z
-
-// PBSTARTB and PBNEXTB are PBSTART and PBNEXT reading the codes at off(R13).
-#define PBSTARTB(off, c, s) \
-	VPMOVZXBD off(R13), c; \
-	VPSUBD c, Z27, Z25; \
-	VCVTDQ2PS Z25, Z25; \
-	VSCALEFPS Z25, s, s
-
-#define PBNEXTB(off, c, s) \
-	VPMOVZXBD off(R13), Z25; \
-	VPSUBD Z25, c, Z28; \
-	VMOVDQA32 Z25, c; \
-	VCVTDQ2PS Z28, Z28; \
-	VSCALEFPS Z28, s, s
-
 // func blockF8R1VBMI(k, bk, first int, a *float32, b, s *byte, out *float32, tab *[256]byte, buf *float32, flags int, pf *byte)
 TEXT ·blockF8R1VBMI(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
@@ -537,19 +510,13 @@ segment:
 	TESTQ $1, R11
 	JNZ   e4m3
 	E8M0CONSTS($127)
-	E8M0B(0, Z16)
-	E8M0B(16, Z17)
-	E8M0B(32, Z18)
-	E8M0B(48, Z19)
+	SCALES4E8M0(R13)
 	R1ROWS(e8m0rows, VBMIROW, APPLY4(VSCALEFPS), FMA4)
 	JMP next
 
 e4m3:
 	E4M3CONSTS($0x43800000)
-	E4M3SB(0, Z16, Y16)
-	E4M3SB(16, Z17, Y17)
-	E4M3SB(32, Z18, Y18)
-	E4M3SB(48, Z19, Y19)
+	SCALES4E4M3(R13)
 	R1ROWS(e4m3rows, VBMIROW, APPLY4(VMULPS), FMA4)
 
 next:
@@ -560,20 +527,20 @@ perblock:
 	MOVL $127, R8
 	VPBROADCASTD R8, Z27
 	VBMISCALES
-	PBSTARTB(0, Z16, Z0)
-	PBSTARTB(16, Z17, Z1)
-	PBSTARTB(32, Z18, Z2)
-	PBSTARTB(48, Z19, Z3)
+	PBSTART(R13, 0, Z16, Z0)
+	PBSTART(R13, 16, Z17, Z1)
+	PBSTART(R13, 32, Z18, Z2)
+	PBSTART(R13, 48, Z19, Z3)
 
 pbsegment:
 	SEGMENT
 	R1ROWS(pbrows, VBMIROW, UNSCALED, FMA4)
 	NEXTBLOCK($64, pbdone)
 	VBMISCALES
-	PBNEXTB(0, Z16, Z0)
-	PBNEXTB(16, Z17, Z1)
-	PBNEXTB(32, Z18, Z2)
-	PBNEXTB(48, Z19, Z3)
+	PBNEXT(R13, 0, Z16, Z0)
+	PBNEXT(R13, 16, Z17, Z1)
+	PBNEXT(R13, 32, Z18, Z2)
+	PBNEXT(R13, 48, Z19, Z3)
 	JMP pbsegment
 
 pbdone:
@@ -618,13 +585,13 @@ segment:
 	TESTQ $1, R11
 	JNZ   e4m3
 	E8M0CONSTS($127)
-	SCALES4E8M0
+	SCALES4E8M0(SI)
 	R1ROWS(e8m0rows, E5M2ROW, APPLY4(VSCALEFPS), FMA4)
 	JMP next
 
 e4m3:
 	E4M3CONSTS($0x43800000)
-	SCALES4E4M3
+	SCALES4E4M3(SI)
 	R1ROWS(e4m3rows, E5M2ROW, APPLY4(VMULPS), FMA4)
 
 next:
@@ -702,13 +669,13 @@ segment:
 	TESTQ $1, R11
 	JNZ   e4m3
 	E8M0CONSTS($127)
-	SCALES4E8M0
+	SCALES4E8M0(SI)
 	DECROWS(e8m0rows, FP4ROW4, APPLY4(VSCALEFPS))
 	JMP next
 
 e4m3:
 	E4M3CONSTS($0x3f800000)
-	SCALES4E4M3
+	SCALES4E4M3(SI)
 	DECROWS(e4m3rows, FP4ROW4, APPLY4(VMULPS))
 
 next:
@@ -734,7 +701,7 @@ segment:
 	TESTQ $1, R11
 	JNZ   e4m3
 	E8M0CONSTS($119)
-	SCALES4E8M0
+	SCALES4E8M0(SI)
 	E4M3CONSTS($0x3f800000)
 	TESTQ $4, R11
 	JNZ   e8m0finite
@@ -746,7 +713,7 @@ e8m0finite:
 
 e4m3:
 	E4M3CONSTS($0x47800000)
-	SCALES4E4M3
+	SCALES4E4M3(SI)
 	TESTQ $4, R11
 	JNZ   e4m3finite
 	DECROWS(e4m3rows, E4M3ROWN, APPLY4(VMULPS))
@@ -777,13 +744,13 @@ segment:
 	TESTQ $1, R11
 	JNZ   e4m3
 	E8M0CONSTS($127)
-	SCALES4E8M0
+	SCALES4E8M0(SI)
 	DECROWS(e8m0rows, E5M2ROW, APPLY4(VSCALEFPS))
 	JMP next
 
 e4m3:
 	E4M3CONSTS($0x43800000)
-	SCALES4E4M3
+	SCALES4E4M3(SI)
 	DECROWS(e4m3rows, E5M2ROW, APPLY4(VMULPS))
 
 next:
