@@ -343,25 +343,29 @@ done:
 	E4M3N(BX, 48, Z11, Y11)
 
 // PB4 is per-block scaling of 64 columns, from the label perblock on: rows decodes a row into Z8-Z11
-// (with a constant in Z26 that setup loads), bias is that of the exponents of the E8M0 scales. It ends at
-// done.
-#define PB4(rows, setup, bias) \
+// (with a constant in Z26 that setup loads), bias is that of the exponents of the E8M0 scales; codes makes
+// each block's scale codes ready at reg (SAMECODES: they are read where they lie, at SI). It ends at done.
+#define SAMECODES
+
+#define PB4(rows, setup, bias, codes, reg) \
 perblock: \
 	setup; \
 	MOVL bias, R8; \
 	VPBROADCASTD R8, Z27; \
-	PBSTART(SI, 0, Z16, Z0); \
-	PBSTART(SI, 16, Z17, Z1); \
-	PBSTART(SI, 32, Z18, Z2); \
-	PBSTART(SI, 48, Z19, Z3); \
+	codes; \
+	PBSTART(reg, 0, Z16, Z0); \
+	PBSTART(reg, 16, Z17, Z1); \
+	PBSTART(reg, 32, Z18, Z2); \
+	PBSTART(reg, 48, Z19, Z3); \
 pbsegment: \
 	SEGMENT; \
 	R1ROWS(pbrows, rows, UNSCALED, FMA4); \
 	NEXTBLOCK($64, pbdone); \
-	PBNEXT(SI, 0, Z16, Z0); \
-	PBNEXT(SI, 16, Z17, Z1); \
-	PBNEXT(SI, 32, Z18, Z2); \
-	PBNEXT(SI, 48, Z19, Z3); \
+	codes; \
+	PBNEXT(reg, 0, Z16, Z0); \
+	PBNEXT(reg, 16, Z17, Z1); \
+	PBNEXT(reg, 32, Z18, Z2); \
+	PBNEXT(reg, 48, Z19, Z3); \
 	JMP pbsegment; \
 pbdone: \
 	PBEND(Z16, Z0); \
@@ -443,7 +447,7 @@ next:
 	NEXTBLOCK($64, done)
 	JMP segment
 
-	PB4(E4M3ROW, E4M3WORDS, $119)
+	PB4(E4M3ROW, E4M3WORDS, $119, SAMECODES, SI)
 
 done:
 	R1DONE
@@ -523,31 +527,7 @@ next:
 	NEXTBLOCK($64, done)
 	JMP segment
 
-perblock:
-	MOVL $127, R8
-	VPBROADCASTD R8, Z27
-	VBMISCALES
-	PBSTART(R13, 0, Z16, Z0)
-	PBSTART(R13, 16, Z17, Z1)
-	PBSTART(R13, 32, Z18, Z2)
-	PBSTART(R13, 48, Z19, Z3)
-
-pbsegment:
-	SEGMENT
-	R1ROWS(pbrows, VBMIROW, UNSCALED, FMA4)
-	NEXTBLOCK($64, pbdone)
-	VBMISCALES
-	PBNEXT(R13, 0, Z16, Z0)
-	PBNEXT(R13, 16, Z17, Z1)
-	PBNEXT(R13, 32, Z18, Z2)
-	PBNEXT(R13, 48, Z19, Z3)
-	JMP pbsegment
-
-pbdone:
-	PBEND(Z16, Z0)
-	PBEND(Z17, Z1)
-	PBEND(Z18, Z2)
-	PBEND(Z19, Z3)
+	PB4(VBMIROW, UNSCALED, $127, VBMISCALES, R13)
 
 done:
 	SUMSPERMOUT(0, Z0, Z1, Z2, Z3)
@@ -598,7 +578,7 @@ next:
 	NEXTBLOCK($64, done)
 	JMP segment
 
-	PB4(E5M2ROW, UNSCALED, $127)
+	PB4(E5M2ROW, UNSCALED, $127, SAMECODES, SI)
 
 done:
 	R1DONE
