@@ -374,6 +374,29 @@ pbdone: \
 	PBEND(Z19, Z3); \
 	JMP done
 
+// EXACT4 is the body of a kernel of 64 columns whose rows decodes into the exact values of the elements
+// (f8e5m2, and the lookups of blockF8R1VBMI), after R1START: segment by segment, each block's scales (made
+// ready at reg by codes, as PB4's) decoded and applied to each element (E8M0: VSCALEFPS by 2^(c-127);
+// f8e4m3fn: times their values), or per-block scaling (PB4). It ends at done.
+#define EXACT4(rows, codes, reg) \
+segment: \
+	SEGMENT; \
+	codes; \
+	TESTQ $1, R11; \
+	JNZ   e4m3; \
+	E8M0CONSTS($127); \
+	SCALES4E8M0(reg); \
+	R1ROWS(e8m0rows, rows, APPLY4(VSCALEFPS), FMA4); \
+	JMP next; \
+e4m3: \
+	E4M3CONSTS($0x43800000); \
+	SCALES4E4M3(reg); \
+	R1ROWS(e4m3rows, rows, APPLY4(VMULPS), FMA4); \
+next: \
+	NEXTBLOCK($64, done); \
+	JMP segment; \
+	PB4(rows, UNSCALED, $127, codes, reg)
+
 // R1START loads the sums Z0-Z3 of a kernel of 64 columns, and jumps to perblock for per-block scaling.
 #define R1START \
 	VMOVUPS 0(DI), Z0; \
@@ -508,26 +531,7 @@ TEXT ·blockF8R1VBMI(SB), NOSPLIT, $0-88
 	TESTQ $2, R11
 	JNZ   perblock
 
-segment:
-	SEGMENT
-	VBMISCALES
-	TESTQ $1, R11
-	JNZ   e4m3
-	E8M0CONSTS($127)
-	SCALES4E8M0(R13)
-	R1ROWS(e8m0rows, VBMIROW, APPLY4(VSCALEFPS), FMA4)
-	JMP next
-
-e4m3:
-	E4M3CONSTS($0x43800000)
-	SCALES4E4M3(R13)
-	R1ROWS(e4m3rows, VBMIROW, APPLY4(VMULPS), FMA4)
-
-next:
-	NEXTBLOCK($64, done)
-	JMP segment
-
-	PB4(VBMIROW, UNSCALED, $127, VBMISCALES, R13)
+	EXACT4(VBMIROW, VBMISCALES, R13)
 
 done:
 	SUMSPERMOUT(0, Z0, Z1, Z2, Z3)
@@ -560,25 +564,7 @@ TEXT ·blockE5M2R1(SB), NOSPLIT, $0-88
 	MOVQ pf+80(FP), DX
 	R1START
 
-segment:
-	SEGMENT
-	TESTQ $1, R11
-	JNZ   e4m3
-	E8M0CONSTS($127)
-	SCALES4E8M0(SI)
-	R1ROWS(e8m0rows, E5M2ROW, APPLY4(VSCALEFPS), FMA4)
-	JMP next
-
-e4m3:
-	E4M3CONSTS($0x43800000)
-	SCALES4E4M3(SI)
-	R1ROWS(e4m3rows, E5M2ROW, APPLY4(VMULPS), FMA4)
-
-next:
-	NEXTBLOCK($64, done)
-	JMP segment
-
-	PB4(E5M2ROW, UNSCALED, $127, SAMECODES, SI)
+	EXACT4(E5M2ROW, SAMECODES, SI)
 
 done:
 	R1DONE
