@@ -75,11 +75,13 @@
 // and 1.3 to 3 times as fast as a transposed one; PlanWeights says when that pays for a weight multiplied
 // again and again (the interpreter keeps such weights packed for a run).
 //
-// With AVX-512 VBMI, f8e4m3fn is decoded 64 elements at a time by byte lookups for 1 and 4 rows: every
-// f8e4m3fn value is a bfloat16, and two VPERMI2B among 128 bytes give the low and the high byte of the
-// bfloat16 of each code's magnitude (the sign or'ed in), which unpacking within 128-bit lanes widens to
-// float32: exact, the NaN code included, in 13 instructions per 64 elements with the multiply-adds. The
-// sums are kept in the order the unpacking leaves the columns and put in order as C is stored. These
+// With AVX-512 VBMI, f8e4m3fn and f8e5m2 are decoded 64 elements at a time by byte lookups for 1 and 4
+// rows: every value of either is a bfloat16, and two VPERMI2B among 128 bytes (a table made from package
+// dtype's decoding) give the low and the high byte of the bfloat16 of each code's magnitude (the sign
+// or'ed in), which unpacking within 128-bit lanes widens to float32: exact, NaN codes included, in 13
+// operations on the vector units per 64 elements with the multiply-adds (30 for f8e4m3fn through half
+// precision with its NaN check, 20 for f8e5m2). The sums are kept in the order the unpacking leaves the
+// columns and put in order as C is stored. These
 // kernels also prefetch the panel they multiply next (packed weights are read a page of each panel in
 // turn, which the hardware's prefetchers do not fetch before it is read); on the Xeon of the README they
 // run one row by a 4096 x 4096 packed f8e4m3fn B about twice as fast as the half-precision decoding.
@@ -101,8 +103,8 @@
 // in panels of 64 bytes a row (128 columns of f4e2m1fn, two to a byte; 64 of f8e4m3fn or f8e5m2) with
 // their scales beside them, and streamed by MatMulBlockScaled, each element and scale read once: for one
 // row of A, decoded in registers (f4e2m1fn by VPERMPS on its 16 values with AVX-512, by VPSHUFB on the
-// bytes of their bfloat16 forms with AVX2; the FP8 formats through binary16, f8e4m3fn by the lookups
-// above where the CPU has AVX-512 VBMI: block-avx512vbmi)
+// bytes of their bfloat16 forms with AVX2; the FP8 formats through binary16, or by the lookups above where
+// the CPU has AVX-512 VBMI: block-avx512vbmi)
 // and multiplied by the scale (VSCALEFPS for E8M0 scales) or, with E8M0 scales, left unscaled while the
 // sums are scaled at the ends of each block, where that provably gives the same bits; for more rows,
 // decoded a block at a time into L1 and multiplied by 4 or 16 rows from there (block-avx512, block-avx2,
