@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 
 	"octet/blockscale"
 	"octet/dtype"
@@ -142,47 +143,65 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 	}
 	w.sMin, w.sMax = math.MaxInt, math.MinInt
 	info := blockScaledElems[f.Elem]
-	var row [128]byte // the elements of one row of a panel, one a byte
-	for p := 0; p < panels; p++ {
-		j0 := p * w.panel
-		cols := min(w.panel, n-j0)
-		dst := w.data[p*k*64 : (p+1)*k*64]
-		if b.Trans {
-			blockScaledTranspose(dst, b.Data[j0*b.Stride:], b.Stride, k, cols, w.panel == 128)
-		} else {
-			clear(row[:])
-			for r := 0; r < k; r++ {
-				copy(row[:cols], b.Data[r*b.Stride+j0:])
-				blockScaledRow(dst[r*64:(r+1)*64], &row, w.panel == 128)
-			}
-		}
-		sc := w.scales[p*nb*w.panel : (p+1)*nb*w.panel]
-		for r := 0; r < nb; r++ {
-			srow := sc[r*w.panel : (r+1)*w.panel]
-			for j := range srow {
-				if j >= cols {
-					srow[j] = one
-					continue
+	set := current().streams
+	w.finite = true
+	var mu sync.Mutex
+	// The panels are laid out apart, shared among the goroutines; each notes what it saw of the
+	// elements and scales, and the notes are merged.
+	parallelRange(Threads(), panels, func(p0, p1 int) {
+		var row [128]byte // the elements of one row of a panel, one a byte
+		var tr *blockScaledTransposer
+		finite, scalesFinite := true, true
+		sMin, sMax := math.MaxInt, math.MinInt
+		for p := p0; p < p1; p++ {
+			j0 := p * w.panel
+			cols := min(w.panel, n-j0)
+			dst := w.data[p*k*64 : (p+1)*k*64]
+			if b.Trans {
+				if tr == nil {
+					tr = new(blockScaledTransposer)
 				}
-				c, si := (j0+j)/bn, 0
-				if b.Trans {
-					si = c*b.ScaleStride + r
-				} else {
-					si = r*b.ScaleStride + c
-				}
-				s := b.Scales[si]
-				srow[j] = s
-				if s&scaleNaN == scaleNaN {
-					w.scalesFinite = false
-				}
-				if f.Scale == dtype.F8E8M0FNU {
-					e := int(s) - 127 - info.offset
-					w.sMin, w.sMax = min(w.sMin, e), max(w.sMax, e)
+				tr.panel(set, dst, b.Data, j0*b.Stride, b.Stride, k, cols, w.panel == 128)
+			} else {
+				clear(row[:])
+				for r := 0; r < k; r++ {
+					copy(row[:cols], b.Data[r*b.Stride+j0:])
+					blockScaledRow(dst[r*64:(r+1)*64], &row, w.panel == 128)
 				}
 			}
+			finite = finite && !blockScaledHasNaN(f.Elem, dst)
+			sc := w.scales[p*nb*w.panel : (p+1)*nb*w.panel]
+			for r := 0; r < nb; r++ {
+				srow := sc[r*w.panel : (r+1)*w.panel]
+				for j := range srow {
+					if j >= cols {
+						srow[j] = one
+						continue
+					}
+					c, si := (j0+j)/bn, 0
+					if b.Trans {
+						si = c*b.ScaleStride + r
+					} else {
+						si = r*b.ScaleStride + c
+					}
+					s := b.Scales[si]
+					srow[j] = s
+					if s&scaleNaN == scaleNaN {
+						scalesFinite = false
+					}
+					if f.Scale == dtype.F8E8M0FNU {
+						e := int(s) - 127 - info.offset
+						sMin, sMax = min(sMin, e), max(sMax, e)
+					}
+				}
+			}
 		}
-	}
-	w.finite = !blockScaledHasNaN(f.Elem, w.data)
+		mu.Lock()
+		w.finite = w.finite && finite
+		w.scalesFinite = w.scalesFinite && scalesFinite
+		w.sMin, w.sMax = min(w.sMin, sMin), max(w.sMax, sMax)
+		mu.Unlock()
+	})
 	// The sums are scaled by 2^e and 2^-e as float32 values, which must be normal (which also rules out
 	// the NaN scale, 0xff).
 	w.perBlock = f.Scale == dtype.F8E8M0FNU && w.finite && w.scalesFinite && w.sMin >= -126 && w.sMax <= 126
@@ -191,38 +210,105 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 
 // blockScaledRow lays out one row of a panel: the elements in src (one a byte, zero past the matrix's last
 // column) into the 64 bytes of dst, as they are or, for 4-bit elements, two to a byte (column 16p+i is
-// nibble p of the little-endian dword i, bytes 4i to 4i+3).
+// nibble p of the little-endian dword i, bytes 4i to 4i+3): byte q of dword i is src[32q+i]'s code with
+// src[32q+16+i]'s above it. Eight dwords at a time, in 64-bit words: the four bytes q of dwords i..i+7,
+// then those bytes interleaved (spread8, spread16).
 func blockScaledRow(dst []byte, src *[128]byte, four bool) {
 	if !four {
 		copy(dst[:64], src[:64])
 		return
 	}
 	dst = dst[:64]
-	for i := 0; i < 16; i++ {
-		for q := 0; q < 4; q++ {
-			dst[4*i+q] = src[32*q+i]&0xf | src[32*q+16+i]<<4
+	const low = 0x0f0f0f0f0f0f0f0f
+	for h := 0; h < 2; h++ {
+		var v [4]uint64 // v[q] byte j: byte q of dword 8h+j
+		for q := range v {
+			a := binary.LittleEndian.Uint64(src[32*q+8*h:])
+			b := binary.LittleEndian.Uint64(src[32*q+16+8*h:])
+			v[q] = a&low | (b&low)<<4
 		}
+		// Words of bytes q = 0, 1 (and 2, 3) of dwords 8h..8h+3 (lo) and 8h+4..8h+7 (hi).
+		w01lo := spread8(uint32(v[0])) | spread8(uint32(v[1]))<<8
+		w01hi := spread8(uint32(v[0]>>32)) | spread8(uint32(v[1]>>32))<<8
+		w23lo := spread8(uint32(v[2])) | spread8(uint32(v[3]))<<8
+		w23hi := spread8(uint32(v[2]>>32)) | spread8(uint32(v[3]>>32))<<8
+		out := dst[32*h:]
+		binary.LittleEndian.PutUint64(out[0:], spread16(uint32(w01lo))|spread16(uint32(w23lo))<<16)
+		binary.LittleEndian.PutUint64(out[8:], spread16(uint32(w01lo>>32))|spread16(uint32(w23lo>>32))<<16)
+		binary.LittleEndian.PutUint64(out[16:], spread16(uint32(w01hi))|spread16(uint32(w23hi))<<16)
+		binary.LittleEndian.PutUint64(out[24:], spread16(uint32(w01hi>>32))|spread16(uint32(w23hi>>32))<<16)
 	}
 }
 
-// blockScaledTranspose lays out k rows of the cols columns of a panel of a transposed B, whose column j is
-// src[j*stride:j*stride+k], into dst (k rows of 64 bytes), 64 rows at a time so that what it reads and
-// writes stays in L1.
-func blockScaledTranspose(dst, src []byte, stride, k, cols int, four bool) {
-	var rows [64][128]byte
-	for r0 := 0; r0 < k; r0 += 64 {
-		nr := min(64, k-r0)
-		for j := 0; j < cols; j++ {
-			col := src[j*stride+r0 : j*stride+r0+nr]
-			for r, e := range col {
-				rows[r][j] = e
+// spread8 moves byte j of x to byte 2j of the result, the others zero.
+func spread8(x uint32) uint64 {
+	t := uint64(x)
+	t = (t | t<<16) & 0x0000ffff0000ffff
+	return (t | t<<8) & 0x00ff00ff00ff00ff
+}
+
+// spread16 moves the 16-bit half j of x to the 16-bit quarter 2j of the result, the others zero.
+func spread16(x uint32) uint64 {
+	t := uint64(x)
+	return (t | t<<16) & 0x0000ffff0000ffff
+}
+
+// A blockScaledTransposer lays out the panels of a transposed B (whose column j is a row of its data)
+// with the byte transposer of the streaming kernels where there is one, a block of k at a time: 64
+// columns straight into the panel for FP8, two groups of 64 into tmp for f4e2m1fn, whose rows are then
+// packed two elements to a byte.
+type blockScaledTransposer struct {
+	rows [streamPanel]*byte
+	tmp  [2][streamBlock * streamPanel]byte
+	row  [128]byte
+}
+
+// panel lays out the k rows of the cols columns of a panel whose first column begins at data[off], the
+// next ones stride bytes apart, into dst (k rows of 64 bytes).
+func (t *blockScaledTransposer) panel(set *streamSet, dst, data []byte, off, stride, k, cols int, four bool) {
+	var tp panelTransposer
+	if set != nil {
+		tp = set.transpose[1]
+	}
+	groups := 1
+	if four {
+		groups = 2
+	}
+	for kb := 0; kb < k; kb += streamBlock {
+		kn := min(streamBlock, k-kb)
+		for g := range groups {
+			out := dst[kb*64 : (kb+kn)*64]
+			if four {
+				out = t.tmp[g][:kn*64]
+			}
+			for r := range streamPanel {
+				j := 64*g + r
+				if j >= cols {
+					t.rows[r] = &zeroRow[0]
+					continue
+				}
+				// The whole block of the column is in data: checked here, read by the assembly.
+				t.rows[r] = &data[off+j*stride+kb : off+j*stride+kb+kn][0]
+			}
+			done := 0
+			if tp != nil {
+				done = tp(&out[0], &t.rows, kn)
+			}
+			for q := done; q < kn; q++ {
+				for r, p := range t.rows {
+					out[q*64+r] = *(*byte)(unsafe.Add(unsafe.Pointer(p), q))
+				}
 			}
 		}
-		for r := 0; r < nr; r++ {
-			clear(rows[r][cols:])
-			blockScaledRow(dst[(r0+r)*64:(r0+r+1)*64], &rows[r], four)
+		if four {
+			for q := 0; q < kn; q++ {
+				copy(t.row[:64], t.tmp[0][q*64:])
+				copy(t.row[64:], t.tmp[1][q*64:])
+				blockScaledRow(dst[(kb+q)*64:(kb+q+1)*64], &t.row, true)
+			}
 		}
 	}
+	clear(t.rows[:])
 }
 
 // blockScaledHasNaN reports whether codes (of 8-bit elements) hold a NaN or an infinity: f8e4m3fn's 0x7f

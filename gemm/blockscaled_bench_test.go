@@ -64,3 +64,46 @@ func BenchmarkBlockScaled(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPack measures laying out a 4096 x 4096 weight stored N x K (as PyTorch and the block-scaled
+// GEMMs of JAX keep weights) and K x N: PackWeights of f8e4m3fn and PackBlockScaled of MXFP4 and MXFP8,
+// in bytes of the weight's codes read per second.
+func BenchmarkPack(b *testing.B) {
+	const n, k = 4096, 4096
+	rng := rand.New(rand.NewPCG(3, 3))
+	codes := make([]byte, n*k)
+	for i := range codes {
+		codes[i] = byte(rng.IntN(0x7f)) // finite f8e4m3fn codes, and 4-bit ones in their low nibble
+	}
+	scales := make([]byte, n*k/32)
+	for i := range scales {
+		scales[i] = byte(120 + rng.IntN(8))
+	}
+	for _, trans := range []bool{true, false} {
+		b.Run(fmt.Sprintf("f8e4m3fn/trans=%v", trans), func(b *testing.B) {
+			for b.Loop() {
+				PackWeights(Typed{Type: dtype.F8E4M3FN, Data: codes, Rows: k, Cols: n, Stride: k, Trans: trans}, nil)
+			}
+			b.SetBytes(n * k)
+		})
+		for _, f := range []blockscale.Format{blockscale.MXFP4, blockscale.MXFP8E4M3} {
+			b.Run(fmt.Sprintf("%s/trans=%v", f.Name, trans), func(b *testing.B) {
+				elems := codes
+				if f.Elem == dtype.F4E2M1FN {
+					elems = make([]byte, len(codes))
+					for i, c := range codes {
+						elems[i] = c & 0xf
+					}
+				}
+				bs := BlockScaled{Format: f, Data: elems, Rows: k, Cols: n, Stride: k, Scales: scales, ScaleStride: k / 32, Trans: trans}
+				if !trans {
+					bs.Stride, bs.ScaleStride = n, n
+				}
+				for b.Loop() {
+					PackBlockScaled(bs)
+				}
+				b.SetBytes(n * k)
+			})
+		}
+	}
+}

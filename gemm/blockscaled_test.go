@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -355,6 +356,28 @@ func TestBlockScaledNoAllocations(t *testing.T) {
 		MatMulBlockScaled(c, a, w, 1, 0)
 		if n := testing.AllocsPerRun(20, func() { MatMulBlockScaled(c, a, w, 1, 0) }); n != 0 {
 			t.Errorf("%d rows: %v allocations per product", m, n)
+		}
+	}
+}
+
+// TestBlockScaledRow packs rows of random 4-bit codes two to a byte as the kernels read them: column
+// 16p+i of the panel is nibble p of the little-endian dword i.
+func TestBlockScaledRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(97, 98))
+	for range 100 {
+		var src [128]byte
+		for j := range src {
+			src[j] = byte(rng.IntN(16))
+		}
+		dst := make([]byte, 64)
+		blockScaledRow(dst, &src, true)
+		for i := range 16 {
+			d := binary.LittleEndian.Uint32(dst[4*i:])
+			for p := range 8 {
+				if got := byte(d>>(4*p)) & 0xf; got != src[16*p+i] {
+					t.Fatalf("column %d: nibble %d of dword %d is %#x, want %#x", 16*p+i, p, i, got, src[16*p+i])
+				}
+			}
 		}
 	}
 }

@@ -173,9 +173,15 @@ type task struct {
 	p0, p1 int
 	// A block-scaled task runs panels [p0, p1) of a product with block-scaled weights.
 	blockScaled *blockScaledCall
+	// A task of parallelRange runs fn(p0, p1).
+	fn func(lo, hi int)
 }
 
 func (t *task) run() {
+	if t.fn != nil {
+		t.fn(t.p0, t.p1)
+		return
+	}
 	if t.blockScaled != nil {
 		t.blockScaled.panels(t.p0, t.p1)
 		return
@@ -294,6 +300,21 @@ func runJob(j *job, t int) {
 	clear(j.groups)
 	j.groups = j.groups[:0]
 	jobs.Put(j)
+}
+
+// parallelRange runs fn over [0, n) cut into at most t ranges of about the same length, on the workers,
+// and returns when all are done.
+func parallelRange(t, n int, fn func(lo, hi int)) {
+	parts := min(t, n)
+	if parts <= 1 {
+		fn(0, n)
+		return
+	}
+	j := jobs.Get().(*job)
+	for i := range parts {
+		j.tasks = append(j.tasks, task{fn: fn, p0: i * n / parts, p1: (i + 1) * n / parts})
+	}
+	runJob(j, t)
 }
 
 // Below this many multiply-adds a product runs on one goroutine: handing work to another costs a few

@@ -344,18 +344,21 @@ func PackWeights(b Typed, scale []float32) *Weights {
 	size := v.size
 	panels := (b.Cols + streamPanel - 1) / streamPanel
 	w.data = make([]byte, panels*b.Rows*streamPanel*size)
-	// Each panel laid out in place, a transposed B by the transposers of the streaming kernels.
+	// Each panel laid out in place, a transposed B by the transposers of the streaming kernels, the panels
+	// shared among the goroutines.
 	set := current().streams
 	if set == nil {
 		set = streamsGo
 	}
 	src := sourceOf(&v, nil)
 	n := b.Rows * streamPanel * size
-	rows := new([streamPanel]*byte)
-	for p := 0; p < panels; p++ {
-		dst := w.data[p*n : (p+1)*n]
-		src.layout(set, p, &dst, rows)
-	}
+	parallelRange(Threads(), panels, func(p0, p1 int) {
+		rows := new([streamPanel]*byte)
+		for p := p0; p < p1; p++ {
+			dst := w.data[p*n : (p+1)*n]
+			src.layout(set, p, &dst, rows)
+		}
+	})
 	w.src = streamSource{typ: w.typ, size: size, k: w.rows, n: w.cols, data: w.data, packed: true, scale: w.scale}
 	return w
 }
