@@ -83,9 +83,9 @@
 // fresh memory costs a page fault per page. A weight that dots multiply by again and again (an argument
 // or constant read by a dot in every iteration of a while) is packed once for the life of the run where
 // package gemm streams it faster packed (gemm.PlanWeights: an FP8, s8 or bf16 weight stored N x K, by up
-// to 64 rows), at its second use; so is the block-scaled rhs (MXFP4, NVFP4, MXFP8, elements and scales
+// to 64 rows), at its second use; the block-scaled rhs (MXFP4, NVFP4, MXFP8, elements and scales
 // arguments or constants) of a block-scaled GEMM of at most 16 rows, which the block-scaled kernels read
-// only packed (gemm.PackBlockScaled): packed for each product until its second use, then kept. The
+// only packed (gemm.PackBlockScaled), is packed for its first product and kept from then on. The
 // results are the same bits. Options.Profile records the time, FLOPs and bytes of every instruction
 // (octet run --profile).
 //

@@ -27,8 +27,8 @@ import (
 // block-scaled kernels multiply (streamBlockScaled) is kept the same way: each batch of it packed by
 // gemm.PackBlockScaled, for its elements and its scales, both from arguments or constants kept (scales
 // in cuDNN's swizzled layout by the swizzled buffer), in the format, shape and layout the product reads
-// them in. Those kernels read only packed weights, so every product packs its rhs; from the second use
-// on, the packed form is kept where there is room, and every later product takes it as it is.
+// them in. Those kernels read only packed weights, so every product packs its rhs: the packed form is kept
+// from the first use where there is room, and every later product takes it as it is.
 
 // packedWeightsBound returns the most memory a run of m may keep for weights: the packed B of every dot
 // whose product gemm.PlanWeights would have packed, the packed rhs of every block-scaled product that
@@ -158,8 +158,7 @@ type weightCache struct {
 	constants map[*hlo.Instruction]Value
 	uses      map[weightKey]int
 	packed    map[weightKey]*gemm.Weights
-	// blockUses and blockPacked are the same for block-scaled weights.
-	blockUses   map[blockScaledKey]int
+	// blockPacked is packed for block-scaled weights.
 	blockPacked map[blockScaledKey]*gemm.BlockScaledWeights
 }
 
@@ -190,7 +189,7 @@ type blockScaledKey struct {
 func newWeightCache(args []Value, room int64) *weightCache {
 	w := &weightCache{room: room, sources: map[*byte]*tensor.Tensor{}, constants: map[*hlo.Instruction]Value{},
 		uses: map[weightKey]int{}, packed: map[weightKey]*gemm.Weights{},
-		blockUses: map[blockScaledKey]int{}, blockPacked: map[blockScaledKey]*gemm.BlockScaledWeights{}}
+		blockPacked: map[blockScaledKey]*gemm.BlockScaledWeights{}}
 	var add func(v Value)
 	add = func(v Value) {
 		switch v.Kind {
@@ -275,7 +274,9 @@ func (w *weightCache) weights(m int, a, b gemm.Typed) *gemm.Weights {
 
 // blockScaled returns b, batch dataOff/scaleOff of the block-scaled rhs o, packed by gemm.PackBlockScaled:
 // the run's packed form where it has one; else packed anew, and kept when b's elements and scales come
-// from buffers weights come from, this is their second use or more, and there is room.
+// from buffers weights come from and there is room. (Unlike a dot's B, which its first product streams
+// where it lies, a block-scaled rhs is packed for every product: keeping it from its first use costs no
+// packing, only memory within the budget.)
 func (w *weightCache) blockScaled(b gemm.BlockScaled, o scaledOperand, dataOff, scaleOff int) *gemm.BlockScaledWeights {
 	if w == nil {
 		return packBlockScaled(b)
@@ -287,7 +288,7 @@ func (w *weightCache) blockScaled(b gemm.BlockScaled, o scaledOperand, dataOff, 
 	if p, ok := w.blockPacked[key]; ok {
 		return p
 	}
-	if w.blockUses[key]++; w.blockUses[key] < 2 || !w.fits(gemm.BlockScaledPackedBytes(b.Format, b.Rows, b.Cols)) {
+	if !w.fits(gemm.BlockScaledPackedBytes(b.Format, b.Rows, b.Cols)) {
 		return packBlockScaled(b)
 	}
 	p := packBlockScaled(b)

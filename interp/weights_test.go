@@ -401,8 +401,9 @@ func blockLoopCases(t *testing.T) []blockLoopCase {
 }
 
 // TestBlockScaledWeightsPackedOnce runs decode loops of 8 iterations over the same block-scaled weights:
-// each weight is packed for its first product (the block-scaled kernels read only packed weights) and
-// again at its second use, kept, and not again (8 packings each before the run kept them), and the results
+// each weight is packed for its first product (the block-scaled kernels read only packed weights), kept,
+// and not packed again (8 packings each before the run kept them, 2 while it kept them from their second
+// use), and the results
 // are those of the unpacked evaluation (every rhs decoded to float32 and run by the blocked kernel) bit for
 // bit.
 func TestBlockScaledWeightsPackedOnce(t *testing.T) {
@@ -414,7 +415,7 @@ func TestBlockScaledWeightsPackedOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := 2 * tc.weights; *packs != want {
+			if want := tc.weights; *packs != want {
 				t.Errorf("%d packings of %d weights in 8 iterations, want %d", *packs, tc.weights, want)
 			}
 			before := *packs
@@ -437,7 +438,7 @@ func TestBlockScaledWeightsPackedOnce(t *testing.T) {
 
 // TestBlockScaledWeightsBudget checks that the packed block-scaled weights are counted in the memory
 // budget: the estimate names the memory they take packed (gemm.BlockScaledPackedBytes, for each batch),
-// and with just that room beyond the program's own estimate each weight is kept from its second use, with
+// and with just that room beyond the program's own estimate each weight is kept from its first use, with
 // a byte less the last one to come does not fit and is packed for every product (and the results are the
 // same).
 func TestBlockScaledWeightsBudget(t *testing.T) {
@@ -458,13 +459,13 @@ func TestBlockScaledWeightsBudget(t *testing.T) {
 				t.Errorf("the estimate's packed weights take %d bytes, want %d", est.PackedWeights, want)
 			}
 			need := est.Bytes + est.PackedWeights
-			checkBudgets(t, m, tc.args, est.Bytes, countBlockPacks, [2]budgetRun{{need, 2 * tc.weights}, {need - 1, 2*(tc.weights-1) + 8}})
+			checkBudgets(t, m, tc.args, est.Bytes, countBlockPacks, [2]budgetRun{{need, tc.weights}, {need - 1, tc.weights - 1 + 8}})
 		})
 	}
 }
 
 // BenchmarkBlockScaledDecodeLoop runs an 8-iteration decode loop of one row over a 4096 x 4096
-// block-scaled weight, its packed form kept from its second use ("kept") and, with a byte less room than
+// block-scaled weight, its packed form kept from its first use ("kept") and, with a byte less room than
 // it needs, packed for every product ("repacked").
 func BenchmarkBlockScaledDecodeLoop(b *testing.B) {
 	const rows, k = 1, 4096
