@@ -255,7 +255,11 @@ func (e *evaluator) streamBlockScaled(p *dotPlan, d dotDims, a *tensor.Tensor, r
 			b.Stride = k
 		}
 		at.Data = a.Data[i*aSize : (i+1)*aSize]
-		w := e.weights.blockScaled(b, rhs, i*k*n, so)
+		var comp *hlo.Computation
+		if e.current != nil {
+			comp = e.current.Parent
+		}
+		w := e.weights.blockScaled(b, rhs, i*k*n, so, comp)
 		gemm.MatMulBlockScaled(gemm.Matrix{Data: c[i*m*n : (i+1)*m*n], Rows: m, Cols: n, Stride: n}, at, w, 1, 0)
 	}
 	return true

@@ -85,7 +85,8 @@
 // package gemm streams it faster packed (gemm.PlanWeights: an FP8, s8 or bf16 weight stored N x K, by up
 // to 64 rows), at its second use; the block-scaled rhs (MXFP4, NVFP4, MXFP8, elements and scales
 // arguments or constants) of a block-scaled GEMM of at most 16 rows, which the block-scaled kernels read
-// only packed (gemm.PackBlockScaled), is packed for its first product and kept from then on. The
+// only packed (gemm.PackBlockScaled), is kept from its first product in a loop (where a dot's B is
+// streamed, a block-scaled rhs is packed for every product anyway) and from its second elsewhere. The
 // results are the same bits. Options.Profile records the time, FLOPs and bytes of every instruction
 // (octet run --profile).
 //

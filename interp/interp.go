@@ -69,6 +69,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 	}
 	e := &evaluator{mod: m, opts: opts, gemm: opts.MatMuler, comps: map[*hlo.Computation]*compiled{},
 		threads: threadsFor(opts), buffers: newBuffers(m, opts), weights: newWeightCache(args, room)}
+	e.weights.loops = loopComputations(m)
 	if e.gemm == nil {
 		e.gemm = defaultMatMuler{}
 	}

@@ -28,7 +28,36 @@ import (
 // gemm.PackBlockScaled, for its elements and its scales, both from arguments or constants kept (scales
 // in cuDNN's swizzled layout by the swizzled buffer), in the format, shape and layout the product reads
 // them in. Those kernels read only packed weights, so every product packs its rhs: the packed form is kept
-// from the first use where there is room, and every later product takes it as it is.
+// where there is room, from the first use in a loop (the body or condition of a while, and what they call)
+// and from the second elsewhere, and every later product takes it as it is.
+
+// loopComputations returns the computations of m that may run more than once in a run: the body and
+// condition of every while, and every computation those call.
+func loopComputations(m *hlo.Module) map[*hlo.Computation]bool {
+	loops := map[*hlo.Computation]bool{}
+	var mark func(c *hlo.Computation)
+	mark = func(c *hlo.Computation) {
+		if c == nil || loops[c] {
+			return
+		}
+		loops[c] = true
+		for _, in := range c.Instructions {
+			for _, called := range in.Called() {
+				mark(called)
+			}
+		}
+	}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode == hlo.OpWhile {
+				for _, called := range in.Called() {
+					mark(called)
+				}
+			}
+		}
+	}
+	return loops
+}
 
 // packedWeightsBound returns the most memory a run of m may keep for weights: the packed B of every dot
 // whose product gemm.PlanWeights would have packed, the packed rhs of every block-scaled product that
@@ -158,8 +187,12 @@ type weightCache struct {
 	constants map[*hlo.Instruction]Value
 	uses      map[weightKey]int
 	packed    map[weightKey]*gemm.Weights
-	// blockPacked is packed for block-scaled weights.
+	// blockUses and blockPacked are the same for block-scaled weights.
+	blockUses   map[blockScaledKey]int
 	blockPacked map[blockScaledKey]*gemm.BlockScaledWeights
+	// loops are the computations that may run again and again: the body and condition of every while,
+	// and what they call.
+	loops map[*hlo.Computation]bool
 }
 
 // A weightKey is a weight as one dot reads it: the buffer, and the K x N matrix the dot's B is.
@@ -189,7 +222,7 @@ type blockScaledKey struct {
 func newWeightCache(args []Value, room int64) *weightCache {
 	w := &weightCache{room: room, sources: map[*byte]*tensor.Tensor{}, constants: map[*hlo.Instruction]Value{},
 		uses: map[weightKey]int{}, packed: map[weightKey]*gemm.Weights{},
-		blockPacked: map[blockScaledKey]*gemm.BlockScaledWeights{}}
+		blockUses: map[blockScaledKey]int{}, blockPacked: map[blockScaledKey]*gemm.BlockScaledWeights{}}
 	var add func(v Value)
 	add = func(v Value) {
 		switch v.Kind {
@@ -272,12 +305,12 @@ func (w *weightCache) weights(m int, a, b gemm.Typed) *gemm.Weights {
 	return p
 }
 
-// blockScaled returns b, batch dataOff/scaleOff of the block-scaled rhs o, packed by gemm.PackBlockScaled:
-// the run's packed form where it has one; else packed anew, and kept when b's elements and scales come
-// from buffers weights come from and there is room. (Unlike a dot's B, which its first product streams
-// where it lies, a block-scaled rhs is packed for every product: keeping it from its first use costs no
-// packing, only memory within the budget.)
-func (w *weightCache) blockScaled(b gemm.BlockScaled, o scaledOperand, dataOff, scaleOff int) *gemm.BlockScaledWeights {
+// blockScaled returns b, batch dataOff/scaleOff of the block-scaled rhs o, packed by gemm.PackBlockScaled
+// for a product of computation c: the run's packed form where it has one; else packed anew, and kept when
+// b's elements and scales come from buffers weights come from, there is room, and the product may run
+// again (c is in a loop: kept from the first use, whose packing every product of a block-scaled rhs pays
+// anyway) or this is the weight's second use.
+func (w *weightCache) blockScaled(b gemm.BlockScaled, o scaledOperand, dataOff, scaleOff int, c *hlo.Computation) *gemm.BlockScaledWeights {
 	if w == nil {
 		return packBlockScaled(b)
 	}
@@ -288,7 +321,7 @@ func (w *weightCache) blockScaled(b gemm.BlockScaled, o scaledOperand, dataOff, 
 	if p, ok := w.blockPacked[key]; ok {
 		return p
 	}
-	if !w.fits(gemm.BlockScaledPackedBytes(b.Format, b.Rows, b.Cols)) {
+	if w.blockUses[key]++; w.blockUses[key] < 2 && !w.loops[c] || !w.fits(gemm.BlockScaledPackedBytes(b.Format, b.Rows, b.Cols)) {
 		return packBlockScaled(b)
 	}
 	p := packBlockScaled(b)

@@ -496,3 +496,47 @@ func BenchmarkBlockScaledDecodeLoop(b *testing.B) {
 		}
 	}
 }
+
+// TestBlockScaledWeightsOutsideLoops: a block-scaled rhs read by products outside any loop is kept from
+// its second use, as a dot's B is, so that a weight read once holds no packed copy: three products of
+// the same weight pack it twice (the first product's packing is not kept), one product once, and the
+// results are those of the loop-free evaluation without the kernels.
+func TestBlockScaledWeightsOutsideLoops(t *testing.T) {
+	const k = 64
+	rng := rand.New(rand.NewPCG(99, 100))
+	f := blockscale.MXFP4
+	w, ws := blockWeight(rng, f, k, k)
+	x := tensor.New(dtype.F32, []int64{1, k})
+	for i, v := 0, tensor.View[float32](x); i < len(v); i++ {
+		v[i] = float32(rng.Float64()*2 - 1)
+	}
+	for _, c := range []struct {
+		products, packs int
+	}{{1, 1}, {3, 2}} {
+		var body strings.Builder
+		prev := "x"
+		for i := range c.products {
+			fmt.Fprintf(&body, "  d%d = f32[1,%d] scaled-dot(%s, w, f32[] constant(1), ws), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n", i, k, prev)
+			prev = fmt.Sprintf("d%d", i)
+		}
+		src := fmt.Sprintf("HloModule m\nENTRY e {\n  x = f32[1,%d] parameter(0)\n  w = %s parameter(1)\n  ws = %s parameter(2)\n%s  ROOT r = f32[1,%d] copy(%s)\n}\n",
+			k, shapeText(f.Elem, k, k), shapeText(f.Scale, k, k/int64(f.BlockSize)), body.String(), k, prev)
+		m := parseModule(t, src)
+		args := []Value{ArrayValue(x), ArrayValue(w), ArrayValue(ws)}
+		packs := countBlockPacks(t)
+		got, err := Run(m, args, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *packs != c.packs {
+			t.Errorf("%d products of one weight outside loops: %d packings, want %d", c.products, *packs, c.packs)
+		}
+		want, err := Run(m, args, Options{MatMuler: f32MatMuler{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, first := sameBits(got.Array, want.Array); n > 0 {
+			t.Errorf("%d products: %d elements differ from the unpacked evaluation's, the first %s", c.products, n, first)
+		}
+	}
+}
