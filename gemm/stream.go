@@ -44,7 +44,7 @@ type streamFunc func(k int, a *float32, b *byte, bstride int, out *float32)
 type streamQuickFunc func(k int, a *float32, b *byte, bstride int, out *float32) bool
 
 // A streamPFFunc is an exact direct kernel that also prefetches k rows at pf, bstride bytes apart (the
-// f8e4m3fn kernels of stream_avx512_vbmi_amd64.s).
+// f8e4m3fn and f8e5m2 kernels of stream_avx512_vbmi_amd64.s, through vbmiStream).
 type streamPFFunc func(k int, a *float32, b *byte, bstride int, out *float32, pf *byte)
 
 // A streamDecodeFunc writes k rows of groups (1 or 4) blocks of 16 elements of B, bstride bytes apart, to
