@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sync"
-	"unsafe"
 
 	"octet/blockscale"
 	"octet/dtype"
@@ -144,6 +143,9 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 	w.sMin, w.sMax = math.MaxInt, math.MinInt
 	info := blockScaledElems[f.Elem]
 	set := current().streams
+	if set == nil {
+		set = streamsGo
+	}
 	w.finite = true
 	var mu sync.Mutex
 	// The panels are laid out apart, shared among the goroutines; each notes what it saw of the
@@ -159,9 +161,9 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 			dst := w.data[p*k*64 : (p+1)*k*64]
 			if b.Trans {
 				if tr == nil {
-					tr = new(blockScaledTransposer)
+					tr = &blockScaledTransposer{src: streamSource{typ: f.Elem, size: 1, k: k, n: n, data: b.Data, trans: true, stride: b.Stride}}
 				}
-				tr.panel(set, dst, b.Data, j0*b.Stride, b.Stride, k, cols, w.panel == 128)
+				tr.panel(set, dst, p, w.panel == 128)
 			} else {
 				clear(row[:])
 				for r := 0; r < k; r++ {
@@ -253,62 +255,36 @@ func spread16(x uint32) uint64 {
 	return (t | t<<16) & 0x0000ffff0000ffff
 }
 
-// A blockScaledTransposer lays out the panels of a transposed B (whose column j is a row of its data)
-// with the byte transposer of the streaming kernels where there is one, a block of k at a time: 64
-// columns straight into the panel for FP8, two groups of 64 into tmp for f4e2m1fn, whose rows are then
+// A blockScaledTransposer lays out the panels of a transposed B (whose column j is a row of its data, src)
+// with the transposition of the streaming kernels (streamSource.transposePanel), a block of k at a time:
+// 64 columns straight into an FP8 panel, two groups of 64 into tmp for f4e2m1fn, whose rows are then
 // packed two elements to a byte.
 type blockScaledTransposer struct {
+	src  streamSource
 	rows [streamPanel]*byte
 	tmp  [2][streamBlock * streamPanel]byte
 	row  [128]byte
 }
 
-// panel lays out the k rows of the cols columns of a panel whose first column begins at data[off], the
-// next ones stride bytes apart, into dst (k rows of 64 bytes).
-func (t *blockScaledTransposer) panel(set *streamSet, dst, data []byte, off, stride, k, cols int, four bool) {
-	var tp panelTransposer
-	if set != nil {
-		tp = set.transpose[1]
-	}
-	groups := 1
-	if four {
-		groups = 2
-	}
+// panel lays out the k rows of block-scaled panel p (of 64 columns for FP8, of 128 for f4e2m1fn) into
+// dst (k rows of 64 bytes).
+func (t *blockScaledTransposer) panel(set *streamSet, dst []byte, p int, four bool) {
+	k := t.src.k
 	for kb := 0; kb < k; kb += streamBlock {
 		kn := min(streamBlock, k-kb)
-		for g := range groups {
-			out := dst[kb*64 : (kb+kn)*64]
-			if four {
-				out = t.tmp[g][:kn*64]
-			}
-			for r := range streamPanel {
-				j := 64*g + r
-				if j >= cols {
-					t.rows[r] = &zeroRow[0]
-					continue
-				}
-				// The whole block of the column is in data: checked here, read by the assembly.
-				t.rows[r] = &data[off+j*stride+kb : off+j*stride+kb+kn][0]
-			}
-			done := 0
-			if tp != nil {
-				done = tp(&out[0], &t.rows, kn)
-			}
-			for q := done; q < kn; q++ {
-				for r, p := range t.rows {
-					out[q*64+r] = *(*byte)(unsafe.Add(unsafe.Pointer(p), q))
-				}
-			}
+		if !four {
+			t.src.transposePanel(set, dst[kb*64:], p, kb, kn, &t.rows)
+			continue
 		}
-		if four {
-			for q := 0; q < kn; q++ {
-				copy(t.row[:64], t.tmp[0][q*64:])
-				copy(t.row[64:], t.tmp[1][q*64:])
-				blockScaledRow(dst[(kb+q)*64:(kb+q+1)*64], &t.row, true)
-			}
+		// The two groups of 64 columns are panels 2p and 2p+1 of 64.
+		t.src.transposePanel(set, t.tmp[0][:], 2*p, kb, kn, &t.rows)
+		t.src.transposePanel(set, t.tmp[1][:], 2*p+1, kb, kn, &t.rows)
+		for q := 0; q < kn; q++ {
+			copy(t.row[:64], t.tmp[0][q*64:])
+			copy(t.row[64:], t.tmp[1][q*64:])
+			blockScaledRow(dst[(kb+q)*64:(kb+q+1)*64], &t.row, true)
 		}
 	}
-	clear(t.rows[:])
 }
 
 // blockScaledHasNaN reports whether codes (of 8-bit elements) hold a NaN or an infinity: f8e4m3fn's 0x7f

@@ -32,7 +32,7 @@ var zeroRow [streamBlock * 4]byte
 func (s *streamSource) transposePanel(set *streamSet, dst []byte, p, kb, kn int, rows *[streamPanel]*byte) {
 	size := s.size
 	j0 := p * streamPanel
-	cols := min(streamPanel, s.n-j0)
+	cols := max(min(streamPanel, s.n-j0), 0) // a panel past the last column is all zeros
 	dst = dst[:kn*streamPanel*size]
 	if kn*size > len(zeroRow) {
 		panic("gemm: a block of k longer than the zero row")
