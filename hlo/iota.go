@@ -12,7 +12,7 @@ const maxIotaDevices = 1 << 40
 // written, names each dimension of the reshape once. These are the conditions under which XLA's
 // IotaTileAssignment is an array of the numbers 0..n-1 at all.
 func (l *IotaList) Problem() string {
-	n, msg := iotaCount(l.ReshapeDims, "reshape")
+	n, msg := iotaCount(l.ReshapeDims, "reshape ")
 	if msg != "" {
 		return msg
 	}
@@ -40,15 +40,16 @@ func (l *IotaList) Problem() string {
 	return ""
 }
 
-// iotaCount multiplies dims, each of which must be at least one, up to maxIotaDevices.
+// iotaCount multiplies dims, each of which must be at least one, up to maxIotaDevices; what names them
+// in its message ("reshape ", or "").
 func iotaCount(dims []int64, what string) (int64, string) {
 	if len(dims) == 0 {
-		return 0, fmt.Sprintf("has no %sdimensions", spaced(what))
+		return 0, fmt.Sprintf("has no %sdimensions", what)
 	}
 	n := int64(1)
 	for _, d := range dims {
 		if d < 1 {
-			return 0, fmt.Sprintf("has a %sdimension of %d in [%s]", spaced(what), d, JoinInts(dims))
+			return 0, fmt.Sprintf("has a %sdimension of %d in [%s]", what, d, JoinInts(dims))
 		}
 		if d > maxIotaDevices || n > maxIotaDevices/d {
 			return 0, fmt.Sprintf("lists more devices than any machine has ([%s])", JoinInts(dims))
@@ -56,13 +57,6 @@ func iotaCount(dims []int64, what string) (int64, string) {
 		n *= d
 	}
 	return n, ""
-}
-
-func spaced(s string) string {
-	if s == "" {
-		return ""
-	}
-	return s + " "
 }
 
 // Devices returns the device numbers l lists, in order: 0..n-1 laid out in ReshapeDims (row-major),

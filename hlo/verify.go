@@ -445,7 +445,7 @@ func tiledError(s *Sharding, shape Shape) string {
 	}
 	switch {
 	case s.DevicesIota != nil:
-		n, msg := iotaCount(s.DevicesIota.ReshapeDims, "reshape")
+		n, msg := iotaCount(s.DevicesIota.ReshapeDims, "reshape ")
 		if msg == "" && n != tiles {
 			return fmt.Sprintf("has %d tiles (devices=[%s]) but an iota list of %d devices", tiles, JoinInts(s.TileDims), n)
 		}
