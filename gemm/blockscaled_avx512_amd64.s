@@ -133,6 +133,25 @@
 	VCVTDQ2PS Z25, Z25; \
 	VSCALEFPS Z25, s, s
 
+// PBSTARTS, PBNEXTS and PBENDS do so for the four runs of 16 columns from off: codes c0-c3, sums s0-s3.
+#define PBSTARTS(reg, off, c0, c1, c2, c3, s0, s1, s2, s3) \
+	PBSTART(reg, off, c0, s0); \
+	PBSTART(reg, off+16, c1, s1); \
+	PBSTART(reg, off+32, c2, s2); \
+	PBSTART(reg, off+48, c3, s3)
+
+#define PBNEXTS(reg, off, c0, c1, c2, c3, s0, s1, s2, s3) \
+	PBNEXT(reg, off, c0, s0); \
+	PBNEXT(reg, off+16, c1, s1); \
+	PBNEXT(reg, off+32, c2, s2); \
+	PBNEXT(reg, off+48, c3, s3)
+
+#define PBENDS(c0, c1, c2, c3, s0, s1, s2, s3) \
+	PBEND(c0, s0); \
+	PBEND(c1, s1); \
+	PBEND(c2, s2); \
+	PBEND(c3, s3)
+
 // SCALES8E4M3 decodes the f8e4m3fn scales of 128 columns into Z16-Z23 with dec (E4M3, or E4M3N for NaN).
 #define SCALES8E4M3(dec) \
 	dec(SI, 0, Z16, Y16); \
@@ -275,38 +294,20 @@ next:
 perblock:
 	MOVL $127, R8
 	VPBROADCASTD R8, Z27
-	PBSTART(SI, 0, Z16, Z0)
-	PBSTART(SI, 16, Z17, Z1)
-	PBSTART(SI, 32, Z18, Z2)
-	PBSTART(SI, 48, Z19, Z3)
-	PBSTART(SI, 64, Z20, Z4)
-	PBSTART(SI, 80, Z21, Z5)
-	PBSTART(SI, 96, Z22, Z6)
-	PBSTART(SI, 112, Z23, Z7)
+	PBSTARTS(SI, 0, Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3)
+	PBSTARTS(SI, 64, Z20, Z21, Z22, Z23, Z4, Z5, Z6, Z7)
 
 pbsegment:
 	SEGMENT
 	R1ROWS(pbrows, FP4ROW, UNSCALED, FMA8)
 	NEXTBLOCK($128, pbdone)
-	PBNEXT(SI, 0, Z16, Z0)
-	PBNEXT(SI, 16, Z17, Z1)
-	PBNEXT(SI, 32, Z18, Z2)
-	PBNEXT(SI, 48, Z19, Z3)
-	PBNEXT(SI, 64, Z20, Z4)
-	PBNEXT(SI, 80, Z21, Z5)
-	PBNEXT(SI, 96, Z22, Z6)
-	PBNEXT(SI, 112, Z23, Z7)
+	PBNEXTS(SI, 0, Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3)
+	PBNEXTS(SI, 64, Z20, Z21, Z22, Z23, Z4, Z5, Z6, Z7)
 	JMP pbsegment
 
 pbdone:
-	PBEND(Z16, Z0)
-	PBEND(Z17, Z1)
-	PBEND(Z18, Z2)
-	PBEND(Z19, Z3)
-	PBEND(Z20, Z4)
-	PBEND(Z21, Z5)
-	PBEND(Z22, Z6)
-	PBEND(Z23, Z7)
+	PBENDS(Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3)
+	PBENDS(Z20, Z21, Z22, Z23, Z4, Z5, Z6, Z7)
 
 done:
 	VMOVUPS Z0, 0(DI)
@@ -353,25 +354,16 @@ perblock: \
 	MOVL bias, R8; \
 	VPBROADCASTD R8, Z27; \
 	codes; \
-	PBSTART(reg, 0, Z16, Z0); \
-	PBSTART(reg, 16, Z17, Z1); \
-	PBSTART(reg, 32, Z18, Z2); \
-	PBSTART(reg, 48, Z19, Z3); \
+	PBSTARTS(reg, 0, Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3); \
 pbsegment: \
 	SEGMENT; \
 	R1ROWS(pbrows, rows, UNSCALED, FMA4); \
 	NEXTBLOCK($64, pbdone); \
 	codes; \
-	PBNEXT(reg, 0, Z16, Z0); \
-	PBNEXT(reg, 16, Z17, Z1); \
-	PBNEXT(reg, 32, Z18, Z2); \
-	PBNEXT(reg, 48, Z19, Z3); \
+	PBNEXTS(reg, 0, Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3); \
 	JMP pbsegment; \
 pbdone: \
-	PBEND(Z16, Z0); \
-	PBEND(Z17, Z1); \
-	PBEND(Z18, Z2); \
-	PBEND(Z19, Z3); \
+	PBENDS(Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3); \
 	JMP done
 
 // EXACT4 is the body of a kernel of 64 columns whose rows decodes into the exact values of the elements
