@@ -28,11 +28,12 @@ import (
 // gemm.PackBlockScaled, for its elements and its scales, both from arguments or constants kept (scales
 // in cuDNN's swizzled layout by the swizzled buffer), in the format, shape and layout the product reads
 // them in. Those kernels read only packed weights, so every product packs its rhs: the packed form is kept
-// where there is room, from the first use in a loop (the body or condition of a while, and what they call)
-// and from the second elsewhere, and every later product takes it as it is.
+// where there is room, from the first use in a loop (the body or condition of a while, the function of a
+// scan, and what they call) and from the second elsewhere, and every later product takes it as it is.
 
 // loopComputations returns the computations of m that may run more than once in a run: the body and
-// condition of every while, and every computation those call.
+// condition of every while, the function of every scan (run once per position), and every computation
+// those call.
 func loopComputations(m *hlo.Module) map[*hlo.Computation]bool {
 	loops := map[*hlo.Computation]bool{}
 	var mark func(c *hlo.Computation)
@@ -49,7 +50,7 @@ func loopComputations(m *hlo.Module) map[*hlo.Computation]bool {
 	}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if in.Opcode == hlo.OpWhile {
+			if in.Opcode == hlo.OpWhile || in.Opcode == hlo.OpScan {
 				for _, called := range in.Called() {
 					mark(called)
 				}

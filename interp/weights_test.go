@@ -497,6 +497,54 @@ func BenchmarkBlockScaledDecodeLoop(b *testing.B) {
 	}
 }
 
+// TestBlockScaledWeightsInScans runs a scan whose function multiplies by a block-scaled weight it carries
+// through: the function runs once per position, as a while's body runs once per iteration, so the weight
+// is packed at its first product and kept for the others.
+func TestBlockScaledWeightsInScans(t *testing.T) {
+	const k, steps = 64, 3
+	rng := rand.New(rand.NewPCG(101, 102))
+	f := blockscale.MXFP4
+	w, ws := blockWeight(rng, f, k, k)
+	x := tensor.New(dtype.F32, []int64{steps, 1, k})
+	for i, v := 0, tensor.View[float32](x); i < len(v); i++ {
+		v[i] = float32(rng.Float64()*2 - 1)
+	}
+	wt, st := shapeText(f.Elem, k, k), shapeText(f.Scale, k, k/int64(f.BlockSize))
+	src := fmt.Sprintf(`HloModule m
+step {
+  x = f32[1,%[1]d] parameter(0)
+  w = %[2]s parameter(1)
+  ws = %[3]s parameter(2)
+  d = f32[1,%[1]d] scaled-dot(x, w, f32[] constant(1), ws), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  ROOT r = (f32[1,%[1]d], %[2]s, %[3]s) tuple(d, w, ws)
+}
+ENTRY e {
+  xs = f32[%[4]d,1,%[1]d] parameter(0)
+  w = %[2]s parameter(1)
+  ws = %[3]s parameter(2)
+  s = (f32[%[4]d,1,%[1]d], %[2]s, %[3]s) scan(xs, w, ws), dimensions={0}, num_carries=2, to_apply=step
+  ROOT r = f32[%[4]d,1,%[1]d] get-tuple-element(s), index=0
+}
+`, k, wt, st, steps)
+	m := parseModule(t, src)
+	args := []Value{ArrayValue(x), ArrayValue(w), ArrayValue(ws)}
+	packs := countBlockPacks(t)
+	got, err := Run(m, args, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *packs != 1 {
+		t.Errorf("%d positions of a scan multiplying by one weight: %d packings, want 1", steps, *packs)
+	}
+	want, err := Run(m, args, Options{MatMuler: f32MatMuler{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, first := sameBits(got.Array, want.Array); n > 0 {
+		t.Errorf("%d elements differ from the unpacked evaluation's, the first %s", n, first)
+	}
+}
+
 // TestBlockScaledWeightsOutsideLoops: a block-scaled rhs read by products outside any loop is kept from
 // its second use, as a dot's B is, so that a weight read once holds no packed copy: three products of
 // the same weight pack it twice (the first product's packing is not kept), one product once, and the
