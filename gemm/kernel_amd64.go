@@ -70,7 +70,7 @@ var (
 		"streamBF16R16", "streamF8E4M3FNR1Fast", "streamF8E4M3FNR4Fast", "streamF8E4M3FNR16Fast"},
 		vex | fAVX2 | evex | fAVX512BW | fAVX512VL}
 	// The f8e4m3fn kernels by byte lookups: VBMI (VPERMI2B), BW (bytes unpacked in zmm registers).
-	asmStreamVBMI = &asmSet{"stream-avx512vbmi", []string{"streamF8R1VBMI", "streamF8R4VBMI"},
+	asmStreamVBMI = &asmSet{"stream-avx512vbmi", []string{"streamF8R1VBMI", "streamF8R4VBMI", "decodeF8VBMI"},
 		vex | evex | fAVX512BW | fAVX512VBMI}
 	asmStream2 = &asmSet{"stream-avx2", []string{
 		"stream2F8E4M3FNR1", "stream2F8E4M3FNR4", "stream2F8E4M3FNR8", "stream2F8E5M2R1", "stream2F8E5M2R4",
@@ -299,7 +299,7 @@ func newKernels(f feature, l1 int) []*Kernel {
 	streams512 = streams2 // a CPU with AVX-512F but not BW and VL streams in AVX2
 	if f.has(asmStream512.needs | asmTranspose512.needs) {
 		streams512 = streamsAVX512
-		if f.has(asmStreamVBMI.needs) {
+		if f.has(asmStreamVBMI.needs | asmBlock512.needs) { // its 16 rows multiply by blockMulR16
 			streams512 = streamsAVX512VBMI
 		}
 	}

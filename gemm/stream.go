@@ -122,12 +122,19 @@ type directStream struct {
 // (of sk's tile) further on.
 func sumBases(sk streamKernel) (base [streamPanel]int) {
 	rows, cols := sk.tile()
-	d, _ := sk.(*directStream)
+	var sums *[streamPanel]uint8
+	switch sk := sk.(type) {
+	case *directStream:
+		sums = sk.sums
+	case *bufferedStream:
+		sums = sk.sums
+	}
 	for j := range base {
-		base[j] = j/cols*rows*cols + j%cols
-		if d != nil && d.sums != nil {
-			base[j] = int(d.sums[j])
+		at := j // the position of column j among the panel's: the block of cols it is in, and where there
+		if sums != nil {
+			at = int(sums[j])
 		}
+		base[j] = at/cols*rows*cols + at%cols
 	}
 	return base
 }
@@ -163,6 +170,14 @@ type bufferedStream struct {
 	// the f8e4m3fn decoding through half precision its multiplication by 2^8: the products,
 	// (a*2^8)*(b*2^-8) = a*b exactly, are the same. Where A cannot be scaled exactly, plain runs.
 	plain, scaled blockDecoding
+	// pf, where not nil, decodes whole panels (4 groups, packed ones included) in place of the others, and
+	// fetches the same rows of the panel at next ahead, for the next call: a packed panel's block of k
+	// is a few pages away from the one before, which the prefetchers would fetch only as it is decoded.
+	pf func(k int, b *byte, bstride int, dst *float32, next *byte)
+	// sums, where not nil, says which column of the panel each position of the buffer holds: position
+	// 16g+i, column i of block g, holds the column j with sums[j] = 16g+i (the order of the byte lookups,
+	// vbmiSums). The sums come out in that order too.
+	sums *[streamPanel]uint8
 }
 
 // A blockDecoding is one way for a bufferedStream to decode B quickly.
@@ -188,6 +203,16 @@ func (s *bufferedStream) panel(k int, a, as *float32, b *byte, bstride, size int
 	// A packed panel is decoded 16 columns at a time, which stay in L1 while all the rows use them; the
 	// rows of a row-major B, each in a page of its own, are decoded whole, so that each page is visited
 	// once.
+	if s.pf != nil {
+		if next == nil {
+			next = b
+		}
+		s.pf(k, b, bstride, &buf[0], next)
+		for g := 0; g < 4; g++ {
+			s.mul(k, a, &buf[g*streamBlock16*16], &out[16*g*rows], m)
+		}
+		return
+	}
 	groups := 1
 	if bstride != streamPanel*size {
 		groups = streamPanel / 16

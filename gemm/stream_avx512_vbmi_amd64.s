@@ -93,3 +93,32 @@ loop4:
 	SUMSOUT16
 	VZEROUPPER
 	RET
+
+// decodeF8VBMI writes the values of k rows of a panel of 64 columns (at b, bstride bytes apart) to the
+// four blocks of a bufferedStream's buffer at dst (streamBlock16 rows of 16 float32 values each, 8192
+// bytes apart), block g taking the columns of the lookups' register g (vbmiSums), and prefetches as many
+// rows at pf.
+//
+// func decodeF8VBMI(k int, b *byte, bstride int, dst *float32, tab *[256]byte, pf *byte)
+TEXT ·decodeF8VBMI(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ b+8(FP), BX
+	MOVQ bstride+16(FP), DX
+	MOVQ dst+24(FP), DI
+	MOVQ tab+32(FP), R10
+	MOVQ pf+40(FP), R9
+	TABLES
+dec:
+	PREFETCHT0 (R9)
+	DECODE64(Z0, Z1, Z2, Z3)
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 8192(DI)
+	VMOVUPS Z2, 16384(DI)
+	VMOVUPS Z3, 24576(DI)
+	ADDQ $64, DI
+	ADDQ DX, BX
+	ADDQ DX, R9
+	DECQ CX
+	JNZ  dec
+	VZEROUPPER
+	RET
