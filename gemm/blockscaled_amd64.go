@@ -22,6 +22,12 @@ func blockE4M3R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *fl
 //go:noescape
 func blockF8R1VBMI(k, bk, first int, a *float32, b, s *byte, out *float32, tab *[256]byte, buf *float32, flags int, pf *byte)
 
+// blockDecodeF8VBMI is blockDecodeE4M3 and blockDecodeE5M2 by the byte lookups of blockF8R1VBMI, the
+// columns of each strip in the lookups' order (vbmiSums).
+//
+//go:noescape
+func blockDecodeF8VBMI(k, bk, first int, b, s *byte, dst *float32, tab *[256]byte, buf *float32, flags int, pf *byte)
+
 //go:noescape
 func blockE5M2R1(k, bk, first int, a *float32, b, s *byte, out *float32, tab *float32, buf *float32, flags int, pf *byte)
 
@@ -78,23 +84,29 @@ var asmBlock2 = &asmSet{"block-avx2", []string{"block2FP4R1", "block2E4M3R1", "b
 
 // asmBlockVBMI is blockF8R1VBMI: AVX-512 F, BW (bytes unpacked in zmm registers), VL (the scales'
 // words in ymm registers 16-31) and VBMI (VPERMB, VPERMI2B).
-var asmBlockVBMI = &asmSet{"block-avx512vbmi", []string{"blockF8R1VBMI"}, vex | evex | fAVX512BW | fAVX512VL | fAVX512VBMI}
+var asmBlockVBMI = &asmSet{"block-avx512vbmi", []string{"blockF8R1VBMI", "blockDecodeF8VBMI"}, vex | evex | fAVX512BW | fAVX512VL | fAVX512VBMI}
 
 func init() {
 	asmSets = append(asmSets, asmBlock512, asmBlockVBMI, asmBlock2)
 	s := *blockScaledAVX512
 	s.name = "block-avx512vbmi"
 	s.direct = maps.Clone(s.direct)
+	s.decoders = maps.Clone(s.decoders)
+	s.decodeSums = map[dtype.Type]*[streamPanel]uint8{}
 	for t, tab := range map[dtype.Type]*[256]byte{dtype.F8E4M3FN: bf16TableE4M3FN, dtype.F8E5M2: bf16TableE5M2} {
 		s.direct[t] = func(k, bk, first int, a *float32, b, sc *byte, out *float32, _ *float32, buf *float32, flags int, pf *byte) {
 			blockF8R1VBMI(k, bk, first, a, b, sc, out, tab, buf, flags, pf)
 		}
+		s.decoders[t] = func(k, bk, first int, b, sc *byte, dst *float32, _ *float32, buf *float32, flags int, pf *byte) {
+			blockDecodeF8VBMI(k, bk, first, b, sc, dst, tab, buf, flags, pf)
+		}
+		s.decodeSums[t] = &vbmiSums
 	}
 	blockScaledAVX512VBMI = &s
 }
 
-// blockScaledAVX512VBMI is blockScaledAVX512 with blockF8R1VBMI for one row of FP8 elements, beside the streaming kernels of
-// stream-avx512vbmi.
+// blockScaledAVX512VBMI is blockScaledAVX512 with blockF8R1VBMI for one row of FP8 elements and
+// blockDecodeF8VBMI for more, beside the streaming kernels of stream-avx512vbmi.
 var blockScaledAVX512VBMI *blockScaledSet
 
 var blockScaledAVX512 = &blockScaledSet{

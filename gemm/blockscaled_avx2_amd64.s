@@ -662,7 +662,7 @@ TEXT ·block2E5M2R1(SB), NOSPLIT, $0-88
 	R1BODY(ROW16(E5M2V16, VSCALE), ROW16(E5M2V16, NOSCALE), E8M0ALL, E4M3ALL(C2P8), E4M3ALLF(C2P8), POWALL(C127), $64, YSUMSIN(0), YSUMSOUT(0))
 
 // The decoders: as blockDecodeTYPE (blockscaled_avx512_amd64.s), the block's scales in buf. Each decoded
-// vector of 8 goes to its strip (DI, 8192 bytes apart) and half.
+// vector of 8 goes to its strip (DI, 4096 bytes apart) and half.
 #define STORE8(y, off) \
 	VMOVUPS y, off(DI)
 
@@ -676,22 +676,22 @@ TEXT ·block2E5M2R1(SB), NOSPLIT, $0-88
 	STORE8(Y12, 32); \
 	FP4V(Y9, 4, Y12); \
 	VSCALE(64, Y12); \
-	STORE8(Y12, 8192); \
+	STORE8(Y12, 4096); \
 	FP4V(Y10, 4, Y12); \
 	VSCALE(96, Y12); \
-	STORE8(Y12, 8224); \
+	STORE8(Y12, 4128); \
 	FP4V(Y9, 8, Y12); \
 	VSCALE(128, Y12); \
-	STORE8(Y12, 16384); \
+	STORE8(Y12, 8192); \
 	FP4V(Y10, 8, Y12); \
 	VSCALE(160, Y12); \
-	STORE8(Y12, 16416); \
+	STORE8(Y12, 8224); \
 	FP4V(Y9, 12, Y12); \
 	VSCALE(192, Y12); \
-	STORE8(Y12, 24576); \
+	STORE8(Y12, 12288); \
 	FP4V(Y10, 12, Y12); \
 	VSCALE(224, Y12); \
-	STORE8(Y12, 24608)
+	STORE8(Y12, 12320)
 
 #define DEC8ROW(dec) \
 	dec(0, Y12); \
@@ -702,22 +702,22 @@ TEXT ·block2E5M2R1(SB), NOSPLIT, $0-88
 	STORE8(Y12, 32); \
 	dec(16, Y12); \
 	VSCALE(64, Y12); \
-	STORE8(Y12, 8192); \
+	STORE8(Y12, 4096); \
 	dec(24, Y12); \
 	VSCALE(96, Y12); \
-	STORE8(Y12, 8224); \
+	STORE8(Y12, 4128); \
 	dec(32, Y12); \
 	VSCALE(128, Y12); \
-	STORE8(Y12, 16384); \
+	STORE8(Y12, 8192); \
 	dec(40, Y12); \
 	VSCALE(160, Y12); \
-	STORE8(Y12, 16416); \
+	STORE8(Y12, 8224); \
 	dec(48, Y12); \
 	VSCALE(192, Y12); \
-	STORE8(Y12, 24576); \
+	STORE8(Y12, 12288); \
 	dec(56, Y12); \
 	VSCALE(224, Y12); \
-	STORE8(Y12, 24608)
+	STORE8(Y12, 12320)
 
 // DEC16ROW is DEC8ROW with a decoder of 16 codes.
 #define DEC16ROW(dec) \
@@ -728,19 +728,19 @@ TEXT ·block2E5M2R1(SB), NOSPLIT, $0-88
 	STORE8(Y11, 32); \
 	dec(16, Y12, X12, Y11, X11); \
 	VSCALE(64, Y12); \
-	STORE8(Y12, 8192); \
+	STORE8(Y12, 4096); \
 	VSCALE(96, Y11); \
-	STORE8(Y11, 8224); \
+	STORE8(Y11, 4128); \
 	dec(32, Y12, X12, Y11, X11); \
 	VSCALE(128, Y12); \
-	STORE8(Y12, 16384); \
+	STORE8(Y12, 8192); \
 	VSCALE(160, Y11); \
-	STORE8(Y11, 16416); \
+	STORE8(Y11, 8224); \
 	dec(48, Y12, X12, Y11, X11); \
 	VSCALE(192, Y12); \
-	STORE8(Y12, 24576); \
+	STORE8(Y12, 12288); \
 	VSCALE(224, Y11); \
-	STORE8(Y11, 24608)
+	STORE8(Y11, 12320)
 
 // DECROWS is the loop over the R12 rows of a segment of a decoder.
 #define DECROWS(label, row) \

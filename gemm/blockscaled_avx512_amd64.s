@@ -562,7 +562,7 @@ done:
 	R1DONE
 
 // The decoders: the values of k rows of 64 columns (of f4e2m1fn, half of a row's 128), each element
-// times its scale rounded once, as four strips of 16 columns at dst, 8192 bytes apart (blockScaledChunk
+// times its scale rounded once, as four strips of 16 columns at dst, 4096 bytes apart (blockScaledChunk
 // rows of 16 float32 values), row after row. The scales are at s, one row of them per block (the panel's
 // width apart), the first block ending after first rows.
 //
@@ -578,9 +578,9 @@ label: \
 	decode; \
 	apply; \
 	VMOVUPS Z8, 0(DI); \
-	VMOVUPS Z9, 8192(DI); \
-	VMOVUPS Z10, 16384(DI); \
-	VMOVUPS Z11, 24576(DI); \
+	VMOVUPS Z9, 4096(DI); \
+	VMOVUPS Z10, 8192(DI); \
+	VMOVUPS Z11, 12288(DI); \
 	ADDQ $64, AX; \
 	ADDQ $64, DI; \
 	ADDQ $64, BX; \
@@ -719,7 +719,7 @@ done:
 	DECEND
 
 // The multipliers: they add to out the products of k steps of A (packed k-major, 4 or 16 values a step)
-// and of B decoded (strips of 16 float32 values a row, 8192 bytes apart), in order of k.
+// and of B decoded (strips of 16 float32 values a row, 4096 bytes apart), in order of k.
 //
 // func blockMulR4(k int, a, b, out *float32): four rows by four strips into 4 x 64 sums, row-major.
 TEXT ·blockMulR4(SB), NOSPLIT, $0-32
@@ -731,9 +731,9 @@ TEXT ·blockMulR4(SB), NOSPLIT, $0-32
 
 loop:
 	VMOVUPS 0(BX), Z16
-	VMOVUPS 8192(BX), Z17
-	VMOVUPS 16384(BX), Z18
-	VMOVUPS 24576(BX), Z19
+	VMOVUPS 4096(BX), Z17
+	VMOVUPS 8192(BX), Z18
+	VMOVUPS 12288(BX), Z19
 	VBROADCASTSS 0(AX), Z20
 	VBROADCASTSS 4(AX), Z21
 	VBROADCASTSS 8(AX), Z22
@@ -780,3 +780,43 @@ loop:
 	SUMSOUT16
 	VZEROUPPER
 	RET
+
+// blockDecodeF8VBMI is blockDecodeE4M3 and blockDecodeE5M2 by the byte lookups of blockF8R1VBMI in tab:
+// strip g takes the columns of the lookups' register g (vbmiSums), each element times its scale (the
+// block's scale codes put in the same order in buf).
+//
+// func blockDecodeF8VBMI(k, bk, first int, b, s *byte, dst *float32, tab *[256]byte, buf *float32, flags int, pf *byte)
+TEXT ·blockDecodeF8VBMI(SB), NOSPLIT, $0-80
+	MOVQ k+0(FP), CX
+	MOVQ bk+8(FP), R9
+	MOVQ first+16(FP), R10
+	MOVQ b+24(FP), BX
+	MOVQ s+32(FP), SI
+	MOVQ dst+40(FP), DI
+	MOVQ tab+48(FP), R14
+	MOVQ buf+56(FP), R13
+	MOVQ flags+64(FP), R11
+	MOVQ pf+72(FP), AX
+	VBMICONSTS
+
+segment:
+	SEGMENT
+	VBMISCALES
+	TESTQ $1, R11
+	JNZ   e4m3
+	E8M0CONSTS($127)
+	SCALES4E8M0(R13)
+	DECROWS(e8m0rows, VBMIROW, APPLY4(VSCALEFPS))
+	JMP next
+
+e4m3:
+	E4M3CONSTS($0x43800000)
+	SCALES4E4M3(R13)
+	DECROWS(e4m3rows, VBMIROW, APPLY4(VMULPS))
+
+next:
+	NEXTBLOCK($64, done)
+	JMP segment
+
+done:
+	DECEND
