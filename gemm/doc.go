@@ -54,7 +54,7 @@
 // and multiplied at once, panels of 64 columns shared among the cores, with an optional scale per output
 // channel. Every set has streaming kernels: stream-avx512 (1x64, 4x64 and 16x16 tiles, each element of B
 // decoded once for all the rows of its tile), stream-avx512vbmi (the same, where the CPU has AVX-512 VBMI
-// as Ice Lake, Zen 4 and later do, with the f8e4m3fn kernels of 1 and 4 rows below), stream-avx2 (1x64,
+// as Ice Lake, Zen 4 and later do, with the f8e4m3fn and f8e5m2 kernels below), stream-avx2 (1x64,
 // 4x16, 8x8 and 16x16) and stream-go. Plan chooses by the shape (the bench gemm command prints its
 // choice):
 //
@@ -75,16 +75,18 @@
 // and 1.3 to 3 times as fast as a transposed one; PlanWeights says when that pays for a weight multiplied
 // again and again (the interpreter keeps such weights packed for a run).
 //
-// With AVX-512 VBMI, f8e4m3fn and f8e5m2 are decoded 64 elements at a time by byte lookups for 1 and 4
-// rows: every value of either is a bfloat16, and two VPERMI2B among 128 bytes (a table made from package
-// dtype's decoding) give the low and the high byte of the bfloat16 of each code's magnitude (the sign
-// or'ed in), which unpacking within 128-bit lanes widens to float32: exact, NaN codes included, in 13
-// operations on the vector units per 64 elements with the multiply-adds (30 for f8e4m3fn through half
-// precision with its NaN check, 20 for f8e5m2). The sums are kept in the order the unpacking leaves the
-// columns and put in order as C is stored. These
-// kernels also prefetch the panel they multiply next (packed weights are read a page of each panel in
-// turn, which the hardware's prefetchers do not fetch before it is read); on the Xeon of the README they
-// run one row by a 4096 x 4096 packed f8e4m3fn B about twice as fast as the half-precision decoding.
+// With AVX-512 VBMI, f8e4m3fn and f8e5m2 are decoded 64 elements at a time by byte lookups: every value
+// of either is a bfloat16, and two VPERMI2B among 128 bytes (a table made from package dtype's decoding)
+// give the low and the high byte of the bfloat16 of each code's magnitude (the sign or'ed in), which
+// unpacking within 128-bit lanes widens to float32: exact, NaN codes included. For 1 and 4 rows that is
+// 13 operations on the vector units per 64 elements with the multiply-adds (30 for f8e4m3fn through half
+// precision with its NaN check, 20 for f8e5m2); for 5 to 16 rows a block of 64 steps of k of a whole panel
+// is decoded so into L1 and every row multiplied by it from there. The sums are kept in the order the
+// unpacking leaves the columns and put in order as C is stored. These kernels also prefetch the panel
+// they multiply next (packed weights are read a page of each panel in turn, which the hardware's
+// prefetchers do not fetch before it is read); on the Xeon of the README they run one row by a 4096 x
+// 4096 packed f8e4m3fn B about twice as fast as the half-precision decoding, and 16 rows by it about 1.2
+// times as fast as the direct 16-row kernel.
 //
 // Elsewhere f8e4m3fn is decoded quickly, in half the instructions of the exact decoding, through half precision:
 // each byte sign-extended to a word and shifted is an f16 worth 2^-8 times the code's value (VCVTPH2PS,
@@ -104,12 +106,12 @@
 // their scales beside them, and streamed by MatMulBlockScaled, each element and scale read once: for one
 // row of A, decoded in registers (f4e2m1fn by VPERMPS on its 16 values with AVX-512, by VPSHUFB on the
 // bytes of their bfloat16 forms with AVX2; the FP8 formats through binary16, or by the lookups above where
-// the CPU has AVX-512 VBMI: block-avx512vbmi)
-// and multiplied by the scale (VSCALEFPS for E8M0 scales) or, with E8M0 scales, left unscaled while the
-// sums are scaled at the ends of each block, where that provably gives the same bits; for more rows,
-// decoded a block at a time into L1 and multiplied by 4 or 16 rows from there (block-avx512, block-avx2,
-// beside the streaming kernels of the same instruction set; the Go code elsewhere). The kernels prefetch
-// the rows of the next panel they will read while they read a panel's.
+// the CPU has AVX-512 VBMI: block-avx512vbmi) and multiplied by the scale (VSCALEFPS for E8M0 scales) or,
+// with E8M0 scales, left unscaled while the sums are scaled at the ends of each block, where that provably
+// gives the same bits; for more rows, decoded 64 steps of k at a time into L1 (by the same decodings) and
+// multiplied by 4 or 16 rows from there (block-avx512, block-avx2, beside the streaming kernels of the same
+// instruction set; the Go code elsewhere). The kernels prefetch the rows of the next panel they will read
+// while they read a panel's.
 //
 // MatMulEpilogue finishes each tile (each column of tiles) on the goroutine that summed it, while it is in
 // L1, one step of the epilogue at a time over 64 elements: in AVX2 where the kernel has it (the scales,
