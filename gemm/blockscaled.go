@@ -434,7 +434,8 @@ type blockScaledSet struct {
 	directCols map[dtype.Type]int // the columns of one call of a direct kernel
 	decoders   map[dtype.Type]blockScaledDecodeFunc
 	mul4       blockScaledMulFunc
-	cols4      int // the columns of mul4's tile: 64, or 16
+	cols4      int                // the columns of mul4's tile: 64, or 16
+	mul8       blockScaledMulFunc // nil for none: 5 to 8 rows run as 16
 	mul16      blockScaledMulFunc
 	// decodeSums, for a type whose decoder writes the columns in another order, says where: column j of
 	// its 64 goes to position decodeSums[j] of the strips (16g+i: strip g, column i of it), and the sums
@@ -458,7 +459,7 @@ type blockScaledDecodeFunc func(k, bk, first int, b, s *byte, dst *float32, tab 
 
 // A blockScaledMulFunc adds to out the products of k steps of a (groups of its rows) and of b (strips as a
 // decoder writes them): mul4, four rows by four strips (or one, for a tile of 16 columns) into a block of
-// 4 x 64 (4 x 16); mul16, 16 rows by one strip into a block of 16 x 16.
+// 4 x 64 (4 x 16); mul8 and mul16, 8 or 16 rows by one strip into a block of 8 x 16 or 16 x 16.
 type blockScaledMulFunc func(k int, a, b, out *float32)
 
 // The flags of the kernels.
@@ -496,6 +497,8 @@ func (s *blockScaledSet) tile(elem dtype.Type, m int) blockScaledTile {
 		return blockScaledTile{1, s.directCols[elem], true}
 	case m <= 4:
 		return blockScaledTile{4, s.cols4, false}
+	case m <= 8 && s.mul8 != nil:
+		return blockScaledTile{8, 16, false}
 	}
 	return blockScaledTile{16, 16, false}
 }
@@ -557,8 +560,11 @@ func (s *blockScaledSet) mul(tile blockScaledTile, kn int, a, dec, out []float32
 		return
 	}
 	fn := s.mul16
-	if tile.rows == 4 {
+	switch tile.rows {
+	case 4:
 		fn = s.mul4
+	case 8:
+		fn = s.mul8
 	}
 	for g := 0; g < blockScaledStrips; g++ {
 		fn(kn, &a[0], &dec[g*blockScaledChunk*16], &out[g*tile.rows*16])

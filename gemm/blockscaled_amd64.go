@@ -44,6 +44,9 @@ func blockDecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, b
 func blockMulR4(k int, a, b, out *float32)
 
 //go:noescape
+func blockMulR8(k int, a, b, out *float32)
+
+//go:noescape
 func blockMulR16(k int, a, b, out *float32)
 
 // The AVX2 kernels of blockscaled_avx2_amd64.s: the same, in 8 lanes.
@@ -76,7 +79,7 @@ func block2MulR16(k int, a, b, out *float32)
 // (words in ymm registers 16-31, compared into opmasks), and the VEX encodings of AVX2 on words in the
 // low ymm registers.
 var asmBlock512 = &asmSet{"block-avx512", []string{"blockFP4R1", "blockE4M3R1", "blockE5M2R1", "blockDecodeFP4",
-	"blockDecodeE4M3", "blockDecodeE5M2", "blockMulR4", "blockMulR16"}, vex | fAVX2 | evex | fAVX512BW | fAVX512VL}
+	"blockDecodeE4M3", "blockDecodeE5M2", "blockMulR4", "blockMulR8", "blockMulR16"}, vex | fAVX2 | evex | fAVX512BW | fAVX512VL}
 
 // asmBlock2 is the AVX2 assembly for block-scaled weights: AVX2, FMA and F16C (VCVTPH2PS).
 var asmBlock2 = &asmSet{"block-avx2", []string{"block2FP4R1", "block2E4M3R1", "block2E5M2R1", "block2DecodeFP4",
@@ -116,6 +119,7 @@ var blockScaledAVX512 = &blockScaledSet{
 	decoders:   map[dtype.Type]blockScaledDecodeFunc{dtype.F4E2M1FN: blockDecodeFP4, dtype.F8E4M3FN: blockDecodeE4M3, dtype.F8E5M2: blockDecodeE5M2},
 	mul4:       blockMulR4,
 	cols4:      64,
+	mul8:       blockMulR8,
 	mul16:      blockMulR16,
 }
 

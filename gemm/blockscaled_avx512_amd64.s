@@ -762,6 +762,25 @@ loop:
 	VZEROUPPER
 	RET
 
+// func blockMulR8(k int, a, b, out *float32): 8 rows by one strip into 8 x 16 sums, row-major.
+TEXT ·blockMulR8(SB), NOSPLIT, $0-32
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ out+24(FP), DI
+	SUMSIN8
+
+loop:
+	VMOVUPS (BX), Z16
+	FMAR8
+	ADDQ $32, AX
+	ADDQ $64, BX
+	DECQ CX
+	JNZ  loop
+	SUMSOUT8
+	VZEROUPPER
+	RET
+
 // func blockMulR16(k int, a, b, out *float32): 16 rows by one strip into 16 x 16 sums, row-major.
 TEXT ·blockMulR16(SB), NOSPLIT, $0-32
 	MOVQ k+0(FP), CX

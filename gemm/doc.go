@@ -81,7 +81,7 @@
 // unpacking within 128-bit lanes widens to float32: exact, NaN codes included. For 1 and 4 rows that is
 // 13 operations on the vector units per 64 elements with the multiply-adds (30 for f8e4m3fn through half
 // precision with its NaN check, 20 for f8e5m2); for 5 to 16 rows a block of 64 steps of k of a whole panel
-// is decoded so into L1 and every row multiplied by it from there. The sums are kept in the order the
+// is decoded so into L1 and 8 or 16 rows multiplied by it from there. The sums are kept in the order the
 // unpacking leaves the columns and put in order as C is stored. These kernels also prefetch the panel
 // they multiply next (packed weights are read a page of each panel in turn, which the hardware's
 // prefetchers do not fetch before it is read); on the Xeon of the README they run one row by a 4096 x
@@ -109,7 +109,7 @@
 // the CPU has AVX-512 VBMI: block-avx512vbmi) and multiplied by the scale (VSCALEFPS for E8M0 scales) or,
 // with E8M0 scales, left unscaled while the sums are scaled at the ends of each block, where that provably
 // gives the same bits; for more rows, decoded 64 steps of k at a time into L1 (by the same decodings) and
-// multiplied by 4 or 16 rows from there (block-avx512, block-avx2, beside the streaming kernels of the same
+// multiplied by 4, 8 (AVX-512) or 16 rows from there (block-avx512, block-avx2, beside the streaming kernels of the same
 // instruction set; the Go code elsewhere). The kernels prefetch the rows of the next panel they will read
 // while they read a panel's.
 //

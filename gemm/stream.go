@@ -174,6 +174,8 @@ type bufferedStream struct {
 	// fetches the same rows of the panel at next ahead, for the next call: a packed panel's block of k
 	// is a few pages away from the one before, which the prefetchers would fetch only as it is decoded.
 	pf func(k int, b *byte, bstride int, dst *float32, next *byte)
+	// rows is the rows mul multiplies, 0 for streamMaxRows (only a kernel with pf has fewer).
+	rows int
 	// sums, where not nil, says which column of the panel each position of the buffer holds: position
 	// 16g+i, column i of block g, holds the column j with sums[j] = 16g+i (the order of the byte lookups,
 	// vbmiSums). The sums come out in that order too.
@@ -191,7 +193,12 @@ type blockDecoding struct {
 	next streamNextFunc
 }
 
-func (s *bufferedStream) tile() (rows, cols int) { return streamMaxRows, 16 }
+func (s *bufferedStream) tile() (rows, cols int) {
+	if s.rows != 0 {
+		return s.rows, 16
+	}
+	return streamMaxRows, 16
+}
 func (s *bufferedStream) block() int {
 	if s.pf != nil {
 		return streamBlock // decoded 64 steps at a time (panel)
@@ -204,7 +211,7 @@ func (s *bufferedStream) scalesA() bool {
 }
 
 func (s *bufferedStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int, next *byte) {
-	const rows = streamMaxRows
+	rows, _ := s.tile()
 	// A packed panel is decoded 16 columns at a time, which stay in L1 while all the rows use them; the
 	// rows of a row-major B, each in a page of its own, are decoded whole, so that each page is visited
 	// once.

@@ -213,12 +213,16 @@ func vbmiStream(rows int, exact streamFunc, tab *[256]byte) *directStream {
 		}}
 }
 
-// vbmiBuffered returns the 16-row kernel that decodes a block of whole panels of a type by the byte
-// lookups in tab (decodeF8VBMI) and multiplies every row by it from L1 (blockMulR16): 9 operations on the
-// vector units decode 64 elements, where the direct kernels of stream-avx512 spend about 6 on each 16
-// beside their 16 multiply-adds.
-func vbmiBuffered(tab *[256]byte) *bufferedStream {
-	return &bufferedStream{sums: &vbmiSums,
+// vbmiBuffered returns the kernel of 8 or 16 rows that decodes a block of whole panels of a type by the
+// byte lookups in tab (decodeF8VBMI) and multiplies every row by it from L1 (blockMulR8, blockMulR16): 9
+// operations on the vector units decode 64 elements, where the direct kernels of stream-avx512 spend
+// about 6 on each 16 beside their 16 multiply-adds.
+func vbmiBuffered(rows int, tab *[256]byte) *bufferedStream {
+	mul := blockMulR16
+	if rows == 8 {
+		mul = blockMulR8
+	}
+	return &bufferedStream{sums: &vbmiSums, rows: rows,
 		exact: func(k int, b *byte, bstride int, dst *float32, groups int) {
 			if groups != streamPanel/16 {
 				panic("gemm: decodeF8VBMI decodes whole panels")
@@ -228,7 +232,7 @@ func vbmiBuffered(tab *[256]byte) *bufferedStream {
 		pf: func(k int, b *byte, bstride int, dst *float32, next *byte) {
 			decodeF8VBMI(k, b, bstride, dst, tab, next)
 		},
-		mul: func(k int, a, b, out *float32, rows int) { blockMulR16(k, a, b, out) }}
+		mul: func(k int, a, b, out *float32, _ int) { mul(k, a, b, out) }}
 }
 
 // decode2F8E4M3FN16 is the exact decoding of groups blocks of 16 columns of f8e4m3fn (NaN codes
@@ -273,10 +277,11 @@ var streamsAVX512 = &streamSet{name: "stream-avx512", kernels: map[dtype.Type][]
 		&directStream{rows: 16, cols: 16, exact: streamBF16R16}},
 }}
 
-// streamsAVX512VBMI are those of streamsAVX512 with the f8e4m3fn and f8e5m2 kernels of 1 and 4 rows of
-// stream_avx512_vbmi_amd64.s, for CPUs with AVX-512 VBMI (Ice Lake, Zen 4 and later): exact, in fewer
-// instructions, fetching the next panel ahead. The exact kernels of stream-avx512 stay beside them, for
-// TestStreamKernelsExact to compare with.
+// streamsAVX512VBMI are those of streamsAVX512 with the f8e4m3fn and f8e5m2 kernels of
+// stream_avx512_vbmi_amd64.s, for CPUs with AVX-512 VBMI (Ice Lake, Zen 4 and later): 1 and 4 rows
+// decoded in registers, 8 and 16 from a block decoded into L1; exact, in fewer instructions, fetching the
+// next panel ahead. The exact kernels of stream-avx512 stay beside them, for TestStreamKernelsExact to
+// compare with.
 var streamsAVX512VBMI = &streamSet{name: "stream-avx512vbmi"}
 
 // vbmiSums is where the VBMI kernels keep the sum of each column of a row: their four registers hold, in
@@ -295,11 +300,13 @@ func init() {
 	s.kernels[dtype.F8E4M3FN] = []streamKernel{
 		vbmiStream(1, streamF8E4M3FNR1, bf16TableE4M3FN),
 		vbmiStream(4, streamF8E4M3FNR4, bf16TableE4M3FN),
-		vbmiBuffered(bf16TableE4M3FN)}
+		vbmiBuffered(8, bf16TableE4M3FN),
+		vbmiBuffered(16, bf16TableE4M3FN)}
 	s.kernels[dtype.F8E5M2] = []streamKernel{
 		vbmiStream(1, streamF8E5M2R1, bf16TableE5M2),
 		vbmiStream(4, streamF8E5M2R4, bf16TableE5M2),
-		vbmiBuffered(bf16TableE5M2)}
+		vbmiBuffered(8, bf16TableE5M2),
+		vbmiBuffered(16, bf16TableE5M2)}
 }
 
 // streamsAVX2 are the streaming kernels of stream_avx2_amd64.s, stream_avx2_fast_amd64.s and

@@ -14,7 +14,7 @@
 	VMOVUPS Z2, 128(DI); \
 	VMOVUPS Z3, 192(DI)
 
-#define SUMSIN16 \
+#define SUMSIN8 \
 	VMOVUPS 0(DI), Z0; \
 	VMOVUPS 64(DI), Z1; \
 	VMOVUPS 128(DI), Z2; \
@@ -22,7 +22,10 @@
 	VMOVUPS 256(DI), Z4; \
 	VMOVUPS 320(DI), Z5; \
 	VMOVUPS 384(DI), Z6; \
-	VMOVUPS 448(DI), Z7; \
+	VMOVUPS 448(DI), Z7
+
+#define SUMSIN16 \
+	SUMSIN8; \
 	VMOVUPS 512(DI), Z8; \
 	VMOVUPS 576(DI), Z9; \
 	VMOVUPS 640(DI), Z10; \
@@ -32,7 +35,7 @@
 	VMOVUPS 896(DI), Z14; \
 	VMOVUPS 960(DI), Z15
 
-#define SUMSOUT16 \
+#define SUMSOUT8 \
 	VMOVUPS Z0, 0(DI); \
 	VMOVUPS Z1, 64(DI); \
 	VMOVUPS Z2, 128(DI); \
@@ -40,7 +43,10 @@
 	VMOVUPS Z4, 256(DI); \
 	VMOVUPS Z5, 320(DI); \
 	VMOVUPS Z6, 384(DI); \
-	VMOVUPS Z7, 448(DI); \
+	VMOVUPS Z7, 448(DI)
+
+#define SUMSOUT16 \
+	SUMSOUT8; \
 	VMOVUPS Z8, 512(DI); \
 	VMOVUPS Z9, 576(DI); \
 	VMOVUPS Z10, 640(DI); \
@@ -99,9 +105,9 @@
 	VFMADD231PS Z18, Z21, Z14; \
 	VFMADD231PS Z19, Z21, Z15
 
-// FMAR16 adds to Z0-Z15 (16 rows of one register) the products of the 16 elements of A at AX with the 16
-// elements of B decoded into Z16.
-#define FMAR16 \
+// FMAR8 and FMAR16 add to Z0-Z7 and Z0-Z15 (8 or 16 rows of one register) the products of the 8 or 16
+// elements of A at AX with the 16 elements of B decoded into Z16.
+#define FMAR8 \
 	VFMADD231PS.BCST 0(AX), Z16, Z0; \
 	VFMADD231PS.BCST 4(AX), Z16, Z1; \
 	VFMADD231PS.BCST 8(AX), Z16, Z2; \
@@ -109,7 +115,10 @@
 	VFMADD231PS.BCST 16(AX), Z16, Z4; \
 	VFMADD231PS.BCST 20(AX), Z16, Z5; \
 	VFMADD231PS.BCST 24(AX), Z16, Z6; \
-	VFMADD231PS.BCST 28(AX), Z16, Z7; \
+	VFMADD231PS.BCST 28(AX), Z16, Z7
+
+#define FMAR16 \
+	FMAR8; \
 	VFMADD231PS.BCST 32(AX), Z16, Z8; \
 	VFMADD231PS.BCST 36(AX), Z16, Z9; \
 	VFMADD231PS.BCST 40(AX), Z16, Z10; \
