@@ -74,7 +74,7 @@ func asmUsed(k *Kernel) []*asmSet {
 		on  bool
 		set *asmSet
 	}{{k.isa.pack512, asmPack512}, {k.isa.words, asmWords}, {k.isa.pack2, asmPack2}, {k.isa.epilogue, asmEpilogue},
-		{avx512 || k.streams == streamsAVX512VBMI, asmStream512}, {k.streams == streamsAVX512VBMI, asmStreamVBMI}, {k.streams == streamsAVX512VBMI, asmBlock512},
+		{avx512 || k.streams == streamsAVX512VBMI, asmStream512}, {k.streams == streamsAVX512VBMI, asmStreamVBMI}, {avx512 || k.streams == streamsAVX512VBMI, asmBlock512},
 		{k.streams == streamsAVX2, asmStream2},
 		{avx512 || k.streams == streamsAVX512VBMI, asmTranspose512}, {k.streams == streamsAVX2, asmTranspose2}} {
 		if u.on {

@@ -67,7 +67,8 @@ var (
 	asmStream512 = &asmSet{"stream-avx512", []string{
 		"streamF8E4M3FNR1", "streamF8E4M3FNR4", "streamF8E4M3FNR16", "streamF8E5M2R1", "streamF8E5M2R4",
 		"streamF8E5M2R16", "streamS8R1", "streamS8R4", "streamS8R16", "streamBF16R1", "streamBF16R4",
-		"streamBF16R16", "streamF8E4M3FNR1Fast", "streamF8E4M3FNR4Fast", "streamF8E4M3FNR16Fast"},
+		"streamBF16R16", "streamF8E4M3FNR1Fast", "streamF8E4M3FNR4Fast", "streamF8E4M3FNR16Fast",
+		"decodeF8E4M3FNPanel", "decodeF8E5M2Panel", "decodeS8Panel", "decodeBF16Panel"},
 		vex | fAVX2 | evex | fAVX512BW | fAVX512VL}
 	// The f8e4m3fn kernels by byte lookups: VBMI (VPERMI2B), BW (bytes unpacked in zmm registers).
 	asmStreamVBMI = &asmSet{"stream-avx512vbmi", []string{"streamF8R1VBMI", "streamF8R4VBMI", "decodeF8VBMI"},

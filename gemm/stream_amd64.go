@@ -168,6 +168,22 @@ func streamF8R1VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *b
 //go:noescape
 func streamF8R4VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte, tab *[256]byte)
 
+// The decoders of whole panels of stream-avx512's buffered kernels of 8 rows (stream_amd64.s):
+// k rows of 64 elements at b into the four blocks of a bufferedStream's buffer at dst, exactly (NaN codes
+// included), fetching as many rows at pf ahead.
+//
+//go:noescape
+func decodeF8E4M3FNPanel(k int, b *byte, bstride int, dst *float32, pf *byte)
+
+//go:noescape
+func decodeF8E5M2Panel(k int, b *byte, bstride int, dst *float32, pf *byte)
+
+//go:noescape
+func decodeS8Panel(k int, b *byte, bstride int, dst *float32, pf *byte)
+
+//go:noescape
+func decodeBF16Panel(k int, b *byte, bstride int, dst *float32, pf *byte)
+
 // decodeF8VBMI is the decoding of the 16-row kernels of stream-avx512vbmi: k rows of a whole panel of an
 // 8-bit type whose values are bfloat16 values, by the byte lookups in tab, into the four blocks of a
 // bufferedStream's buffer, in the order the lookups leave the columns (vbmiSums).
@@ -213,26 +229,31 @@ func vbmiStream(rows int, exact streamFunc, tab *[256]byte) *directStream {
 		}}
 }
 
-// vbmiBuffered returns the kernel of 8 or 16 rows that decodes a block of whole panels of a type by the
-// byte lookups in tab (decodeF8VBMI) and multiplies every row by it from L1 (blockMulR8, blockMulR16): 9
-// operations on the vector units decode 64 elements, where the direct kernels of stream-avx512 spend
-// about 6 on each 16 beside their 16 multiply-adds.
-func vbmiBuffered(rows int, tab *[256]byte) *bufferedStream {
+// panelBuffered returns the kernel of 8 or 16 rows that decodes a block of whole panels by decode into
+// L1 (in the column order sums gives, nil for in order) and multiplies every row by it from there
+// (blockMulR8, blockMulR16), fetching the next rows ahead.
+func panelBuffered(rows int, decode func(k int, b *byte, bstride int, dst *float32, pf *byte), sums *[streamPanel]uint8) *bufferedStream {
 	mul := blockMulR16
 	if rows == 8 {
 		mul = blockMulR8
 	}
-	return &bufferedStream{sums: &vbmiSums, rows: rows,
+	return &bufferedStream{sums: sums, rows: rows,
 		exact: func(k int, b *byte, bstride int, dst *float32, groups int) {
 			if groups != streamPanel/16 {
-				panic("gemm: decodeF8VBMI decodes whole panels")
+				panic("gemm: a panel decoder decodes whole panels")
 			}
-			decodeF8VBMI(k, b, bstride, dst, tab, b)
+			decode(k, b, bstride, dst, b)
 		},
-		pf: func(k int, b *byte, bstride int, dst *float32, next *byte) {
-			decodeF8VBMI(k, b, bstride, dst, tab, next)
-		},
+		pf:  decode,
 		mul: func(k int, a, b, out *float32, _ int) { mul(k, a, b, out) }}
+}
+
+// vbmiBuffered returns panelBuffered by the byte lookups in tab (decodeF8VBMI): 9 operations on the
+// vector units decode 64 elements, where the exact decoding through half precision takes 32.
+func vbmiBuffered(rows int, tab *[256]byte) *bufferedStream {
+	return panelBuffered(rows, func(k int, b *byte, bstride int, dst *float32, pf *byte) {
+		decodeF8VBMI(k, b, bstride, dst, tab, pf)
+	}, &vbmiSums)
 }
 
 // decode2F8E4M3FN16 is the exact decoding of groups blocks of 16 columns of f8e4m3fn (NaN codes
@@ -257,23 +278,30 @@ func decodeF8E5M2AVX2(dst *float32, src *byte, n int)
 //go:noescape
 func widenBF16AVX2(dst *float32, src *byte, n int)
 
-// streamsAVX512 are the streaming kernels of stream_amd64.s and stream_avx512_fast_amd64.s.
+// streamsAVX512 are the streaming kernels of stream_amd64.s and stream_avx512_fast_amd64.s: direct ones
+// for 1, 4 and 16 rows, and for 5 to 8 a buffered one (the direct 16-row kernel would run them as 16, half
+// its multiply-adds on rows of zeros; for 16 rows the buffered one, with the exact decoding through half
+// precision, measured no faster on Sapphire Rapids).
 var streamsAVX512 = &streamSet{name: "stream-avx512", kernels: map[dtype.Type][]streamKernel{
 	dtype.F8E4M3FN: {
 		&directStream{rows: 1, cols: 64, exact: streamF8E4M3FNR1, quick: streamF8E4M3FNR1Fast},
 		&directStream{rows: 4, cols: 64, exact: streamF8E4M3FNR4, quick: streamF8E4M3FNR4Fast},
+		panelBuffered(8, decodeF8E4M3FNPanel, nil),
 		&directStream{rows: 16, cols: 16, exact: streamF8E4M3FNR16, quick: streamF8E4M3FNR16Fast}},
 	dtype.F8E5M2: {
 		&directStream{rows: 1, cols: 64, exact: streamF8E5M2R1},
 		&directStream{rows: 4, cols: 64, exact: streamF8E5M2R4},
+		panelBuffered(8, decodeF8E5M2Panel, nil),
 		&directStream{rows: 16, cols: 16, exact: streamF8E5M2R16}},
 	dtype.S8: {
 		&directStream{rows: 1, cols: 64, exact: streamS8R1},
 		&directStream{rows: 4, cols: 64, exact: streamS8R4},
+		panelBuffered(8, decodeS8Panel, nil),
 		&directStream{rows: 16, cols: 16, exact: streamS8R16}},
 	dtype.BF16: {
 		&directStream{rows: 1, cols: 64, exact: streamBF16R1},
 		&directStream{rows: 4, cols: 64, exact: streamBF16R4},
+		panelBuffered(8, decodeBF16Panel, nil),
 		&directStream{rows: 16, cols: 16, exact: streamBF16R16}},
 }}
 
