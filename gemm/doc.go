@@ -52,8 +52,9 @@
 // reading B, not by arithmetic: they are streamed instead (MatMulTyped, or MatMulWeights): every element
 // of B is read once in its own type, decoded in registers (bit manipulation, or lookups within registers)
 // and multiplied at once, panels of 64 columns shared among the cores, with an optional scale per output
-// channel. Every set has streaming kernels: stream-avx512 (1x64, 4x64 and 16x16 tiles, each element of B
-// decoded once for all the rows of its tile), stream-avx512vbmi (the same, where the CPU has AVX-512 VBMI
+// channel. Every set has streaming kernels: stream-avx512 (1x64, 4x64, 8x16 and 16x16 tiles, each element
+// of B decoded once for all the rows of its tile; for the 8x16 one into L1, a block of whole panels at a
+// time), stream-avx512vbmi (the same, where the CPU has AVX-512 VBMI
 // as Ice Lake, Zen 4 and later do, with the f8e4m3fn and f8e5m2 kernels below), stream-avx2 (1x64,
 // 4x16, 8x8 and 16x16) and stream-go. Plan chooses by the shape (the bench gemm command prints its
 // choice):
