@@ -73,6 +73,9 @@ func block2DecodeE5M2(k, bk, first int, b, s *byte, dst *float32, tab *float32, 
 func block2MulR4(k int, a, b, out *float32)
 
 //go:noescape
+func block2MulR8(k int, a, b, out *float32)
+
+//go:noescape
 func block2MulR16(k int, a, b, out *float32)
 
 // asmBlock512 is the AVX-512 assembly for block-scaled weights: AVX-512 F (VPERMPS, VSCALEFPS), BW and VL
@@ -83,7 +86,7 @@ var asmBlock512 = &asmSet{"block-avx512", []string{"blockFP4R1", "blockE4M3R1", 
 
 // asmBlock2 is the AVX2 assembly for block-scaled weights: AVX2, FMA and F16C (VCVTPH2PS).
 var asmBlock2 = &asmSet{"block-avx2", []string{"block2FP4R1", "block2E4M3R1", "block2E5M2R1", "block2DecodeFP4",
-	"block2DecodeE4M3", "block2DecodeE5M2", "block2MulR4", "block2MulR16"}, vex | fAVX2 | fFMA | fF16C}
+	"block2DecodeE4M3", "block2DecodeE5M2", "block2MulR4", "block2MulR8", "block2MulR16"}, vex | fAVX2 | fFMA | fF16C}
 
 // asmBlockVBMI is blockF8R1VBMI: AVX-512 F, BW (bytes unpacked in zmm registers), VL (the scales'
 // words in ymm registers 16-31) and VBMI (VPERMB, VPERMI2B).
@@ -130,6 +133,7 @@ var blockScaledAVX2 = &blockScaledSet{
 	decoders:   map[dtype.Type]blockScaledDecodeFunc{dtype.F4E2M1FN: block2DecodeFP4, dtype.F8E4M3FN: block2DecodeE4M3, dtype.F8E5M2: block2DecodeE5M2},
 	mul4:       block2MulR4,
 	cols4:      16,
+	mul8:       block2MulR8,
 	mul16:      block2MulR16,
 }
 

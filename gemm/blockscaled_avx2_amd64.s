@@ -843,6 +843,29 @@ TEXT ·block2DecodeE5M2(SB), NOSPLIT, $0-80
 // The multipliers, of one strip of 16 columns (as blockMulR16 for 16 rows, and for 4 rows a block of
 // 4 x 16): sums of row r at out + 64r.
 //
+// ROWS4 is the loop of a register tile of 4 rows over the strip at BX: CX steps of A from AX, astep bytes
+// a step (16, 32 or 64 for 4, 8 or 16 rows), the sums in Y0-Y7.
+#define ROWS4(label, astep) \
+label: \
+	VMOVUPS 0(BX), Y8; \
+	VMOVUPS 32(BX), Y9; \
+	VBROADCASTSS 0(AX), Y10; \
+	VBROADCASTSS 4(AX), Y11; \
+	VFMADD231PS Y8, Y10, Y0; \
+	VFMADD231PS Y9, Y10, Y1; \
+	VFMADD231PS Y8, Y11, Y2; \
+	VFMADD231PS Y9, Y11, Y3; \
+	VBROADCASTSS 8(AX), Y10; \
+	VBROADCASTSS 12(AX), Y11; \
+	VFMADD231PS Y8, Y10, Y4; \
+	VFMADD231PS Y9, Y10, Y5; \
+	VFMADD231PS Y8, Y11, Y6; \
+	VFMADD231PS Y9, Y11, Y7; \
+	ADDQ astep, AX; \
+	ADDQ $64, BX; \
+	DECQ CX; \
+	JNZ  label
+
 // func block2MulR4(k int, a, b, out *float32)
 TEXT ·block2MulR4(SB), NOSPLIT, $0-32
 	MOVQ k+0(FP), CX
@@ -850,27 +873,30 @@ TEXT ·block2MulR4(SB), NOSPLIT, $0-32
 	MOVQ b+16(FP), BX
 	MOVQ out+24(FP), DI
 	YSUMSIN(0)
-
-loop:
-	VMOVUPS 0(BX), Y8
-	VMOVUPS 32(BX), Y9
-	VBROADCASTSS 0(AX), Y10
-	VBROADCASTSS 4(AX), Y11
-	VFMADD231PS Y8, Y10, Y0
-	VFMADD231PS Y9, Y10, Y1
-	VFMADD231PS Y8, Y11, Y2
-	VFMADD231PS Y9, Y11, Y3
-	VBROADCASTSS 8(AX), Y10
-	VBROADCASTSS 12(AX), Y11
-	VFMADD231PS Y8, Y10, Y4
-	VFMADD231PS Y9, Y10, Y5
-	VFMADD231PS Y8, Y11, Y6
-	VFMADD231PS Y9, Y11, Y7
-	ADDQ $16, AX
-	ADDQ $64, BX
-	DECQ CX
-	JNZ  loop
+	ROWS4(loop, $16)
 	YSUMSOUT(0)
+	VZEROUPPER
+	RET
+
+// TILE4 runs rows r to r+3 of 8 (their sums at DI + 64r) over the strip: R10 steps of A from R8 + 4r (32
+// bytes a step) and of B from R9.
+#define TILE4(label, r) \
+	MOVQ R10, CX; \
+	LEAQ (4*r)(R8), AX; \
+	MOVQ R9, BX; \
+	YSUMSIN(64*r); \
+	ROWS4(label, $32); \
+	YSUMSOUT(64*r)
+
+// func block2MulR8(k int, a, b, out *float32): 8 rows in two register tiles of 4, each running over the
+// strip (in L1) once.
+TEXT ·block2MulR8(SB), NOSPLIT, $0-32
+	MOVQ k+0(FP), R10
+	MOVQ a+8(FP), R8
+	MOVQ b+16(FP), R9
+	MOVQ out+24(FP), DI
+	TILE4(rows0, 0)
+	TILE4(rows4, 4)
 	VZEROUPPER
 	RET
 
@@ -944,26 +970,7 @@ TEXT ·block2MulR16(SB), NOSPLIT, $0-32
 	MOVQ R9, BX
 	ADDQ $768, DI
 	YSUMSIN(0)
-
-rows12:
-	VMOVUPS 0(BX), Y8
-	VMOVUPS 32(BX), Y9
-	VBROADCASTSS 0(AX), Y10
-	VBROADCASTSS 4(AX), Y11
-	VFMADD231PS Y8, Y10, Y0
-	VFMADD231PS Y9, Y10, Y1
-	VFMADD231PS Y8, Y11, Y2
-	VFMADD231PS Y9, Y11, Y3
-	VBROADCASTSS 8(AX), Y10
-	VBROADCASTSS 12(AX), Y11
-	VFMADD231PS Y8, Y10, Y4
-	VFMADD231PS Y9, Y10, Y5
-	VFMADD231PS Y8, Y11, Y6
-	VFMADD231PS Y9, Y11, Y7
-	ADDQ $64, AX
-	ADDQ $64, BX
-	DECQ CX
-	JNZ  rows12
+	ROWS4(rows12, $64)
 	YSUMSOUT(0)
 	VZEROUPPER
 	RET
