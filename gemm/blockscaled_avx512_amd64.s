@@ -762,24 +762,29 @@ loop:
 	VZEROUPPER
 	RET
 
+// MULSTRIP is the body of blockMulR8 and blockMulR16, after their arguments are loaded: the sums in and
+// out (sumsin, sumsout), and the loop over the steps of k, the multiply-adds (fma) of astep bytes of A
+// by a row of the strip.
+#define MULSTRIP(sumsin, fma, astep, sumsout) \
+	sumsin; \
+loop: \
+	VMOVUPS (BX), Z16; \
+	fma; \
+	ADDQ astep, AX; \
+	ADDQ $64, BX; \
+	DECQ CX; \
+	JNZ  loop; \
+	sumsout; \
+	VZEROUPPER; \
+	RET
+
 // func blockMulR8(k int, a, b, out *float32): 8 rows by one strip into 8 x 16 sums, row-major.
 TEXT ·blockMulR8(SB), NOSPLIT, $0-32
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
 	MOVQ out+24(FP), DI
-	SUMSIN8
-
-loop:
-	VMOVUPS (BX), Z16
-	FMAR8
-	ADDQ $32, AX
-	ADDQ $64, BX
-	DECQ CX
-	JNZ  loop
-	SUMSOUT8
-	VZEROUPPER
-	RET
+	MULSTRIP(SUMSIN8, FMAR8, $32, SUMSOUT8)
 
 // func blockMulR16(k int, a, b, out *float32): 16 rows by one strip into 16 x 16 sums, row-major.
 TEXT ·blockMulR16(SB), NOSPLIT, $0-32
@@ -787,18 +792,7 @@ TEXT ·blockMulR16(SB), NOSPLIT, $0-32
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
 	MOVQ out+24(FP), DI
-	SUMSIN16
-
-loop:
-	VMOVUPS (BX), Z16
-	FMAR16
-	ADDQ $64, AX
-	ADDQ $64, BX
-	DECQ CX
-	JNZ  loop
-	SUMSOUT16
-	VZEROUPPER
-	RET
+	MULSTRIP(SUMSIN16, FMAR16, $64, SUMSOUT16)
 
 // blockDecodeF8VBMI is blockDecodeE4M3 and blockDecodeE5M2 by the byte lookups of blockF8R1VBMI in tab:
 // strip g takes the columns of the lookups' register g (vbmiSums), each element times its scale (the

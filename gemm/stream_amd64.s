@@ -224,30 +224,18 @@ TEXT ·streamBF16R16(SB), NOSPLIT, $0-40
 	MOVQ out+32(FP), DI
 	STREAMR16(DEC_BF16)
 
-// STREAMDEC is the body of the decoders of whole panels (dec, of elements of size bytes) for the buffered
-// kernels of 8 rows, after their arguments are loaded: k rows of 64 elements at BX, DX bytes apart,
-// into the four blocks of 16 columns at DI (streamBlock16 rows of 16 float32 values each, 8192 bytes
-// apart), prefetching as many rows at R9 (each row's first and last byte: its line, or its two of bf16).
-#define STREAMDEC(dec, size) \
-	CONSTS; \
-panelrow: \
-	PREFETCHT0 (R9); \
-	PREFETCHT0 (64*size-1)(R9); \
+// The decoders of whole panels (PANELDEC) for the buffered kernels of 8 rows: ROW64 decodes the 64
+// elements of a row (dec, of size bytes each); PF64 fetches a row ahead, its first and last byte (its line,
+// or its two of bf16).
+#define ROW64(dec, size) \
 	dec(0, Z16, Y16); \
 	dec(16*size, Z17, Y17); \
 	dec(32*size, Z18, Y18); \
-	dec(48*size, Z19, Y19); \
-	VMOVUPS Z16, 0(DI); \
-	VMOVUPS Z17, 8192(DI); \
-	VMOVUPS Z18, 16384(DI); \
-	VMOVUPS Z19, 24576(DI); \
-	ADDQ $64, DI; \
-	ADDQ DX, BX; \
-	ADDQ DX, R9; \
-	DECQ CX; \
-	JNZ  panelrow; \
-	VZEROUPPER; \
-	RET
+	dec(48*size, Z19, Y19)
+
+#define PF64(size) \
+	PREFETCHT0 (R9); \
+	PREFETCHT0 (64*size-1)(R9)
 
 // func decodeF8E4M3FNPanel(k int, b *byte, bstride int, dst *float32, pf *byte)
 TEXT ·decodeF8E4M3FNPanel(SB), NOSPLIT, $0-40
@@ -256,7 +244,7 @@ TEXT ·decodeF8E4M3FNPanel(SB), NOSPLIT, $0-40
 	MOVQ bstride+16(FP), DX
 	MOVQ dst+24(FP), DI
 	MOVQ pf+32(FP), R9
-	STREAMDEC(DEC_F8E4M3FN, 1)
+	PANELDEC(CONSTS, PF64(1), ROW64(DEC_F8E4M3FN, 1))
 
 // func decodeF8E5M2Panel(k int, b *byte, bstride int, dst *float32, pf *byte)
 TEXT ·decodeF8E5M2Panel(SB), NOSPLIT, $0-40
@@ -265,7 +253,7 @@ TEXT ·decodeF8E5M2Panel(SB), NOSPLIT, $0-40
 	MOVQ bstride+16(FP), DX
 	MOVQ dst+24(FP), DI
 	MOVQ pf+32(FP), R9
-	STREAMDEC(DEC_F8E5M2, 1)
+	PANELDEC(CONSTS, PF64(1), ROW64(DEC_F8E5M2, 1))
 
 // func decodeS8Panel(k int, b *byte, bstride int, dst *float32, pf *byte)
 TEXT ·decodeS8Panel(SB), NOSPLIT, $0-40
@@ -274,7 +262,7 @@ TEXT ·decodeS8Panel(SB), NOSPLIT, $0-40
 	MOVQ bstride+16(FP), DX
 	MOVQ dst+24(FP), DI
 	MOVQ pf+32(FP), R9
-	STREAMDEC(DEC_S8, 1)
+	PANELDEC(CONSTS, PF64(1), ROW64(DEC_S8, 1))
 
 // func decodeBF16Panel(k int, b *byte, bstride int, dst *float32, pf *byte)
 TEXT ·decodeBF16Panel(SB), NOSPLIT, $0-40
@@ -283,4 +271,4 @@ TEXT ·decodeBF16Panel(SB), NOSPLIT, $0-40
 	MOVQ bstride+16(FP), DX
 	MOVQ dst+24(FP), DI
 	MOVQ pf+32(FP), R9
-	STREAMDEC(DEC_BF16, 2)
+	PANELDEC(CONSTS, PF64(2), ROW64(DEC_BF16, 2))

@@ -127,3 +127,25 @@
 	VFMADD231PS.BCST 52(AX), Z16, Z13; \
 	VFMADD231PS.BCST 56(AX), Z16, Z14; \
 	VFMADD231PS.BCST 60(AX), Z16, Z15
+
+// PANELDEC is the body of the decoders of whole panels for the buffered kernels (bufferedStream), after
+// their arguments are loaded (CX steps of k, BX the rows of B, DX bytes apart, DI the buffer, R9 the rows to
+// fetch ahead): setup loads the decoding's constants, pf fetches the row at R9, row decodes the row at BX
+// into Z16-Z19, which go to the four blocks of the buffer (streamBlock16 rows of 16 float32 values each,
+// 8192 bytes apart).
+#define PANELDEC(setup, pf, row) \
+	setup; \
+panelrow: \
+	pf; \
+	row; \
+	VMOVUPS Z16, 0(DI); \
+	VMOVUPS Z17, 8192(DI); \
+	VMOVUPS Z18, 16384(DI); \
+	VMOVUPS Z19, 24576(DI); \
+	ADDQ $64, DI; \
+	ADDQ DX, BX; \
+	ADDQ DX, R9; \
+	DECQ CX; \
+	JNZ  panelrow; \
+	VZEROUPPER; \
+	RET

@@ -527,22 +527,29 @@ ENTRY e {
 }
 `, k, wt, st, steps)
 	m := parseModule(t, src)
-	args := []Value{ArrayValue(x), ArrayValue(w), ArrayValue(ws)}
+	if packs := blockPacksOfRun(t, m, []Value{ArrayValue(x), ArrayValue(w), ArrayValue(ws)}); packs != 1 {
+		t.Errorf("%d positions of a scan multiplying by one weight: %d packings, want 1", steps, packs)
+	}
+}
+
+// blockPacksOfRun runs m on args, checks the result against the evaluation with the plain float32
+// products bit for bit, and returns how many block-scaled weights the run packed.
+func blockPacksOfRun(t *testing.T, m *hlo.Module, args []Value) int {
+	t.Helper()
 	packs := countBlockPacks(t)
 	got, err := Run(m, args, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *packs != 1 {
-		t.Errorf("%d positions of a scan multiplying by one weight: %d packings, want 1", steps, *packs)
-	}
+	n := *packs
 	want, err := Run(m, args, Options{MatMuler: f32MatMuler{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, first := sameBits(got.Array, want.Array); n > 0 {
-		t.Errorf("%d elements differ from the unpacked evaluation's, the first %s", n, first)
+	if d, first := sameBits(got.Array, want.Array); d > 0 {
+		t.Errorf("%d elements differ from the unpacked evaluation's, the first %s", d, first)
 	}
+	return n
 }
 
 // TestBlockScaledWeightsOutsideLoops: a block-scaled rhs read by products outside any loop is kept from
@@ -570,21 +577,8 @@ func TestBlockScaledWeightsOutsideLoops(t *testing.T) {
 		src := fmt.Sprintf("HloModule m\nENTRY e {\n  x = f32[1,%d] parameter(0)\n  w = %s parameter(1)\n  ws = %s parameter(2)\n%s  ROOT r = f32[1,%d] copy(%s)\n}\n",
 			k, shapeText(f.Elem, k, k), shapeText(f.Scale, k, k/int64(f.BlockSize)), body.String(), k, prev)
 		m := parseModule(t, src)
-		args := []Value{ArrayValue(x), ArrayValue(w), ArrayValue(ws)}
-		packs := countBlockPacks(t)
-		got, err := Run(m, args, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if *packs != c.packs {
-			t.Errorf("%d products of one weight outside loops: %d packings, want %d", c.products, *packs, c.packs)
-		}
-		want, err := Run(m, args, Options{MatMuler: f32MatMuler{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, first := sameBits(got.Array, want.Array); n > 0 {
-			t.Errorf("%d products: %d elements differ from the unpacked evaluation's, the first %s", c.products, n, first)
+		if packs := blockPacksOfRun(t, m, []Value{ArrayValue(x), ArrayValue(w), ArrayValue(ws)}); packs != c.packs {
+			t.Errorf("%d products of one weight outside loops: %d packings, want %d", c.products, packs, c.packs)
 		}
 	}
 }
