@@ -12,7 +12,8 @@ import (
 // Products with few rows (the decode steps of inference, a few activations times a large weight) are
 // bound by reading B, not by arithmetic. For them B is streamed: read once, in its own narrow type,
 // decoded in registers and multiplied at once (or, by the AVX2 kernel for 16 rows, which has too few
-// registers for that, decoded a block at a time into L1 and multiplied from there), in panels of 64
+// registers for that, and by the AVX-512 ones for 5 to 8 rows and, with VBMI, 9 to 16, decoded a block at
+// a time into L1 and multiplied from there), in panels of 64
 // columns shared among the goroutines, while A (small) is packed once for all. A transposed B is laid out
 // a block at a time as panels first (streamtrans.go). A weight used by many products can be laid out for
 // this once (PackWeights), so that every panel is one contiguous run of memory. Plan (plan.go) says which
@@ -159,10 +160,12 @@ func (d *directStream) panel(k int, a, as *float32, b *byte, bstride, size int, 
 	}
 }
 
-// A bufferedStream is for 16 rows where the registers cannot hold their sums and B decoded (the AVX2
-// kernels for 9 to 16 rows): a block of B is decoded once into a float32 buffer in L1 and multiplied by
-// every row from there. B is decoded exactly, or quickly by one of two decodings, each of whose functions
-// is optional and reports the codes it decodes wrong, for the exact decoding to redo the block.
+// A bufferedStream is for 8 or 16 rows where the registers cannot hold their sums and B decoded, or where
+// decoding B apart is cheaper (the AVX2 kernels for 9 to 16 rows, the AVX-512 ones for 5 to 8, and with
+// VBMI for 9 to 16): a block of B is decoded once into a float32 buffer in L1 and multiplied by every row
+// from there. B is decoded exactly, or quickly by one of two decodings, each of whose functions is
+// optional and reports the codes it decodes wrong, for the exact decoding to redo the block; or, where pf
+// is set, a whole panel at a time by pf.
 type bufferedStream struct {
 	exact streamDecodeFunc
 	mul   streamMulFunc
