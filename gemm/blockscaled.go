@@ -153,8 +153,8 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 	parallelRange(Threads(), panels, func(p0, p1 int) {
 		var row [128]byte // the elements of one row of a panel, one a byte
 		var tr *blockScaledTransposer
-		finite, scalesFinite := true, true
-		sMin, sMax := math.MaxInt, math.MinInt
+		var seen [256]bool // the scale codes of the matrix's columns
+		finite := true
 		for p := p0; p < p1; p++ {
 			j0 := p * w.panel
 			cols := min(w.panel, n-j0)
@@ -172,29 +172,45 @@ func PackBlockScaled(b BlockScaled) *BlockScaledWeights {
 				}
 			}
 			finite = finite && !blockScaledHasNaN(f.Elem, dst)
+			// The panel's scale codes, a row of them per block of k, read in the order they lie: a
+			// transposed matrix of scales a column (its row) at a time.
 			sc := w.scales[p*nb*w.panel : (p+1)*nb*w.panel]
-			for r := 0; r < nb; r++ {
-				srow := sc[r*w.panel : (r+1)*w.panel]
-				for j := range srow {
-					if j >= cols {
-						srow[j] = one
+			if b.Trans {
+				for j := range cols {
+					c := (j0 + j) / bn
+					for r, s := range b.Scales[c*b.ScaleStride : c*b.ScaleStride+nb] {
+						sc[r*w.panel+j] = s
+					}
+				}
+			} else {
+				for r := range nb {
+					src, dst := b.Scales[r*b.ScaleStride:], sc[r*w.panel:r*w.panel+cols]
+					if bn == 1 {
+						copy(dst, src[j0:])
 						continue
 					}
-					c, si := (j0+j)/bn, 0
-					if b.Trans {
-						si = c*b.ScaleStride + r
-					} else {
-						si = r*b.ScaleStride + c
+					for j := range dst {
+						dst[j] = src[(j0+j)/bn]
 					}
-					s := b.Scales[si]
-					srow[j] = s
-					if s&scaleNaN == scaleNaN {
-						scalesFinite = false
-					}
-					if f.Scale == dtype.F8E8M0FNU {
-						e := int(s) - 127 - info.offset
-						sMin, sMax = min(sMin, e), max(sMax, e)
-					}
+				}
+			}
+			for r := range nb {
+				srow := sc[r*w.panel : (r+1)*w.panel]
+				for _, s := range srow[:cols] {
+					seen[s] = true
+				}
+				for j := cols; j < w.panel; j++ {
+					srow[j] = one
+				}
+			}
+		}
+		scalesFinite := !seen[scaleNaN] && !seen[scaleNaN|0x80]
+		sMin, sMax := math.MaxInt, math.MinInt
+		if f.Scale == dtype.F8E8M0FNU {
+			for c, ok := range seen {
+				if ok {
+					e := c - 127 - info.offset
+					sMin, sMax = min(sMin, e), max(sMax, e)
 				}
 			}
 		}

@@ -360,6 +360,72 @@ func TestBlockScaledNoAllocations(t *testing.T) {
 	}
 }
 
+// TestPackBlockScaledScales checks the scales PackBlockScaled lays out and what it notes of them, against
+// the scale matrix read element by element: each panel's row of codes per block of k, the code of each
+// column's block (blocks of 1 and 3 columns, scales stored as they are and transposed, a last panel
+// partly past the matrix, whose padding takes the code of 1); whether a NaN code occurs; and the least and
+// greatest exponent of the E8M0 scales (their code less 127, less the elements' decoding offset), of the
+// matrix's own columns only.
+func TestPackBlockScaledScales(t *testing.T) {
+	rng := rand.New(rand.NewPCG(103, 104))
+	for trial := range 48 {
+		f := []blockscale.Format{blockscale.MXFP4, blockscale.MXFP8E4M3, blockscale.NVFP4}[trial%3]
+		bn := 1 + 2*(trial/3%2)
+		trans := trial/6%2 == 1
+		k, n := 1+rng.IntN(200), 1+rng.IntN(300)
+		b := randomBlockScaled(rng, f, bn, k, n, trans, blockScaledCase{scaleLo: 100, scaleSp: 40})
+		nan := byte(0xff)
+		if trial/12%2 == 1 { // a NaN code somewhere
+			r, c := rng.IntN((k+f.BlockSize-1)/f.BlockSize), rng.IntN((n+bn-1)/bn)
+			if f.Scale == dtype.F8E4M3FN && rng.IntN(2) == 0 {
+				nan = 0x7f
+			}
+			if trans {
+				b.Scales[c*b.ScaleStride+r] = nan
+			} else {
+				b.Scales[r*b.ScaleStride+c] = nan
+			}
+		}
+		w := PackBlockScaled(b)
+		one := byte(127)
+		if f.Scale == dtype.F8E4M3FN {
+			one = 0x38
+		}
+		hasNaN := false
+		lo, hi := 255, -1
+		for p := 0; p*w.panel < n; p++ {
+			for r := range w.nb {
+				for j := range w.panel {
+					col := p*w.panel + j
+					want := one
+					if col < n {
+						c := col / bn
+						if trans {
+							want = b.Scales[c*b.ScaleStride+r]
+						} else {
+							want = b.Scales[r*b.ScaleStride+c]
+						}
+						hasNaN = hasNaN || want == 0xff || f.Scale == dtype.F8E4M3FN && want == 0x7f
+						lo, hi = min(lo, int(want)), max(hi, int(want))
+					}
+					if got := w.scales[(p*w.nb+r)*w.panel+j]; got != want {
+						t.Fatalf("%s, %d x %d, blocks of %d columns, trans=%v: panel %d, block %d, column %d: code %#x, want %#x", f.Name, k, n, bn, trans, p, r, j, got, want)
+					}
+				}
+			}
+		}
+		if w.scalesFinite == hasNaN {
+			t.Errorf("%s, %d x %d, trans=%v: scalesFinite %v with a NaN code %v", f.Name, k, n, trans, w.scalesFinite, hasNaN)
+		}
+		if f.Scale == dtype.F8E8M0FNU {
+			off := blockScaledElems[f.Elem].offset
+			if w.sMin != lo-127-off || w.sMax != hi-127-off {
+				t.Errorf("%s, %d x %d, trans=%v: scale exponents %d..%d, want %d..%d", f.Name, k, n, trans, w.sMin, w.sMax, lo-127-off, hi-127-off)
+			}
+		}
+	}
+}
+
 // TestBlockScaledRow packs rows of random 4-bit codes two to a byte as the kernels read them: column
 // 16p+i of the panel is nibble p of the little-endian dword i.
 func TestBlockScaledRow(t *testing.T) {
