@@ -131,7 +131,7 @@ func sumBases(sk streamKernel) (base [streamPanel]int) {
 		sums = sk.sums
 	}
 	for j := range base {
-		at := j // the position of column j among the panel's: the block of cols it is in, and where there
+		at := j // where among the panel's sums the kernel keeps column j's: in block at/cols, column at%cols
 		if sums != nil {
 			at = int(sums[j])
 		}
@@ -215,9 +215,6 @@ func (s *bufferedStream) scalesA() bool {
 
 func (s *bufferedStream) panel(k int, a, as *float32, b *byte, bstride, size int, out []float32, buf []float32, m int, next *byte) {
 	rows, _ := s.tile()
-	// A packed panel is decoded 16 columns at a time, which stay in L1 while all the rows use them; the
-	// rows of a row-major B, each in a page of its own, are decoded whole, so that each page is visited
-	// once.
 	if s.pf != nil {
 		// Whole panels, 64 steps of k at a time: 16 KiB decoded leave L1 room for the block of A and
 		// the rows fetched ahead (the next steps', or those of the panel at next after the last). A
@@ -241,6 +238,9 @@ func (s *bufferedStream) panel(k int, a, as *float32, b *byte, bstride, size int
 		}
 		return
 	}
+	// A packed panel is decoded 16 columns at a time, which stay in L1 while all the rows use them; the
+	// rows of a row-major B, each in a page of its own, are decoded whole, so that each page is visited
+	// once.
 	groups := 1
 	if bstride != streamPanel*size {
 		groups = streamPanel / 16
