@@ -184,9 +184,9 @@ func decodeS8Panel(k int, b *byte, bstride int, dst *float32, pf *byte)
 //go:noescape
 func decodeBF16Panel(k int, b *byte, bstride int, dst *float32, pf *byte)
 
-// decodeF8VBMI is the decoding of the 16-row kernels of stream-avx512vbmi: k rows of a whole panel of an
-// 8-bit type whose values are bfloat16 values, by the byte lookups in tab, into the four blocks of a
-// bufferedStream's buffer, in the order the lookups leave the columns (vbmiSums).
+// decodeF8VBMI is the decoding of the 8- and 16-row kernels of stream-avx512vbmi: k rows of a whole
+// panel of an 8-bit type whose values are bfloat16 values, by the byte lookups in tab, into the four
+// blocks of a bufferedStream's buffer, in the order the lookups leave the columns (vbmiSums).
 //
 //go:noescape
 func decodeF8VBMI(k int, b *byte, bstride int, dst *float32, tab *[256]byte, pf *byte)
