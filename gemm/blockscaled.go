@@ -743,22 +743,13 @@ func (call *blockScaledCall) mul(kn int, a []float32, dec []float32, out []float
 func (call *blockScaledCall) store(acc []float32, p0, p1 int) {
 	w, tile, c := call.w, call.tile, call.c
 	size := tile.rows * w.panel
-	block := tile.rows * tile.cols
-	// Where the sum of row 0 of each column of a panel is: the decoders' and the kernels' order of a run
-	// of 64 columns, row i's sum tile.cols on.
+	// Where the sum of row 0 of each column is: in its run of 64 columns (64*tile.rows sums each), where
+	// the kernels leave it (sumPositions, in the decoders' order); row i's tile.cols on.
 	var order *[streamPanel]uint8
 	if call.set != nil && !tile.direct {
 		order = call.set.decodeSums[w.format.Elem]
 	}
-	var bases [128]int // a panel's columns, 128 at most
-	base := bases[:w.panel]
-	for j := range base {
-		at := j
-		if order != nil {
-			at = j&^(streamPanel-1) + int(order[j%streamPanel])
-		}
-		base[j] = at/tile.cols*block + at%tile.cols
-	}
+	base := sumPositions(tile.rows, tile.cols, order)
 	for p := p0; p < p1; p++ {
 		j0 := p * w.panel
 		n := min(w.panel, w.cols-j0)
@@ -766,7 +757,8 @@ func (call *blockScaledCall) store(acc []float32, p0, p1 int) {
 		for i := 0; i < c.rows; i++ {
 			row := c.f32[i*c.stride+j0 : i*c.stride+j0+n]
 			for j := range row {
-				row[j] = combine(call.alpha, out[base[j]+i*tile.cols], call.beta, row[j])
+				at := j/streamPanel*streamPanel*tile.rows + base[j%streamPanel]
+				row[j] = combine(call.alpha, out[at+i*tile.cols], call.beta, row[j])
 			}
 		}
 	}

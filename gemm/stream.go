@@ -121,7 +121,7 @@ type directStream struct {
 
 // sumBases returns where sk keeps the sum of row 0 of each column j of a panel in out: row i's is cols
 // (of sk's tile) further on.
-func sumBases(sk streamKernel) (base [streamPanel]int) {
+func sumBases(sk streamKernel) [streamPanel]int {
 	rows, cols := sk.tile()
 	var sums *[streamPanel]uint8
 	switch sk := sk.(type) {
@@ -130,10 +130,17 @@ func sumBases(sk streamKernel) (base [streamPanel]int) {
 	case *bufferedStream:
 		sums = sk.sums
 	}
+	return sumPositions(rows, cols, sums)
+}
+
+// sumPositions returns where a kernel whose sums are blocks of rows x cols, row-major, one block after
+// another, keeps the sum of row 0 of each column j of a run of 64 columns: at position order[j] among
+// the run's (j where order is nil), in block at/cols, column at%cols of it. Row i's is cols further on.
+func sumPositions(rows, cols int, order *[streamPanel]uint8) (base [streamPanel]int) {
 	for j := range base {
-		at := j // where among the panel's sums the kernel keeps column j's: in block at/cols, column at%cols
-		if sums != nil {
-			at = int(sums[j])
+		at := j
+		if order != nil {
+			at = int(order[j])
 		}
 		base[j] = at/cols*rows*cols + at%cols
 	}
@@ -167,7 +174,7 @@ func (d *directStream) panel(k int, a, as *float32, b *byte, bstride, size int, 
 // optional and reports the codes it decodes wrong, for the exact decoding to redo the block; or, where pf
 // is set, a whole panel at a time by pf.
 type bufferedStream struct {
-	exact streamDecodeFunc
+	exact streamDecodeFunc // nil where pf decodes
 	mul   streamMulFunc
 	// plain decodes B as it is; scaled decodes B times 2^-8 for A times 2^8 (scaleStreamA), which saves
 	// the f8e4m3fn decoding through half precision its multiplication by 2^8: the products,

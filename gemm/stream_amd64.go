@@ -237,14 +237,7 @@ func panelBuffered(rows int, decode func(k int, b *byte, bstride int, dst *float
 	if rows == 8 {
 		mul = blockMulR8
 	}
-	return &bufferedStream{sums: sums, rows: rows,
-		exact: func(k int, b *byte, bstride int, dst *float32, groups int) {
-			if groups != streamPanel/16 {
-				panic("gemm: a panel decoder decodes whole panels")
-			}
-			decode(k, b, bstride, dst, b)
-		},
-		pf:  decode,
+	return &bufferedStream{sums: sums, rows: rows, pf: decode,
 		mul: func(k int, a, b, out *float32, _ int) { mul(k, a, b, out) }}
 }
 

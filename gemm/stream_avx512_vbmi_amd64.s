@@ -42,6 +42,25 @@
 // DECODE64 decodes the 64 codes at (BX) into z0-z3 (Z22-Z25 scratch; the tables and masks of TABLES).
 #define DECODE64(z0, z1, z2, z3) LOOKUP64(Z26, Z27, Z28, Z29, Z30, Z31, Z22, Z23, Z24, Z25, z0, z1, z2, z3)
 
+// VBMISTREAM is the body of the kernels of 1 and 4 rows, after their arguments are loaded: the sums in
+// and out (sumsin, sumsout) and the loop over k, each row of B decoded into Z16-Z19 and multiplied by the
+// row's astep bytes of A (fma), the same rows of the panel at R9 fetched ahead.
+#define VBMISTREAM(sumsin, fma, astep, sumsout) \
+	sumsin; \
+	TABLES; \
+loop: \
+	PREFETCHT0 (R9); \
+	DECODE64(Z16, Z17, Z18, Z19); \
+	fma; \
+	ADDQ astep, AX; \
+	ADDQ DX, BX; \
+	ADDQ DX, R9; \
+	DECQ CX; \
+	JNZ  loop; \
+	sumsout; \
+	VZEROUPPER; \
+	RET
+
 // func streamF8R1VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte, tab *[256]byte)
 TEXT ·streamF8R1VBMI(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
@@ -51,24 +70,7 @@ TEXT ·streamF8R1VBMI(SB), NOSPLIT, $0-56
 	MOVQ out+32(FP), DI
 	MOVQ pf+40(FP), R9
 	MOVQ tab+48(FP), R10
-	SUMSIN4
-	TABLES
-loop1:
-	PREFETCHT0 (R9)
-	DECODE64(Z4, Z5, Z6, Z7)
-	VBROADCASTSS (AX), Z8
-	VFMADD231PS Z4, Z8, Z0
-	VFMADD231PS Z5, Z8, Z1
-	VFMADD231PS Z6, Z8, Z2
-	VFMADD231PS Z7, Z8, Z3
-	ADDQ $4, AX
-	ADDQ DX, BX
-	ADDQ DX, R9
-	DECQ CX
-	JNZ  loop1
-	SUMSOUT4
-	VZEROUPPER
-	RET
+	VBMISTREAM(SUMSIN4, FMAR1, $4, SUMSOUT4)
 
 // func streamF8R4VBMI(k int, a *float32, b *byte, bstride int, out *float32, pf *byte, tab *[256]byte)
 TEXT ·streamF8R4VBMI(SB), NOSPLIT, $0-56
@@ -79,20 +81,7 @@ TEXT ·streamF8R4VBMI(SB), NOSPLIT, $0-56
 	MOVQ out+32(FP), DI
 	MOVQ pf+40(FP), R9
 	MOVQ tab+48(FP), R10
-	SUMSIN16
-	TABLES
-loop4:
-	PREFETCHT0 (R9)
-	DECODE64(Z16, Z17, Z18, Z19)
-	FMAR4
-	ADDQ $16, AX
-	ADDQ DX, BX
-	ADDQ DX, R9
-	DECQ CX
-	JNZ  loop4
-	SUMSOUT16
-	VZEROUPPER
-	RET
+	VBMISTREAM(SUMSIN16, FMAR4, $16, SUMSOUT16)
 
 // decodeF8VBMI writes the values of k rows of a panel of 64 columns (at b, bstride bytes apart) to the
 // four blocks of a bufferedStream's buffer at dst (streamBlock16 rows of 16 float32 values each, 8192

@@ -81,6 +81,15 @@
 	VMOVUPS Y6, (o+6*s)(DI); \
 	VMOVUPS Y7, (o+7*s)(DI)
 
+// FMAR1 adds to Z0-Z3 the products of the element of A at AX, broadcast into Z20, with the 64 elements of
+// B decoded into Z16-Z19.
+#define FMAR1 \
+	VBROADCASTSS 0(AX), Z20; \
+	VFMADD231PS Z16, Z20, Z0; \
+	VFMADD231PS Z17, Z20, Z1; \
+	VFMADD231PS Z18, Z20, Z2; \
+	VFMADD231PS Z19, Z20, Z3
+
 // FMAR4 adds to Z0-Z15 (4 rows of 4 registers) the products of the four elements of A at AX, broadcast in
 // turn into Z20 and Z21, with the 64 elements of B decoded into Z16-Z19.
 #define FMAR4 \

@@ -191,8 +191,7 @@ type weightCache struct {
 	// blockUses and blockPacked are the same for block-scaled weights.
 	blockUses   map[blockScaledKey]int
 	blockPacked map[blockScaledKey]*gemm.BlockScaledWeights
-	// loops are the computations that may run again and again: the body and condition of every while,
-	// and what they call.
+	// loops are the computations that may run again and again (loopComputations).
 	loops map[*hlo.Computation]bool
 }
 
