@@ -355,7 +355,8 @@ func (w *BlockScaledWeights) Format() blockscale.Format { return w.format }
 func (w *BlockScaledWeights) Bytes() int { return len(w.data) + len(w.scales) }
 
 // blockScaledFast reports whether the sums of a (one row of A, K values) times w can be formed with
-// per-block scaling (see the comment at the top of this file) and give the bits of the general way.
+// per-block scaling (see the comment at the top of this file) and give the bits of the general way, by
+// kernels that decode each element as u = value * 2^offset.
 //
 // Let 2^qa be the least quantum (unit in the last place) of the nonzero values of a, 2^qu that of the
 // elements as the kernels decode them (u, of magnitude at most umax), and 2^smin <= s <= 2^smax the
@@ -367,11 +368,19 @@ func (w *BlockScaledWeights) Bytes() int { return len(w.data) + len(w.scales) }
 // or that divided by 2^smin in the per-block chain: below 2^126, nothing overflows. Then each rounding of
 // the per-block chain is the rounding of the general chain divided by a power of two, and so are their
 // results. A NaN or infinite value of a is left to the general way.
-func (w *BlockScaledWeights) blockScaledFast(a []float32) bool {
+//
+// The decoding matters: a kernel that decodes f8e4m3fn exactly (u its value) rather than as 2^-8 times
+// it sums values 2^8 times larger in the per-block chain, which overflow where the others' do not.
+func (w *BlockScaledWeights) blockScaledFast(a []float32, offset int) bool {
 	if !w.perBlock {
 		return false
 	}
 	info := blockScaledElems[w.format.Elem]
+	// From blockScaledElems' decoding (u, whose factors w.sMin and w.sMax are) to the kernels' (u * 2^-d,
+	// factors s * 2^d).
+	d := info.offset - offset
+	qu, umax := info.quantum-d, math.Ldexp(info.umax, -d)
+	sMin, sMax := w.sMin+d, w.sMax+d
 	qa, sum := math.MaxInt, 0.0
 	for _, x := range a {
 		b := math.Float32bits(x) &^ (1 << 31)
@@ -390,11 +399,11 @@ func (w *BlockScaledWeights) blockScaledFast(a []float32) bool {
 	if sum == 0 {
 		return true // every product is a zero, the same in both chains
 	}
-	if qa+info.quantum+w.sMin < -126+max(0, w.sMax) {
+	if qa+qu+sMin < -126+max(0, sMax) {
 		return false
 	}
-	bound := sum * info.umax * math.Ldexp(1+float64(2*len(a))*0x1p-24, w.sMax)
-	return bound < 0x1p126 && math.Ldexp(bound, -w.sMin) < 0x1p126 && math.Ldexp(info.umax, w.sMax) < 0x1p126
+	bound := sum * umax * math.Ldexp(1+float64(2*len(a))*0x1p-24, sMax)
+	return bound < 0x1p126 && math.Ldexp(bound, -sMin) < 0x1p126 && math.Ldexp(umax, sMax) < 0x1p126
 }
 
 // MatMulBlockScaled computes C = alpha*(A*B) + beta*C for the block-scaled weights w = PackBlockScaled(B):
@@ -457,6 +466,17 @@ type blockScaledSet struct {
 	// its 64 goes to position decodeSums[j] of the strips (16g+i: strip g, column i of it), and the sums
 	// come out in that order.
 	decodeSums map[dtype.Type]*[streamPanel]uint8
+	// offsets holds the element types whose kernels decode u = value * 2^offset with another offset than
+	// blockScaledElems' (the byte lookups of AVX-512 VBMI decode f8e4m3fn exactly: offset 0).
+	offsets map[dtype.Type]int
+}
+
+// offset returns the offset of s's decoding of elem (see blockScaledElem).
+func (s *blockScaledSet) offset(elem dtype.Type) int {
+	if o, ok := s.offsets[elem]; ok {
+		return o
+	}
+	return blockScaledElems[elem].offset
 }
 
 // A blockScaledDirectFunc adds to out (one row of sums) the products of k steps of a and of the columns of
@@ -617,7 +637,7 @@ func blockScaledRows(kern *Kernel, t int, c, a view, w *BlockScaledWeights, alph
 	kern.isa.packA(bufA, &a, m, k, tile.rows, tmp)
 	call := blockScaledCalls.Get().(*blockScaledCall)
 	*call = blockScaledCall{set: set, tile: tile, w: w, c: c, packedA: bufA[:n], alpha: alpha, beta: beta}
-	call.fast = tile.direct && w.blockScaledFast(call.packedA)
+	call.fast = tile.direct && w.blockScaledFast(call.packedA, set.offset(w.format.Elem))
 	defer func() {
 		*call = blockScaledCall{}
 		blockScaledCalls.Put(call)

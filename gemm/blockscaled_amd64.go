@@ -99,6 +99,7 @@ func init() {
 	s.direct = maps.Clone(s.direct)
 	s.decoders = maps.Clone(s.decoders)
 	s.decodeSums = map[dtype.Type]*[streamPanel]uint8{}
+	s.offsets = map[dtype.Type]int{dtype.F8E4M3FN: 0}
 	for t, tab := range map[dtype.Type]*[256]byte{dtype.F8E4M3FN: bf16TableE4M3FN, dtype.F8E5M2: bf16TableE5M2} {
 		s.direct[t] = func(k, bk, first int, a *float32, b, sc *byte, out *float32, _ *float32, buf *float32, flags int, pf *byte) {
 			blockF8R1VBMI(k, bk, first, a, b, sc, out, tab, buf, flags, pf)

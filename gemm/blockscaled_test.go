@@ -267,14 +267,14 @@ func TestBlockScaledPerBlock(t *testing.T) {
 			}
 			a[p] = v
 		}
-		if !w.blockScaledFast(a) {
+		if !w.blockScaledFast(a, info.offset) {
 			continue
 		}
 		admitted++
 		want := NewMatrix(1, n, nil)
 		Reference(want, Matrix{Data: a, Rows: 1, Cols: k, Stride: k}, blockScaledValues(b), 1, 0)
 		for _, set := range sets {
-			for _, perBlock := range []bool{true, false} {
+			for _, perBlock := range []bool{w.blockScaledFast(a, set.offset(f.Elem)), false} {
 				got := directBlockScaled(set, w, a, perBlock)
 				sameMatrix(t, fmt.Sprintf("%d: %s, %s, K=%d, scales 2^%d..2^%d, per-block=%v", i, set.name, f.Name, k, lo, lo+span-1, perBlock),
 					Matrix{Data: got, Rows: 1, Cols: n, Stride: n}, want)
@@ -321,9 +321,20 @@ func TestBlockScaledPerBlockRefused(t *testing.T) {
 		{"scale too large to scale by", one(blockscale.MXFP4, 2, 254, 2), []float32{1, 1}}, // 2^127
 	} {
 		w := PackBlockScaled(tc.b)
-		if w.blockScaledFast(tc.a) {
-			t.Errorf("%s: per-block scaling admitted", tc.name)
+		for _, offset := range []int{blockScaledElems[tc.b.Format.Elem].offset, 0} {
+			if w.blockScaledFast(tc.a, offset) {
+				t.Errorf("%s: per-block scaling admitted (elements decoded times 2^%d)", tc.name, offset)
+			}
 		}
+	}
+	// f8e4m3fn decoded exactly (the byte lookups of AVX-512 VBMI) rather than as 2^-8 times its value: the
+	// per-block chain of 2^120 * 448 * 2^-100 holds 2^120 * 448, which overflows, where the other decoding
+	// holds 2^120 * 1.75. Only the second may scale per block.
+	e4m3 := PackBlockScaled(one(blockscale.MXFP8E4M3, 0x7e, 127-100, 1))
+	big := []float32{0x1p120}
+	if !e4m3.blockScaledFast(big, -8) || e4m3.blockScaledFast(big, 0) {
+		t.Errorf("2^120 * 448 * 2^-100: per-block scaling admitted %v for f8e4m3fn decoded times 2^-8, %v decoded exactly; want true, false",
+			e4m3.blockScaledFast(big, -8), e4m3.blockScaledFast(big, 0))
 	}
 	// The two whose bits per-block scaling gets wrong, shown on each set.
 	for _, set := range blockScaledSets() {
@@ -336,6 +347,14 @@ func TestBlockScaledPerBlockRefused(t *testing.T) {
 			if sameBits(general[0], perBlock[0]) {
 				t.Errorf("%s: per-block scaling gives %v as the general way does", set.name, perBlock[0])
 			}
+		}
+		// Where the set's per-block scaling overflows (the byte lookups), its decoding must refuse it.
+		general, perBlock := directBlockScaled(set, e4m3, big, false), directBlockScaled(set, e4m3, big, true)
+		if general[0] != 0x1p20*448 {
+			t.Errorf("%s: 2^120 * 448 * 2^-100 is %v by the general way", set.name, general[0])
+		}
+		if !sameBits(general[0], perBlock[0]) && e4m3.blockScaledFast(big, set.offset(dtype.F8E4M3FN)) {
+			t.Errorf("%s: 2^120 * 448 * 2^-100 is %v by per-block scaling, which the set's decoding admits", set.name, perBlock[0])
 		}
 	}
 }
