@@ -381,6 +381,11 @@ func (w *BlockScaledWeights) blockScaledFast(a []float32, offset int) bool {
 	d := info.offset - offset
 	qu, umax := info.quantum-d, math.Ldexp(info.umax, -d)
 	sMin, sMax := w.sMin+d, w.sMax+d
+	// An element whose value overflows is an infinity in the general way, which even a zero of A makes
+	// NaN (0 * inf), where per-block scaling multiplies the zero by the finite u.
+	if math.Ldexp(umax, sMax) >= 0x1p126 {
+		return false
+	}
 	qa, sum := math.MaxInt, 0.0
 	for _, x := range a {
 		b := math.Float32bits(x) &^ (1 << 31)
@@ -403,7 +408,7 @@ func (w *BlockScaledWeights) blockScaledFast(a []float32, offset int) bool {
 		return false
 	}
 	bound := sum * umax * math.Ldexp(1+float64(2*len(a))*0x1p-24, sMax)
-	return bound < 0x1p126 && math.Ldexp(bound, -sMin) < 0x1p126 && math.Ldexp(umax, sMax) < 0x1p126
+	return bound < 0x1p126 && math.Ldexp(bound, -sMin) < 0x1p126
 }
 
 // MatMulBlockScaled computes C = alpha*(A*B) + beta*C for the block-scaled weights w = PackBlockScaled(B):

@@ -288,9 +288,10 @@ func TestBlockScaledPerBlock(t *testing.T) {
 
 // TestBlockScaledPerBlockRefused checks that blockScaledFast refuses products where per-block scaling
 // would give other bits, and that it would: a product of the smallest subnormal and 0.5 that per-block
-// scaling rounds to zero before the scale 2^100 lifts it, and products of 2^126 that overflow before the
-// scale 2^-20 brings them down. It also refuses NaN and infinite values of A, and weights with a NaN
-// scale or f8e4m3fn scales.
+// scaling rounds to zero before the scale 2^100 lifts it, products of 2^126 that overflow before the
+// scale 2^-20 brings them down, and a zero of A times an element whose value overflows (NaN in the general
+// way, zero per block). It also refuses NaN and infinite values of A, and weights with a NaN scale or
+// f8e4m3fn scales; and, where a set decodes f8e4m3fn exactly, what overflows only in that decoding.
 func TestBlockScaledPerBlockRefused(t *testing.T) {
 	one := func(f blockscale.Format, elem, scale byte, k int) BlockScaled {
 		b := BlockScaled{Format: f, Data: make([]byte, k*64), Scales: make([]byte, 64), Rows: k, Cols: 64, Stride: 64, ScaleStride: 64}
@@ -309,16 +310,17 @@ func TestBlockScaledPerBlockRefused(t *testing.T) {
 		b    BlockScaled
 		a    []float32
 	}{
-		{"underflow", one(f, 1, 127+100, 1), []float32{math.Float32frombits(1)}},           // 2^-149 * 0.5 * 2^100
-		{"overflow", one(f, 7, 127-20, 2), []float32{0x1p126, -0x1p126}},                   // 2^126 * 6 * 2^-20
-		{"NaN in A", one(f, 2, 127, 2), []float32{1, float32(math.NaN())}},                 //
-		{"infinity in A", one(f, 2, 127, 2), []float32{float32(math.Inf(1)), 1}},           //
-		{"NaN scale", one(f, 2, 255, 2), []float32{1, 1}},                                  //
-		{"f8e4m3fn scales", one(blockscale.NVFP4, 2, 0x38, 2), []float32{1, 1}},            //
-		{"NaN element", one(blockscale.MXFP8E4M3, 0x7f, 127, 2), []float32{1, 1}},          //
-		{"infinite element", one(blockscale.MXFP8E5M2, 0x7c, 127, 2), []float32{1, 1}},     //
-		{"scale too small to scale by", one(blockscale.MXFP4, 2, 0, 2), []float32{1, 1}},   // 2^-127
-		{"scale too large to scale by", one(blockscale.MXFP4, 2, 254, 2), []float32{1, 1}}, // 2^127
+		{"underflow", one(f, 1, 127+100, 1), []float32{math.Float32frombits(1)}},                 // 2^-149 * 0.5 * 2^100
+		{"overflow", one(f, 7, 127-20, 2), []float32{0x1p126, -0x1p126}},                         // 2^126 * 6 * 2^-20
+		{"NaN in A", one(f, 2, 127, 2), []float32{1, float32(math.NaN())}},                       //
+		{"infinity in A", one(f, 2, 127, 2), []float32{float32(math.Inf(1)), 1}},                 //
+		{"NaN scale", one(f, 2, 255, 2), []float32{1, 1}},                                        //
+		{"f8e4m3fn scales", one(blockscale.NVFP4, 2, 0x38, 2), []float32{1, 1}},                  //
+		{"NaN element", one(blockscale.MXFP8E4M3, 0x7f, 127, 2), []float32{1, 1}},                //
+		{"infinite element", one(blockscale.MXFP8E5M2, 0x7c, 127, 2), []float32{1, 1}},           //
+		{"scale too small to scale by", one(blockscale.MXFP4, 2, 0, 2), []float32{1, 1}},         // 2^-127
+		{"scale too large to scale by", one(blockscale.MXFP4, 2, 254, 2), []float32{1, 1}},       // 2^127
+		{"element overflows, A zero", one(blockscale.MXFP8E5M2, 0x7b, 127+120, 1), []float32{0}}, // 0 * (57344 * 2^120)
 	} {
 		w := PackBlockScaled(tc.b)
 		for _, offset := range []int{blockScaledElems[tc.b.Format.Elem].offset, 0} {
@@ -341,7 +343,8 @@ func TestBlockScaledPerBlockRefused(t *testing.T) {
 		for _, tc := range []struct {
 			b BlockScaled
 			a []float32
-		}{{one(f, 1, 127+100, 1), []float32{math.Float32frombits(1)}}, {one(f, 7, 127-20, 2), []float32{0x1p126, 0x1p126}}} {
+		}{{one(f, 1, 127+100, 1), []float32{math.Float32frombits(1)}}, {one(f, 7, 127-20, 2), []float32{0x1p126, 0x1p126}},
+			{one(blockscale.MXFP8E5M2, 0x7b, 127+120, 1), []float32{0}}} {
 			w := PackBlockScaled(tc.b)
 			general, perBlock := directBlockScaled(set, w, tc.a, false), directBlockScaled(set, w, tc.a, true)
 			if sameBits(general[0], perBlock[0]) {
