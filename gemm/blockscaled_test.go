@@ -125,7 +125,7 @@ func TestBlockScaled(t *testing.T) {
 		bn := []int{1, 1, 1, 3}[rng.IntN(4)]
 		m := []int{1, 1, 1, 2, 4, 5, 16, 20}[rng.IntN(8)]
 		nn := []int{1, 7, 64, 100, 128, 130, 300}[rng.IntN(7)]
-		k := []int{1, 5, 31, 32, 33, 129, 300, 1000}[rng.IntN(8)]
+		k := []int{1, 5, 31, 32, 33, 129, 300, 1000, 2100}[rng.IntN(9)]
 		// Every third case of each format has the specials (formats and rounds of them shifted apart).
 		c := blockScaledCase{specials: (i+i/len(blockScaledTestFormats))%3 == 2, scaleLo: 117, scaleSp: 20}
 		trans := rng.IntN(2) == 0
