@@ -38,93 +38,123 @@ func randomCodes(rng *rand.Rand, t dtype.Type, shape ...int64) *tensor.Tensor {
 // M from 1 to 16, N around the kernels' panels; elements and scales random, extremes and NaNs included.
 func TestStreamBlockScaled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	formats := []blockscale.Format{blockscale.MXFP4, blockscale.NVFP4, blockscale.MXFP8E4M3, blockscale.MXFP8E5M2}
 	taken, tried := 0, 0
 	for i := 0; i < 160; i++ {
-		f := formats[i%len(formats)]
-		out := []dtype.Type{dtype.F32, dtype.BF16, dtype.F16}[rng.IntN(3)]
-		m, n := []int64{1, 1, 3, 16}[rng.IntN(4)], []int64{1, 5, 64, 130}[rng.IntN(4)]
-		call := i%2 == 0 // the custom calls' operands, else scaled-dot's
-		trans := call || rng.IntN(2) == 0
-		batch := int64(1 + rng.IntN(2))
-		bs := int64(f.BlockSize)
-		k := bs * int64(1+rng.IntN(5))
-		if call && rng.IntN(2) == 0 {
-			k -= int64(1 + rng.IntN(int(bs)-1)) // ragged: the last block is short, its scale padded
-		}
-		nb := (k + bs - 1) / bs
-		// rhs [batch, N, K] or [batch, K, N]; its scales, with the batch dimension shared in some cases.
-		sb := batch
-		if !call && batch > 1 && rng.IntN(2) == 0 {
-			sb = 1
-		}
-		var rhs scaledOperand
-		var d dotDims
-		lhsData := randomCodes(rng, dtype.F32, batch, m, k)
-		for j := range lhsData.Float32s() {
-			tensor.View[float32](lhsData)[j] = float32(rng.NormFloat64())
-		}
-		lhs := scaledOperand{data: lhsData}
-		d.lhsBatch, d.rhsBatch, d.lhsContract = []int64{0}, []int64{0}, []int64{2}
-		if trans {
-			data := randomCodes(rng, f.Elem, batch, n, k)
-			sc := randomCodes(rng, f.Scale, sb, n+int64(rng.IntN(2)), nb+int64(rng.IntN(2)))
-			if call {
-				var err error
-				if rhs, err = plainScales(data, sc, bs); err != nil {
-					t.Fatal(err)
-				}
-				rhs.round = dtype.F32
-				if rng.IntN(2) == 0 {
-					rhs.round = out // __op$block_scaled_dot
-				}
-			} else {
-				sc = randomCodes(rng, f.Scale, sb, n, k/bs)
-				rhs = scaledOperand{data: data, scales: sc, block: []int64{batch / sb, 1, bs}, round: dtype.BF16}
-			}
-			d.rhsContract = []int64{2}
-		} else {
-			// Blocks along N too where N is even (2 columns a scale).
-			bn := 1 + (n+1)%2
-			data := randomCodes(rng, f.Elem, batch, k, n)
-			sc := randomCodes(rng, f.Scale, sb, k/bs, n/int64(bn))
-			rhs = scaledOperand{data: data, scales: sc, block: []int64{batch / sb, bs, int64(bn)}, round: dtype.BF16}
-			d.rhsContract = []int64{1}
-		}
-		name := fmt.Sprintf("%d/%s/%v/%dx%dx%dx%d/trans=%v/round=%v", i, f.Name, out, batch, m, n, k, trans, rhs.round)
-		p, err := planDot(lhs.data.Shape, rhs.data.Shape, d)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		want := make([]float32, batch*m*n)
-		old := &evaluator{gemm: plainMatMuler{}}
-		if err := old.blockScaledProduct(p, d, lhs, rhs, out, want); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		a, err := convertTensor(lhs.data, out, lhs.data.Shape)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make([]float32, batch*m*n)
-		e := &evaluator{gemm: defaultMatMuler{}}
 		tried++
-		if !e.streamBlockScaled(p, d, a, rhs, out, got) {
-			// Only where the values differ: products rounded to bf16 or f16 with extreme scales.
-			if rhs.round == dtype.F32 && out == dtype.F32 {
-				t.Errorf("%s: not taken", name)
-			}
-			continue
-		}
-		taken++
-		for j := range want {
-			if x, y := got[j], want[j]; math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
-				t.Fatalf("%s: element %d = %v (%#08x), want %v (%#08x)", name, j, x, math.Float32bits(x), y, math.Float32bits(y))
-			}
+		if streamBlockScaledCase(t, rng, i, 0) {
+			taken++
 		}
 	}
 	if taken < tried/2 {
 		t.Errorf("the kernels took %d of %d products", taken, tried)
 	}
+}
+
+// FuzzStreamBlockScaled is TestStreamBlockScaled's comparison on fuzzed cases, lhs drawn by mode: normal
+// values, random bit patterns (NaN, infinities, subnormals), values near the top of float32's range, or
+// about its smallest normal: where gemm's per-block scaling is decided.
+func FuzzStreamBlockScaled(f *testing.F) {
+	for i := range 8 {
+		f.Add(uint8(i), uint8(i%4), uint64(i))
+	}
+	f.Fuzz(func(t *testing.T, i, mode uint8, seed uint64) {
+		streamBlockScaledCase(t, rand.New(rand.NewPCG(seed, uint64(i))), int(i), int(mode%4))
+	})
+}
+
+// streamBlockScaledCase runs case i of TestStreamBlockScaled (the format from i, the rest from rng), lhs
+// drawn by mode (see FuzzStreamBlockScaled), and reports whether streamBlockScaled took the product.
+func streamBlockScaledCase(t *testing.T, rng *rand.Rand, i, mode int) bool {
+	t.Helper()
+	formats := []blockscale.Format{blockscale.MXFP4, blockscale.NVFP4, blockscale.MXFP8E4M3, blockscale.MXFP8E5M2}
+	f := formats[i%len(formats)]
+	out := []dtype.Type{dtype.F32, dtype.BF16, dtype.F16}[rng.IntN(3)]
+	m, n := []int64{1, 1, 3, 16}[rng.IntN(4)], []int64{1, 5, 64, 130}[rng.IntN(4)]
+	call := i%2 == 0 // the custom calls' operands, else scaled-dot's
+	trans := call || rng.IntN(2) == 0
+	batch := int64(1 + rng.IntN(2))
+	bs := int64(f.BlockSize)
+	k := bs * int64(1+rng.IntN(5))
+	if call && rng.IntN(2) == 0 {
+		k -= int64(1 + rng.IntN(int(bs)-1)) // ragged: the last block is short, its scale padded
+	}
+	nb := (k + bs - 1) / bs
+	// rhs [batch, N, K] or [batch, K, N]; its scales, with the batch dimension shared in some cases.
+	sb := batch
+	if !call && batch > 1 && rng.IntN(2) == 0 {
+		sb = 1
+	}
+	var rhs scaledOperand
+	var d dotDims
+	lhsData := randomCodes(rng, dtype.F32, batch, m, k)
+	for j := range lhsData.Float32s() {
+		v := float32(rng.NormFloat64())
+		switch mode {
+		case 1:
+			v = math.Float32frombits(rng.Uint32())
+		case 2:
+			v = float32(math.Ldexp(rng.Float64()-0.5, 100+rng.IntN(28)))
+		case 3:
+			v = float32(math.Ldexp(rng.Float64()-0.5, -140+rng.IntN(20)))
+		}
+		tensor.View[float32](lhsData)[j] = v
+	}
+	lhs := scaledOperand{data: lhsData}
+	d.lhsBatch, d.rhsBatch, d.lhsContract = []int64{0}, []int64{0}, []int64{2}
+	if trans {
+		data := randomCodes(rng, f.Elem, batch, n, k)
+		sc := randomCodes(rng, f.Scale, sb, n+int64(rng.IntN(2)), nb+int64(rng.IntN(2)))
+		if call {
+			var err error
+			if rhs, err = plainScales(data, sc, bs); err != nil {
+				t.Fatal(err)
+			}
+			rhs.round = dtype.F32
+			if rng.IntN(2) == 0 {
+				rhs.round = out // __op$block_scaled_dot
+			}
+		} else {
+			sc = randomCodes(rng, f.Scale, sb, n, k/bs)
+			rhs = scaledOperand{data: data, scales: sc, block: []int64{batch / sb, 1, bs}, round: dtype.BF16}
+		}
+		d.rhsContract = []int64{2}
+	} else {
+		// Blocks along N too where N is even (2 columns a scale).
+		bn := 1 + (n+1)%2
+		data := randomCodes(rng, f.Elem, batch, k, n)
+		sc := randomCodes(rng, f.Scale, sb, k/bs, n/int64(bn))
+		rhs = scaledOperand{data: data, scales: sc, block: []int64{batch / sb, bs, int64(bn)}, round: dtype.BF16}
+		d.rhsContract = []int64{1}
+	}
+	name := fmt.Sprintf("%d/%s/%v/%dx%dx%dx%d/trans=%v/round=%v", i, f.Name, out, batch, m, n, k, trans, rhs.round)
+	p, err := planDot(lhs.data.Shape, rhs.data.Shape, d)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	want := make([]float32, batch*m*n)
+	old := &evaluator{gemm: plainMatMuler{}}
+	if err := old.blockScaledProduct(p, d, lhs, rhs, out, want); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	a, err := convertTensor(lhs.data, out, lhs.data.Shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, batch*m*n)
+	e := &evaluator{gemm: defaultMatMuler{}}
+	if !e.streamBlockScaled(p, d, a, rhs, out, got) {
+		// Only where the values differ: products rounded to bf16 or f16 with extreme scales.
+		if rhs.round == dtype.F32 && out == dtype.F32 {
+			t.Errorf("%s: not taken", name)
+		}
+		return false
+	}
+	for j := range want {
+		if x, y := got[j], want[j]; math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
+			t.Fatalf("%s: element %d = %v (%#08x), want %v (%#08x)", name, j, x, math.Float32bits(x), y, math.Float32bits(y))
+		}
+	}
+	return true
 }
 
 // TestBlockScaledAgrees checks the rule by which the kernels take a product: elements times scales
