@@ -38,11 +38,7 @@ func FuzzBlockScaled(f *testing.F) {
 		for _, kern := range kernels {
 			for _, threads := range []int{1, 2} {
 				got := clone(c0)
-				restore := useKernel(kern)
-				prev := SetThreads(threads)
-				MatMulBlockScaled(got, TypedOf(am), w, ab[0], ab[1])
-				SetThreads(prev)
-				restore()
+				runOn(kern, threads, func() { MatMulBlockScaled(got, TypedOf(am), w, ab[0], ab[1]) })
 				sameMatrix(t, fmt.Sprintf("%s, %s %dx%dx%d block %d, trans=%v, mode %#x, alpha=%v beta=%v, %d threads, per-block scaling %v",
 					kern.Name(), fm.Name, m, n, k, fm.BlockSize, in.trans, mode, ab[0], ab[1], threads, fast), got, want)
 			}

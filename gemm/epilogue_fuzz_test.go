@@ -1,7 +1,6 @@
 package gemm
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -78,35 +77,20 @@ func FuzzEpilogue(f *testing.F) {
 		toD := dt != dtype.F32 || parts&2048 != 0
 		for _, kern := range testKernels() {
 			for _, threads := range []int{1, 2} {
-				restore := useKernel(kern)
-				prev := SetThreads(threads)
-				sums := NewMatrix(m, n, nil)
-				MatMulEpilogue(sums, a, b, &Epilogue{Scale: 1, OutScale: 1})
-				want, wantAmax := finishRef(ep, sums)
-				c := NewMatrix(m, n, nil)
+				sums, c := NewMatrix(m, n, nil), NewMatrix(m, n, nil)
 				var amax float32
 				ep.Amax, ep.D, ep.DStride = &amax, nil, 0
 				if toD {
 					ep.D, ep.DStride = make([]byte, m*n*dt.ByteSize()), n
 				}
-				MatMulEpilogue(c, a, b, ep)
-				SetThreads(prev)
-				restore()
+				runOn(kern, threads, func() {
+					MatMulEpilogue(sums, a, b, &Epilogue{Scale: 1, OutScale: 1})
+					MatMulEpilogue(c, a, b, ep)
+				})
+				want, wantAmax := finishRef(ep, sums)
 				what := fmt.Sprintf("%s, %d threads, %dx%dx%d, D %v, parts %#x, mode %d", kern.Name(), threads, m, n, k, dt, parts, mode)
 				for i := range want {
-					got, w := c.Data[i], want[i]
-					if toD {
-						var bits uint64
-						switch dt.ByteSize() {
-						case 4:
-							bits = uint64(binary.LittleEndian.Uint32(ep.D[4*i:]))
-						case 2:
-							bits = uint64(binary.LittleEndian.Uint16(ep.D[2*i:]))
-						default:
-							bits = uint64(ep.D[i])
-						}
-						got, w = dt.DecodeFloat32(bits), dt.DecodeFloat32(dt.EncodeFloat32(want[i]))
-					}
+					got, w := epilogueResult(ep, c, want, i)
 					if !sameBits(got, w) {
 						t.Fatalf("%s: element %d = %v (%#08x), want %v (%#08x)", what, i, got, math.Float32bits(got), w, math.Float32bits(w))
 					}

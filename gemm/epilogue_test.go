@@ -1,7 +1,6 @@
 package gemm
 
 import (
-	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -50,6 +49,16 @@ func finishRef(ep *Epilogue, s Matrix) (d []float32, amax float32) {
 		}
 	}
 	return d, amax
+}
+
+// epilogueResult returns element i of MatMulEpilogue's result (in ep.D, or in c where D is nil) and of
+// want (finishRef's), rounded to D's type as the epilogue stores it.
+func epilogueResult(ep *Epilogue, c Matrix, want []float32, i int) (got, w float32) {
+	if ep.D == nil {
+		return c.Data[i], want[i]
+	}
+	t := ep.DType
+	return t.DecodeFloat32(getBits(ep.D, i, t.ByteSize())), t.DecodeFloat32(t.EncodeFloat32(want[i]))
 }
 
 // TestEpilogue checks MatMulEpilogue element for element against the epilogue's definition applied to
@@ -102,18 +111,7 @@ func TestEpilogue(t *testing.T) {
 				}
 				MatMulEpilogue(c, a, b, ep)
 				for i := range want {
-					var got, w float32
-					switch {
-					case ep.D == nil:
-						got, w = c.Data[i], want[i]
-					case ep.DType == dtype.F32:
-						got, w = math.Float32frombits(binary.LittleEndian.Uint32(ep.D[4*i:])), want[i]
-					case ep.DType.ByteSize() == 2:
-						bits := uint64(binary.LittleEndian.Uint16(ep.D[2*i:]))
-						got, w = ep.DType.DecodeFloat32(bits), ep.DType.DecodeFloat32(ep.DType.EncodeFloat32(want[i]))
-					default:
-						got, w = ep.DType.DecodeFloat32(uint64(ep.D[i])), ep.DType.DecodeFloat32(ep.DType.EncodeFloat32(want[i]))
-					}
+					got, w := epilogueResult(ep, c, want, i)
 					if math.Float32bits(got) != math.Float32bits(w) && !(got != got && w != w) {
 						t.Fatalf("%v variant %d (D %v): element %d = %v, want %v", s, variant, ep.DType, i, got, w)
 					}

@@ -118,6 +118,13 @@ func withKernel(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
+// runOn runs f with k as the kernel and threads goroutines, and puts both back.
+func runOn(k *Kernel, threads int, f func()) {
+	defer useKernel(k)()
+	defer SetThreads(SetThreads(threads))
+	f()
+}
+
 // testKernels returns every kernel this machine has, and where they use assembly beside their tiles, the
 // default and the avx2 kernels again with their packing, decoding and epilogue in Go ("-gohelpers"),
 // as a machine without the helpers' instructions runs them.

@@ -1,7 +1,6 @@
 package gemm
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -43,11 +42,7 @@ func FuzzWeights(f *testing.F) {
 		braw := make([]byte, len(bm.Data)*tb.ByteSize())
 		for i := range bm.Data {
 			bits := rng.Uint64() & (1<<tb.BitWidth() - 1)
-			if tb.ByteSize() == 1 {
-				braw[i] = byte(bits)
-			} else {
-				binary.LittleEndian.PutUint16(braw[2*i:], uint16(bits))
-			}
+			putBits(braw, i, tb.ByteSize(), bits)
 			bm.Data[i] = tb.DecodeFloat32(bits)
 		}
 		b := Typed{Type: tb, Data: braw, Rows: k, Cols: n, Stride: sc, Trans: trans}
@@ -71,11 +66,7 @@ func FuzzWeights(f *testing.F) {
 				v = 0
 			}
 			bits := ta.EncodeFloat32(v)
-			if ta == dtype.F32 {
-				binary.LittleEndian.PutUint32(araw[4*i:], uint32(bits))
-			} else {
-				binary.LittleEndian.PutUint16(araw[2*i:], uint16(bits))
-			}
+			putBits(araw, i, ta.ByteSize(), bits)
 			am.Data[i] = ta.DecodeFloat32(bits)
 		}
 		a := Typed{Type: ta, Data: araw, Rows: m, Cols: k, Stride: k}
@@ -104,11 +95,7 @@ func FuzzWeights(f *testing.F) {
 					{"PackWeights", func(c Matrix) { MatMulWeights(c, a, packed, ab[0], ab[1]) }, wantScaled},
 				} {
 					got := clone(c0)
-					restore := useKernel(kern)
-					prev := SetThreads(threads)
-					run.f(got)
-					SetThreads(prev)
-					restore()
+					runOn(kern, threads, func() { run.f(got) })
 					sameMatrix(t, fmt.Sprintf("%s, %s: A %v, B %v %dx%dx%d, trans=%v, mode %#x, scale=%v, alpha=%v beta=%v, %d threads",
 						run.name, kern.Name(), ta, tb, m, n, k, trans, mode, scale != nil, ab[0], ab[1], threads), got, run.want)
 				}

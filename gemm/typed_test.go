@@ -34,16 +34,31 @@ func randomTyped(rng *rand.Rand, t dtype.Type, rows, cols int, trans bool, pad, 
 			bits = t.EncodeFloat32(m.Data[i])
 		}
 		m.Data[i] = t.DecodeFloat32(bits)
-		switch size {
-		case 1:
-			raw[i] = byte(bits)
-		case 2:
-			binary.LittleEndian.PutUint16(raw[2*i:], uint16(bits))
-		case 4:
-			binary.LittleEndian.PutUint32(raw[4*i:], uint32(bits))
-		}
+		putBits(raw, i, size, bits)
 	}
 	return Typed{Type: t, Data: raw, Rows: m.Rows, Cols: m.Cols, Stride: m.Stride, Trans: m.Trans}, m
+}
+
+// putBits stores element i of size bytes (1, 2 or 4), little-endian, in raw; getBits reads it.
+func putBits(raw []byte, i, size int, bits uint64) {
+	switch size {
+	case 1:
+		raw[i] = byte(bits)
+	case 2:
+		binary.LittleEndian.PutUint16(raw[2*i:], uint16(bits))
+	case 4:
+		binary.LittleEndian.PutUint32(raw[4*i:], uint32(bits))
+	}
+}
+
+func getBits(raw []byte, i, size int) uint64 {
+	switch size {
+	case 1:
+		return uint64(raw[i])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(raw[2*i:]))
+	}
+	return uint64(binary.LittleEndian.Uint32(raw[4*i:]))
 }
 
 // TestMatMulTyped checks that decoding while packing gives exactly MatMul's result on the decoded values
