@@ -13,11 +13,10 @@ import (
 // bound by reading B, not by arithmetic. For them B is streamed: read once, in its own narrow type,
 // decoded in registers and multiplied at once (or, by the AVX2 kernel for 16 rows, which has too few
 // registers for that, and by the AVX-512 ones for 5 to 8 rows and, with VBMI, 9 to 16, decoded a block at
-// a time into L1 and multiplied from there), in panels of 64
-// columns shared among the goroutines, while A (small) is packed once for all. A transposed B is laid out
-// a block at a time as panels first (streamtrans.go). A weight used by many products can be laid out for
-// this once (PackWeights), so that every panel is one contiguous run of memory. Plan (plan.go) says which
-// products stream.
+// a time into L1 and multiplied from there), in panels of 64 columns shared among the goroutines, while A
+// (small) is packed once for all. A transposed B is laid out a block at a time as panels first
+// (streamtrans.go). A weight used by many products can be laid out for this once (PackWeights), so that
+// every panel is one contiguous run of memory. Plan (plan.go) says which products stream.
 
 // streamPanel is the width of a panel of B, in elements: a 64-byte line of a byte type per step of k.
 const streamPanel = 64
