@@ -321,6 +321,9 @@ func writeVerify(w io.Writer, v *verifyOutcome) {
 			if g.Saturated > 0 {
 				fmt.Fprintf(w, ", %d saturated where the original overflowed", g.Saturated)
 			}
+			if g.Overflowed > 0 {
+				fmt.Fprintf(w, ", %d finite where the original overflowed f16", g.Overflowed)
+			}
 			if a := g.Amax; a != nil {
 				fmt.Fprintf(w, "; abs-max %g for %g (bound %.3g)", float64(a.Got), float64(a.Want), float64(a.Bound))
 			}

@@ -62,6 +62,10 @@ func Rounding(dot *hlo.Instruction, absorbed []*hlo.Instruction, last *hlo.Instr
 	sum := unit(dot.Shape.Elem)
 	for _, x := range dot.Operands() {
 		sum += operandRounding(x)
+		if unit(dot.Shape.Elem) > unit(x.Shape.Elem) {
+			// The dot converts a wider operand to its own type first (docs/numerics.md).
+			sum += unit(dot.Shape.Elem)
+		}
 	}
 	for _, x := range absorbed {
 		if x != last || x.Opcode != hlo.OpConvert {
@@ -69,6 +73,46 @@ func Rounding(dot *hlo.Instruction, absorbed []*hlo.Instruction, last *hlo.Instr
 		}
 	}
 	return sum
+}
+
+// NarrowRange reports whether the original computes a step on the way from the FP8 values to the value the
+// call replaces (last left out, as in Rounding) in a type of less range than float32 (f16): there its
+// chain can overflow where the call's float32 does not.
+func NarrowRange(dot *hlo.Instruction, absorbed []*hlo.Instruction, last *hlo.Instruction) bool {
+	narrow := func(x *hlo.Instruction) bool {
+		return x.Shape.Elem.IsFloat() && !x.Shape.Elem.IsFP8() && x.Shape.Elem.Finfo().Max < math.MaxFloat32
+	}
+	if narrow(dot) {
+		return true
+	}
+	for _, x := range absorbed {
+		if x != last && narrow(x) {
+			return true
+		}
+	}
+	for _, x := range dot.Operands() {
+		for range 64 {
+			if x.Shape.Elem.IsFP8() {
+				break
+			}
+			if narrow(x) {
+				return true
+			}
+			switch x.Opcode {
+			case hlo.OpConvert, hlo.OpBitcast, hlo.OpReshape, hlo.OpCopy, hlo.OpTranspose, hlo.OpSlice, hlo.OpDynamicSlice,
+				hlo.OpPad, hlo.OpBroadcast:
+				x = x.Operand(0)
+				continue
+			case hlo.OpMultiply, hlo.OpDivide, hlo.OpSelect:
+				if data := dataOperand(x); data != nil {
+					x = data
+					continue
+				}
+			}
+			break
+		}
+	}
+	return false
 }
 
 // stepRounding is the unit roundoff of one instruction: its type's for arithmetic and for a convert that
@@ -88,7 +132,8 @@ func stepRounding(x *hlo.Instruction) float64 {
 
 // operandRounding follows a dot operand up its dequantize to the FP8 value, summing the roundings on the
 // way: the data operand of a multiply, divide or select (not the broadcast scalar or the predicate), the
-// operand of data movement; a scale's own chain is followed too.
+// operand of data movement; a scale's own chain is followed too. A divide by a scale counts twice: the
+// original rounds x/s, the call rounds 1/s in the same type.
 func operandRounding(x *hlo.Instruction) float64 {
 	sum := 0.0
 	for range 64 {
@@ -101,18 +146,19 @@ func operandRounding(x *hlo.Instruction) float64 {
 			hlo.OpPad, hlo.OpBroadcast:
 			x = x.Operand(0)
 		case hlo.OpMultiply, hlo.OpDivide, hlo.OpSelect:
-			var data *hlo.Instruction
-			for _, o := range x.Operands() {
-				switch {
-				case o.Shape.Elem == dtype.PRED:
-				case scalarLike(o):
-					sum += scaleRounding(o)
-				default:
-					data = o
-				}
-			}
+			data := dataOperand(x)
 			if data == nil {
 				return sum
+			}
+			for _, o := range x.Operands() {
+				if o != data && o.Shape.Elem != dtype.PRED {
+					sum += scaleRounding(o)
+				}
+			}
+			if x.Opcode == hlo.OpDivide && data == x.Operand(0) {
+				// The call multiplies by 1/s rounded in the divide's type, as XLA's rewrite does: a
+				// rounding of its own, which the original does not make.
+				sum += unit(x.Shape.Elem)
 			}
 			x = data
 		default:
@@ -120,6 +166,40 @@ func operandRounding(x *hlo.Instruction) float64 {
 		}
 	}
 	return sum
+}
+
+// dataOperand returns the operand of a multiply, divide or select that carries the dequantized values,
+// not a scale or a predicate: the one that is not scalar-like, or where every one is (a 1 x 1 GEMM), the
+// one an FP8 value reaches. nil when there is none.
+func dataOperand(x *hlo.Instruction) *hlo.Instruction {
+	var one *hlo.Instruction
+	for _, o := range x.Operands() {
+		switch {
+		case o.Shape.Elem == dtype.PRED:
+		case !scalarLike(o):
+			return o
+		case one == nil && fromFP8(o):
+			one = o
+		}
+	}
+	return one
+}
+
+// fromFP8 reports whether an FP8 value reaches x through converts and data movement.
+func fromFP8(x *hlo.Instruction) bool {
+	for range 64 {
+		if x.Shape.Elem.IsFP8() {
+			return true
+		}
+		switch x.Opcode {
+		case hlo.OpConvert, hlo.OpBitcast, hlo.OpReshape, hlo.OpCopy, hlo.OpTranspose, hlo.OpSlice, hlo.OpDynamicSlice,
+			hlo.OpPad, hlo.OpBroadcast:
+			x = x.Operand(0)
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // scalarLike reports whether x is a scalar, or a broadcast or reshape of one.
@@ -216,6 +296,10 @@ func (g *gemmCheck) compare(want, got interp.Value) (*GEMM, error) {
 			res.Saturated++
 			continue
 		}
+		if g.narrow && !isFinite(a) && isFinite(b) {
+			res.Overflowed++
+			continue
+		}
 		e := element(w.Type, i, a, b, dScale*slack(g.toPadded(i)))
 		share := e.Share()
 		if share > 1 {
@@ -240,6 +324,8 @@ func (g *gemmCheck) compare(want, got interp.Value) (*GEMM, error) {
 	return res, nil
 }
 
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
 // element describes one compared element of type t: the bound is slack plus one ulp of t at the larger of
 // the two values (each was rounded to t once at the end).
 func element(t dtype.Type, i int64, want, got, slack float64) Element {
@@ -255,25 +341,30 @@ type Family struct {
 	// Value is element i of a float parameter of type t whose elements are laid out as rows of cols (a
 	// scalar is one row of one).
 	Value func(t dtype.Type, i, cols int64) float64
+	// ScalarsOne keeps scalar parameters (the scales of an FP8 GEMM) at 1 instead.
+	ScalarsOne bool
 }
 
 // Families returns the families Run tries: every value 1 (no cancellation, a bias never outweighed), the
 // FP8 operands at their format's largest value (saturation and range), rows and columns of very
-// different magnitudes (powers of two from 2^-6 to 2^6, exact in every FP8 format), and zeros.
+// different magnitudes (powers of two from 2^-6 to 2^6, exact in every FP8 format), and zeros. The zeros
+// leave the scalars, which are the scales, at 1: a rewrite takes a divide by a scale s as a multiply by
+// 1/s, as XLA's does, which assumes s is not zero (a zero s gives infinities and NaNs the two modules need
+// not share, even where the original's padding would be a zero).
 func Families() []Family {
 	return []Family{
-		{"ones", func(dtype.Type, int64, int64) float64 { return 1 }},
+		{"ones", func(dtype.Type, int64, int64) float64 { return 1 }, false},
 		{"near-max", func(t dtype.Type, _, _ int64) float64 {
 			if t.IsFP8() {
 				return t.Finfo().Max
 			}
 			return 1
-		}},
+		}, false},
 		{"magnitudes", func(_ dtype.Type, i, cols int64) float64 {
 			r, c := i/cols, i%cols
 			return math.Ldexp(1, int(r%7)-3) * math.Ldexp(1, 3-int(c%7))
-		}},
-		{"zeros", func(dtype.Type, int64, int64) float64 { return 0 }},
+		}, false},
+		{"zeros", func(dtype.Type, int64, int64) float64 { return 0 }, true},
 	}
 }
 
@@ -286,6 +377,12 @@ func (f Family) Inputs(args []interp.Value) []interp.Value {
 			continue
 		}
 		src := a.Array
+		if f.ScalarsOne && len(src.Shape) == 0 {
+			t := tensor.New(src.Type, nil)
+			t.SetBitsAt(0, t.Type.EncodeFloat64(1))
+			out[i] = interp.ArrayValue(t)
+			continue
+		}
 		t := tensor.New(src.Type, src.Shape)
 		cols := int64(1)
 		if len(src.Shape) > 0 {

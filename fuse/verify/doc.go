@@ -33,7 +33,9 @@
 //
 //   - each rounding in t moves its value by at most u_t times it: the dequantized operands by u_t |a|
 //     and u_t |b| each, which the dot sums to u_t (sum |a b|) per operand; the dot's result and each
-//     absorbed step by u_t of a value bounded by M_e. n u_t M_e in all;
+//     absorbed step by u_t of a value bounded by M_e. n u_t M_e in all. A divide by a scale s counts
+//     twice: the call's 1/s, rounded in t as XLA computes it, is a rounding of its own (n = 4 for one
+//     such operand), and so does an operand wider than t, which the dot converts to t first;
 //   - both accumulate the k products in float32, in orders that may differ: gamma_k = k u / (1 - k u) of
 //     sum |a b| each, 2 gamma_k M_e for the two; the call's own float32 steps (the scale product, alpha,
 //     C, bias, the activation, d_scale) add at most 6 u M_e;
@@ -59,7 +61,11 @@
 //
 // Where the original's conversion to an FP8 D overflows to NaN and the call saturates to the format's
 // largest value (as cuBLASLt's FP8 output does, and as XLA's rewrite accepts), the element is counted as
-// saturated, not as a failure.
+// saturated, not as a failure. Likewise where the original computes a step in f16 (the dequantize, the
+// dot or an absorbed step), whose range float32's exceeds: an element the original's chain made infinite
+// or NaN there and the call's float32 did not is counted as overflowed. The two differ there whatever the
+// rewrite: an f16 dequantize of 57344 times 2 is infinite, and times a zero of the other operand NaN,
+// where the call's product is 0.
 //
 // # Block-scaled rewrites
 //

@@ -42,11 +42,14 @@ type GEMM struct {
 	Call  string `json:"call"`
 	DType string `json:"d_type"`
 	// Elements counts D's elements (those of the replaced value), BitMatches those identical, Saturated
-	// those where the original overflowed to NaN and the call saturated (not failures), Failures those
-	// beyond their bound, NaN in one result only included.
+	// those where the original overflowed to NaN and the call saturated (not failures), Overflowed those
+	// where the original's chain overflowed a type of less range than float32 (f16) and the call's did
+	// not (not failures; see NarrowRange), Failures those beyond their bound, NaN in one result only
+	// included.
 	Elements   int64 `json:"elements"`
 	BitMatches int64 `json:"bit_matches"`
 	Saturated  int64 `json:"saturated,omitempty"`
+	Overflowed int64 `json:"overflowed,omitempty"`
 	Failures   int64 `json:"failures"`
 	// Worst is the element whose difference is the largest share of its bound (Index -1 when every
 	// element is identical or saturated).
@@ -117,8 +120,10 @@ func (f Float) MarshalJSON() ([]byte, error) {
 type gemmCheck struct {
 	d    *fuse.Decision
 	call *cublas.Call
-	// rounding sums the unit roundoffs of the original's roundings (see Rounding).
+	// rounding sums the unit roundoffs of the original's roundings (see Rounding); narrow is set where
+	// its chain has a step of less range than float32 (NarrowRange).
 	rounding float64
+	narrow   bool
 	// res and amaxRes are the rewritten module's instructions that hold the call's D and abs-max.
 	res, amaxRes *hlo.Instruction
 	// toPadded maps an element of the replaced value to its element of the call's D, which may be padded.
@@ -191,6 +196,7 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 			}
 		}
 		g.rounding = Rounding(dot, absorbed, last)
+		g.narrow = NarrowRange(dot, absorbed, last)
 		g.want = len(oOut)
 		oOut = append(oOut, last)
 		var amax, amaxRes *hlo.Instruction

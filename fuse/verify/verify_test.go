@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -279,5 +280,120 @@ ENTRY main {
 		if !run.OK || len(run.GEMMs) != 3 || run.Outputs != 3*16*32 {
 			t.Errorf("%s: ok %v, %d GEMMs, %d outputs compared", run.Name, run.OK, len(run.GEMMs), run.Outputs)
 		}
+	}
+}
+
+// TestChainRoundings checks the roundings the bound counts for the chains the generated rewrites showed
+// it missed: a divide by a scale (the original rounds x/s, the call 1/s), also where the GEMM is 1 x 1
+// and the scale cannot be told from the data by its shape, and a dot of wider operands (converted to its
+// type first). Each rewrite then checks on every family.
+func TestChainRoundings(t *testing.T) {
+	const u16, ubf16 = 0x1p-11, 0x1p-8
+	// divide is an m x k by k x n GEMM whose A is dequantized in f16 by a divide by 3.
+	divide := func(m, n, k int) string {
+		return fmt.Sprintf(`HloModule d
+ENTRY main {
+  a = f8e4m3fn[%[1]d,%[3]d] parameter(0)
+  af = f16[%[1]d,%[3]d] convert(a)
+  k = f16[] constant(3)
+  kb = f16[%[1]d,%[3]d] broadcast(k), dimensions={}
+  ad = f16[%[1]d,%[3]d] divide(af, kb)
+  b = f8e4m3fn[%[2]d,%[3]d] parameter(1)
+  bf = f16[%[2]d,%[3]d] convert(b)
+  ROOT d = f32[%[1]d,%[2]d] dot(ad, bf), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}`, m, n, k)
+	}
+	for _, tc := range []struct {
+		name, src string
+		want      float64
+	}{
+		{"divide 1x1", divide(1, 1, 1), 0x1p-24 + 2*u16},
+		{"divide", divide(4, 2, 8), 0x1p-24 + 2*u16},
+		{"wider operands", `HloModule w
+ENTRY main {
+  a = f8e4m3fn[4,8] parameter(0)
+  af = f32[4,8] convert(a)
+  s = f32[] parameter(2)
+  sb = f32[4,8] broadcast(s), dimensions={}
+  as = f32[4,8] multiply(af, sb)
+  b = f8e5m2[2,8] parameter(1)
+  bf = f32[2,8] convert(b)
+  ROOT d = bf16[4,2] dot(as, bf), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}`, 3*ubf16 + 0x1p-24},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			orig, err := parser.ParseString(tc.name, tc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fused, _ := parser.ParseString(tc.name, tc.src)
+			if got := verify.Rounding(orig.Entry.Root, nil, orig.Entry.Root); got != tc.want {
+				t.Errorf("Rounding = %g, want %g", got, tc.want)
+			}
+			ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
+			if len(ds) != 1 || !ds[0].Fused {
+				t.Fatalf("decisions %+v", ds)
+			}
+			r, err := verify.Run(orig, fused, ds, 1, interp.Options{})
+			if err != nil || !r.OK {
+				t.Errorf("%+v, %v", r, err)
+			}
+		})
+	}
+}
+
+// TestOverflowedF16 checks an element that the original's f16 dequantize makes NaN (57344 times 2 is
+// infinite in f16, and times the other operand's zero NaN) where the call's float32 gives 0: counted as
+// overflowed, not as a failure. The same element from an f32 chain is no overflow at all.
+func TestOverflowedF16(t *testing.T) {
+	src := `HloModule o
+ENTRY main {
+  a = f8e5m2[2,4] parameter(0)
+  b = f8e4m3fn[2,4] parameter(1)
+  af = f16[2,4] convert(a)
+  k = f16[] constant(2)
+  kb = f16[2,4] broadcast(k), dimensions={}
+  as = f16[2,4] multiply(af, kb)
+  bf = f16[2,4] convert(b)
+  ROOT d = f16[2,2] dot(as, bf), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}`
+	for _, chain := range []string{"f16", "f32"} {
+		t.Run(chain, func(t *testing.T) {
+			text := strings.ReplaceAll(src, "f16[2,4]", chain+"[2,4]")
+			text = strings.ReplaceAll(text, "f16[] constant", chain+"[] constant")
+			if chain == "f32" {
+				text = strings.ReplaceAll(text, "f16[2,2]", "f32[2,2]")
+			}
+			orig, err := parser.ParseString("overflow.hlo", text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fused, _ := parser.ParseString("overflow.hlo", text)
+			ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
+			if len(ds) != 1 || !ds[0].Fused {
+				t.Fatalf("decisions %+v", ds)
+			}
+			// Row 0 of A is 57344, row 1 is 1; row 0 of B is 0, row 1 is 1.
+			arr := func(typ dtype.Type, rows ...float64) interp.Value {
+				x := tensor.New(typ, []int64{2, 4})
+				for i := range int64(8) {
+					x.SetBitsAt(i, typ.EncodeFloat64(rows[i/4]))
+				}
+				return interp.ArrayValue(x)
+			}
+			args := []interp.Value{arr(dtype.F8E5M2, 57344, 1), arr(dtype.F8E4M3FN, 0, 1)}
+			r, err := verify.Check(orig, fused, ds, args, interp.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := r.GEMMs[0]
+			want := int64(0)
+			if chain == "f16" {
+				want = 1
+			}
+			if !r.OK || g.Overflowed != want || g.Failures != 0 {
+				t.Errorf("ok %v, %d overflowed (want %d), %d failures, worst %+v", r.OK, g.Overflowed, want, g.Failures, g.Worst)
+			}
+		})
 	}
 }
