@@ -147,7 +147,14 @@ func (t *tracer) blockDot(dot *hlo.Instruction) *GEMM {
 	v := xlarules.DecideBlockDequantizedDot(dot, lhs, rhs, where)
 	f := t.blockGEMM(holder, dot, v)
 	for i, d := range []*match.BlockDequantize{lhs, rhs} {
-		if d == nil {
+		if d == nil { // one side block-scaled: the other is read as it is, as scaled-dot's operand with unit scales
+			op := t.operand(dot.Operand(i), "")
+			if i == 0 {
+				f.A = op
+			} else {
+				f.B = op
+			}
+			f.src[i] = t.sourceOf(dot.Operand(i))
 			continue
 		}
 		via := fmt.Sprintf("%s, times %s %s scales per block of %s, dequantized in %s (multiply %%%s)", shapeOf(d.Data)+" %"+d.Data.Name,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"octet/fuse"
 	"octet/fuse/report"
 	"octet/fuse/xlarules"
 	"octet/hlo"
@@ -195,5 +196,35 @@ func TestBlockScaledPasses(t *testing.T) {
 	f := fs[0]
 	if !f.Broken || f.Pass != "block-scaling-rewriter" || f.Step != 16 || !strings.Contains(f.What, "gpu generation") {
 		t.Errorf("finding %+v", *f)
+	}
+}
+
+// TestBlockOneSidedPairs reports a dot of one block dequantize and a wide operand: the wide side is
+// described as it stands (its parameter), and the diff with the scaled-dot octet fuse makes of it pairs the
+// two by dataflow.
+func TestBlockOneSidedPairs(t *testing.T) {
+	src := `HloModule one_sided
+ENTRY main {
+  a = f8e5m2[3,5,96] parameter(0)
+  af = f32[3,5,96] convert(a)
+  sa = f8e8m0fnu[3,5,3] parameter(1)
+  sf = f32[3,5,3] convert(sa)
+  sb = f32[3,5,3,32] broadcast(sf), dimensions={0,1,2}
+  sr = f32[3,5,96] reshape(sb)
+  adq = f32[3,5,96] multiply(sr, af)
+  w = f32[3,14,96] parameter(2)
+  ROOT d = f32[3,5,14] dot(adq, w), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+}`
+	m := parseText(t, src)
+	before := report.Check(m)
+	if len(before.GEMMs) != 1 || before.GEMMs[0].B == nil || before.GEMMs[0].B.Parameter != 2 {
+		t.Fatalf("the wide side is not described: %+v", before.GEMMs)
+	}
+	if ds := fuse.Rewrite(m, fuse.Options{}).Decisions; len(ds) != 1 || !ds[0].Fused || ds[0].Target != "scaled-dot" {
+		t.Fatalf("decisions %+v", ds)
+	}
+	d := report.Diff(before, report.Check(m))
+	if d.Same != 1 || len(d.Added)+len(d.Removed)+len(d.Lost) != 0 || len(d.Pairs) != 1 || d.Pairs[0].By != "dataflow" {
+		t.Errorf("same %d, added %d, removed %d, lost %d, pairs %+v", d.Same, len(d.Added), len(d.Removed), len(d.Lost), d.Pairs)
 	}
 }
