@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"octet/fuse"
+	"octet/fuse/report"
 	"octet/fuse/verify"
 	"octet/hlo"
 	"octet/hlo/parser"
@@ -55,6 +56,7 @@ func checkGenerated(t *testing.T, data []byte, seed uint64) {
 	if again := printer.Sprint(back, printer.ConfigFor(printer.StyleXLA)); again != text {
 		t.Fatalf("the rewritten module prints otherwise once parsed back:\n%s\nthen\n%s", text, again)
 	}
+	checkReports(t, parse(), fused, ds, src)
 	if !fusedAny {
 		return
 	}
@@ -126,4 +128,37 @@ func generatedSeeds(n int) [][]byte {
 		out[i] = b
 	}
 	return out
+}
+
+// checkReports checks what octet check and octet diff say of the rewrite: before it, each dot's report
+// quotes the rewrite's decision; after it, each fused FP8 dot is a fused call, and the diff of the two
+// reports gains exactly those, pairing each dot with its call by dataflow, and loses nothing.
+func checkReports(t *testing.T, orig, fused *hlo.Module, ds []*fuse.Decision, src string) {
+	t.Helper()
+	before, after := report.Check(orig), report.Check(fused)
+	fusible := map[string]bool{}
+	calls := map[string]string{} // dot -> call, for the FP8 calls
+	for _, d := range ds {
+		fusible[d.Dot] = d.Fused
+		if d.Fused && d.Target == "__cublas$lt$matmul$f8" {
+			calls[d.Dot] = d.Call
+		}
+	}
+	for _, g := range before.GEMMs {
+		if g.Kind == "dot" && (g.Fusible == nil || *g.Fusible != fusible[g.Name]) {
+			t.Errorf("check before the rewrite: %%%s fusible %v, the rewrite fused it: %v\n%s", g.Name, g.Fusible, fusible[g.Name], src)
+		}
+	}
+	if after.Fused < len(calls) {
+		t.Errorf("check after the rewrite: %d fused, want at least %d\n%s", after.Fused, len(calls), src)
+	}
+	d := report.Diff(before, after)
+	if len(d.Lost) != 0 || len(d.Removed) != 0 || len(d.Gained) < len(calls) {
+		t.Errorf("diff: lost %d, removed %d, gained %d (the rewrite made %d calls)\n%s", len(d.Lost), len(d.Removed), len(d.Gained), len(calls), src)
+	}
+	for _, c := range d.Gained {
+		if c.A != nil && c.B != nil && calls[c.A.Name] != "" && (c.B.Name != calls[c.A.Name] || c.By != "dataflow") {
+			t.Errorf("diff pairs %%%s with %%%s by %q, want %%%s by dataflow\n%s", c.A.Name, c.B.Name, c.By, calls[c.A.Name], src)
+		}
+	}
 }
