@@ -254,6 +254,16 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 			// Data movement, including what a fused call replays on its FP8 operands and the padding to
 			// multiples of 16.
 			next = x.Operand(0)
+		case hlo.OpSelect:
+			// A select against zero, which a fused call replays on its FP8 operand too: the value selected.
+			if x.NumOperands() == 3 {
+				switch a, b := x.Operand(1), x.Operand(2); {
+				case allZero(b) && !allZero(a):
+					next = a
+				case allZero(a) && !allZero(b):
+					next = b
+				}
+			}
 		}
 		if next == nil || next.Shape.Elem != x.Shape.Elem {
 			return x
@@ -261,6 +271,22 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 		x = next
 	}
 	return x
+}
+
+// allZero reports whether x is a zero everywhere: a constant zero, broadcast, reshaped or converted.
+func allZero(x *hlo.Instruction) bool {
+	for range traceDepth {
+		switch x.Opcode {
+		case hlo.OpConstant:
+			v, ok := match.ConstantValue(x)
+			return ok && v == 0
+		case hlo.OpBroadcast, hlo.OpReshape, hlo.OpCopy, hlo.OpBitcast, hlo.OpConvert:
+			x = x.Operand(0)
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 func (t *tracer) operand(x *hlo.Instruction, via string) *Operand {

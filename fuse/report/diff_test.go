@@ -232,3 +232,33 @@ func TestDiffPairsRewrite(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffPairsSelect diffs a dot whose rhs is selected against zero with the call octet fuse makes of it,
+// which replays the select on the FP8 value: the call's operand is traced through the select to the
+// parameter, so the two pair by dataflow and the GEMM is gained, not one removed and another added.
+func TestDiffPairsSelect(t *testing.T) {
+	m := parseText(t, `HloModule select_zero
+ENTRY main {
+  a = f8e4m3fn[2,20] parameter(0)
+  b = f8e5m2[20,24] parameter(1)
+  p = pred[20,24] parameter(2)
+  af = f32[2,20] convert(a)
+  bf = f32[20,24] convert(b)
+  z = f32[] constant(0)
+  zb = f32[20,24] broadcast(z), dimensions={}
+  bs = f32[20,24] select(p, bf, zb)
+  ROOT d = f32[2,24] dot(af, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`)
+	before := report.Check(m)
+	if ds := fuse.Rewrite(m, fuse.Options{}).Decisions; len(ds) != 1 || !ds[0].Fused {
+		t.Fatalf("decisions %+v", ds)
+	}
+	after := report.Check(m)
+	if g := after.GEMMs; len(g) != 1 || g[0].B == nil || g[0].B.Parameter != 1 {
+		t.Fatalf("the call's rhs is not traced to parameter 1: %+v", g)
+	}
+	d := report.Diff(before, after)
+	if len(d.Gained) != 1 || len(d.Added)+len(d.Removed) != 0 || d.Gained[0].By != "dataflow" {
+		t.Errorf("gained %d, added %d, removed %d, pairs %+v", len(d.Gained), len(d.Added), len(d.Removed), d.Pairs)
+	}
+}
