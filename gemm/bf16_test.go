@@ -171,7 +171,9 @@ func TestBF16Kernel(t *testing.T) {
 }
 
 // TestBF16Specials checks how the bf16 kernel treats special values: NaN and infinities propagate as in
-// float32, a subnormal bf16 operand counts as zero, and a subnormal result is flushed to zero.
+// float32, a subnormal bf16 operand counts as zero, and a subnormal result is flushed to zero; and the
+// order of its sums: VDPBF16PS adds the odd product of each pair to the chain, rounded, then the even one,
+// two fused multiply-adds in a row (as Intel's description of the instruction has it).
 func TestBF16Specials(t *testing.T) {
 	kern := needBF16(t)
 	defer SetKernel(SetKernel(kern))
@@ -205,6 +207,12 @@ func TestBF16Specials(t *testing.T) {
 		{"subnormal-operand", []float32{sub, 1}, []float32{0x1p127, 1}, 1}, // not 2
 		{"subnormal-result", []float32{0x1p-70, 0}, []float32{0x1p-70, 0}, 0},
 		{"exact-pairs", []float32{3, 5, -7}, []float32{0.5, 0.25, 2}, -11.25},
+		// The order within a pair: 1 + 2^24 rounds to 2^24 before -2^24 is added (0); the other order,
+		// or the pair summed first, gives 1.
+		{"odd-product-first", []float32{1, 0, 0x1p12, 0x1p12}, []float32{1, 0, -0x1p12, 0x1p12}, 0},
+		// Each product is added to the chain on its own: 2^24 + 1 + 1 stays 2^24, where the pair's sum
+		// added at once would give 2^24 + 2.
+		{"one-product-at-a-time", []float32{0x1p12, 0, 1, 1}, []float32{0x1p12, 0, 1, 1}, 0x1p24},
 	} {
 		c := NewMatrix(streamRowsMax+1, 1, nil)
 		MatMulTyped(c, rows(bf(tc.a...)), col(bf(tc.b...)), 1, 0)

@@ -35,7 +35,8 @@ would make outside cuBLASLt's FP8 type table as an XLA bug.
 
 --verify runs the original and the rewritten module on the same inputs with Octet's interpreter: random
 normal values (--seed), then families chosen to expose what those hide (every value 1, the FP8 operands
-at their format's largest value, rows and columns of very different magnitudes, zeros). In each run it
+at their format's largest value, rows and columns of very different magnitudes, zeros with the scalar
+scales kept at 1, since a divide by a zero scale is outside what a rewrite keeps). In each run it
 compares every element of each call's D with the value of the original it replaced, against a bound of
 its own: one rounding to D's type (an ulp of D at that element) plus the roundings the original makes in
 its chain type and the float32 accumulation, scaled by that element's sum |a b| of products (package
@@ -45,7 +46,9 @@ share of bit-identical elements of the normal run as the rewritten module comput
 difference in ulps of D against its bound, and a verdict line; the exit status is 1 when an element is
 beyond its bound or an output differs. Where the original's FP8 conversion overflows to NaN and the call
 saturates to the format's largest value, as XLA's rewrite also does, the element is counted as saturated,
-not as a disagreement. Only GEMMs of the entry computation are compared.
+not as a disagreement; likewise an element the original made infinite or NaN in an f16 step (an f16
+dequantize overflows past 65504) where the call's float32 did not is counted as overflowed. Only GEMMs of
+the entry computation are compared.
 
 --rules prints, instead of rewriting a FILE, the table of the patterns the rewrite absorbs: for each rule
 its name, the side of the dot it looks at, the HLO it matches (x is the value a step up an operand chain

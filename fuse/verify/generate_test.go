@@ -12,8 +12,9 @@ import (
 // block-scaled GEMM in, each piece drawn from bytes. Every piece is one the rewrite has a rule for or one
 // it must refuse next to such a rule: FP8 values of the Hopper types and of others, dequantizes in f32,
 // bf16 and f16 (chained, scaled by a multiply or a divide, by a scalar or a vector, scale first or
-// second), the ops that commute with a dequantize (copy, bitcast, transpose, slices and pads of the free
-// dimension, pads of one), batch dimensions, and after the dot any sequence of the epilogue's steps
+// second), the ops that commute with a dequantize (copy, bitcast, transpose, reshapes, slices, dynamic
+// slices and pads of a free dimension, selects against zero) and a pad of one, which does not, batch
+// dimensions, two free or contracting dimensions, and after the dot any sequence of the epilogue's steps
 // (alpha, output scales, biases, ReLU, both writings of GELU, converts, abs-max, clamps and converts to
 // FP8) and of steps no call absorbs, with intermediate values sometimes also outputs.
 
@@ -164,7 +165,7 @@ func (g *gen) layout(batch, free, contr []int) ([]int, operand) {
 // one), to the operand.
 func (g *gen) commute(o operand) operand {
 	free := pick(g.c, o.free...)
-	switch g.c.n(7) {
+	switch g.c.n(10) {
 	case 1:
 		o.v = g.emit("cp", o.v.typ, o.v.dims, "copy(%s)", o.v.name)
 	case 2:
@@ -220,6 +221,49 @@ func (g *gen) commute(o operand) operand {
 		}
 		ps[free] = fmt.Sprintf("%d_%d", lo, hi)
 		o.v = g.emit("pd", o.v.typ, dims, "pad(%s, %s), padding=%s", o.v.name, z.name, strings.Join(ps, "x"))
+	case 7: // a reshape splitting a free dimension in two
+		n := o.v.dims[free]
+		p := 2
+		for p < n && n%p != 0 {
+			p++
+		}
+		if p >= n {
+			break
+		}
+		dims := slices.Insert(slices.Clone(o.v.dims), free+1, n/p)
+		dims[free] = p
+		o.v = g.emit("rs", o.v.typ, dims, "reshape(%s)", o.v.name)
+		for _, idx := range [][]int{o.batch, o.free, o.contr} {
+			for i := range idx {
+				if idx[i] > free {
+					idx[i]++
+				}
+			}
+		}
+		o.free = append(o.free, free+1)
+	case 8: // a dynamic-slice of a free dimension, at a parameter's index
+		if n := o.v.dims[free]; n > 1 {
+			size := 1 + g.c.n(n-1)
+			z := g.constant("s32", "0")
+			at := make([]string, len(o.v.dims))
+			sizes := make([]string, len(o.v.dims))
+			dims := slices.Clone(o.v.dims)
+			dims[free] = size
+			for i, d := range dims {
+				at[i], sizes[i] = z.name, fmt.Sprint(d)
+			}
+			at[free] = g.param("i", "s32", nil).name
+			o.v = g.emit("ds", o.v.typ, dims, "dynamic-slice(%s, %s), dynamic_slice_sizes={%s}", o.v.name,
+				strings.Join(at, ", "), strings.Join(sizes, ","))
+		}
+	case 9: // a select against zero
+		p := g.param("p", "pred", o.v.dims)
+		z := g.bcast(g.constant(o.v.typ, "0"), o.v.dims)
+		if g.c.n(2) == 0 {
+			o.v = g.emit("se", o.v.typ, o.v.dims, "select(%s, %s, %s)", p.name, o.v.name, z.name)
+		} else {
+			o.v = g.emit("se", o.v.typ, o.v.dims, "select(%s, %s, %s)", p.name, z.name, o.v.name)
+		}
 	}
 	return o
 }
