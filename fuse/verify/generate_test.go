@@ -507,34 +507,20 @@ func generate(data []byte) (string, fuse.Options) {
 		a = g.fp8Side("a", batch, sizes(rows), contr, dq)
 		b = g.fp8Side("b", batch, sizes(cols), contr, dq)
 	}
-	out := dq
-	if g.c.pct(30) {
-		out = pick(g.c, floatTypes...)
-	}
-	dims := slices.Clone(batch)
-	for _, o := range []operand{a, b} {
-		for _, f := range slices.Sorted(slices.Values(o.free)) { // in the operand's order, as a dot's are
-			dims = append(dims, o.v.dims[f])
-		}
-	}
-	list := func(xs []int) string {
-		s := make([]string, len(xs))
-		for i, x := range xs {
-			s[i] = fmt.Sprint(x)
-		}
-		return strings.Join(s, ",")
-	}
-	bdims := ""
-	if len(batch) > 0 {
-		bdims = fmt.Sprintf("lhs_batch_dims={%s}, rhs_batch_dims={%s}, ", list(a.batch), list(b.batch))
-	}
-	d := g.emit("dot", out, dims, "dot(%s, %s), %slhs_contracting_dims={%s}, rhs_contracting_dims={%s}",
-		a.v.name, b.v.name, bdims, list(a.contr), list(b.contr))
+	d := g.dot(a, b, dq)
 	if g.c.pct(10) {
 		g.outs = append(g.outs, d)
 	}
 	last := g.epilogue(d)
 	g.outs = append([]val{last}, g.outs...)
+	if !block && g.c.pct(15) { // a second dot sharing A (a layer's input read by two weights)
+		k := make([]int, len(a.contr))
+		for i, c := range a.contr {
+			k[i] = a.v.dims[c]
+		}
+		c := g.fp8Side("c", batch, []int{1 + g.c.n(24)}, k, dq)
+		g.outs = append(g.outs, g.epilogue(g.dot(a, c, dq)))
+	}
 
 	var m strings.Builder
 	m.WriteString("HloModule generated\n\n")
@@ -556,6 +542,36 @@ func generate(data []byte) (string, fuse.Options) {
 	}
 	opts := fuse.Options{ABI: pick(g.c, fuse.ABICurrent, fuse.ABILegacy), Block: pick(g.c, fuse.BlockScaledDot, fuse.BlockCudnn)}
 	return m.String(), opts
+}
+
+// dot writes the dot of a and b, its result of type dq or sometimes another.
+func (g *gen) dot(a, b operand, dq string) val {
+	out := dq
+	if g.c.pct(30) {
+		out = pick(g.c, floatTypes...)
+	}
+	var dims []int
+	for _, i := range a.batch {
+		dims = append(dims, a.v.dims[i])
+	}
+	for _, o := range []operand{a, b} {
+		for _, f := range slices.Sorted(slices.Values(o.free)) { // in the operand's order, as a dot's are
+			dims = append(dims, o.v.dims[f])
+		}
+	}
+	list := func(xs []int) string {
+		s := make([]string, len(xs))
+		for i, x := range xs {
+			s[i] = fmt.Sprint(x)
+		}
+		return strings.Join(s, ",")
+	}
+	bdims := ""
+	if len(a.batch) > 0 {
+		bdims = fmt.Sprintf("lhs_batch_dims={%s}, rhs_batch_dims={%s}, ", list(a.batch), list(b.batch))
+	}
+	return g.emit("dot", out, dims, "dot(%s, %s), %slhs_contracting_dims={%s}, rhs_contracting_dims={%s}",
+		a.v.name, b.v.name, bdims, list(a.contr), list(b.contr))
 }
 
 // blockSideK replaces the operand o, whose contracting size differs from k, by a wide one of size k
