@@ -46,9 +46,9 @@ share of bit-identical elements of the normal run as the rewritten module comput
 difference in ulps of D against its bound, and a verdict line; the exit status is 1 when an element is
 beyond its bound or an output differs. Where the original's FP8 conversion overflows to NaN and the call
 saturates to the format's largest value, as XLA's rewrite also does, the element is counted as saturated,
-not as a disagreement; likewise an element the original made infinite or NaN in an f16 step (an f16
-dequantize overflows past 65504) where the call's float32 did not is counted as overflowed. Only GEMMs of
-the entry computation are compared.
+not as a disagreement; likewise an element the original made infinite or NaN with an f16 step in its
+chain (an f16 dequantize overflows past 65504, where the call's float32 does not) is counted as
+overflowed, whatever the call gives there. Only GEMMs of the entry computation are compared.
 
 --rules prints, instead of rewriting a FILE, the table of the patterns the rewrite absorbs: for each rule
 its name, the side of the dot it looks at, the HLO it matches (x is the value a step up an operand chain
@@ -325,7 +325,7 @@ func writeVerify(w io.Writer, v *verifyOutcome) {
 				fmt.Fprintf(w, ", %d saturated where the original overflowed", g.Saturated)
 			}
 			if g.Overflowed > 0 {
-				fmt.Fprintf(w, ", %d finite where the original overflowed f16", g.Overflowed)
+				fmt.Fprintf(w, ", %d where the original overflowed f16", g.Overflowed)
 			}
 			if a := g.Amax; a != nil {
 				fmt.Fprintf(w, "; abs-max %g for %g (bound %.3g)", float64(a.Got), float64(a.Want), float64(a.Bound))

@@ -63,9 +63,10 @@
 // largest value (as cuBLASLt's FP8 output does, and as XLA's rewrite accepts), the element is counted as
 // saturated, not as a failure. Likewise where the original computes a step in f16 (the dequantize, the
 // dot or an absorbed step), whose range float32's exceeds: an element the original's chain made infinite
-// or NaN there and the call's float32 did not is counted as overflowed. The two differ there whatever the
+// or NaN is counted as overflowed, whatever the call gives there. The two differ there whatever the
 // rewrite: an f16 dequantize of 57344 times 2 is infinite, and times a zero of the other operand NaN,
-// where the call's product is 0.
+// where the call's product is 0; and once infinite, a value of the original's chain can meet a zero or an
+// infinity of the other sign downstream and become NaN where the call's is infinite.
 //
 // # Block-scaled rewrites
 //

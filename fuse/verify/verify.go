@@ -43,9 +43,9 @@ type GEMM struct {
 	DType string `json:"d_type"`
 	// Elements counts D's elements (those of the replaced value), BitMatches those identical, Saturated
 	// those where the original overflowed to NaN and the call saturated (not failures), Overflowed those
-	// where the original's chain overflowed a type of less range than float32 (f16) and the call's did
-	// not (not failures; see NarrowRange), Failures those beyond their bound, NaN in one result only
-	// included.
+	// where the original's chain, with a step in a type of less range than float32 (f16), is infinite or
+	// NaN and the call's differs (not failures; see NarrowRange), Failures those beyond their bound, NaN
+	// in one result only included.
 	Elements   int64 `json:"elements"`
 	BitMatches int64 `json:"bit_matches"`
 	Saturated  int64 `json:"saturated,omitempty"`

@@ -397,3 +397,43 @@ ENTRY main {
 		})
 	}
 }
+
+// TestOverflowedF16Infinite checks an element the original's f16 chain makes NaN (448 times 448 is
+// infinite in f16, and inf - inf NaN) where the call's float32 gives a value that is infinite in D's f16
+// (1*448*448 - 2*448*448): counted as overflowed too.
+func TestOverflowedF16Infinite(t *testing.T) {
+	src := `HloModule o
+ENTRY main {
+  a = f8e4m3fn[1,2] parameter(0)
+  b = f8e4m3fn[1,2] parameter(1)
+  af = f16[1,2] convert(a)
+  bf = f16[1,2] convert(b)
+  k = f16[] constant(448)
+  kb = f16[1,2] broadcast(k), dimensions={}
+  bs = f16[1,2] multiply(bf, kb)
+  ROOT d = f16[1,1] dot(af, bs), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}`
+	orig, err := parser.ParseString("overflow.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fused, _ := parser.ParseString("overflow.hlo", src)
+	ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
+	if len(ds) != 1 || !ds[0].Fused {
+		t.Fatalf("decisions %+v", ds)
+	}
+	arr := func(vs ...float64) interp.Value {
+		x := tensor.New(dtype.F8E4M3FN, []int64{1, 2})
+		for i, v := range vs {
+			x.SetBitsAt(int64(i), dtype.F8E4M3FN.EncodeFloat64(v))
+		}
+		return interp.ArrayValue(x)
+	}
+	r, err := verify.Check(orig, fused, ds, []interp.Value{arr(1, 2), arr(448, -448)}, interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := r.GEMMs[0]; !r.OK || g.Overflowed != 1 || g.Failures != 0 {
+		t.Errorf("ok %v, %d overflowed, %d failures, worst %+v", r.OK, g.Overflowed, g.Failures, g.Worst)
+	}
+}
