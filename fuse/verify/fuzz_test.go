@@ -56,7 +56,7 @@ func checkGenerated(t *testing.T, data []byte, seed uint64) {
 	if again := printer.Sprint(back, printer.ConfigFor(printer.StyleXLA)); again != text {
 		t.Fatalf("the rewritten module prints otherwise once parsed back:\n%s\nthen\n%s", text, again)
 	}
-	checkReports(t, parse(), fused, ds, src)
+	checkReports(t, parse(), fused, ds, opts, src)
 	if !fusedAny {
 		return
 	}
@@ -133,7 +133,7 @@ func generatedSeeds(n int) [][]byte {
 // checkReports checks what octet check and octet diff say of the rewrite: before it, each dot's report
 // quotes the rewrite's decision; after it, each fused FP8 dot is a fused call, and the diff of the two
 // reports gains exactly those, pairing each dot with its call by dataflow, and loses nothing.
-func checkReports(t *testing.T, orig, fused *hlo.Module, ds []*fuse.Decision, src string) {
+func checkReports(t *testing.T, orig, fused *hlo.Module, ds []*fuse.Decision, opts fuse.Options, src string) {
 	t.Helper()
 	before, after := report.Check(orig), report.Check(fused)
 	fusible := map[string]bool{}
@@ -147,6 +147,9 @@ func checkReports(t *testing.T, orig, fused *hlo.Module, ds []*fuse.Decision, sr
 	for _, g := range before.GEMMs {
 		if g.Kind == "dot" && (g.Fusible == nil || *g.Fusible != fusible[g.Name]) {
 			t.Errorf("check before the rewrite: %%%s fusible %v, the rewrite fused it: %v\n%s", g.Name, g.Fusible, fusible[g.Name], src)
+		}
+		if f, ok := fusible[g.Name]; ok && g.Kind == "block-scaled" && opts.Block == fuse.BlockScaledDot && g.Octet.Fusible != f {
+			t.Errorf("check before the rewrite: %%%s octet fuse %v (%s), the rewrite fused it: %v\n%s", g.Name, g.Octet.Fusible, g.Octet.Why, fusible[g.Name], src)
 		}
 	}
 	if after.Fused < len(calls) {
