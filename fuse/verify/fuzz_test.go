@@ -80,12 +80,16 @@ func checkGenerated(t *testing.T, data []byte, seed uint64) {
 }
 
 // FuzzRewriteVerifies rewrites generated FP8 and block-scaled GEMMs (generate_test.go) and checks each
-// rewrite numerically against the module it came from.
+// rewrite numerically against the module it came from, then the module read back from StableHLO
+// (stablehlo_test.go) against the module.
 func FuzzRewriteVerifies(f *testing.F) {
 	for _, s := range generatedSeeds(64) {
 		f.Add(s, uint64(len(s)))
 	}
-	f.Fuzz(checkGenerated)
+	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
+		checkGenerated(t, data, seed)
+		checkStableHLO(t, data, seed)
+	})
 }
 
 // TestGeneratedRewrites runs checkGenerated on modules drawn from a fixed stream: a few hundred of the
