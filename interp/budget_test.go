@@ -103,3 +103,16 @@ func TestHugeShapes(t *testing.T) {
 		t.Errorf("RandomInputs: %v, want a *MemoryError", err)
 	}
 }
+
+// TestMemoryErrorShortTuples checks that the memory error names a buffer of a large tuple (a while loop's
+// state) by its first elements and a count, and a small one whole.
+func TestMemoryErrorShortTuples(t *testing.T) {
+	e := &MemoryError{Need: 2 << 30, Limit: 1 << 30, Largest: []Buffer{
+		{Inst: "while", Shape: "(s32[], f32[80,1024], (f32[2], f32[3]), bf16[8,8], f32[1], f32[2])", Bytes: 1 << 30},
+		{Inst: "t", Shape: "(f32[2], f32[3])", Bytes: 20},
+	}}
+	want := "%while (s32[], f32[80,1024], (f32[2], f32[3]), ... 6 elements in all) (1.0 GiB), %t (f32[2], f32[3]) (20 B)"
+	if msg := e.Error(); !strings.Contains(msg, want) {
+		t.Errorf("message %q\nwant it to hold %q", msg, want)
+	}
+}

@@ -59,10 +59,38 @@ func (e *MemoryError) Error() string {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(&b, " %%%s %s (%s)", buf.Inst, buf.Shape, FormatBytes(buf.Bytes))
+			fmt.Fprintf(&b, " %%%s %s (%s)", buf.Inst, shortTuple(buf.Shape), FormatBytes(buf.Bytes))
 		}
 	}
 	return b.String()
+}
+
+// shortTuple shortens the text of a tuple shape of more than four elements to its first three and a count
+// (a while loop's state can hold a hundred), so that an error stays a line one can read.
+func shortTuple(s string) string {
+	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	var parts []string
+	depth, start := 0, 1
+	for i := 1; i < len(s)-1; i++ {
+		switch s[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	parts = append(parts, strings.TrimSpace(s[start:len(s)-1]))
+	if len(parts) <= 4 {
+		return s
+	}
+	return fmt.Sprintf("(%s, ... %d elements in all)", strings.Join(parts[:3], ", "), len(parts))
 }
 
 // WorkError reports an evaluation stopped because it exceeded Options.MaxWork.
