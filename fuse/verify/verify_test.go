@@ -42,6 +42,33 @@ func rewrite(t *testing.T, path string) (orig, fused *hlo.Module, decisions []*f
 	return orig, fused, fuse.Rewrite(fused, fuse.Options{}).Decisions
 }
 
+// rewriteSource parses src twice and rewrites one copy, which must fuse its one dot: the original, the
+// rewritten module and the decisions.
+func rewriteSource(t *testing.T, src string) (orig, fused *hlo.Module, decisions []*fuse.Decision) {
+	t.Helper()
+	orig, err := parser.ParseString("test.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fused, _ = parser.ParseString("test.hlo", src)
+	decisions = fuse.Rewrite(fused, fuse.Options{}).Decisions
+	if len(decisions) != 1 || !decisions[0].Fused {
+		t.Fatalf("decisions %+v", decisions)
+	}
+	return orig, fused, decisions
+}
+
+// rows is an argument of type typ and shape rows x len(vals[0]), row r holding vals[r].
+func rows(typ dtype.Type, vals ...[]float64) interp.Value {
+	x := tensor.New(typ, []int64{int64(len(vals)), int64(len(vals[0]))})
+	for r, row := range vals {
+		for c, v := range row {
+			x.SetBitsAt(int64(r*len(row)+c), typ.EncodeFloat64(v))
+		}
+	}
+	return interp.ArrayValue(x)
+}
+
 // TestRewritesVerify runs every rewrite of package fuse's test cases and of the examples through Run:
 // every element of every fused GEMM within its bound, on every input family, and the rest of the outputs
 // identical. (octet fuse --verify runs the FP8 corpus through it, in cmd/octet's tests.)
@@ -322,17 +349,9 @@ ENTRY main {
 }`, 3*ubf16 + 0x1p-24},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			orig, err := parser.ParseString(tc.name, tc.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fused, _ := parser.ParseString(tc.name, tc.src)
+			orig, fused, ds := rewriteSource(t, tc.src)
 			if got := verify.Rounding(orig.Entry.Root, nil, orig.Entry.Root); got != tc.want {
 				t.Errorf("Rounding = %g, want %g", got, tc.want)
-			}
-			ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
-			if len(ds) != 1 || !ds[0].Fused {
-				t.Fatalf("decisions %+v", ds)
 			}
 			r, err := verify.Run(orig, fused, ds, 1, interp.Options{})
 			if err != nil || !r.OK {
@@ -364,24 +383,9 @@ ENTRY main {
 			if chain == "f32" {
 				text = strings.ReplaceAll(text, "f16[2,2]", "f32[2,2]")
 			}
-			orig, err := parser.ParseString("overflow.hlo", text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fused, _ := parser.ParseString("overflow.hlo", text)
-			ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
-			if len(ds) != 1 || !ds[0].Fused {
-				t.Fatalf("decisions %+v", ds)
-			}
-			// Row 0 of A is 57344, row 1 is 1; row 0 of B is 0, row 1 is 1.
-			arr := func(typ dtype.Type, rows ...float64) interp.Value {
-				x := tensor.New(typ, []int64{2, 4})
-				for i := range int64(8) {
-					x.SetBitsAt(i, typ.EncodeFloat64(rows[i/4]))
-				}
-				return interp.ArrayValue(x)
-			}
-			args := []interp.Value{arr(dtype.F8E5M2, 57344, 1), arr(dtype.F8E4M3FN, 0, 1)}
+			orig, fused, ds := rewriteSource(t, text)
+			big, one, zero := []float64{57344, 57344, 57344, 57344}, []float64{1, 1, 1, 1}, []float64{0, 0, 0, 0}
+			args := []interp.Value{rows(dtype.F8E5M2, big, one), rows(dtype.F8E4M3FN, zero, one)}
 			r, err := verify.Check(orig, fused, ds, args, interp.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -413,23 +417,9 @@ ENTRY main {
   bs = f16[1,2] multiply(bf, kb)
   ROOT d = f16[1,1] dot(af, bs), lhs_contracting_dims={1}, rhs_contracting_dims={1}
 }`
-	orig, err := parser.ParseString("overflow.hlo", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fused, _ := parser.ParseString("overflow.hlo", src)
-	ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
-	if len(ds) != 1 || !ds[0].Fused {
-		t.Fatalf("decisions %+v", ds)
-	}
-	arr := func(vs ...float64) interp.Value {
-		x := tensor.New(dtype.F8E4M3FN, []int64{1, 2})
-		for i, v := range vs {
-			x.SetBitsAt(int64(i), dtype.F8E4M3FN.EncodeFloat64(v))
-		}
-		return interp.ArrayValue(x)
-	}
-	r, err := verify.Check(orig, fused, ds, []interp.Value{arr(1, 2), arr(448, -448)}, interp.Options{})
+	orig, fused, ds := rewriteSource(t, src)
+	args := []interp.Value{rows(dtype.F8E4M3FN, []float64{1, 2}), rows(dtype.F8E4M3FN, []float64{448, -448})}
+	r, err := verify.Check(orig, fused, ds, args, interp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
