@@ -1,7 +1,9 @@
 package verify_test
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"octet/fuse"
@@ -57,6 +59,7 @@ func checkGenerated(t *testing.T, data []byte, seed uint64) {
 		t.Fatalf("the rewritten module prints otherwise once parsed back:\n%s\nthen\n%s", text, again)
 	}
 	checkReports(t, parse(), fused, ds, opts, src)
+	checkFusionWrapped(t, parse(), src)
 	if !fusedAny {
 		return
 	}
@@ -167,5 +170,106 @@ func checkReports(t *testing.T, orig, fused *hlo.Module, ds []*fuse.Decision, op
 		if c.A != nil && c.B != nil && calls[c.A.Name] != "" && (c.B.Name != calls[c.A.Name] || c.By != "dataflow") {
 			t.Errorf("diff pairs %%%s with %%%s by %q, want %%%s by dataflow\n%s", c.A.Name, c.B.Name, c.By, calls[c.A.Name], src)
 		}
+	}
+}
+
+// wrapInFusion moves the first dot of the entry of m (written as src) into a GEMM fusion, as XLA's GEMM
+// fusion pass leaves a dot it did not rewrite: a kCustom fusion (__triton_gemm) computing the dot and every
+// instruction of its operands' chains up to the entry's parameters, which become the fusion's. It returns
+// the new text and the dot's name, or "" when the entry has no dot.
+func wrapInFusion(m *hlo.Module, src string) (string, string) {
+	var dot *hlo.Instruction
+	for _, x := range m.Entry.Instructions {
+		if x.Opcode == hlo.OpDot {
+			dot = x
+			break
+		}
+	}
+	if dot == nil {
+		return "", ""
+	}
+	lines := map[string]string{} // an instruction's line in src
+	for _, l := range strings.Split(src, "\n") {
+		if name, _, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(l), "ROOT "), " = "); ok {
+			lines[name] = l
+		}
+	}
+	in := map[*hlo.Instruction]bool{}
+	var params []*hlo.Instruction
+	var visit func(x *hlo.Instruction)
+	visit = func(x *hlo.Instruction) {
+		if in[x] {
+			return
+		}
+		in[x] = true
+		if x.Opcode == hlo.OpParameter {
+			params = append(params, x)
+			return
+		}
+		for _, o := range x.Operands() {
+			visit(o)
+		}
+	}
+	visit(dot)
+	var body, args []string
+	for i, p := range params {
+		body = append(body, fmt.Sprintf("  %s = %s parameter(%d)", p.Name, p.Shape, i))
+		args = append(args, p.Name)
+	}
+	for _, x := range m.Entry.Instructions {
+		if in[x] && x.Opcode != hlo.OpParameter && x != dot {
+			body = append(body, lines[x.Name])
+		}
+	}
+	body = append(body, strings.Replace(lines[dot.Name], "  "+dot.Name+" = ", "  ROOT "+dot.Name+" = ", 1))
+	fusion := fmt.Sprintf("  %s = %s fusion(%s), kind=kCustom, calls=gemm_fusion_dot, backend_config={\"fusion_backend_config\":{\"kind\":\"__triton_gemm\"}}",
+		dot.Name, dot.Shape, strings.Join(args, ", "))
+	out := strings.Replace(src, lines[dot.Name], fusion, 1)
+	out = strings.Replace(out, "ENTRY main {", "gemm_fusion_dot {\n"+strings.Join(body, "\n")+"\n}\n\nENTRY main {", 1)
+	return out, dot.Name
+}
+
+// checkFusionWrapped checks what octet check says of the first dot of the module wrapped in a GEMM fusion
+// (wrapInFusion): a GEMM fusion, not fused, whose operands trace to the entry parameters the plain dot's
+// do, and a diff of the two modules that pairs them and changes nothing.
+func checkFusionWrapped(t *testing.T, m *hlo.Module, src string) {
+	t.Helper()
+	text, name := wrapInFusion(m, src)
+	if name == "" {
+		return
+	}
+	w, err := parser.ParseString("wrapped.hlo", text)
+	if err != nil {
+		t.Fatalf("the wrapped module does not parse: %v\n%s", err, text)
+	}
+	if err := hlo.Verify(w); err != nil {
+		t.Fatalf("the wrapped module does not verify: %v\n%s", err, text)
+	}
+	plain, wrapped := report.Check(m), report.Check(w)
+	find := func(r *report.Report) *report.GEMM {
+		for _, g := range r.GEMMs {
+			if g.Name == name || g.Dot == name {
+				return g
+			}
+		}
+		return nil
+	}
+	p, q := find(plain), find(wrapped)
+	if p == nil || p.Kind != "dot" {
+		return // not an FP8 GEMM (or a block-scaled one, reported apart)
+	}
+	param := func(o *report.Operand) int64 {
+		if o == nil {
+			return -2
+		}
+		return o.Parameter
+	}
+	if q == nil || q.Kind != "gemm-fusion" || q.Fused || param(q.A) != param(p.A) || param(q.B) != param(p.B) {
+		t.Fatalf("the dot wrapped in a GEMM fusion is reported as %+v, the plain dot as %+v\n%s", q, p, text)
+	}
+	d := report.Diff(plain, wrapped)
+	if len(d.Lost)+len(d.Gained)+len(d.Added)+len(d.Removed) != 0 || d.Ambiguous != 0 {
+		t.Errorf("diff of the plain and the wrapped module: lost %d, gained %d, added %d, removed %d, ambiguous %d\n%s",
+			len(d.Lost), len(d.Gained), len(d.Added), len(d.Removed), d.Ambiguous, text)
 	}
 }
