@@ -174,10 +174,12 @@ func checkReports(t *testing.T, orig, fused *hlo.Module, ds []*fuse.Decision, op
 }
 
 // wrapInFusion moves the first dot of the entry of m (written as src) into a GEMM fusion, as XLA's GEMM
-// fusion pass leaves a dot it did not rewrite: a kCustom fusion (__triton_gemm) computing the dot and every
-// instruction of its operands' chains up to the entry's parameters, which become the fusion's. It returns
-// the new text and the dot's name, or "" when the entry has no dot.
-func wrapInFusion(m *hlo.Module, src string) (string, string) {
+// fusion pass leaves a dot it did not rewrite: a kCustom fusion (__triton_gemm) computing the dot and,
+// unless split, every instruction of its operands' chains up to the entry's parameters, which become the
+// fusion's. With split, each operand's chain is a kLoop fusion of its own that the GEMM fusion reads, as
+// XLA computes a dequantize apart. It returns the new text and the dot's name, or "" when the entry has
+// no dot.
+func wrapInFusion(m *hlo.Module, src string, split bool) (string, string) {
 	var dot *hlo.Instruction
 	for _, x := range m.Entry.Instructions {
 		if x.Opcode == hlo.OpDot {
@@ -194,47 +196,73 @@ func wrapInFusion(m *hlo.Module, src string) (string, string) {
 			lines[name] = l
 		}
 	}
-	in := map[*hlo.Instruction]bool{}
-	var params []*hlo.Instruction
-	var visit func(x *hlo.Instruction)
-	visit = func(x *hlo.Instruction) {
-		if in[x] {
-			return
+	var comps []string
+	// fusion writes a computation named cname computing root from the entry's instructions, its leaves
+	// (the entry's parameters, and stop) its parameters, and returns the fusion's line in the entry.
+	fusion := func(root *hlo.Instruction, cname, kind string, stop map[*hlo.Instruction]bool) string {
+		in := map[*hlo.Instruction]bool{}
+		var params []*hlo.Instruction
+		var visit func(x *hlo.Instruction)
+		visit = func(x *hlo.Instruction) {
+			if in[x] {
+				return
+			}
+			in[x] = true
+			if x.Opcode == hlo.OpParameter || stop[x] {
+				params = append(params, x)
+				return
+			}
+			for _, o := range x.Operands() {
+				visit(o)
+			}
 		}
-		in[x] = true
-		if x.Opcode == hlo.OpParameter {
-			params = append(params, x)
-			return
+		visit(root)
+		var body, args []string
+		for i, p := range params {
+			body = append(body, fmt.Sprintf("  %s = %s parameter(%d)", p.Name, p.Shape, i))
+			args = append(args, p.Name)
 		}
-		for _, o := range x.Operands() {
-			visit(o)
+		for _, x := range m.Entry.Instructions {
+			if in[x] && x.Opcode != hlo.OpParameter && !stop[x] && x != root {
+				body = append(body, lines[x.Name])
+			}
+		}
+		body = append(body, strings.Replace(lines[root.Name], "  "+root.Name+" = ", "  ROOT "+root.Name+" = ", 1))
+		comps = append(comps, cname+" {\n"+strings.Join(body, "\n")+"\n}\n")
+		line := fmt.Sprintf("  %s = %s fusion(%s), kind=%s, calls=%s", root.Name, root.Shape, strings.Join(args, ", "), kind, cname)
+		if kind == "kCustom" {
+			line += `, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}`
+		}
+		return line
+	}
+	out := src
+	stop := map[*hlo.Instruction]bool{}
+	if split {
+		for i, o := range dot.Operands() {
+			if o.Opcode != hlo.OpParameter && !stop[o] {
+				out = strings.Replace(out, lines[o.Name], fusion(o, fmt.Sprintf("dequantize_%d", i), "kLoop", nil), 1)
+				stop[o] = true
+			}
 		}
 	}
-	visit(dot)
-	var body, args []string
-	for i, p := range params {
-		body = append(body, fmt.Sprintf("  %s = %s parameter(%d)", p.Name, p.Shape, i))
-		args = append(args, p.Name)
-	}
-	for _, x := range m.Entry.Instructions {
-		if in[x] && x.Opcode != hlo.OpParameter && x != dot {
-			body = append(body, lines[x.Name])
-		}
-	}
-	body = append(body, strings.Replace(lines[dot.Name], "  "+dot.Name+" = ", "  ROOT "+dot.Name+" = ", 1))
-	fusion := fmt.Sprintf("  %s = %s fusion(%s), kind=kCustom, calls=gemm_fusion_dot, backend_config={\"fusion_backend_config\":{\"kind\":\"__triton_gemm\"}}",
-		dot.Name, dot.Shape, strings.Join(args, ", "))
-	out := strings.Replace(src, lines[dot.Name], fusion, 1)
-	out = strings.Replace(out, "ENTRY main {", "gemm_fusion_dot {\n"+strings.Join(body, "\n")+"\n}\n\nENTRY main {", 1)
+	out = strings.Replace(out, lines[dot.Name], fusion(dot, "gemm_fusion_dot", "kCustom", stop), 1)
+	out = strings.Replace(out, "ENTRY main {", strings.Join(comps, "\n")+"\nENTRY main {", 1)
 	return out, dot.Name
 }
 
 // checkFusionWrapped checks what octet check says of the first dot of the module wrapped in a GEMM fusion
-// (wrapInFusion): a GEMM fusion, not fused, whose operands trace to the entry parameters the plain dot's
+// (wrapInFusion), its operands' chains inside or split apart: a GEMM fusion, not fused, whose operands trace to the entry parameters the plain dot's
 // do, and a diff of the two modules that pairs them and changes nothing.
 func checkFusionWrapped(t *testing.T, m *hlo.Module, src string) {
 	t.Helper()
-	text, name := wrapInFusion(m, src)
+	for _, split := range []bool{false, true} {
+		checkWrapped(t, m, src, split)
+	}
+}
+
+func checkWrapped(t *testing.T, m *hlo.Module, src string, split bool) {
+	t.Helper()
+	text, name := wrapInFusion(m, src, split)
 	if name == "" {
 		return
 	}
