@@ -18,6 +18,9 @@ import (
 // GELU, and for an FP8 D an abs-max, a scale (d_scale), a clamp to the format's range and the convert.
 // Reshapes and bitcasts may come anywhere before the output, and a slice that starts at 0 before any.
 type epilogue struct {
+	// dot is the GEMM's dot; notFromDot holds the instructions fromDot found not to depend on it.
+	dot        *hlo.Instruction
+	notFromDot map[*hlo.Instruction]bool
 	// last is the instruction the call's D replaces; dims are its dimensions.
 	last *hlo.Instruction
 	dims []int64
@@ -77,6 +80,32 @@ func (e *epilogue) Epilogue() cublas.Epilogue {
 	return cublas.EpilogueDefault
 }
 
+// fromDot reports whether x is computed from the dot's result: a scale, bias or C computed from it (the
+// abs-max of D in current scaling, D itself) cannot be an operand of the call that computes D.
+func (e *epilogue) fromDot(x *hlo.Instruction) bool {
+	if e.notFromDot == nil {
+		e.notFromDot = map[*hlo.Instruction]bool{}
+	}
+	stack := []*hlo.Instruction{x}
+	var seen []*hlo.Instruction
+	for len(stack) > 0 {
+		y := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if y == e.dot {
+			return true
+		}
+		if e.notFromDot[y] || slices.Contains(seen, y) {
+			continue
+		}
+		seen = append(seen, y)
+		stack = append(stack, y.Operands()...)
+	}
+	for _, y := range seen {
+		e.notFromDot[y] = true
+	}
+	return false
+}
+
 // absorb records that the rule r matched and explains it: format and args, then r's pattern in brackets
 // when bracket is set.
 func (e *epilogue) absorb(r *rule, bracket bool, format string, args ...any) {
@@ -100,7 +129,7 @@ func (e *epilogue) note(format string, args ...any) {
 // before one of them.
 func (p *plan) matchEpilogue(claimed map[*hlo.Instruction]*hlo.Instruction) {
 	dot := p.dot
-	e := &epilogue{last: dot, dims: dot.Shape.Dims, region: p.canonical(), alpha: 1, dType: dot.Shape.Elem,
+	e := &epilogue{dot: dot, last: dot, dims: dot.Shape.Dims, region: p.canonical(), alpha: 1, dType: dot.Shape.Elem,
 		ab: [2]dtype.Type{p.a.fp8.Shape.Elem, p.b.fp8.Shape.Elem}, padRows: p.m%16 != 0}
 	e.reshaped = !slices.Equal(e.dims, e.region)
 	p.epi = e
@@ -186,6 +215,10 @@ func (e *epilogue) step(v, u *hlo.Instruction) bool {
 			e.note("stops at %s %%%s: the scale is %s", u.Opcode, u.Name, c.s.Shape.Elem)
 			return false
 		}
+		if e.fromDot(c.s) {
+			e.note("stops at %s %%%s: the scale %%%s is computed from the GEMM's own result", u.Opcode, u.Name, c.s.Name)
+			return false
+		}
 		divide := u.Opcode == hlo.OpDivide
 		r := ruleOutputScale
 		if divide {
@@ -241,6 +274,10 @@ func (e *epilogue) vectorBias(v, u, bcast, b *hlo.Instruction) bool {
 		}
 		return false
 	}
+	if e.fromDot(b) {
+		e.note("stops at add %%%s: the bias %%%s is computed from the GEMM's own result", u.Name, b.Name)
+		return false
+	}
 	t := v.Shape.Elem
 	bias := b
 	switch {
@@ -289,6 +326,9 @@ func (e *epilogue) matrixBias(v, u, c *hlo.Instruction) bool {
 		return false
 	case e.reshaped && (!defaultLayout(c.Shape) || !defaultLayout(v.Shape)):
 		e.note("stops at add %%%s: C would need a reshape of a non-default layout", u.Name)
+		return false
+	case e.fromDot(c):
+		e.note("stops at add %%%s: C (%%%s) is computed from the GEMM's own result", u.Name, c.Name)
 		return false
 	}
 	e.c, e.cAdd, e.cDims, e.cRegion = c, u, slices.Clone(v.Shape.Dims), slices.Clone(e.region)
@@ -384,6 +424,11 @@ func (e *epilogue) matchOutput(v *hlo.Instruction) bool {
 		dsRule = ruleDScale
 	case ruleDInverseScale.match(main, d, &c):
 		dsRule = ruleDInverseScale
+	}
+	if dsRule != nil && e.fromDot(c.s) {
+		e.note("the scale %%%s of %s %%%s is computed from the GEMM's own result (as in current scaling, from its abs-max): "+
+			"it cannot be the call's d_scale, and the FP8 output is not absorbed", c.s.Name, main.Opcode, main.Name)
+		return false
 	}
 	if dsRule != nil {
 		if len(main.Users()) != 1 || main.IsRoot() || !c.s.Shape.Elem.IsFloat() {

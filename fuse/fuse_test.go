@@ -122,6 +122,8 @@ func TestTestdata(t *testing.T) {
 		{"f16_bias_f32.hlo", true, cublas.EpilogueDefault, "f32", 1, "the bias %v32 is an f16 value converted to f32; with an f32 result cuBLASLt's FP8 GEMM takes only a bf16 bias"},
 		{"two_matrix_adds.hlo", true, cublas.EpilogueDefault, "f32", 1, "stops at add %out: a second matrix add; the call adds one C (%c1 is already absorbed)"},
 		{"amax_after_scale.hlo", true, cublas.EpilogueBias, "f32", 1, "the abs-max %amax is taken after the scale %ys: cuBLASLt's damax is the abs-max before d_scale"},
+		{"current_scaling.hlo", true, cublas.EpilogueDefault, "f32", 1, "the scale %s of divide %ds is computed from the GEMM's own result"},
+		{"bias_is_result.hlo", true, cublas.EpilogueDefault, "f32", 1, "stops at add %twice: C (%d) is computed from the GEMM's own result"},
 		{"convert_broadcast_scale.hlo", true, cublas.EpilogueDefault, "f32", 1, "multiply %adq by converted broadcast scalar %s (bf16) [multiply(convert(FP8), convert(broadcast(scalar)))]"},
 		{"deepseek_scale.hlo", true, cublas.EpilogueDefault, "bf16", 1, "multiply %adq by broadcast scalar %s2 (bf16)"},
 	} {
