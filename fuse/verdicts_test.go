@@ -35,6 +35,10 @@ func TestVerdictsSideBySide(t *testing.T) {
 		{"copy_dynamic_slice.hlo", true, true, "then dynamic-slice", false},
 		{"negate.hlo", false, false, "negate", false},
 		{"convert_broadcast_scale.hlo", false, true, "the scale XLA absorbs is a broadcast right beside the convert, and %sf is a convert", false},
+		// Current scaling: F8ConvertD takes a d_scale computed from the abs-max it makes the call's output.
+		{"current_scaling.hlo", true, true, "with d_scale %s (divide %ds), and reduce %amax as the abs-max", true},
+		// add(D, D): FuseMatrixBiasAdd's call reads the old GEMM as C, no cycle (and no bug).
+		{"bias_is_result.hlo", true, true, "as the matrix bias C", false},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			m := load(t, filepath.Join("testdata", tc.file))
@@ -107,6 +111,7 @@ var tableRows = []struct{ what, file string }{
 	{"an f32 vector bias on an f32 result", "fuse/xlarules/testdata/o_bias_f32.hlo"},
 	{"a bf16 vector bias converted to f32", "fuse/xlarules/testdata/o_bias_bf16.hlo"},
 	{"the tanh GELU written (0.5 * x) * (1 + tanh(...))", "fuse/xlarules/testdata/o_gelu_half_x.hlo"},
+	{"current scaling: D divided by its own abs-max over 448, clamped, converted to f8e4m3fn", "fuse/testdata/current_scaling.hlo"},
 }
 
 // sideBySide makes the README's table: for each case, XLA's verdict as the module stands (newest XLA,

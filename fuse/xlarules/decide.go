@@ -110,8 +110,11 @@ func (r *result) verdict(t Target) Verdict {
 		}
 		if r.out != nil {
 			v.Bug = r.out.bug
-			if v.Bug != "" {
+			switch {
+			case r.out.tableErr != nil:
 				v.Short += "; XLA bug: the call is outside cuBLASLt's FP8 type table"
+			case v.Bug != "":
+				v.Short += "; XLA bug: the call reads its own output"
 			}
 		}
 		for _, p := range []*param{r.a, r.b} {

@@ -15,6 +15,7 @@ import (
 // CreateF8CustomCall made, visited in XLA's order (users after the dot): the call's configuration as it
 // grows, what it absorbed, and a bug when the call it ends with is outside cuBLASLt's FP8 type table.
 type epilogue struct {
+	dot         *hlo.Instruction // the dot the call was made of
 	at          *hlo.Instruction // the instruction whose value the call computes now
 	a, b, c, d  dtype.Type
 	bias        dtype.Type
@@ -70,7 +71,7 @@ func (e *epilogue) summary() string {
 // matrix bias), HandleMaximum (ReLU) and HandleConvert (F8ConvertD, with the abs-max). view is how the
 // passes of a compile left the dot (nil: the module as it stands).
 func runEpilogue(dot *hlo.Instruction, r *result, t Target, view *operandView) *epilogue {
-	e := &epilogue{at: dot, a: r.a.fp8.Shape.Elem, b: r.b.fp8.Shape.Elem, d: dot.Shape.Elem, epi: cublas.EpilogueDefault,
+	e := &epilogue{dot: dot, at: dot, a: r.a.fp8.Shape.Elem, b: r.b.fp8.Shape.Elem, d: dot.Shape.Elem, epi: cublas.EpilogueDefault,
 		alpha: 1, aScaleOne: r.a.scale == nil}
 	reshaped := false
 	if view != nil {
@@ -544,8 +545,37 @@ func (e *epilogue) convertD(u *hlo.Instruction, t Target) bool {
 	}
 	e.d = out
 	e.note("%s", what)
+	if d != nil {
+		e.cycle(d, "the d_scale", "F8ConvertD")
+	}
 	e.at = conv
 	return true
+}
+
+// cycle reports, as the verdict's bug, an operand the call takes (what, by the handler by) that is
+// computed from the dot's own result: the call would read its own output. F8ConvertD checks the pattern
+// around the call, not where its d_scale comes from (gemm_rewriter.cc@2b5fc4eb: ReplaceOperandWith sets
+// it as found; current scaling computes it from the abs-max F8AddDAmax then takes from the call). (A
+// matrix bias that is the call's own input GEMM is no cycle: FuseMatrixBiasAdd's new call reads the
+// old one, which stays, and the GEMM runs twice.)
+func (e *epilogue) cycle(x *hlo.Instruction, what, by string) {
+	seen := map[*hlo.Instruction]bool{}
+	stack := []*hlo.Instruction{x}
+	for len(stack) > 0 {
+		y := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if y == e.dot {
+			if e.bug == "" {
+				e.bug = fmt.Sprintf("%s %%%s, which %s makes an operand of the call, is computed from the GEMM's own result: "+
+					"the call would read its own output, a cycle in the module XLA builds", what, x.Name, by)
+			}
+			return
+		}
+		if !seen[y] {
+			seen[y] = true
+			stack = append(stack, y.Operands()...)
+		}
+	}
 }
 
 // clampBound returns what a clamp bound broadcasts: the operand of a broadcast, or, in a compile from
