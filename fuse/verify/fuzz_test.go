@@ -16,7 +16,8 @@ import (
 )
 
 // checkGenerated rewrites the module generate makes of data and checks what the rewrite promises: the
-// rewritten module verifies and parses back from its text, Analyze decides as Rewrite does, and every
+// rewritten module verifies and parses back from its text, and rewritten again fuses nothing more,
+// Analyze decides as Rewrite does, and every
 // rewrite checks (verify.Run: each fused GEMM within its bound, or bit for bit for a block-scaled one,
 // and every other output the same bits) on the random inputs of seed and on each family of inputs.
 func checkGenerated(t *testing.T, data []byte, seed uint64) {
@@ -57,6 +58,12 @@ func checkGenerated(t *testing.T, data []byte, seed uint64) {
 	}
 	if again := printer.Sprint(back, printer.ConfigFor(printer.StyleXLA)); again != text {
 		t.Fatalf("the rewritten module prints otherwise once parsed back:\n%s\nthen\n%s", text, again)
+	}
+	// The rewrite reaches its fixed point at once: rewritten again, the module fuses nothing more.
+	for _, d := range fuse.Rewrite(back, opts).Decisions {
+		if d.Fused {
+			t.Errorf("rewritten again, %%%s fuses (%s)\n%s\nrewritten\n%s", d.Dot, d.Target, src, text)
+		}
 	}
 	checkReports(t, parse(), fused, ds, opts, src)
 	checkFusionWrapped(t, parse(), src)

@@ -16,7 +16,7 @@ import (
 // slices and pads of a free dimension, selects against zero) and a pad of one, which does not, batch
 // dimensions, two free or contracting dimensions, and after the dot any sequence of the epilogue's steps
 // (alpha, output scales, biases, ReLU, both writings of GELU, converts, abs-max, clamps and converts to
-// FP8) and of steps no call absorbs, with intermediate values sometimes also outputs.
+// FP8, current scaling) and of steps no call absorbs, with intermediate values sometimes also outputs.
 
 // choices reads the decisions of the generator from the fuzzer's bytes; past their end every choice is 0.
 type choices struct {
@@ -336,17 +336,22 @@ func (g *gen) epilogue(x val) val {
 	users := 10
 	if g.c.pct(60) {
 		users = 3
-		for _, step := range []int{0, 3, 2, 4, 7, 1, 6, 8} {
+		order := []int{0, 3, 2, 4, 7, 1, 6, 8}
+		if g.c.pct(20) {
+			order = []int{0, 3, 2, 4, 12} // current scaling, which takes its own abs-max and scale
+		}
+		for _, step := range order {
 			if step == 4 && g.c.pct(50) {
 				step = 5
 			}
-			if g.c.pct(40) {
+
+			if g.c.pct(40) || step == 12 {
 				steps = append(steps, step)
 			}
 		}
 	} else {
 		for range g.c.n(7) {
-			steps = append(steps, g.c.n(12))
+			steps = append(steps, g.c.n(13))
 		}
 	}
 	for _, step := range steps {
@@ -399,6 +404,20 @@ func (g *gen) epilogue(x val) val {
 			x = g.binary("minimum", x, zero(x.typ), true)
 		case 11:
 			x = g.binary("add", x, x, false)
+		case 12: // current scaling: x divided by its own abs-max over 448, clamped, converted to FP8
+			all := make([]string, len(x.dims))
+			for i := range all {
+				all[i] = fmt.Sprint(i)
+			}
+			a := g.emit("abs", x.typ, x.dims, "abs(%s)", x.name)
+			amax := g.emit("amax", x.typ, nil, "reduce(%s, %s), dimensions={%s}, to_apply=%s", a.name, g.constant(x.typ, "0").name,
+				strings.Join(all, ","), g.maxOf(x.typ))
+			s := g.binary("divide", amax, g.constant(x.typ, "448"), false)
+			g.outs = append(g.outs, s)
+			x = g.binary("divide", x, g.bcast(s, x.dims), false)
+			lo, hi := g.bcast(g.constant(x.typ, "-448"), x.dims), g.bcast(g.constant(x.typ, "448"), x.dims)
+			x = g.emit("cl", x.typ, x.dims, "clamp(%s, %s, %s)", lo.name, x.name, hi.name)
+			return g.convert(x, "f8e4m3fn")
 		}
 	}
 	return x
