@@ -540,6 +540,9 @@ func generate(data []byte) (string, fuse.Options) {
 		c := g.fp8Side("c", batch, []int{1 + g.c.n(24)}, k, dq)
 		g.outs = append(g.outs, g.epilogue(g.dot(a, c, dq)))
 	}
+	if strings.HasPrefix(last.typ, "f8") && g.c.pct(40) { // the next layer reads the FP8 result
+		g.outs = append(g.outs, g.nextLayer(last, len(batch), dq))
+	}
 
 	var m strings.Builder
 	m.WriteString("HloModule generated\n\n")
@@ -561,6 +564,27 @@ func generate(data []byte) (string, fuse.Options) {
 	}
 	opts := fuse.Options{ABI: pick(g.c, fuse.ABICurrent, fuse.ABILegacy), Block: pick(g.c, fuse.BlockScaledDot, fuse.BlockCudnn)}
 	return m.String(), opts
+}
+
+// nextLayer writes a dot that reads x, an FP8 result, as its A (dequantized, perhaps scaled), contracting
+// x's last dimension with an FP8 B of its own, and the dot's epilogue; it returns the epilogue's value.
+func (g *gen) nextLayer(x val, batch int, dq string) val {
+	a := operand{v: g.convert(x, dq)}
+	for i := range x.dims {
+		switch {
+		case i < batch:
+			a.batch = append(a.batch, i)
+		case i == len(x.dims)-1:
+			a.contr = append(a.contr, i)
+		default:
+			a.free = append(a.free, i)
+		}
+	}
+	if g.c.pct(50) {
+		a.v = g.binary("multiply", a.v, g.bcast(g.scalarOf(dq, "2", "0.5"), a.v.dims), true)
+	}
+	b := g.fp8Side("w", x.dims[:batch], []int{1 + g.c.n(24)}, []int{x.dims[len(x.dims)-1]}, dq)
+	return g.epilogue(g.dot(a, b, dq))
 }
 
 // dot writes the dot of a and b, its result of type dq or sometimes another.
