@@ -234,7 +234,7 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 		var next *hlo.Instruction
 		switch x.Opcode {
 		case hlo.OpParameter:
-			if f := t.fusionOf(x.Parent); f != nil && int(x.ParameterNumber) < f.NumOperands() {
+			if f := t.callerOf(x.Parent); f != nil && int(x.ParameterNumber) < f.NumOperands() {
 				next = f.Operand(int(x.ParameterNumber))
 			}
 		case hlo.OpFusion:
@@ -620,7 +620,7 @@ func (t *tracer) unfused(holder, gemm *hlo.Instruction, kind string, a, b *side)
 	for i, s := range sides {
 		if s == nil {
 			x := gemm.Operand(i)
-			f.src[i] = x
+			f.src[i] = t.origin(x) // out of a fusion, as an FP8 side's source is
 			ops[i] = &Operand{Source: "%" + x.Name, Shape: shapeOf(x), Parameter: -1, Via: "no FP8 value behind it"}
 			f.Explain = append(f.Explain, fmt.Sprintf("%s: %s %%%s, with no FP8 value behind it", sideName(i), shapeOf(x), x.Name))
 			continue

@@ -300,3 +300,49 @@ ENTRY main {
 		t.Errorf("got %+v", *g)
 	}
 }
+
+// TestCheckTracesCalls reports a dot in a computation called once (a function JAX lowered apart, before
+// XLA inlines it) with its operands traced to the entry's parameters, and one called from two places with
+// its own parameters: those are no one value.
+func TestCheckTracesCalls(t *testing.T) {
+	src := `HloModule called
+
+body {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e4m3fn[32,16] parameter(1)
+  af = f32[16,32] convert(a)
+  bf = f32[32,16] convert(b)
+  ROOT d = f32[16,16] dot(af, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+ENTRY main {
+  x = f8e4m3fn[16,32] parameter(0)
+  w = f8e4m3fn[32,16] parameter(1)
+  ROOT c = f32[16,16] call(x, w), to_apply=body
+}
+`
+	for _, tc := range []struct {
+		name string
+		src  string
+		a, b int64
+	}{
+		{"once", src, 0, 1},
+		{"twice", strings.Replace(src, "  ROOT c = f32[16,16] call(x, w), to_apply=body",
+			"  c = f32[16,16] call(x, w), to_apply=body\n  c2 = f32[16,16] call(x, w), to_apply=body\n  ROOT s = f32[16,16] add(c, c2)", 1), -1, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := parser.ParseString("called.hlo", tc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := report.Check(m)
+			if len(r.GEMMs) != 1 {
+				t.Fatalf("%d GEMMs", len(r.GEMMs))
+			}
+			g := r.GEMMs[0]
+			if g.A == nil || g.B == nil || g.A.Parameter != tc.a || g.B.Parameter != tc.b {
+				t.Errorf("A %+v, B %+v; want parameters %d and %d", g.A, g.B, tc.a, tc.b)
+			}
+		})
+	}
+}

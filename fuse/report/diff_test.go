@@ -262,3 +262,39 @@ ENTRY main {
 		t.Errorf("gained %d, added %d, removed %d, pairs %+v", len(d.Gained), len(d.Added), len(d.Removed), d.Pairs)
 	}
 }
+
+// TestDiffPairsWideSides diffs two dots that share an FP8 lhs and have wide rhs of one shape (different
+// parameters) with the same module where one dot is in a GEMM fusion: the rhs, traced out of the fusion to
+// its parameter, tell the two apart, so nothing is ambiguous.
+func TestDiffPairsWideSides(t *testing.T) {
+	plain := `HloModule wide
+ENTRY main {
+  a = f8e4m3fn[16,32] parameter(0)
+  w1 = f16[32,16] parameter(1)
+  w2 = f16[32,16] parameter(2)
+  af = f16[16,32] convert(a)
+  d1 = f32[16,16] dot(af, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = f32[16,16] dot(af, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = f32[16,16] add(d1, d2)
+}`
+	wrapped := `HloModule wide
+gemm_fusion {
+  a = f8e4m3fn[16,32] parameter(0)
+  w1 = f16[32,16] parameter(1)
+  af = f16[16,32] convert(a)
+  ROOT d1 = f32[16,16] dot(af, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY main {
+  a = f8e4m3fn[16,32] parameter(0)
+  w1 = f16[32,16] parameter(1)
+  w2 = f16[32,16] parameter(2)
+  af = f16[16,32] convert(a)
+  d1 = f32[16,16] fusion(a, w1), kind=kCustom, calls=gemm_fusion, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+  d2 = f32[16,16] dot(af, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = f32[16,16] add(d1, d2)
+}`
+	d := report.Diff(report.Check(parseText(t, plain)), report.Check(parseText(t, wrapped)))
+	if d.Ambiguous != 0 || d.Same != 2 {
+		t.Errorf("same %d, ambiguous %d, pairs %+v", d.Same, d.Ambiguous, d.Pairs)
+	}
+}

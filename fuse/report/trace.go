@@ -12,8 +12,8 @@ import (
 	"octet/hlo/printer"
 )
 
-// tracer follows values of a compiled module across computation boundaries: from a fusion's parameter to
-// the caller's operand, from a get-tuple-element of a fusion into the fused computation's root tuple, and
+// tracer follows values of a compiled module across computation boundaries: from a fusion's parameter (or
+// that of a computation called once) to the caller's operand, from a get-tuple-element of a fusion into the fused computation's root tuple, and
 // through slices of concatenations to the piece they take.
 type tracer struct {
 	callers map[*hlo.Computation][]*hlo.Instruction
@@ -78,6 +78,19 @@ func (t *tracer) fusionOf(c *hlo.Computation) *hlo.Instruction {
 	return nil
 }
 
+// callerOf returns the instruction whose operands c's parameters are: the fusion that calls c, or the one
+// call of it (a module before optimization calls the functions JAX lowered apart); nil for a computation
+// called from several places, or by a while loop or a conditional, whose parameters are no one operand.
+func (t *tracer) callerOf(c *hlo.Computation) *hlo.Instruction {
+	if f := t.fusionOf(c); f != nil {
+		return f
+	}
+	if cs := t.callers[c]; len(cs) == 1 && cs[0].Opcode == hlo.OpCall {
+		return cs[0]
+	}
+	return nil
+}
+
 // side is what a GEMM operand traced back to: an FP8 value, the way from it to the GEMM, and the
 // dequantize on that way.
 type side struct {
@@ -125,7 +138,7 @@ func (t *tracer) walk(x *hlo.Instruction, depth int, seen map[*hlo.Instruction]b
 	}
 	switch x.Opcode {
 	case hlo.OpParameter:
-		if f := t.fusionOf(x.Parent); f != nil && int(x.ParameterNumber) < f.NumOperands() {
+		if f := t.callerOf(x.Parent); f != nil && int(x.ParameterNumber) < f.NumOperands() {
 			return up(f.Operand(int(x.ParameterNumber)))
 		}
 		return nil
@@ -212,7 +225,7 @@ func (t *tracer) scalarSource(x *hlo.Instruction) *hlo.Instruction {
 			x = x.Operand(0)
 			continue
 		case hlo.OpParameter:
-			if f := t.fusionOf(x.Parent); f != nil && int(x.ParameterNumber) < f.NumOperands() {
+			if f := t.callerOf(x.Parent); f != nil && int(x.ParameterNumber) < f.NumOperands() {
 				x = f.Operand(int(x.ParameterNumber))
 				continue
 			}
