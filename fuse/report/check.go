@@ -252,7 +252,11 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 		case hlo.OpTranspose, hlo.OpBitcast, hlo.OpCopy, hlo.OpReshape, hlo.OpPad, hlo.OpSlice, hlo.OpDynamicSlice,
 			hlo.OpBroadcast:
 			// Data movement, including what a fused call replays on its FP8 operands and the padding to
-			// multiples of 16.
+			// multiples of 16. The slice that brings a call's padded D back to the value it replaced is
+			// that value: the D a next GEMM reads is the slice, not the padded result.
+			if x.Opcode == hlo.OpSlice && gemmCallResult(x.Operand(0)) {
+				return x
+			}
 			next = x.Operand(0)
 		case hlo.OpSelect:
 			// A select against zero, which a fused call replays on its FP8 operand too: the value selected.
@@ -271,6 +275,17 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 		x = next
 	}
 	return x
+}
+
+// gemmCallResult reports whether x is the D of a cuBLAS GEMM call: the call, or element 0 of its tuple.
+func gemmCallResult(x *hlo.Instruction) bool {
+	if x.Opcode == hlo.OpGetTupleElement {
+		if idx, _ := x.Int("index"); idx != 0 {
+			return false
+		}
+		x = x.Operand(0)
+	}
+	return x.Opcode == hlo.OpCustomCall && cublas.IsTarget(x.CustomCallTarget())
 }
 
 // allZero reports whether x is a zero everywhere: a constant zero, broadcast, reshaped or converted.
