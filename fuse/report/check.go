@@ -252,9 +252,11 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 		case hlo.OpTranspose, hlo.OpBitcast, hlo.OpCopy, hlo.OpReshape, hlo.OpPad, hlo.OpSlice, hlo.OpDynamicSlice,
 			hlo.OpBroadcast:
 			// Data movement, including what a fused call replays on its FP8 operands and the padding to
-			// multiples of 16. The slice that brings a call's padded D back to the value it replaced is
-			// that value: the D a next GEMM reads is the slice, not the padded result.
-			if x.Opcode == hlo.OpSlice && gemmCallResult(x.Operand(0)) {
+			// multiples of 16. The slice and reshape that bring a call's padded, canonical D back to the
+			// value it replaced (callResults) are that value: a next GEMM reads them, not the padded D.
+			switch y := x.Operand(0); {
+			case x.Opcode == hlo.OpSlice && gemmCallResult(y),
+				x.Opcode == hlo.OpReshape && (gemmCallResult(y) || y.Opcode == hlo.OpSlice && gemmCallResult(y.Operand(0))):
 				return x
 			}
 			next = x.Operand(0)

@@ -3,6 +3,7 @@ package report_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"octet/fuse"
@@ -300,35 +301,45 @@ ENTRY main {
 }
 
 // TestDiffPairsChain diffs two FP8 GEMMs in a chain, of sizes that are not multiples of 16, with their
-// rewrite: the second reads the first one's FP8 D, which the first call computes padded and slices back.
-// The slice is the value the second GEMM reads, so both pair by dataflow with their calls.
+// rewrite: the second reads the first one's FP8 D, which the first call computes padded (and, with two
+// free dimensions, canonical) and slices (and reshapes) back. That value is what the second GEMM reads,
+// so both pair by dataflow with their calls.
 func TestDiffPairsChain(t *testing.T) {
-	m := parseText(t, `HloModule chain
+	chain := func(x string) string {
+		free := strings.TrimSuffix(strings.TrimPrefix(x, "["), ",20]")
+		c := strings.Count(x, ",")
+		return fmt.Sprintf(`HloModule chain
 ENTRY main {
-  x = f8e4m3fn[5,20] parameter(0)
+  x = f8e4m3fn%[1]s parameter(0)
   w1 = f8e4m3fn[20,12] parameter(1)
   w2 = f8e4m3fn[12,7] parameter(2)
-  xf = f32[5,20] convert(x)
+  xf = f32%[1]s convert(x)
   w1f = f32[20,12] convert(w1)
-  d1 = f32[5,12] dot(xf, w1f), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  lo = f32[5,12] broadcast(f32[] constant(-448)), dimensions={}
-  hi = f32[5,12] broadcast(f32[] constant(448)), dimensions={}
-  h = f8e4m3fn[5,12] convert(clamp(lo, d1, hi))
-  hf = f32[5,12] convert(h)
+  d1 = f32[%[2]s,12] dot(xf, w1f), lhs_contracting_dims={%[3]d}, rhs_contracting_dims={0}
+  lo = f32[%[2]s,12] broadcast(f32[] constant(-448)), dimensions={}
+  hi = f32[%[2]s,12] broadcast(f32[] constant(448)), dimensions={}
+  h = f8e4m3fn[%[2]s,12] convert(clamp(lo, d1, hi))
+  hf = f32[%[2]s,12] convert(h)
   w2f = f32[12,7] convert(w2)
-  ROOT d2 = f32[5,7] dot(hf, w2f), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-}`)
-	before := report.Check(m)
-	if ds := fuse.Rewrite(m, fuse.Options{}).Decisions; len(ds) != 2 || !ds[0].Fused || !ds[1].Fused {
-		t.Fatalf("decisions %+v", ds)
+  ROOT d2 = f32[%[2]s,7] dot(hf, w2f), lhs_contracting_dims={%[3]d}, rhs_contracting_dims={0}
+}`, x, free, c)
 	}
-	d := report.Diff(before, report.Check(m))
-	if len(d.Gained) != 2 || len(d.Added)+len(d.Removed) != 0 || d.Ambiguous != 0 {
-		t.Fatalf("gained %d, added %d, removed %d, ambiguous %d", len(d.Gained), len(d.Added), len(d.Removed), d.Ambiguous)
-	}
-	for _, c := range d.Gained {
-		if c.By != "dataflow" {
-			t.Errorf("%s paired by %q", c.What, c.By)
-		}
+	for _, x := range []string{"[5,20]", "[2,5,20]"} {
+		t.Run(x, func(t *testing.T) {
+			m := parseText(t, chain(x))
+			before := report.Check(m)
+			if ds := fuse.Rewrite(m, fuse.Options{}).Decisions; len(ds) != 2 || !ds[0].Fused || !ds[1].Fused {
+				t.Fatalf("decisions %+v", ds)
+			}
+			d := report.Diff(before, report.Check(m))
+			if len(d.Gained) != 2 || len(d.Added)+len(d.Removed) != 0 || d.Ambiguous != 0 {
+				t.Fatalf("gained %d, added %d, removed %d, ambiguous %d", len(d.Gained), len(d.Added), len(d.Removed), d.Ambiguous)
+			}
+			for _, c := range d.Gained {
+				if c.By != "dataflow" {
+					t.Errorf("%s paired by %q", c.What, c.By)
+				}
+			}
+		})
 	}
 }
