@@ -292,8 +292,8 @@ func checkWrapped(t *testing.T, m *hlo.Module, src string, split bool) {
 		return nil
 	}
 	p, q := find(plain), find(wrapped)
-	if p == nil || p.Kind != "dot" {
-		return // not an FP8 GEMM (or a block-scaled one, reported apart)
+	if p == nil || p.Kind != "dot" && p.Kind != "block-scaled" {
+		return // not an FP8 or block-scaled GEMM
 	}
 	param := func(o *report.Operand) int64 {
 		if o == nil {
@@ -301,7 +301,11 @@ func checkWrapped(t *testing.T, m *hlo.Module, src string, split bool) {
 		}
 		return o.Parameter
 	}
-	if q == nil || q.Kind != "gemm-fusion" || q.Fused || param(q.A) != param(p.A) || param(q.B) != param(p.B) {
+	kind := "gemm-fusion"
+	if p.Kind == "block-scaled" {
+		kind = p.Kind // reported apart, in or out of a fusion
+	}
+	if q == nil || q.Kind != kind || q.Fused || param(q.A) != param(p.A) || param(q.B) != param(p.B) {
 		t.Fatalf("the dot wrapped in a GEMM fusion is reported as %+v, the plain dot as %+v\n%s", q, p, text)
 	}
 	d := report.Diff(plain, wrapped)
