@@ -22,16 +22,7 @@ import (
 // and every other output the same bits) on the random inputs of seed and on each family of inputs.
 func checkGenerated(t *testing.T, data []byte, seed uint64) {
 	src, opts := generate(data)
-	parse := func() *hlo.Module {
-		m, err := parser.ParseString("generated.hlo", src)
-		if err != nil {
-			t.Fatalf("the generator wrote a module that does not parse: %v\n%s", err, src)
-		}
-		if err := hlo.Verify(m); err != nil {
-			t.Fatalf("the generator wrote a module that does not verify: %v\n%s", err, src)
-		}
-		return m
-	}
+	parse := func() *hlo.Module { return mustParse(t, "the generated module", src) }
 	orig, fused := parse(), parse()
 	analyzed := fuse.Analyze(parse()).Decisions // with the default options
 	ds := fuse.Rewrite(fused, opts).Decisions
@@ -88,6 +79,20 @@ func checkGenerated(t *testing.T, data []byte, seed uint64) {
 		}
 		t.Fatalf("the rewrite does not check:\n%s\nrewritten\n%s", src, text)
 	}
+}
+
+// mustParse parses text (what names it) and checks that it verifies, or fails the test: the generator and
+// the wrappings must write valid modules.
+func mustParse(t *testing.T, what, text string) *hlo.Module {
+	t.Helper()
+	m, err := parser.ParseString("generated.hlo", text)
+	if err != nil {
+		t.Fatalf("%s does not parse: %v\n%s", what, err, text)
+	}
+	if err := hlo.Verify(m); err != nil {
+		t.Fatalf("%s does not verify: %v\n%s", what, err, text)
+	}
+	return m
 }
 
 // FuzzRewriteVerifies rewrites generated FP8 and block-scaled GEMMs (generate_test.go) and checks each
@@ -275,13 +280,7 @@ func checkWrapped(t *testing.T, m *hlo.Module, src string, split bool) {
 	if name == "" {
 		return
 	}
-	w, err := parser.ParseString("wrapped.hlo", text)
-	if err != nil {
-		t.Fatalf("the wrapped module does not parse: %v\n%s", err, text)
-	}
-	if err := hlo.Verify(w); err != nil {
-		t.Fatalf("the wrapped module does not verify: %v\n%s", err, text)
-	}
+	w := mustParse(t, "the wrapped module", text)
 	plain, wrapped := report.Check(m), report.Check(w)
 	find := func(r *report.Report) *report.GEMM {
 		for _, g := range r.GEMMs {
@@ -335,16 +334,7 @@ func wrapInCall(m *hlo.Module, src string) string {
 func checkCalled(t *testing.T, m *hlo.Module, src string, opts fuse.Options) {
 	t.Helper()
 	text := wrapInCall(m, src)
-	parse := func() *hlo.Module {
-		c, err := parser.ParseString("called.hlo", text)
-		if err != nil {
-			t.Fatalf("the called module does not parse: %v\n%s", err, text)
-		}
-		if err := hlo.Verify(c); err != nil {
-			t.Fatalf("the called module does not verify: %v\n%s", err, text)
-		}
-		return c
-	}
+	parse := func() *hlo.Module { return mustParse(t, "the called module", text) }
 	params := func(r *report.Report) map[string][2]int64 {
 		out := map[string][2]int64{}
 		for _, g := range r.GEMMs {
