@@ -96,14 +96,16 @@ func mustParse(t *testing.T, what, text string) *hlo.Module {
 }
 
 // FuzzRewriteVerifies rewrites generated FP8 and block-scaled GEMMs (generate_test.go) and checks each
-// rewrite numerically against the module it came from, then the module read back from StableHLO
-// (stablehlo_test.go) against the module.
+// rewrite numerically against the module it came from, then the rewrite of the module in a loop's body
+// (while_test.go), then the module read back from StableHLO (stablehlo_test.go) against the module.
 func FuzzRewriteVerifies(f *testing.F) {
 	for _, s := range generatedSeeds(64) {
 		f.Add(s, uint64(len(s)))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
 		checkGenerated(t, data, seed)
+		src, opts := generate(data)
+		checkWhile(t, mustParse(t, "the generated module", src), src, opts)
 		checkStableHLO(t, data, seed)
 	})
 }

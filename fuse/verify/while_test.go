@@ -1,0 +1,124 @@
+package verify_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"octet/fuse"
+	"octet/hlo"
+	"octet/hlo/printer"
+)
+
+// wrapInWhile moves the entry of m (written as src) into the body of a while loop that runs it once, as a
+// scan over layers puts a layer: the loop's state holds the parameters, a counter and the outputs.
+func wrapInWhile(m *hlo.Module, src string) string {
+	e := m.Entry
+	var outs []hlo.Shape
+	if e.Root.Shape.IsTuple() {
+		outs = e.Root.Shape.Tuple
+	} else {
+		outs = []hlo.Shape{e.Root.Shape}
+	}
+	var state []string
+	for _, p := range e.Params {
+		state = append(state, p.Shape.String())
+	}
+	state = append(state, "s32[]")
+	for _, o := range outs {
+		state = append(state, o.String())
+	}
+	st := "(" + strings.Join(state, ", ") + ")"
+	n := len(e.Params)
+	// The body: the entry's instructions with its parameters read from the state, its root's elements
+	// written to it.
+	var body []string
+	body = append(body, "  state = "+st+" parameter(0)")
+	for _, line := range strings.Split(src[strings.Index(src, "ENTRY main {")+len("ENTRY main {\\n")-1:], "\n") {
+		line = strings.TrimRight(line, " ")
+		switch {
+		case line == "" || line == "}":
+		case strings.Contains(line, " parameter("):
+			var name, shape string
+			var i int
+			fmt.Sscanf(strings.TrimSpace(line), "%s = %s parameter(%d)", &name, &shape, &i)
+			body = append(body, fmt.Sprintf("  %s = %s get-tuple-element(state), index=%d", name, shape, i))
+		case strings.HasPrefix(strings.TrimSpace(line), "ROOT "):
+			body = append(body, strings.Replace(line, "ROOT out", "result", 1))
+		default:
+			body = append(body, line)
+		}
+	}
+	var next []string
+	for _, p := range e.Params {
+		next = append(next, p.Name)
+	}
+	body = append(body, fmt.Sprintf("  i = s32[] get-tuple-element(state), index=%d", n),
+		"  one = s32[] constant(1)", "  i1 = s32[] add(i, one)")
+	next = append(next, "i1")
+	if e.Root.Shape.IsTuple() {
+		for k, o := range outs {
+			body = append(body, fmt.Sprintf("  r%d = %s get-tuple-element(result), index=%d", k, o, k))
+			next = append(next, fmt.Sprintf("r%d", k))
+		}
+	} else {
+		next = append(next, "result")
+	}
+	body = append(body, "  ROOT next = "+st+" tuple("+strings.Join(next, ", ")+")")
+	cond := "cond {\n  cs = " + st + " parameter(0)\n" +
+		fmt.Sprintf("  ci = s32[] get-tuple-element(cs), index=%d\n", n) +
+		"  c1 = s32[] constant(1)\n  ROOT lt = pred[] compare(ci, c1), direction=LT\n}\n"
+	var entry, init []string
+	for i, p := range e.Params {
+		entry = append(entry, fmt.Sprintf("  arg%d = %s parameter(%d)", i, p.Shape, i))
+		init = append(init, fmt.Sprintf("arg%d", i))
+	}
+	entry = append(entry, "  zero = s32[] constant(0)")
+	init = append(init, "zero")
+	for k, o := range outs {
+		entry = append(entry, fmt.Sprintf("  z%d = %s[] constant(0)", k, strings.Split(o.String(), "[")[0]),
+			fmt.Sprintf("  o%d = %s broadcast(z%d), dimensions={}", k, o, k))
+		init = append(init, fmt.Sprintf("o%d", k))
+	}
+	entry = append(entry, "  init = "+st+" tuple("+strings.Join(init, ", ")+")",
+		"  ROOT loop = "+st+" while(init), condition=cond, body=body")
+	head := src[:strings.Index(src, "ENTRY main {")]
+	return head + "body {\n" + strings.Join(body, "\n") + "\n}\n\n" + cond + "\nENTRY main {\n" + strings.Join(entry, "\n") + "\n}\n"
+}
+
+// checkWhile checks the module with its entry in a while loop's body (wrapInWhile): the rewrite of the
+// body verifies, parses back and reaches its fixed point, and octet check quotes it and octet diff pairs
+// it as in the plain module.
+func checkWhile(t *testing.T, m *hlo.Module, src string, opts fuse.Options) {
+	t.Helper()
+	text := wrapInWhile(m, src)
+	parse := func() *hlo.Module { return mustParse(t, "the looped module", text) }
+	fused := parse()
+	ds := fuse.Rewrite(fused, opts).Decisions
+	out := printer.Sprint(fused, printer.ConfigFor(printer.StyleXLA))
+	if err := hlo.Verify(fused); err != nil {
+		t.Fatalf("the rewritten looped module does not verify: %v\n%s", err, out)
+	}
+	back := mustParse(t, "the rewritten looped module", out)
+	for _, d := range fuse.Rewrite(back, opts).Decisions {
+		if d.Fused {
+			t.Errorf("the looped module rewritten again: %%%s fuses\n%s", d.Dot, out)
+		}
+	}
+	checkReports(t, parse(), fused, ds, opts, text, false)
+}
+
+// TestGeneratedWhile runs checkWhile on the modules TestGeneratedRewrites draws.
+func TestGeneratedWhile(t *testing.T) {
+	n := 400
+	if testing.Short() {
+		n = 60
+	}
+	for i, s := range generatedSeeds(n) {
+		src, opts := generate(s)
+		m := mustParse(t, "the generated module", src)
+		if !t.Run("", func(t *testing.T) { checkWhile(t, m, src, opts) }) {
+			t.Logf("%d: data %x", i, s)
+		}
+	}
+}
