@@ -18,9 +18,8 @@ import (
 // GELU, and for an FP8 D an abs-max, a scale (d_scale), a clamp to the format's range and the convert.
 // Reshapes and bitcasts may come anywhere before the output, and a slice that starts at 0 before any.
 type epilogue struct {
-	// dot is the GEMM's dot; notFromDot holds the instructions fromDot found not to depend on it.
-	dot        *hlo.Instruction
-	notFromDot map[*hlo.Instruction]bool
+	// dot is the GEMM's dot.
+	dot *hlo.Instruction
 	// last is the instruction the call's D replaces; dims are its dimensions.
 	last *hlo.Instruction
 	dims []int64
@@ -82,29 +81,7 @@ func (e *epilogue) Epilogue() cublas.Epilogue {
 
 // fromDot reports whether x is computed from the dot's result: a scale, bias or C computed from it (the
 // abs-max of D in current scaling, D itself) cannot be an operand of the call that computes D.
-func (e *epilogue) fromDot(x *hlo.Instruction) bool {
-	if e.notFromDot == nil {
-		e.notFromDot = map[*hlo.Instruction]bool{}
-	}
-	stack := []*hlo.Instruction{x}
-	var seen []*hlo.Instruction
-	for len(stack) > 0 {
-		y := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if y == e.dot {
-			return true
-		}
-		if e.notFromDot[y] || slices.Contains(seen, y) {
-			continue
-		}
-		seen = append(seen, y)
-		stack = append(stack, y.Operands()...)
-	}
-	for _, y := range seen {
-		e.notFromDot[y] = true
-	}
-	return false
-}
+func (e *epilogue) fromDot(x *hlo.Instruction) bool { return x.DependsOn(e.dot) }
 
 // absorb records that the rule r matched and explains it: format and args, then r's pattern in brackets
 // when bracket is set.

@@ -476,3 +476,23 @@ func (c *Computation) SortTopologically() {
 	}
 	c.Instructions = out
 }
+
+// DependsOn reports whether in is computed from target: target is in itself or among its operands,
+// transitively, within in's computation (a fusion or call is one instruction). Each instruction is
+// visited once.
+func (in *Instruction) DependsOn(target *Instruction) bool {
+	seen := map[*Instruction]bool{}
+	stack := []*Instruction{in}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == target {
+			return true
+		}
+		if !seen[x] {
+			seen[x] = true
+			stack = append(stack, x.Operands()...)
+		}
+	}
+	return false
+}

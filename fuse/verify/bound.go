@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -91,25 +92,8 @@ func NarrowRange(dot *hlo.Instruction, absorbed []*hlo.Instruction, last *hlo.In
 		}
 	}
 	for _, x := range dot.Operands() {
-		for range 64 {
-			if x.Shape.Elem.IsFP8() {
-				break
-			}
-			if narrow(x) {
-				return true
-			}
-			switch x.Opcode {
-			case hlo.OpConvert, hlo.OpBitcast, hlo.OpReshape, hlo.OpCopy, hlo.OpTranspose, hlo.OpSlice, hlo.OpDynamicSlice,
-				hlo.OpPad, hlo.OpBroadcast:
-				x = x.Operand(0)
-				continue
-			case hlo.OpMultiply, hlo.OpDivide, hlo.OpSelect:
-				if data := dataOperand(x); data != nil {
-					x = data
-					continue
-				}
-			}
-			break
+		if slices.ContainsFunc(dataChain(x), narrow) {
+			return true
 		}
 	}
 	return false
@@ -136,36 +120,64 @@ func stepRounding(x *hlo.Instruction) float64 {
 // original rounds x/s, the call rounds 1/s in the same type.
 func operandRounding(x *hlo.Instruction) float64 {
 	sum := 0.0
-	for range 64 {
-		if x.Shape.Elem.IsFP8() {
-			return sum
+	for _, y := range dataChain(x) {
+		sum += stepRounding(y)
+		data := dataOperand(y)
+		if data == nil || !scaling(y.Opcode) {
+			continue
 		}
-		sum += stepRounding(x)
-		switch x.Opcode {
-		case hlo.OpConvert, hlo.OpBitcast, hlo.OpReshape, hlo.OpCopy, hlo.OpTranspose, hlo.OpSlice, hlo.OpDynamicSlice,
-			hlo.OpPad, hlo.OpBroadcast:
-			x = x.Operand(0)
-		case hlo.OpMultiply, hlo.OpDivide, hlo.OpSelect:
-			data := dataOperand(x)
-			if data == nil {
-				return sum
+		for _, o := range y.Operands() {
+			if o != data && o.Shape.Elem != dtype.PRED {
+				sum += scaleRounding(o)
 			}
-			for _, o := range x.Operands() {
-				if o != data && o.Shape.Elem != dtype.PRED {
-					sum += scaleRounding(o)
-				}
-			}
-			if x.Opcode == hlo.OpDivide && data == x.Operand(0) {
-				// The call multiplies by 1/s rounded in the divide's type, as XLA's rewrite does: a
-				// rounding of its own, which the original does not make.
-				sum += unit(x.Shape.Elem)
-			}
-			x = data
-		default:
-			return sum
+		}
+		if y.Opcode == hlo.OpDivide && data == y.Operand(0) {
+			// The call multiplies by 1/s rounded in the divide's type, as XLA's rewrite does: a
+			// rounding of its own, which the original does not make.
+			sum += unit(y.Shape.Elem)
 		}
 	}
 	return sum
+}
+
+// movesData reports whether op moves or converts its operand 0's values without arithmetic on them.
+func movesData(op hlo.Opcode) bool {
+	switch op {
+	case hlo.OpConvert, hlo.OpBitcast, hlo.OpReshape, hlo.OpCopy, hlo.OpTranspose, hlo.OpSlice, hlo.OpDynamicSlice,
+		hlo.OpPad, hlo.OpBroadcast:
+		return true
+	}
+	return false
+}
+
+// scaling reports whether op may scale (or select) a dequantized value: multiply, divide, select.
+func scaling(op hlo.Opcode) bool {
+	return op == hlo.OpMultiply || op == hlo.OpDivide || op == hlo.OpSelect
+}
+
+// dataChain returns the instructions from a dot operand x up to the FP8 value it dequantizes (left out):
+// through data movement and the data operand of a multiply, divide or select, ending early at any other
+// instruction (included), at most 64.
+func dataChain(x *hlo.Instruction) []*hlo.Instruction {
+	var chain []*hlo.Instruction
+	for range 64 {
+		if x.Shape.Elem.IsFP8() {
+			break
+		}
+		chain = append(chain, x)
+		switch {
+		case movesData(x.Opcode):
+			x = x.Operand(0)
+			continue
+		case scaling(x.Opcode):
+			if data := dataOperand(x); data != nil {
+				x = data
+				continue
+			}
+		}
+		break
+	}
+	return chain
 }
 
 // dataOperand returns the operand of a multiply, divide or select that carries the dequantized values,
@@ -191,13 +203,10 @@ func fromFP8(x *hlo.Instruction) bool {
 		if x.Shape.Elem.IsFP8() {
 			return true
 		}
-		switch x.Opcode {
-		case hlo.OpConvert, hlo.OpBitcast, hlo.OpReshape, hlo.OpCopy, hlo.OpTranspose, hlo.OpSlice, hlo.OpDynamicSlice,
-			hlo.OpPad, hlo.OpBroadcast:
-			x = x.Operand(0)
-		default:
+		if !movesData(x.Opcode) {
 			return false
 		}
+		x = x.Operand(0)
 	}
 	return false
 }

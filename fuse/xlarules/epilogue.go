@@ -559,22 +559,9 @@ func (e *epilogue) convertD(u *hlo.Instruction, t Target) bool {
 // matrix bias that is the call's own input GEMM is no cycle: FuseMatrixBiasAdd's new call reads the
 // old one, which stays, and the GEMM runs twice.)
 func (e *epilogue) cycle(x *hlo.Instruction, what, by string) {
-	seen := map[*hlo.Instruction]bool{}
-	stack := []*hlo.Instruction{x}
-	for len(stack) > 0 {
-		y := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if y == e.dot {
-			if e.bug == "" {
-				e.bug = fmt.Sprintf("%s %%%s, which %s makes an operand of the call, is computed from the GEMM's own result: "+
-					"the call would read its own output, a cycle in the module XLA builds", what, x.Name, by)
-			}
-			return
-		}
-		if !seen[y] {
-			seen[y] = true
-			stack = append(stack, y.Operands()...)
-		}
+	if x.DependsOn(e.dot) && e.bug == "" {
+		e.bug = fmt.Sprintf("%s %%%s, which %s makes an operand of the call, is computed from the GEMM's own result: "+
+			"the call would read its own output, a cycle in the module XLA builds", what, x.Name, by)
 	}
 }
 
