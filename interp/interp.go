@@ -34,6 +34,21 @@ type Options struct {
 	Threads int
 	// Profile, when set, receives the time and the work of every instruction evaluated (see Profile).
 	Profile *Profile
+	// Intercept, when set, shows its function the values of its instructions and may replace them.
+	Intercept *Intercept
+}
+
+// Intercept shows Func the value of each of Instructions each time the evaluation computes it, in the order
+// it computes them (a computation's instructions once per call of it, a while body's once per iteration),
+// and lets it replace the value: what Func returns is the instruction's, and must have its shape. A tool
+// that compares two programs uses it to record values deep inside one and to substitute them in the
+// other. The value Func sees belongs to the evaluation, which reuses its memory once the instruction's
+// users have run: keep a copy (Value.Clone). A broadcast the evaluation holds as a view of its operand is
+// shown in full, and cannot be replaced. The evaluations of a chunk of a fusion and of one device of a
+// grid (collectives) do not call Func.
+type Intercept struct {
+	Instructions map[*hlo.Instruction]bool
+	Func         func(in *hlo.Instruction, v Value) (Value, error)
 }
 
 // ErrInternal is wrapped by the error Run returns for a failure of the interpreter itself (a recovered
@@ -253,6 +268,13 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (
 				return Value{}, errorf(in, "parameter %d of a computation called with %d arguments", n, len(args))
 			}
 			vals[i] = args[n]
+			if ic := e.opts.Intercept; ic != nil && ic.Instructions[in] {
+				v, err := e.intercept(in, nil, vals[i], nil)
+				if err != nil {
+					return Value{}, wrapErr(in, err)
+				}
+				vals[i] = v
+			}
 			e.buffers.retain(vals[i])
 			continue
 		}
@@ -273,6 +295,9 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (
 			v, err = e.evalProfiled(in, ops, vs)
 		} else {
 			v, err = e.evalWith(in, ops, vs)
+		}
+		if ic := e.opts.Intercept; err == nil && ic != nil && ic.Instructions[in] {
+			v, err = e.intercept(in, ops, v, vs)
 		}
 		if err == nil {
 			err = e.charge(elementCount(v))
@@ -308,6 +333,32 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (
 		e.buffers.disown(result)
 	}
 	return result, nil
+}
+
+// intercept hands v, the value of in (computed from ops, with the views vs), to Options.Intercept and
+// returns what it gives back, which must fit in's shape.
+func (e *evaluator) intercept(in *hlo.Instruction, ops []Value, v Value, vs *instViews) (Value, error) {
+	view := vs != nil && vs.self
+	full := v
+	if view {
+		var err error
+		if full, err = e.eval(in, ops); err != nil {
+			return Value{}, err
+		}
+	}
+	w, err := e.opts.Intercept.Func(in, full)
+	switch {
+	case err != nil:
+		return Value{}, err
+	case view && (w.Kind != KindArray || w.Array != full.Array):
+		return Value{}, errors.New("a broadcast held as a view of its operand cannot be given another value")
+	case view:
+		return v, nil
+	}
+	if err := w.Fits(in.Shape); err != nil {
+		return Value{}, fmt.Errorf("the value given in place of its own: %v", err)
+	}
+	return w, nil
 }
 
 // wrapErr positions an error at in, unless it already is one of the package's positioned errors (from an

@@ -340,6 +340,8 @@ func (e *evaluator) runGrid(in *hlo.Instruction, progs []*hlo.Computation, args 
 	for i, p := range progs {
 		opts := e.opts
 		opts.Profile = nil // the grid is one instruction of the profile
+		// The devices run at once: their values have no one order to be seen in.
+		opts.Intercept = nil
 		if opts.MaxWork > 0 {
 			opts.MaxWork = max(opts.MaxWork-e.work, 1)
 		}

@@ -63,6 +63,26 @@ func (v Value) String() string {
 	return "token[]"
 }
 
+// Clone returns a copy of v that shares no memory with it.
+func (v Value) Clone() Value {
+	switch v.Kind {
+	case KindArray:
+		if v.Array == nil {
+			return v
+		}
+		t := tensor.New(v.Array.Type, slices.Clone(v.Array.Shape))
+		copy(t.Data, v.Array.Data)
+		return ArrayValue(t)
+	case KindTuple:
+		elems := make([]Value, len(v.Tuple))
+		for i, e := range v.Tuple {
+			elems[i] = e.Clone()
+		}
+		return TupleValue(elems...)
+	}
+	return v
+}
+
 // Flatten returns the arrays of v in order, tuples flattened depth first (the order of out0, out1, ...).
 func (v Value) Flatten() []*tensor.Tensor {
 	switch v.Kind {

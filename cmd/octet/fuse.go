@@ -325,9 +325,16 @@ func writeVerify(w io.Writer, v *verifyOutcome) {
 	for _, run := range v.Families {
 		for _, g := range run.GEMMs {
 			fmt.Fprintf(w, "// verify %s %%%s: %d of %d elements identical", run.Name, g.Dot, g.BitMatches, g.Elements)
+			if g.Evaluations != 1 {
+				// A GEMM in a loop's body, compared at each iteration; or in a branch not taken.
+				fmt.Fprintf(w, " over %s", plural(int(g.Evaluations), "evaluation"))
+			}
 			if wst := g.Worst; wst.Index >= 0 {
-				fmt.Fprintf(w, ", the largest difference %s of %s (%g for %g) against a bound of %.3g",
-					ulps(float64(wst.ULPs)), g.DType, float64(wst.Got), float64(wst.Want), float64(wst.BoundULPs))
+				fmt.Fprintf(w, ", the largest difference %s of %s (%g for %g", ulps(float64(wst.ULPs)), g.DType, float64(wst.Got), float64(wst.Want))
+				if g.Evaluations > 1 {
+					fmt.Fprintf(w, ", evaluation %d", g.WorstEvaluation+1)
+				}
+				fmt.Fprintf(w, ") against a bound of %.3g", float64(wst.BoundULPs))
 			}
 			if g.Failures > 0 {
 				fmt.Fprintf(w, ", %d beyond their bound", g.Failures)

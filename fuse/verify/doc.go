@@ -77,7 +77,19 @@
 //
 // # What it is not
 //
-// It checks fused GEMMs of the entry computation; a rewrite inside a called computation (a while body) is
-// refused with an error, since its values cannot be fed back from outside. It does not decide fusions and
-// does not change the modules it is given.
+// # GEMMs in called computations and loops
+//
+// A GEMM may be in any computation the program calls but a fusion's: a function the entry calls, the body
+// of a while loop (a scan over layers), a branch. The interpreter shows Check the values it computes
+// (interp.Options.Intercept): in the original, Check records each replaced value at every evaluation of
+// its computation; in the rewritten module it puts the one of the same evaluation in place of the call's
+// results, so that every iteration after it starts from the original's state, and records the call's
+// results and the bound's values there. Each evaluation is compared as above; a GEMM's counts are those
+// of all its evaluations (GEMM.Evaluations), its worst element the worst of them. The two modules must
+// evaluate it as many times. A GEMM inside a fusion's computation is refused with an error: the
+// interpreter may compute a fusion a part at a time.
+//
+// # What it is not
+//
+// It does not decide fusions and does not change the modules it is given.
 package verify

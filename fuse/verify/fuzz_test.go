@@ -3,6 +3,7 @@ package verify_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,13 +59,25 @@ func checkGenerated(t *testing.T, data []byte, seed uint64) {
 	}
 	checkReports(t, parse(), fused, ds, opts, src, true)
 	checkFusionWrapped(t, parse(), src)
-	checkCalled(t, parse(), src, opts)
+	checkCalled(t, parse(), src, opts, seed)
 	if !fusedAny {
 		return
 	}
+	mustCheck(t, orig, fused, ds, seed, 1, src, text)
+}
+
+// mustCheck runs verify.Run on the rewrite of orig into fused (printed as text, from src) and fails the
+// test unless it checks, each fused GEMM compared evaluations times in the run on normal inputs.
+func mustCheck(t *testing.T, orig, fused *hlo.Module, ds []*fuse.Decision, seed uint64, evaluations int64, src, text string) {
+	t.Helper()
 	r, err := verify.Run(orig, fused, ds, seed, interp.Options{Threads: 1})
 	if err != nil {
 		t.Fatalf("%v\n%s\nrewritten\n%s", err, src, text)
+	}
+	for _, g := range r.Runs[0].GEMMs {
+		if g.Evaluations != evaluations {
+			t.Errorf("%%%s is compared %d times, not %d\n%s", g.Dot, g.Evaluations, evaluations, text)
+		}
 	}
 	if !r.OK {
 		for _, run := range r.Runs {
@@ -105,7 +118,7 @@ func FuzzRewriteVerifies(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
 		checkGenerated(t, data, seed)
 		src, opts := generate(data)
-		checkWhile(t, mustParse(t, "the generated module", src), src, opts)
+		checkWhile(t, mustParse(t, "the generated module", src), src, opts, seed)
 		checkStableHLO(t, data, seed)
 	})
 }
@@ -333,7 +346,7 @@ func wrapInCall(m *hlo.Module, src string) string {
 // operands to the parameters it does in the plain module, and the rewrite of the called computation
 // verifies, parses back, reaches its fixed point, and is quoted and diffed as in the plain module
 // (checkReports). verify.Run compares GEMMs of the entry alone, so the numbers are not.
-func checkCalled(t *testing.T, m *hlo.Module, src string, opts fuse.Options) {
+func checkCalled(t *testing.T, m *hlo.Module, src string, opts fuse.Options, seed uint64) {
 	t.Helper()
 	text := wrapInCall(m, src)
 	parse := func() *hlo.Module { return mustParse(t, "the called module", text) }
@@ -374,4 +387,7 @@ func checkCalled(t *testing.T, m *hlo.Module, src string, opts fuse.Options) {
 	// A GEMM reading another's result inside the call may pair by shapes: the first one's holder is the
 	// call, not its dot.
 	checkReports(t, parse(), fused, ds, opts, text, false)
+	if slices.ContainsFunc(ds, func(d *fuse.Decision) bool { return d.Fused }) {
+		mustCheck(t, parse(), fused, ds, seed, 1, text, out)
+	}
 }

@@ -54,8 +54,13 @@ type GEMM struct {
 	// Worst is the element whose difference is the largest share of its bound (Index -1 when every
 	// element is identical or saturated).
 	Worst Element `json:"worst"`
-	// Amax compares the abs-max output, when the call has one.
+	// Amax compares the abs-max output, when the call has one (the worst of its evaluations).
 	Amax *Element `json:"amax,omitempty"`
+	// Evaluations counts the evaluations of the GEMM compared: 1 in the entry computation, one per
+	// iteration in a while body, 0 in a branch the inputs did not take. The counts above are of them
+	// all; WorstEvaluation is the evaluation, from 0, that Worst is of.
+	Evaluations     int64 `json:"evaluations"`
+	WorstEvaluation int64 `json:"worst_evaluation,omitempty"`
 }
 
 // Element is one compared element.
@@ -114,9 +119,11 @@ func (f Float) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// gemmCheck is one fused GEMM as Check compares it: the decision, the original's values it replaced
-// (positions in the original's result tuple) and the rewritten module's values (positions in its result
-// tuple): the call's results, the sums of |a| |b|, and the call's other operands.
+// gemmCheck is one fused GEMM as Check compares it: the decision, the instructions of the original whose
+// values the call replaced, and those of the rewritten module that hold the call's results, the sums of
+// |a| |b| and the call's other operands. Check records the values of each at every evaluation of the
+// computation they are in; want and got (wantAmax, mag, ...) are positions in the tuples it then builds of
+// one evaluation's values of the original (last, amax) and of the rewritten module (the rest).
 type gemmCheck struct {
 	d    *fuse.Decision
 	call *cublas.Call
@@ -124,24 +131,35 @@ type gemmCheck struct {
 	// its chain has a step of less range than float32 (NarrowRange).
 	rounding float64
 	narrow   bool
-	// res and amaxRes are the rewritten module's instructions that hold the call's D and abs-max.
-	res, amaxRes *hlo.Instruction
+	// last and amax are the original's instructions the call's D and abs-max replaced; res and amaxRes
+	// the rewritten module's instructions that hold them (amax and amaxRes nil without an abs-max).
+	last, amax, res, amaxRes *hlo.Instruction
+	// watched are the rewritten module's instructions recorded for the bound, at their positions of the
+	// tuple from 2 on: the sums of |a| |b| and the call's operands.
+	watched []*hlo.Instruction
 	// toPadded maps an element of the replaced value to its element of the call's D, which may be padded.
 	toPadded func(int64) int64
 	// exact is set for a block-scaled rewrite (a scaled-dot, or cuDNN's block-scaled call), which the
 	// rewrite makes only where it computes what the dot did, operation for operation: its D must be the
 	// replaced value bit for bit.
 	exact bool
-	// Positions in the original's result (want, wantAmax) and in the rewritten module's (the rest); -1
-	// when absent.
+	// Positions in the tuples of one evaluation's values; -1 when absent.
 	want, wantAmax, got, gotAmax, mag, c, bias, aScale, bScale, cScale, dScale int
 }
 
 // Check runs the original module orig and fused, the module fuse.Rewrite made of it with the given
 // decisions, on args, and compares each call's results with the values they replaced, element by element
 // against the bound the package comment derives, and the rest of the outputs bit for bit. Neither module
-// is changed. The error reports what kept the comparison from being made: a module the interpreter cannot
-// run, a GEMM outside the entry computation, decisions that are not those of a Rewrite of orig.
+// is changed.
+//
+// A GEMM may be in any computation the program calls but a fusion's: the entry, a function it calls, the
+// body of a while loop (a scan over layers). The interpreter shows Check every value it computes
+// (interp.Options.Intercept): Check records the values the calls replaced at each evaluation of their
+// computation in the original, and in the rewritten module puts each in place of the call's at the same
+// evaluation, so that what follows computes from exactly what the original's rest does, and compares the
+// two at every evaluation. The error reports what kept the comparison from being made: a module the
+// interpreter cannot run, a GEMM inside a fusion, decisions that are not those of a Rewrite of orig, a
+// GEMM the two modules evaluate a different number of times.
 func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Value, opts interp.Options) (*Result, error) {
 	o, err := clone(orig)
 	if err != nil {
@@ -151,22 +169,24 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 	if err != nil {
 		return nil, fmt.Errorf("the rewritten module: %v", err)
 	}
-	oNames, fNames := names(o.Entry), names(f.Entry)
-	oe, fe := o.Entry, f.Entry
-	oOut := []*hlo.Instruction{oe.Root}
-	var fParams []*hlo.Instruction
 	var checks []*gemmCheck
+	changed := map[*hlo.Computation]bool{}
 	for _, d := range decisions {
 		if !d.Fused {
 			continue
 		}
-		if d.Computation != oe.Name {
-			return nil, fmt.Errorf("the GEMM %%%s is in the computation %%%s: only the entry computation's GEMMs are compared", d.Dot, d.Computation)
-		}
 		if d.Result == "" {
 			return nil, fmt.Errorf("the decision on %%%s is not a rewrite's: it names no result", d.Dot)
 		}
-		g := &gemmCheck{d: d, wantAmax: -1, c: -1}
+		oc, fc := o.Computation(d.Computation), f.Computation(d.Computation)
+		if oc == nil || fc == nil {
+			return nil, fmt.Errorf("the GEMM %%%s: the computation %%%s is not in the modules", d.Dot, d.Computation)
+		}
+		if fusionComputation(o, oc) || fusionComputation(f, fc) {
+			return nil, fmt.Errorf("the GEMM %%%s is in the computation %%%s of a fusion, whose values the interpreter may compute a part at a time: only GEMMs outside fusions are compared", d.Dot, d.Computation)
+		}
+		oNames, fNames := names(oc), names(fc)
+		g := &gemmCheck{d: d, want: 0, wantAmax: -1, got: 0, gotAmax: -1, c: -1}
 		last, res, callIn := oNames[d.Replaces], fNames[d.Result], fNames[d.Call]
 		if last == nil || res == nil || callIn == nil {
 			return nil, fmt.Errorf("the GEMM %%%s: %%%s, %%%s or %%%s is not in the modules", d.Dot, d.Replaces, d.Result, d.Call)
@@ -197,101 +217,96 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		}
 		g.rounding = Rounding(dot, absorbed, last)
 		g.narrow = NarrowRange(dot, absorbed, last)
-		g.want = len(oOut)
-		oOut = append(oOut, last)
-		var amax, amaxRes *hlo.Instruction
+		g.last, g.res = last, res
 		if d.AmaxReplaces != "" {
-			amax, amaxRes = oNames[d.AmaxReplaces], fNames[d.AmaxResult]
-			if amax == nil || amaxRes == nil {
+			g.amax, g.amaxRes = oNames[d.AmaxReplaces], fNames[d.AmaxResult]
+			if g.amax == nil || g.amaxRes == nil {
 				return nil, fmt.Errorf("the GEMM %%%s: %%%s or %%%s is not in the modules", d.Dot, d.AmaxReplaces, d.AmaxResult)
 			}
-			g.wantAmax = len(oOut)
-			oOut = append(oOut, amax)
+			g.wantAmax, g.gotAmax = 1, 1
 		}
-		// In the rewritten module, the call's results are replaced by parameters, given the original's
-		// values: what follows computes from exactly what the original's rest does.
-		for _, x := range []*hlo.Instruction{res, amaxRes} {
-			if x == nil {
-				continue
-			}
-			p := fe.Add(x.Name+".original", hlo.OpParameter, x.Shape.Clone())
-			p.ParameterNumber = int64(len(fe.Params))
-			fe.Params = append(fe.Params, p)
-			x.ReplaceAllUsesWith(p)
-			fParams = append(fParams, p)
+		if !g.exact {
+			g.watchBound(fc)
+			changed[fc] = true
 		}
-		g.res, g.amaxRes = res, amaxRes
 		checks = append(checks, g)
 	}
-	fOut := []*hlo.Instruction{fe.Root}
-	for _, g := range checks {
-		add := func(x *hlo.Instruction) int {
-			if x == nil {
-				return -1
-			}
-			fOut = append(fOut, x)
-			return len(fOut) - 1
-		}
-		g.got, g.gotAmax = add(g.res), add(g.amaxRes)
-		if g.exact {
-			continue
-		}
-		// Decoded again: an operand that was another call's result is now the parameter that stands for it.
-		call, err := cublas.Decode(g.call.Inst)
-		if err != nil {
-			return nil, fmt.Errorf("the call %%%s: %v", g.d.Call, err)
-		}
-		g.call = call
-		cfg := call.Config
-		abs := func(x *hlo.Instruction) *hlo.Instruction {
-			if x.Shape.Elem != dtype.F32 {
-				x = fe.Convert(x, dtype.F32)
-			}
-			// An abs of a float32 array always fits.
-			y, _ := fe.AddInferred("", hlo.OpAbs, []*hlo.Instruction{x})
-			return y
-		}
-		g.mag = add(fe.Dot(abs(call.A), abs(call.B), cfg.LhsContracting, cfg.RhsContracting, cfg.LhsBatch, cfg.RhsBatch, dtype.F32))
-		if call.C != nil && cfg.Beta != 0 {
-			g.c = add(call.C)
-		}
-		g.bias, g.aScale, g.bScale, g.cScale, g.dScale = add(call.Bias), add(call.AScale), add(call.BScale), add(call.CScale), add(call.DScale)
+	// The sums of |a| |b| were added to the computations of the calls, used by nothing: put them after
+	// their operands.
+	for c := range changed {
+		c.SortTopologically()
 	}
-	oe.Root = oe.Tuple(oOut...)
-	fe.Root = fe.Tuple(fOut...)
-	// The parameters were appended: put them before their users.
-	fe.SortTopologically()
 	for _, m := range []*hlo.Module{o, f} {
 		if err := hlo.Verify(m); err != nil {
 			return nil, fmt.Errorf("%w: the module made to compare does not verify: %v", errInternal, err)
 		}
 	}
 
-	want, err := interp.Run(o, args, opts)
+	// The original: every value a call replaced, at each evaluation.
+	wantSeen := map[*hlo.Instruction][]interp.Value{}
+	for _, g := range checks {
+		for _, x := range []*hlo.Instruction{g.last, g.amax} {
+			if x != nil {
+				wantSeen[x] = nil
+			}
+		}
+	}
+	oOpts := opts
+	oOpts.Intercept = &interp.Intercept{Instructions: map[*hlo.Instruction]bool{}, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
+		wantSeen[in] = append(wantSeen[in], v.Clone())
+		return v, nil
+	}}
+	for x := range wantSeen {
+		oOpts.Intercept.Instructions[x] = true
+	}
+	want, err := interp.Run(o, args, oOpts)
 	if err != nil {
 		return nil, fmt.Errorf("the original module: %v", err)
 	}
-	fArgs := slices.Clone(args)
+	// The rewritten module: each call's results recorded and replaced by the original's values of the
+	// same evaluation; the values of the bound recorded.
+	replaces := map[*hlo.Instruction]*hlo.Instruction{}
+	gotSeen := map[*hlo.Instruction][]interp.Value{}
 	for _, g := range checks {
-		fArgs = append(fArgs, want.Tuple[g.want])
-		if g.wantAmax >= 0 {
-			fArgs = append(fArgs, want.Tuple[g.wantAmax])
+		replaces[g.res] = g.last
+		if g.amaxRes != nil {
+			replaces[g.amaxRes] = g.amax
+		}
+		for _, x := range append([]*hlo.Instruction{g.res, g.amaxRes}, g.watched...) {
+			if x != nil {
+				gotSeen[x] = nil
+			}
 		}
 	}
-	if len(fArgs) != len(args)+len(fParams) {
-		return nil, fmt.Errorf("%w: %d values for %d parameters", errInternal, len(fArgs), len(args)+len(fParams))
+	fOpts := opts
+	fOpts.Intercept = &interp.Intercept{Instructions: map[*hlo.Instruction]bool{}, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
+		seen := gotSeen[in]
+		gotSeen[in] = append(seen, v.Clone())
+		orig := replaces[in]
+		if orig == nil {
+			return v, nil
+		}
+		n := len(seen)
+		if n >= len(wantSeen[orig]) {
+			return interp.Value{}, fmt.Errorf("%%%s is evaluated more often than %%%s of the original (%d times)", in.Name, orig.Name, len(wantSeen[orig]))
+		}
+		// The original's value, which no evaluation owns: never recycled, and never written.
+		return wantSeen[orig][n], nil
+	}}
+	for x := range gotSeen {
+		fOpts.Intercept.Instructions[x] = true
 	}
-	got, err := interp.Run(f, fArgs, opts)
+	got, err := interp.Run(f, args, fOpts)
 	if err != nil {
 		return nil, fmt.Errorf("the rewritten module: %v", err)
 	}
-	r := &Result{want: want.Tuple[0], OK: true}
-	r.Outputs, r.Mismatches, r.FirstMismatch = exact(want.Tuple[0], got.Tuple[0])
+	r := &Result{want: want, OK: true}
+	r.Outputs, r.Mismatches, r.FirstMismatch = exact(want, got)
 	if r.Mismatches > 0 {
 		r.OK = false
 	}
 	for _, g := range checks {
-		res, err := g.compare(want, got)
+		res, err := g.compareAll(wantSeen, gotSeen)
 		if err != nil {
 			return nil, err
 		}
@@ -301,6 +316,111 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		}
 	}
 	return r, nil
+}
+
+// watchBound adds to c, the computation of the call, what the bound needs from the rewritten module: the
+// sums of |a| |b| of the call's operands, with its dimension numbers, and its other operands, to be
+// recorded at each evaluation.
+func (g *gemmCheck) watchBound(c *hlo.Computation) {
+	call := g.call
+	cfg := call.Config
+	add := func(x *hlo.Instruction) int {
+		if x == nil {
+			return -1
+		}
+		g.watched = append(g.watched, x)
+		return 1 + len(g.watched)
+	}
+	abs := func(x *hlo.Instruction) *hlo.Instruction {
+		if x.Shape.Elem != dtype.F32 {
+			x = c.Convert(x, dtype.F32)
+		}
+		// An abs of a float32 array always fits.
+		y, _ := c.AddInferred("", hlo.OpAbs, []*hlo.Instruction{x})
+		return y
+	}
+	g.mag = add(c.Dot(abs(call.A), abs(call.B), cfg.LhsContracting, cfg.RhsContracting, cfg.LhsBatch, cfg.RhsBatch, dtype.F32))
+	if call.C != nil && cfg.Beta != 0 {
+		g.c = add(call.C)
+	}
+	g.bias, g.aScale, g.bScale, g.cScale, g.dScale = add(call.Bias), add(call.AScale), add(call.BScale), add(call.CScale), add(call.DScale)
+}
+
+// compareAll compares the call's results with the original's values at every evaluation of the GEMM's
+// computation, and sums up: the counts added, the worst element and abs-max of all.
+func (g *gemmCheck) compareAll(wantSeen, gotSeen map[*hlo.Instruction][]interp.Value) (*GEMM, error) {
+	d := g.d
+	n := len(wantSeen[g.last])
+	if m := len(gotSeen[g.res]); m != n {
+		return nil, fmt.Errorf("the GEMM %%%s: the original evaluates %%%s %d times, the rewritten module the call's %%%s %d times", d.Dot, g.last.Name, n, g.res.Name, m)
+	}
+	// What one evaluation recorded, as the tuples compare reads.
+	at := func(seen map[*hlo.Instruction][]interp.Value, x *hlo.Instruction, i int) (interp.Value, error) {
+		vs := seen[x]
+		if i >= len(vs) {
+			return interp.Value{}, fmt.Errorf("the GEMM %%%s: %%%s is evaluated %d times, %%%s %d times", d.Dot, x.Name, len(vs), g.res.Name, n)
+		}
+		return vs[i], nil
+	}
+	all := &GEMM{Dot: d.Dot, Call: d.Call, DType: g.res.Shape.Elem.String(), Evaluations: int64(n)}
+	all.Worst.Index = -1
+	worst, worstAmax := -1.0, -1.0
+	for i := range n {
+		var want, got []interp.Value
+		for _, x := range []*hlo.Instruction{g.last, g.amax} {
+			if x != nil {
+				v, err := at(wantSeen, x, i)
+				if err != nil {
+					return nil, err
+				}
+				want = append(want, v)
+			}
+		}
+		for _, x := range append([]*hlo.Instruction{g.res, g.amaxRes}, g.watched...) {
+			if x == nil {
+				got = append(got, interp.Value{}) // no abs-max: its position is never read
+				continue
+			}
+			v, err := at(gotSeen, x, i)
+			if err != nil {
+				return nil, err
+			}
+			got = append(got, v)
+		}
+		res, err := g.compare(interp.TupleValue(want...), interp.TupleValue(got...))
+		if err != nil {
+			return nil, err
+		}
+		all.DType = res.DType
+		all.Elements += res.Elements
+		all.BitMatches += res.BitMatches
+		all.Saturated += res.Saturated
+		all.Overflowed += res.Overflowed
+		all.Failures += res.Failures
+		if res.Worst.Index >= 0 {
+			if s := res.Worst.Share(); s > worst {
+				worst, all.Worst, all.WorstEvaluation = s, res.Worst, int64(i)
+			}
+		}
+		if res.Amax != nil {
+			if s := res.Amax.Share(); s > worstAmax {
+				worstAmax, all.Amax = s, res.Amax
+			}
+		}
+	}
+	return all, nil
+}
+
+// fusionComputation reports whether a fusion instruction of m calls c.
+func fusionComputation(m *hlo.Module, c *hlo.Computation) bool {
+	for _, x := range m.Computations {
+		for _, in := range x.Instructions {
+			if in.Opcode == hlo.OpFusion && slices.Contains(in.Called(), c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // errInternal marks a failure of the comparison itself, which no module should cause.

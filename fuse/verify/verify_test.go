@@ -113,7 +113,7 @@ func perturb(t *testing.T, fused *hlo.Module, decisions []*fuse.Decision, at int
 			break
 		}
 	}
-	c := fused.Entry
+	c := fused.Computation(d.Computation)
 	i := slices.IndexFunc(c.Instructions, func(in *hlo.Instruction) bool { return in.Name == d.Result })
 	if i < 0 {
 		t.Fatalf("no %%%s in the rewritten module", d.Result)
@@ -229,10 +229,10 @@ func TestOtherChangeFails(t *testing.T) {
 	}
 }
 
-// TestOnlyEntryGEMMs checks that a GEMM rewritten inside a called computation is refused with a reason:
-// its values cannot be fed back from outside.
-func TestOnlyEntryGEMMs(t *testing.T) {
-	src := `HloModule called
+// TestCalledGEMMs verifies a GEMM rewritten inside a computation the entry calls (a function JAX lowered
+// apart): its values are recorded and replaced inside the call, compared once.
+func TestCalledGEMMs(t *testing.T) {
+	orig, fused, ds := rewriteSource(t, `HloModule called
 
 body {
   a = f8e4m3fn[16,32] parameter(0)
@@ -247,19 +247,122 @@ ENTRY main {
   b = f8e4m3fn[32,16] parameter(1)
   ROOT c = f32[16,16] call(a, b), to_apply=body
 }
-`
-	orig, err := parser.ParseString("called.hlo", src)
+`)
+	r, err := verify.Run(orig, fused, ds, 1, interp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fused, _ := parser.ParseString("called.hlo", src)
-	ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
-	if len(ds) != 1 || !ds[0].Fused {
-		t.Fatalf("decisions %+v", ds)
+	for _, run := range r.Runs {
+		if g := run.GEMMs[0]; !run.OK || g.Evaluations != 1 || g.Elements != 256 {
+			t.Errorf("inputs %s: ok %v, %d evaluations, %d elements", run.Name, run.OK, g.Evaluations, g.Elements)
+		}
 	}
-	_, err = verify.Run(orig, fused, ds, 1, interp.Options{})
-	if err == nil || !strings.Contains(err.Error(), "the GEMM %d is in the computation %body: only the entry computation's GEMMs are compared") {
-		t.Errorf("Run: %v", err)
+}
+
+// scanSource is a scan over four FP8 layers, as JAX's lax.scan writes one: each iteration quantizes the
+// activations to f8e4m3fn, multiplies them by its layer's weights dequantized with a scale, and the
+// result, scaled by 1/8, is the next layer's input.
+const scanSource = `HloModule scan
+
+body {
+  state = (s32[], f32[16,32], f8e4m3fn[4,32,32], f32[]) parameter(0)
+  i = s32[] get-tuple-element(state), index=0
+  x = f32[16,32] get-tuple-element(state), index=1
+  ws = f8e4m3fn[4,32,32] get-tuple-element(state), index=2
+  s = f32[] get-tuple-element(state), index=3
+  zero = s32[] constant(0)
+  wi = f8e4m3fn[1,32,32] dynamic-slice(ws, i, zero, zero), dynamic_slice_sizes={1,32,32}
+  w = f8e4m3fn[32,32] reshape(wi)
+  xq = f8e4m3fn[16,32] convert(x)
+  xf = f32[16,32] convert(xq)
+  wf = f32[32,32] convert(w)
+  sb = f32[32,32] broadcast(s), dimensions={}
+  wd = f32[32,32] multiply(wf, sb)
+  d = f32[16,32] dot(xf, wd), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  k = f32[] constant(0.125)
+  kb = f32[16,32] broadcast(k), dimensions={}
+  y = f32[16,32] multiply(d, kb)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT next = (s32[], f32[16,32], f8e4m3fn[4,32,32], f32[]) tuple(i1, y, ws, s)
+}
+
+cond {
+  cs = (s32[], f32[16,32], f8e4m3fn[4,32,32], f32[]) parameter(0)
+  ci = s32[] get-tuple-element(cs), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(ci, n), direction=LT
+}
+
+ENTRY main {
+  x = f32[16,32] parameter(0)
+  ws = f8e4m3fn[4,32,32] parameter(1)
+  s = f32[] parameter(2)
+  zero = s32[] constant(0)
+  init = (s32[], f32[16,32], f8e4m3fn[4,32,32], f32[]) tuple(zero, x, ws, s)
+  loop = (s32[], f32[16,32], f8e4m3fn[4,32,32], f32[]) while(init), condition=cond, body=body
+  ROOT out = f32[16,32] get-tuple-element(loop), index=1
+}
+`
+
+// TestScanGEMMs verifies the rewrite of a GEMM in a while loop's body that runs four times, each layer
+// reading the last one's result: each iteration's D is compared with the original's of the same
+// iteration, given the original's state. Then one element of D is made 1% wrong at every iteration: it
+// fails at each of the four, and nothing downstream differs, since every iteration starts from the
+// original's values.
+func TestScanGEMMs(t *testing.T) {
+	orig, fused, ds := rewriteSource(t, scanSource)
+	if ds[0].Computation != "body" {
+		t.Fatalf("the GEMM is in %%%s", ds[0].Computation)
+	}
+	r, err := verify.Run(orig, fused, ds, 1, interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range r.Runs {
+		if g := run.GEMMs[0]; !run.OK || g.Evaluations != 4 || g.Elements != 4*16*32 {
+			t.Errorf("inputs %s: ok %v, %d evaluations, %d elements, %d mismatches", run.Name, run.OK, g.Evaluations, g.Elements, run.Mismatches)
+		}
+	}
+	args, err := interp.RandomInputs(orig, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := perturb(t, fused, ds, 37, 1.01)
+	res, err := verify.Check(orig, fused, bad, args, interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := res.GEMMs[0]; res.OK || g.Evaluations != 4 || g.Failures != 4 || g.Worst.Index != 37 || res.Mismatches != 0 {
+		t.Errorf("one element 1%% off: ok %v, %d evaluations, %d failures, worst %+v, %d output mismatches", res.OK, g.Evaluations, g.Failures, g.Worst, res.Mismatches)
+	}
+}
+
+// TestFusionGEMMRefused checks that a GEMM inside a fusion's computation is refused with the reason: the
+// interpreter may compute a fusion a part at a time.
+func TestFusionGEMMRefused(t *testing.T) {
+	src := `HloModule fused
+
+fused_dot {
+  a = f32[4,8] parameter(0)
+  b = f32[8,4] parameter(1)
+  ROOT d = f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+ENTRY main {
+  a = f32[4,8] parameter(0)
+  b = f32[8,4] parameter(1)
+  ROOT f = f32[4,4] fusion(a, b), kind=kLoop, calls=fused_dot
+}
+`
+	m, err := parser.ParseString("fused.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &fuse.Decision{Dot: "d", Computation: "fused_dot", Fused: true, Replaces: "d", Result: "d", Call: "d"}
+	_, err = verify.Check(m, m, []*fuse.Decision{d}, nil, interp.Options{})
+	if err == nil || !strings.Contains(err.Error(), "the GEMM %d is in the computation %fused_dot of a fusion") {
+		t.Errorf("Check: %v", err)
 	}
 }
 

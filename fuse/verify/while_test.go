@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,7 +90,7 @@ func wrapInWhile(m *hlo.Module, src string) string {
 // checkWhile checks the module with its entry in a while loop's body (wrapInWhile): the rewrite of the
 // body verifies, parses back and reaches its fixed point, and octet check quotes it and octet diff pairs
 // it as in the plain module.
-func checkWhile(t *testing.T, m *hlo.Module, src string, opts fuse.Options) {
+func checkWhile(t *testing.T, m *hlo.Module, src string, opts fuse.Options, seed uint64) {
 	t.Helper()
 	text := wrapInWhile(m, src)
 	parse := func() *hlo.Module { return mustParse(t, "the looped module", text) }
@@ -106,6 +107,9 @@ func checkWhile(t *testing.T, m *hlo.Module, src string, opts fuse.Options) {
 		}
 	}
 	checkReports(t, parse(), fused, ds, opts, text, false)
+	if slices.ContainsFunc(ds, func(d *fuse.Decision) bool { return d.Fused }) {
+		mustCheck(t, parse(), fused, ds, seed, 1, text, out)
+	}
 }
 
 // TestGeneratedWhile runs checkWhile on the modules TestGeneratedRewrites draws.
@@ -117,7 +121,7 @@ func TestGeneratedWhile(t *testing.T) {
 	for i, s := range generatedSeeds(n) {
 		src, opts := generate(s)
 		m := mustParse(t, "the generated module", src)
-		if !t.Run("", func(t *testing.T) { checkWhile(t, m, src, opts) }) {
+		if !t.Run("", func(t *testing.T) { checkWhile(t, m, src, opts, uint64(i)) }) {
 			t.Logf("%d: data %x", i, s)
 		}
 	}
