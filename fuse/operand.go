@@ -46,23 +46,8 @@ func isZero(in *hlo.Instruction) bool {
 	return ok && v == 0
 }
 
-// scalarValue is the value of an instruction that holds one value everywhere: a constant of one element,
-// or a broadcast, reshape, copy or convert of one (the convert rounding it to its type).
-func scalarValue(in *hlo.Instruction) (float64, bool) {
-	switch in.Opcode {
-	case hlo.OpConstant:
-		return match.ConstantValue(in)
-	case hlo.OpBroadcast, hlo.OpReshape, hlo.OpCopy, hlo.OpBitcast:
-		if in.Opcode != hlo.OpBroadcast && in.Shape.NumElements() != 1 {
-			return 0, false
-		}
-		return scalarValue(in.Operand(0))
-	case hlo.OpConvert:
-		v, ok := scalarValue(in.Operand(0))
-		return match.RoundTo(in.Shape.Elem, v), ok
-	}
-	return 0, false
-}
+// scalarValue is the value of an instruction that holds one value everywhere (match.SplatValue).
+func scalarValue(in *hlo.Instruction) (float64, bool) { return match.SplatValue(in) }
 
 // matchOperand walks up the chain of operand i of dot, from the dot to an FP8 value. It returns the match,
 // or a refusal when the chain reaches an FP8 value through something that cannot be absorbed, or nil and

@@ -433,6 +433,35 @@ func ConstantValue(in *hlo.Instruction) (float64, bool) {
 	return in.Literal.Float(0)
 }
 
+// SplatValue is the value an instruction holds in every element: that of a constant of one element, or
+// of a broadcast, reshape, copy or bitcast of one (which keep each value), or of a convert of one (rounded
+// to the convert's type). ok is false for anything else, a multi-element constant included.
+func SplatValue(in *hlo.Instruction) (v float64, ok bool) {
+	var converts []dtype.Type // outermost first
+	for in != nil {
+		switch in.Opcode {
+		case hlo.OpConstant:
+			if v, ok = ConstantValue(in); !ok {
+				return 0, false
+			}
+			for i := len(converts) - 1; i >= 0; i-- {
+				v = RoundTo(converts[i], v)
+			}
+			return v, true
+		case hlo.OpConvert:
+			converts = append(converts, in.Shape.Elem)
+		case hlo.OpBroadcast, hlo.OpReshape, hlo.OpCopy, hlo.OpBitcast:
+		default:
+			return 0, false
+		}
+		if in.NumOperands() != 1 {
+			return 0, false
+		}
+		in = in.Operand(0)
+	}
+	return 0, false
+}
+
 // RoundTo rounds v to the nearest value of the floating-point type t (ties to even, as ml_dtypes does);
 // other types are returned unchanged.
 func RoundTo(t dtype.Type, v float64) float64 {

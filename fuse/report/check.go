@@ -292,18 +292,8 @@ func gemmCallResult(x *hlo.Instruction) bool {
 
 // allZero reports whether x is a zero everywhere: a constant zero, broadcast, reshaped or converted.
 func allZero(x *hlo.Instruction) bool {
-	for range traceDepth {
-		switch x.Opcode {
-		case hlo.OpConstant:
-			v, ok := match.ConstantValue(x)
-			return ok && v == 0
-		case hlo.OpBroadcast, hlo.OpReshape, hlo.OpCopy, hlo.OpBitcast, hlo.OpConvert:
-			x = x.Operand(0)
-		default:
-			return false
-		}
-	}
-	return false
+	v, ok := match.SplatValue(x)
+	return ok && v == 0
 }
 
 func (t *tracer) operand(x *hlo.Instruction, via string) *Operand {

@@ -238,7 +238,14 @@ func TestDiffPairsRewrite(t *testing.T) {
 // which replays the select on the FP8 value: the call's operand is traced through the select to the
 // parameter, so the two pair by dataflow and the GEMM is gained, not one removed and another added.
 func TestDiffPairsSelect(t *testing.T) {
-	m := parseText(t, `HloModule select_zero
+	// The zero in the forms a program writes it: broadcast, broadcast and reshaped (an array of zeros
+	// reshaped), and converted from another type. fuse and check take each as zero everywhere alike.
+	for _, zero := range []string{
+		"zb = f32[20,24] broadcast(z), dimensions={}",
+		"zf = f32[480] broadcast(z), dimensions={}\n  zb = f32[20,24] reshape(zf)",
+		"zh = f16[] constant(0)\n  zc = f32[] convert(zh)\n  zb = f32[20,24] broadcast(zc), dimensions={}",
+	} {
+		m := parseText(t, `HloModule select_zero
 ENTRY main {
   a = f8e4m3fn[2,20] parameter(0)
   b = f8e5m2[20,24] parameter(1)
@@ -246,21 +253,25 @@ ENTRY main {
   af = f32[2,20] convert(a)
   bf = f32[20,24] convert(b)
   z = f32[] constant(0)
-  zb = f32[20,24] broadcast(z), dimensions={}
+  `+zero+`
   bs = f32[20,24] select(p, bf, zb)
   ROOT d = f32[2,24] dot(af, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }`)
-	before := report.Check(m)
-	if ds := fuse.Rewrite(m, fuse.Options{}).Decisions; len(ds) != 1 || !ds[0].Fused {
-		t.Fatalf("decisions %+v", ds)
-	}
-	after := report.Check(m)
-	if g := after.GEMMs; len(g) != 1 || g[0].B == nil || g[0].B.Parameter != 1 {
-		t.Fatalf("the call's rhs is not traced to parameter 1: %+v", g)
-	}
-	d := report.Diff(before, after)
-	if len(d.Gained) != 1 || len(d.Added)+len(d.Removed) != 0 || d.Gained[0].By != "dataflow" {
-		t.Errorf("gained %d, added %d, removed %d, pairs %+v", len(d.Gained), len(d.Added), len(d.Removed), d.Pairs)
+		before := report.Check(m)
+		if g := before.GEMMs; len(g) != 1 || g[0].B == nil || g[0].B.Parameter != 1 {
+			t.Fatalf("%s: the dot's rhs is not traced to parameter 1: %+v", zero, g)
+		}
+		if ds := fuse.Rewrite(m, fuse.Options{}).Decisions; len(ds) != 1 || !ds[0].Fused {
+			t.Fatalf("%s: decisions %+v", zero, ds)
+		}
+		after := report.Check(m)
+		if g := after.GEMMs; len(g) != 1 || g[0].B == nil || g[0].B.Parameter != 1 {
+			t.Fatalf("%s: the call's rhs is not traced to parameter 1: %+v", zero, g)
+		}
+		d := report.Diff(before, after)
+		if len(d.Gained) != 1 || len(d.Added)+len(d.Removed) != 0 || d.Gained[0].By != "dataflow" {
+			t.Errorf("%s: gained %d, added %d, removed %d, pairs %+v", zero, len(d.Gained), len(d.Added), len(d.Removed), d.Pairs)
+		}
 	}
 }
 
