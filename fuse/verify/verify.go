@@ -145,6 +145,10 @@ type gemmCheck struct {
 	exact bool
 	// Positions in the tuples of one evaluation's values; -1 when absent.
 	want, wantAmax, got, gotAmax, mag, c, bias, aScale, bScale, cScale, dScale int
+	// sum is the comparison of the evaluations compared so far, worst and worstAmax the shares of its
+	// worst element and abs-max.
+	sum              *GEMM
+	worst, worstAmax float64
 }
 
 // Check runs the original module orig and fused, the module fuse.Rewrite made of it with the given
@@ -242,7 +246,8 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		}
 	}
 
-	// The original: every value a call replaced, at each evaluation.
+	// The original: every value a call replaced, at each evaluation. What is recorded is memory beyond
+	// what the rewritten module's run needs: with a budget, it must fit in what the budget leaves.
 	wantSeen := map[*hlo.Instruction][]interp.Value{}
 	for _, g := range checks {
 		for _, x := range []*hlo.Instruction{g.last, g.amax} {
@@ -251,8 +256,16 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 			}
 		}
 	}
+	room := int64(-1)
+	if opts.MaxMemory > 0 {
+		room = max(opts.MaxMemory-interp.EstimateMemory(f).Bytes, 0)
+	}
+	var recorded int64
 	oOpts := opts
 	oOpts.Intercept = &interp.Intercept{Instructions: map[*hlo.Instruction]bool{}, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
+		if recorded += v.ByteSize(); room >= 0 && recorded > room {
+			return interp.Value{}, fmt.Errorf("the values to compare, recorded at each evaluation of the fused GEMMs, take more than the %d bytes the memory budget leaves", room)
+		}
 		wantSeen[in] = append(wantSeen[in], v.Clone())
 		return v, nil
 	}}
@@ -264,34 +277,43 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		return nil, fmt.Errorf("the original module: %v", err)
 	}
 	// The rewritten module: each call's results recorded and replaced by the original's values of the
-	// same evaluation; the values of the bound recorded.
+	// same evaluation, the values of the bound recorded, and each evaluation compared as soon as its
+	// values are all there (and then dropped).
 	replaces := map[*hlo.Instruction]*hlo.Instruction{}
 	gotSeen := map[*hlo.Instruction][]interp.Value{}
+	watchers := map[*hlo.Instruction][]*gemmCheck{}
 	for _, g := range checks {
 		replaces[g.res] = g.last
 		if g.amaxRes != nil {
 			replaces[g.amaxRes] = g.amax
 		}
-		for _, x := range append([]*hlo.Instruction{g.res, g.amaxRes}, g.watched...) {
+		for _, x := range g.gotInstructions() {
 			if x != nil {
 				gotSeen[x] = nil
+				watchers[x] = append(watchers[x], g)
 			}
 		}
+		g.sum = &GEMM{Dot: g.d.Dot, Call: g.d.Call, DType: g.res.Shape.Elem.String()}
+		g.sum.Worst.Index = -1
+		g.worst, g.worstAmax = -1, -1
 	}
 	fOpts := opts
 	fOpts.Intercept = &interp.Intercept{Instructions: map[*hlo.Instruction]bool{}, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
-		seen := gotSeen[in]
-		gotSeen[in] = append(seen, v.Clone())
-		orig := replaces[in]
-		if orig == nil {
-			return v, nil
+		n := len(gotSeen[in])
+		gotSeen[in] = append(gotSeen[in], v.Clone())
+		if orig := replaces[in]; orig != nil {
+			if n >= len(wantSeen[orig]) {
+				return interp.Value{}, fmt.Errorf("%%%s is evaluated more often than %%%s of the original (%d times)", in.Name, orig.Name, len(wantSeen[orig]))
+			}
+			// The original's value, which no evaluation owns: never recycled, and never written.
+			v = wantSeen[orig][n]
 		}
-		n := len(seen)
-		if n >= len(wantSeen[orig]) {
-			return interp.Value{}, fmt.Errorf("%%%s is evaluated more often than %%%s of the original (%d times)", in.Name, orig.Name, len(wantSeen[orig]))
+		for _, g := range watchers[in] {
+			if err := g.compareReady(wantSeen, gotSeen); err != nil {
+				return interp.Value{}, err
+			}
 		}
-		// The original's value, which no evaluation owns: never recycled, and never written.
-		return wantSeen[orig][n], nil
+		return v, nil
 	}}
 	for x := range gotSeen {
 		fOpts.Intercept.Instructions[x] = true
@@ -306,7 +328,7 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		r.OK = false
 	}
 	for _, g := range checks {
-		res, err := g.compareAll(wantSeen, gotSeen)
+		res, err := g.finish(wantSeen)
 		if err != nil {
 			return nil, err
 		}
@@ -346,69 +368,79 @@ func (g *gemmCheck) watchBound(c *hlo.Computation) {
 	g.bias, g.aScale, g.bScale, g.cScale, g.dScale = add(call.Bias), add(call.AScale), add(call.BScale), add(call.CScale), add(call.DScale)
 }
 
-// compareAll compares the call's results with the original's values at every evaluation of the GEMM's
-// computation, and sums up: the counts added, the worst element and abs-max of all.
-func (g *gemmCheck) compareAll(wantSeen, gotSeen map[*hlo.Instruction][]interp.Value) (*GEMM, error) {
-	d := g.d
-	n := len(wantSeen[g.last])
-	if m := len(gotSeen[g.res]); m != n {
-		return nil, fmt.Errorf("the GEMM %%%s: the original evaluates %%%s %d times, the rewritten module the call's %%%s %d times", d.Dot, g.last.Name, n, g.res.Name, m)
-	}
-	// What one evaluation recorded, as the tuples compare reads.
-	at := func(seen map[*hlo.Instruction][]interp.Value, x *hlo.Instruction, i int) (interp.Value, error) {
-		vs := seen[x]
-		if i >= len(vs) {
-			return interp.Value{}, fmt.Errorf("the GEMM %%%s: %%%s is evaluated %d times, %%%s %d times", d.Dot, x.Name, len(vs), g.res.Name, n)
-		}
-		return vs[i], nil
-	}
-	all := &GEMM{Dot: d.Dot, Call: d.Call, DType: g.res.Shape.Elem.String(), Evaluations: int64(n)}
-	all.Worst.Index = -1
-	worst, worstAmax := -1.0, -1.0
-	for i := range n {
-		var want, got []interp.Value
-		for _, x := range []*hlo.Instruction{g.last, g.amax} {
-			if x != nil {
-				v, err := at(wantSeen, x, i)
-				if err != nil {
-					return nil, err
-				}
-				want = append(want, v)
-			}
-		}
-		for _, x := range append([]*hlo.Instruction{g.res, g.amaxRes}, g.watched...) {
-			if x == nil {
-				got = append(got, interp.Value{}) // no abs-max: its position is never read
-				continue
-			}
-			v, err := at(gotSeen, x, i)
-			if err != nil {
-				return nil, err
-			}
-			got = append(got, v)
-		}
-		res, err := g.compare(interp.TupleValue(want...), interp.TupleValue(got...))
-		if err != nil {
-			return nil, err
-		}
-		all.DType = res.DType
-		all.Elements += res.Elements
-		all.BitMatches += res.BitMatches
-		all.Saturated += res.Saturated
-		all.Overflowed += res.Overflowed
-		all.Failures += res.Failures
-		if res.Worst.Index >= 0 {
-			if s := res.Worst.Share(); s > worst {
-				worst, all.Worst, all.WorstEvaluation = s, res.Worst, int64(i)
-			}
-		}
-		if res.Amax != nil {
-			if s := res.Amax.Share(); s > worstAmax {
-				worstAmax, all.Amax = s, res.Amax
-			}
+// gotInstructions are the rewritten module's instructions whose values one evaluation's comparison reads,
+// at their positions in its tuple: D, the abs-max (nil without one), and those watchBound added.
+func (g *gemmCheck) gotInstructions() []*hlo.Instruction {
+	return append([]*hlo.Instruction{g.res, g.amaxRes}, g.watched...)
+}
+
+// compareReady compares the next evaluation of the GEMM once the rewritten module has computed all its
+// values, adds it to the sums and drops the values of both modules.
+func (g *gemmCheck) compareReady(wantSeen, gotSeen map[*hlo.Instruction][]interp.Value) error {
+	i := int(g.sum.Evaluations)
+	var got []interp.Value
+	for _, x := range g.gotInstructions() {
+		switch {
+		case x == nil:
+			got = append(got, interp.Value{}) // no abs-max: its position is never read
+		case len(gotSeen[x]) <= i:
+			return nil // not yet computed at this evaluation
+		default:
+			got = append(got, gotSeen[x][i])
 		}
 	}
-	return all, nil
+	var want []interp.Value
+	for _, x := range []*hlo.Instruction{g.last, g.amax} {
+		if x == nil {
+			continue
+		}
+		if len(wantSeen[x]) <= i {
+			return fmt.Errorf("the GEMM %%%s: the original evaluates %%%s %d times, the rewritten module the call more often", g.d.Dot, x.Name, len(wantSeen[x]))
+		}
+		want = append(want, wantSeen[x][i])
+	}
+	res, err := g.compare(interp.TupleValue(want...), interp.TupleValue(got...))
+	if err != nil {
+		return err
+	}
+	all := g.sum
+	all.DType = res.DType
+	all.Elements += res.Elements
+	all.BitMatches += res.BitMatches
+	all.Saturated += res.Saturated
+	all.Overflowed += res.Overflowed
+	all.Failures += res.Failures
+	if res.Worst.Index >= 0 {
+		if s := res.Worst.Share(); s > g.worst {
+			g.worst, all.Worst, all.WorstEvaluation = s, res.Worst, int64(i)
+		}
+	}
+	if res.Amax != nil {
+		if s := res.Amax.Share(); s > g.worstAmax {
+			g.worstAmax, all.Amax = s, res.Amax
+		}
+	}
+	all.Evaluations++
+	for _, x := range g.gotInstructions() {
+		if x != nil {
+			gotSeen[x][i] = interp.Value{}
+		}
+	}
+	for _, x := range []*hlo.Instruction{g.last, g.amax} {
+		if x != nil {
+			wantSeen[x][i] = interp.Value{}
+		}
+	}
+	return nil
+}
+
+// finish returns the comparison of all the GEMM's evaluations, once the rewritten module has run: the
+// original must have evaluated it as many times.
+func (g *gemmCheck) finish(wantSeen map[*hlo.Instruction][]interp.Value) (*GEMM, error) {
+	if n := len(wantSeen[g.last]); int64(n) != g.sum.Evaluations {
+		return nil, fmt.Errorf("the GEMM %%%s: the original evaluates %%%s %d times, the rewritten module the call's %%%s %d times", g.d.Dot, g.last.Name, n, g.res.Name, g.sum.Evaluations)
+	}
+	return g.sum, nil
 }
 
 // fusionComputation reports whether a fusion instruction of m calls c.

@@ -336,6 +336,13 @@ func TestScanGEMMs(t *testing.T) {
 	if g := res.GEMMs[0]; res.OK || g.Evaluations != 4 || g.Failures != 4 || g.Worst.Index != 37 || res.Mismatches != 0 {
 		t.Errorf("one element 1%% off: ok %v, %d evaluations, %d failures, worst %+v, %d output mismatches", res.OK, g.Evaluations, g.Failures, g.Worst, res.Mismatches)
 	}
+	// The original's values are recorded at every evaluation: with a memory budget that leaves room for
+	// fewer than the four D (2 KiB each), the comparison is refused with the reason.
+	budget := interp.EstimateMemory(fused).Bytes + 4096
+	_, err = verify.Check(orig, fused, ds, args, interp.Options{MaxMemory: budget})
+	if err == nil || !strings.Contains(err.Error(), "recorded at each evaluation of the fused GEMMs, take more than") {
+		t.Errorf("with a budget of %d bytes: %v", budget, err)
+	}
 }
 
 // TestFusionGEMMRefused checks that a GEMM inside a fusion's computation is refused with the reason: the
