@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -445,5 +446,39 @@ ENTRY main {
 `
 	if code, _, errs := runOctet(t, fp8, "fuse", "--verify", "-"); code != 1 || !strings.Contains(errs, "lapack_sgeqrf_ffi") {
 		t.Errorf("with a fused dot: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestFuseOutputReadsBack runs octet fuse on the bundled examples and feeds what it prints, in its
+// readable form, to octet run and octet diff: run gives the bits of the --format=xla output, and diff
+// gains every fused GEMM and loses none.
+func TestFuseOutputReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"dense_fp8.before.hlo", "relu_amax.before.hlo"} {
+		src := filepath.Join("..", "..", "examples", name)
+		code, readable, stderr := runOctet(t, "", "fuse", src)
+		if code != 0 {
+			t.Fatalf("%s: fuse exit %d: %s", name, code, stderr)
+		}
+		if !strings.Contains(readable, "__cublas$lt$matmul$f8\",\n") || !strings.Contains(readable, "backend_config={\n") {
+			t.Errorf("%s: the readable output has no backend config under its call:\n%s", name, readable)
+		}
+		_, xla, _ := runOctet(t, "", "fuse", "--format=xla", src)
+		a, b := writeTemp(t, dir, name+".readable", readable), writeTemp(t, dir, name+".xla", xla)
+		var outs []string
+		for _, f := range []string{a, b} {
+			code, out, stderr := runOctet(t, "", "run", "--random", "1", f)
+			if code != 0 {
+				t.Fatalf("%s: run %s: exit %d: %s", name, filepath.Base(f), code, stderr)
+			}
+			outs = append(outs, out)
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("%s: run on the readable output prints\n%s\non the xla output\n%s", name, outs[0], outs[1])
+		}
+		code, diff, stderr := runOctet(t, "", "diff", src, a)
+		if code != 0 || !strings.Contains(diff, "0 lost, 1 gained") {
+			t.Errorf("%s: diff exit %d: %s%s", name, code, diff, stderr)
+		}
 	}
 }

@@ -27,7 +27,9 @@
 //	// cuBLASLt FP8 GEMM: D f8e5m2[128,128] = f8e4m3fn[128,128] × f8e5m2[128,128]ᵀ, a_scale=constant_1 ...
 //
 // Config.Color adds ANSI colours for names, opcodes, shapes and annotations. The readable form is for
-// reading; it is not meant to be parsed back.
+// reading, and without colour it also reads back: package parser takes it (a backend config under its
+// instruction follows a comma, as any attribute does; annotations are comments), to a module that prints
+// the same. What it leaves out (metadata, stack frames, default layouts) is not in that module.
 //
 // Everything the readable style shows of the module's own strings (names, frontend attribute and metadata
 // values, backend configs, shardings, annotations) is escaped as package internal/safetext escapes it: a

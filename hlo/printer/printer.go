@@ -443,6 +443,7 @@ func (p *printer) instructionAt(in *hlo.Instruction, level int) {
 	}
 	p.byte(')')
 	readable := p.cfg.Style == StyleReadable && level >= 0
+	noted := len(p.notes)
 	for _, a := range in.Attrs {
 		if !p.keepAttr(a) {
 			continue
@@ -453,6 +454,11 @@ func (p *printer) instructionAt(in *hlo.Instruction, level int) {
 			}
 		}
 		p.attr(a, level)
+	}
+	if len(p.notes) > noted {
+		// The backend config on the lines below is the instruction's last attribute: the comma keeps the
+		// text one that reads back.
+		p.byte(',')
 	}
 	if readable {
 		p.annotationNote(in, level)

@@ -288,7 +288,7 @@ func TestReadable(t *testing.T) {
 	}
 	for _, want := range []string{
 		"frontend_attributes={keep=\"yes\"}",
-		"custom_call_target=\"__cublas$lt$matmul$f8\"\n    backend_config={\n      \"operation_queue_id\": \"0\",",
+		"custom_call_target=\"__cublas$lt$matmul$f8\",\n    backend_config={\n      \"operation_queue_id\": \"0\",",
 		`backend_config="not \"json\"\n"`,
 	} {
 		if !strings.Contains(plain, want) {
