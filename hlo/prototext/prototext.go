@@ -1135,10 +1135,22 @@ func (c *protoConverter) name(f *protoField, what string) (string, bool) {
 // gives them their attributes, and sets the computation's parameters and root.
 func (c *protoConverter) connect(pc *protoComp, comps map[int64]*protoComp) {
 	comp := pc.comp
-	for _, pi := range pc.insts {
+	// XLA builds a computation's instructions in the order the proto lists them, each from operands
+	// already built (HloInstruction::CreateFromProto: "instruction contains invalid operand id(s)"): an
+	// operand listed after its user is refused as XLA refuses it.
+	at := make(map[*hlo.Instruction]int, len(pc.insts))
+	for i, pi := range pc.insts {
+		at[pi.in] = i
+	}
+	for i, pi := range pc.insts {
 		var ops []*hlo.Instruction
 		for _, f := range c.take(pi.field, "operand_ids") {
-			if o := c.instByID(pc, f, pi.in); o != nil {
+			o := c.instByID(pc, f, pi.in)
+			switch {
+			case o == nil:
+			case at[o] >= i:
+				c.errorAt(f.valOff, "operand %%%s of %%%s comes after it in computation %s: XLA reads an instruction's operands before it", o.Name, pi.in.Name, comp.Name)
+			default:
 				ops = append(ops, o)
 			}
 		}

@@ -942,6 +942,12 @@ func TestProtoErrors(t *testing.T) {
 			`literal`, `literal shape f32[4611686018427387904,4]{1,0} is too large or unbounded`},
 		{"while without body", protoModule(`name: "k" opcode: "while" shape { element_type: F32 } called_computation_ids: 0`),
 			`instructions`, `while %k calls 1 computations; it needs a condition and a body`},
+		// Found by FuzzParseProtoText: accepted, the module printed its user before the operand.
+		{"operand after its user", protoModule(`name: "k" opcode: "negate" shape { element_type: F32 } id: 1 operand_ids: 2
+  }
+  instructions { name: "p" opcode: "parameter" shape { element_type: F32 } id: 2`),
+			`2
+  }`, `operand %p of %k comes after it in computation e: XLA reads an instruction's operands before it`},
 	}
 	tests[16].src = "name: \"m\"\ncomputations {\n  name: \"e\"\n  instructions { " + valid + " }\n  root_id: 8\n}\n"
 	tests[16].at, tests[16].msg = "8", "root_id 8 names no instruction of computation e"
