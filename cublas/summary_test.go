@@ -88,7 +88,7 @@ ENTRY e {
 	cfg := printer.ConfigFor(printer.StyleReadable)
 	cfg.Annotate = cublas.Annotate
 	got := printer.Sprint(m, cfg)
-	want := "  gemm = (f32[16,16], f32[], s8[4194304]) custom-call(x, y, s, s), custom_call_target=\"__cublas$lt$matmul$f8\"\n" +
+	want := "  gemm = (f32[16,16], f32[], s8[4194304]) custom-call(x, y, s, s), custom_call_target=\"__cublas$lt$matmul$f8\",\n" +
 		"    // cuBLASLt FP8 GEMM: D f32[16,16] = f8e4m3fn[16,32] × f8e5m2[16,32]ᵀ, a_scale=s b_scale=s, epilogue RELU, alpha 2, beta 0, amax f32[]\n" +
 		"    backend_config={\n      \"operation_queue_id\": \"0\",\n"
 	if !strings.Contains(got, want) {

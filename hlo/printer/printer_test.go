@@ -324,7 +324,7 @@ func TestAnnotate(t *testing.T) {
 	cfg.Annotate = annotate
 	got := printer.Sprint(m, cfg)
 	for _, want := range []string{
-		"custom_call_target=\"__cublas$lt$matmul$f8\"\n    // target __cublas$lt$matmul$f8\n    // 4 operands\n    backend_config={\n",
+		"custom_call_target=\"__cublas$lt$matmul$f8\",\n    // target __cublas$lt$matmul$f8\n    // 4 operands\n    backend_config={\n",
 		"  note = f32[16] custom-call(rmax, ones), custom_call_target=\"annotate\", backend_config=\"not \\\"json\\\"\\n\"\n    // target annotate\n    // 2 operands\n  ROOT out",
 	} {
 		if !strings.Contains(got, want) {
