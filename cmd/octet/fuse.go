@@ -49,8 +49,10 @@ beyond its bound or an output differs. Where the original's FP8 conversion overf
 saturates to the format's largest value, as XLA's rewrite also does, the element is counted as saturated,
 not as a disagreement; likewise an element the original made infinite or NaN with an f16 step in its
 chain (an f16 dequantize overflows past 65504, where the call's float32 does not) is counted as
-overflowed, whatever the call gives there. Only GEMMs of the entry computation are compared. Where no
-dot was fused and the module is unchanged, nothing is run: the verdict says so.
+overflowed, whatever the call gives there. A GEMM in a computation the entry calls, or in the body of a
+while loop (a scan over layers), is compared at every evaluation, each one given the original's values of
+the evaluations before; one inside a fusion is refused. Where no dot was fused and the module is
+unchanged, nothing is run: the verdict says so.
 
 --rules prints, instead of rewriting a FILE, the table of the patterns the rewrite absorbs: for each rule
 its name, the side of the dot it looks at, the HLO it matches (x is the value a step up an operand chain

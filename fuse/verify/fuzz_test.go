@@ -345,7 +345,7 @@ func wrapInCall(m *hlo.Module, src string) string {
 // checkCalled checks the module with its entry called once (wrapInCall): octet check traces each dot's
 // operands to the parameters it does in the plain module, and the rewrite of the called computation
 // verifies, parses back, reaches its fixed point, and is quoted and diffed as in the plain module
-// (checkReports). verify.Run compares GEMMs of the entry alone, so the numbers are not.
+// (checkReports), and verify.Run checks it inside the call (mustCheck).
 func checkCalled(t *testing.T, m *hlo.Module, src string, opts fuse.Options, seed uint64) {
 	t.Helper()
 	text := wrapInCall(m, src)

@@ -88,8 +88,8 @@ func wrapInWhile(m *hlo.Module, src string) string {
 }
 
 // checkWhile checks the module with its entry in a while loop's body (wrapInWhile): the rewrite of the
-// body verifies, parses back and reaches its fixed point, and octet check quotes it and octet diff pairs
-// it as in the plain module.
+// body verifies, parses back and reaches its fixed point, octet check quotes it and octet diff pairs it
+// as in the plain module, and verify.Run checks it in the loop's one iteration (mustCheck).
 func checkWhile(t *testing.T, m *hlo.Module, src string, opts fuse.Options, seed uint64) {
 	t.Helper()
 	text := wrapInWhile(m, src)
