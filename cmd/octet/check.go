@@ -118,7 +118,8 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 		}
 		group := dumps[start:end]
 		start = end
-		var mods []*hlo.Module
+		// One dump at a time: a folder of dumps may hold more text than memory.
+		tracker := report.NewPassTracker(target)
 		for _, d := range group {
 			ms, err := inv.loadModules(filepath.Join(dir, d.File))
 			if err != nil {
@@ -127,9 +128,9 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 			if len(ms) != 1 {
 				return nil, 0, fmt.Errorf("%s: holds %d modules; a dump holds one", d.File, len(ms))
 			}
-			mods = append(mods, ms[0])
+			tracker.Add(d, ms[0])
 		}
-		findings := report.PassesFor(group, mods, target)
+		findings := tracker.Findings()
 		cf := checkFile{File: dir, Dumps: group, Passes: findings}
 		for _, f := range findings {
 			if f.Broken {

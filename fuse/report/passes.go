@@ -58,57 +58,89 @@ func PassesFor(dumps []PassDump, mods []*hlo.Module, target xlarules.Target) []*
 	if len(dumps) == 0 || len(dumps) != len(mods) {
 		return nil
 	}
-	prev := CheckFor(mods[0], target)
-	var findings []*PassFinding
-	at := map[*GEMM]*PassFinding{}
-	for _, g := range prev.GEMMs {
-		f := &PassFinding{GEMM: g.Name, Key: g.Key, Source: g.Source, Step: dumps[0].Step}
+	t := NewPassTracker(target)
+	for i, d := range dumps {
+		t.Add(d, mods[i])
+	}
+	return t.Findings()
+}
+
+// A PassTracker is Passes one dump at a time: it keeps what it has found and the report of the last dump
+// added (which holds that dump's module), not the modules before, so that a folder of dumps larger than
+// memory can be followed.
+type PassTracker struct {
+	target   xlarules.Target
+	prev     *Report
+	at       map[*GEMM]*PassFinding
+	findings []*PassFinding
+}
+
+// NewPassTracker returns a tracker with XLA's rules of target and no dump yet.
+func NewPassTracker(target xlarules.Target) *PassTracker {
+	return &PassTracker{target: target}
+}
+
+// Add follows the GEMMs into d, the next dump in pass order, whose module is m. m is kept until the next
+// dump is added.
+func (t *PassTracker) Add(d PassDump, m *hlo.Module) {
+	cur := CheckFor(m, t.target)
+	if t.prev == nil {
+		t.first(d, cur)
+		return
+	}
+	diff := Diff(t.prev, cur)
+	next := map[*GEMM]*PassFinding{}
+	for ga, f := range t.at {
+		gb := diff.pairOf[ga]
+		if gb == nil {
+			if !f.Broken && f.Fused == "" {
+				f.Broken, f.Pass, f.Step, f.File = true, d.Pass, d.Step, d.File
+				f.What = "the GEMM is no longer in the module"
+			}
+			continue
+		}
+		next[gb] = f
+		if f.Broken && f.Then == "" && state(gb) == "claimed" && state(ga) != "claimed" {
+			f.Then = fmt.Sprintf("then claimed by %%%s (%s) after pass %s (step %04d)", gb.Name, gb.Kind, d.Pass, d.Step)
+		}
+		if f.Broken || f.Fused != "" {
+			continue
+		}
+		switch state(gb) {
+		case "fused":
+			f.Fused, f.Step, f.File = d.Pass, d.Step, d.File
+			f.What = fmt.Sprintf("fused by %s into %%%s", d.Pass, gb.Name)
+		case "not fusible":
+			f.Broken, f.Pass, f.Step, f.File = true, d.Pass, d.Step, d.File
+			f.What = "no longer fusible by XLA's rules: " + gb.XLA.Why
+		case "claimed":
+			f.Broken, f.Pass, f.Step, f.File = true, d.Pass, d.Step, d.File
+			f.What = fmt.Sprintf("claimed by %%%s (%s), not an FP8 call: %s", gb.Name, gb.Kind, gb.Reason)
+		}
+	}
+	t.at = next
+	t.prev = cur
+}
+
+// first starts the findings from the first dump's report.
+func (t *PassTracker) first(d PassDump, r *Report) {
+	t.at = map[*GEMM]*PassFinding{}
+	for _, g := range r.GEMMs {
+		f := &PassFinding{GEMM: g.Name, Key: g.Key, Source: g.Source, Step: d.Step}
 		switch state(g) {
 		case "fusible":
-			f.What = "fusible by XLA's rules in " + dumps[0].File + " and after every pass dumped"
+			f.What = "fusible by XLA's rules in " + d.File + " and after every pass dumped"
 		case "fused":
-			f.What, f.Fused = "already fused in "+dumps[0].File, dumps[0].Pass
+			f.What, f.Fused = "already fused in "+d.File, d.Pass
 		default:
-			f.Broken, f.Pass, f.File = true, dumps[0].Pass, dumps[0].File
+			f.Broken, f.Pass, f.File = true, d.Pass, d.File
 			f.What = fmt.Sprintf("not fusible by XLA's rules already in the first dump: %s", g.XLA.Why)
 		}
-		findings = append(findings, f)
-		at[g] = f
+		t.findings = append(t.findings, f)
+		t.at[g] = f
 	}
-	for i := 1; i < len(mods); i++ {
-		cur := CheckFor(mods[i], target)
-		d := Diff(prev, cur)
-		next := map[*GEMM]*PassFinding{}
-		for ga, f := range at {
-			gb := d.pairOf[ga]
-			if gb == nil {
-				if !f.Broken && f.Fused == "" {
-					f.Broken, f.Pass, f.Step, f.File = true, dumps[i].Pass, dumps[i].Step, dumps[i].File
-					f.What = "the GEMM is no longer in the module"
-				}
-				continue
-			}
-			next[gb] = f
-			if f.Broken && f.Then == "" && state(gb) == "claimed" && state(ga) != "claimed" {
-				f.Then = fmt.Sprintf("then claimed by %%%s (%s) after pass %s (step %04d)", gb.Name, gb.Kind, dumps[i].Pass, dumps[i].Step)
-			}
-			if f.Broken || f.Fused != "" {
-				continue
-			}
-			switch state(gb) {
-			case "fused":
-				f.Fused, f.Step, f.File = dumps[i].Pass, dumps[i].Step, dumps[i].File
-				f.What = fmt.Sprintf("fused by %s into %%%s", dumps[i].Pass, gb.Name)
-			case "not fusible":
-				f.Broken, f.Pass, f.Step, f.File = true, dumps[i].Pass, dumps[i].Step, dumps[i].File
-				f.What = "no longer fusible by XLA's rules: " + gb.XLA.Why
-			case "claimed":
-				f.Broken, f.Pass, f.Step, f.File = true, dumps[i].Pass, dumps[i].Step, dumps[i].File
-				f.What = fmt.Sprintf("claimed by %%%s (%s), not an FP8 call: %s", gb.Name, gb.Kind, gb.Reason)
-			}
-		}
-		at = next
-		prev = cur
-	}
-	return findings
+	t.prev = r
 }
+
+// Findings returns what the dumps added so far show, one finding per GEMM of the first dump.
+func (t *PassTracker) Findings() []*PassFinding { return t.findings }

@@ -3,10 +3,13 @@ package report_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"weak"
 
 	"octet/fuse/report"
+	"octet/fuse/xlarules"
 	"octet/hlo"
 )
 
@@ -31,6 +34,32 @@ func TestPasses(t *testing.T) {
 		!strings.Contains(f.What, "on dequantized FP8 data") {
 		t.Errorf("finding %+v", *f)
 	}
+}
+
+// TestPassTrackerKeepsNoModule follows the dumps of testdata/passes one at a time, as octet check DIR
+// does: it finds what Passes finds, and once the next dump is added a dump's module is no longer
+// reachable from the tracker (a folder of dumps need not fit in memory; the last one's report holds it).
+func TestPassTrackerKeepsNoModule(t *testing.T) {
+	dir := filepath.Join("testdata", "passes")
+	dumps, _ := loadPassDumps(t, dir)
+	tr := report.NewPassTracker(xlarules.DefaultTarget())
+	var added []weak.Pointer[hlo.Module]
+	for _, d := range dumps {
+		m := load(t, filepath.Join(dir, d.File))
+		tr.Add(d, m)
+		added = append(added, weak.Make(m))
+	}
+	runtime.GC()
+	for i, w := range added[:len(added)-1] {
+		if w.Value() != nil {
+			t.Errorf("the module of %s is still reachable", dumps[i].File)
+		}
+	}
+	fs := tr.Findings()
+	if len(fs) != 1 || !fs[0].Broken || fs[0].Pass != "triton-gemm-rewriter" {
+		t.Errorf("findings %+v", fs)
+	}
+	runtime.KeepAlive(tr)
 }
 
 func TestParsePassDump(t *testing.T) {
