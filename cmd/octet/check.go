@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"octet/fuse/report"
@@ -118,17 +120,9 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 		}
 		group := dumps[start:end]
 		start = end
-		// One dump at a time: a folder of dumps may hold more text than memory.
 		tracker := report.NewPassTracker(target)
-		for _, d := range group {
-			ms, err := inv.loadModules(filepath.Join(dir, d.File))
-			if err != nil {
-				return nil, 0, err
-			}
-			if len(ms) != 1 {
-				return nil, 0, fmt.Errorf("%s: holds %d modules; a dump holds one", d.File, len(ms))
-			}
-			tracker.Add(d, ms[0])
+		if err := inv.dumpReports(dir, group, target, func(i int, r *report.Report) { tracker.AddReport(group[i], r) }); err != nil {
+			return nil, 0, err
 		}
 		findings := tracker.Findings()
 		cf := checkFile{File: dir, Dumps: group, Passes: findings}
@@ -160,6 +154,71 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 		}
 	}
 	return files, broken, nil
+}
+
+// dumpReports reads the dumps of group (in dir) and checks each, on as many goroutines as there are CPUs,
+// and hands their reports to add in the group's order, with what reading each wrote on stderr before it.
+// A folder of dumps may hold more text than memory: at most two dumps a goroutine are read and not yet
+// handed over. The first dump, in order, that cannot be read ends it with its error.
+func (inv *invocation) dumpReports(dir string, group []report.PassDump, target xlarules.Target, add func(i int, r *report.Report)) error {
+	n := len(group)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	type result struct {
+		r      *report.Report
+		stderr []byte
+		err    error
+	}
+	results := make([]chan result, n)
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	ctx, cancel := context.WithCancel(inv.ctx)
+	defer cancel()
+	window := make(chan struct{}, 2*workers)
+	jobs := make(chan int)
+	go func() {
+		defer close(jobs)
+		for i := range n {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			jobs <- i
+		}
+	}()
+	for range workers {
+		go func() {
+			for i := range jobs {
+				// A copy of the invocation whose messages wait their turn.
+				var stderr bytes.Buffer
+				sub := *inv
+				sub.ctx, sub.stderr, sub.warned = ctx, &stderr, nil
+				var res result
+				ms, err := sub.loadModules(filepath.Join(dir, group[i].File))
+				switch {
+				case err != nil:
+					res.err = err
+				case len(ms) != 1:
+					res.err = fmt.Errorf("%s: holds %d modules; a dump holds one", group[i].File, len(ms))
+				default:
+					res.r = report.CheckFor(ms[0], target)
+				}
+				res.stderr = stderr.Bytes()
+				results[i] <- res
+			}
+		}()
+	}
+	for i := range n {
+		res := <-results[i]
+		inv.stderr.Write(res.stderr)
+		if res.err != nil {
+			return res.err
+		}
+		add(i, res.r)
+		<-window
+	}
+	return nil
 }
 
 func runCheck(inv *invocation, args []string) error {

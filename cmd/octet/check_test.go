@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -172,6 +173,33 @@ func TestCheckPassDumps(t *testing.T) {
 	}
 	if code, _, errs := runOctet(t, "", "check", "../../fuse/report"); code != 1 || !strings.Contains(errs, "no per-pass dumps") {
 		t.Errorf("a folder without dumps: exit %d, %q", code, errs)
+	}
+}
+
+// TestCheckPassDumpsError checks that check DIR, which reads the dumps on several goroutines, stops at
+// the first dump in pass order that does not read, with its position, whatever the others do.
+func TestCheckPassDumpsError(t *testing.T) {
+	src := "../../fuse/report/testdata/passes"
+	dir := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The second and the last dumps in pass order are cut short.
+		if strings.Contains(e.Name(), ".0003.") || strings.Contains(e.Name(), ".0032.") {
+			data = data[:len(data)/2]
+		}
+		writeTemp(t, dir, e.Name(), string(data))
+	}
+	code, out, errs := runOctet(t, "", "check", dir)
+	if code != 1 || out != "" || !strings.Contains(errs, "module_0001.jit_f.0003.simplification.after_algsimp.txt:") ||
+		strings.Contains(errs, ".0032.") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 

@@ -482,3 +482,38 @@ func TestFuseOutputReadsBack(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyUntakenBranch rewrites a GEMM in the branch of a conditional that no input takes: --verify
+// compares it at no evaluation, and its verdict says the GEMM was not checked rather than counting it.
+func TestVerifyUntakenBranch(t *testing.T) {
+	src := writeTemp(t, t.TempDir(), "cond.hlo", `HloModule cond
+
+yes {
+  p = (f8e4m3fn[16,32], f8e4m3fn[32,16]) parameter(0)
+  a = f8e4m3fn[16,32] get-tuple-element(p), index=0
+  b = f8e4m3fn[32,16] get-tuple-element(p), index=1
+  af = f32[16,32] convert(a)
+  bf = f32[32,16] convert(b)
+  ROOT d = f32[16,16] dot(af, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+no {
+  p = (f8e4m3fn[16,32], f8e4m3fn[32,16]) parameter(0)
+  z = f32[] constant(0)
+  ROOT zb = f32[16,16] broadcast(z), dimensions={}
+}
+
+ENTRY main {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e4m3fn[32,16] parameter(1)
+  c = pred[] constant(false)
+  t = (f8e4m3fn[16,32], f8e4m3fn[32,16]) tuple(a, b)
+  ROOT r = f32[16,16] conditional(c, t, t), true_computation=yes, false_computation=no
+}
+`)
+	code, out, errs := runOctet(t, "", "fuse", "--verify", src)
+	if code != 0 || !strings.Contains(out, "// verify normal %d: 0 of 0 elements identical over 0 evaluations") ||
+		!strings.Contains(out, "but no fused GEMM was evaluated (%d, in a branch no input took)") {
+		t.Errorf("exit %d: %s%s", code, out, errs)
+	}
+}

@@ -83,7 +83,15 @@ func NewPassTracker(target xlarules.Target) *PassTracker {
 // Add follows the GEMMs into d, the next dump in pass order, whose module is m. m is kept until the next
 // dump is added.
 func (t *PassTracker) Add(d PassDump, m *hlo.Module) {
-	cur := CheckFor(m, t.target)
+	t.AddReport(d, CheckFor(m, t.target))
+}
+
+// Target is the XLA target the tracker's reports are for: AddReport takes CheckFor(m, Target()).
+func (t *PassTracker) Target() xlarules.Target { return t.target }
+
+// AddReport is Add given the dump's report, CheckFor(m, t.Target()), which callers may compute for several
+// dumps at once.
+func (t *PassTracker) AddReport(d PassDump, cur *Report) {
 	if t.prev == nil {
 		t.first(d, cur)
 		return
