@@ -470,10 +470,6 @@ func clone(m *hlo.Module) (*hlo.Module, error) {
 	if c.Entry == nil {
 		return nil, errors.New("no entry computation")
 	}
-	// The copies get more parameters and outputs: what describes the entry's as they were goes.
-	c.Attrs = slices.DeleteFunc(c.Attrs, func(a hlo.Attr) bool {
-		return a.Name == "entry_computation_layout" || a.Name == "input_output_alias"
-	})
 	return c, nil
 }
 
