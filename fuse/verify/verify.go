@@ -175,6 +175,7 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 	}
 	var checks []*gemmCheck
 	changed := map[*hlo.Computation]bool{}
+	oFusions, fFusions := fusionComputations(o), fusionComputations(f)
 	for _, d := range decisions {
 		if !d.Fused {
 			continue
@@ -186,7 +187,7 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		if oc == nil || fc == nil {
 			return nil, fmt.Errorf("the GEMM %%%s: the computation %%%s is not in the modules", d.Dot, d.Computation)
 		}
-		if fusionComputation(o, oc) || fusionComputation(f, fc) {
+		if oFusions[oc] || fFusions[fc] {
 			return nil, fmt.Errorf("the GEMM %%%s is in the computation %%%s of a fusion, whose values the interpreter may compute a part at a time: only GEMMs outside fusions are compared", d.Dot, d.Computation)
 		}
 		oNames, fNames := names(oc), names(fc)
@@ -443,16 +444,19 @@ func (g *gemmCheck) finish(wantSeen map[*hlo.Instruction][]interp.Value) (*GEMM,
 	return g.sum, nil
 }
 
-// fusionComputation reports whether a fusion instruction of m calls c.
-func fusionComputation(m *hlo.Module, c *hlo.Computation) bool {
+// fusionComputations returns the computations of m that a fusion instruction calls.
+func fusionComputations(m *hlo.Module) map[*hlo.Computation]bool {
+	out := map[*hlo.Computation]bool{}
 	for _, x := range m.Computations {
 		for _, in := range x.Instructions {
-			if in.Opcode == hlo.OpFusion && slices.Contains(in.Called(), c) {
-				return true
+			if in.Opcode == hlo.OpFusion {
+				for _, c := range in.Called() {
+					out[c] = true
+				}
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // errInternal marks a failure of the comparison itself, which no module should cause.
