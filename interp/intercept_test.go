@@ -94,6 +94,28 @@ func TestIntercept(t *testing.T) {
 	}
 }
 
+// TestInterceptGrid checks that an intercepted instruction evaluated on each device of a grid ends the
+// evaluation with an error, rather than going unseen.
+func TestInterceptGrid(t *testing.T) {
+	m := parseModule(t, onGrid(prog("f32[2]", "f32[2]", "negate(p)"), "f32[2]", "f32[2]", 2, 1))
+	var c *hlo.Instruction
+	for _, in := range m.Computation("prog").Instructions {
+		if in.Name == "c" {
+			c = in
+		}
+	}
+	ic := &Intercept{Instructions: map[*hlo.Instruction]bool{c: true}, Func: func(_ *hlo.Instruction, v Value) (Value, error) { return v, nil }}
+	args := []Value{val(t, "f32[2] {1, 2}"), val(t, "f32[2] {3, 4}")}
+	_, err := Run(m, args, Options{Intercept: ic})
+	if err == nil || !strings.Contains(err.Error(), "%c is evaluated on each device of a grid, where its values cannot be intercepted") {
+		t.Errorf("Run: %v", err)
+	}
+	// Without it watched, the grid runs.
+	if _, err := Run(m, args, Options{Intercept: &Intercept{Instructions: map[*hlo.Instruction]bool{}, Func: ic.Func}}); err != nil {
+		t.Errorf("Run, nothing watched: %v", err)
+	}
+}
+
 // literalText writes a value's elements: an array as {e0, e1, ...}, a tuple as (v0, v1, ...).
 func literalText(v Value) string {
 	if v.Kind == KindTuple {

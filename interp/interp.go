@@ -44,8 +44,9 @@ type Options struct {
 // that compares two programs uses it to record values deep inside one and to substitute them in the
 // other. The value Func sees belongs to the evaluation, which reuses its memory once the instruction's
 // users have run: keep a copy (Value.Clone). A broadcast the evaluation holds as a view of its operand is
-// shown in full, and cannot be replaced. The evaluations of a chunk of a fusion and of one device of a
-// grid (collectives) do not call Func.
+// shown in full, and cannot be replaced. The evaluation of a fusion a chunk at a time does not call Func
+// for the instructions of the fusion's computation, and one of Instructions evaluated on each device of a
+// grid (a program of collectives, a shard_map body) ends the evaluation with an error.
 type Intercept struct {
 	Instructions map[*hlo.Instruction]bool
 	Func         func(in *hlo.Instruction, v Value) (Value, error)

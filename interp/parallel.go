@@ -340,8 +340,13 @@ func (e *evaluator) runGrid(in *hlo.Instruction, progs []*hlo.Computation, args 
 	for i, p := range progs {
 		opts := e.opts
 		opts.Profile = nil // the grid is one instruction of the profile
-		// The devices run at once: their values have no one order to be seen in.
-		opts.Intercept = nil
+		// The devices run at once: their values have no one order to be seen in. A watched instruction
+		// evaluated on them is an error, not a value silently unseen.
+		if ic := opts.Intercept; ic != nil {
+			opts.Intercept = &Intercept{Instructions: ic.Instructions, Func: func(x *hlo.Instruction, _ Value) (Value, error) {
+				return Value{}, fmt.Errorf("%%%s is evaluated on each device of a grid, where its values cannot be intercepted", x.Name)
+			}}
+		}
 		if opts.MaxWork > 0 {
 			opts.MaxWork = max(opts.MaxWork-e.work, 1)
 		}

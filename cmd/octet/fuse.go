@@ -304,7 +304,8 @@ func verifyRewrite(orig, fused *hlo.Module, gemms []*fuse.Decision, seed uint64)
 			bad = append(bad, fmt.Sprintf("%s: %d output elements differ from the original's given its GEMM results (%s)", run.Name, run.Mismatches, run.FirstMismatch))
 		}
 	}
-	// A GEMM in a branch no input took was compared nowhere: the verdict does not count it.
+	// A GEMM no input reached (in a branch not taken, a loop that ran no iteration) was compared nowhere:
+	// the verdict does not count it.
 	var unevaluated []string
 	for i, g := range r.Runs[0].GEMMs {
 		if !slices.ContainsFunc(r.Runs, func(run *verify.Result) bool { return run.GEMMs[i].Evaluations > 0 }) {
@@ -316,10 +317,10 @@ func verifyRewrite(orig, fused *hlo.Module, gemms []*fuse.Decision, seed uint64)
 		v.Verdict = fmt.Sprintf("ok: on %d input families (%s), every element of %s within its bound and the other outputs identical",
 			len(r.Runs), strings.Join(names, ", "), plural(fused8-len(unevaluated), "fused GEMM"))
 		if len(unevaluated) > 0 {
-			v.Verdict += fmt.Sprintf("; not checked: %s, in a branch no input took", strings.Join(unevaluated, ", "))
+			v.Verdict += fmt.Sprintf("; not checked: %s, which no input reached", strings.Join(unevaluated, ", "))
 		}
 	case v.OK:
-		v.Verdict = fmt.Sprintf("ok as far as it goes: on %d input families (%s) the outputs are identical, but no fused GEMM was evaluated (%s, in a branch no input took)",
+		v.Verdict = fmt.Sprintf("ok as far as it goes: on %d input families (%s) the outputs are identical, but no input reached a fused GEMM (%s: a branch not taken, or a loop that ran no iteration)",
 			len(r.Runs), strings.Join(names, ", "), strings.Join(unevaluated, ", "))
 	default:
 		v.Verdict = "FAILED: the rewrite disagrees with the original: " + strings.Join(bad, "; ")

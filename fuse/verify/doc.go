@@ -86,8 +86,9 @@
 // results, so that every iteration after it starts from the original's state, and records the call's
 // results and the bound's values there. Each evaluation is compared as above; a GEMM's counts are those
 // of all its evaluations (GEMM.Evaluations), its worst element the worst of them. The two modules must
-// evaluate it as many times. A GEMM inside a fusion's computation is refused with an error: the
-// interpreter may compute a fusion a part at a time.
+// evaluate it as many times. A GEMM inside a fusion's computation is refused with an error (the
+// interpreter may compute a fusion a part at a time), and so is one evaluated on each device of a grid (a
+// program of collectives, a shard_map body), whose evaluations have no one order.
 //
 // # What it is not
 //

@@ -57,7 +57,8 @@ type GEMM struct {
 	// Amax compares the abs-max output, when the call has one (the worst of its evaluations).
 	Amax *Element `json:"amax,omitempty"`
 	// Evaluations counts the evaluations of the GEMM compared: 1 in the entry computation, one per
-	// iteration in a while body, 0 in a branch the inputs did not take. The counts above are of them
+	// iteration in a while body, 0 where the inputs never reached it (a branch not taken, a loop that ran
+	// no iteration). The counts above are of them
 	// all; WorstEvaluation is the evaluation, from 0, that Worst is of.
 	Evaluations     int64 `json:"evaluations"`
 	WorstEvaluation int64 `json:"worst_evaluation,omitempty"`
