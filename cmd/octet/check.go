@@ -121,7 +121,7 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 		group := dumps[start:end]
 		start = end
 		tracker := report.NewPassTracker(target)
-		if err := inv.dumpReports(dir, group, target, func(i int, r *report.Report) { tracker.AddReport(group[i], r) }); err != nil {
+		if err := inv.dumpReports(dir, group, tracker, func(i int, r *report.Report) { tracker.AddReport(group[i], r) }); err != nil {
 			return nil, 0, err
 		}
 		findings := tracker.Findings()
@@ -156,11 +156,11 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 	return files, broken, nil
 }
 
-// dumpReports reads the dumps of group (in dir) and checks each, on as many goroutines as there are CPUs,
-// and hands their reports to add in the group's order, with what reading each wrote on stderr before it.
+// dumpReports reads the dumps of group (in dir) and makes each one's report for tracker, on as many
+// goroutines as there are CPUs, and hands them to add in the group's order, with what reading each wrote on stderr before it.
 // A folder of dumps may hold more text than memory: at most two dumps a goroutine are read and not yet
 // handed over. The first dump, in order, that cannot be read ends it with its error.
-func (inv *invocation) dumpReports(dir string, group []report.PassDump, target xlarules.Target, add func(i int, r *report.Report)) error {
+func (inv *invocation) dumpReports(dir string, group []report.PassDump, tracker *report.PassTracker, add func(i int, r *report.Report)) error {
 	n := len(group)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	type result struct {
@@ -202,7 +202,7 @@ func (inv *invocation) dumpReports(dir string, group []report.PassDump, target x
 				case len(ms) != 1:
 					res.err = fmt.Errorf("%s: holds %d modules; a dump holds one", group[i].File, len(ms))
 				default:
-					res.r = report.CheckFor(ms[0], target)
+					res.r = tracker.Report(ms[0])
 				}
 				res.stderr = stderr.Bytes()
 				results[i] <- res

@@ -141,15 +141,16 @@ func Check(m *hlo.Module) *Report { return CheckFor(m, xlarules.DefaultTarget())
 // optimization, every plain dot's XLA verdict also predicts what each modelled XLA release makes of it in
 // a full compile on target's GPU (xlarules.Verdict.Compile).
 func CheckFor(m *hlo.Module, target xlarules.Target) *Report {
-	r, _ := check(m, target)
+	r, _ := check(m, target, false)
 	return r
 }
 
 // check is CheckFor, also returning the steps it took (instructions visited, values fingerprinted, names
-// looked up), which grow linearly with the module: nothing is searched for once per GEMM.
-func check(m *hlo.Module, target xlarules.Target) (*Report, int64) {
+// looked up), which grow linearly with the module: nothing is searched for once per GEMM. With asIs, no
+// GEMM's verdict predicts compiles (xlarules.DecideAsIs).
+func check(m *hlo.Module, target xlarules.Target, asIs bool) (*Report, int64) {
 	t := newTracer(m)
-	t.target = target
+	t.target, t.asIs = target, asIs
 	r := &Report{Module: m.Name}
 	fusedComp := map[*hlo.Computation]bool{}
 	for c, callers := range t.callers {
@@ -594,10 +595,12 @@ func (t *tracer) plainDot(dot *hlo.Instruction, d *fuse.Decision) *GEMM {
 	} else {
 		f.Octet = fuse.Verdict{Why: f.FuseNote}
 	}
-	f.XLA = xlarules.DecideFor(dot, t.target)
-	if t.optimized {
-		// The module has been through XLA's passes: a compile of it is not what a user asks about.
-		f.XLA.Compile = nil
+	if t.optimized || t.asIs {
+		// The module has been through XLA's passes: a compile of it is not what a user asks about. Or
+		// the caller asks for the verdicts as the module stands alone.
+		f.XLA = xlarules.DecideAsIs(dot, t.target)
+	} else {
+		f.XLA = xlarules.DecideFor(dot, t.target)
 	}
 	f.Explain = append(f.Explain, f.FuseNote)
 	return f

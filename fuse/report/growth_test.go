@@ -63,8 +63,8 @@ func TestCheckLinear(t *testing.T) {
 	for _, fused := range []bool{false, true} {
 		t.Run(map[bool]string{false: "dots", true: "calls"}[fused], func(t *testing.T) {
 			small, large := chain(t, n, fused), chain(t, 2*n, fused)
-			r1, s1 := check(small, xlarules.DefaultTarget())
-			r2, s2 := check(large, xlarules.DefaultTarget())
+			r1, s1 := check(small, xlarules.DefaultTarget(), false)
+			r2, s2 := check(large, xlarules.DefaultTarget(), false)
 			if len(r1.GEMMs) != n || len(r2.GEMMs) != 2*n {
 				t.Fatalf("%d and %d GEMMs, want %d and %d", len(r1.GEMMs), len(r2.GEMMs), n, 2*n)
 			}

@@ -83,14 +83,18 @@ func NewPassTracker(target xlarules.Target) *PassTracker {
 // Add follows the GEMMs into d, the next dump in pass order, whose module is m. m is kept until the next
 // dump is added.
 func (t *PassTracker) Add(d PassDump, m *hlo.Module) {
-	t.AddReport(d, CheckFor(m, t.target))
+	t.AddReport(d, t.Report(m))
 }
 
-// Target is the XLA target the tracker's reports are for: AddReport takes CheckFor(m, Target()).
-func (t *PassTracker) Target() xlarules.Target { return t.target }
+// Report is the report of m that AddReport takes: CheckFor's, without the compile predictions, which the
+// findings do not use. It changes nothing in t, so that callers may compute several dumps' reports at
+// once.
+func (t *PassTracker) Report(m *hlo.Module) *Report {
+	r, _ := check(m, t.target, true)
+	return r
+}
 
-// AddReport is Add given the dump's report, CheckFor(m, t.Target()), which callers may compute for several
-// dumps at once.
+// AddReport is Add given the dump's report, t.Report(m).
 func (t *PassTracker) AddReport(d PassDump, cur *Report) {
 	if t.prev == nil {
 		t.first(d, cur)

@@ -21,6 +21,8 @@ type tracer struct {
 	// through XLA's passes (scheduled, or holding fusions or GEMM calls), where no compile is predicted.
 	target    xlarules.Target
 	optimized bool
+	// asIs is set where the verdicts need no compile predictions, whatever the module (PassTracker).
+	asIs bool
 	// names indexes the instructions of a computation by name, made the first time one is looked up.
 	names map[*hlo.Computation]map[string]*hlo.Instruction
 	// steps counts the instructions visited, for the tests that hold the analysis linear.

@@ -67,7 +67,7 @@ func Decide(dot *hlo.Instruction) Verdict { return DecideFor(dot, DefaultTarget(
 // DecideFor applies the rules of target t's XLA release and GPU to dot as the module stands, and
 // predicts what every release makes of it in a full compile on t's GPU with t's flags.
 func DecideFor(dot *hlo.Instruction, t Target) Verdict {
-	v := rewrite(dot, t, nil).verdict(t)
+	v := DecideAsIs(dot, t)
 	if dot != nil && dot.Opcode == hlo.OpDot && dot.NumOperands() == 2 {
 		for _, r := range releases {
 			tr := t
@@ -76,6 +76,13 @@ func DecideFor(dot *hlo.Instruction, t Target) Verdict {
 		}
 	}
 	return v
+}
+
+// DecideAsIs is DecideFor without the compile predictions (Verdict.Compile is nil): XLA's rules applied to
+// dot as the module stands, for modules that have been through XLA's passes already, or where only
+// whether the rules fuse it matters.
+func DecideAsIs(dot *hlo.Instruction, t Target) Verdict {
+	return rewrite(dot, t, nil).verdict(t)
 }
 
 // result is what the FP8 GemmRewriter does with a dot.
