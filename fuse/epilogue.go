@@ -437,8 +437,8 @@ func (e *epilogue) matchOutput(v *hlo.Instruction) bool {
 	if !ruleFP8Output.match(conv, d, &c) {
 		return false
 	}
-	lo, okLo := scalarValue(c.s)
-	hi, okHi := scalarValue(c.c)
+	lo, okLo := match.SplatValue(c.s)
+	hi, okHi := match.SplatValue(c.c)
 	limit := conv.Shape.Elem.Finfo().Max
 	if !okLo || !okHi || lo != -limit || hi != limit {
 		e.note("the clamp %%%s before convert %%%s is not to exactly %s's range ±%v: the FP8 output is not absorbed", clamp.Name, conv.Name, conv.Shape.Elem, limit)

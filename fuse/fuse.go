@@ -117,16 +117,7 @@ func Rewrite(m *hlo.Module, opts Options) *Result { return run(m, &opts) }
 
 func run(m *hlo.Module, opts *Options) *Result {
 	r := &Result{Module: m.Name}
-	fused := map[*hlo.Computation]bool{}
-	for _, c := range m.Computations {
-		for _, in := range c.Instructions {
-			if in.Opcode == hlo.OpFusion {
-				for _, f := range in.Called() {
-					fused[f] = true
-				}
-			}
-		}
-	}
+	fused := m.FusionComputations()
 	claimed := map[*hlo.Instruction]*hlo.Instruction{}
 	for _, c := range m.Computations {
 		if fused[c] {

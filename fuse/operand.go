@@ -41,14 +41,6 @@ func refuse(at *hlo.Instruction, format string, args ...any) *refusal {
 
 func keepsElem(in *hlo.Instruction) bool { return in.Shape.Elem == in.Operand(0).Shape.Elem }
 
-func isZero(in *hlo.Instruction) bool {
-	v, ok := scalarValue(in)
-	return ok && v == 0
-}
-
-// scalarValue is the value of an instruction that holds one value everywhere (match.SplatValue).
-func scalarValue(in *hlo.Instruction) (float64, bool) { return match.SplatValue(in) }
-
 // matchOperand walks up the chain of operand i of dot, from the dot to an FP8 value. It returns the match,
 // or a refusal when the chain reaches an FP8 value through something that cannot be absorbed, or nil and
 // nil when there is no FP8 value behind the operand at all.

@@ -125,7 +125,7 @@ func commuting(name string, op func(*match.Pattern) *match.Pattern) *rule {
 }
 
 func zero(c *captures) *match.Pattern {
-	return match.Op().Bind(&c.zero).Where("zero", isZero).As("zero")
+	return match.Op().Bind(&c.zero).Where("zero", match.IsZero).As("zero")
 }
 
 func floatConvert(in *hlo.Instruction) bool {
@@ -257,7 +257,7 @@ func geluOnePlus(x *match.Pattern, c *captures) *match.Pattern {
 
 func initAtMostZero() *match.Pattern {
 	return match.Constant().Where("≤ 0", func(in *hlo.Instruction) bool {
-		v, ok := scalarValue(in)
+		v, ok := match.SplatValue(in)
 		return ok && v <= 0
 	}).As("init")
 }

@@ -390,6 +390,21 @@ func (m *Module) UniqueName(base string) string {
 	return name
 }
 
+// FusionComputations returns the computations of m that a fusion instruction calls.
+func (m *Module) FusionComputations() map[*Computation]bool {
+	out := map[*Computation]bool{}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode == OpFusion {
+				for _, f := range in.Called() {
+					out[f] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
 // AddComputation appends c to m (before its callers have to be printed, put callees first).
 func (m *Module) AddComputation(c *Computation) {
 	c.Module = m

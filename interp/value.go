@@ -70,9 +70,7 @@ func (v Value) Clone() Value {
 		if v.Array == nil {
 			return v
 		}
-		t := tensor.New(v.Array.Type, slices.Clone(v.Array.Shape))
-		copy(t.Data, v.Array.Data)
-		return ArrayValue(t)
+		return ArrayValue(v.Array.Convert(v.Array.Type, false)) // to its own type: a copy
 	case KindTuple:
 		elems := make([]Value, len(v.Tuple))
 		for i, e := range v.Tuple {

@@ -121,7 +121,7 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 		group := dumps[start:end]
 		start = end
 		tracker := report.NewPassTracker(target)
-		if err := inv.dumpReports(dir, group, tracker, func(i int, r *report.Report) { tracker.AddReport(group[i], r) }); err != nil {
+		if err := inv.trackDumps(dir, group, tracker); err != nil {
 			return nil, 0, err
 		}
 		findings := tracker.Findings()
@@ -156,11 +156,11 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 	return files, broken, nil
 }
 
-// dumpReports reads the dumps of group (in dir) and makes each one's report for tracker, on as many
-// goroutines as there are CPUs, and hands them to add in the group's order, with what reading each wrote on stderr before it.
-// A folder of dumps may hold more text than memory: at most two dumps a goroutine are read and not yet
-// handed over. The first dump, in order, that cannot be read ends it with its error.
-func (inv *invocation) dumpReports(dir string, group []report.PassDump, tracker *report.PassTracker, add func(i int, r *report.Report)) error {
+// trackDumps reads the dumps of group (in dir) and makes each one's report for tracker, on as many
+// goroutines as there are CPUs, and adds them to tracker in the group's order, each after what reading it
+// wrote on stderr. A folder of dumps may hold more text than memory: at most two dumps a goroutine are
+// read and not yet added. The first dump, in order, that cannot be read ends it with its error.
+func (inv *invocation) trackDumps(dir string, group []report.PassDump, tracker *report.PassTracker) error {
 	n := len(group)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	type result struct {
@@ -215,7 +215,7 @@ func (inv *invocation) dumpReports(dir string, group []report.PassDump, tracker 
 		if res.err != nil {
 			return res.err
 		}
-		add(i, res.r)
+		tracker.AddReport(group[i], res.r)
 		<-window
 	}
 	return nil

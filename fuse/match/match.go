@@ -462,6 +462,12 @@ func SplatValue(in *hlo.Instruction) (v float64, ok bool) {
 	return 0, false
 }
 
+// IsZero reports whether in holds a zero in every element (SplatValue).
+func IsZero(in *hlo.Instruction) bool {
+	v, ok := SplatValue(in)
+	return ok && v == 0
+}
+
 // RoundTo rounds v to the nearest value of the floating-point type t (ties to even, as ml_dtypes does);
 // other types are returned unchanged.
 func RoundTo(t dtype.Type, v float64) float64 {

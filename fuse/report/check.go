@@ -152,14 +152,7 @@ func check(m *hlo.Module, target xlarules.Target, asIs bool) (*Report, int64) {
 	t := newTracer(m)
 	t.target, t.asIs = target, asIs
 	r := &Report{Module: m.Name}
-	fusedComp := map[*hlo.Computation]bool{}
-	for c, callers := range t.callers {
-		for _, f := range callers {
-			if f.Opcode == hlo.OpFusion {
-				fusedComp[c] = true
-			}
-		}
-	}
+	fusedComp := m.FusionComputations()
 	// What octet fuse would do with each plain dot is the rewrite's own decision, by computation and dot.
 	decisions := map[[2]string]*fuse.Decision{}
 	for _, d := range fuse.Analyze(m).Decisions {
@@ -265,9 +258,9 @@ func (t *tracer) origin(x *hlo.Instruction) *hlo.Instruction {
 			// A select against zero, which a fused call replays on its FP8 operand too: the value selected.
 			if x.NumOperands() == 3 {
 				switch a, b := x.Operand(1), x.Operand(2); {
-				case allZero(b) && !allZero(a):
+				case match.IsZero(b) && !match.IsZero(a):
 					next = a
-				case allZero(a) && !allZero(b):
+				case match.IsZero(a) && !match.IsZero(b):
 					next = b
 				}
 			}
@@ -289,12 +282,6 @@ func gemmCallResult(x *hlo.Instruction) bool {
 		x = x.Operand(0)
 	}
 	return x.Opcode == hlo.OpCustomCall && cublas.IsTarget(x.CustomCallTarget())
-}
-
-// allZero reports whether x is a zero everywhere: a constant zero, broadcast, reshaped or converted.
-func allZero(x *hlo.Instruction) bool {
-	v, ok := match.SplatValue(x)
-	return ok && v == 0
 }
 
 func (t *tracer) operand(x *hlo.Instruction, via string) *Operand {

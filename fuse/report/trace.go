@@ -13,8 +13,8 @@ import (
 )
 
 // tracer follows values of a compiled module across computation boundaries: from a fusion's parameter (or
-// that of a computation called once) to the caller's operand, from a get-tuple-element of a fusion into the fused computation's root tuple, and
-// through slices of concatenations to the piece they take.
+// that of a computation called once) to the caller's operand, from a get-tuple-element of a fusion into
+// the fused computation's root tuple, and through slices of concatenations to the piece they take.
 type tracer struct {
 	callers map[*hlo.Computation][]*hlo.Instruction
 	// target is the XLA release and GPU the verdicts are for; optimized is set when the module has been

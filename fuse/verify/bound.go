@@ -265,7 +265,7 @@ func (g *gemmCheck) compare(want, got interp.Value) (*GEMM, error) {
 	}
 	d, call := g.d, g.call
 	cfg := call.Config
-	w, o := want.Tuple[g.want].Array, got.Tuple[g.got].Array
+	w, o := want.Tuple[0].Array, got.Tuple[0].Array
 	if w.Type != o.Type || w.NumElements() != o.NumElements() {
 		return nil, fmt.Errorf("the call %%%s gives %s where the original has %s", d.Call, o, w)
 	}
@@ -318,8 +318,8 @@ func (g *gemmCheck) compare(want, got interp.Value) (*GEMM, error) {
 			worst, res.Worst = share, e
 		}
 	}
-	if g.wantAmax >= 0 {
-		wa, oa := want.Tuple[g.wantAmax].Array, got.Tuple[g.gotAmax].Array
+	if g.amax != nil {
+		wa, oa := want.Tuple[1].Array, got.Tuple[1].Array
 		if wa.Type != oa.Type || wa.NumElements() != 1 || oa.NumElements() != 1 {
 			return nil, fmt.Errorf("the call %%%s gives the abs-max %s where the original has %s", d.Call, oa, wa)
 		}
@@ -409,7 +409,7 @@ func (f Family) Inputs(args []interp.Value) []interp.Value {
 // bound of every element is zero.
 func (g *gemmCheck) compareExact(want, got interp.Value) (*GEMM, error) {
 	d := g.d
-	w, o := want.Tuple[g.want].Array, got.Tuple[g.got].Array
+	w, o := want.Tuple[0].Array, got.Tuple[0].Array
 	if w.Type != o.Type || w.NumElements() != o.NumElements() {
 		return nil, fmt.Errorf("the call %%%s gives %s where the original has %s", d.Call, o, w)
 	}

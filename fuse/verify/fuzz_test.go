@@ -3,7 +3,6 @@ package verify_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -343,9 +342,8 @@ func wrapInCall(m *hlo.Module, src string) string {
 }
 
 // checkCalled checks the module with its entry called once (wrapInCall): octet check traces each dot's
-// operands to the parameters it does in the plain module, and the rewrite of the called computation
-// verifies, parses back, reaches its fixed point, and is quoted and diffed as in the plain module
-// (checkReports), and verify.Run checks it inside the call (mustCheck).
+// operands to the parameters it does in the plain module, and the rewrite of the called computation holds
+// as checkRewrittenInside checks it, each fused GEMM compared once.
 func checkCalled(t *testing.T, m *hlo.Module, src string, opts fuse.Options, seed uint64) {
 	t.Helper()
 	text := wrapInCall(m, src)
@@ -369,25 +367,5 @@ func checkCalled(t *testing.T, m *hlo.Module, src string, opts fuse.Options, see
 			t.Errorf("%%%s's operands trace to parameters %v in the plain module, %v in the called one\n%s", name, p, called[name], text)
 		}
 	}
-	fused := parse()
-	ds := fuse.Rewrite(fused, opts).Decisions
-	out := printer.Sprint(fused, printer.ConfigFor(printer.StyleXLA))
-	if err := hlo.Verify(fused); err != nil {
-		t.Fatalf("the rewritten called module does not verify: %v\n%s", err, out)
-	}
-	back, err := parser.ParseString("rewritten.hlo", out)
-	if err != nil {
-		t.Fatalf("the rewritten called module does not parse back: %v\n%s", err, out)
-	}
-	for _, d := range fuse.Rewrite(back, opts).Decisions {
-		if d.Fused {
-			t.Errorf("the called module rewritten again: %%%s fuses\n%s", d.Dot, out)
-		}
-	}
-	// A GEMM reading another's result inside the call may pair by shapes: the first one's holder is the
-	// call, not its dot.
-	checkReports(t, parse(), fused, ds, opts, text, false)
-	if slices.ContainsFunc(ds, func(d *fuse.Decision) bool { return d.Fused }) {
-		mustCheck(t, parse(), fused, ds, seed, 1, text, out)
-	}
+	checkRewrittenInside(t, "called module", text, opts, seed, 1)
 }

@@ -123,8 +123,9 @@ func (f Float) MarshalJSON() ([]byte, error) {
 // gemmCheck is one fused GEMM as Check compares it: the decision, the instructions of the original whose
 // values the call replaced, and those of the rewritten module that hold the call's results, the sums of
 // |a| |b| and the call's other operands. Check records the values of each at every evaluation of the
-// computation they are in; want and got (wantAmax, mag, ...) are positions in the tuples it then builds of
-// one evaluation's values of the original (last, amax) and of the rewritten module (the rest).
+// computation they are in, and compares one evaluation from two tuples of them: the original's (D, then
+// the abs-max when there is one) and the rewritten module's (gotInstructions: D, the abs-max, then the
+// bound's values at the positions mag, c, ...).
 type gemmCheck struct {
 	d    *fuse.Decision
 	call *cublas.Call
@@ -144,8 +145,8 @@ type gemmCheck struct {
 	// rewrite makes only where it computes what the dot did, operation for operation: its D must be the
 	// replaced value bit for bit.
 	exact bool
-	// Positions in the tuples of one evaluation's values; -1 when absent.
-	want, wantAmax, got, gotAmax, mag, c, bias, aScale, bScale, cScale, dScale int
+	// Positions of the bound's values in the rewritten module's tuple; -1 when absent.
+	mag, c, bias, aScale, bScale, cScale, dScale int
 	// sum is the comparison of the evaluations compared so far, worst and worstAmax the shares of its
 	// worst element and abs-max.
 	sum              *GEMM
@@ -176,7 +177,7 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 	}
 	var checks []*gemmCheck
 	changed := map[*hlo.Computation]bool{}
-	oFusions, fFusions := fusionComputations(o), fusionComputations(f)
+	oFusions, fFusions := o.FusionComputations(), f.FusionComputations()
 	for _, d := range decisions {
 		if !d.Fused {
 			continue
@@ -192,7 +193,7 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 			return nil, fmt.Errorf("the GEMM %%%s is in the computation %%%s of a fusion, whose values the interpreter may compute a part at a time: only GEMMs outside fusions are compared", d.Dot, d.Computation)
 		}
 		oNames, fNames := names(oc), names(fc)
-		g := &gemmCheck{d: d, want: 0, wantAmax: -1, got: 0, gotAmax: -1, c: -1}
+		g := &gemmCheck{d: d, c: -1}
 		last, res, callIn := oNames[d.Replaces], fNames[d.Result], fNames[d.Call]
 		if last == nil || res == nil || callIn == nil {
 			return nil, fmt.Errorf("the GEMM %%%s: %%%s, %%%s or %%%s is not in the modules", d.Dot, d.Replaces, d.Result, d.Call)
@@ -229,7 +230,6 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 			if g.amax == nil || g.amaxRes == nil {
 				return nil, fmt.Errorf("the GEMM %%%s: %%%s or %%%s is not in the modules", d.Dot, d.AmaxReplaces, d.AmaxResult)
 			}
-			g.wantAmax, g.gotAmax = 1, 1
 		}
 		if !g.exact {
 			g.watchBound(fc)
@@ -250,30 +250,26 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 
 	// The original: every value a call replaced, at each evaluation. What is recorded is memory beyond
 	// what the rewritten module's run needs: with a budget, it must fit in what the budget leaves.
-	wantSeen := map[*hlo.Instruction][]interp.Value{}
+	oWatch := map[*hlo.Instruction]bool{}
 	for _, g := range checks {
-		for _, x := range []*hlo.Instruction{g.last, g.amax} {
-			if x != nil {
-				wantSeen[x] = nil
-			}
+		for _, x := range g.wantInstructions() {
+			oWatch[x] = true
 		}
 	}
+	wantSeen := map[*hlo.Instruction][]interp.Value{}
 	room := int64(-1)
 	if opts.MaxMemory > 0 {
 		room = max(opts.MaxMemory-interp.EstimateMemory(f).Bytes, 0)
 	}
 	var recorded int64
 	oOpts := opts
-	oOpts.Intercept = &interp.Intercept{Instructions: map[*hlo.Instruction]bool{}, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
+	oOpts.Intercept = &interp.Intercept{Instructions: oWatch, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
 		if recorded += v.ByteSize(); room >= 0 && recorded > room {
 			return interp.Value{}, fmt.Errorf("the values to compare, recorded at each evaluation of the fused GEMMs, take more than the %d bytes the memory budget leaves", room)
 		}
 		wantSeen[in] = append(wantSeen[in], v.Clone())
 		return v, nil
 	}}
-	for x := range wantSeen {
-		oOpts.Intercept.Instructions[x] = true
-	}
 	want, err := interp.Run(o, args, oOpts)
 	if err != nil {
 		return nil, fmt.Errorf("the original module: %v", err)
@@ -282,7 +278,7 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 	// same evaluation, the values of the bound recorded, and each evaluation compared as soon as its
 	// values are all there (and then dropped).
 	replaces := map[*hlo.Instruction]*hlo.Instruction{}
-	gotSeen := map[*hlo.Instruction][]interp.Value{}
+	fWatch := map[*hlo.Instruction]bool{}
 	watchers := map[*hlo.Instruction][]*gemmCheck{}
 	for _, g := range checks {
 		replaces[g.res] = g.last
@@ -291,7 +287,7 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		}
 		for _, x := range g.gotInstructions() {
 			if x != nil {
-				gotSeen[x] = nil
+				fWatch[x] = true
 				watchers[x] = append(watchers[x], g)
 			}
 		}
@@ -300,7 +296,8 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		g.worst, g.worstAmax = -1, -1
 	}
 	fOpts := opts
-	fOpts.Intercept = &interp.Intercept{Instructions: map[*hlo.Instruction]bool{}, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
+	gotSeen := map[*hlo.Instruction][]interp.Value{}
+	fOpts.Intercept = &interp.Intercept{Instructions: fWatch, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
 		n := len(gotSeen[in])
 		gotSeen[in] = append(gotSeen[in], v.Clone())
 		if orig := replaces[in]; orig != nil {
@@ -317,9 +314,6 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		}
 		return v, nil
 	}}
-	for x := range gotSeen {
-		fOpts.Intercept.Instructions[x] = true
-	}
 	got, err := interp.Run(f, args, fOpts)
 	if err != nil {
 		return nil, fmt.Errorf("the rewritten module: %v", err)
@@ -370,6 +364,15 @@ func (g *gemmCheck) watchBound(c *hlo.Computation) {
 	g.bias, g.aScale, g.bScale, g.cScale, g.dScale = add(call.Bias), add(call.AScale), add(call.BScale), add(call.CScale), add(call.DScale)
 }
 
+// wantInstructions are the original's instructions whose values one evaluation's comparison reads, at
+// their positions in its tuple: the value D replaced, then the abs-max when the call has one.
+func (g *gemmCheck) wantInstructions() []*hlo.Instruction {
+	if g.amax == nil {
+		return []*hlo.Instruction{g.last}
+	}
+	return []*hlo.Instruction{g.last, g.amax}
+}
+
 // gotInstructions are the rewritten module's instructions whose values one evaluation's comparison reads,
 // at their positions in its tuple: D, the abs-max (nil without one), and those watchBound added.
 func (g *gemmCheck) gotInstructions() []*hlo.Instruction {
@@ -392,10 +395,7 @@ func (g *gemmCheck) compareReady(wantSeen, gotSeen map[*hlo.Instruction][]interp
 		}
 	}
 	var want []interp.Value
-	for _, x := range []*hlo.Instruction{g.last, g.amax} {
-		if x == nil {
-			continue
-		}
+	for _, x := range g.wantInstructions() {
 		if len(wantSeen[x]) <= i {
 			return fmt.Errorf("the GEMM %%%s: the original evaluates %%%s %d times, the rewritten module the call more often", g.d.Dot, x.Name, len(wantSeen[x]))
 		}
@@ -428,10 +428,8 @@ func (g *gemmCheck) compareReady(wantSeen, gotSeen map[*hlo.Instruction][]interp
 			gotSeen[x][i] = interp.Value{}
 		}
 	}
-	for _, x := range []*hlo.Instruction{g.last, g.amax} {
-		if x != nil {
-			wantSeen[x][i] = interp.Value{}
-		}
+	for _, x := range g.wantInstructions() {
+		wantSeen[x][i] = interp.Value{}
 	}
 	return nil
 }
@@ -443,21 +441,6 @@ func (g *gemmCheck) finish(wantSeen map[*hlo.Instruction][]interp.Value) (*GEMM,
 		return nil, fmt.Errorf("the GEMM %%%s: the original evaluates %%%s %d times, the rewritten module the call's %%%s %d times", g.d.Dot, g.last.Name, n, g.res.Name, g.sum.Evaluations)
 	}
 	return g.sum, nil
-}
-
-// fusionComputations returns the computations of m that a fusion instruction calls.
-func fusionComputations(m *hlo.Module) map[*hlo.Computation]bool {
-	out := map[*hlo.Computation]bool{}
-	for _, x := range m.Computations {
-		for _, in := range x.Instructions {
-			if in.Opcode == hlo.OpFusion {
-				for _, c := range in.Called() {
-					out[c] = true
-				}
-			}
-		}
-	}
-	return out
 }
 
 // errInternal marks a failure of the comparison itself, which no module should cause.

@@ -96,28 +96,37 @@ func wrapInWhile(m *hlo.Module, src string) string {
 	return head + "body {\n" + strings.Join(body, "\n") + "\n}\n\n" + cond + "\nENTRY main {\n" + strings.Join(entry, "\n") + "\n}\n"
 }
 
-// checkWhile checks the module with its entry in a while loop's body (wrapInWhile): the rewrite of the
-// body verifies, parses back and reaches its fixed point, octet check quotes it and octet diff pairs it
-// as in the plain module, and verify.Run checks it at each of the loop's two iterations (mustCheck).
+// checkWhile checks the module with its entry in a while loop's body (wrapInWhile) as
+// checkRewrittenInside does, each fused GEMM compared at each of the loop's two iterations.
 func checkWhile(t *testing.T, m *hlo.Module, src string, opts fuse.Options, seed uint64) {
 	t.Helper()
-	text := wrapInWhile(m, src)
-	parse := func() *hlo.Module { return mustParse(t, "the looped module", text) }
+	checkRewrittenInside(t, "looped module", wrapInWhile(m, src), opts, seed, 2)
+}
+
+// checkRewrittenInside checks the rewrite of text, a generated module wrapped in a call or a loop (what
+// names it): the rewrite verifies, parses back and reaches its fixed point, octet check quotes it and
+// octet diff pairs it as in the plain module, and verify.Run checks it (mustCheck), each fused GEMM
+// compared evaluations times.
+func checkRewrittenInside(t *testing.T, what, text string, opts fuse.Options, seed uint64, evaluations int64) {
+	t.Helper()
+	parse := func() *hlo.Module { return mustParse(t, "the "+what, text) }
 	fused := parse()
 	ds := fuse.Rewrite(fused, opts).Decisions
 	out := printer.Sprint(fused, printer.ConfigFor(printer.StyleXLA))
 	if err := hlo.Verify(fused); err != nil {
-		t.Fatalf("the rewritten looped module does not verify: %v\n%s", err, out)
+		t.Fatalf("the rewritten %s does not verify: %v\n%s", what, err, out)
 	}
-	back := mustParse(t, "the rewritten looped module", out)
+	back := mustParse(t, "the rewritten "+what, out)
 	for _, d := range fuse.Rewrite(back, opts).Decisions {
 		if d.Fused {
-			t.Errorf("the looped module rewritten again: %%%s fuses\n%s", d.Dot, out)
+			t.Errorf("the %s rewritten again: %%%s fuses\n%s", what, d.Dot, out)
 		}
 	}
+	// A GEMM reading another's result inside the call or loop may pair by shapes: the first one's holder
+	// is the call or loop, not its dot.
 	checkReports(t, parse(), fused, ds, opts, text, false)
 	if slices.ContainsFunc(ds, func(d *fuse.Decision) bool { return d.Fused }) {
-		mustCheck(t, parse(), fused, ds, seed, 2, text, out)
+		mustCheck(t, parse(), fused, ds, seed, evaluations, text, out)
 	}
 }
 
