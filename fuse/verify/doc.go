@@ -75,8 +75,6 @@
 // dequantized in, so the call computes the dot's own products and sums them in the dot's order (the numerics
 // contract of docs/numerics.md). Its D must equal the replaced value bit for bit.
 //
-// # What it is not
-//
 // # GEMMs in called computations and loops
 //
 // A GEMM may be in any computation the program calls but a fusion's: a function the entry calls, the body
@@ -86,7 +84,10 @@
 // results, so that every iteration after it starts from the original's state, and records the call's
 // results and the bound's values there. Each evaluation is compared as above; a GEMM's counts are those
 // of all its evaluations (GEMM.Evaluations), its worst element the worst of them. The two modules must
-// evaluate it as many times. A GEMM inside a fusion's computation is refused with an error (the
+// evaluate it as many times. Where the memory budget holds both modules' buffers at once, the two run in
+// lockstep: the original pauses while it holds a value the rewritten module has not compared, unless the
+// rewritten module waits for one it has not computed (the two may order their GEMMs differently), so a
+// scan over many layers holds about one layer's values, not all of them. A GEMM inside a fusion's computation is refused with an error (the
 // interpreter may compute a fusion a part at a time), and so is one evaluated on each device of a grid (a
 // program of collectives, a shard_map body), whose evaluations have no one order.
 //

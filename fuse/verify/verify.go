@@ -33,6 +33,10 @@ type Result struct {
 
 	// want is the original module's result.
 	want interp.Value
+	// peakHeld is the most bytes of the original's values held at once for the comparison, waits how many
+	// times the rewritten module's run waited for one.
+	peakHeld int64
+	waits    int
 }
 
 // GEMM is the comparison of one call's D (and abs-max) with the values of the original it replaced.
@@ -163,7 +167,10 @@ type gemmCheck struct {
 // (interp.Options.Intercept): Check records the values the calls replaced at each evaluation of their
 // computation in the original, and in the rewritten module puts each in place of the call's at the same
 // evaluation, so that what follows computes from exactly what the original's rest does, and compares the
-// two at every evaluation. The error reports what kept the comparison from being made: a module the
+// two at every evaluation. The two modules run at once, in lockstep, where opts.MaxMemory holds both
+// modules' buffers (or is unset): the original holds each value only until the rewritten module has
+// compared it (see recorder). Else the original runs first, and its values of every evaluation must fit
+// in what the budget leaves beyond the rewritten module's buffers. The error reports what kept the comparison from being made: a module the
 // interpreter cannot run, a GEMM inside a fusion, decisions that are not those of a Rewrite of orig, a
 // GEMM the two modules evaluate a different number of times.
 func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Value, opts interp.Options) (*Result, error) {
@@ -248,31 +255,27 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		}
 	}
 
-	// The original: every value a call replaced, at each evaluation. What is recorded is memory beyond
-	// what the rewritten module's run needs: with a budget, it must fit in what the budget leaves.
+	// The original: every value a call replaced, at each evaluation, held until the rewritten module has
+	// compared it. Where the budget holds both modules' buffers, the two run at once, in lockstep, and a
+	// quarter of what it leaves goes to each run's packed weights, half to the values held; else the
+	// original runs first, and what it records must fit in what the budget leaves beyond the rewritten
+	// module's buffers.
 	oWatch := map[*hlo.Instruction]bool{}
 	for _, g := range checks {
 		for _, x := range g.wantInstructions() {
 			oWatch[x] = true
 		}
 	}
-	wantSeen := map[*hlo.Instruction][]interp.Value{}
-	room := int64(-1)
+	oOpts, fOpts := opts, opts
+	rec := newRecorder(-1, true)
 	if opts.MaxMemory > 0 {
-		room = max(opts.MaxMemory-interp.EstimateMemory(f).Bytes, 0)
-	}
-	var recorded int64
-	oOpts := opts
-	oOpts.Intercept = &interp.Intercept{Instructions: oWatch, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
-		if recorded += v.ByteSize(); room >= 0 && recorded > room {
-			return interp.Value{}, fmt.Errorf("the values to compare, recorded at each evaluation of the fused GEMMs, take more than the %d bytes the memory budget leaves", room)
+		oNeed, fNeed := interp.EstimateMemory(o).Bytes, interp.EstimateMemory(f).Bytes
+		if spare := opts.MaxMemory - oNeed - fNeed; spare >= 0 {
+			oOpts.MaxMemory, fOpts.MaxMemory = oNeed+spare/4, fNeed+spare/4
+			rec = newRecorder(spare/2, true)
+		} else {
+			rec = newRecorder(max(opts.MaxMemory-fNeed, 0), false)
 		}
-		wantSeen[in] = append(wantSeen[in], v.Clone())
-		return v, nil
-	}}
-	want, err := interp.Run(o, args, oOpts)
-	if err != nil {
-		return nil, fmt.Errorf("the original module: %v", err)
 	}
 	// The rewritten module: each call's results recorded and replaced by the original's values of the
 	// same evaluation, the values of the bound recorded, and each evaluation compared as soon as its
@@ -295,36 +298,39 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 		g.sum.Worst.Index = -1
 		g.worst, g.worstAmax = -1, -1
 	}
-	fOpts := opts
 	gotSeen := map[*hlo.Instruction][]interp.Value{}
 	fOpts.Intercept = &interp.Intercept{Instructions: fWatch, Func: func(in *hlo.Instruction, v interp.Value) (interp.Value, error) {
 		n := len(gotSeen[in])
 		gotSeen[in] = append(gotSeen[in], v.Clone())
 		if orig := replaces[in]; orig != nil {
-			if n >= len(wantSeen[orig]) {
-				return interp.Value{}, fmt.Errorf("%%%s is evaluated more often than %%%s of the original (%d times)", in.Name, orig.Name, len(wantSeen[orig]))
+			w, ok, err := rec.value(orig, n)
+			switch {
+			case err != nil:
+				return interp.Value{}, err
+			case !ok:
+				return interp.Value{}, fmt.Errorf("%%%s is evaluated more often than %%%s of the original (%d times)", in.Name, orig.Name, n)
 			}
 			// The original's value, which no evaluation owns: never recycled, and never written.
-			v = wantSeen[orig][n]
+			v = w
 		}
 		for _, g := range watchers[in] {
-			if err := g.compareReady(wantSeen, gotSeen); err != nil {
+			if err := g.compareReady(rec, gotSeen); err != nil {
 				return interp.Value{}, err
 			}
 		}
 		return v, nil
 	}}
-	got, err := interp.Run(f, args, fOpts)
+	want, got, err := runBoth(rec, o, f, oWatch, args, oOpts, fOpts)
 	if err != nil {
-		return nil, fmt.Errorf("the rewritten module: %v", err)
+		return nil, err
 	}
-	r := &Result{want: want, OK: true}
+	r := &Result{want: want, OK: true, peakHeld: rec.peak, waits: rec.waits}
 	r.Outputs, r.Mismatches, r.FirstMismatch = exact(want, got)
 	if r.Mismatches > 0 {
 		r.OK = false
 	}
 	for _, g := range checks {
-		res, err := g.finish(wantSeen)
+		res, err := g.finish(rec)
 		if err != nil {
 			return nil, err
 		}
@@ -381,7 +387,7 @@ func (g *gemmCheck) gotInstructions() []*hlo.Instruction {
 
 // compareReady compares the next evaluation of the GEMM once the rewritten module has computed all its
 // values, adds it to the sums and drops the values of both modules.
-func (g *gemmCheck) compareReady(wantSeen, gotSeen map[*hlo.Instruction][]interp.Value) error {
+func (g *gemmCheck) compareReady(rec *recorder, gotSeen map[*hlo.Instruction][]interp.Value) error {
 	i := int(g.sum.Evaluations)
 	var got []interp.Value
 	for _, x := range g.gotInstructions() {
@@ -396,10 +402,14 @@ func (g *gemmCheck) compareReady(wantSeen, gotSeen map[*hlo.Instruction][]interp
 	}
 	var want []interp.Value
 	for _, x := range g.wantInstructions() {
-		if len(wantSeen[x]) <= i {
-			return fmt.Errorf("the GEMM %%%s: the original evaluates %%%s %d times, the rewritten module the call more often", g.d.Dot, x.Name, len(wantSeen[x]))
+		w, ok, err := rec.value(x, i)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return fmt.Errorf("the GEMM %%%s: the original evaluates %%%s %d times, the rewritten module the call more often", g.d.Dot, x.Name, i)
 		}
-		want = append(want, wantSeen[x][i])
+		want = append(want, w)
 	}
 	res, err := g.compare(interp.TupleValue(want...), interp.TupleValue(got...))
 	if err != nil {
@@ -429,15 +439,15 @@ func (g *gemmCheck) compareReady(wantSeen, gotSeen map[*hlo.Instruction][]interp
 		}
 	}
 	for _, x := range g.wantInstructions() {
-		wantSeen[x][i] = interp.Value{}
+		rec.drop(x, i)
 	}
 	return nil
 }
 
 // finish returns the comparison of all the GEMM's evaluations, once the rewritten module has run: the
 // original must have evaluated it as many times.
-func (g *gemmCheck) finish(wantSeen map[*hlo.Instruction][]interp.Value) (*GEMM, error) {
-	if n := len(wantSeen[g.last]); int64(n) != g.sum.Evaluations {
+func (g *gemmCheck) finish(rec *recorder) (*GEMM, error) {
+	if n := rec.count(g.last); int64(n) != g.sum.Evaluations {
 		return nil, fmt.Errorf("the GEMM %%%s: the original evaluates %%%s %d times, the rewritten module the call's %%%s %d times", g.d.Dot, g.last.Name, n, g.res.Name, g.sum.Evaluations)
 	}
 	return g.sum, nil
