@@ -340,8 +340,8 @@ func padHigh(c *hlo.Computation, x *hlo.Instruction, dim int, n int64) *hlo.Inst
 	return c.Pad(x, zero, cfg)
 }
 
-// decision turns a block plan and its refusal into a Decision.
-func (p *blockPlan) decision(why *refusal, target BlockTarget) *Decision {
+// decision turns a block plan and its refusal into a Decision, with XLA's verdict where xla is set.
+func (p *blockPlan) decision(why *refusal, target BlockTarget, xla bool) *Decision {
 	d := p.dot
 	g := &Decision{Dot: d.Name, Computation: d.Parent.Name, Epilogue: "DEFAULT", DType: d.Shape.Elem.String(),
 		DotType: d.Shape.Elem.String(), Alpha: 1, Source: Provenance(d)}
@@ -370,8 +370,10 @@ func (p *blockPlan) decision(why *refusal, target BlockTarget) *Decision {
 	g.Matched = append(g.Matched, p.notes...)
 	g.Explain = append(g.Explain, p.notes...)
 	lhs, rhs := p.sides[0], p.sides[1]
-	xv := xlarules.DecideBlockDequantizedDot(d, lhs, rhs, "")
-	g.XLA = xlarules.Verdict{Fusible: xv.Made, Why: xv.Why}
+	if xla {
+		xv := xlarules.DecideBlockDequantizedDot(d, lhs, rhs, "")
+		g.XLA = xlarules.Verdict{Fusible: xv.Made, Why: xv.Why}
+	}
 	if why != nil {
 		g.Reason = why.msg
 		for _, in := range why.at {

@@ -108,14 +108,19 @@ type Verdict struct {
 
 // Analyze decides, for every dot of m with an FP8 value among its operand chains, whether it can become
 // one cuBLASLt FP8 call, without changing m.
-func Analyze(m *hlo.Module) *Result { return run(m, nil) }
+func Analyze(m *hlo.Module) *Result { return run(m, nil, true) }
+
+// AnalyzeOctet is Analyze without XLA's verdicts (Decision.XLA is left empty), for a caller that decides
+// them itself, for a target of its own, as package report does: they take most of Analyze's time.
+func AnalyzeOctet(m *hlo.Module) *Result { return run(m, nil, false) }
 
 // Rewrite replaces every dot of m that can become one cuBLASLt FP8 call (__cublas$lt$matmul$f8) by that
 // call, absorbing the dequantize of its operands and the epilogue after it, and returns the decisions. The
 // rewritten module passes hlo.Verify when m does.
-func Rewrite(m *hlo.Module, opts Options) *Result { return run(m, &opts) }
+func Rewrite(m *hlo.Module, opts Options) *Result { return run(m, &opts, true) }
 
-func run(m *hlo.Module, opts *Options) *Result {
+// run decides (and with opts, makes) the rewrite of every dot of m, with XLA's verdicts where xla is set.
+func run(m *hlo.Module, opts *Options, xla bool) *Result {
 	r := &Result{Module: m.Name}
 	fused := m.FusionComputations()
 	claimed := map[*hlo.Instruction]*hlo.Instruction{}
@@ -130,7 +135,7 @@ func run(m *hlo.Module, opts *Options) *Result {
 			if dot.Opcode != hlo.OpDot || dot.Parent != c {
 				continue
 			}
-			if done, ok := runBlock(r, dot, opts); ok {
+			if done, ok := runBlock(r, dot, opts, xla); ok {
 				changed = changed || done
 				continue
 			}
@@ -141,7 +146,7 @@ func run(m *hlo.Module, opts *Options) *Result {
 			if why == nil && control {
 				why = controlBetween(p)
 			}
-			g := p.decision(why)
+			g := p.decision(why, xla)
 			r.Decisions = append(r.Decisions, g)
 			if why != nil {
 				continue
@@ -167,9 +172,10 @@ func run(m *hlo.Module, opts *Options) *Result {
 	return r
 }
 
-// runBlock decides (and with opts, makes) the block-scaled rewrite of dot, adding its decision to r. ok
-// says whether dot is a block-scaled GEMM; done whether it was rewritten.
-func runBlock(r *Result, dot *hlo.Instruction, opts *Options) (done, ok bool) {
+// runBlock decides (and with opts, makes) the block-scaled rewrite of dot, adding its decision to r (with
+// XLA's verdict where xla is set). ok says whether dot is a block-scaled GEMM; done whether it was
+// rewritten.
+func runBlock(r *Result, dot *hlo.Instruction, opts *Options, xla bool) (done, ok bool) {
 	target := BlockScaledDot
 	if opts != nil {
 		target = opts.Block
@@ -178,7 +184,7 @@ func runBlock(r *Result, dot *hlo.Instruction, opts *Options) (done, ok bool) {
 	if p == nil {
 		return false, false
 	}
-	g := p.decision(why, target)
+	g := p.decision(why, target, xla)
 	r.Decisions = append(r.Decisions, g)
 	if why != nil || opts == nil {
 		return false, true
@@ -189,8 +195,8 @@ func runBlock(r *Result, dot *hlo.Instruction, opts *Options) (done, ok bool) {
 	return true, true
 }
 
-// decision turns a plan (and the refusal, if any) into the Decision.
-func (p *plan) decision(why *refusal) *Decision {
+// decision turns a plan (and the refusal, if any) into the Decision, with XLA's verdict where xla is set.
+func (p *plan) decision(why *refusal, xla bool) *Decision {
 	d := p.dot
 	g := &Decision{Dot: d.Name, Computation: d.Parent.Name, Epilogue: cublas.EpilogueDefault, DType: d.Shape.Elem.String(),
 		DotType: d.Shape.Elem.String(), M: p.m, N: p.n, K: p.k, Alpha: 1}
@@ -206,7 +212,9 @@ func (p *plan) decision(why *refusal) *Decision {
 	}
 	g.Matched = append(g.Matched, p.notes...)
 	g.Explain = append(g.Explain, p.notes...)
-	g.XLA = xlarules.Decide(d)
+	if xla {
+		g.XLA = xlarules.Decide(d)
+	}
 	if why != nil {
 		g.Reason = why.msg
 		for _, in := range why.at {

@@ -2,6 +2,8 @@ package fuse_test
 
 import (
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"octet/dtype"
 	"octet/fuse"
 	"octet/fuse/verify"
+	"octet/fuse/xlarules"
 	"octet/hlo"
 	"octet/hlo/parser"
 	"octet/hlo/printer"
@@ -269,4 +272,34 @@ func TestRewriteLlama(t *testing.T) {
 		t.Errorf("%d FP8 dots, %d fused; want 27 and 27", len(r.Decisions), fused)
 	}
 	checkInvariants(t, m)
+}
+
+// TestAnalyzeOctet checks that AnalyzeOctet decides as Analyze does, only without XLA's verdicts, on the
+// FP8 corpus, the examples and the rewrite cases.
+func TestAnalyzeOctet(t *testing.T) {
+	corpus, _ := filepath.Glob(shared.Path(t, "corpus", "fp8", "*.hlo"))
+	examples, _ := filepath.Glob(shared.Path(t, "examples", "*.before.hlo"))
+	local, _ := filepath.Glob(filepath.Join("testdata", "*.hlo"))
+	files := slices.Concat(corpus, examples, local)
+	if len(local) == 0 {
+		t.Fatal("no rewrite cases in testdata")
+	}
+	withXLA := 0
+	for _, f := range files {
+		m := load(t, f)
+		want, got := fuse.Analyze(m).Decisions, fuse.AnalyzeOctet(m).Decisions
+		for _, d := range want {
+			if d.XLA.Why != "" {
+				withXLA++
+			}
+			d.XLA = xlarules.Verdict{}
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("%s: AnalyzeOctet decides otherwise than Analyze", f)
+		}
+	}
+	if withXLA == 0 {
+		t.Error("no decision of Analyze has an XLA verdict: the comparison shows nothing")
+	}
+	t.Logf("%d files, %d decisions with an XLA verdict", len(files), withXLA)
 }

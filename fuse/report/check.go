@@ -155,7 +155,7 @@ func check(m *hlo.Module, target xlarules.Target, asIs bool) (*Report, int64) {
 	fusedComp := m.FusionComputations()
 	// What octet fuse would do with each plain dot is the rewrite's own decision, by computation and dot.
 	decisions := map[[2]string]*fuse.Decision{}
-	for _, d := range fuse.Analyze(m).Decisions {
+	for _, d := range fuse.AnalyzeOctet(m).Decisions {
 		decisions[[2]string{d.Computation, d.Dot}] = d
 	}
 	for _, c := range m.Computations {
