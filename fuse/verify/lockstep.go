@@ -46,6 +46,14 @@ func newRecorder(limit int64, lockstep bool) *recorder {
 // until the rewritten module has compared what the original holds or waits for a value not yet recorded.
 func (r *recorder) record(in *hlo.Instruction, v interp.Value) error {
 	r.mu.Lock()
+	failed := r.fusedFailed
+	r.mu.Unlock()
+	if failed {
+		return nil
+	}
+	// The copy is made outside the lock: only this run adds to seen.
+	c := v.Clone()
+	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
 	case r.fusedFailed:
@@ -53,7 +61,6 @@ func (r *recorder) record(in *hlo.Instruction, v interp.Value) error {
 	case r.fusedDone:
 		return fmt.Errorf("%%%s is evaluated more often than the rewritten module evaluates its call (%d times)", in.Name, len(r.seen[in]))
 	}
-	c := v.Clone()
 	if r.held += c.ByteSize(); r.limit >= 0 && r.held > r.limit {
 		return fmt.Errorf("the values to compare, recorded at each evaluation of the fused GEMMs until the rewritten module has computed its own, take more than the %d bytes the memory budget leaves", r.limit)
 	}
