@@ -51,7 +51,9 @@ not as a disagreement; likewise an element the original made infinite or NaN wit
 chain (an f16 dequantize overflows past 65504, where the call's float32 does not) is counted as
 overflowed, whatever the call gives there. A GEMM in a computation the entry calls, or in the body of a
 while loop (a scan over layers), is compared at every evaluation, each one given the original's values of
-the evaluations before; one inside a fusion is refused. Where no dot was fused and the module is
+the evaluations before; one inside a fusion is refused. The two modules run side by side, the original
+keeping each value only until the rewritten module has compared it, where the memory budget (half of the
+physical memory) holds both; else one after the other, the original's values of every evaluation kept. Where no dot was fused and the module is
 unchanged, nothing is run: the verdict says so.
 
 --rules prints, instead of rewriting a FILE, the table of the patterns the rewrite absorbs: for each rule
