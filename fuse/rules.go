@@ -2,6 +2,8 @@ package fuse
 
 import (
 	"math"
+	"slices"
+	"sync"
 
 	"octet/dtype"
 	"octet/fuse/match"
@@ -22,6 +24,9 @@ type rule struct {
 	pattern func(x *match.Pattern, c *captures) *match.Pattern
 	// effect says what the call does with the match.
 	effect string
+	// opcodes are those an instruction the pattern matches may have, whatever x (nil: any), made once.
+	opcodes     []hlo.Opcode
+	opcodesOnce sync.Once
 }
 
 // side is the side of the dot a rule looks at.
@@ -62,8 +67,14 @@ func (r *rule) Short() string { return r.pattern(r.subject(), &captures{}).Short
 // String is the rule's pattern with the conditions on each instruction.
 func (r *rule) String() string { return r.pattern(r.subject(), &captures{}).String() }
 
-// match reports whether in matches the rule applied to x, with the captures in c.
+// match reports whether in matches the rule applied to x, with the captures in c. An instruction of an
+// opcode the pattern's root cannot have (the pattern made with any x) is ruled out before the pattern is
+// made.
 func (r *rule) match(in *hlo.Instruction, x *match.Pattern, c *captures) bool {
+	r.opcodesOnce.Do(func() { r.opcodes = r.pattern(match.Op(), &captures{}).Opcodes() })
+	if in == nil || r.opcodes != nil && !slices.Contains(r.opcodes, in.Opcode) {
+		return false
+	}
 	return match.Match(in, r.pattern(x, c))
 }
 

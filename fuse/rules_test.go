@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"octet/fuse/match"
 	"octet/hlo"
 	"octet/hlo/parser"
 	"octet/internal/shared"
@@ -127,4 +128,36 @@ func TestExplainBrackets(t *testing.T) {
 	if seen < 100 {
 		t.Errorf("only %d pattern brackets in the explanations of the test inputs", seen)
 	}
+}
+
+// TestRuleOpcodes checks the quick test of rule.match: on every instruction of the rule inputs, each rule's
+// pattern (made with any x) matches only instructions of the opcodes it keeps, so that ruling the others
+// out first changes no match. Rules that take any opcode are counted apart.
+func TestRuleOpcodes(t *testing.T) {
+	filtered, matched := 0, 0
+	for _, m := range ruleInputs(t) {
+		for _, c := range m.Computations {
+			for _, in := range c.Instructions {
+				for _, r := range rules {
+					if !match.Match(in, r.pattern(match.Op(), &captures{})) {
+						continue
+					}
+					matched++
+					if !r.match(in, match.Op(), &captures{}) {
+						t.Errorf("%s: rule %s matches %%%s (%s), but its quick test rules it out (opcodes %v)", m.Name, r.name, in.Name, in.Opcode, r.opcodes)
+					}
+				}
+			}
+		}
+	}
+	for _, r := range rules {
+		r.match(nil, match.Op(), &captures{}) // makes r.opcodes
+		if r.opcodes != nil {
+			filtered++
+		}
+	}
+	if filtered == 0 || matched == 0 {
+		t.Errorf("%d rules with opcodes, %d matches: the test shows nothing", filtered, matched)
+	}
+	t.Logf("%d of %d rules have opcodes; %d matches checked", filtered, len(rules), matched)
 }

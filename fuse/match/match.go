@@ -192,6 +192,27 @@ func (p *Pattern) valueName(name string) *Pattern {
 	return p.As(name)
 }
 
+// Opcodes returns the opcodes an instruction p matches may have, nil when p takes any opcode: a quick test
+// that rules an instruction out before a pattern is built for it.
+func (p *Pattern) Opcodes() []hlo.Opcode {
+	if p.op != hlo.OpInvalid {
+		return []hlo.Opcode{p.op}
+	}
+	var ops []hlo.Opcode
+	for _, a := range p.alts {
+		aops := a.Opcodes()
+		if aops == nil {
+			return nil
+		}
+		for _, op := range aops {
+			if !slices.Contains(ops, op) {
+				ops = append(ops, op)
+			}
+		}
+	}
+	return ops
+}
+
 func (p *Pattern) clone() *Pattern {
 	q := *p
 	q.where = append([]predicate(nil), p.where...)

@@ -2,6 +2,7 @@ package match_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"octet/dtype"
@@ -161,5 +162,32 @@ func TestNamesAndShort(t *testing.T) {
 	}
 	if got, want := match.DynamicSlice(nil).String(), "dynamic-slice(x, ...)"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+// TestOpcodes checks the opcodes a pattern's root may have: its own, the union of its alternatives', or
+// any (nil) where one alternative takes any; and that a pattern matches no instruction of another opcode.
+func TestOpcodes(t *testing.T) {
+	ins := parse(t)
+	for _, c := range []struct {
+		p    *match.Pattern
+		want []hlo.Opcode
+	}{
+		{match.Multiply(nil, nil), []hlo.Opcode{hlo.OpMultiply}},
+		{match.Op(), nil},
+		{match.Op().Where("FP8", match.FP8).As("FP8"), nil},
+		{match.AnyOf(match.Divide(nil, nil), match.Multiply(nil, nil), match.Divide(nil, nil)), []hlo.Opcode{hlo.OpDivide, hlo.OpMultiply}},
+		{match.AnyOf(match.Divide(nil, nil), match.Op()), nil},
+		{match.AnyOf(match.AnyOf(match.Convert(nil), match.Copy(nil)), match.Broadcast(nil)), []hlo.Opcode{hlo.OpConvert, hlo.OpCopy, hlo.OpBroadcast}},
+	} {
+		got := c.p.Opcodes()
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: opcodes %v, want %v", c.p, got, c.want)
+		}
+		for name, in := range ins {
+			if got != nil && !slices.Contains(got, in.Opcode) && match.Match(in, c.p) {
+				t.Errorf("%s matches %%%s, a %s", c.p, name, in.Opcode)
+			}
+		}
 	}
 }
