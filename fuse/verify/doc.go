@@ -87,9 +87,10 @@
 // evaluate it as many times. Where the memory budget holds both modules' buffers at once, the two run in
 // lockstep: the original pauses while it holds a value the rewritten module has not compared, unless the
 // rewritten module waits for one it has not computed (the two may order their GEMMs differently), so a
-// scan over many layers holds about one layer's values, not all of them. A GEMM inside a fusion's computation is refused with an error (the
-// interpreter may compute a fusion a part at a time), and so is one evaluated on each device of a grid (a
-// program of collectives, a shard_map body), whose evaluations have no one order.
+// scan over many layers holds one layer's values, not all of them. A GEMM inside a fusion's computation is
+// refused with an error (the interpreter may compute a fusion a part at a time), and so is one evaluated
+// on each device of a grid (a program of collectives, a shard_map body), whose evaluations have no one
+// order.
 //
 // # What it is not
 //

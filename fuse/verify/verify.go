@@ -170,9 +170,9 @@ type gemmCheck struct {
 // two at every evaluation. The two modules run at once, in lockstep, where opts.MaxMemory holds both
 // modules' buffers (or is unset): the original holds each value only until the rewritten module has
 // compared it (see recorder). Else the original runs first, and its values of every evaluation must fit
-// in what the budget leaves beyond the rewritten module's buffers. The error reports what kept the comparison from being made: a module the
-// interpreter cannot run, a GEMM inside a fusion, decisions that are not those of a Rewrite of orig, a
-// GEMM the two modules evaluate a different number of times.
+// in what the budget leaves beyond the rewritten module's buffers. The error reports what kept the
+// comparison from being made: a module the interpreter cannot run, a GEMM inside a fusion, decisions that
+// are not those of a Rewrite of orig, a GEMM the two modules evaluate a different number of times.
 func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Value, opts interp.Options) (*Result, error) {
 	o, err := clone(orig)
 	if err != nil {
