@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +34,9 @@ func browser(t *testing.T) string {
 var browserService = regexp.MustCompile(`^(CONNECT |[A-Z]+ https?://)[a-z0-9.-]*\.(google\.com|googleapis\.com|gvt1\.com|gstatic\.com)[:/ ]`)
 
 // proxyTrap listens on loopback as the browser's proxy: any request the page makes to another host
-// reaches it and is recorded, by its request line, and refused; the browser's own calls are left out.
+// reaches it and is recorded, by its request line, and refused; the browser's own calls are left out. A
+// connection that ends without a request line (Chromium opens some ahead, and closes them as it exits)
+// carried no request. requests, called once the browser has exited, waits for every connection's line.
 func proxyTrap(t *testing.T) (addr string, requests func() []string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -42,23 +46,33 @@ func proxyTrap(t *testing.T) (addr string, requests func() []string) {
 	t.Cleanup(func() { ln.Close() })
 	var mu sync.Mutex
 	var seen []string
+	var conns sync.WaitGroup
+	accepting := make(chan struct{})
 	go func() {
+		defer close(accepting)
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			c.SetReadDeadline(time.Now().Add(2 * time.Second))
-			line, _ := bufio.NewReader(c).ReadString('\n')
-			c.Close()
-			if !browserService.MatchString(line) {
-				mu.Lock()
-				seen = append(seen, strings.TrimSpace(line))
-				mu.Unlock()
-			}
+			conns.Add(1)
+			go func() {
+				defer conns.Done()
+				c.SetReadDeadline(time.Now().Add(30 * time.Second))
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				c.Close()
+				if line = strings.TrimSpace(line); line != "" && !browserService.MatchString(line) {
+					mu.Lock()
+					seen = append(seen, line)
+					mu.Unlock()
+				}
+			}()
 		}
 	}()
 	return ln.Addr().String(), func() []string {
+		ln.Close()
+		<-accepting
+		conns.Wait()
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]string(nil), seen...)
@@ -70,7 +84,26 @@ func proxyTrap(t *testing.T) (addr string, requests func() []string) {
 // another host than the loopback server.
 func loadPage(t *testing.T, chromium, url string) string {
 	t.Helper()
-	proxy, requests := proxyTrap(t)
+	dom, errs, requests := dumpDOM(t, chromium, url)
+	for _, l := range strings.Split(errs, "\n") {
+		if strings.Contains(l, ":CONSOLE") {
+			t.Errorf("%s: console: %s", url, l)
+		}
+	}
+	if len(requests) > 0 {
+		t.Errorf("%s: requests left the page: %q", url, requests)
+	}
+	if !strings.Contains(dom, `<body data-ready="1">`) {
+		t.Errorf("%s: the page's script did not run to its end", url)
+	}
+	return dom
+}
+
+// dumpDOM loads url in headless Chromium, its proxy a proxyTrap, and returns the DOM, Chromium's log and
+// the requests the trap saw.
+func dumpDOM(t *testing.T, chromium, url string) (dom, log string, requests []string) {
+	t.Helper()
+	proxy, seen := proxyTrap(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -82,19 +115,21 @@ func loadPage(t *testing.T, chromium, url string) string {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("chromium %s: %v\n%s", url, err, errs.String())
 	}
-	for _, l := range strings.Split(errs.String(), "\n") {
-		if strings.Contains(l, ":CONSOLE") {
-			t.Errorf("%s: console: %s", url, l)
-		}
+	return out.String(), errs.String(), seen()
+}
+
+// TestProxyTrap checks that the browser tests would see a request leave a page: a page that loads an
+// image from another host makes the trap record it.
+func TestProxyTrap(t *testing.T) {
+	chromium := browser(t)
+	page := filepath.Join(t.TempDir(), "p.html")
+	if err := os.WriteFile(page, []byte(`<!DOCTYPE html><html><body><img src="http://octet-test.example/x.png"></body></html>`), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if r := requests(); len(r) > 0 {
-		t.Errorf("%s: requests left the page: %q", url, r)
+	_, _, requests := dumpDOM(t, chromium, "file://"+page)
+	if !slices.ContainsFunc(requests, func(r string) bool { return strings.Contains(r, "octet-test.example") }) {
+		t.Errorf("the image's request was not seen: %q", requests)
 	}
-	dom := out.String()
-	if !strings.Contains(dom, `<body data-ready="1">`) {
-		t.Errorf("%s: the page's script did not run to its end", url)
-	}
-	return dom
 }
 
 var (
