@@ -3,7 +3,6 @@ package fuse
 import (
 	"math"
 	"slices"
-	"sync"
 
 	"octet/dtype"
 	"octet/fuse/match"
@@ -24,9 +23,9 @@ type rule struct {
 	pattern func(x *match.Pattern, c *captures) *match.Pattern
 	// effect says what the call does with the match.
 	effect string
-	// opcodes are those an instruction the pattern matches may have, whatever x (nil: any), made once.
-	opcodes     []hlo.Opcode
-	opcodesOnce sync.Once
+	// opcodes are those an instruction the pattern matches may have, whatever x (nil: any), made with the
+	// table (init).
+	opcodes []hlo.Opcode
 }
 
 // side is the side of the dot a rule looks at.
@@ -71,7 +70,6 @@ func (r *rule) String() string { return r.pattern(r.subject(), &captures{}).Stri
 // opcode the pattern's root cannot have (the pattern made with any x) is ruled out before the pattern is
 // made.
 func (r *rule) match(in *hlo.Instruction, x *match.Pattern, c *captures) bool {
-	r.opcodesOnce.Do(func() { r.opcodes = r.pattern(match.Op(), &captures{}).Opcodes() })
 	if in == nil || r.opcodes != nil && !slices.Contains(r.opcodes, in.Opcode) {
 		return false
 	}
@@ -295,6 +293,13 @@ var rules = []*rule{
 	ruleReshapeD, ruleSliceD, ruleAlpha, ruleOutputScale, ruleOutputInverseScale, ruleVectorBias,
 	ruleMatrixBias, ruleRelu, ruleGelu, ruleGeluHalfX, ruleAbsMax, ruleAbsMaxRelu, ruleDScale,
 	ruleDInverseScale, ruleWiden, ruleFP8Output,
+}
+
+// init gives each rule of the table the opcodes its pattern's root may have.
+func init() {
+	for _, r := range rules {
+		r.opcodes = r.pattern(match.Op(), &captures{}).Opcodes()
+	}
 }
 
 // Rule is one entry of the table of what the rewrite absorbs.

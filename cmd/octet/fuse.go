@@ -53,8 +53,8 @@ overflowed, whatever the call gives there. A GEMM in a computation the entry cal
 while loop (a scan over layers), is compared at every evaluation, each one given the original's values of
 the evaluations before; one inside a fusion is refused. The two modules run side by side, the original
 keeping each value only until the rewritten module has compared it, where the memory budget (half of the
-physical memory) holds both; else one after the other, the original's values of every evaluation kept. Where no dot was fused and the module is
-unchanged, nothing is run: the verdict says so.
+physical memory) holds both; else one after the other, the original's values of every evaluation kept.
+Where no dot was fused and the module is unchanged, nothing is run: the verdict says so.
 
 --rules prints, instead of rewriting a FILE, the table of the patterns the rewrite absorbs: for each rule
 its name, the side of the dot it looks at, the HLO it matches (x is the value a step up an operand chain
