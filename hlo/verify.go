@@ -606,6 +606,9 @@ func (v *verifier) shape(in *Instruction) {
 	case OpRng:
 		v.rng(in)
 		return
+	case OpRngBitGenerator:
+		v.rngBitGenerator(in)
+		return
 	}
 	want, err := InferShape(in)
 	if errors.Is(err, ErrCannotInfer) {
@@ -720,6 +723,21 @@ func (v *verifier) rng(in *Instruction) {
 		}
 	default:
 		v.errorAt(in, "rng %%%s has no valid distribution (rng_uniform or rng_normal): %s", in.Name, d)
+	}
+}
+
+// rngBitGenerator checks what XLA's ShapeVerifier::HandleRngBitGenerator (xla/service/hlo_verifier.cc)
+// does: a tuple result has two elements, the first of the state's shape.
+func (v *verifier) rngBitGenerator(in *Instruction) {
+	if len(in.operands) != 1 || !in.Shape.IsTuple() {
+		return
+	}
+	if len(in.Shape.Tuple) != 2 {
+		v.errorAt(in, "rng-bit-generator %%%s gives %s; it must give a tuple of two elements, the new state and the bits", in.Name, in.Shape.String())
+		return
+	}
+	if st := in.operands[0].Shape; !compatible(st, in.Shape.Tuple[0]) {
+		v.errorAt(in, "the new state of rng-bit-generator %%%s is %s; it must have the shape of its state %s", in.Name, in.Shape.Tuple[0].String(), st.String())
 	}
 }
 

@@ -249,6 +249,24 @@ func TestVerify(t *testing.T) {
 			c.Root = p[0]
 			return m
 		}, []string{"computation %main, instruction %p: the layout {0} of %p does not order the 2 dimensions of f32[2,3]"}},
+		{"rng-bit-generator state", func() *Module {
+			m, c, p := testModule(Array(dtype.U64, 2))
+			c.Root = c.Add("rng", OpRngBitGenerator, Tuple(Array(dtype.U64, 3), Array(dtype.U32, 4)), p[0])
+			c.Root.Attrs = []Attr{{"algorithm", Enum("rng_philox")}}
+			return m
+		}, []string{"computation %main, instruction %rng: the new state of rng-bit-generator %rng is u64[3]; it must have the shape of its state u64[2]"}},
+		{"rng-bit-generator tuple", func() *Module {
+			m, c, p := testModule(Array(dtype.U64, 2))
+			c.Root = c.Add("rng", OpRngBitGenerator, Tuple(Array(dtype.U64, 2), Array(dtype.U32, 4), Array(dtype.U32, 4)), p[0])
+			c.Root.Attrs = []Attr{{"algorithm", Enum("rng_philox")}}
+			return m
+		}, []string{"computation %main, instruction %rng: rng-bit-generator %rng gives (u64[2], u32[4], u32[4]); it must give a tuple of two elements, the new state and the bits"}},
+		{"rng-bit-generator valid", func() *Module {
+			m, c, p := testModule(Array(dtype.U64, 2))
+			c.Root = c.Add("rng", OpRngBitGenerator, Tuple(Array(dtype.U64, 2), Array(dtype.U8, 3, 5)), p[0])
+			c.Root.Attrs = []Attr{{"algorithm", Enum("rng_three_fry")}}
+			return m
+		}, nil},
 		{"custom-call accepted", func() *Module {
 			m, c, p := testModule(Array(e4m3, 16, 32), Array(e4m3, 16, 32))
 			c.Root = c.CustomCall("__cublas$lt$matmul$f8", Tuple(Array(f32, 16, 16), Array(dtype.S8, 33554432)), p, `{"gemm_backend_config":{}}`)

@@ -461,8 +461,6 @@ func describeOp(in *hlo.Instruction) string {
 		return "collective " + in.Opcode.String() + " (the interpreter runs one device)"
 	case hlo.OpSend, hlo.OpRecv, hlo.OpSendDone, hlo.OpRecvDone, hlo.OpInfeed, hlo.OpOutfeed:
 		return "host transfer " + in.Opcode.String()
-	case hlo.OpRngBitGenerator:
-		return "rng-bit-generator (XLA's bit generator algorithms are not implemented)"
 	}
 	return in.Opcode.String()
 }

@@ -181,6 +181,7 @@ func init() {
 		return ops[0], nil
 	}, hlo.OpAllReduceDone)
 	register((*evaluator).rng, hlo.OpRng)
+	register((*evaluator).rngBitGenerator, hlo.OpRngBitGenerator)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) { return e.rngState(in) }, hlo.OpRngGetAndUpdateState)
 
 	// Elementwise.

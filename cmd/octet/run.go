@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -358,8 +359,22 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 		minV = math.Min(minV, v)
 		maxV = math.Max(maxV, v)
 	}
-	if nans < n {
-		fmt.Fprintf(w, "  min %s  max %s", printer.SixDigits(minV), printer.SixDigits(maxV))
+	// Integers are printed whole (random bits, indices and counts are read exactly); their mean is not.
+	num := func(v float64) string { return printer.SixDigits(v) }
+	if ty.IsInteger() {
+		var lo, hi int64
+		for i := range n {
+			if compareInts(ty, t.BitsAt(i), t.BitsAt(lo)) < 0 {
+				lo = i
+			}
+			if compareInts(ty, t.BitsAt(i), t.BitsAt(hi)) > 0 {
+				hi = i
+			}
+		}
+		fmt.Fprintf(w, "  min %s  max %s", intText(ty, t.BitsAt(lo)), intText(ty, t.BitsAt(hi)))
+		fmt.Fprintf(w, "  mean %s", num(sum/float64(finite)))
+	} else if nans < n {
+		fmt.Fprintf(w, "  min %s  max %s", num(minV), num(maxV))
 		if finite > 0 {
 			fmt.Fprintf(w, "  mean %s", printer.SixDigits(sum/float64(finite)))
 		}
@@ -371,13 +386,35 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 	const first = 8
 	parts := make([]string, 0, first)
 	for i := int64(0); i < n && i < first; i++ {
-		parts = append(parts, printer.SixDigits(at(i)))
+		if ty.IsInteger() {
+			parts = append(parts, intText(ty, t.BitsAt(i)))
+		} else {
+			parts = append(parts, num(at(i)))
+		}
 	}
 	more := ""
 	if n > first {
 		more = " ..."
 	}
 	fmt.Fprintf(w, "  [%s%s]\n", strings.Join(parts, " "), more)
+}
+
+// intText prints the integer of type ty whose bits are b.
+func intText(ty dtype.Type, b uint64) string {
+	if ty.IsSigned() {
+		w := ty.BitWidth()
+		return strconv.FormatInt(int64(b<<(64-w))>>(64-w), 10)
+	}
+	return strconv.FormatUint(b, 10)
+}
+
+// compareInts compares the integers of type ty whose bits are a and b: -1, 0 or 1.
+func compareInts(ty dtype.Type, a, b uint64) int {
+	if ty.IsSigned() {
+		w := ty.BitWidth()
+		return cmp.Compare(int64(a<<(64-w))>>(64-w), int64(b<<(64-w))>>(64-w))
+	}
+	return cmp.Compare(a, b)
 }
 
 // kernelNote says, when the GEMM kernel is not an ordered one (the bf16 dot-product kernel, chosen with
