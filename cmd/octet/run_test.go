@@ -113,6 +113,27 @@ func TestRunRandom(t *testing.T) {
 	}
 }
 
+// TestRunSummaryIntegers: integer results are summarised with their values whole, signed and unsigned,
+// past 2^53 and at the ends of their types; the mean keeps six digits.
+func TestRunSummaryIntegers(t *testing.T) {
+	src := "ENTRY e {\n  a = s64[4] constant({-9223372036854775808, 9007199254740993, -1, 7})\n" +
+		"  b = u64[2] constant({18446744073709551615, 4294967296})\n  c = s4[3] constant({-8, 7, 0})\n" +
+		"  ROOT t = (s64[4], u64[2], s4[3]) tuple(a, b, c)\n}"
+	code, out, stderr := runOctet(t, src, "run", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"out0: s64[4]  min -9223372036854775808  max 9007199254740993  mean -2.30359e+18\n  [-9223372036854775808 9007199254740993 -1 7]\n",
+		"out1: u64[2]  min 4294967296  max 18446744073709551615  mean 9.22337e+18\n  [18446744073709551615 4294967296]\n",
+		"out2: s4[3]  min -8  max 7  mean -0.333333\n  [-8 7 0]\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want\n%s\nin\n%s", want, out)
+		}
+	}
+}
+
 // TestRunElidedConstants runs a module whose constant's values the text elides: refused without
 // --random, given the same random values twice with it, and said so on stderr by run and bench run.
 func TestRunElidedConstants(t *testing.T) {
