@@ -42,8 +42,8 @@
 //
 // Options.MaxMemory refuses, before it runs, a program whose buffers would not fit (EstimateMemory);
 // Options.MaxWork stops an evaluation that does more work than allowed. Both report typed errors
-// (*MemoryError, *WorkError). The weights a run keeps packed (below) take only the room the budget leaves
-// beyond the estimate.
+// (*MemoryError, *WorkError). The weights a run keeps packed and the constant values of its loops (below)
+// take only the room the budget leaves beyond the estimate.
 //
 // # Errors
 //
@@ -87,9 +87,10 @@
 // arguments or constants) of a block-scaled GEMM of at most 16 rows, which the block-scaled kernels read
 // only packed (gemm.PackBlockScaled), is kept from its first product in a loop (where a dot's B is
 // streamed, a block-scaled rhs is packed for every product anyway) and from its second elsewhere. The
-// results are the same bits. Options.Profile records the time, FLOPs and bytes of every instruction
+// constant work of a loop's computations (a reduce or a mask of constants alone: loopconst.go) runs at
+// their first evaluation and is kept for the run. The results are the same bits. Options.Profile records the time, FLOPs and bytes of every instruction
 // (octet run --profile).
 //
 // What it is not: a compiler. There is no fusion of its own beyond reading broadcasts in place, no
-// layout assignment and no scheduling; a program runs as written.
+// layout assignment and no scheduling; a program runs as written, its loops' constant work aside.
 package interp

@@ -78,8 +78,9 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 	if err != nil {
 		return Value{}, err
 	}
-	// What the packed weights may take: what they could need at most, within what the budget leaves.
-	room := est.PackedWeights
+	// What the packed weights and the loops' constant values may take: what they could need at most,
+	// within what the budget leaves.
+	room := min(est.PackedWeights+est.LoopConstants, hugeBytes)
 	if opts.MaxMemory > 0 {
 		room = min(room, opts.MaxMemory-est.Bytes)
 	}
@@ -157,6 +158,8 @@ type evaluator struct {
 	unprofiled bool
 	nested     time.Duration
 	nestedCPU  time.Duration
+	// pure says which computations are pure (pureComputations), made when a loop computation first runs.
+	pure map[*hlo.Computation]bool
 }
 
 // compiled is what the evaluator precomputes about a computation.
@@ -175,6 +178,10 @@ type compiled struct {
 	// viewUsers marks the instructions that read one; both nil when there is none (see views.go).
 	views     []*bcastView
 	viewUsers []bool
+	// loopConst is what the run keeps of the computation's constant instructions (loopconst.go), nil for
+	// nothing; loopConstDone says it was decided.
+	loopConst     *loopConst
+	loopConstDone bool
 }
 
 func (e *evaluator) compile(c *hlo.Computation) *compiled {
@@ -256,12 +263,26 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (
 	}
 	k := e.compile(c)
 	vals := make([]Value, len(c.Instructions))
+	// The constant instructions of a loop computation: kept at its first evaluation, skipped after.
+	lc := e.loopConstOf(c, k)
+	var kept []Value
+	var has []bool
+	if lc != nil && !lc.filled {
+		kept, has = make([]Value, len(c.Instructions)), make([]bool, len(c.Instructions))
+	}
 	var ops []Value
 	for i, in := range c.Instructions {
 		if e.ctx != nil {
 			if err := e.ctx.Err(); err != nil {
 				return Value{}, err
 			}
+		}
+		if lc != nil && lc.filled && lc.skip[i] {
+			if lc.has[i] {
+				vals[i] = lc.vals[i]
+				e.buffers.retain(vals[i])
+			}
+			continue
 		}
 		if in.Opcode == hlo.OpParameter {
 			n := in.ParameterNumber
@@ -309,6 +330,10 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (
 		}
 		vals[i] = v
 		e.buffers.retain(v)
+		if kept != nil && lc.keep[i] && e.weights.fits(valueBytes(v)) {
+			e.buffers.escape(v) // kept for the run: never recycled
+			kept[i], has[i] = v, true
+		}
 		// Release the operands this instruction used last.
 		for _, o := range in.Operands() {
 			j := k.index[o]
@@ -317,6 +342,9 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (
 				vals[j] = Value{}
 			}
 		}
+	}
+	if kept != nil {
+		lc.fill(c, k, kept, has)
 	}
 	root := k.index[c.Root]
 	result := vals[root]

@@ -25,6 +25,9 @@ type MemoryEstimate struct {
 	// packed rhs of every block-scaled product package gemm's block-scaled kernels may multiply. With a
 	// budget (Options.MaxMemory), they take no more than the room it leaves beyond Bytes.
 	PackedWeights int64
+	// LoopConstants is the most memory the run may keep beyond Bytes for the values of constant
+	// instructions of loop computations (loopconst.go), which share that room with the packed weights.
+	LoopConstants int64
 }
 
 // EstimateMemory estimates the memory evaluating m needs.
@@ -36,6 +39,7 @@ func EstimateMemory(m *hlo.Module) MemoryEstimate {
 	}
 	res.Bytes = est.peak(m.Entry, true)
 	res.PackedWeights = packedWeightsBound(m)
+	res.LoopConstants = loopConstBound(m)
 	sort.Slice(est.bufs, func(i, j int) bool { return est.bufs[i].Bytes > est.bufs[j].Bytes })
 	if len(est.bufs) > 5 {
 		est.bufs = est.bufs[:5]

@@ -59,7 +59,9 @@ Convolutions and dots run on package gemm's kernels, and elementwise instruction
 every core (--threads N for fewer). Sums have an order fixed by the program and the shapes, so the
 results are the same bits on any CPU, kernel set (OCTET_GEMM_KERNEL) and thread count: see
 docs/numerics.md. A kernel that sums in its own order (OCTET_GEMM_KERNEL=avx512bf16) is named on stderr,
-with how many of the program's dots and convolutions it runs.
+with how many of the program's dots and convolutions it runs. The constant work of a loop's body
+(a reduce or a mask computed from constants alone) runs at the first iteration and is kept, within the
+memory budget, as XLA hoists it out of the loop.
 
 A sharded program (GSPMD shardings, or Shardy's: JAX's sharded jit and shard_map) computes its global
 values, as if on one device: sharding annotations give their operand, and a manual computation
