@@ -2,6 +2,7 @@ package interp
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"octet/dtype"
@@ -19,7 +20,10 @@ import (
 // its last use or returns. The arrays of the result of a call or fusion instruction's computation pass to
 // the frame that holds the instruction's value, like any other it computes; those of other computations'
 // results (the entry's, a loop body's, a reducer's) leave the evaluation's care when it returns: they are
-// never recycled, and the garbage collector frees them when the caller is done. Programs with
+// never recycled, and the garbage collector frees them when the caller is done; a while loop holds its
+// state as a frame does, passing its reference to the body, whose result stays in the evaluation's care.
+// An array held by one value of one frame, at that value's last use, may be written by its user: a
+// dynamic-update-slice or scatter then updates it in place (inPlace). Programs with
 // instructions that keep values elsewhere (probes, collectives, host transfers, several devices) do not
 // recycle at all.
 type buffers struct {
@@ -150,6 +154,17 @@ func (b *buffers) disown(v Value) {
 	})
 }
 
+// inPlaceWrites counts the results written into their operand's memory (dynamic-update-slice, scatter):
+// what tests read to see that it happens.
+var inPlaceWrites atomic.Int64
+
+// sole reports whether the memory of t is the evaluation's own and held by one value of one frame: once
+// that value's last user has read it, nothing reads it again, so that user may write its result there.
+func (b *buffers) sole(t *tensor.Tensor) bool {
+	k := key(t)
+	return b != nil && b.enabled && k != nil && b.mine[k] && b.refs[k] == 1
+}
+
 // escape gives up the evaluation's claim on the arrays of a value that leaves the frame that made it
 // (a computation's result): they will not be recycled.
 func (b *buffers) escape(v Value) {
@@ -183,4 +198,28 @@ func (e *evaluator) newTensor(t dtype.Type, dims []int64) *tensor.Tensor {
 func (e *evaluator) newFloat32s(dims []int64) (*tensor.Tensor, []float32) {
 	r := e.newTensor(dtype.F32, dims)
 	return r, tensor.View[float32](r)
+}
+
+// inPlace returns the array of the first operand of instruction i of c (whose values so far are vals)
+// when i may write its result into it: i is its last user, it is not c's result, and its memory is the
+// evaluation's own, held by that value alone, and not read by i's other operands. Else nil.
+func inPlace(b *buffers, k *compiled, c *hlo.Computation, i int, vals []Value) *tensor.Tensor {
+	ops := c.Instructions[i].Operands()
+	if len(ops) == 0 {
+		return nil
+	}
+	j, ok := k.index[ops[0]]
+	if !ok || k.lastUse[j] != i || c.Instructions[j] == c.Root {
+		return nil
+	}
+	v := vals[j]
+	if v.Kind != KindArray || !b.sole(v.Array) {
+		return nil
+	}
+	for _, o := range ops[1:] {
+		if x, ok := k.index[o]; !ok || x == j || vals[x].Kind != KindArray || key(vals[x].Array) == key(v.Array) {
+			return nil
+		}
+	}
+	return v.Array
 }

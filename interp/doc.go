@@ -80,7 +80,9 @@
 // without its intermediate arrays. A broadcast whose users are all elementwise instructions is not laid
 // out: they read its operand through its index map, chunk by chunk (see views.go). Values are immutable;
 // the memory of an array no value refers to any more is reused for a later result of its size, since
-// fresh memory costs a page fault per page. A weight that dots multiply by again and again (an argument
+// fresh memory costs a page fault per page, and a dynamic-update-slice or scatter whose operand no one
+// reads again writes into it (a loop's state passes to its body, so that a loop-carried cache is
+// updated in place). A weight that dots multiply by again and again (an argument
 // or constant read by a dot in every iteration of a while) is packed once for the life of the run where
 // package gemm streams it faster packed (gemm.PlanWeights: an FP8, s8 or bf16 weight stored N x K, by up
 // to 64 rows), at its second use; the block-scaled rhs (MXFP4, NVFP4, MXFP8, elements and scales

@@ -237,7 +237,13 @@ func (e *evaluator) scatter(in *hlo.Instruction, ops []Value) (Value, error) {
 	}
 	outs := make([]*tensor.Tensor, n)
 	for i := range outs {
-		outs[i] = tensor.New(types[i], x.Shape)
+		if i == 0 && n == 1 && e.consumable == x && x.Type == types[0] {
+			// No one reads the operand again: the updates are combined into it.
+			inPlaceWrites.Add(1)
+			outs[i] = &tensor.Tensor{Type: x.Type, Shape: append([]int64(nil), x.Shape...), Data: x.Data}
+			continue
+		}
+		outs[i] = e.newTensor(types[i], x.Shape)
 		copy(outs[i].Data, operands[i].Data)
 	}
 	if err := e.charge(u.NumElements()); err != nil {

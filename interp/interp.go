@@ -160,6 +160,10 @@ type evaluator struct {
 	nestedCPU  time.Duration
 	// pure says which computations are pure (pureComputations), made when a loop computation first runs.
 	pure map[*hlo.Computation]bool
+	// consumable is, while an instruction that updates its first operand runs (dynamic-update-slice,
+	// scatter), that operand's array when no one will read it again (inPlace): the instruction may write
+	// its result into it instead of a copy.
+	consumable *tensor.Tensor
 }
 
 // compiled is what the evaluator precomputes about a computation.
@@ -227,18 +231,19 @@ const maxCallDepth = 10000
 // call evaluates computation c on args. The arrays of its result leave the evaluation's care: they are
 // never recycled.
 func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
-	return e.callFrame(c, args, false)
+	return e.callFrame(c, args, false, false)
 }
 
 // callInto evaluates computation c on args for an instruction whose value is the result, as a call is:
 // the arrays of the result stay in the evaluation's care, so that the frame which then holds them
 // recycles them after their last use.
 func (e *evaluator) callInto(c *hlo.Computation, args []Value) (Value, error) {
-	return e.callFrame(c, args, true)
+	return e.callFrame(c, args, true, false)
 }
 
-// callFrame is call, or with handOver callInto.
-func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (Value, error) {
+// callFrame is call, or with handOver callInto. With donated, the caller's references to the arrays of
+// args pass to the frame, which releases them as it does its own values (a loop's state to its body).
+func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver, donated bool) (Value, error) {
 	if c == nil {
 		return Value{}, errors.New("call of a missing computation")
 	}
@@ -290,14 +295,19 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (
 				return Value{}, errorf(in, "parameter %d of a computation called with %d arguments", n, len(args))
 			}
 			vals[i] = args[n]
+			inherit := donated // the frame takes the caller's reference to the argument
 			if ic := e.opts.Intercept; ic != nil && ic.Instructions[in] {
 				v, err := e.intercept(in, nil, vals[i], nil)
 				if err != nil {
 					return Value{}, wrapErr(in, err)
 				}
-				vals[i] = v
+				// The value given may be another: the frame holds a reference of its own (the caller's,
+				// if donated, is never dropped: the argument's memory is then not recycled).
+				vals[i], inherit = v, false
 			}
-			e.buffers.retain(vals[i])
+			if !inherit {
+				e.buffers.retain(vals[i])
+			}
 			continue
 		}
 		ops = ops[:0]
@@ -310,6 +320,10 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (
 		}
 		save := e.current
 		e.current = in
+		e.consumable = nil
+		if in.Opcode == hlo.OpDynamicUpdateSlice || in.Opcode == hlo.OpScatter {
+			e.consumable = inPlace(e.buffers, k, c, i, vals)
+		}
 		var v Value
 		var err error
 		vs := k.viewsAt(in, i)
@@ -321,6 +335,7 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool) (
 		if ic := e.opts.Intercept; err == nil && ic != nil && ic.Instructions[in] {
 			v, err = e.intercept(in, ops, v, vs)
 		}
+		e.consumable = nil
 		if err == nil {
 			err = e.charge(elementCount(v))
 		}
@@ -472,7 +487,8 @@ func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value, vs *instViews
 		cpu = p.CPUClock() - cpu0
 	}
 	e.unprofiled = false
-	p.add(in, d-e.nested, cpu-e.nestedCPU, vs == nil || !vs.self)
+	inPlace := e.consumable != nil && err == nil && v.Kind == KindArray && key(v.Array) == key(e.consumable)
+	p.add(in, d-e.nested, cpu-e.nestedCPU, vs == nil || !vs.self, inPlace)
 	e.nested, e.nestedCPU = outer+d, outerCPU+cpu
 	return v, err
 }
@@ -499,7 +515,13 @@ func (e *evaluator) while(in *hlo.Instruction, ops []Value) (Value, error) {
 	if cond == nil || body == nil || len(ops) != 1 {
 		return Value{}, errorf(in, "while needs one operand, a condition and a body")
 	}
+	// The loop holds its state as a frame holds a value: it passes its reference to each evaluation of
+	// the body, whose result stays in the evaluation's care, and hands the last one to its own frame. So
+	// an array of the state that the body updates (a dynamic-update-slice or scatter of a loop-carried
+	// array, as a decode loop's cache) is written in place from the second iteration on, the first reading
+	// the loop's operand, which its frame still holds.
 	state := ops[0]
+	e.buffers.retain(state)
 	for {
 		c, err := e.call(cond, []Value{state})
 		if err != nil {
@@ -509,11 +531,13 @@ func (e *evaluator) while(in *hlo.Instruction, ops []Value) (Value, error) {
 			return Value{}, errorf(in, "condition %s returned %s, not pred[]", cond.Name, c)
 		}
 		if c.Array.Data[0] == 0 {
+			e.buffers.disown(state)
 			return state, nil
 		}
-		if state, err = e.call(body, []Value{state}); err != nil {
+		if state, err = e.callFrame(body, []Value{state}, true, true); err != nil {
 			return Value{}, err
 		}
+		e.buffers.retain(state)
 		if err := e.charge(1); err != nil {
 			return Value{}, err
 		}

@@ -95,8 +95,9 @@ func (p *Profile) end() {
 }
 
 // add records one evaluation of in; moved says that it moved its Bytes (a broadcast read in place by
-// its users moves nothing).
-func (p *Profile) add(in *hlo.Instruction, d, cpu time.Duration, moved bool) {
+// its users moves nothing), inPlace that it wrote its result into its first operand's memory (it then
+// moves what updateBytes says).
+func (p *Profile) add(in *hlo.Instruction, d, cpu time.Duration, moved, inPlace bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.stats[in]
@@ -108,9 +109,30 @@ func (p *Profile) add(in *hlo.Instruction, d, cpu time.Duration, moved bool) {
 	s.Time += d
 	s.CPU += cpu
 	s.FLOPs += s.flops
-	if moved {
+	switch {
+	case inPlace:
+		s.Bytes += updateBytes(in)
+	case moved:
 		s.Bytes += s.bytes
 	}
+}
+
+// updateBytes is the memory an update written in place (dynamic-update-slice, scatter) reads and writes:
+// its operands but the first, and the updated elements once more.
+func updateBytes(in *hlo.Instruction) int64 {
+	ops := in.Operands()
+	if len(ops) < 2 {
+		return 0
+	}
+	upd := ops[1] // dynamic-update-slice's update
+	if in.Opcode == hlo.OpScatter {
+		upd = ops[len(ops)-1]
+	}
+	n := shapeBytes(upd.Shape)
+	for _, o := range ops[1:] {
+		n = min(n+shapeBytes(o.Shape), hugeBytes)
+	}
+	return n
 }
 
 // controlFlow reports whether an instruction runs computations as control flow, whose instructions a

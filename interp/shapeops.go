@@ -331,8 +331,15 @@ func (e *evaluator) dynamicUpdateSlice(in *hlo.Instruction, ts []*tensor.Tensor)
 		}
 	}
 	clampStart(start, x.Shape, u.Shape)
-	r := tensor.New(x.Type, x.Shape)
-	copy(r.Data, x.Data)
+	var r *tensor.Tensor
+	if e.consumable == x {
+		// No one reads x again: the update is written into it.
+		inPlaceWrites.Add(1)
+		r = &tensor.Tensor{Type: x.Type, Shape: append([]int64(nil), x.Shape...), Data: x.Data}
+	} else {
+		r = e.newTensor(x.Type, x.Shape)
+		copy(r.Data, x.Data)
+	}
 	xs := rowMajorStrides(x.Shape)
 	var base int64
 	for i := range start {
