@@ -223,3 +223,58 @@ func inPlace(b *buffers, k *compiled, c *hlo.Computation, i int, vals []Value) *
 	}
 	return v.Array
 }
+
+// donations returns, for instruction i of c (a fusion or call, whose operands' values are in vals), which
+// operands its frame may pass to the called computation with its reference: those i reads last, that are
+// not c's result, whose arrays are the evaluation's own and held by that value alone, and that no other
+// operand shares. nil for none.
+func donations(b *buffers, k *compiled, c *hlo.Computation, i int, vals []Value) []bool {
+	if b == nil || !b.enabled {
+		return nil
+	}
+	ops := c.Instructions[i].Operands()
+	var d []bool
+	for p, o := range ops {
+		j, ok := k.index[o]
+		if !ok || k.lastUse[j] != i || c.Instructions[j] == c.Root {
+			continue
+		}
+		v := vals[j]
+		if v.Kind != KindArray || !b.sole(v.Array) {
+			continue
+		}
+		shared := false
+		for q, o2 := range ops {
+			if q == p {
+				continue
+			}
+			if x, ok := k.index[o2]; !ok || x == j || sharesArray(vals[x], v.Array) {
+				shared = true
+				break
+			}
+		}
+		if shared {
+			continue
+		}
+		if d == nil {
+			d = make([]bool, len(ops))
+		}
+		d[p] = true
+	}
+	return d
+}
+
+// sharesArray reports whether v holds t's memory (in a tuple too).
+func sharesArray(v Value, t *tensor.Tensor) bool {
+	switch v.Kind {
+	case KindArray:
+		return v.Array != nil && key(v.Array) == key(t)
+	case KindTuple:
+		for _, x := range v.Tuple {
+			if sharesArray(x, t) {
+				return true
+			}
+		}
+	}
+	return false
+}

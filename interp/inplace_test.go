@@ -30,15 +30,17 @@ func s32Value(vals ...int32) Value {
 	return ArrayValue(tensor.FromBits(dtype.S32, []int64{int64(len(vals))}, bits))
 }
 
-// TestInPlaceLoopUpdates runs loops that update a loop-carried array by dynamic-update-slice and by
-// scatter, as a decode loop updates its cache: from the second iteration on, the update is written into
-// the array (counted), and the results are those of updating copies.
+// TestInPlaceLoopUpdates runs loops that update a loop-carried array by dynamic-update-slice, by scatter
+// and by a fusion whose root is a dynamic-update-slice of its parameter (as XLA fuses one), as a decode
+// loop updates its cache: from the second iteration on, the update is written into the array (counted),
+// and the results are those of updating copies.
 func TestInPlaceLoopUpdates(t *testing.T) {
 	const n = 8
 	for _, update := range []string{
 		"u = s32[1] broadcast(val), dimensions={}\n  v1 = s32[8] dynamic-update-slice(v, u, i)",
 		"idx = s32[1] broadcast(i), dimensions={}\n  u = s32[1] broadcast(val), dimensions={}\n" +
 			"  v1 = s32[8] scatter(v, idx, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+		"v1 = s32[8] fusion(v, val, i), kind=kLoop, calls=fdus",
 	} {
 		src := fmt.Sprintf(`HloModule inplace
 
@@ -46,6 +48,14 @@ add {
   a = s32[] parameter(0)
   b = s32[] parameter(1)
   ROOT s = s32[] add(a, b)
+}
+
+fdus {
+  p0 = s32[8] parameter(0)
+  p1 = s32[] parameter(1)
+  p2 = s32[] parameter(2)
+  u = s32[1] broadcast(p1), dimensions={}
+  ROOT d = s32[8] dynamic-update-slice(p0, u, p2)
 }
 
 body {
@@ -141,6 +151,39 @@ func TestInPlaceNotWhenRead(t *testing.T) {
   u = s32[1] constant({100})
   d = s32[4] dynamic-update-slice(y, u, i0)
 }`, "[1 2 3 4] -> [2 2 3 4]"},
+		{"fusion operand read after", `fdus {
+  p0 = s32[4] parameter(0)
+  p1 = s32[1] parameter(1)
+  p2 = s32[] parameter(2)
+  ROOT d = s32[4] dynamic-update-slice(p0, p1, p2)
+}
+
+ENTRY e {
+  x = s32[4] parameter(0)
+  u0 = s32[1] constant({2})
+  i0 = s32[] constant(0)
+  y = s32[4] dynamic-update-slice(x, u0, i0)
+  u = s32[1] constant({100})
+  i = s32[] constant(1)
+  f = s32[4] fusion(y, u, i), kind=kLoop, calls=fdus
+  ROOT r = (s32[4], s32[4]) tuple(f, y)
+}`, "[1 2 3 4] -> [[2 100 3 4] [2 2 3 4]]"},
+		{"fusion reading its operand twice", `fdus {
+  p0 = s32[4] parameter(0)
+  p1 = s32[4] parameter(1)
+  u = s32[1] constant({100})
+  i = s32[] constant(1)
+  d = s32[4] dynamic-update-slice(p0, u, i)
+  ROOT s = s32[4] subtract(d, p1)
+}
+
+ENTRY e {
+  x = s32[4] parameter(0)
+  u0 = s32[1] constant({2})
+  i0 = s32[] constant(0)
+  y = s32[4] dynamic-update-slice(x, u0, i0)
+  ROOT f = s32[4] fusion(y, y), kind=kLoop, calls=fdus
+}`, "[1 2 3 4] -> [0 98 0 0]"},
 		{"argument", `ENTRY e {
   x = s32[4] parameter(0)
   u = s32[1] constant({100})

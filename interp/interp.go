@@ -164,6 +164,11 @@ type evaluator struct {
 	// scatter), that operand's array when no one will read it again (inPlace): the instruction may write
 	// its result into it instead of a copy.
 	consumable *tensor.Tensor
+	// donate marks, while a fusion or call runs, the operands whose references its frame passes to the
+	// called computation (donations): their arrays are read by no one else, so what updates them there may
+	// do so in place. The instruction's evaluator takes it (takeDonate); one that does not leaves them
+	// never recycled.
+	donate []bool
 }
 
 // compiled is what the evaluator precomputes about a computation.
@@ -231,19 +236,20 @@ const maxCallDepth = 10000
 // call evaluates computation c on args. The arrays of its result leave the evaluation's care: they are
 // never recycled.
 func (e *evaluator) call(c *hlo.Computation, args []Value) (Value, error) {
-	return e.callFrame(c, args, false, false)
+	return e.callFrame(c, args, false, nil)
 }
 
 // callInto evaluates computation c on args for an instruction whose value is the result, as a call is:
 // the arrays of the result stay in the evaluation's care, so that the frame which then holds them
 // recycles them after their last use.
 func (e *evaluator) callInto(c *hlo.Computation, args []Value) (Value, error) {
-	return e.callFrame(c, args, true, false)
+	return e.callFrame(c, args, true, nil)
 }
 
-// callFrame is call, or with handOver callInto. With donated, the caller's references to the arrays of
-// args pass to the frame, which releases them as it does its own values (a loop's state to its body).
-func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver, donated bool) (Value, error) {
+// callFrame is call, or with handOver callInto. Where donated[n] is true, the caller's references to the
+// arrays of args[n] pass to the frame, which releases them as it does its own values (a loop's state to
+// its body, an operand no one reads again to a fusion).
+func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, donated []bool) (Value, error) {
 	if c == nil {
 		return Value{}, errors.New("call of a missing computation")
 	}
@@ -295,7 +301,7 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver, donate
 				return Value{}, errorf(in, "parameter %d of a computation called with %d arguments", n, len(args))
 			}
 			vals[i] = args[n]
-			inherit := donated // the frame takes the caller's reference to the argument
+			inherit := int(n) < len(donated) && donated[n] // the frame takes the caller's reference
 			if ic := e.opts.Intercept; ic != nil && ic.Instructions[in] {
 				v, err := e.intercept(in, nil, vals[i], nil)
 				if err != nil {
@@ -321,8 +327,18 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver, donate
 		save := e.current
 		e.current = in
 		e.consumable = nil
-		if in.Opcode == hlo.OpDynamicUpdateSlice || in.Opcode == hlo.OpScatter {
+		e.donate = nil
+		switch in.Opcode {
+		case hlo.OpDynamicUpdateSlice, hlo.OpScatter:
 			e.consumable = inPlace(e.buffers, k, c, i, vals)
+		case hlo.OpFusion, hlo.OpCall:
+			if e.donate = donations(e.buffers, k, c, i, vals); e.donate != nil {
+				for p, d := range e.donate {
+					if d {
+						vals[k.index[in.Operands()[p]]] = Value{} // its reference passes to the call
+					}
+				}
+			}
 		}
 		var v Value
 		var err error
@@ -335,7 +351,7 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver, donate
 		if ic := e.opts.Intercept; err == nil && ic != nil && ic.Instructions[in] {
 			v, err = e.intercept(in, ops, v, vs)
 		}
-		e.consumable = nil
+		e.consumable, e.donate = nil, nil
 		if err == nil {
 			err = e.charge(elementCount(v))
 		}
@@ -403,6 +419,14 @@ func (e *evaluator) intercept(in *hlo.Instruction, ops []Value, v Value, vs *ins
 		return Value{}, fmt.Errorf("the value given in place of its own: %v", err)
 	}
 	return w, nil
+}
+
+// takeDonate returns the operands the frame donates to the instruction running (e.donate) and clears
+// them: a donation is taken once.
+func (e *evaluator) takeDonate() []bool {
+	d := e.donate
+	e.donate = nil
+	return d
 }
 
 // wrapErr positions an error at in, unless it already is one of the package's positioned errors (from an
@@ -534,7 +558,7 @@ func (e *evaluator) while(in *hlo.Instruction, ops []Value) (Value, error) {
 			e.buffers.disown(state)
 			return state, nil
 		}
-		if state, err = e.callFrame(body, []Value{state}, true, true); err != nil {
+		if state, err = e.callFrame(body, []Value{state}, true, []bool{true}); err != nil {
 			return Value{}, err
 		}
 		e.buffers.retain(state)

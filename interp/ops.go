@@ -124,17 +124,22 @@ func init() {
 		if isManualComputation(in) {
 			return e.manualComputation(in, ops)
 		}
-		return e.callInto(in.CalledComputation("to_apply"), ops)
+		return e.callFrame(in.CalledComputation("to_apply"), ops, true, e.takeDonate())
 	}, hlo.OpCall)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
-		ops = unswizzleCudnnScales(in, ops)
+		donated := e.takeDonate()
+		if un := unswizzleCudnnScales(in, ops); len(un) > 0 && &un[0] != &ops[0] {
+			// Scales unswizzled into new arrays: arguments other than the operands donated, so the
+			// donation is not taken (the donated arrays are then never recycled).
+			ops, donated = un, nil
+		}
 		c := in.CalledComputation("calls")
 		if c != nil && len(ops) == len(c.Params) {
 			if p := e.chunkPlanOf(c); p != nil {
 				return e.fusionChunked(in, p, ops)
 			}
 		}
-		return e.callInto(c, ops)
+		return e.callFrame(c, ops, true, donated)
 	}, hlo.OpFusion)
 	register((*evaluator).while, hlo.OpWhile)
 	register((*evaluator).conditional, hlo.OpConditional)
