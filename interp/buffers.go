@@ -103,15 +103,20 @@ func key(t *tensor.Tensor) *byte {
 	return unsafe.SliceData(t.Data)
 }
 
-// arrays calls f with the key and the array of every array of v that has memory, where the buffers are
-// enabled.
+// smallBytes is the size below which an array's memory is left to the garbage collector: not counted,
+// recycled or updated in place, since a page fault is what recycling saves, and counting the references
+// of a loop's scalars cost more than their arithmetic.
+var smallBytes = 4096
+
+// arrays calls f with the key and the array of every array of v that has memory, smallBytes or more, where
+// the buffers are enabled.
 func (b *buffers) arrays(v Value, f func(k *byte, t *tensor.Tensor)) {
 	if b == nil || !b.enabled {
 		return
 	}
 	switch v.Kind {
 	case KindArray:
-		if k := key(v.Array); k != nil {
+		if k := key(v.Array); k != nil && len(v.Array.Data) >= smallBytes {
 			f(k, v.Array)
 		}
 	case KindTuple:
@@ -179,7 +184,10 @@ func (e *evaluator) newTensor(t dtype.Type, dims []int64) *tensor.Tensor {
 		return tensor.New(t, dims)
 	}
 	n := int(product(dims)) * t.ByteSize()
-	if list := b.free[n]; n > 0 && len(list) > 0 {
+	if n < smallBytes {
+		return tensor.New(t, dims)
+	}
+	if list := b.free[n]; len(list) > 0 {
 		data := list[len(list)-1]
 		b.free[n] = list[:len(list)-1]
 		b.freeBytes -= int64(n)

@@ -173,8 +173,9 @@ type evaluator struct {
 
 // compiled is what the evaluator precomputes about a computation.
 type compiled struct {
-	index   map[*hlo.Instruction]int
-	lastUse []int // per instruction, the position of its last user (-1: none)
+	index    map[*hlo.Instruction]int
+	lastUse  []int   // per instruction, the position of its last user (-1: none)
+	operands [][]int // per instruction, the positions of its operands (-1: not in the computation)
 	// scalar is the computation as a program over scalars, built on first use by a reduce, sort, map or
 	// scatter; scalarErr says why it cannot be one.
 	scalar     *scalarProg
@@ -197,16 +198,22 @@ func (e *evaluator) compile(c *hlo.Computation) *compiled {
 	if k := e.comps[c]; k != nil {
 		return k
 	}
-	k := &compiled{index: make(map[*hlo.Instruction]int, len(c.Instructions)), lastUse: make([]int, len(c.Instructions))}
+	k := &compiled{index: make(map[*hlo.Instruction]int, len(c.Instructions)), lastUse: make([]int, len(c.Instructions)),
+		operands: make([][]int, len(c.Instructions))}
 	for i, in := range c.Instructions {
 		k.index[in] = i
 		k.lastUse[i] = -1
 	}
 	for i, in := range c.Instructions {
-		for _, o := range in.Operands() {
-			if j, ok := k.index[o]; ok {
+		k.operands[i] = make([]int, in.NumOperands())
+		for p, o := range in.Operands() {
+			j, ok := k.index[o]
+			if !ok {
+				j = -1
+			} else {
 				k.lastUse[j] = i
 			}
+			k.operands[i][p] = j
 		}
 	}
 	k.planViews(c)
@@ -317,10 +324,9 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 			continue
 		}
 		ops = ops[:0]
-		for _, o := range in.Operands() {
-			j, ok := k.index[o]
-			if !ok {
-				return Value{}, errorf(in, "operand %%%s is not in computation %s", o.Name, c.Name)
+		for p, j := range k.operands[i] {
+			if j < 0 {
+				return Value{}, errorf(in, "operand %%%s is not in computation %s", in.Operand(p).Name, c.Name)
 			}
 			ops = append(ops, vals[j])
 		}
@@ -335,7 +341,7 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 			if e.donate = donations(e.buffers, k, c, i, vals); e.donate != nil {
 				for p, d := range e.donate {
 					if d {
-						vals[k.index[in.Operands()[p]]] = Value{} // its reference passes to the call
+						vals[k.operands[i][p]] = Value{} // its reference passes to the call
 					}
 				}
 			}
@@ -366,8 +372,7 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 			kept[i], has[i] = v, true
 		}
 		// Release the operands this instruction used last.
-		for _, o := range in.Operands() {
-			j := k.index[o]
+		for _, j := range k.operands[i] {
 			if k.lastUse[j] == i && c.Instructions[j] != c.Root && (vals[j].Kind != KindArray || vals[j].Array != nil) {
 				e.buffers.release(vals[j])
 				vals[j] = Value{}
