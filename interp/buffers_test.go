@@ -203,3 +203,66 @@ ENTRY e {
 	}
 	t.Errorf("a second run allocated %d bytes, arrays of %d bytes included", allocated, array)
 }
+
+// TestRecycledBuffersDonations runs loops whose operands' references pass to what the body calls and
+// the body itself, where the callee cannot take them: an elementwise fusion run by chunks, a body whose
+// parameter is intercepted. The frame drops them instead, so that after 200 iterations the evaluation
+// holds a few arrays, not one per iteration.
+func TestRecycledBuffersDonations(t *testing.T) {
+	m := parseModule(t, `HloModule loop
+
+fused {
+  a = f32[4096] parameter(0)
+  b = f32[4096] add(a, a)
+  ROOT c = f32[4096] multiply(b, a)
+}
+
+cond (s: (s32[], f32[4096])) -> pred[] {
+  s = (s32[], f32[4096]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  ROOT lt = pred[] compare(i, s32[] constant(200)), direction=LT
+}
+
+body (s: (s32[], f32[4096])) -> (s32[], f32[4096]) {
+  s = (s32[], f32[4096]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[4096] get-tuple-element(s), index=1
+  w = f32[4096] negate(v)
+  h = f32[4096] fusion(w), kind=kLoop, calls=fused
+  n = s32[] add(i, s32[] constant(1))
+  ROOT t = (s32[], f32[4096]) tuple(n, h)
+}
+
+ENTRY e {
+  x = f32[4096] parameter(0)
+  st = (s32[], f32[4096]) tuple(s32[] constant(0), x)
+  wl = (s32[], f32[4096]) while(st), condition=cond, body=body
+  ROOT r = f32[4096] get-tuple-element(wl), index=1
+}`)
+	var param *hlo.Instruction
+	for _, c := range m.Computations {
+		if c.Name == "body" {
+			param = c.Params[0]
+		}
+	}
+	if p := m.Computations[0]; p.Name != "fused" {
+		t.Fatalf("the first computation is %s", p.Name)
+	}
+	for _, intercept := range []bool{false, true} {
+		x := ArrayValue(tensor.New(dtype.F32, []int64{4096}))
+		e := &evaluator{mod: m, gemm: defaultMatMuler{}, threads: 1, comps: map[*hlo.Computation]*compiled{}, buffers: newBuffers(m, Options{})}
+		if intercept {
+			e.opts.Intercept = &Intercept{Instructions: map[*hlo.Instruction]bool{param: true},
+				Func: func(_ *hlo.Instruction, v Value) (Value, error) { return v, nil }}
+		}
+		if e.chunkPlanOf(m.Computations[0]) == nil {
+			t.Fatal("the fusion is not run by chunks")
+		}
+		if _, err := e.call(m.Entry, []Value{x}); err != nil {
+			t.Fatal(err)
+		}
+		if len(e.buffers.mine) > 6 || len(e.buffers.refs) > 6 {
+			t.Errorf("intercepted %v: after 200 iterations the evaluation holds %d arrays it made and counts references to %d", intercept, len(e.buffers.mine), len(e.buffers.refs))
+		}
+	}
+}

@@ -166,8 +166,8 @@ type evaluator struct {
 	consumable *tensor.Tensor
 	// donate marks, while a fusion or call runs, the operands whose references its frame passes to the
 	// called computation (donations): their arrays are read by no one else, so what updates them there may
-	// do so in place. The instruction's evaluator takes it (takeDonate); one that does not leaves them
-	// never recycled.
+	// do so in place. The instruction's evaluator takes it (takeDonate) to pass to callFrame; the frame
+	// drops the references the called frame did not take.
 	donate []bool
 }
 
@@ -255,7 +255,8 @@ func (e *evaluator) callInto(c *hlo.Computation, args []Value) (Value, error) {
 
 // callFrame is call, or with handOver callInto. Where donated[n] is true, the caller's references to the
 // arrays of args[n] pass to the frame, which releases them as it does its own values (a loop's state to
-// its body, an operand no one reads again to a fusion).
+// its body, an operand no one reads again to a fusion), and sets donated[n] to false; where it cannot
+// take one (its parameter is intercepted), it leaves it true, for the caller to drop.
 func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, donated []bool) (Value, error) {
 	if c == nil {
 		return Value{}, errors.New("call of a missing computation")
@@ -318,7 +319,9 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 				// if donated, is never dropped: the argument's memory is then not recycled).
 				vals[i], inherit = v, false
 			}
-			if !inherit {
+			if inherit {
+				donated[n] = false // taken: the caller need not drop it
+			} else {
 				e.buffers.retain(vals[i])
 			}
 			continue
@@ -334,16 +337,18 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 		e.current = in
 		e.consumable = nil
 		e.donate = nil
+		var donated []bool
 		switch in.Opcode {
 		case hlo.OpDynamicUpdateSlice, hlo.OpScatter:
 			e.consumable = inPlace(e.buffers, k, c, i, vals)
 		case hlo.OpFusion, hlo.OpCall:
-			if e.donate = donations(e.buffers, k, c, i, vals); e.donate != nil {
-				for p, d := range e.donate {
+			if donated = donations(e.buffers, k, c, i, vals); donated != nil {
+				for p, d := range donated {
 					if d {
 						vals[k.operands[i][p]] = Value{} // its reference passes to the call
 					}
 				}
+				e.donate = donated
 			}
 		}
 		var v Value
@@ -367,6 +372,13 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 		}
 		vals[i] = v
 		e.buffers.retain(v)
+		// The donated references the called frame did not take (an elementwise fusion run by chunks, a
+		// manual computation) are dropped, now that the result holds its own.
+		for p, d := range donated {
+			if d {
+				e.buffers.release(ops[p])
+			}
+		}
 		if kept != nil && lc.keep[i] && e.weights.fits(valueBytes(v)) {
 			e.buffers.escape(v) // kept for the run: never recycled
 			kept[i], has[i] = v, true
@@ -563,10 +575,14 @@ func (e *evaluator) while(in *hlo.Instruction, ops []Value) (Value, error) {
 			e.buffers.disown(state)
 			return state, nil
 		}
-		if state, err = e.callFrame(body, []Value{state}, true, []bool{true}); err != nil {
+		prev, donated := state, []bool{true}
+		if state, err = e.callFrame(body, []Value{prev}, true, donated); err != nil {
 			return Value{}, err
 		}
 		e.buffers.retain(state)
+		if donated[0] {
+			e.buffers.release(prev) // the body did not take the reference (an intercepted parameter)
+		}
 		if err := e.charge(1); err != nil {
 			return Value{}, err
 		}

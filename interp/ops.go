@@ -130,7 +130,7 @@ func init() {
 		donated := e.takeDonate()
 		if un := unswizzleCudnnScales(in, ops); len(un) > 0 && &un[0] != &ops[0] {
 			// Scales unswizzled into new arrays: arguments other than the operands donated, so the
-			// donation is not taken (the donated arrays are then never recycled).
+			// donation is not taken (the frame drops the references after the call).
 			ops, donated = un, nil
 		}
 		c := in.CalledComputation("calls")
