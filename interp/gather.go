@@ -170,6 +170,7 @@ func (e *evaluator) gather(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Te
 // the update computation: operand = f(operand, update) element by element, updates taken in row-major
 // order. A window that does not fit inside the operand at its position is skipped whole.
 func (e *evaluator) scatter(in *hlo.Instruction, ops []Value) (Value, error) {
+	consumable := e.consumable // before the update computation's evaluations change it
 	ts, err := arrays(in, ops)
 	if err != nil {
 		return Value{}, err
@@ -237,7 +238,7 @@ func (e *evaluator) scatter(in *hlo.Instruction, ops []Value) (Value, error) {
 	}
 	outs := make([]*tensor.Tensor, n)
 	for i := range outs {
-		if i == 0 && n == 1 && e.consumable == x && x.Type == types[0] {
+		if i == 0 && n == 1 && consumable == x && x.Type == types[0] {
 			// No one reads the operand again: the updates are combined into it.
 			inPlaceWrites.Add(1)
 			outs[i] = &tensor.Tensor{Type: x.Type, Shape: append([]int64(nil), x.Shape...), Data: x.Data}

@@ -315,8 +315,8 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 				if err != nil {
 					return Value{}, wrapErr(in, err)
 				}
-				// The value given may be another: the frame holds a reference of its own (the caller's,
-				// if donated, is never dropped: the argument's memory is then not recycled).
+				// The value given may be another: the frame holds a reference of its own, and a donated
+				// one stays the caller's to drop.
 				vals[i], inherit = v, false
 			}
 			if inherit {
@@ -520,6 +520,7 @@ func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value, vs *instViews
 	if p.CPUClock != nil {
 		cpu0 = p.CPUClock()
 	}
+	consumable := e.consumable // before the instruction's own calls change it
 	start := time.Now()
 	v, err := e.evalWith(in, ops, vs)
 	d := time.Since(start)
@@ -528,7 +529,7 @@ func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value, vs *instViews
 		cpu = p.CPUClock() - cpu0
 	}
 	e.unprofiled = false
-	inPlace := e.consumable != nil && err == nil && v.Kind == KindArray && key(v.Array) == key(e.consumable)
+	inPlace := consumable != nil && err == nil && v.Kind == KindArray && key(v.Array) == key(consumable)
 	p.add(in, d-e.nested, cpu-e.nestedCPU, vs == nil || !vs.self, inPlace)
 	e.nested, e.nestedCPU = outer+d, outerCPU+cpu
 	return v, err
