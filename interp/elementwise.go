@@ -111,6 +111,11 @@ func (e *evaluator) binary(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Te
 		}
 		return fromC128(out, dims, zipSlices(c128s(a), c128s(b), f)), nil
 	case domInt:
+		if int32Types(out) {
+			if r := e.binaryInt32(op, out, a, b, dims); r != nil {
+				return r, nil
+			}
+		}
 		f := binaryInt(op, intInfoOf(out))
 		if f == nil {
 			return nil, unsupportedf(in, "%s of %s", op, out)
@@ -143,6 +148,9 @@ func (e *evaluator) compare(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.T
 	a, b := ts[0], ts[1]
 	if a.Type != b.Type {
 		return nil, errorf(in, "compare of %s and %s", a.Type, b.Type)
+	}
+	if int32Types(a.Type) {
+		return e.compareInt32(d, a, b, in.Shape.Dims), nil
 	}
 	r := make([]bool, a.NumElements())
 	switch domainOf(a.Type) {

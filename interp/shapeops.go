@@ -459,6 +459,9 @@ func (e *evaluator) iota(in *hlo.Instruction) (Value, error) {
 	stride := rowMajorStrides(dims)[d]
 	idx := func(i int64) int64 { return i / stride % dims[d] }
 	t := in.Shape.Elem
+	if int32Types(t) {
+		return ArrayValue(e.iotaInt32(t, dims, d)), nil
+	}
 	switch domainOf(t) {
 	case domInt:
 		v := make([]int64, n)
