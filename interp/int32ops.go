@@ -15,10 +15,11 @@ import (
 func int32Types(t dtype.Type) bool { return t == dtype.S32 || t == dtype.U32 }
 
 // binaryInt32 computes op over a and b, both of type t (s32 or u32) and of one element count, into a new
-// array of shape dims; nil for an op it does not cover (division, remainder, shifts, power, atan2).
+// array of shape dims; nil for an op it does not cover (division, remainder, power).
 func (e *evaluator) binaryInt32(op hlo.Opcode, t dtype.Type, a, b *tensor.Tensor, dims []int64) *tensor.Tensor {
 	switch op {
-	case hlo.OpAdd, hlo.OpSubtract, hlo.OpMultiply, hlo.OpAnd, hlo.OpOr, hlo.OpXor, hlo.OpMaximum, hlo.OpMinimum:
+	case hlo.OpAdd, hlo.OpSubtract, hlo.OpMultiply, hlo.OpAnd, hlo.OpOr, hlo.OpXor, hlo.OpMaximum, hlo.OpMinimum,
+		hlo.OpShiftLeft, hlo.OpShiftRightLogical, hlo.OpShiftRightArithmetic:
 	default:
 		return nil
 	}
@@ -66,6 +67,20 @@ func binaryLoop[T int32 | uint32](threads int, op hlo.Opcode, x, y, z []T) {
 		case hlo.OpMinimum:
 			for i := range z {
 				z[i] = min(x[i], y[i])
+			}
+		// Shift amounts are read unsigned; from the width on, a shift gives 0, or the sign for an
+		// arithmetic one (Go's shifts of 32 bits and more do the same).
+		case hlo.OpShiftLeft:
+			for i := range z {
+				z[i] = x[i] << uint32(y[i])
+			}
+		case hlo.OpShiftRightLogical:
+			for i := range z {
+				z[i] = T(uint32(x[i]) >> uint32(y[i]))
+			}
+		case hlo.OpShiftRightArithmetic:
+			for i := range z {
+				z[i] = T(int32(x[i]) >> uint32(y[i]))
 			}
 		}
 	})

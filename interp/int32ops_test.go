@@ -37,7 +37,27 @@ func TestInt32Ops(t *testing.T) {
 		a := tensor.FromBits(ty, []int64{n}, gen())
 		b := tensor.FromBits(ty, []int64{n}, gen())
 		x, y := i64s(a), i64s(b)
-		for _, op := range []hlo.Opcode{hlo.OpAdd, hlo.OpSubtract, hlo.OpMultiply, hlo.OpAnd, hlo.OpOr, hlo.OpXor, hlo.OpMaximum, hlo.OpMinimum} {
+		// Shift amounts around the width too, and past it, both signs.
+		shifts := make([]uint64, n)
+		for i := range shifts {
+			shifts[i] = uint64(uint32(int32(rng.IntN(80) - 20)))
+		}
+		c := tensor.FromBits(ty, []int64{n}, shifts)
+		type opCase struct {
+			op    hlo.Opcode
+			small bool // the second operand the shift amounts about the width
+		}
+		var cases []opCase
+		for _, op := range []hlo.Opcode{hlo.OpAdd, hlo.OpSubtract, hlo.OpMultiply, hlo.OpAnd, hlo.OpOr, hlo.OpXor, hlo.OpMaximum, hlo.OpMinimum,
+			hlo.OpShiftLeft, hlo.OpShiftRightLogical, hlo.OpShiftRightArithmetic} {
+			cases = append(cases, opCase{op, false})
+		}
+		cases = append(cases, opCase{hlo.OpShiftLeft, true}, opCase{hlo.OpShiftRightLogical, true}, opCase{hlo.OpShiftRightArithmetic, true})
+		for _, oc := range cases {
+			op, b, y := oc.op, b, y
+			if oc.small {
+				b, y = c, i64s(c)
+			}
 			got := e.binaryInt32(op, ty, a, b, []int64{n})
 			f := binaryInt(op, intInfoOf(ty))
 			want := fromI64(ty, []int64{n}, zipSlices(x, y, f))
