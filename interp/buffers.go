@@ -208,66 +208,57 @@ func (e *evaluator) newFloat32s(dims []int64) (*tensor.Tensor, []float32) {
 	return r, tensor.View[float32](r)
 }
 
-// inPlace returns the array of the first operand of instruction i of c (whose values so far are vals)
-// when i may write its result into it: i is its last user, it is not c's result, and its memory is the
-// evaluation's own, held by that value alone, and not read by i's other operands. Else nil.
-func inPlace(b *buffers, k *compiled, c *hlo.Computation, i int, vals []Value) *tensor.Tensor {
-	ops := c.Instructions[i].Operands()
-	if len(ops) == 0 {
-		return nil
-	}
-	j, ok := k.index[ops[0]]
-	if !ok || k.lastUse[j] != i || c.Instructions[j] == c.Root {
-		return nil
+// givable reports whether operand p of instruction i of c (whose values so far are vals) may be given to
+// i to write into or to pass on: i is its last user and reads it once, it is not c's result, and its
+// memory is the evaluation's own, held by that value alone, and shared by none of i's other operands.
+func givable(b *buffers, k *compiled, c *hlo.Computation, i, p int, vals []Value) bool {
+	ops := k.operands[i]
+	j := ops[p]
+	if j < 0 || k.lastUse[j] != i || c.Instructions[j] == c.Root {
+		return false
 	}
 	v := vals[j]
 	if v.Kind != KindArray || !b.sole(v.Array) {
-		return nil
+		return false
 	}
-	for _, o := range ops[1:] {
-		if x, ok := k.index[o]; !ok || x == j || vals[x].Kind != KindArray || key(vals[x].Array) == key(v.Array) {
-			return nil
+	for q, x := range ops {
+		if q != p && (x < 0 || x == j || sharesArray(vals[x], v.Array)) {
+			return false
 		}
 	}
-	return v.Array
+	return true
 }
 
-// donations returns, for instruction i of c (a fusion or call, whose operands' values are in vals), which
-// operands its frame may pass to the called computation with its reference: those i reads last, that are
-// not c's result, whose arrays are the evaluation's own and held by that value alone, and that no other
-// operand shares. nil for none.
+// inPlace returns the array of the first operand of instruction i of c when i may write its result into
+// it (givable), else nil.
+func inPlace(b *buffers, k *compiled, c *hlo.Computation, i int, vals []Value) *tensor.Tensor {
+	if len(k.operands[i]) == 0 || !givable(b, k, c, i, 0, vals) {
+		return nil
+	}
+	return vals[k.operands[i][0]].Array
+}
+
+// inPlaceResult is the result an update written into x: x's memory under a header of its own, counted in
+// inPlaceWrites.
+func inPlaceResult(x *tensor.Tensor) *tensor.Tensor {
+	inPlaceWrites.Add(1)
+	return &tensor.Tensor{Type: x.Type, Shape: append([]int64(nil), x.Shape...), Data: x.Data}
+}
+
+// donations returns, for instruction i of c (a fusion or call), which operands its frame may pass to the
+// called computation with its reference (givable); nil for none.
 func donations(b *buffers, k *compiled, c *hlo.Computation, i int, vals []Value) []bool {
 	if b == nil || !b.enabled {
 		return nil
 	}
-	ops := c.Instructions[i].Operands()
 	var d []bool
-	for p, o := range ops {
-		j, ok := k.index[o]
-		if !ok || k.lastUse[j] != i || c.Instructions[j] == c.Root {
-			continue
-		}
-		v := vals[j]
-		if v.Kind != KindArray || !b.sole(v.Array) {
-			continue
-		}
-		shared := false
-		for q, o2 := range ops {
-			if q == p {
-				continue
+	for p := range k.operands[i] {
+		if givable(b, k, c, i, p, vals) {
+			if d == nil {
+				d = make([]bool, len(k.operands[i]))
 			}
-			if x, ok := k.index[o2]; !ok || x == j || sharesArray(vals[x], v.Array) {
-				shared = true
-				break
-			}
+			d[p] = true
 		}
-		if shared {
-			continue
-		}
-		if d == nil {
-			d = make([]bool, len(ops))
-		}
-		d[p] = true
 	}
 	return d
 }

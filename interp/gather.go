@@ -239,9 +239,7 @@ func (e *evaluator) scatter(in *hlo.Instruction, ops []Value) (Value, error) {
 	outs := make([]*tensor.Tensor, n)
 	for i := range outs {
 		if i == 0 && n == 1 && consumable == x && x.Type == types[0] {
-			// No one reads the operand again: the updates are combined into it.
-			inPlaceWrites.Add(1)
-			outs[i] = &tensor.Tensor{Type: x.Type, Shape: append([]int64(nil), x.Shape...), Data: x.Data}
+			outs[i] = inPlaceResult(x) // no one reads the operand again: the updates are combined into it
 			continue
 		}
 		outs[i] = e.newTensor(types[i], x.Shape)

@@ -99,28 +99,42 @@ func (e *evaluator) compareInt32(d direction, a, b *tensor.Tensor, dims []int64)
 
 func compareLoop[T int32 | uint32](threads int, d direction, x, y []T, z []byte) {
 	parallelFor(threads, len(z), elementwiseGrain, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			var c bool
-			switch d {
-			case dirEQ:
-				c = x[i] == y[i]
-			case dirNE:
-				c = x[i] != y[i]
-			case dirLT:
-				c = x[i] < y[i]
-			case dirLE:
-				c = x[i] <= y[i]
-			case dirGT:
-				c = x[i] > y[i]
-			case dirGE:
-				c = x[i] >= y[i]
+		x, y, z := x[lo:hi], y[lo:hi], z[lo:hi]
+		switch d {
+		case dirEQ:
+			for i := range z {
+				z[i] = b2u(x[i] == y[i])
 			}
-			z[i] = 0
-			if c {
-				z[i] = 1
+		case dirNE:
+			for i := range z {
+				z[i] = b2u(x[i] != y[i])
+			}
+		case dirLT:
+			for i := range z {
+				z[i] = b2u(x[i] < y[i])
+			}
+		case dirLE:
+			for i := range z {
+				z[i] = b2u(x[i] <= y[i])
+			}
+		case dirGT:
+			for i := range z {
+				z[i] = b2u(x[i] > y[i])
+			}
+		case dirGE:
+			for i := range z {
+				z[i] = b2u(x[i] >= y[i])
 			}
 		}
 	})
+}
+
+// b2u is a pred element: 1 for true.
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // iotaInt32 is an s32 or u32 iota of shape dims along dimension d.

@@ -379,7 +379,7 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 				e.buffers.release(ops[p])
 			}
 		}
-		if kept != nil && lc.keep[i] && e.weights.fits(valueBytes(v)) {
+		if kept != nil && lc.keep[i] && e.weights.fits(v.ByteSize()) {
 			e.buffers.escape(v) // kept for the run: never recycled
 			kept[i], has[i] = v, true
 		}

@@ -102,38 +102,54 @@ func pureInstruction(in *hlo.Instruction, pure func(*hlo.Computation) bool) bool
 	return true
 }
 
+// constantInstructions marks, by position, the instructions of c whose values depend on no parameter and
+// on nothing that changes: of a pure opcode, calling pure computations, none of intercepted (which
+// Options.Intercept sees every time), and reading only such instructions of c.
+func constantInstructions(c *hlo.Computation, pure map[*hlo.Computation]bool, intercepted map[*hlo.Instruction]bool) []bool {
+	isPure := func(x *hlo.Computation) bool { return pure[x] }
+	konst := make([]bool, len(c.Instructions))
+	at := make(map[*hlo.Instruction]int, len(c.Instructions))
+	for i, in := range c.Instructions {
+		at[in] = i
+		if in.Opcode == hlo.OpParameter || intercepted[in] || !pureInstruction(in, isPure) {
+			continue
+		}
+		konst[i] = true
+		for _, o := range in.Operands() {
+			if j, ok := at[o]; !ok || !konst[j] {
+				konst[i] = false
+				break
+			}
+		}
+	}
+	return konst
+}
+
 // planLoopConst decides which constant instructions of c to keep, or returns nil when there are none.
 // The instructions of intercepted are not constant: they are evaluated every time, as Options.Intercept
 // asks.
 func planLoopConst(c *hlo.Computation, k *compiled, pure map[*hlo.Computation]bool, intercepted map[*hlo.Instruction]bool) *loopConst {
 	n := len(c.Instructions)
-	isPure := func(x *hlo.Computation) bool { return pure[x] }
-	konst := make([]bool, n)
+	konst := constantInstructions(c, pure, intercepted)
 	work := make([]bool, n) // constant, and more than laying out constants, itself or below
 	for i, in := range c.Instructions {
-		if in.Opcode == hlo.OpParameter || intercepted[in] || !pureInstruction(in, isPure) {
-			continue
-		}
-		konst[i], work[i] = true, !laysOut(in.Opcode)
-		for _, o := range in.Operands() {
-			j, ok := k.index[o]
-			if !ok || !konst[j] {
-				konst[i] = false
-				break
+		if konst[i] {
+			work[i] = !laysOut(in.Opcode)
+			for _, j := range k.operands[i] {
+				work[i] = work[i] || work[j]
 			}
-			work[i] = work[i] || work[j]
 		}
 	}
 	root := k.index[c.Root]
 	keep := make([]bool, n)
 	some := false
-	for i, in := range c.Instructions {
+	for i := range c.Instructions {
 		if konst[i] {
 			continue
 		}
-		for _, o := range in.Operands() {
+		for _, j := range k.operands[i] {
 			// Not the root, which the frame hands to its caller, nor a broadcast read as a view.
-			if j, ok := k.index[o]; ok && konst[j] && work[j] && j != root && (k.views == nil || k.views[j] == nil) {
+			if j >= 0 && konst[j] && work[j] && j != root && (k.views == nil || k.views[j] == nil) {
 				keep[j], some = true, true
 			}
 		}
@@ -189,51 +205,23 @@ func (e *evaluator) loopConstOf(c *hlo.Computation, k *compiled) *loopConst {
 	return k.loopConst
 }
 
-// valueBytes is the memory of v's arrays.
-func valueBytes(v Value) int64 {
-	switch v.Kind {
-	case KindArray:
-		if v.Array != nil {
-			return int64(len(v.Array.Data))
-		}
-	case KindTuple:
-		var n int64
-		for _, x := range v.Tuple {
-			n += valueBytes(x)
-		}
-		return n
-	}
-	return 0
-}
-
 // loopConstBound is the most memory a run of m may keep for the constant values of its loop computations:
 // the results of the constant instructions they hold that an instruction not constant reads.
 func loopConstBound(m *hlo.Module) int64 {
 	pure := pureComputations(m, nil)
-	isPure := func(x *hlo.Computation) bool { return pure[x] }
 	var n int64
 	for c := range loopComputations(m) {
-		konst := map[*hlo.Instruction]bool{}
-		for _, in := range c.Instructions {
-			if in.Opcode == hlo.OpParameter || !pureInstruction(in, isPure) {
-				continue
-			}
-			konst[in] = true
-			for _, o := range in.Operands() {
-				if !konst[o] {
-					delete(konst, in)
-					break
-				}
-			}
-		}
-		counted := map[*hlo.Instruction]bool{}
-		for _, in := range c.Instructions {
-			if konst[in] {
+		konst := constantInstructions(c, pure, nil)
+		counted := make([]bool, len(c.Instructions))
+		at := make(map[*hlo.Instruction]int, len(c.Instructions))
+		for i, in := range c.Instructions {
+			at[in] = i
+			if konst[i] {
 				continue
 			}
 			for _, o := range in.Operands() {
-				if konst[o] && !counted[o] {
-					counted[o] = true
+				if j, ok := at[o]; ok && konst[j] && !counted[j] {
+					counted[j] = true
 					n = min(n+shapeBytes(o.Shape), hugeBytes)
 				}
 			}

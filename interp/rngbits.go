@@ -55,11 +55,11 @@ func (e *evaluator) rngBitGenerator(in *hlo.Instruction, ops []Value) (Value, er
 	}
 	n := state.Shape[0]
 	if philox && n != 2 && n != 3 || !philox && n != 2 {
-		want := "u64[2] (Threefry)"
+		gen := "Threefry generator takes u64[2]"
 		if philox {
-			want = "u64[2] or u64[3] (Philox, which XLA's CPU and GPU compilers use for rng_default)"
+			gen = "Philox generator takes u64[2] or u64[3] (Philox is rng_default's on XLA's CPU and GPU compilers)"
 		}
-		return Value{}, unsupportedf(in, "rng-bit-generator with a state of u64[%d]: XLA's %s generator takes %s and gives back a state of that size", n, algName(alg), want)
+		return Value{}, unsupportedf(in, "rng-bit-generator with a state of u64[%d]: XLA's %s and gives back a state of that size", n, gen)
 	}
 	if s := in.Shape.Tuple[0]; !s.IsArray() || s.Elem != dtype.U64 || len(s.Dims) != 1 || s.Dims[0] != n {
 		return Value{}, errorf(in, "the new state of rng-bit-generator is %s; it must have the state's shape u64[%d]", s.String(), n)
@@ -84,13 +84,6 @@ func (e *evaluator) rngBitGenerator(in *hlo.Instruction, ops []Value) (Value, er
 		s.SetBitsAt(int64(i), v)
 	}
 	return TupleValue(ArrayValue(s), ArrayValue(bits)), nil
-}
-
-func algName(alg string) string {
-	if alg == "rng_three_fry" {
-		return "Threefry"
-	}
-	return "Philox"
 }
 
 // threefry2x32 is Threefry-2x32 with 20 rounds (Salmon et al., "Parallel random numbers: as easy as 1,

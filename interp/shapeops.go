@@ -333,9 +333,7 @@ func (e *evaluator) dynamicUpdateSlice(in *hlo.Instruction, ts []*tensor.Tensor)
 	clampStart(start, x.Shape, u.Shape)
 	var r *tensor.Tensor
 	if e.consumable == x {
-		// No one reads x again: the update is written into it.
-		inPlaceWrites.Add(1)
-		r = &tensor.Tensor{Type: x.Type, Shape: append([]int64(nil), x.Shape...), Data: x.Data}
+		r = inPlaceResult(x) // no one reads x again: the update is written into it
 	} else {
 		r = e.newTensor(x.Type, x.Shape)
 		copy(r.Data, x.Data)

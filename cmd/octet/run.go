@@ -362,7 +362,6 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 		maxV = math.Max(maxV, v)
 	}
 	// Integers are printed whole (random bits, indices and counts are read exactly); their mean is not.
-	num := func(v float64) string { return printer.SixDigits(v) }
 	if ty.IsInteger() {
 		var lo, hi int64
 		for i := range n {
@@ -374,9 +373,9 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 			}
 		}
 		fmt.Fprintf(w, "  min %s  max %s", intText(ty, t.BitsAt(lo)), intText(ty, t.BitsAt(hi)))
-		fmt.Fprintf(w, "  mean %s", num(sum/float64(finite)))
+		fmt.Fprintf(w, "  mean %s", printer.SixDigits(sum/float64(finite)))
 	} else if nans < n {
-		fmt.Fprintf(w, "  min %s  max %s", num(minV), num(maxV))
+		fmt.Fprintf(w, "  min %s  max %s", printer.SixDigits(minV), printer.SixDigits(maxV))
 		if finite > 0 {
 			fmt.Fprintf(w, "  mean %s", printer.SixDigits(sum/float64(finite)))
 		}
@@ -391,7 +390,7 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 		if ty.IsInteger() {
 			parts = append(parts, intText(ty, t.BitsAt(i)))
 		} else {
-			parts = append(parts, num(at(i)))
+			parts = append(parts, printer.SixDigits(at(i)))
 		}
 	}
 	more := ""
@@ -401,11 +400,16 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 	fmt.Fprintf(w, "  [%s%s]\n", strings.Join(parts, " "), more)
 }
 
+// signedValue is the value of the signed integer of type ty whose bits are b.
+func signedValue(ty dtype.Type, b uint64) int64 {
+	w := ty.BitWidth()
+	return int64(b<<(64-w)) >> (64 - w)
+}
+
 // intText prints the integer of type ty whose bits are b.
 func intText(ty dtype.Type, b uint64) string {
 	if ty.IsSigned() {
-		w := ty.BitWidth()
-		return strconv.FormatInt(int64(b<<(64-w))>>(64-w), 10)
+		return strconv.FormatInt(signedValue(ty, b), 10)
 	}
 	return strconv.FormatUint(b, 10)
 }
@@ -413,8 +417,7 @@ func intText(ty dtype.Type, b uint64) string {
 // compareInts compares the integers of type ty whose bits are a and b: -1, 0 or 1.
 func compareInts(ty dtype.Type, a, b uint64) int {
 	if ty.IsSigned() {
-		w := ty.BitWidth()
-		return cmp.Compare(int64(a<<(64-w))>>(64-w), int64(b<<(64-w))>>(64-w))
+		return cmp.Compare(signedValue(ty, a), signedValue(ty, b))
 	}
 	return cmp.Compare(a, b)
 }
