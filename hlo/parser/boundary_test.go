@@ -79,6 +79,7 @@ var readsOtherText = map[string]string{
 	"cmd/octet/run.go":        "the --random flag's seed",
 	"interp/memory.go":        "memory sizes such as 4GiB",
 	"interp/sdy.go":           "Shardy's meshes and shardings: MLIR attributes that XLA's export keeps as frontend-attribute strings",
+	"hlo/ffiattrs.go":         "a typed-FFI custom call's attributes: an MLIR dictionary that XLA keeps as backend_config text",
 }
 
 // singleValueReaders are the parser's readers that rule 3 keeps to the readers.

@@ -1,0 +1,79 @@
+package hlo
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestParseFFIAttributes reads the backend_config dictionaries that JAX's LAPACK and cuSOLVER calls carry
+// (as `octet convert` writes them from StableHLO's mhlo.backend_config) and refuses malformed ones.
+func TestParseFFIAttributes(t *testing.T) {
+	good := []struct {
+		text string
+		want []FFIAttribute
+	}{
+		{"", nil},
+		{"{}", nil},
+		{"{mode = 86 : ui8, uplo = 76 : ui8}", []FFIAttribute{{"mode", "86", "ui8"}, {"uplo", "76", "ui8"}}},
+		{"{algorithm = 0 : ui8, lower = true}", []FFIAttribute{{"algorithm", "0", "ui8"}, {"lower", "true", ""}}},
+		{`{name = "a:b, c", dims = array<i64: 1, 2>, x = -1.5e+00 : f32}`, []FFIAttribute{{"name", `"a:b, c"`, ""}, {"dims", "array<i64: 1, 2>", ""}, {"x", "-1.5e+00", "f32"}}},
+	}
+	for _, c := range good {
+		got, err := ParseFFIAttributes(c.text)
+		if err != nil {
+			t.Errorf("%q: %v", c.text, err)
+			continue
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%q: %v, want %v", c.text, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%q: attribute %d is %+v, want %+v", c.text, i, got[i], c.want[i])
+			}
+		}
+	}
+	if v, ok := (FFIAttribute{Value: "76"}).Int(); !ok || v != 76 {
+		t.Errorf("Int of 76: %d %v", v, ok)
+	}
+	if v, ok := (FFIAttribute{Value: "true"}).Bool(); !ok || !v {
+		t.Errorf("Bool of true: %v %v", v, ok)
+	}
+	if _, ok := (FFIAttribute{Value: "yes"}).Bool(); ok {
+		t.Error("Bool of yes succeeded")
+	}
+	bad := map[string]string{
+		"mode = 1":            "not a {name = value",
+		"{mode}":              "not name = value",
+		"{mode = }":           "has no value",
+		"{a = 1,, b = 2}":     "empty entry",
+		"{1a = 1}":            "not an attribute name",
+		"{a = 1, a = 2}":      "given twice",
+		`{"\u00e9" = 1 : i8}`: "not an attribute name",
+	}
+	for text, want := range bad {
+		if _, err := ParseFFIAttributes(text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one saying %q", text, err, want)
+		}
+	}
+}
+
+// FuzzParseFFIAttributes: any text either parses into attributes with names and values, or is refused;
+// never a panic.
+func FuzzParseFFIAttributes(f *testing.F) {
+	for _, s := range []string{"{mode = 86 : ui8, uplo = 76 : ui8}", "{a = array<i64: 1>, b = \"x\\\"y\"}", "{", "{a = <}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		attrs, err := ParseFFIAttributes(s)
+		if err != nil {
+			return
+		}
+		for _, a := range attrs {
+			if a.Name == "" || a.Value == "" {
+				t.Fatalf("%q: attribute %+v lacks a name or value", s, a)
+			}
+		}
+	})
+}
