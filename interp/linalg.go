@@ -2,14 +2,49 @@ package interp
 
 import (
 	"math/cmplx"
+	"slices"
 
 	"octet/dtype"
 	"octet/hlo"
+	"octet/linalg"
 	"octet/tensor"
 )
 
 func init() {
 	registerArray((*evaluator).triangularSolve, hlo.OpTriangularSolve)
+	registerArray((*evaluator).cholesky, hlo.OpCholesky)
+}
+
+// cholesky factors each matrix of a batch of Hermitian positive definite matrices, reading its lower
+// (lower=true) or upper triangle: a = L·Lᴴ, or Uᴴ·U, the other triangle of the result zeros (XLA leaves
+// it to the implementation). It computes in float64 or complex128 and rounds once. Where a matrix is not
+// positive definite, the square root of a negative remainder is NaN and spreads through the columns after
+// it, as it does in the computation XLA's CholeskyExpander builds (XLA defines no result for such a
+// matrix).
+func (e *evaluator) cholesky(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tensor, error) {
+	a := ts[0]
+	r := len(a.Shape)
+	if r < 2 || a.Shape[r-1] != a.Shape[r-2] || !a.Type.IsFloat() && !a.Type.IsComplex() {
+		return nil, unsupportedf(in, "cholesky of %s", a)
+	}
+	n := a.Shape[r-1]
+	if err := e.charge(a.NumElements() * n); err != nil {
+		return nil, err
+	}
+	lower := in.Str("lower") == "true"
+	batch := a.NumElements() / max(n*n, 1)
+	if a.Type.IsComplex() {
+		x := slices.Clone(asComplex(a))
+		for k := int64(0); k < batch; k++ {
+			linalg.CholeskyThrough(x[k*n*n:(k+1)*n*n], int(n), lower)
+		}
+		return fromComplex(a.Type, a.Shape, x), nil
+	}
+	x := slices.Clone(f64s(a))
+	for k := int64(0); k < batch; k++ {
+		linalg.CholeskyThrough(x[k*n*n:(k+1)*n*n], int(n), lower)
+	}
+	return fromF64(a.Type, a.Shape, x), nil
 }
 
 // triangularSolve solves op(a) x = b (left_side) or x op(a) = b for x, batch by batch, where a is
@@ -36,73 +71,113 @@ func (e *evaluator) triangularSolve(in *hlo.Instruction, ts []*tensor.Tensor) (*
 	}
 	av, bv := asComplex(a), asComplex(b)
 	batch := a.NumElements() / (m * m)
-	out := make([]complex128, len(bv))
-	eff := make([]complex128, m*m) // op(tri(a)), row-major
+	out := make([]complex128, 0, len(bv))
 	for k := int64(0); k < batch; k++ {
-		ak := av[k*m*m : (k+1)*m*m]
-		for i := int64(0); i < m; i++ {
-			for j := int64(0); j < m; j++ {
-				v := complex128(0)
-				if i == j && unit {
-					v = 1
-				} else if i == j || lower && i > j || !lower && i < j {
-					v = ak[i*m+j]
-				}
-				switch trans {
-				case "TRANSPOSE":
-					eff[j*m+i] = v
-				case "ADJOINT":
-					eff[j*m+i] = cmplx.Conj(v)
-				default:
-					eff[i*m+j] = v
-				}
-			}
-		}
-		effLower := lower == (trans == "" || trans == "NO_TRANSPOSE")
-		bk, xk := bv[k*rows*cols:(k+1)*rows*cols], out[k*rows*cols:(k+1)*rows*cols]
-		if left {
-			// eff x[:, c] = b[:, c] for each column c.
-			for c := int64(0); c < cols; c++ {
-				substitute(eff, m, effLower, func(i int64) complex128 { return bk[i*cols+c] },
-					func(i int64) *complex128 { return &xk[i*cols+c] })
-			}
-		} else {
-			// x eff = b, that is effᵀ x[r, :]ᵀ = b[r, :]ᵀ for each row r.
-			tr := make([]complex128, m*m)
-			for i := int64(0); i < m; i++ {
-				for j := int64(0); j < m; j++ {
-					tr[j*m+i] = eff[i*m+j]
-				}
-			}
-			for r := int64(0); r < rows; r++ {
-				substitute(tr, m, !effLower, func(i int64) complex128 { return bk[r*cols+i] },
-					func(i int64) *complex128 { return &xk[r*cols+i] })
-			}
-		}
+		out = append(out, solveTriangular(av[k*m*m:(k+1)*m*m], bv[k*rows*cols:(k+1)*rows*cols], m, rows, cols, left, lower, unit, trans)...)
 	}
 	return fromComplex(a.Type, b.Shape, out), nil
 }
 
-// substitute solves t x = b for a triangular m×m t (row-major), lower or upper, by forward or backward
-// substitution; b and x are read and written through accessors.
-func substitute(t []complex128, m int64, lower bool, b func(int64) complex128, x func(int64) *complex128) {
+// solveTriangular solves op(tri(a))·x = b (left) or x·op(tri(a)) = b for x, a m×m and b rows×cols
+// row-major: tri takes a's lower or upper triangle, with ones on the diagonal when unit; op is trans
+// (NO_TRANSPOSE or empty, TRANSPOSE, ADJOINT). Each element of x is b's less the products of the row of
+// op(tri(a)) and the elements solved before it, in order of k, then divided by the diagonal: forward or
+// backward substitution, a row of x at a time.
+func solveTriangular(ak, bk []complex128, m, rows, cols int64, left, lower, unit bool, trans string) []complex128 {
+	eff := make([]complex128, m*m) // op(tri(a)), row-major
+	isReal := true
+	for i := int64(0); i < m; i++ {
+		for j := int64(0); j < m; j++ {
+			v := complex128(0)
+			if i == j && unit {
+				v = 1
+			} else if i == j || lower && i > j || !lower && i < j {
+				v = ak[i*m+j]
+			}
+			switch trans {
+			case "TRANSPOSE":
+				eff[j*m+i] = v
+			case "ADJOINT":
+				eff[j*m+i] = cmplx.Conj(v)
+			default:
+				eff[i*m+j] = v
+			}
+			isReal = isReal && imag(v) == 0
+		}
+	}
+	effLower := lower == (trans == "" || trans == "NO_TRANSPOSE")
+	b, n := bk, cols
+	if !left {
+		// x·eff = b is effᵀ·xᵀ = bᵀ.
+		eff, effLower = transposeC(eff, m, m), !effLower
+		b, n = transposeC(bk, rows, cols), rows
+	}
+	for _, v := range b {
+		isReal = isReal && imag(v) == 0
+	}
+	var x []complex128
+	if isReal {
+		xr := substituteRows(realParts(eff), realParts(b), m, n, effLower)
+		x = make([]complex128, len(xr))
+		for i, v := range xr {
+			x[i] = complex(v, 0)
+		}
+	} else {
+		x = substituteRows(eff, b, m, n, effLower)
+	}
+	if !left {
+		return transposeC(x, n, m)
+	}
+	return x
+}
+
+// substituteRows solves t·x = b for x (m×n, row-major), t m×m lower or upper triangular: row i of x is
+// (b's row i - sum over the solved rows k of t[i][k]·x's row k, k ascending) / t[i][i].
+func substituteRows[T float64 | complex128](t, b []T, m, n int64, lower bool) []T {
+	x := make([]T, m*n)
 	for s := int64(0); s < m; s++ {
 		i := s
 		if !lower {
 			i = m - 1 - s
 		}
-		sum := b(i)
-		if lower {
-			for k := int64(0); k < i; k++ {
-				sum -= t[i*m+k] * *x(k)
-			}
-		} else {
-			for k := i + 1; k < m; k++ {
-				sum -= t[i*m+k] * *x(k)
+		xi := x[i*n : (i+1)*n]
+		copy(xi, b[i*n:(i+1)*n])
+		k0, k1 := int64(0), i
+		if !lower {
+			k0, k1 = i+1, m
+		}
+		for k := k0; k < k1; k++ {
+			tik, xk := t[i*m+k], x[k*n:(k+1)*n]
+			for c := range xi {
+				xi[c] -= tik * xk[c]
 			}
 		}
-		*x(i) = sum / t[i*m+i]
+		d := t[i*m+i]
+		for c := range xi {
+			xi[c] /= d
+		}
 	}
+	return x
+}
+
+// transposeC returns the transpose of the r×c row-major x.
+func transposeC(x []complex128, r, c int64) []complex128 {
+	t := make([]complex128, len(x))
+	for i := int64(0); i < r; i++ {
+		for j := int64(0); j < c; j++ {
+			t[j*r+i] = x[i*c+j]
+		}
+	}
+	return t
+}
+
+// realParts returns the real parts of x.
+func realParts(x []complex128) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = real(v)
+	}
+	return out
 }
 
 // asComplex returns the elements of a float or complex tensor as complex128.

@@ -106,7 +106,7 @@ func TestUnsupportedIsPositioned(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
 		{"elided-constant", "ENTRY e {\n  ROOT c = f32[100] constant({...})\n}", "test.hlo:2:3: unsupported: constant whose values were elided"},
 		{"custom-call", "ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT c = f32[2] custom-call(x), custom_call_target=\"my_kernel\"\n}", `test.hlo:3:3: unsupported: custom-call "my_kernel"`},
-		{"cholesky", "ENTRY e {\n  x = f32[2,2] parameter(0)\n  ROOT f = f32[2,2] cholesky(x), lower=true\n}", "test.hlo:3:3: unsupported: cholesky"},
+		{"stochastic-convert", "ENTRY e {\n  x = f32[2] parameter(0)\n  y = u32[2] parameter(1)\n  ROOT r = bf16[2] stochastic-convert(x, y)\n}", "test.hlo:4:3: unsupported: stochastic-convert"},
 		{"infeed-in-called", "c {\n  t = token[] parameter(0)\n  ROOT i = (f32[], token[]) infeed(t)\n}\nENTRY e {\n  t = token[] after-all()\n  ROOT r = (f32[], token[]) call(t), to_apply=c\n}", "test.hlo:3:3: unsupported: host transfer infeed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -421,13 +421,13 @@ func TestVerifyCatchesBrokenRewrite(t *testing.T) {
 }
 
 // TestFuseVerifyNothingFused checks --verify on a module with no FP8 dot, which holds what the interpreter
-// does not run (a LAPACK call): nothing was rewritten, so nothing needs running, and the verdict says so
+// does not run (a Python callback): nothing was rewritten, so nothing needs running, and the verdict says so
 // (exit 0). A module with a fused dot and such a call is still refused: its rewrite cannot be checked.
 func TestFuseVerifyNothingFused(t *testing.T) {
 	src := `HloModule qr
 ENTRY main {
   a = f32[4,4] parameter(0)
-  ROOT q = (f32[4,4], f32[4]) custom-call(a), custom_call_target="lapack_sgeqrf_ffi"
+  ROOT q = (f32[4,4], f32[4]) custom-call(a), custom_call_target="xla_ffi_python_cpu_callback"
 }
 `
 	code, out, errs := runOctet(t, src, "fuse", "--verify", "-")
@@ -437,14 +437,14 @@ ENTRY main {
 	fp8 := `HloModule qr_fp8
 ENTRY main {
   a = f32[4,4] parameter(0)
-  q = (f32[4,4], f32[4]) custom-call(a), custom_call_target="lapack_sgeqrf_ffi"
+  q = (f32[4,4], f32[4]) custom-call(a), custom_call_target="xla_ffi_python_cpu_callback"
   x = f8e4m3fn[16,16] parameter(1)
   xf = f32[16,16] convert(x)
   d = f32[16,16] dot(xf, xf), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   ROOT t = ((f32[4,4], f32[4]), f32[16,16]) tuple(q, d)
 }
 `
-	if code, _, errs := runOctet(t, fp8, "fuse", "--verify", "-"); code != 1 || !strings.Contains(errs, "lapack_sgeqrf_ffi") {
+	if code, _, errs := runOctet(t, fp8, "fuse", "--verify", "-"); code != 1 || !strings.Contains(errs, "xla_ffi_python_cpu_callback") {
 		t.Errorf("with a fused dot: exit %d, stderr %q", code, errs)
 	}
 }

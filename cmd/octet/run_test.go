@@ -161,17 +161,17 @@ func TestRunBadInput(t *testing.T) {
 	x := tensor.FromBits(dtype.F8E4M3FN, []int64{2, 2}, []uint64{0x38, 0x40, 0xb0, 0x7e})
 	s := tensor.FromFloat32(nil, []float32{2})
 	p := writeRunFiles(t, map[string][]byte{
-		"m.hlo":       []byte(runModule),
-		"x.npy":       npyBytes(t, x),
-		"s.npy":       npyBytes(t, s),
-		"x3.npy":      npyBytes(t, tensor.New(dtype.F8E4M3FN, []int64{3})),
-		"s64.npy":     npyBytes(t, tensor.FromFloat64(nil, []float64{2})),
-		"short.npz":   npzBytes(t, []string{"x"}, x),
-		"extra.npz":   npzBytes(t, []string{"x", "s", "z"}, x, s, s),
-		"garbage.npy": []byte("not an array"),
-		"big.hlo":     []byte("ENTRY e {\n  x = f32[] parameter(0)\n  ROOT b = f32[4096,4096] broadcast(x), dimensions={}\n}"),
-		"chol.hlo":    []byte("ENTRY e {\n  x = f32[2,2] parameter(0)\n  ROOT f = f32[2,2] cholesky(x), lower=true\n}"),
-		"bad.hlo":     []byte("ENTRY e {\n  ROOT x = f32[] bogus()\n}"),
+		"m.hlo":          []byte(runModule),
+		"x.npy":          npyBytes(t, x),
+		"s.npy":          npyBytes(t, s),
+		"x3.npy":         npyBytes(t, tensor.New(dtype.F8E4M3FN, []int64{3})),
+		"s64.npy":        npyBytes(t, tensor.FromFloat64(nil, []float64{2})),
+		"short.npz":      npzBytes(t, []string{"x"}, x),
+		"extra.npz":      npzBytes(t, []string{"x", "s", "z"}, x, s, s),
+		"garbage.npy":    []byte("not an array"),
+		"big.hlo":        []byte("ENTRY e {\n  x = f32[] parameter(0)\n  ROOT b = f32[4096,4096] broadcast(x), dimensions={}\n}"),
+		"stochastic.hlo": []byte("ENTRY e {\n  x = f32[2] parameter(0)\n  y = u32[2] parameter(1)\n  ROOT r = bf16[2] stochastic-convert(x, y)\n}"),
+		"bad.hlo":        []byte("ENTRY e {\n  ROOT x = f32[] bogus()\n}"),
 	})
 	for _, c := range []struct {
 		name string
@@ -189,7 +189,7 @@ func TestRunBadInput(t *testing.T) {
 		{"npz-missing", []string{"run", "--inputs", p["short.npz"], p["m.hlo"]}, 1, "no array for parameter 1 (%s): name it s or arg1"},
 		{"npz-extra", []string{"run", "--inputs", p["extra.npz"], p["m.hlo"]}, 1, `array "z" is no parameter`},
 		{"over-memory", []string{"run", "--random", "1", "--max-memory", "1MiB", p["big.hlo"]}, 1, "more than the memory budget of 1.0 MiB; largest: %b f32[4096,4096] (64.0 MiB)"},
-		{"unsupported", []string{"run", "--random", "1", p["chol.hlo"]}, 1, "chol.hlo:3:3: unsupported: cholesky"},
+		{"unsupported", []string{"run", "--random", "1", p["stochastic.hlo"]}, 1, "stochastic.hlo:4:3: unsupported: stochastic-convert"},
 		{"parse-error", []string{"run", "--random", "1", p["bad.hlo"]}, 1, "bad.hlo:2:"},
 		{"two-sources", []string{"run", "--random", "1", "--inputs", p["short.npz"], p["m.hlo"]}, 2, "give inputs one way"},
 		{"bad-seed", []string{"run", "--random", "x", p["m.hlo"]}, 2, "unsigned integer seed"},
