@@ -169,6 +169,9 @@ type evaluator struct {
 	// do so in place. The instruction's evaluator takes it (takeDonate) to pass to callFrame; the frame
 	// drops the references the called frame did not take.
 	donate []bool
+	// expanded holds the computations written for instructions that XLA expands before running them
+	// (batch-norm-training, -inference and -grad), by instruction.
+	expanded map[*hlo.Instruction]*hlo.Computation
 }
 
 // compiled is what the evaluator precomputes about a computation.

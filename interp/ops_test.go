@@ -22,7 +22,7 @@ func TestSupportedAgreesWithEvaluation(t *testing.T) {
 		{hlo.OpCholesky, unary("cholesky", "f32[2,2]", "f32[2,2]", "lower=true"), []string{"f32[2,2] {{4, 0}, {0, 9}}"}},
 		{hlo.OpFft, unary("fft", "c64[4]", "c64[4]", "fft_type=FFT", "fft_length={4}"), []string{"c64[4] {(1,0), (0,0), (0,0), (0,0)}"}},
 		{hlo.OpRngBitGenerator, unary("rng-bit-generator", "u64[2]", "(u64[2], u32[4])", "algorithm=rng_three_fry"), []string{"u64[2] {1, 2}"}},
-		{hlo.OpStochasticConvert, "ENTRY e {\n  x = f32[2] parameter(0)\n  y = u32[2] parameter(1)\n  ROOT r = bf16[2] stochastic-convert(x, y)\n}\n", []string{"f32[2] {1, 2}", "u32[2] {0, 0}"}},
+		{hlo.OpStochasticConvert, "ENTRY e {\n  x = f32[2] parameter(0)\n  y = u32[2] parameter(1)\n  ROOT r = s32[2] stochastic-convert(x, y)\n}\n", []string{"f32[2] {1, 2}", "u32[2] {0, 0}"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.op.String(), func(t *testing.T) {
