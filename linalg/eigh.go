@@ -44,76 +44,67 @@ const eighSmallBlock = 0x1p-200
 // symmetric QR iteration with Wilkinson shifts, capped at 30·n sweeps. The eigenvalues do not depend on
 // vectors: both settings give the same bits.
 func EighFloat(a []float64, n int, lower, vectors bool) (w, v []float64, ok bool) {
+	return eighDecompose("EighFloat", a, n, lower, vectors)
+}
+
+// eighDecompose is EighFloat for real T and EighComplex for complex T; name is the function named in
+// the panic.
+func eighDecompose[T Scalar](name string, a []T, n int, lower, vectors bool) (w []float64, v []T, ok bool) {
 	if n < 0 || len(a) != n*n {
-		panic(fmt.Sprintf("linalg: EighFloat: len(a) = %d for n = %d", len(a), n))
+		panic(fmt.Sprintf("linalg: %s: len(a) = %d for n = %d", name, len(a), n))
 	}
 	w = make([]float64, n)
 	if vectors {
-		v = make([]float64, n*n)
+		v = make([]T, n*n)
 	}
 	if n == 0 {
 		return w, v, true
 	}
-
-	// The full symmetric matrix, from the named triangle only.
-	s := make([]float64, n*n)
-	amax := 0.0
-	for i := 0; i < n; i++ {
-		for j := 0; j <= i; j++ {
-			x := a[j*n+i]
-			if lower {
-				x = a[i*n+j]
-			}
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				eighFillNaN(w, v)
-				return w, v, false
-			}
-			s[i*n+j], s[j*n+i] = x, x
-			amax = max(amax, math.Abs(x))
-		}
-	}
-	exp := 0
-	if amax > 0 {
-		_, exp = math.Frexp(amax)
-		for i := range s {
-			s[i] = math.Ldexp(s[i], -exp)
-		}
-	}
-
-	d := make([]float64, n)
-	e := make([]float64, max(n-1, 0))
-	tau := make([]float64, max(n-2, 0))
-	eighTridiagonalize(s, n, d, e, tau)
-
-	var zt []float64
-	if vectors {
-		zt = eighFormQ(s, n, tau)
-		eighTransposeSquare(zt, n)
-	}
-	if !eighTridiagonalQR(d, e, zt, n) {
-		eighFillNaN(w, v)
+	fail := func() ([]float64, []T, bool) {
+		eighFillNaN(w)
+		eighFillNaN(v)
 		return w, v, false
 	}
 
-	perm := make([]int, n)
-	for i := range perm {
-		perm[i] = i
+	s, exp, finite := eighLoad(a, n, lower)
+	if !finite {
+		return fail()
 	}
-	slices.SortStableFunc(perm, func(i, j int) int {
-		switch {
-		case d[i] < d[j]:
-			return -1
-		case d[i] > d[j]:
-			return 1
-		}
-		return 0
-	})
-	for j, p := range perm {
+	d := make([]float64, n)
+	e := make([]T, max(n-1, 0))
+	tau := make([]float64, max(n-2, 0))
+	eighTridiagonalize(s, n, d, e, tau)
+
+	// A complex T = Qᴴ·A·Q is D·T'·Dᴴ with T' real (subdiagonal |e|) and D a diagonal of phases; a real
+	// one is used as it is.
+	var er []float64
+	var phase []T
+	switch e := any(e).(type) {
+	case []float64:
+		er = e
+	case []complex128:
+		var ph []complex128
+		er, ph = eighPhases(e)
+		phase = any(ph).([]T)
+	}
+
+	// zt holds, as rows, the transposed Q·D (real and imaginary parts interleaved when complex), so
+	// that after the rotations row i is the eigenvector of d[i].
+	f := eighFloatsPer[T]()
+	var zt []float64
+	if vectors {
+		zt = eighStartVectors(eighFormQ(s, n, tau), phase, n)
+	}
+	if !eighTridiagonalQR(d, er, zt, n, f*n) {
+		return fail()
+	}
+
+	for j, p := range eighSortedOrder(d, false) {
 		w[j] = math.Ldexp(d[p], exp)
 		if vectors {
-			row := zt[p*n : p*n+n]
-			eighPositiveLargest(row, nil)
-			for r, x := range row {
+			col := eighScalarsOf[T](zt[p*f*n : (p+1)*f*n])
+			eighPositiveLargest(col, nil)
+			for r, x := range col {
 				v[r*n+j] = x
 			}
 		}
@@ -121,137 +112,255 @@ func EighFloat(a []float64, n int, lower, vectors bool) (w, v []float64, ok bool
 	return w, v, true
 }
 
-// eighFillNaN sets every element of x and y to NaN.
-func eighFillNaN(x, y []float64) {
-	nan := math.NaN()
+// eighLoad returns the full n×n Hermitian (symmetric when real) matrix held in a's named triangle, with
+// the diagonal's imaginary parts taken as zero, scaled by the power of two 2^−exp that brings its largest
+// real or imaginary part into [1/2, 1) (exp = 0 for the zero matrix). ok is false when an entry that is
+// read is NaN or infinite.
+func eighLoad[T Scalar](a []T, n int, lower bool) (s []T, exp int, ok bool) {
+	s = make([]T, n*n)
+	amax := 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			// x is entry (i, j) of the full matrix, read from (j, i) when upper.
+			x := conj(a[j*n+i])
+			if lower {
+				x = a[i*n+j]
+			}
+			if i == j {
+				x = fromReal[T](re(x))
+			}
+			r, m := re(x), im(x)
+			if math.IsNaN(r) || math.IsInf(r, 0) || math.IsNaN(m) || math.IsInf(m, 0) {
+				return nil, 0, false
+			}
+			s[i*n+j], s[j*n+i] = x, conj(x)
+			amax = max(amax, math.Abs(r), math.Abs(m))
+		}
+	}
+	if amax > 0 {
+		_, exp = math.Frexp(amax)
+		for i, x := range s {
+			s[i] = eighFromParts[T](math.Ldexp(re(x), -exp), math.Ldexp(im(x), -exp))
+		}
+	}
+	return s, exp, true
+}
+
+// eighStartVectors returns the n×n row-major transpose of q·diag(phase) (q alone when phase is nil),
+// with each complex entry stored as its real and imaginary parts side by side.
+func eighStartVectors[T Scalar](q, phase []T, n int) []float64 {
+	if qr, ok := any(q).([]float64); ok {
+		zt := make([]float64, n*n)
+		for r := 0; r < n; r++ {
+			for i, x := range qr[r*n : r*n+n] {
+				zt[i*n+r] = x
+			}
+		}
+		return zt
+	}
+	f := eighFloatsPer[T]()
+	zt := make([]float64, f*n*n)
+	for r := 0; r < n; r++ {
+		for i, x := range q[r*n : r*n+n] {
+			if phase != nil {
+				x *= phase[i]
+			}
+			o := (i*n + r) * f
+			zt[o] = re(x)
+			if f == 2 {
+				zt[o+1] = im(x)
+			}
+		}
+	}
+	return zt
+}
+
+// eighSortedOrder returns the permutation that sorts x ascending (descending when descending is true),
+// stably: equal values keep their order.
+func eighSortedOrder(x []float64, descending bool) []int {
+	perm := make([]int, len(x))
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(i, j int) int {
+		c := 0
+		switch {
+		case x[i] < x[j]:
+			c = -1
+		case x[i] > x[j]:
+			c = 1
+		}
+		if descending {
+			return -c
+		}
+		return c
+	})
+	return perm
+}
+
+// eighFillNaN sets every element of x to NaN (NaN in both parts when complex).
+func eighFillNaN[T Scalar](x []T) {
+	nan := eighFromParts[T](math.NaN(), math.NaN())
 	for i := range x {
 		x[i] = nan
 	}
-	for i := range y {
-		y[i] = nan
-	}
 }
 
-// eighPositiveLargest negates x (and partner, which may be nil) when x's first component of largest
-// magnitude is negative.
-func eighPositiveLargest(x, partner []float64) {
+// eighPositiveLargest multiplies x by the unit scalar f that makes its first component of largest
+// magnitude real and positive (f = ±1 when real; nothing changes when that component is already so),
+// and partner (which may be nil) by conj(f).
+func eighPositiveLargest[T Scalar](x, partner []T) {
+	cplx := eighFloatsPer[T]() == 2
+	abs := func(v T) float64 {
+		if cplx {
+			return math.Hypot(re(v), im(v))
+		}
+		return math.Abs(re(v))
+	}
 	best, big := 0, -1.0
 	for i, v := range x {
-		if a := math.Abs(v); a > big {
+		if a := abs(v); a > big {
 			best, big = i, a
 		}
 	}
-	if len(x) == 0 || x[best] >= 0 {
+	if len(x) == 0 || (im(x[best]) == 0 && re(x[best]) >= 0) {
 		return
 	}
+	f := eighUnitOf(conj(x[best]))
 	for i := range x {
-		x[i] = -x[i]
+		x[i] *= f
 	}
-	for i := range partner {
-		partner[i] = -partner[i]
-	}
-}
-
-// eighTransposeSquare transposes the n×n row-major matrix x in place.
-func eighTransposeSquare(x []float64, n int) {
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			x[i*n+j], x[j*n+i] = x[j*n+i], x[i*n+j]
+	x[best] = fromReal[T](big)
+	// Rounding in a complex product can lift a component that (nearly) tied with x[best] above it:
+	// such a component is shrunk by a few ulps so that x[best] stays the first largest. (Negation
+	// is exact.)
+	shrink := fromReal[T](1 - 0x1p-50)
+	for i := range x {
+		for range 16 {
+			if !cplx {
+				break
+			}
+			a := math.Hypot(re(x[i]), im(x[i]))
+			if i == best || a < big || (a == big && i > best) {
+				break
+			}
+			x[i] *= shrink
 		}
 	}
+	f = conj(f)
+	for i := range partner {
+		partner[i] *= f
+	}
 }
 
-// eighTridiagonalize reduces the full symmetric n×n matrix s to the tridiagonal T = Qᵀ·s·Q with
-// diagonal d and subdiagonal e (e[i] = T[i+1][i]), Q = H_0·H_1·…·H_{n-3}. The reflector
-// H_k = I − tau[k]·u·uᵀ acts on indices k+1..n-1, with u[k+1] = 1 and u[k+2:] stored in
-// s[k][k+2:]; the rest of s is overwritten.
-func eighTridiagonalize(s []float64, n int, d, e, tau []float64) {
-	p := make([]float64, n)
-	u := make([]float64, n)
+// householder turns x (its norm below the first component sigma > 0) into the reflector
+// H = I − tau·v·vᴴ, tau real, with H·x = beta·e₀: x[1:] is overwritten by v[1:] (v[0] = 1, x[0] is
+// left as it is). beta has the phase opposite to x[0]'s (the sign opposite to it when real), so that
+// forming v involves no cancellation.
+func eighHouseholder[T Scalar](x []T, sigma float64) (tau float64, beta T) {
+	alpha := x[0]
+	abs := math.Hypot(re(alpha), im(alpha))
+	h := math.Hypot(abs, sigma)
+	beta = -eighUnitOf(alpha) * fromReal[T](h)
+	tau = (h + abs) / h
+	inv := alpha - beta // |alpha − beta| = |alpha| + h: no cancellation
+	for i := 1; i < len(x); i++ {
+		x[i] /= inv
+	}
+	return tau, beta
+}
+
+// eighTridiagonalize reduces the full Hermitian (symmetric when real) n×n matrix s to the tridiagonal
+// T = Qᴴ·s·Q with real diagonal d and subdiagonal e (e[i] = T[i+1][i]), Q = H_0·H_1·…·H_{n-3}. The
+// reflector H_k = I − tau[k]·u·uᴴ (tau[k] real) acts on indices k+1..n-1, with u[k+1] = 1 and u[k+2:]
+// stored in s[k][k+2:]; the rest of s is overwritten.
+func eighTridiagonalize[T Scalar](s []T, n int, d []float64, e []T, tau []float64) {
+	p := make([]T, n)
+	u := make([]T, n)
+	uc, pc := make([]T, n), make([]T, n)
 	for k := 0; k+2 < n; k++ {
 		m := n - k - 1 // length of the column below the diagonal
 		col := u[:m]
 		for i := range col {
 			col[i] = s[(k+1+i)*n+k]
 		}
-		alpha := col[0]
 		sigma := norm2(col[1:])
-		d[k] = s[k*n+k]
+		d[k] = re(s[k*n+k])
 		if sigma < eighNegligible {
 			// Zero below the subdiagonal, or so small that dropping it is far below rounding
-			// error (and a reflector built from subnormal numbers would not be orthogonal):
+			// error (and a reflector built from subnormal numbers would not be unitary):
 			// H_k = I.
 			tau[k] = 0
-			e[k] = alpha
+			e[k] = col[0]
 			clear(s[k*n+k+2 : k*n+n])
 			continue
 		}
-		beta := -math.Copysign(math.Hypot(alpha, sigma), alpha)
-		tau[k] = (beta - alpha) / beta
-		e[k] = beta
-		inv := alpha - beta // |alpha − beta| ≥ |beta|: no cancellation
+		t, beta := eighHouseholder(col, sigma)
+		tau[k], e[k] = t, beta
 		col[0] = 1
-		for i := 1; i < m; i++ {
-			col[i] /= inv
-		}
 		copy(s[k*n+k+2:k*n+n], col[1:])
 
-		// B ← H·B·H on the trailing block B = s[k+1:, k+1:], as the symmetric rank-2 update
-		// B − u·qᵀ − q·uᵀ with p = tau·B·u and q = p − (tau/2)(pᵀu)·u.
-		t := tau[k]
+		// B ← H·B·H on the trailing block B = s[k+1:, k+1:], as the Hermitian rank-2 update
+		// B − u·qᴴ − q·uᴴ with p = tau·B·u and q = p − (tau/2)(uᴴp)·u (uᴴp is real).
+		tt := fromReal[T](t)
+		ucol := eighConjOf(col, uc[:m])
 		pp := p[:m]
-		pu := 0.0
+		var pu T
 		for i := 0; i < m; i++ {
 			row := s[(k+1+i)*n+k+1 : (k+1+i)*n+n]
-			sum := 0.0
+			var sum T
+			cr := col[:len(row)]
 			for j, x := range row {
-				sum += x * col[j]
+				sum += x * cr[j]
 			}
-			pp[i] = t * sum
-			pu += pp[i] * col[i]
+			pp[i] = tt * sum
+			pu += pp[i] * ucol[i]
 		}
-		half := t / 2 * pu
+		half := fromReal[T](t / 2 * re(pu))
 		for i := range pp {
 			pp[i] -= half * col[i]
 		}
+		pcol := eighConjOf(pp, pc[:m])
 		for i := 0; i < m; i++ {
 			row := s[(k+1+i)*n+k+1 : (k+1+i)*n+n]
 			ui, qi := col[i], pp[i]
+			pr, ur := pcol[:len(row)], ucol[:len(row)]
 			for j := range row {
-				row[j] -= ui*pp[j] + qi*col[j]
+				row[j] -= ui*pr[j] + qi*ur[j]
 			}
 		}
 	}
 	if n >= 2 {
-		d[n-2] = s[(n-2)*n+n-2]
+		d[n-2] = re(s[(n-2)*n+n-2])
 		e[n-2] = s[(n-1)*n+n-2]
 	}
-	d[n-1] = s[(n-1)*n+n-1]
+	d[n-1] = re(s[(n-1)*n+n-1])
 }
 
 // eighFormQ returns the n×n row-major Q = H_0·H_1·…·H_{n-3} of the reflectors eighTridiagonalize
 // left in s and tau.
-func eighFormQ(s []float64, n int, tau []float64) []float64 {
-	q := make([]float64, n*n)
+func eighFormQ[T Scalar](s []T, n int, tau []float64) []T {
+	one := fromReal[T](1)
+	q := make([]T, n*n)
 	for i := 0; i < n; i++ {
-		q[i*n+i] = 1
+		q[i*n+i] = one
 	}
-	r := make([]float64, n)
+	r := make([]T, n)
 	// Applied from the left, last reflector first, H_k only meets rows and columns k+1..n-1 of the
-	// product built so far.
+	// product built so far: rows ← rows − tau·u·(uᴴ·rows).
 	for k := n - 3; k >= 0; k-- {
-		t := tau[k]
-		if t == 0 {
+		if tau[k] == 0 {
 			continue
 		}
+		t := fromReal[T](tau[k])
 		m := n - k - 1
 		u := s[k*n+k+1 : k*n+n] // u[0] is read as 1
 		rr := r[:m]
 		clear(rr)
 		for i := 0; i < m; i++ {
-			ui := 1.0
+			ui := one
 			if i > 0 {
-				ui = u[i]
+				ui = conj(u[i])
 			}
 			row := q[(k+1+i)*n+k+1 : (k+1+i)*n+n]
 			for j, x := range row {
@@ -259,7 +368,7 @@ func eighFormQ(s []float64, n int, tau []float64) []float64 {
 			}
 		}
 		for i := 0; i < m; i++ {
-			ui := 1.0
+			ui := one
 			if i > 0 {
 				ui = u[i]
 			}
@@ -275,8 +384,9 @@ func eighFormQ(s []float64, n int, tau []float64) []float64 {
 
 // eighTridiagonalQR diagonalises the symmetric tridiagonal matrix with diagonal d and subdiagonal e in
 // place by implicit QR sweeps with Wilkinson shifts, leaving the eigenvalues in d, unordered. When zt is
-// not nil, each rotation is also applied to the rows of the n×n row-major zt, so that a zt holding Qᵀ on
-// entry holds the transposed eigenvectors (row i for d[i]) of Q·T·Qᵀ on return. It reports false when
+// not nil, each rotation is also applied to the rows of the n×cols row-major zt, so that a zt holding Qᵀ
+// on entry holds the transposed eigenvectors (row i for d[i]) of Q·T·Qᵀ on return (Q may be complex,
+// n×n, each entry held as two adjacent floats in the rows of cols = 2n). It reports false when
 // the sweeps run out. The matrix is expected scaled to a largest entry near 1.
 //
 // An off-diagonal entry is dropped when it is below ε times its two diagonal neighbours, below
@@ -284,7 +394,7 @@ func eighFormQ(s []float64, n int, tau []float64) []float64 {
 // working precision, and where the bulge it carries would underflow), or below eighNegligible. A block
 // whose entries are all small is swept scaled up by a power of two, so that its own eigenvalues come
 // out to the accuracy its scale allows rather than the matrix's.
-func eighTridiagonalQR(d, e, zt []float64, n int) bool {
+func eighTridiagonalQR(d, e, zt []float64, n, cols int) bool {
 	negligible := func(k int) bool {
 		x := math.Abs(e[k])
 		return x <= eighEps*(math.Abs(d[k])+math.Abs(d[k+1])) || x < eighNegligible
@@ -324,12 +434,12 @@ func eighTridiagonalQR(d, e, zt []float64, n int) bool {
 		}
 		sweeps++
 		if big >= eighSmallBlock {
-			eighQRSweep(d, e, zt, n, lo, hi)
+			eighQRSweep(d, e, zt, cols, lo, hi)
 			continue
 		}
 		_, exp := math.Frexp(big)
 		eighScaleBlock(d, e, lo, hi, -exp)
-		eighQRSweep(d, e, zt, n, lo, hi)
+		eighQRSweep(d, e, zt, cols, lo, hi)
 		eighScaleBlock(d, e, lo, hi, exp)
 	}
 	return true
@@ -347,7 +457,7 @@ func eighScaleBlock(d, e []float64, lo, hi, exp int) {
 
 // eighQRSweep performs one implicit shifted QR step on the unreduced block lo..hi of the tridiagonal
 // matrix (e[lo-1] and e[hi], where they exist, are zero), chasing the bulge from the top down.
-func eighQRSweep(d, e, zt []float64, n, lo, hi int) {
+func eighQRSweep(d, e, zt []float64, cols, lo, hi int) {
 	// Wilkinson shift: the eigenvalue of the trailing 2×2 block nearer its last diagonal entry,
 	// written so that e² is never formed.
 	g := (d[hi-1] - d[hi]) / (2 * e[hi-1])
@@ -372,7 +482,7 @@ func eighQRSweep(d, e, zt []float64, n, lo, hi int) {
 			x = e[k]
 		}
 		if zt != nil {
-			rk, rk1 := zt[k*n:k*n+n], zt[(k+1)*n:(k+1)*n+n]
+			rk, rk1 := zt[k*cols:k*cols+cols], zt[(k+1)*cols:(k+1)*cols+cols]
 			for j := range rk {
 				a, b := rk[j], rk1[j]
 				rk[j] = c*a + s*b

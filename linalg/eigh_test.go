@@ -18,19 +18,28 @@ const (
 )
 
 // esMaxAbs is the largest magnitude in x (0 for an empty x).
-func esMaxAbs(x []float64) float64 {
+func esMaxAbs[T Scalar](x []T) float64 {
 	m := 0.0
 	for _, v := range x {
-		m = max(m, math.Abs(v))
+		m = max(m, math.Hypot(re(v), im(v)))
 	}
 	return m
 }
 
-// esColumnOrthoErr is max |QᵀQ − I| for the m×c row-major q.
-func esColumnOrthoErr(q []float64, m, c int) float64 {
-	g := matMul(transposeOf(q, m, c), q, c, m, c)
+// esAdjoint returns the n×m conjugate transpose of the m×n row-major x.
+func esAdjoint[T Scalar](x []T, m, n int) []T {
+	z := transposeOf(x, m, n)
+	for i, v := range z {
+		z[i] = conj(v)
+	}
+	return z
+}
+
+// esColumnOrthoErr is max |QᴴQ − I| for the m×c row-major q.
+func esColumnOrthoErr[T Scalar](q []T, m, c int) float64 {
+	g := matMul(esAdjoint(q, m, c), q, c, m, c)
 	for i := 0; i < c; i++ {
-		g[i*c+i]--
+		g[i*c+i] -= 1
 	}
 	return esMaxAbs(g)
 }
@@ -81,29 +90,30 @@ func esRandomSymmetric(r *rand.Rand, n int) []float64 {
 }
 
 // esLargestIsPositive reports whether the first component of largest magnitude among the given ones
-// is positive (or zero).
-func esLargestIsPositive(x []float64) bool {
+// is real and positive (or zero).
+func esLargestIsPositive[T Scalar](x []T) bool {
 	best, big := 0, -1.0
 	for i, v := range x {
-		if math.Abs(v) > big {
-			best, big = i, math.Abs(v)
+		if a := math.Hypot(re(v), im(v)); a > big {
+			best, big = i, a
 		}
 	}
-	return len(x) == 0 || x[best] >= 0
+	return len(x) == 0 || (re(x[best]) >= 0 && im(x[best]) == 0)
 }
 
 // esColumn returns column j of the m×c row-major x.
-func esColumn(x []float64, m, c, j int) []float64 {
-	col := make([]float64, m)
+func esColumn[T Scalar](x []T, m, c, j int) []T {
+	col := make([]T, m)
 	for i := range col {
 		col[i] = x[i*c+j]
 	}
 	return col
 }
 
-// esCheckEigh checks the eigendecomposition w, v of the full symmetric a: residual ‖a·v − v·diag(w)‖
-// and ‖vᵀv − I‖ within esSlack·n·ε (relative to max |a|), ascending w, and the sign convention.
-func esCheckEigh(t *testing.T, a []float64, n int, w, v []float64) {
+// esCheckEigh checks the eigendecomposition w, v of the full symmetric or Hermitian a: residual
+// ‖a·v − v·diag(w)‖ and ‖vᴴv − I‖ within esSlack·n·ε (relative to max |a|), ascending w, and the sign
+// or phase convention.
+func esCheckEigh[T Scalar](t *testing.T, a []T, n int, w []float64, v []T) {
 	t.Helper()
 	if len(w) != n || len(v) != n*n {
 		t.Fatalf("len(w) = %d, len(v) = %d, want %d, %d", len(w), len(v), n, n*n)
@@ -113,7 +123,7 @@ func esCheckEigh(t *testing.T, a []float64, n int, w, v []float64) {
 	av := matMul(a, v, n, n, n)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
-			av[i*n+j] -= v[i*n+j] * w[j]
+			av[i*n+j] -= v[i*n+j] * fromReal[T](w[j])
 		}
 	}
 	if r := esMaxAbs(av); r > tol*scale {
@@ -132,14 +142,23 @@ func esCheckEigh(t *testing.T, a []float64, n int, w, v []float64) {
 	}
 }
 
-// esTriangle returns a copy of the full symmetric a with the triangle that lower does not name set to
-// NaN.
-func esTriangle(a []float64, n int, lower bool) []float64 {
+// esIdentity returns the n×n identity matrix.
+func esIdentity[T Scalar](n int) []T {
+	a := make([]T, n*n)
+	for i := 0; i < n; i++ {
+		a[i*n+i] = fromReal[T](1)
+	}
+	return a
+}
+
+// esTriangle returns a copy of the full symmetric or Hermitian a with the triangle that lower does not
+// name set to NaN.
+func esTriangle[T Scalar](a []T, n int, lower bool) []T {
 	b := slices.Clone(a)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if (lower && j > i) || (!lower && j < i) {
-				b[i*n+j] = math.NaN()
+				b[i*n+j] = eighFromParts[T](math.NaN(), math.NaN())
 			}
 		}
 	}
@@ -272,52 +291,59 @@ func TestEighFloatKnown(t *testing.T) {
 	}
 }
 
-func TestEighFloatRandom(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
+// esCheckEighModes runs eigh on the full symmetric or Hermitian n×n a from either triangle, NaN in the
+// other, with and without vectors, and checks the result (esCheckEigh), that both triangles and
+// vectors=false give the same bits, and that a is not modified.
+func esCheckEighModes[T Scalar](t *testing.T, eigh esEighFunc[T], a []T, n int) {
+	t.Helper()
+	wl, vl, ok := eigh(esTriangle(a, n, true), n, true, true)
+	if !ok {
+		t.Fatal("lower: not ok")
+	}
+	esCheckEigh(t, a, n, wl, vl)
+
+	// The upper triangle of the same matrix gives the same full matrix, hence the same bits.
+	wu, vu, ok := eigh(esTriangle(a, n, false), n, false, true)
+	if !ok || !slices.Equal(wl, wu) || !slices.Equal(vl, vu) {
+		t.Errorf("upper triangle: ok = %v, results differ from the lower triangle's", ok)
+	}
+
+	// Eigenvalues alone: the same bits, and no vectors.
+	w, v, ok := eigh(a, n, true, false)
+	if !ok || v != nil || !slices.Equal(w, wl) {
+		t.Errorf("vectors=false: ok = %v, v = %v, w equal = %v", ok, v != nil, slices.Equal(w, wl))
+	}
+
+	// a is not modified.
+	b := slices.Clone(a)
+	eigh(b, n, true, true)
+	if !slices.Equal(a, b) {
+		t.Error("a modified")
+	}
+}
+
+// esRandomSizes returns the sizes the random tests try: 100 twice, and 1 to 40.
+func esRandomSizes() []int {
 	sizes := []int{100, 100}
 	for n := 1; n <= 40; n++ {
 		sizes = append(sizes, n)
 	}
-	for _, n := range sizes {
+	return sizes
+}
+
+func TestEighFloatRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range esRandomSizes() {
 		a := esRandomSymmetric(r, n)
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
-			wl, vl, ok := EighFloat(esTriangle(a, n, true), n, true, true)
-			if !ok {
-				t.Fatal("lower: not ok")
-			}
-			esCheckEigh(t, a, n, wl, vl)
-
-			// The upper triangle of the same matrix gives the same full matrix, hence the same bits.
-			wu, vu, ok := EighFloat(esTriangle(a, n, false), n, false, true)
-			if !ok || !slices.Equal(wl, wu) || !slices.Equal(vl, vu) {
-				t.Errorf("upper triangle: ok = %v, results differ from the lower triangle's", ok)
-			}
-
-			// Eigenvalues alone: the same bits, and no vectors.
-			w, v, ok := EighFloat(a, n, true, false)
-			if !ok || v != nil || !slices.Equal(w, wl) {
-				t.Errorf("vectors=false: ok = %v, v = %v, w equal = %v", ok, v != nil, slices.Equal(w, wl))
-			}
-
-			// a is not modified.
-			b := slices.Clone(a)
-			EighFloat(b, n, true, true)
-			if !slices.Equal(a, b) {
-				t.Error("a modified")
-			}
+			esCheckEighModes(t, EighFloat, a, n)
 		})
 	}
 }
 
 func TestEighFloatHard(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	identity := func(n int) []float64 {
-		a := make([]float64, n*n)
-		for i := 0; i < n; i++ {
-			a[i*n+i] = 1
-		}
-		return a
-	}
+	identity := esIdentity[float64]
 	// q·diag(d)·qᵀ for a random orthogonal q: eigenvalues d, with multiplicities.
 	withSpectrum := func(d []float64) []float64 {
 		n := len(d)

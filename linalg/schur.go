@@ -40,11 +40,11 @@ const schurVecLimit = 0x1p300
 // panics when n < 0 or len(a) ≠ n·n.
 func SchurFloat(a []float64, n int, vectors bool) (t, z, wr, wi []float64, ok bool) {
 	schurCheckShape("SchurFloat", a, n)
-	t, z, e, ok := schurScaled(a, n, vectors)
+	t, z, e, ok := schurScaled(a, n, vectors, schurFrancis)
 	if !ok {
-		t, wr, wi = schurNaN(n*n), schurNaN(n), schurNaN(n)
+		t, wr, wi = schurNaN[float64](n*n), schurNaN[float64](n), schurNaN[float64](n)
 		if vectors {
-			z = schurNaN(n * n)
+			z = schurNaN[float64](n * n)
 		}
 		return t, z, wr, wi, false
 	}
@@ -64,24 +64,19 @@ func SchurFloat(a []float64, n int, vectors bool) (t, z, wr, wi []float64, ok bo
 // The eigenvectors come from back-substitution on the quasi-triangular Schur form t for each eigenvalue
 // (a left one on tᵀ), a pivot smaller than 2⁻⁵²·max|t[i,j]| replaced by that size, multiplied by the Schur
 // vectors z. Each is normalised as dgeev normalises it, Euclidean norm 1 and its component of largest
-// magnitude (the first such) real, and this function makes that component positive. The vectors of a
-// conjugate pair are conjugates of each other; those of a real eigenvalue have zero imaginary parts. For
-// a defective eigenvalue the vectors are as back-substitution gives them: they satisfy the residual
-// bounds but are close to parallel.
+// magnitude (the first such, magnitudes within a relative 2⁻⁵⁰ of the largest counting as equal) real,
+// and this function makes that component positive. The vectors of a conjugate pair are conjugates of
+// each other; those of a real eigenvalue have zero imaginary parts. For a defective eigenvalue the vectors
+// are as back-substitution gives them: they satisfy the residual bounds but are close to parallel.
 //
 // ok is false as for SchurFloat, wr, wi and the requested vectors then filled with NaN. EigFloat panics
 // when n < 0 or len(a) ≠ n·n.
 func EigFloat(a []float64, n int, left, right bool) (wr, wi []float64, vl, vr []complex128, ok bool) {
 	schurCheckShape("EigFloat", a, n)
-	t, z, e, ok := schurScaled(a, n, left || right)
+	t, z, e, ok := schurScaled(a, n, left || right, schurFrancis)
 	if !ok {
-		wr, wi = schurNaN(n), schurNaN(n)
-		if left {
-			vl = schurNaNComplex(n * n)
-		}
-		if right {
-			vr = schurNaNComplex(n * n)
-		}
+		wr, wi = schurNaN[float64](n), schurNaN[float64](n)
+		vl, vr = schurNaNVectors(n, left, right)
 		return wr, wi, vl, vr, false
 	}
 	tu := make([]float64, len(t))
@@ -94,54 +89,91 @@ func EigFloat(a []float64, n int, left, right bool) (wr, wi []float64, vl, vr []
 	for i := 0; i+1 < n; i++ {
 		pair[i] = wi[i] > 0
 	}
-	if right {
-		vr = schurVectors(t, z, n, pair, false)
-	}
-	if left {
-		vl = schurVectors(t, z, n, pair, true)
-	}
+	vl, vr = schurBothVectors(schurToComplex(t), schurToComplex(z), n, pair, true, left, right)
 	return wr, wi, vl, vr, true
 }
 
 // schurCheckShape panics unless a holds an n×n matrix.
-func schurCheckShape(name string, a []float64, n int) {
+func schurCheckShape[T Scalar](name string, a []T, n int) {
 	if n < 0 || len(a) != n*n {
 		panic(fmt.Sprintf("linalg: %s: len(a) = %d, n = %d: want n ≥ 0 and len(a) = n·n", name, len(a), n))
 	}
 }
 
-// schurNaN returns k NaNs.
-func schurNaN(k int) []float64 {
-	x := make([]float64, k)
+// schurNaN returns k NaNs (complex ones with both parts NaN).
+func schurNaN[T Scalar](k int) []T {
+	x := make([]T, k)
+	nan := schurFromComplex[T](complex(math.NaN(), math.NaN()))
 	for i := range x {
-		x[i] = math.NaN()
+		x[i] = nan
 	}
 	return x
 }
 
-// schurNaNComplex returns k complex NaNs (both parts NaN).
-func schurNaNComplex(k int) []complex128 {
-	x := make([]complex128, k)
-	for i := range x {
-		x[i] = complex(math.NaN(), math.NaN())
+// schurNaNVectors returns the NaN-filled n×n eigenvector matrices of a failed EigFloat or EigComplex, each
+// nil unless asked for.
+func schurNaNVectors(n int, left, right bool) (vl, vr []complex128) {
+	if left {
+		vl = schurNaN[complex128](n * n)
 	}
-	return x
+	if right {
+		vr = schurNaN[complex128](n * n)
+	}
+	return vl, vr
 }
 
-// schurScaled computes the Schur form of a·2⁻ᵉ, where 2ᵉ⁻¹ ≤ max|a[i,j]| < 2ᵉ (e = 0 for the zero
-// matrix): t (scaled) and, when vectors is true, z. ok is false for non-finite input or when the QR
-// iteration does not converge.
-func schurScaled(a []float64, n int, vectors bool) (t, z []float64, e int, ok bool) {
-	amax := 0.0
-	for _, v := range a {
-		if v-v != 0 { // NaN or ±Inf
-			return nil, nil, 0, false
+// schurFromComplex is v as a T: v itself for complex128, its real part for float64.
+func schurFromComplex[T Scalar](v complex128) T {
+	var x T
+	if _, ok := any(x).(complex128); ok {
+		return any(v).(T)
+	}
+	return fromReal[T](real(v))
+}
+
+// schurLdexp is x·2ᵉ, each part of a complex x scaled (exact unless it overflows or underflows).
+func schurLdexp[T Scalar](x T, e int) T {
+	return schurFromComplex[T](complex(math.Ldexp(re(x), e), math.Ldexp(im(x), e)))
+}
+
+// schurMaxPart is the largest magnitude of a real or imaginary part of an entry of x (0 for an empty x),
+// NaN when one is NaN.
+func schurMaxPart[T Scalar](x []T) float64 {
+	m := 0.0
+	switch x := any(x).(type) {
+	case []float64:
+		for _, v := range x {
+			m = max(m, math.Abs(v))
 		}
-		amax = max(amax, math.Abs(v))
+	case []complex128:
+		for _, v := range x {
+			m = max(m, math.Abs(real(v)), math.Abs(imag(v)))
+		}
 	}
-	t = make([]float64, n*n)
+	return m
+}
+
+// schurToComplex returns x's entries as complex numbers.
+func schurToComplex(x []float64) []complex128 {
+	c := make([]complex128, len(x))
+	for i, v := range x {
+		c[i] = complex(v, 0)
+	}
+	return c
+}
+
+// schurScaled computes the Schur form of a·2⁻ᵉ, where 2ᵉ⁻¹ ≤ m < 2ᵉ for the largest magnitude m of a real or
+// imaginary part of an entry of a (e = 0 for the zero matrix): t (scaled) and, when vectors is true, z,
+// after reducing the scaled a to Hessenberg form and running iterate on it (which returns false when it
+// does not converge). ok is false for non-finite input or when iterate fails.
+func schurScaled[T Scalar](a []T, n int, vectors bool, iterate func(t, z []T, n int) bool) (t, z []T, e int, ok bool) {
+	amax := schurMaxPart(a)
+	if amax-amax != 0 { // NaN or ±Inf in a part
+		return nil, nil, 0, false
+	}
+	t = make([]T, n*n)
 	if vectors {
-		z = make([]float64, n*n)
+		z = make([]T, n*n)
 		for i := 0; i < n; i++ {
 			z[i*n+i] = 1
 		}
@@ -151,22 +183,22 @@ func schurScaled(a []float64, n int, vectors bool) (t, z []float64, e int, ok bo
 	}
 	_, e = math.Frexp(amax)
 	for i, v := range a {
-		t[i] = math.Ldexp(v, -e)
+		t[i] = schurLdexp(v, -e)
 	}
 	schurHessenberg(t, z, n)
-	if !schurFrancis(t, z, n) {
+	if !iterate(t, z, n) {
 		return nil, nil, 0, false
 	}
 	return t, z, e, true
 }
 
 // schurUnscale multiplies every entry of t by 2ᵉ.
-func schurUnscale(t []float64, e int) {
+func schurUnscale[T Scalar](t []T, e int) {
 	if e == 0 {
 		return
 	}
 	for i, v := range t {
-		t[i] = math.Ldexp(v, e)
+		t[i] = schurLdexp(v, e)
 	}
 }
 
@@ -198,50 +230,53 @@ func schurSqrtProduct(b, c float64) float64 {
 	return math.Sqrt(b) * math.Sqrt(c)
 }
 
-// schurReflector turns x into the vector v of a reflection H = I - tau·v·vᵀ with v[0] = 1 and
-// H·x = (beta, 0, …, 0), beta = -sign(x[0])·‖x‖. When x[1:] is zero it returns tau = 0 (H = I) and
-// beta = x[0], and leaves x as it is. An x of tiny magnitude (subnormal entries, say) is first scaled by a
-// power of two, so that v and tau, which do not depend on x's scale, keep full precision and H stays
-// orthogonal.
-func schurReflector(x []float64) (tau, beta float64) {
+// schurReflector turns x into the vector v of a reflection H = I - tau·v·vᴴ with v[0] = 1 and
+// Hᴴ·x = (beta, 0, …, 0), beta = -sign(re x[0])·‖x‖ (real; for real x, H is symmetric and orthogonal,
+// for complex x unitary). When x[1:] is zero it returns tau = 0 (H = I) and beta = x[0], and leaves x as it
+// is. An x of tiny magnitude (subnormal entries, say) is first scaled by a power of two, so that v and tau,
+// which do not depend on x's scale, keep full precision and H stays unitary.
+func schurReflector[T Scalar](x []T) (tau, beta T) {
 	if len(x) < 2 {
 		return 0, x[0]
 	}
-	m := 0.0
-	for _, v := range x[1:] {
-		m = max(m, math.Abs(v))
-	}
+	m := schurMaxPart(x[1:])
 	if m == 0 {
 		return 0, x[0]
 	}
-	m = max(m, math.Abs(x[0]))
+	alpha := x[0]
+	ar, ai := re(alpha), im(alpha)
+	m = max(m, math.Abs(ar), math.Abs(ai))
 	e := 0
 	if m < 0x1p-500 || m > 0x1p500 {
 		_, e = math.Frexp(m)
 		for i := range x {
-			x[i] = math.Ldexp(x[i], -e)
+			x[i] = schurLdexp(x[i], -e)
 		}
+		alpha = x[0]
+		ar, ai = re(alpha), im(alpha)
 	}
-	alpha := x[0]
-	beta = math.Hypot(alpha, norm2(x[1:]))
-	if alpha >= 0 {
-		beta = -beta
+	b := math.Hypot(math.Hypot(ar, ai), norm2(x[1:]))
+	if ar >= 0 {
+		b = -b
 	}
-	// alpha and beta have opposite signs, so alpha - beta involves no cancellation, and
-	// |alpha - beta| ≥ ‖x‖ ≥ every |x[i]|.
+	// re alpha and b have opposite signs, so alpha - b involves no cancellation, and
+	// |alpha - b| ≥ ‖x‖ ≥ every |x[i]|.
+	beta = fromReal[T](b)
 	f := alpha - beta
 	for i := 1; i < len(x); i++ {
 		x[i] /= f
 	}
 	x[0] = 1
-	return (beta - alpha) / beta, math.Ldexp(beta, e)
+	return (beta - alpha) / beta, fromReal[T](math.Ldexp(b, e))
 }
 
-// schurHessenberg reduces t to upper Hessenberg form in place by a reflection per column, setting the
-// entries below the subdiagonal to zero, and multiplies z (when not nil) by the reflections on the right.
-func schurHessenberg(t, z []float64, n int) {
-	v := make([]float64, n)
-	w := make([]float64, n)
+// schurHessenberg reduces t to upper Hessenberg form in place by a reflection per column (t ← Hᴴ·t·H),
+// setting the entries below the subdiagonal to zero, and multiplies z (when not nil) by the reflections on
+// the right.
+func schurHessenberg[T Scalar](t, z []T, n int) {
+	v := make([]T, n)
+	vc := make([]T, n)
+	w := make([]T, n)
 	for k := 0; k+2 < n; k++ {
 		m := n - k - 1
 		c0 := k + 1
@@ -256,42 +291,47 @@ func schurHessenberg(t, z []float64, n int) {
 		for i := 1; i < m; i++ {
 			t[(c0+i)*n+k] = 0
 		}
-		// From the left, on rows c0..n-1 and columns c0..n-1 (column k is set above): w = vᵀ·rows.
+		for i := 0; i < m; i++ {
+			vc[i] = conj(v[i])
+		}
+		// From the left, Hᴴ = I - conj(tau)·v·vᴴ on rows c0..n-1 and columns c0..n-1 (column k is set
+		// above): w = vᴴ·rows.
 		ws := w[:m]
 		clear(ws)
 		for i := 0; i < m; i++ {
-			vi := v[i]
+			vi := vc[i]
 			row := t[(c0+i)*n+c0 : (c0+i+1)*n]
 			for j, x := range row {
 				ws[j] += vi * x
 			}
 		}
+		tc := conj(tau)
 		for i := 0; i < m; i++ {
-			f := tau * v[i]
+			f := tc * v[i]
 			row := t[(c0+i)*n+c0 : (c0+i+1)*n]
 			for j := range row {
 				row[j] -= f * ws[j]
 			}
 		}
-		schurReflectRight(t, n, n, c0, v[:m], tau)
+		schurReflectRight(t, n, n, c0, v[:m], vc[:m], tau)
 		if z != nil {
-			schurReflectRight(z, n, n, c0, v[:m], tau)
+			schurReflectRight(z, n, n, c0, v[:m], vc[:m], tau)
 		}
 	}
 }
 
-// schurReflectRight multiplies rows 0..rows-1 of the n-column matrix x by I - tau·v·vᵀ acting on
-// columns c0..c0+len(v)-1.
-func schurReflectRight(x []float64, n, rows, c0 int, v []float64, tau float64) {
+// schurReflectRight multiplies rows 0..rows-1 of the n-column matrix x by H = I - tau·v·vᴴ acting on
+// columns c0..c0+len(v)-1; vc holds the conjugates of v's entries.
+func schurReflectRight[T Scalar](x []T, n, rows, c0 int, v, vc []T, tau T) {
 	for r := 0; r < rows; r++ {
 		row := x[r*n+c0 : r*n+c0+len(v)]
-		s := 0.0
+		var s T
 		for i, y := range row {
 			s += y * v[i]
 		}
 		s *= tau
 		for i := range row {
-			row[i] -= s * v[i]
+			row[i] -= s * vc[i]
 		}
 	}
 }
@@ -300,30 +340,11 @@ func schurReflectRight(x []float64, n, rows, c0 int, v []float64, tau float64) {
 // iteration, applying every transformation to the whole of t (and to z when not nil), and standardises
 // the 2×2 blocks. It returns false when 100·max(n, 10) iterations did not suffice.
 func schurFrancis(t, z []float64, n int) bool {
-	// Below this a subdiagonal entry is zero for every purpose: t's largest entry was scaled to about 1.
-	tiny := 0x1p-1022 * float64(n) / schurUlp
-	limit := 100 * max(n, 10)
+	limit := schurIterationLimit(n)
 	total, its := 0, 0
 	hi := n - 1
 	for hi >= 0 {
-		// The active block is l..hi: the lowest l whose subdiagonal entries l+1..hi are not negligible.
-		l := hi
-		for ; l > 0; l-- {
-			h := math.Abs(t[l*n+l-1])
-			s := math.Abs(t[(l-1)*n+l-1]) + math.Abs(t[l*n+l])
-			if s == 0 {
-				if l >= 2 {
-					s += math.Abs(t[(l-1)*n+l-2])
-				}
-				if l < hi {
-					s += math.Abs(t[(l+1)*n+l])
-				}
-			}
-			if h <= max(schurUlp*s, tiny) {
-				t[l*n+l-1] = 0
-				break
-			}
-		}
+		l := schurActiveBlock(t, n, hi)
 		if l >= hi-1 {
 			if l == hi-1 {
 				schurStandardize(t, z, n, l)
@@ -358,6 +379,39 @@ func schurFrancis(t, z []float64, n int) bool {
 		its++
 	}
 	return true
+}
+
+// schurIterationLimit is the number of QR iterations after which the iteration on an n×n matrix gives up:
+// 100·max(n, 10), so that its time is O(n³) on every input.
+func schurIterationLimit(n int) int {
+	return 100 * max(n, 10)
+}
+
+// schurActiveBlock returns the start l of the unreduced block l..hi of the Hessenberg t (whose largest
+// entry was scaled to about 1) that ends at hi: the largest l ≤ hi with t[l,l-1] negligible (set to zero
+// here), or 0. An entry is negligible when its magnitude (abs1) is below 2⁻⁵² times the sum of those of its
+// two diagonal neighbours (of its subdiagonal neighbours when both are zero), or below a threshold near
+// the underflow one.
+func schurActiveBlock[T Scalar](t []T, n, hi int) int {
+	tiny := 0x1p-1022 * float64(n) / schurUlp
+	l := hi
+	for ; l > 0; l-- {
+		h := abs1(t[l*n+l-1])
+		s := abs1(t[(l-1)*n+l-1]) + abs1(t[l*n+l])
+		if s == 0 {
+			if l >= 2 {
+				s += abs1(t[(l-1)*n+l-2])
+			}
+			if l < hi {
+				s += abs1(t[(l+1)*n+l])
+			}
+		}
+		if h <= max(schurUlp*s, tiny) {
+			t[l*n+l-1] = 0
+			break
+		}
+	}
+	return l
 }
 
 // schurShifts returns the shifts for a double-shift step from the eigenvalues of [[a, b], [c, d]]: for a
@@ -449,27 +503,36 @@ func schurSweep(t, z []float64, n, l, hi int, mu1, mu2, nu float64) {
 				}
 			}
 		} else {
-			r0, r1 := t[k*n:(k+1)*n], t[(k+1)*n:(k+2)*n]
-			for j := k; j < n; j++ {
-				f := tau * (r0[j] + v1*r1[j])
-				r0[j] -= f
-				r1[j] -= f * v1
-			}
-			for r := 0; r <= rmax; r++ {
-				row := t[r*n+k : r*n+k+2]
-				f := tau * (row[0] + v1*row[1])
-				row[0] -= f
-				row[1] -= f * v1
-			}
-			if z != nil {
-				for r := 0; r < n; r++ {
-					row := z[r*n+k : r*n+k+2]
-					f := tau * (row[0] + v1*row[1])
-					row[0] -= f
-					row[1] -= f * v1
-				}
-			}
+			schurReflect2(t, z, n, k, rmax, tau, v1)
 		}
+	}
+}
+
+// schurReflect2 replaces t by Hᴴ·t·H and z (when not nil) by z·H, for the reflection H = I - tau·v·vᴴ,
+// v = (1, v1), in rows and columns k, k+1: on t's rows k, k+1 from column k on (left of it they are zero or
+// set by the caller) and on its columns k, k+1 in rows 0..rmax.
+func schurReflect2[T Scalar](t, z []T, n, k, rmax int, tau, v1 T) {
+	tc, v1c := conj(tau), conj(v1)
+	r0, r1 := t[k*n:(k+1)*n], t[(k+1)*n:(k+2)*n]
+	for j := k; j < n; j++ {
+		f := tc * (r0[j] + v1c*r1[j])
+		r0[j] -= f
+		r1[j] -= f * v1
+	}
+	schurReflect2Columns(t, n, k, rmax+1, tau, v1, v1c)
+	if z != nil {
+		schurReflect2Columns(z, n, k, n, tau, v1, v1c)
+	}
+}
+
+// schurReflect2Columns multiplies rows 0..rows-1 of the n-column x by I - tau·v·vᴴ, v = (1, v1), acting
+// on columns k, k+1; v1c is conj(v1).
+func schurReflect2Columns[T Scalar](x []T, n, k, rows int, tau, v1, v1c T) {
+	for r := 0; r < rows; r++ {
+		row := x[r*n+k : r*n+k+2]
+		f := tau * (row[0] + v1*row[1])
+		row[0] -= f
+		row[1] -= f * v1c
 	}
 }
 
@@ -552,17 +615,38 @@ func schurStandardize(t, z []float64, n, i int) {
 	t[(i+1)*n+i] = 0
 }
 
-// schurVectors returns the n×n matrix (row-major, complex) whose column j is the normalised right
-// eigenvector (left when left is true) of z·t·zᵀ for eigenvalue j of the quasi-triangular t, where pair[j]
-// marks the first eigenvalue of a complex pair in rows j, j+1.
+// schurBothVectors returns the left and right eigenvectors (each when asked for) of z·t·zᴴ, by
+// schurVectors, from the quasi-triangular t and unitary z (real ones for a real matrix, realInput true) and
+// pair (all false for a complex t, which is triangular).
+func schurBothVectors(t, z []complex128, n int, pair []bool, realInput, left, right bool) (vl, vr []complex128) {
+	if right {
+		vr = schurVectors(t, z, n, pair, realInput, false)
+	}
+	if left {
+		zl := z
+		if !realInput {
+			zl = make([]complex128, len(z))
+			for i, v := range z {
+				zl[i] = cmplx.Conj(v)
+			}
+		}
+		vl = schurVectors(t, zl, n, pair, realInput, true)
+	}
+	return vl, vr
+}
+
+// schurVectors returns the n×n matrix (row-major) whose column j is the normalised right eigenvector (left
+// when left is true) of z·t·zᴴ for eigenvalue j of the quasi-triangular t, where pair[j] marks the first
+// eigenvalue of a complex pair in rows j, j+1 (possible only when realInput: t and z real, held as complex
+// numbers). For a left eigenvector the caller passes conj(z) as z.
 //
-// A right eigenvector is z·x with t·x = λ·x. A left one is u = conj(z·w) with tᵀ·w = λ·w; the
-// back-substitution for w runs on the matrix p·tᵀ·p, p reversing the order of the indices, which is upper
-// quasi-triangular again.
-func schurVectors(t, z []float64, n int, pair []bool, left bool) []complex128 {
+// A right eigenvector is z·x with t·x = λ·x. A left one is u = z·conj(w), that is conj(conj(z)·w), with
+// tᵀ·w = λ·w (so that tᴴ·conj(w) = conj(λ)·conj(w), and uᴴ·a = λ·uᴴ); the back-substitution for w runs on
+// the matrix p·tᵀ·p, p reversing the order of the indices, which is upper (quasi-)triangular again.
+func schurVectors(t, z []complex128, n int, pair []bool, realInput, left bool) []complex128 {
 	u, upair := t, pair
 	if left {
-		u = make([]float64, n*n)
+		u = make([]complex128, n*n)
 		for i := 0; i < n; i++ {
 			for j := 0; j < n; j++ {
 				u[i*n+j] = t[(n-1-j)*n+n-1-i]
@@ -575,7 +659,7 @@ func schurVectors(t, z []float64, n int, pair []bool, left bool) []complex128 {
 	}
 	tmax := 0.0
 	for _, v := range t {
-		tmax = max(tmax, math.Abs(v))
+		tmax = max(tmax, math.Abs(real(v)), math.Abs(imag(v)))
 	}
 	smin := max(schurUlp*tmax, 0x1p-1022)
 	out := make([]complex128, n*n)
@@ -583,10 +667,10 @@ func schurVectors(t, z []float64, n int, pair []bool, left bool) []complex128 {
 	col := make([]complex128, n)
 	for j := 0; j < n; {
 		size := 1
-		lam := complex(t[j*n+j], 0)
+		lam := t[j*n+j]
 		if pair[j] {
 			size = 2
-			lam = complex(t[j*n+j], schurSqrtProduct(t[j*n+j+1], t[(j+1)*n+j]))
+			lam = complex(real(t[j*n+j]), schurSqrtProduct(real(t[j*n+j+1]), real(t[(j+1)*n+j])))
 		}
 		// The block's position in u.
 		s := j
@@ -603,7 +687,7 @@ func schurVectors(t, z []float64, n int, pair []bool, left bool) []complex128 {
 				if left {
 					c = n - 1 - q
 				}
-				acc += complex(zr[c], 0) * x[q]
+				acc += zr[c] * x[q]
 			}
 			col[r] = acc
 		}
@@ -612,7 +696,7 @@ func schurVectors(t, z []float64, n int, pair []bool, left bool) []complex128 {
 				col[r] = cmplx.Conj(col[r])
 			}
 		}
-		schurNormalize(col, size == 1)
+		schurNormalize(col, realInput && size == 1)
 		for r := 0; r < n; r++ {
 			out[r*n+j] = col[r]
 			if size == 2 {
@@ -629,15 +713,15 @@ func schurVectors(t, z []float64, n int, pair []bool, left bool) []complex128 {
 // form): x is zero below the block, spans the block's eigenvector there, and is found above it by
 // back-substitution, a pivot of magnitude below smin replaced by smin, the whole rescaled whenever a
 // component exceeds schurVecLimit. It returns s+size, the length of x's possibly nonzero part.
-func schurSolveQuasi(u []float64, n int, upair []bool, s, size int, lam complex128, smin float64, x []complex128) int {
+func schurSolveQuasi(u []complex128, n int, upair []bool, s, size int, lam complex128, smin float64, x []complex128) int {
 	top := s + size
 	clear(x)
 	if size == 1 {
 		x[s] = 1
 	} else {
 		// For [[α, β], [γ, α]] and lam = α ± iω (ω² = -β·γ), (β, lam - α) is an eigenvector.
-		b := complex(u[s*n+s+1], 0)
-		d := lam - complex(u[s*n+s], 0)
+		b := u[s*n+s+1]
+		d := lam - u[s*n+s]
 		if math.Abs(real(b)) >= cmplx.Abs(d) {
 			x[s], x[s+1] = 1, d/b
 		} else {
@@ -648,7 +732,7 @@ func schurSolveQuasi(u []float64, n int, upair []bool, s, size int, lam complex1
 		var acc complex128
 		row := u[i*n : (i+1)*n]
 		for j := i + 1; j < top; j++ {
-			acc += complex(row[j], 0) * x[j]
+			acc += row[j] * x[j]
 		}
 		return acc
 	}
@@ -659,13 +743,13 @@ func schurSolveQuasi(u []float64, n int, upair []bool, s, size int, lam complex1
 			// x[i] is still zero, so the sum for row i-1 leaves column i out.
 			lo, cnt = i-1, 2
 			r0, r1 := -dot(i-1), -dot(i)
-			m00 := complex(u[(i-1)*n+i-1], 0) - lam
-			m01 := complex(u[(i-1)*n+i], 0)
-			m10 := complex(u[i*n+i-1], 0)
-			m11 := complex(u[i*n+i], 0) - lam
+			m00 := u[(i-1)*n+i-1] - lam
+			m01 := u[(i-1)*n+i]
+			m10 := u[i*n+i-1]
+			m11 := u[i*n+i] - lam
 			x[i-1], x[i] = schurSolve2(m00, m01, m10, m11, r0, r1, smin)
 		} else {
-			d := complex(u[i*n+i], 0) - lam
+			d := u[i*n+i] - lam
 			if cmplx.Abs(d) < smin {
 				d = complex(smin, 0)
 			}
@@ -717,7 +801,9 @@ func schurSolve2(m00, m01, m10, m11, r0, r1 complex128, smin float64) (x0, x1 co
 }
 
 // schurNormalize scales v to Euclidean norm 1 and turns it so that its first component of largest
-// magnitude is real and positive; when isReal is true the imaginary parts are set to zero.
+// magnitude is real and positive, magnitudes within a relative 2⁻⁵⁰ (a few roundings) of the largest
+// counting as ties, so that the choice among components equal in exact arithmetic does not depend on
+// rounding; when isReal is true the imaginary parts are set to zero.
 func schurNormalize(v []complex128, isReal bool) {
 	m := 0.0
 	for _, c := range v {
@@ -729,15 +815,18 @@ func schurNormalize(v []complex128, isReal bool) {
 	// w = v/m has parts of magnitude at most 1: its squares neither overflow nor underflow harmfully.
 	inv := 1 / m
 	sum := 0.0
-	k, big := 0, -1.0
+	big := 0.0
 	for i, c := range v {
 		w := c * complex(inv, 0)
 		v[i] = w
 		sum += real(w)*real(w) + imag(w)*imag(w)
-		if a := cmplx.Abs(w); a > big {
-			k, big = i, a
-		}
+		big = max(big, cmplx.Abs(w))
 	}
+	k := 0
+	for cmplx.Abs(v[k]) < big*(1-0x1p-50) {
+		k++
+	}
+	big = cmplx.Abs(v[k])
 	norm := math.Sqrt(sum)
 	// Multiplying by conj(w[k]) / (|w[k]|·‖w‖) makes component k real and positive and the norm 1.
 	f := cmplx.Conj(v[k]) / complex(big*norm, 0)
