@@ -193,7 +193,8 @@ func (c *solverCtx) errorf(format string, args ...any) error {
 	return errorf(c.in, "%s: %s", c.name, fmt.Sprintf(format, args...))
 }
 
-// check verifies the operands' types and the results' types and count against the operation.
+// check verifies the number of operands and their types against the operation (the results are checked
+// as they are made).
 func (c *solverCtx) check() error {
 	wantOps := map[string]int{"orgqr": 2, "ungqr": 2, "trsm": 2, "permutation": 1}[c.target.op]
 	if wantOps == 0 {
@@ -419,8 +420,8 @@ func realOf(ty dtype.Type) dtype.Type {
 	return ty
 }
 
-// input reads operand i's matrices as the kernel reads them: m×n when transposed is false, n×m... (m, n
-// are the logical R, C, or C, R when swap).
+// input reads operand i's matrices, R×C each, as a column-major kernel reads them: m×n with (m, n) = (R, C),
+// or (C, R) when swap (cuSOLVER's transposed gesvd).
 func input[T linalg.Scalar](c *solverCtx, i int, swap bool) (batch []int64, rows, cols, m, n int, ks [][]T, err error) {
 	t := c.ts[i]
 	r := len(t.Shape)
@@ -529,10 +530,7 @@ func solve[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	case "trsm":
 		return trsm[T](c)
 	}
-	if ty.IsComplex() {
-		return nil, unsupportedf(c.in, "custom-call %q of complex %s (Octet's %s is for real matrices)", c.name, c.ts[0], c.target.op)
-	}
-	return solveReal(c)
+	return solveIterative[T](c)
 }
 
 // results evaluates the makers of a call's results in order, stopping at the first error.

@@ -8,122 +8,189 @@ import (
 	"octet/tensor"
 )
 
-// solveReal runs the iterative decompositions of real matrices: symmetric eigenvalues (syevd), singular
-// values (gesdd, gesvd, gesvdj), the real Schur form (gees) and eigenvalues and eigenvectors (geev). Where
-// an iteration does not converge (NaN or infinite input among the causes), info is 1 and the results NaN,
-// as LAPACK reports a failure by info > 0. What LAPACK leaves unspecified in a result (the matrix operand
-// after gesdd and geev, or after syevd without vectors; vectors not asked for) is zeros, or the input for
-// an operand that is overwritten.
-func solveReal(c *solverCtx) ([]*tensor.Tensor, error) {
-	ty := c.ts[0].Type
+// solveIterative runs the iterative decompositions, of real (T float64) or complex (T complex128)
+// matrices: Hermitian eigenvalues (syevd, heevd), singular values (gesdd, gesvd, gesvdj), the Schur form
+// (gees) and eigenvalues and eigenvectors (geev). Where an iteration does not converge (NaN or infinite
+// input among the causes), info is 1 and the results NaN, as LAPACK reports a failure by info > 0. What
+// LAPACK leaves unspecified in a result (the matrix operand after gesdd and geev, or after syevd without
+// vectors; vectors not asked for) is zeros, or the input for an operand that is overwritten.
+func solveIterative[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	switch c.target.op {
 	case "syevd", "heevd":
-		vectors := true
-		if c.target.library == "lapack" {
-			mode, err := c.letter("mode", 'V', "VN")
-			if err != nil {
-				return nil, err
-			}
-			vectors = mode == 'V'
-		}
-		lower, err := c.lower()
-		if err != nil {
-			return nil, err
-		}
-		batch, rows, cols, m, n, ks, err := input[float64](c, 0, false)
-		if err != nil {
-			return nil, err
-		}
-		if m != n {
-			return nil, c.errorf("the matrix is %dx%d, not square", m, n)
-		}
-		ws, vs, infos := make([][]float64, len(ks)), make([][]float64, len(ks)), make([][]int64, len(ks))
-		for b, a := range ks {
-			w, v, ok := linalg.EighFloat(a, n, lower, vectors)
-			ws[b], infos[b] = w, []int64{info(ok)}
-			if vectors {
-				vs[b] = v
-			} else {
-				vs[b] = a
-			}
-		}
-		return results(
-			func() (*tensor.Tensor, error) { return matrixResult(c, 0, ty, batch, rows, cols, vs, n, n) },
-			func() (*tensor.Tensor, error) { return vectorResult(c, 1, ty, batch, ws, int64(n)) },
-			func() (*tensor.Tensor, error) { return intResult(c, 2, batch, infos) })
+		return eigh[T](c)
 	case "gesdd", "gesvd", "gesvdj":
-		return svd(c)
+		return svd[T](c)
 	case "gees":
+		return schur[T](c)
+	case "geev":
+		return eig[T](c)
+	}
+	return nil, unsupportedf(c.in, "custom-call %q", c.name)
+}
+
+// square reads operand 0 as a batch of square matrices.
+func square[T linalg.Scalar](c *solverCtx) (batch []int64, n int, ks [][]T, err error) {
+	var m int
+	batch, _, _, m, n, ks, err = input[T](c, 0, false)
+	if err == nil && m != n {
+		err = c.errorf("the matrix is %dx%d, not square", m, n)
+	}
+	return batch, n, ks, err
+}
+
+// eigh runs syevd (LAPACK: mode V or N, uplo; cuSOLVER: lower, vectors always) and heevd.
+func eigh[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
+	ty := c.ts[0].Type
+	vectors := true
+	if c.target.library == "lapack" {
 		mode, err := c.letter("mode", 'V', "VN")
 		if err != nil {
 			return nil, err
 		}
-		if s, err := c.attrs.char("sort", 'N'); err != nil || s != 'N' {
-			return nil, unsupportedf(c.in, "custom-call %q with sorted eigenvalues (a selection function Octet cannot call)", c.name)
-		}
-		batch, rows, cols, m, n, ks, err := input[float64](c, 0, false)
-		if err != nil {
-			return nil, err
-		}
-		if m != n {
-			return nil, c.errorf("the matrix is %dx%d, not square", m, n)
-		}
-		nb := len(ks)
-		ts, zs, wrs, wis, sdims, infos := make([][]float64, nb), make([][]float64, nb), make([][]float64, nb), make([][]float64, nb), make([][]int64, nb), make([][]int64, nb)
-		for b, a := range ks {
-			t, z, wr, wi, ok := linalg.SchurFloat(a, n, mode == 'V')
-			if z == nil {
-				z = make([]float64, n*n)
-			}
-			ts[b], zs[b], wrs[b], wis[b], sdims[b], infos[b] = t, z, wr, wi, []int64{0}, []int64{info(ok)}
-		}
-		return results(
-			func() (*tensor.Tensor, error) { return matrixResult(c, 0, ty, batch, rows, cols, ts, n, n) },
-			func() (*tensor.Tensor, error) { return matrixResult(c, 1, ty, batch, n, n, zs, n, n) },
-			func() (*tensor.Tensor, error) { return vectorResult(c, 2, ty, batch, wrs, int64(n)) },
-			func() (*tensor.Tensor, error) { return vectorResult(c, 3, ty, batch, wis, int64(n)) },
-			func() (*tensor.Tensor, error) { return intResult(c, 4, batch, sdims) },
-			func() (*tensor.Tensor, error) { return intResult(c, 5, batch, infos) })
-	case "geev":
-		var want [2]bool
-		for i, name := range []string{"compute_left", "compute_right"} {
-			v, err := c.letter(name, 'V', "VN")
-			if err != nil {
-				return nil, err
-			}
-			want[i] = v == 'V'
-		}
-		batch, _, _, m, n, ks, err := input[float64](c, 0, false)
-		if err != nil {
-			return nil, err
-		}
-		if m != n {
-			return nil, c.errorf("the matrix is %dx%d, not square", m, n)
-		}
-		nb := len(ks)
-		wrs, wis, vls, vrs, infos := make([][]float64, nb), make([][]float64, nb), make([][]complex128, nb), make([][]complex128, nb), make([][]int64, nb)
-		for b, a := range ks {
-			wr, wi, vl, vr, ok := linalg.EigFloat(a, n, want[0], want[1])
-			wrs[b], wis[b], vls[b], vrs[b], infos[b] = wr, wi, vl, vr, []int64{info(ok)}
-		}
-		cty := dtype.C64
-		if ty == dtype.F64 {
-			cty = dtype.C128
-		}
-		vecs := func(i int, vs [][]complex128, wanted bool) (*tensor.Tensor, error) {
-			if !wanted {
-				return zerosResult(c, i, cty, batch)
-			}
-			return matrixResult(c, i, cty, batch, n, n, vs, n, n)
-		}
-		return results(
-			func() (*tensor.Tensor, error) { return vectorResult(c, 0, ty, batch, wrs, int64(n)) },
-			func() (*tensor.Tensor, error) { return vectorResult(c, 1, ty, batch, wis, int64(n)) },
-			func() (*tensor.Tensor, error) { return vecs(2, vls, want[0]) },
-			func() (*tensor.Tensor, error) { return vecs(3, vrs, want[1]) },
-			func() (*tensor.Tensor, error) { return intResult(c, 4, batch, infos) })
+		vectors = mode == 'V'
 	}
-	return nil, unsupportedf(c.in, "custom-call %q", c.name)
+	lower, err := c.lower()
+	if err != nil {
+		return nil, err
+	}
+	batch, n, ks, err := square[T](c)
+	if err != nil {
+		return nil, err
+	}
+	ws, vs, infos := make([][]float64, len(ks)), make([][]T, len(ks)), make([][]int64, len(ks))
+	for b, a := range ks {
+		var ok bool
+		switch a := any(a).(type) {
+		case []float64:
+			var v []float64
+			ws[b], v, ok = linalg.EighFloat(a, n, lower, vectors)
+			vs[b] = any(v).([]T)
+		case []complex128:
+			var v []complex128
+			ws[b], v, ok = linalg.EighComplex(a, n, lower, vectors)
+			vs[b] = any(v).([]T)
+		}
+		infos[b] = []int64{info(ok)}
+		if !vectors {
+			vs[b] = a
+		}
+	}
+	return results(
+		func() (*tensor.Tensor, error) { return matrixResult(c, 0, ty, batch, n, n, vs, n, n) },
+		func() (*tensor.Tensor, error) { return vectorResult(c, 1, realOf(ty), batch, ws, int64(n)) },
+		func() (*tensor.Tensor, error) { return intResult(c, 2, batch, infos) })
+}
+
+// schur runs gees (mode V or N, no sorting): for real matrices the results (t, vs, wr, wi, sdim, info),
+// for complex ones (t, vs, w, sdim, info).
+func schur[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
+	ty := c.ts[0].Type
+	mode, err := c.letter("mode", 'V', "VN")
+	if err != nil {
+		return nil, err
+	}
+	if s, err := c.letter("sort", 'N', "NS"); err != nil {
+		return nil, err
+	} else if s != 'N' {
+		return nil, unsupportedf(c.in, "custom-call %q with sorted eigenvalues (a selection function Octet cannot call)", c.name)
+	}
+	batch, n, ks, err := square[T](c)
+	if err != nil {
+		return nil, err
+	}
+	nb := len(ks)
+	ts, zs, sdims, infos := make([][]T, nb), make([][]T, nb), make([][]int64, nb), make([][]int64, nb)
+	wrs, wis, ws := make([][]float64, nb), make([][]float64, nb), make([][]complex128, nb)
+	for b, a := range ks {
+		var ok bool
+		switch a := any(a).(type) {
+		case []float64:
+			var t, z []float64
+			t, z, wrs[b], wis[b], ok = linalg.SchurFloat(a, n, mode == 'V')
+			ts[b], zs[b] = any(t).([]T), any(z).([]T)
+		case []complex128:
+			var t, z []complex128
+			t, z, ws[b], ok = linalg.SchurComplex(a, n, mode == 'V')
+			ts[b], zs[b] = any(t).([]T), any(z).([]T)
+		}
+		if zs[b] == nil {
+			zs[b] = make([]T, n*n)
+		}
+		sdims[b], infos[b] = []int64{0}, []int64{info(ok)}
+	}
+	out := []func() (*tensor.Tensor, error){
+		func() (*tensor.Tensor, error) { return matrixResult(c, 0, ty, batch, n, n, ts, n, n) },
+		func() (*tensor.Tensor, error) { return matrixResult(c, 1, ty, batch, n, n, zs, n, n) },
+	}
+	if ty.IsComplex() {
+		out = append(out, func() (*tensor.Tensor, error) { return vectorResult(c, 2, ty, batch, ws, int64(n)) })
+	} else {
+		out = append(out,
+			func() (*tensor.Tensor, error) { return vectorResult(c, 2, ty, batch, wrs, int64(n)) },
+			func() (*tensor.Tensor, error) { return vectorResult(c, 3, ty, batch, wis, int64(n)) })
+	}
+	k := len(out)
+	out = append(out,
+		func() (*tensor.Tensor, error) { return intResult(c, k, batch, sdims) },
+		func() (*tensor.Tensor, error) { return intResult(c, k+1, batch, infos) })
+	return results(out...)
+}
+
+// eig runs geev (compute_left, compute_right: V or N): for real matrices the results (wr, wi, vl, vr,
+// info), the vectors complex; for complex ones (w, vl, vr, info).
+func eig[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
+	ty := c.ts[0].Type
+	var want [2]bool
+	for i, name := range []string{"compute_left", "compute_right"} {
+		v, err := c.letter(name, 'V', "VN")
+		if err != nil {
+			return nil, err
+		}
+		want[i] = v == 'V'
+	}
+	batch, n, ks, err := square[T](c)
+	if err != nil {
+		return nil, err
+	}
+	nb := len(ks)
+	wrs, wis, ws := make([][]float64, nb), make([][]float64, nb), make([][]complex128, nb)
+	vls, vrs, infos := make([][]complex128, nb), make([][]complex128, nb), make([][]int64, nb)
+	for b, a := range ks {
+		var ok bool
+		switch a := any(a).(type) {
+		case []float64:
+			wrs[b], wis[b], vls[b], vrs[b], ok = linalg.EigFloat(a, n, want[0], want[1])
+		case []complex128:
+			ws[b], vls[b], vrs[b], ok = linalg.EigComplex(a, n, want[0], want[1])
+		}
+		infos[b] = []int64{info(ok)}
+	}
+	cty := ty
+	if ty == dtype.F32 {
+		cty = dtype.C64
+	} else if ty == dtype.F64 {
+		cty = dtype.C128
+	}
+	var out []func() (*tensor.Tensor, error)
+	if ty.IsComplex() {
+		out = append(out, func() (*tensor.Tensor, error) { return vectorResult(c, 0, ty, batch, ws, int64(n)) })
+	} else {
+		out = append(out,
+			func() (*tensor.Tensor, error) { return vectorResult(c, 0, ty, batch, wrs, int64(n)) },
+			func() (*tensor.Tensor, error) { return vectorResult(c, 1, ty, batch, wis, int64(n)) })
+	}
+	k := len(out)
+	vecs := func(i int, vs [][]complex128, wanted bool) (*tensor.Tensor, error) {
+		if !wanted {
+			return zerosResult(c, i, cty, batch)
+		}
+		return matrixResult(c, i, cty, batch, n, n, vs, n, n)
+	}
+	out = append(out,
+		func() (*tensor.Tensor, error) { return vecs(k, vls, want[0]) },
+		func() (*tensor.Tensor, error) { return vecs(k+1, vrs, want[1]) },
+		func() (*tensor.Tensor, error) { return intResult(c, k+2, batch, infos) })
+	return results(out...)
 }
 
 // info is LAPACK's info for an iteration that converged (0) or did not (1).
@@ -148,8 +215,8 @@ func zerosResult(c *solverCtx, i int, ty dtype.Type, batch []int64) (*tensor.Ten
 }
 
 // svd runs gesdd (LAPACK: mode A, S or N), gesvd (cuSOLVER, hipSOLVER: full_matrices, compute_uv,
-// transposed) and gesvdj (cuSOLVER: full_matrices, compute_uv; its fourth result is V, not Vᵀ).
-func svd(c *solverCtx) ([]*tensor.Tensor, error) {
+// transposed) and gesvdj (cuSOLVER: full_matrices, compute_uv; its fourth result is V = vtᴴ, not vt).
+func svd[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	ty := c.ts[0].Type
 	uv, full, transposed := true, true, false
 	if c.target.op == "gesdd" {
@@ -172,18 +239,28 @@ func svd(c *solverCtx) ([]*tensor.Tensor, error) {
 			return nil, c.errorf("%v", err)
 		}
 	}
-	batch, rows, cols, m, n, ks, err := input[float64](c, 0, transposed)
+	batch, rows, cols, m, n, ks, err := input[T](c, 0, transposed)
 	if err != nil {
 		return nil, err
 	}
 	k := min(m, n)
 	nb := len(ks)
-	ss, us, vts, infos := make([][]float64, nb), make([][]float64, nb), make([][]float64, nb), make([][]int64, nb)
+	ss, us, vts, infos := make([][]float64, nb), make([][]T, nb), make([][]T, nb), make([][]int64, nb)
 	for b, a := range ks {
-		s, u, vt, ok := linalg.SVDFloat(a, m, n, uv, full)
-		ss[b], us[b], vts[b], infos[b] = s, u, vt, []int64{info(ok)}
+		var ok bool
+		switch a := any(a).(type) {
+		case []float64:
+			var u, vt []float64
+			ss[b], u, vt, ok = linalg.SVDFloat(a, m, n, uv, full)
+			us[b], vts[b] = any(u).([]T), any(vt).([]T)
+		case []complex128:
+			var u, vt []complex128
+			ss[b], u, vt, ok = linalg.SVDComplex(a, m, n, uv, full)
+			us[b], vts[b] = any(u).([]T), any(vt).([]T)
+		}
+		infos[b] = []int64{info(ok)}
 		if uv && c.target.op == "gesvdj" && n > 0 {
-			vts[b] = transpose(vt, len(vt)/n, n) // V, n×(n or k)
+			vts[b] = adjoint(vts[b], len(vts[b])/n, n) // V, n×(n or k)
 		}
 	}
 	um, un, vm, vn := m, m, n, n // the kernel's u and vt (v for gesvdj)
@@ -193,7 +270,7 @@ func svd(c *solverCtx) ([]*tensor.Tensor, error) {
 	if c.target.op == "gesvdj" {
 		vm, vn = vn, vm
 	}
-	vectors := func(i int, vs [][]float64, p, q int) (*tensor.Tensor, error) {
+	vectors := func(i int, vs [][]T, p, q int) (*tensor.Tensor, error) {
 		if !uv {
 			return zerosResult(c, i, ty, batch)
 		}
@@ -201,7 +278,7 @@ func svd(c *solverCtx) ([]*tensor.Tensor, error) {
 	}
 	return results(
 		func() (*tensor.Tensor, error) { return matrixResult(c, 0, ty, batch, rows, cols, ks, m, n) },
-		func() (*tensor.Tensor, error) { return vectorResult(c, 1, ty, batch, ss, int64(k)) },
+		func() (*tensor.Tensor, error) { return vectorResult(c, 1, realOf(ty), batch, ss, int64(k)) },
 		func() (*tensor.Tensor, error) { return vectors(2, us, um, un) },
 		func() (*tensor.Tensor, error) { return vectors(3, vts, vm, vn) },
 		func() (*tensor.Tensor, error) { return intResult(c, 4, batch, infos) })
@@ -221,12 +298,16 @@ func freeMatrixResult[T linalg.Scalar](c *solverCtx, i int, ty dtype.Type, batch
 	return matrixResult(c, i, ty, batch, int(s.Dims[r-2]), int(s.Dims[r-1]), ys, m, n)
 }
 
-// transpose returns the transpose of the m×n row-major x.
-func transpose(x []float64, m, n int) []float64 {
-	t := make([]float64, len(x))
+// adjoint returns the conjugate transpose of the m×n row-major x.
+func adjoint[T linalg.Scalar](x []T, m, n int) []T {
+	t := make([]T, len(x))
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
-			t[j*m+i] = x[i*n+j]
+			v := x[i*n+j]
+			if z, ok := any(v).(complex128); ok {
+				v = any(complex(real(z), -imag(z))).(T)
+			}
+			t[j*m+i] = v
 		}
 	}
 	return t

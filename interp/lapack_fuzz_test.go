@@ -24,7 +24,8 @@ func FuzzSolverCalls(f *testing.F) {
 		"lapack_sgetrf_ffi", "cusolver_getrf_ffi", "lapack_spotrf_ffi", "cusolver_potrf_ffi", "lapack_sgeqrf_ffi",
 		"lapack_sorgqr_ffi", "lapack_strsm_ffi", "lapack_ssyevd_ffi", "cusolver_syevd_ffi", "lapack_sgesdd_ffi",
 		"cusolver_gesvd_ffi", "cusolver_gesvdj_ffi", "lapack_sgeev_ffi", "lapack_sgees_ffi", "lapack_cgetrf_ffi",
-		"lapack_cpotrf_ffi", "cu_lu_pivots_to_permutation",
+		"lapack_cpotrf_ffi", "cu_lu_pivots_to_permutation", "lapack_cheevd_ffi", "lapack_cgesdd_ffi", "lapack_cgeev_ffi",
+		"lapack_cgees_ffi",
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 7 {
@@ -36,8 +37,9 @@ func FuzzSolverCalls(f *testing.F) {
 		code := data[5]
 		wrong := data[6] % 8 // 0: a result dimension off by one
 		values := data[7:]
-		ty, cty := "f32", "c64"
-		if strings.HasPrefix(target, "lapack_c") {
+		ty, cty, rty := "f32", "c64", "f32"
+		complexType := strings.HasPrefix(target, "lapack_c")
+		if complexType {
 			ty = "c64"
 		}
 		k := min(m, n)
@@ -91,8 +93,8 @@ func FuzzSolverCalls(f *testing.F) {
 			operands = []string{mat(ty, m, m), mat(ty, m, n)}
 			results = []string{mat(ty, m, n)}
 			config = fmt.Sprintf("{diag = %d : ui8, side = %d : ui8, trans_x = %d : ui8, uplo = %d : ui8}", code, code^1, code^2, code^3)
-		case strings.Contains(target, "syevd"):
-			results = []string{mat(ty, m, n), vec(ty, n), scalar}
+		case strings.Contains(target, "syevd"), strings.Contains(target, "heevd"):
+			results = []string{mat(ty, m, n), vec(rty, n), scalar}
 			if strings.HasPrefix(target, "cusolver") {
 				config = fmt.Sprintf("{algorithm = %d : ui8, lower = %v}", code%4, code%2 == 0)
 			}
@@ -105,7 +107,7 @@ func FuzzSolverCalls(f *testing.F) {
 			if strings.Contains(target, "gesvdj") {
 				vm, vn = vn, vm
 			}
-			results = []string{mat(ty, m, n), vec(ty, k), mat(ty, um, un), mat(ty, vm, vn), scalar}
+			results = []string{mat(ty, m, n), vec(rty, k), mat(ty, um, un), mat(ty, vm, vn), scalar}
 			if strings.HasPrefix(target, "cusolver") {
 				config = fmt.Sprintf("{compute_uv = %v, full_matrices = %v, transposed = false}", code%3 != 0, full)
 				if strings.Contains(target, "gesvdj") {
@@ -116,9 +118,15 @@ func FuzzSolverCalls(f *testing.F) {
 			}
 		case strings.Contains(target, "geev"):
 			results = []string{vec(ty, n), vec(ty, n), mat(cty, n, n), mat(cty, n, n), scalar}
+			if complexType {
+				results = results[1:]
+			}
 			config = fmt.Sprintf("{compute_left = %d : ui8, compute_right = %d : ui8}", code, code^16)
 		case strings.Contains(target, "gees"):
 			results = []string{mat(ty, n, n), mat(ty, n, n), vec(ty, n), vec(ty, n), scalar, scalar}
+			if complexType {
+				results = append(results[:3], results[4:]...)
+			}
 			config = fmt.Sprintf("{mode = %d : ui8, sort = 78 : ui8}", code)
 		default: // pivots
 			operands = []string{vec("s32", k)}

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/cmplx"
 	"os"
 	"path/filepath"
 	"slices"
@@ -346,5 +347,92 @@ ENTRY e {
 	}
 	if w, info := v.Tuple[1].Array.Float64s(), v.Tuple[2].Array.Int64s(); !math.IsNaN(w[0]) || info[0] != 1 {
 		t.Errorf("syevd of NaN: w %v info %v, want NaN and 1", w, info)
+	}
+}
+
+// TestSolverComplex: the iterative decompositions of complex matrices, on closed forms. Pauli's Y =
+// [[0,-i],[i,0]] has eigenvalues -1 and 1 with eigenvectors (1,-i)/√2 and (1,i)/√2 (phases as package
+// linalg fixes them: the first component of largest magnitude real and positive); diag(2i, 1) has singular
+// values 2 and 1 with u = I and vt = [[i,0],[0,1]] (so gesvdj's V = [[-i,0],[0,1]]); the triangular
+// [[1,2],[0,3i]] is its own Schur form, eigenvalues 1 and 3i, the second's right eigenvector
+// (-(1+3i)/5, 1)/√1.4.
+func TestSolverComplex(t *testing.T) {
+	c := func(v []complex128) []complex128 { // rounded to complex64, as the results are
+		out := make([]complex128, len(v))
+		for i, x := range v {
+			out[i] = complex(float64(float32(real(x))), float64(float32(imag(x))))
+		}
+		return out
+	}
+	near := func(got, want []complex128) bool {
+		if len(got) != len(want) {
+			return false
+		}
+		for i := range got {
+			if cmplx.Abs(got[i]-want[i]) > 0x1p-23 {
+				return false
+			}
+		}
+		return true
+	}
+	r2 := complex(1/math.Sqrt2, 0)
+	run := func(src string, arg string) Value {
+		t.Helper()
+		v, err := evalText(t, src, arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	heevd := `HloModule h
+ENTRY e {
+  a = c64[2,2]{1,0} parameter(0)
+  ROOT r = (c64[2,2]{0,1}, f32[2]{0}, s32[]) custom-call(a), custom_call_target="TARGET", operand_layout_constraints={c64[2,2]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config=CONFIG
+}`
+	for _, tc := range [][2]string{{"lapack_cheevd_ffi", "{mode = 86 : ui8, uplo = 76 : ui8}"}, {"cusolver_syevd_ffi", "{algorithm = 0 : ui8, lower = true}"}} {
+		v := run(strings.NewReplacer("TARGET", tc[0], "CONFIG", tc[1]).Replace(heevd), "c64[2,2] {{(0,0), (0,-1)}, {(0,1), (0,0)}}")
+		vecs, w := v.Tuple[0].Array.Complex128s(), v.Tuple[1].Array.Float64s()
+		if !slices.Equal(w, []float64{-1, 1}) || !near(vecs, c([]complex128{r2, r2, -1i * r2, 1i * r2})) {
+			t.Errorf("%s: w %v vectors %v", tc[0], w, vecs)
+		}
+	}
+	svd := `HloModule s
+ENTRY e {
+  a = c64[2,2]{1,0} parameter(0)
+  ROOT r = (c64[2,2]{0,1}, f32[2]{0}, c64[2,2]{0,1}, c64[2,2]{0,1}, s32[]) custom-call(a), custom_call_target="TARGET", operand_layout_constraints={c64[2,2]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config=CONFIG
+}`
+	for _, tc := range []struct {
+		target, config string
+		fourth         []complex128
+	}{
+		{"lapack_cgesdd_ffi", "{mode = 65 : ui8}", []complex128{1i, 0, 0, 1}},
+		{"cusolver_gesvdj_ffi", "{compute_uv = true, full_matrices = true}", []complex128{-1i, 0, 0, 1}},
+	} {
+		v := run(strings.NewReplacer("TARGET", tc.target, "CONFIG", tc.config).Replace(svd), "c64[2,2] {{(0,2), (0,0)}, {(0,0), (1,0)}}")
+		s, u, fourth := v.Tuple[1].Array.Float64s(), v.Tuple[2].Array.Complex128s(), v.Tuple[3].Array.Complex128s()
+		if !slices.Equal(s, []float64{2, 1}) || !near(u, []complex128{1, 0, 0, 1}) || !near(fourth, tc.fourth) {
+			t.Errorf("%s: s %v u %v fourth %v", tc.target, s, u, fourth)
+		}
+	}
+	eig := `HloModule g
+ENTRY e {
+  a = c64[2,2]{1,0} parameter(0)
+  ROOT r = (c64[2]{0}, c64[2,2]{0,1}, c64[2,2]{0,1}, s32[]) custom-call(a), custom_call_target="lapack_cgeev_ffi", operand_layout_constraints={c64[2,2]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={compute_left = 78 : ui8, compute_right = 86 : ui8}
+}`
+	v := run(eig, "c64[2,2] {{(1,0), (2,0)}, {(0,0), (0,3)}}")
+	s14 := complex(1/math.Sqrt(1.4), 0)
+	if w, vr := v.Tuple[0].Array.Complex128s(), v.Tuple[2].Array.Complex128s(); !near(w, []complex128{1, 3i}) ||
+		!near(vr, c([]complex128{1, -(0.2 + 0.6i) * s14, 0, s14})) {
+		t.Errorf("geev: w %v vr %v", w, vr)
+	}
+	gees := `HloModule s
+ENTRY e {
+  a = c64[2,2]{1,0} parameter(0)
+  ROOT r = (c64[2,2]{0,1}, c64[2,2]{0,1}, c64[2]{0}, s32[], s32[]) custom-call(a), custom_call_target="lapack_cgees_ffi", operand_layout_constraints={c64[2,2]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={mode = 86 : ui8, sort = 78 : ui8}
+}`
+	v = run(gees, "c64[2,2] {{(1,0), (2,0)}, {(0,0), (0,3)}}")
+	if tt, z, w := v.Tuple[0].Array.Complex128s(), v.Tuple[1].Array.Complex128s(), v.Tuple[2].Array.Complex128s(); !slices.Equal(tt, []complex128{1, 2, 0, 3i}) ||
+		!slices.Equal(z, []complex128{1, 0, 0, 1}) || !slices.Equal(w, []complex128{1, 3i}) {
+		t.Errorf("gees: t %v z %v w %v", tt, z, w)
 	}
 }
