@@ -307,6 +307,9 @@ func matrices(dims []int64) (batch, rows, cols int) {
 // kernelIn returns what a column-major m×n kernel reads (row-major, m×n) from the memory of the logical
 // R×C matrix x (row-major) stored column major (col) or row major; m·n = R·C.
 func kernelIn[T linalg.Scalar](x []T, rows, cols int, col bool, m, n int) []T {
+	if col && m == rows && n == cols {
+		return x // the kernel reads the logical matrix
+	}
 	mem := x
 	if col {
 		mem = make([]T, len(x))
@@ -328,6 +331,9 @@ func kernelIn[T linalg.Scalar](x []T, rows, cols int, col bool, m, n int) []T {
 // kernelOut is kernelIn's inverse: the logical R×C matrix (row-major) whose memory, in the given order,
 // holds the kernel's column-major m×n result y (row-major).
 func kernelOut[T linalg.Scalar](y []T, m, n int, rows, cols int, col bool) []T {
+	if col && m == rows && n == cols {
+		return y
+	}
 	mem := make([]T, m*n)
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {

@@ -436,3 +436,17 @@ ENTRY e {
 		t.Errorf("gees: t %v z %v w %v", tt, z, w)
 	}
 }
+
+// TestSolverMemoryEstimate: the estimate counts the working copies of a linear algebra call and of a batch
+// norm's expansion, so a budget refuses what would not fit (a 512×512 f32 LU: 1 MiB in and out, its
+// float64 copies far more).
+func TestSolverMemoryEstimate(t *testing.T) {
+	lu := parseModule(t, strings.ReplaceAll(strings.ReplaceAll(strings.Replace(getrfModule, "%s", "lapack_sgetrf_ffi", 1), "[3,3]", "[512,512]"), "[3]", "[512]"))
+	if est := EstimateMemory(lu); est.Bytes < 64*2*512*512 {
+		t.Errorf("LU of 512x512: estimate %d bytes, below the 64 bytes an element of operand and results", est.Bytes)
+	}
+	bn := parseModule(t, "ENTRY e {\n  x = f32[64,1024] parameter(0)\n  s = f32[1024] parameter(1)\n  o = f32[1024] parameter(2)\n  ROOT r = (f32[64,1024], f32[1024], f32[1024]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1\n}")
+	if est := EstimateMemory(bn); est.Bytes < 8*4*64*1024 {
+		t.Errorf("batch norm of 64x1024: estimate %d bytes, below eight arrays of the operand", est.Bytes)
+	}
+}

@@ -101,6 +101,28 @@ func ownBytes(in *hlo.Instruction, entry bool) int64 {
 // transientBytes is the working memory an instruction takes while it runs, beyond its result.
 func transientBytes(in *hlo.Instruction) int64 {
 	s := in.Shape
+	switch {
+	case in.Opcode == hlo.OpCustomCall && isSolverTarget(in.CustomCallTarget()),
+		in.Opcode == hlo.OpCholesky, in.Opcode == hlo.OpTriangularSolve:
+		// Package linalg's working copies, in float64 or complex128: of the operands (read, laid out for
+		// the kernel, and the algorithm's own), of the results (made, laid out back): 64 bytes an element.
+		var elems int64
+		for _, o := range in.Operands() {
+			elems += o.Shape.NumElements()
+		}
+		for _, r := range append([]hlo.Shape{s}, s.Tuple...) {
+			if r.IsArray() {
+				elems += r.NumElements()
+			}
+		}
+		return min(64*elems, hugeBytes)
+	case in.Opcode == hlo.OpBatchNormTraining || in.Opcode == hlo.OpBatchNormInference || in.Opcode == hlo.OpBatchNormGrad:
+		// The arrays of the operand's shape that BatchNormExpander's computation holds at once (expand.go):
+		// at most eight, in the operand's type.
+		if in.NumOperands() > 0 {
+			return min(8*shapeBytes(in.Operand(0).Shape), hugeBytes)
+		}
+	}
 	if !s.IsArray() {
 		return 0
 	}
