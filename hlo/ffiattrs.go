@@ -13,9 +13,9 @@ type FFIAttribute struct {
 	Name, Value, Type string
 }
 
-// Int returns the attribute's value as an integer, if it is one.
+// Int returns the attribute's value as an integer, if it is one (decimal, as MLIR prints integers).
 func (a FFIAttribute) Int() (int64, bool) {
-	v, err := strconv.ParseInt(a.Value, 0, 64)
+	v, err := strconv.ParseInt(a.Value, 10, 64)
 	return v, err == nil
 }
 
@@ -43,6 +43,9 @@ func ParseFFIAttributes(text string) ([]FFIAttribute, error) {
 		return nil, fmt.Errorf("FFI attributes %q are not a {name = value, ...} dictionary", clip(s))
 	}
 	body := s[1 : len(s)-1]
+	if _, err := topLevel(body, 0); err != nil {
+		return nil, fmt.Errorf("FFI attributes %q: %v", clip(s), err)
+	}
 	var out []FFIAttribute
 	for _, item := range splitTopLevel(body) {
 		item = strings.TrimSpace(item)
@@ -67,6 +70,9 @@ func ParseFFIAttributes(text string) ([]FFIAttribute, error) {
 		if value == "" {
 			return nil, fmt.Errorf("FFI attributes %q: %s has no value", clip(s), name)
 		}
+		if typ != "" && !isTypeName(typ) {
+			return nil, fmt.Errorf("FFI attributes %q: %s's type %q is not a type name", clip(s), name, clip(typ))
+		}
 		for _, a := range out {
 			if a.Name == name {
 				return nil, fmt.Errorf("FFI attributes %q: %s given twice", clip(s), name)
@@ -77,12 +83,12 @@ func ParseFFIAttributes(text string) ([]FFIAttribute, error) {
 	return out, nil
 }
 
-// splitTopLevel splits s at the commas outside quotes and brackets (unbalanced brackets end in the last
-// piece, which the caller then reads as a malformed value).
+// splitTopLevel splits s at the commas outside quotes and brackets.
 func splitTopLevel(s string) []string {
 	var parts []string
 	start := 0
-	for _, i := range topLevel(s, ',') {
+	at, _ := topLevel(s, ',')
+	for _, i := range at {
 		parts = append(parts, s[start:i])
 		start = i + 1
 	}
@@ -91,14 +97,15 @@ func splitTopLevel(s string) []string {
 
 // topLevelColon is the index of the first ':' of s outside quotes and brackets, or -1.
 func topLevelColon(s string) int {
-	if at := topLevel(s, ':'); len(at) > 0 {
+	if at, _ := topLevel(s, ':'); len(at) > 0 {
 		return at[0]
 	}
 	return -1
 }
 
-// topLevel returns the indexes of the bytes c of s that are outside quotes and brackets.
-func topLevel(s string, c byte) []int {
+// topLevel returns the indexes of the bytes c of s that are outside quotes and brackets, and an error
+// where s's quotes or brackets do not close, or close what was not opened.
+func topLevel(s string, c byte) ([]int, error) {
 	var at []int
 	depth, quoted := 0, false
 	for i := 0; i < len(s); i++ {
@@ -114,12 +121,30 @@ func topLevel(s string, c byte) []int {
 		case b == '<' || b == '[' || b == '{' || b == '(':
 			depth++
 		case b == '>' || b == ']' || b == '}' || b == ')':
-			depth--
+			if depth--; depth < 0 {
+				return at, fmt.Errorf("%q at offset %d closes nothing", b, i+1)
+			}
 		case b == c && depth == 0:
 			at = append(at, i)
 		}
 	}
-	return at
+	switch {
+	case quoted:
+		return at, fmt.Errorf("a string is not closed")
+	case depth > 0:
+		return at, fmt.Errorf("%d brackets are not closed", depth)
+	}
+	return at, nil
+}
+
+// isTypeName reports whether s reads as an MLIR builtin type's name (i64, ui8, f32, bf16, f8E4M3FN, index).
+func isTypeName(s string) bool {
+	for i, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && ('0' <= c && c <= '9' || c == '_')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isAttrName(s string) bool {

@@ -37,6 +37,9 @@ func TestParseFFIAttributes(t *testing.T) {
 	if v, ok := (FFIAttribute{Value: "76"}).Int(); !ok || v != 76 {
 		t.Errorf("Int of 76: %d %v", v, ok)
 	}
+	if _, ok := (FFIAttribute{Value: "0x4c"}).Int(); ok {
+		t.Error("Int of 0x4c succeeded: MLIR prints integers in decimal")
+	}
 	if v, ok := (FFIAttribute{Value: "true"}).Bool(); !ok || !v {
 		t.Errorf("Bool of true: %v %v", v, ok)
 	}
@@ -51,6 +54,11 @@ func TestParseFFIAttributes(t *testing.T) {
 		"{1a = 1}":            "not an attribute name",
 		"{a = 1, a = 2}":      "given twice",
 		`{"\u00e9" = 1 : i8}`: "not an attribute name",
+		"{uplo = 85 : ui8}}}": "closes nothing",
+		"{a = [1, 2}":         "not closed",
+		`{a = "x}`:            "string is not closed",
+		"{a = 1 : ui8 : i32}": "not a type name",
+		"{a = 1 : 8ui}":       "not a type name",
 	}
 	for text, want := range bad {
 		if _, err := ParseFFIAttributes(text); err == nil || !strings.Contains(err.Error(), want) {

@@ -42,8 +42,7 @@ func (e *evaluator) customCall(in *hlo.Instruction, ops []Value) (Value, error) 
 	case target == "TopK":
 		return e.topK(in, ops)
 	case isSolverTarget(target):
-		t, _ := parseSolverTarget(target)
-		return e.solverCall(in, t, ops)
+		return e.solverCall(in, ops)
 	case strings.HasPrefix(target, "xla_builder.") && len(in.Called()) == 1:
 		// XlaBuilder's composite calls carry their decomposition as the called computation.
 		return e.call(in.Called()[0], ops)

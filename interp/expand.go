@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"octet/dtype"
@@ -93,7 +94,7 @@ func (e *evaluator) stochasticConvert(in *hlo.Instruction, ops []Value) (Value, 
 // stochasticConvertText writes StochasticConvertDecomposer's computation.
 func stochasticConvertText(from, random, to dtype.Type, dims []int64) string {
 	S := func(ty dtype.Type) string { return shapeText(ty, dims...) }
-	T, U, I := from.String(), random.String(), to.String()
+	T, I := from.String(), to.String()
 	frac := from
 	if from == dtype.F16 {
 		frac = dtype.F32 // 2^16 does not fit in f16
@@ -118,7 +119,7 @@ func stochasticConvertText(from, random, to dtype.Type, dims []int64) string {
 	} else {
 		line("fraction = %s copy(fraction0)", S(frac))
 	}
-	line("two_bits = %s[] constant(%d)", frac, uint64(1)<<random.BitWidth())
+	line("two_bits = %s[] constant(%s)", frac, strconv.FormatFloat(math.Ldexp(1, random.BitWidth()), 'g', -1, 64))
 	line("two_bits_b = %s broadcast(two_bits), dimensions={}", S(frac))
 	line("fixed = %s multiply(fraction, two_bits_b)", S(frac))
 	line("fixed_u = %s convert(fixed)", S(random))
@@ -145,7 +146,6 @@ func stochasticConvertText(from, random, to dtype.Type, dims []int64) string {
 	}
 	line("clamped = %s select(at_min, min_ib, signed)", S(to))
 	line("ROOT result = %s select(at_max, max_ib, clamped)", S(to))
-	_ = U
 	b.WriteString("}\n")
 	return b.String()
 }
@@ -163,6 +163,9 @@ func (e *evaluator) getDimensionSize(in *hlo.Instruction, ops []Value) (Value, e
 	}
 	if len(s.Dynamic) > 0 && s.Dynamic[d[0]] || s.Dims[d[0]] == hlo.UnboundedDim {
 		return Value{}, unsupportedf(in, "get-dimension-size of the dynamic dimension %d of %s", d[0], s.String())
+	}
+	if s.Dims[d[0]] > math.MaxInt32 {
+		return Value{}, errorf(in, "get-dimension-size: dimension %d of %s does not fit its s32 result", d[0], s.String())
 	}
 	return ArrayValue(fromI64(dtype.S32, nil, []int64{s.Dims[d[0]]})), nil
 }

@@ -23,6 +23,8 @@ func TestStochasticConvert(t *testing.T) {
 		{"bf16", "u16", "s16", "{1.5, 1.5, -1.5, 40000, -40000}", "{32767, 32768, 0, 0, 0}", []int64{2, 1, -2, 32767, -32768}},
 		// f16: the fraction is scaled in f32 (2^16 is past f16's range): 0.5·2^16 = 32768.
 		{"f16", "u16", "s8", "{0.5, 0.5, 200, -200, -127.5}", "{32767, 32768, 0, 0, 0}", []int64{1, 0, 127, -128, -128}},
+		// f64 with u64 bits: 0.5·2^64 = 2^63.
+		{"f64", "u64", "s32", "{0.5, 0.5, 1.75, -2.25}", "{9223372036854775807, 9223372036854775808, 0, 0}", []int64{1, 0, 2, -3}},
 	} {
 		src := "ENTRY e {\n  x = " + tc.from + "[" + elements(tc.x) + "] parameter(0)\n  r = " + tc.random + "[" + elements(tc.x) + "] parameter(1)\n  ROOT y = " +
 			tc.to + "[" + elements(tc.x) + "] stochastic-convert(x, r)\n}"

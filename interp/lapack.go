@@ -118,8 +118,9 @@ func (c *solverCtx) letter(name string, def byte, allowed string) (byte, error) 
 
 // solverCall evaluates a linear algebra custom call; see package linalg for the algorithms (run in float64
 // or complex128, the results rounded once to the operands' type).
-func (e *evaluator) solverCall(in *hlo.Instruction, target solverTarget, ops []Value) (Value, error) {
+func (e *evaluator) solverCall(in *hlo.Instruction, ops []Value) (Value, error) {
 	name := in.CustomCallTarget()
+	target, _ := parseSolverTarget(name)
 	if target.op == "" {
 		return Value{}, unsupportedf(in, "custom-call %q (a %s routine Octet does not run)", name, target.library)
 	}
@@ -141,7 +142,12 @@ func (e *evaluator) solverCall(in *hlo.Instruction, target solverTarget, ops []V
 	if err := c.check(); err != nil {
 		return Value{}, err
 	}
-	n := int64(0)
+	n := int64(0) // the elements of the operands and results
+	for _, r := range append([]hlo.Shape{in.Shape}, in.Shape.Tuple...) {
+		if r.IsArray() {
+			n += max(r.NumElements(), 0)
+		}
+	}
 	for _, t := range ts {
 		n += t.NumElements()
 	}
@@ -278,9 +284,17 @@ func columnMajor(l *hlo.Layout, r int) (bool, error) {
 func elems[T linalg.Scalar](t *tensor.Tensor) []T {
 	var z T
 	if _, ok := any(z).(complex128); ok {
-		return any(slices.Clone(asComplex(t))).([]T)
+		x := asComplex(t)
+		if t.Type == dtype.C128 {
+			x = slices.Clone(x) // the tensor's own memory
+		}
+		return any(x).([]T)
 	}
-	return any(slices.Clone(f64s(t))).([]T)
+	x := f64s(t)
+	if t.Type == dtype.F64 {
+		x = slices.Clone(x)
+	}
+	return any(x).([]T)
 }
 
 // tensorOf makes a tensor of type ty from values of T, rounded once.
@@ -297,11 +311,7 @@ func tensorOf[T linalg.Scalar](ty dtype.Type, dims []int64, x []T) *tensor.Tenso
 // matrices splits a logical array of the shape dims (rank >= 2) into its batch of R×C matrices.
 func matrices(dims []int64) (batch, rows, cols int) {
 	r := len(dims)
-	b := int64(1)
-	for _, d := range dims[:r-2] {
-		b *= d
-	}
-	return int(b), int(dims[r-2]), int(dims[r-1])
+	return count(dims[:r-2]), int(dims[r-2]), int(dims[r-1])
 }
 
 // kernelIn returns what a column-major m×n kernel reads (row-major, m×n) from the memory of the logical
@@ -352,17 +362,27 @@ func kernelOut[T linalg.Scalar](y []T, m, n int, rows, cols int, col bool) []T {
 	return x
 }
 
-// resultShape returns result i's shape, checking its element type and dimensions against want (batch
-// dimensions first, then the dims given).
-func (c *solverCtx) resultShape(i int, ty dtype.Type, batch []int64, dims ...int64) ([]int64, error) {
+// result returns the shape of result i of the call.
+func (c *solverCtx) result(i int) (hlo.Shape, error) {
 	s := c.in.Shape
 	if s.IsTuple() {
 		if i >= len(s.Tuple) {
-			return nil, c.errorf("has %d results, result %d is missing", len(s.Tuple), i)
+			return hlo.Shape{}, c.errorf("has %d results, result %d is missing", len(s.Tuple), i)
 		}
-		s = s.Tuple[i]
-	} else if i > 0 {
-		return nil, c.errorf("has one result, result %d is missing", i)
+		return s.Tuple[i], nil
+	}
+	if i > 0 {
+		return hlo.Shape{}, c.errorf("has one result, result %d is missing", i)
+	}
+	return s, nil
+}
+
+// resultShape returns result i's dimensions, checking its element type and dimensions against want (batch
+// dimensions first, then the dims given).
+func (c *solverCtx) resultShape(i int, ty dtype.Type, batch []int64, dims ...int64) ([]int64, error) {
+	s, err := c.result(i)
+	if err != nil {
+		return nil, err
 	}
 	want := append(slices.Clone(batch), dims...)
 	if s.Elem != ty || !slices.Equal(s.Dims, want) {
@@ -413,6 +433,17 @@ func intResult(c *solverCtx, i int, batch []int64, vs [][]int64, k ...int64) (*t
 		out = append(out, v...)
 	}
 	return fromI64(dtype.S32, dims, out), nil
+}
+
+// complexOf is the complex type of ty (c64 for f32, c128 for f64).
+func complexOf(ty dtype.Type) dtype.Type {
+	switch ty {
+	case dtype.F32:
+		return dtype.C64
+	case dtype.F64:
+		return dtype.C128
+	}
+	return ty
 }
 
 // realOf is the real type of ty (f32 for c64, f64 for c128).
@@ -592,7 +623,8 @@ func trsm[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	if left {
 		side = m
 	}
-	if ma != na || ma != side || len(as) != len(bs) {
+	ra, rb := len(c.ts[0].Shape), len(c.ts[1].Shape)
+	if ma != na || ma != side || !slices.Equal(c.ts[0].Shape[:ra-2], c.ts[1].Shape[:rb-2]) {
 		return nil, c.errorf("a is %s and b %s: a must be square with b's %s", c.ts[0], c.ts[1], map[bool]string{true: "rows", false: "columns"}[left])
 	}
 	alpha := complex128(1)

@@ -12,8 +12,8 @@ import (
 // matrices: Hermitian eigenvalues (syevd, heevd), singular values (gesdd, gesvd, gesvdj), the Schur form
 // (gees) and eigenvalues and eigenvectors (geev). Where an iteration does not converge (NaN or infinite
 // input among the causes), info is 1 and the results NaN, as LAPACK reports a failure by info > 0. What
-// LAPACK leaves unspecified in a result (the matrix operand after gesdd and geev, or after syevd without
-// vectors; vectors not asked for) is zeros, or the input for an operand that is overwritten.
+// LAPACK leaves unspecified in a result (the matrix operand after gesdd, or after syevd without vectors;
+// vectors not asked for) is the input for an operand that is overwritten, else zeros.
 func solveIterative[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	switch c.target.op {
 	case "syevd", "heevd":
@@ -165,12 +165,7 @@ func eig[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 		}
 		infos[b] = []int64{info(ok)}
 	}
-	cty := ty
-	if ty == dtype.F32 {
-		cty = dtype.C64
-	} else if ty == dtype.F64 {
-		cty = dtype.C128
-	}
+	cty := complexOf(ty)
 	var out []func() (*tensor.Tensor, error)
 	if ty.IsComplex() {
 		out = append(out, func() (*tensor.Tensor, error) { return vectorResult(c, 0, ty, batch, ws, int64(n)) })
@@ -201,14 +196,15 @@ func info(ok bool) int64 {
 	return 1
 }
 
-// zerosResult is result i as zeros of its own shape, after checking its type and batch dimensions (the
-// vectors a call was not asked for: LAPACK leaves them unwritten).
+// zerosResult is result i as zeros of its own shape, after checking its type and its batch dimensions, or
+// that it has none (the vectors a call was not asked for, which LAPACK leaves unwritten: JAX's GPU lowering
+// declares them as scalars).
 func zerosResult(c *solverCtx, i int, ty dtype.Type, batch []int64) (*tensor.Tensor, error) {
-	s := c.in.Shape
-	if s.IsTuple() {
-		s = s.Tuple[i]
+	s, err := c.result(i)
+	if err != nil {
+		return nil, err
 	}
-	if s.Elem != ty || len(s.Dims) < len(batch) || !slices.Equal(s.Dims[:len(batch)], batch) {
+	if !s.IsArray() || s.Elem != ty || len(s.Dims) > 0 && (len(s.Dims) < len(batch) || !slices.Equal(s.Dims[:len(batch)], batch)) {
 		return nil, c.errorf("result %d is %s, not %s with the batch dimensions %v", i, s.String(), ty, batch)
 	}
 	return tensor.New(ty, s.Dims), nil
@@ -244,6 +240,23 @@ func svd[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 		return nil, err
 	}
 	k := min(m, n)
+	um, un, vm, vn := m, m, n, n // the kernel's u and vt (v for gesvdj)
+	if !full {
+		un, vm = k, k
+	}
+	if c.target.op == "gesvdj" {
+		vm, vn = vn, vm
+	}
+	if uv {
+		// The vectors' sizes come from the operand's dimensions, not its elements (a 0×N operand has a
+		// full vt of N×N): the results must declare them before they are made.
+		if _, _, err := vectorDims(c, 2, ty, batch, um, un); err != nil {
+			return nil, err
+		}
+		if _, _, err := vectorDims(c, 3, ty, batch, vm, vn); err != nil {
+			return nil, err
+		}
+	}
 	nb := len(ks)
 	ss, us, vts, infos := make([][]float64, nb), make([][]T, nb), make([][]T, nb), make([][]int64, nb)
 	for b, a := range ks {
@@ -260,15 +273,8 @@ func svd[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 		}
 		infos[b] = []int64{info(ok)}
 		if uv && c.target.op == "gesvdj" && n > 0 {
-			vts[b] = adjoint(vts[b], len(vts[b])/n, n) // V, n×(n or k)
+			vts[b] = transposeOf(vts[b], len(vts[b])/n, n, true) // V, n×(n or k)
 		}
-	}
-	um, un, vm, vn := m, m, n, n // the kernel's u and vt (v for gesvdj)
-	if !full {
-		un, vm = k, k
-	}
-	if c.target.op == "gesvdj" {
-		vm, vn = vn, vm
 	}
 	vectors := func(i int, vs [][]T, p, q int) (*tensor.Tensor, error) {
 		if !uv {
@@ -287,28 +293,22 @@ func svd[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 // freeMatrixResult is matrixResult with the logical rows and columns those of result i's own shape, which
 // must hold the kernel's m×n elements (cuSOLVER's gesvd writes u of a transposed call as the transpose).
 func freeMatrixResult[T linalg.Scalar](c *solverCtx, i int, ty dtype.Type, batch []int64, ys [][]T, m, n int) (*tensor.Tensor, error) {
-	s := c.in.Shape
-	if s.IsTuple() {
-		s = s.Tuple[i]
+	rows, cols, err := vectorDims(c, i, ty, batch, m, n)
+	if err != nil {
+		return nil, err
 	}
-	r := len(s.Dims)
-	if r != len(batch)+2 || s.Dims[r-2]*s.Dims[r-1] != int64(m*n) {
-		return nil, c.errorf("result %d is %s, not %s%v of %d×%d elements", i, s.String(), ty, batch, m, n)
-	}
-	return matrixResult(c, i, ty, batch, int(s.Dims[r-2]), int(s.Dims[r-1]), ys, m, n)
+	return matrixResult(c, i, ty, batch, rows, cols, ys, m, n)
 }
 
-// adjoint returns the conjugate transpose of the m×n row-major x.
-func adjoint[T linalg.Scalar](x []T, m, n int) []T {
-	t := make([]T, len(x))
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			v := x[i*n+j]
-			if z, ok := any(v).(complex128); ok {
-				v = any(complex(real(z), -imag(z))).(T)
-			}
-			t[j*m+i] = v
-		}
+// vectorDims returns the rows and columns of result i, which must be a batch of matrices of m·n elements.
+func vectorDims(c *solverCtx, i int, ty dtype.Type, batch []int64, m, n int) (rows, cols int, err error) {
+	s, err := c.result(i)
+	if err != nil {
+		return 0, 0, err
 	}
-	return t
+	r := len(s.Dims)
+	if !s.IsArray() || r != len(batch)+2 || s.Dims[r-2]*s.Dims[r-1] != int64(m)*int64(n) {
+		return 0, 0, c.errorf("result %d is %s, not %s%v of %d×%d elements", i, s.String(), ty, batch, m, n)
+	}
+	return int(s.Dims[r-2]), int(s.Dims[r-1]), nil
 }

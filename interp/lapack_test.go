@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"math"
 	"math/cmplx"
 	"os"
@@ -448,5 +449,48 @@ func TestSolverMemoryEstimate(t *testing.T) {
 	bn := parseModule(t, "ENTRY e {\n  x = f32[64,1024] parameter(0)\n  s = f32[1024] parameter(1)\n  o = f32[1024] parameter(2)\n  ROOT r = (f32[64,1024], f32[1024], f32[1024]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1\n}")
 	if est := EstimateMemory(bn); est.Bytes < 8*4*64*1024 {
 		t.Errorf("batch norm of 64x1024: estimate %d bytes, below eight arrays of the operand", est.Bytes)
+	}
+}
+
+// TestSolverHostile: calls whose declared results do not fit the operation are errors, found before
+// anything is computed (a 0×N operand's full SVD would make an N×N vt); a batch of GPU SVDs without
+// vectors declares them as scalars, which is fine.
+func TestSolverHostile(t *testing.T) {
+	call := func(target, operands, result, config string) string {
+		var params, names []string
+		for i, o := range strings.Split(operands, ";") {
+			params = append(params, fmt.Sprintf("  p%d = %s parameter(%d)", i, o, i))
+			names = append(names, fmt.Sprintf("p%d", i))
+		}
+		return "HloModule h\nENTRY e {\n" + strings.Join(params, "\n") + "\n  ROOT c = " + result + " custom-call(" + strings.Join(names, ", ") +
+			"), custom_call_target=\"" + target + "\", api_version=API_VERSION_TYPED_FFI, backend_config=" + config + "\n}"
+	}
+	for _, tc := range []struct {
+		src, want string
+	}{
+		{call("lapack_sgesdd_ffi", "f32[2,2]", "(f32[2,2], f32[2])", "{mode = 78 : ui8}"), "result 2 is missing"},
+		{call("lapack_sgeev_ffi", "f32[2,2]", "(f32[2], f32[2])", "{compute_left = 78 : ui8, compute_right = 86 : ui8}"), "result 2 is missing"},
+		{call("lapack_sgesdd_ffi", "f32[0,100000]", "(f32[0,100000], f32[0], f32[0,0], f32[1,1], s32[])", "{mode = 65 : ui8}"), "result 3 is f32[1,1], not f32[] of 100000×100000 elements"},
+		{call("lapack_strsm_ffi", "f32[6,3,3];f32[3,2,3,4]", "f32[3,2,3,4]", "{diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}"), "a must be square with b's rows"},
+		{call("lapack_spotrf_ffi", "f32[2,2]", "(f32[2,2], s32[])", `"{uplo = 85 : ui8}}}"`), "closes nothing"},
+	} {
+		m := parseModule(t, tc.src)
+		args, err := RandomInputs(m, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(m, args, Options{MaxMemory: 1 << 24}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s\nerror %v, want one containing %q", tc.src, err, tc.want)
+		}
+	}
+	gpu := call("hipsolver_gesvd_ffi", "f32[2,3,3]", "(f32[2,3,3], f32[2,3], f32[], f32[], s32[2])", "{compute_uv = false, full_matrices = false, transposed = false}")
+	m := parseModule(t, gpu)
+	args, _ := RandomInputs(m, 1)
+	v, err := Run(m, args, Options{MaxMemory: 1 << 24})
+	if err != nil {
+		t.Fatalf("batched gesvd without vectors: %v", err)
+	}
+	if s := v.Tuple[1].Array.Float64s(); len(s) != 6 || s[0] < s[1] || s[1] < s[2] {
+		t.Errorf("singular values %v, want two descending triples", s)
 	}
 }

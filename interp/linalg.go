@@ -109,8 +109,8 @@ func solveTriangular(ak, bk []complex128, m, rows, cols int64, left, lower, unit
 	b, n := bk, cols
 	if !left {
 		// x·eff = b is effᵀ·xᵀ = bᵀ.
-		eff, effLower = transposeC(eff, m, m), !effLower
-		b, n = transposeC(bk, rows, cols), rows
+		eff, effLower = transposeOf(eff, int(m), int(m), false), !effLower
+		b, n = transposeOf(bk, int(rows), int(cols), false), rows
 	}
 	for _, v := range b {
 		isReal = isReal && imag(v) == 0
@@ -126,7 +126,7 @@ func solveTriangular(ak, bk []complex128, m, rows, cols int64, left, lower, unit
 		x = substituteRows(eff, b, m, n, effLower)
 	}
 	if !left {
-		return transposeC(x, n, m)
+		return transposeOf(x, int(n), int(m), false)
 	}
 	return x
 }
@@ -160,12 +160,16 @@ func substituteRows[T float64 | complex128](t, b []T, m, n int64, lower bool) []
 	return x
 }
 
-// transposeC returns the transpose of the r×c row-major x.
-func transposeC(x []complex128, r, c int64) []complex128 {
-	t := make([]complex128, len(x))
-	for i := int64(0); i < r; i++ {
-		for j := int64(0); j < c; j++ {
-			t[j*r+i] = x[i*c+j]
+// transposeOf returns the transpose of the r×c row-major x, conjugated when conj.
+func transposeOf[T linalg.Scalar](x []T, r, c int, conj bool) []T {
+	t := make([]T, len(x))
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := x[i*c+j]
+			if z, ok := any(v).(complex128); ok && conj {
+				v = any(cmplx.Conj(z)).(T)
+			}
+			t[j*r+i] = v
 		}
 	}
 	return t
