@@ -145,6 +145,30 @@ func (t Type) IsFloat() bool {
 // IsComplex reports whether t is c64 or c128.
 func (t Type) IsComplex() bool { return t == C64 || t == C128 }
 
+// Part is the type of a complex type's real and imaginary parts (f32 for c64, f64 for c128); t itself for
+// every other type.
+func (t Type) Part() Type {
+	switch t {
+	case C64:
+		return F32
+	case C128:
+		return F64
+	}
+	return t
+}
+
+// ComplexOf is the complex type whose parts are of type part (c64 for f32, c128 for f64); Invalid for
+// other types.
+func ComplexOf(part Type) Type {
+	switch part {
+	case F32:
+		return C64
+	case F64:
+		return C128
+	}
+	return Invalid
+}
+
 // IsSigned reports whether t is a signed integer type.
 func (t Type) IsSigned() bool { return t >= S1 && t <= S64 }
 

@@ -208,3 +208,36 @@ func (c *Computation) CustomCall(target string, shape Shape, operands []*Instruc
 	c.insert(in, "")
 	return in
 }
+
+// Parameter appends parameter(N) of the given shape to c's parameters, N their number so far.
+func (c *Computation) Parameter(shape Shape) *Instruction {
+	in := &Instruction{Opcode: OpParameter, Shape: shape.Clone(), ParameterNumber: int64(len(c.Params))}
+	in.Shape.SetDefaultLayouts()
+	c.insert(in, "parameter")
+	c.Params = append(c.Params, in)
+	return in
+}
+
+// Unary returns op(x) for an elementwise unary opcode (abs, negate, rsqrt, sign, floor, ...).
+func (c *Computation) Unary(op Opcode, x *Instruction) *Instruction {
+	if !op.IsElementwiseUnary() {
+		panic("hlo: Unary: " + op.String() + " is not an elementwise unary operation")
+	}
+	return must(c.addInferred("", op, Shape{}, []*Instruction{x}, nil))
+}
+
+// Compare returns compare(x, y), direction=direction (EQ, NE, LT, LE, GT, GE).
+func (c *Computation) Compare(x, y *Instruction, direction string) *Instruction {
+	return must(c.addInferred("", OpCompare, Shape{}, []*Instruction{x, y}, []Attr{{"direction", Enum(direction)}}))
+}
+
+// Select returns select(pred, onTrue, onFalse).
+func (c *Computation) Select(pred, onTrue, onFalse *Instruction) *Instruction {
+	return must(c.addInferred("", OpSelect, Shape{}, []*Instruction{pred, onTrue, onFalse}, nil))
+}
+
+// Reduce returns reduce(x, init), dimensions=dims, to_apply=toApply.
+func (c *Computation) Reduce(x, init *Instruction, dims []int64, toApply *Computation) *Instruction {
+	return must(c.addInferred("", OpReduce, Shape{}, []*Instruction{x, init},
+		[]Attr{{"dimensions", Ints(append([]int64{}, dims...))}, {"to_apply", CompRef{Comp: toApply}}}))
+}

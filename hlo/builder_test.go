@@ -63,6 +63,19 @@ func TestBuilders(t *testing.T) {
 	cc := c.CustomCall("__cublas$lt$matmul$f8", Tuple(Array(bf16, 16, 32), Array(dtype.S8, 1024)), []*Instruction{a, b, scale, scale}, `{"gemm_backend_config":{"alpha_real":1}}`)
 	check(cc, "custom-call", "(bf16[16,32], s8[1024])", `custom_call_target="__cublas$lt$matmul$f8", backend_config={"gemm_backend_config":{"alpha_real":1}}`)
 	check(c.GetTupleElement(cc, 0), "get-tuple-element", "bf16[16,32]", "index=0")
+	check(c.Unary(OpRsqrt, mul), "rsqrt", "f32[16,32]", "")
+	lt := c.Compare(mul, bs, "LT")
+	check(lt, "compare", "pred[16,32]", "direction=LT")
+	check(c.Select(lt, mul, bs), "select", "f32[16,32]", "")
+	add := scalarAdd(m, "add_f32", f32)
+	check(c.Reduce(mul, lo, []int64{0}, add), "reduce", "f32[32]", "dimensions={0}, to_apply=add_f32")
+	add2 := &Computation{Name: "add2"}
+	m.AddComputation(add2)
+	x, y := add2.Parameter(Scalar(f32)), add2.Parameter(Scalar(f32))
+	add2.Root = add2.AddOp(x, y)
+	if x.ParameterNumber != 0 || y.ParameterNumber != 1 || len(add2.Params) != 2 || x.Name == y.Name {
+		t.Errorf("parameters %s (%d), %s (%d)", x.Name, x.ParameterNumber, y.Name, y.ParameterNumber)
+	}
 	tu := c.Tuple(d, scale)
 	check(tu, "tuple", "(f32[16,32], f32[])", "")
 	c.Root = tu
@@ -99,6 +112,10 @@ func attrString(attrs []Attr) string {
 			v = "{" + strings.Join(s, "x") + "}"
 		case *BackendConfig:
 			v = x.Text
+		case Enum:
+			v = string(x)
+		case CompRef:
+			v = x.Comp.Name
 		default:
 			v = "?"
 		}
@@ -114,6 +131,7 @@ func TestBuilderPanics(t *testing.T) {
 		f    func()
 		want string
 	}{
+		{"unary", func() { c.Unary(OpAdd, p[0]) }, "hlo: Unary: add is not an elementwise unary operation"},
 		{"dot", func() { c.Dot(p[0], p[1], []int64{1}, []int64{0}, nil, nil, 0) },
 			"hlo: dot: lhs contracting dimension 1 has size 64, rhs contracting dimension 0 has size 32"},
 		{"broadcast", func() { c.Broadcast(p[2], Array(s32, 5), []int64{0}) },

@@ -423,14 +423,6 @@ func higherPrecision(a, b dtype.Type) dtype.Type {
 	return b
 }
 
-// complexComponent returns the real type of a complex type.
-func complexComponent(t dtype.Type) dtype.Type {
-	if t == dtype.C128 {
-		return dtype.F64
-	}
-	return dtype.F32
-}
-
 // isSignedOrFloat is XLA's ElementIsSigned: signed integers and floating-point types.
 func isSignedOrFloat(t dtype.Type) bool { return t.IsSigned() || t.IsFloat() }
 
@@ -456,14 +448,14 @@ func inferUnary(op Opcode, s Shape) (Shape, error) {
 		}
 	case OpReal, OpImag:
 		if t.IsComplex() {
-			return s.WithElem(complexComponent(t)), nil
+			return s.WithElem(t.Part()), nil
 		}
 		if !t.IsFloat() {
 			return bad("floating-point or complex values")
 		}
 	case OpAbs:
 		if t.IsComplex() {
-			return s.WithElem(complexComponent(t)), nil
+			return s.WithElem(t.Part()), nil
 		}
 		if !isSignedOrFloat(t) {
 			return bad("signed, floating-point or complex values")
@@ -2091,7 +2083,7 @@ func inferFft(in *Instruction) (Shape, error) {
 		if (x.Dims[r-1] != 0 || length[n-1] != 0) && x.Dims[r-1] != length[n-1]/2+1 {
 			return Shape{}, errorf(op, "the last dimension of %s should be %d", x.String(), length[n-1]/2+1)
 		}
-		s := x.WithElem(complexComponent(x.Elem))
+		s := x.WithElem(x.Elem.Part())
 		s.Dims[r-1] = length[n-1]
 		return s, nil
 	}

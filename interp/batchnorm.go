@@ -1,9 +1,6 @@
 package interp
 
 import (
-	"fmt"
-	"strings"
-
 	"octet/dtype"
 	"octet/hlo"
 )
@@ -34,128 +31,87 @@ func (e *evaluator) batchNorm(in *hlo.Instruction, ops []Value) (Value, error) {
 
 // batchNormExpansion returns the computation BatchNormExpander makes of in.
 func (e *evaluator) batchNormExpansion(in *hlo.Instruction) (*hlo.Computation, error) {
-	return e.expansion(in, func() (string, error) {
+	return e.expansion(in, func(c *hlo.Computation) error {
 		ops := in.Operands()
 		if len(ops) == 0 || !ops[0].Shape.IsArray() {
-			return "", errorf(in, "%s without an array operand", in.Opcode)
+			return errorf(in, "%s without an array operand", in.Opcode)
 		}
 		x := ops[0].Shape
 		for _, o := range ops[1:] {
 			if !o.Shape.IsArray() || o.Shape.Elem != x.Elem {
-				return "", unsupportedf(in, "%s of %s with an operand of another type (%s)", in.Opcode, x.String(), o.Shape.String())
+				return unsupportedf(in, "%s of %s with an operand of another type (%s)", in.Opcode, x.String(), o.Shape.String())
 			}
 		}
 		f, ok := in.Int("feature_index")
 		if !ok || f < 0 || f >= int64(len(x.Dims)) {
-			return "", errorf(in, "%s: feature_index out of range", in.Opcode)
+			return errorf(in, "%s: feature_index out of range", in.Opcode)
 		}
 		eps, ok := in.Attr("epsilon").(hlo.Float)
 		if !ok {
-			return "", errorf(in, "%s without an epsilon", in.Opcode)
+			return errorf(in, "%s without an epsilon", in.Opcode)
 		}
-		return batchNormText(in.Opcode, x.Elem, x.Dims, f, float32(eps)), nil
+		buildBatchNorm(c, in.Opcode, x.Elem, x.Dims, f, float32(eps))
+		return nil
 	})
 }
 
-// batchNormText writes BatchNormExpander's computation for an operand of type ty and dimensions dims,
-// features along dimension f.
-func batchNormText(op hlo.Opcode, ty dtype.Type, dims []int64, f int64, eps float32) string {
-	t := ty.String()
-	S, F := shapeText(ty, dims...), shapeText(ty, dims[f])
-	var others []string
+// buildBatchNorm builds in c BatchNormExpander's computation for an operand of type ty and dimensions
+// dims, features along dimension f.
+func buildBatchNorm(c *hlo.Computation, op hlo.Opcode, ty dtype.Type, dims []int64, f int64, eps float32) {
+	S, F := hlo.Array(ty, dims...), hlo.Array(ty, dims[f])
+	var others []int64
 	n := int32(1)
 	for i, d := range dims {
 		if int64(i) != f {
-			others = append(others, fmt.Sprint(i))
+			others = append(others, int64(i))
 			n *= int32(d) // XLA multiplies the dimension sizes as s32
 		}
 	}
-	reduceDims := "{" + strings.Join(others, ",") + "}"
-	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, "  "+format+"\n", args...) }
-	fmt.Fprintf(&b, "HloModule expansion\n\nadd {\n  x = %s[] parameter(0)\n  y = %s[] parameter(1)\n  ROOT s = %s[] add(x, y)\n}\n\nENTRY e {\n", t, t, t)
+	add := scalarAdd(c.Module, ty)
 	// ε is a float32 converted to the type, N an s32 converted to it.
-	line("eps32 = f32[] constant(%s)", formatFloat32(eps))
-	line("eps = %s[] convert(eps32)", t)
-	line("n32 = s32[] constant(%d)", n)
-	line("n = %s[] convert(n32)", t)
-	line("zero = %s[] constant(0)", t)
-	bcastF := func(name, x string) { line("%s = %s broadcast(%s), dimensions={%d}", name, S, x, f) }
+	epsilon := c.Convert(c.ScalarConstant(dtype.F32, float64(eps)), ty)
+	count := c.Convert(c.ScalarConstant(dtype.S32, float64(n)), ty)
+	zero := c.ScalarConstant(ty, 0)
+	sum := func(x *hlo.Instruction) *hlo.Instruction { return c.Reduce(x, zero, others, add) }
+	perFeature := func(x *hlo.Instruction) *hlo.Instruction { return c.Broadcast(x, S, []int64{f}) }
+	splat := func(x *hlo.Instruction, s hlo.Shape) *hlo.Instruction { return c.Broadcast(x, s, nil) }
 	switch op {
 	case hlo.OpBatchNormTraining:
-		line("x = %s parameter(0)", S)
-		line("scale = %s parameter(1)", F)
-		line("offset = %s parameter(2)", F)
-		line("epsilon = %s broadcast(eps), dimensions={}", S)
-		bcastF("scale_b", "scale")
-		bcastF("offset_b", "offset")
-		line("x2 = %s multiply(x, x)", S)
-		line("sum = %s reduce(x, zero), dimensions=%s, to_apply=add", F, reduceDims)
-		line("sum2 = %s reduce(x2, zero), dimensions=%s, to_apply=add", F, reduceDims)
-		line("n_f = %s broadcast(n), dimensions={}", F)
-		line("mean = %s divide(sum, n_f)", F)
-		bcastF("mean_b", "mean")
-		line("mean2 = %s divide(sum2, n_f)", F)
-		line("mean_mean = %s multiply(mean, mean)", F)
-		line("var = %s subtract(mean2, mean_mean)", F)
-		bcastF("var_b", "var")
-		line("var_eps = %s add(var_b, epsilon)", S)
-		line("rs = %s rsqrt(var_eps)", S)
-		line("xm = %s subtract(x, mean_b)", S)
-		line("normalized = %s multiply(xm, rs)", S)
-		line("scaled = %s multiply(normalized, scale_b)", S)
-		line("y = %s add(scaled, offset_b)", S)
-		line("ROOT r = (%s, %s, %s) tuple(y, mean, var)", S, F, F)
+		x, scale, offset := c.Parameter(S), c.Parameter(F), c.Parameter(F)
+		epsX := splat(epsilon, S)
+		scaleB, offsetB := perFeature(scale), perFeature(offset)
+		x2 := c.Multiply(x, x)
+		total, total2 := sum(x), sum(x2)
+		countF := splat(count, F)
+		mean := c.Divide(total, countF)
+		meanB := perFeature(mean)
+		mean2 := c.Divide(total2, countF)
+		variance := c.Subtract(mean2, c.Multiply(mean, mean))
+		rs := c.Unary(hlo.OpRsqrt, c.AddOp(perFeature(variance), epsX))
+		normalized := c.Multiply(c.Subtract(x, meanB), rs)
+		y := c.AddOp(c.Multiply(normalized, scaleB), offsetB)
+		c.Root = c.Tuple(y, mean, variance)
 	case hlo.OpBatchNormInference:
-		line("x = %s parameter(0)", S)
-		line("scale = %s parameter(1)", F)
-		line("offset = %s parameter(2)", F)
-		line("mean = %s parameter(3)", F)
-		line("var = %s parameter(4)", F)
-		line("epsilon = %s broadcast(eps), dimensions={}", F)
-		line("var_eps = %s add(var, epsilon)", F)
-		line("rs = %s rsqrt(var_eps)", F)
-		line("true_scale = %s multiply(scale, rs)", F)
-		line("mean_scale = %s multiply(mean, true_scale)", F)
-		line("true_shift = %s subtract(offset, mean_scale)", F)
-		bcastF("scale_b", "true_scale")
-		bcastF("shift_b", "true_shift")
-		line("xs = %s multiply(x, scale_b)", S)
-		line("ROOT y = %s add(xs, shift_b)", S)
+		x, scale, offset, mean, variance := c.Parameter(S), c.Parameter(F), c.Parameter(F), c.Parameter(F), c.Parameter(F)
+		rs := c.Unary(hlo.OpRsqrt, c.AddOp(variance, splat(epsilon, F)))
+		trueScale := c.Multiply(scale, rs)
+		trueShift := c.Subtract(offset, c.Multiply(mean, trueScale))
+		c.Root = c.AddOp(c.Multiply(x, perFeature(trueScale)), perFeature(trueShift))
 	case hlo.OpBatchNormGrad:
-		line("x = %s parameter(0)", S)
-		line("scale = %s parameter(1)", F)
-		line("mean = %s parameter(2)", F)
-		line("var = %s parameter(3)", F)
-		line("dy = %s parameter(4)", S)
-		line("eps_x = %s broadcast(eps), dimensions={}", S)
-		line("eps_f = %s broadcast(eps), dimensions={}", F)
-		bcastF("scale_b", "scale")
-		bcastF("var_b", "var")
-		bcastF("mean_b", "mean")
-		line("var_eps_b = %s add(var_b, eps_x)", S)
-		line("rs_b = %s rsqrt(var_eps_b)", S)
-		line("var_eps = %s add(var, eps_f)", F)
-		line("rs = %s rsqrt(var_eps)", F)
-		line("xm = %s subtract(x, mean_b)", S)
-		line("dy_xm = %s multiply(dy, xm)", S)
-		line("sum_dy_xm = %s reduce(dy_xm, zero), dimensions=%s, to_apply=add", F, reduceDims)
-		line("grad_offset = %s reduce(dy, zero), dimensions=%s, to_apply=add", F, reduceDims)
-		line("grad_scale = %s multiply(sum_dy_xm, rs)", F)
-		bcastF("i2", "grad_offset")
-		bcastF("i3", "sum_dy_xm")
-		line("i4 = %s multiply(i3, xm)", S)
-		line("var_eps_b2 = %s add(var_b, eps_x)", S)
-		line("i5 = %s divide(i4, var_eps_b2)", S)
-		line("scale_rs = %s multiply(scale_b, rs_b)", S)
-		line("n_x = %s broadcast(n), dimensions={}", S)
-		line("scale_rs_n = %s divide(scale_rs, n_x)", S)
-		line("i1 = %s multiply(dy, n_x)", S)
-		line("i1_i2 = %s subtract(i1, i2)", S)
-		line("i6 = %s subtract(i1_i2, i5)", S)
-		line("grad_x = %s multiply(scale_rs_n, i6)", S)
-		line("ROOT r = (%s, %s, %s) tuple(grad_x, grad_scale, grad_offset)", S, F, F)
+		x, scale, mean, variance, dy := c.Parameter(S), c.Parameter(F), c.Parameter(F), c.Parameter(F), c.Parameter(S)
+		epsX, epsF := splat(epsilon, S), splat(epsilon, F)
+		scaleB, varianceB, meanB := perFeature(scale), perFeature(variance), perFeature(mean)
+		rsB := c.Unary(hlo.OpRsqrt, c.AddOp(varianceB, epsX))
+		rs := c.Unary(hlo.OpRsqrt, c.AddOp(variance, epsF))
+		xm := c.Subtract(x, meanB)
+		sumDyXm := sum(c.Multiply(dy, xm))
+		gradOffset := sum(dy)
+		gradScale := c.Multiply(sumDyXm, rs)
+		i2, i3 := perFeature(gradOffset), perFeature(sumDyXm)
+		i5 := c.Divide(c.Multiply(i3, xm), c.AddOp(varianceB, epsX))
+		countX := splat(count, S)
+		scaleRsN := c.Divide(c.Multiply(scaleB, rsB), countX)
+		i6 := c.Subtract(c.Subtract(c.Multiply(dy, countX), i2), i5)
+		c.Root = c.Tuple(c.Multiply(scaleRsN, i6), gradScale, gradOffset)
 	}
-	b.WriteString("}\n")
-	return b.String()
 }

@@ -81,6 +81,14 @@ func blockInputs(t *testing.T, lf, rf blockscale.Format) blockCase {
 	return blockCase{lf: lf, rf: rf, lhs: q(lf, lhsRows), rhs: q(rf, rhsRows), m: int64(len(lhsRows)), n: int64(len(rhsRows)), k: k}
 }
 
+func shapeText(t dtype.Type, dims ...int64) string {
+	s := make([]string, len(dims))
+	for i, d := range dims {
+		s[i] = fmt.Sprint(d)
+	}
+	return fmt.Sprintf("%s[%s]", t, strings.Join(s, ","))
+}
+
 // forms returns the modules of one product: the block-scaled forms and the dequantize-then-dot forms.
 func (c blockCase) modules(out dtype.Type) map[string]string {
 	lt, rt, ls, rs := c.lf.Elem, c.rf.Elem, c.lf.Scale, c.rf.Scale

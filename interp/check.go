@@ -82,13 +82,7 @@ func (e *evaluator) check(in *hlo.Instruction, ops []Value) (Value, error) {
 	var elemDiff func(a, b uint64) (float64, bool)
 	unit := ""
 	t := got.Type
-	part := t
-	switch t {
-	case dtype.C64:
-		part = dtype.F32
-	case dtype.C128:
-		part = dtype.F64
-	}
+	part := t.Part()
 	switch {
 	case !part.IsFloat() || target == "check.expect_eq" || target == serializedEqTarget:
 		elemDiff = func(a, b uint64) (float64, bool) {

@@ -20,12 +20,12 @@ import (
 // major, as LAPACK reads), pivots are 1-based, info is LAPACK's.
 
 // solverOps are the operations, by the name in the target, and the libraries that have them.
-var solverOps = map[string]string{
-	"getrf": "lapack cusolver hipsolver", "potrf": "lapack cusolver hipsolver",
-	"geqrf": "lapack cusolver hipsolver", "orgqr": "lapack cusolver hipsolver", "ungqr": "lapack",
-	"trsm": "lapack", "syevd": "lapack cusolver hipsolver", "heevd": "lapack",
-	"gesdd": "lapack", "gesvd": "cusolver hipsolver", "gesvdj": "cusolver",
-	"geev": "lapack", "gees": "lapack",
+var solverOps = map[string][]string{
+	"getrf": {"lapack", "cusolver", "hipsolver"}, "potrf": {"lapack", "cusolver", "hipsolver"},
+	"geqrf": {"lapack", "cusolver", "hipsolver"}, "orgqr": {"lapack", "cusolver", "hipsolver"},
+	"ungqr": {"lapack"}, "trsm": {"lapack"}, "syevd": {"lapack", "cusolver", "hipsolver"}, "heevd": {"lapack"},
+	"gesdd": {"lapack"}, "gesvd": {"cusolver", "hipsolver"}, "gesvdj": {"cusolver"},
+	"geev": {"lapack"}, "gees": {"lapack"},
 }
 
 // solverTarget is a decoded linear algebra target.
@@ -59,8 +59,7 @@ func parseSolverTarget(target string) (solverTarget, bool) {
 	} else if lib != "cusolver" && lib != "hipsolver" {
 		return solverTarget{}, false
 	}
-	libs, known := solverOps[t.op]
-	if !known || !strings.Contains(libs, lib) {
+	if !slices.Contains(solverOps[t.op], lib) {
 		// A target of these libraries the interpreter does not run: reported as unsupported by name.
 		t.op = ""
 	}
@@ -138,16 +137,11 @@ func (e *evaluator) solverCall(in *hlo.Instruction, ops []Value) (Value, error) 
 			attrs[a.Name] = a
 		}
 	}
-	c := &solverCtx{e: e, in: in, name: name, target: target, attrs: attrs, ts: ts}
+	c := &solverCtx{in: in, name: name, target: target, attrs: attrs, ts: ts}
 	if err := c.check(); err != nil {
 		return Value{}, err
 	}
-	n := int64(0) // the elements of the operands and results
-	for _, r := range append([]hlo.Shape{in.Shape}, in.Shape.Tuple...) {
-		if r.IsArray() {
-			n += max(r.NumElements(), 0)
-		}
-	}
+	n := shapeElements(in.Shape) // the elements of the results and operands
 	for _, t := range ts {
 		n += t.NumElements()
 	}
@@ -187,7 +181,6 @@ func (e *evaluator) solverCall(in *hlo.Instruction, ops []Value) (Value, error) 
 
 // solverCtx is one call being evaluated.
 type solverCtx struct {
-	e      *evaluator
 	in     *hlo.Instruction
 	name   string
 	target solverTarget
@@ -435,28 +428,6 @@ func intResult(c *solverCtx, i int, batch []int64, vs [][]int64, k ...int64) (*t
 	return fromI64(dtype.S32, dims, out), nil
 }
 
-// complexOf is the complex type of ty (c64 for f32, c128 for f64).
-func complexOf(ty dtype.Type) dtype.Type {
-	switch ty {
-	case dtype.F32:
-		return dtype.C64
-	case dtype.F64:
-		return dtype.C128
-	}
-	return ty
-}
-
-// realOf is the real type of ty (f32 for c64, f64 for c128).
-func realOf(ty dtype.Type) dtype.Type {
-	switch ty {
-	case dtype.C64:
-		return dtype.F32
-	case dtype.C128:
-		return dtype.F64
-	}
-	return ty
-}
-
 // input reads operand i's matrices, R×C each, as a column-major kernel reads them: m×n with (m, n) = (R, C),
 // or (C, R) when swap (cuSOLVER's transposed gesvd).
 func input[T linalg.Scalar](c *solverCtx, i int, swap bool) (batch []int64, rows, cols, m, n int, ks [][]T, err error) {
@@ -611,11 +582,11 @@ func trsm[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	}
 	left, lower, unit := letters[0] == 'L', letters[1] == 'L', letters[3] == 'U'
 	trans := map[byte]string{'N': "NO_TRANSPOSE", 'T': "TRANSPOSE", 'C': "ADJOINT"}[letters[2]]
-	_, _, _, ma, na, as, err := input[complex128](c, 0, false)
+	_, _, _, ma, na, as, err := input[T](c, 0, false)
 	if err != nil {
 		return nil, err
 	}
-	batch, rows, cols, m, n, bs, err := input[complex128](c, 1, false)
+	batch, rows, cols, m, n, bs, err := input[T](c, 1, false)
 	if err != nil {
 		return nil, err
 	}
@@ -627,14 +598,14 @@ func trsm[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	if ma != na || ma != side || !slices.Equal(c.ts[0].Shape[:ra-2], c.ts[1].Shape[:rb-2]) {
 		return nil, c.errorf("a is %s and b %s: a must be square with b's %s", c.ts[0], c.ts[1], map[bool]string{true: "rows", false: "columns"}[left])
 	}
-	alpha := complex128(1)
+	alpha := T(1)
 	if len(c.ts) == 3 {
 		if c.ts[2].NumElements() != 1 {
 			return nil, c.errorf("alpha %s is not one value", c.ts[2])
 		}
-		alpha = asComplex(c.ts[2])[0]
+		alpha = elems[T](c.ts[2])[0]
 	}
-	xs := make([][]complex128, len(bs))
+	xs := make([][]T, len(bs))
 	for k := range bs {
 		if alpha != 1 {
 			for i := range bs[k] {

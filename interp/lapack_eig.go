@@ -77,7 +77,7 @@ func eigh[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	}
 	return results(
 		func() (*tensor.Tensor, error) { return matrixResult(c, 0, ty, batch, n, n, vs, n, n) },
-		func() (*tensor.Tensor, error) { return vectorResult(c, 1, realOf(ty), batch, ws, int64(n)) },
+		func() (*tensor.Tensor, error) { return vectorResult(c, 1, ty.Part(), batch, ws, int64(n)) },
 		func() (*tensor.Tensor, error) { return intResult(c, 2, batch, infos) })
 }
 
@@ -165,7 +165,7 @@ func eig[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 		}
 		infos[b] = []int64{info(ok)}
 	}
-	cty := complexOf(ty)
+	cty := dtype.ComplexOf(ty.Part())
 	var out []func() (*tensor.Tensor, error)
 	if ty.IsComplex() {
 		out = append(out, func() (*tensor.Tensor, error) { return vectorResult(c, 0, ty, batch, ws, int64(n)) })
@@ -284,7 +284,7 @@ func svd[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	}
 	return results(
 		func() (*tensor.Tensor, error) { return matrixResult(c, 0, ty, batch, rows, cols, ks, m, n) },
-		func() (*tensor.Tensor, error) { return vectorResult(c, 1, realOf(ty), batch, ss, int64(k)) },
+		func() (*tensor.Tensor, error) { return vectorResult(c, 1, ty.Part(), batch, ss, int64(k)) },
 		func() (*tensor.Tensor, error) { return vectors(2, us, um, un) },
 		func() (*tensor.Tensor, error) { return vectors(3, vts, vm, vn) },
 		func() (*tensor.Tensor, error) { return intResult(c, 4, batch, infos) })

@@ -69,26 +69,34 @@ func (e *evaluator) triangularSolve(in *hlo.Instruction, ts []*tensor.Tensor) (*
 	if err := e.charge(b.NumElements() * m); err != nil {
 		return nil, err
 	}
-	av, bv := asComplex(a), asComplex(b)
+	if a.Type.IsComplex() {
+		return triangularBatches[complex128](a, b, m, rows, cols, left, lower, unit, trans), nil
+	}
+	return triangularBatches[float64](a, b, m, rows, cols, left, lower, unit, trans), nil
+}
+
+// triangularBatches solves each matrix of the batch of a against b's (solveTriangular), in T.
+func triangularBatches[T linalg.Scalar](a, b *tensor.Tensor, m, rows, cols int64, left, lower, unit bool, trans string) *tensor.Tensor {
+	av, bv := elems[T](a), elems[T](b)
 	batch := a.NumElements() / (m * m)
-	out := make([]complex128, 0, len(bv))
+	out := make([]T, 0, len(bv))
 	for k := int64(0); k < batch; k++ {
 		out = append(out, solveTriangular(av[k*m*m:(k+1)*m*m], bv[k*rows*cols:(k+1)*rows*cols], m, rows, cols, left, lower, unit, trans)...)
 	}
-	return fromComplex(a.Type, b.Shape, out), nil
+	return tensorOf(a.Type, b.Shape, out)
 }
 
 // solveTriangular solves op(tri(a))·x = b (left) or x·op(tri(a)) = b for x, a m×m and b rows×cols
 // row-major: tri takes a's lower or upper triangle, with ones on the diagonal when unit; op is trans
 // (NO_TRANSPOSE or empty, TRANSPOSE, ADJOINT). Each element of x is b's less the products of the row of
 // op(tri(a)) and the elements solved before it, in order of k, then divided by the diagonal: forward or
-// backward substitution, a row of x at a time.
-func solveTriangular(ak, bk []complex128, m, rows, cols int64, left, lower, unit bool, trans string) []complex128 {
-	eff := make([]complex128, m*m) // op(tri(a)), row-major
-	isReal := true
+// backward substitution, a row of x at a time. Complex operands whose values are all real are solved in
+// real arithmetic, as real operands are.
+func solveTriangular[T linalg.Scalar](ak, bk []T, m, rows, cols int64, left, lower, unit bool, trans string) []T {
+	eff := make([]T, m*m) // op(tri(a)), row-major
 	for i := int64(0); i < m; i++ {
 		for j := int64(0); j < m; j++ {
-			v := complex128(0)
+			var v T
 			if i == j && unit {
 				v = 1
 			} else if i == j || lower && i > j || !lower && i < j {
@@ -98,11 +106,10 @@ func solveTriangular(ak, bk []complex128, m, rows, cols int64, left, lower, unit
 			case "TRANSPOSE":
 				eff[j*m+i] = v
 			case "ADJOINT":
-				eff[j*m+i] = cmplx.Conj(v)
+				eff[j*m+i] = conjugate(v)
 			default:
 				eff[i*m+j] = v
 			}
-			isReal = isReal && imag(v) == 0
 		}
 	}
 	effLower := lower == (trans == "" || trans == "NO_TRANSPOSE")
@@ -112,16 +119,14 @@ func solveTriangular(ak, bk []complex128, m, rows, cols int64, left, lower, unit
 		eff, effLower = transposeOf(eff, int(m), int(m), false), !effLower
 		b, n = transposeOf(bk, int(rows), int(cols), false), rows
 	}
-	for _, v := range b {
-		isReal = isReal && imag(v) == 0
-	}
-	var x []complex128
-	if isReal {
-		xr := substituteRows(realParts(eff), realParts(b), m, n, effLower)
-		x = make([]complex128, len(xr))
+	var x []T
+	if ce, ok := any(eff).([]complex128); ok && allReal(ce) && allReal(any(b).([]complex128)) {
+		xr := substituteRows(realParts(ce), realParts(any(b).([]complex128)), m, n, effLower)
+		xc := make([]complex128, len(xr))
 		for i, v := range xr {
-			x[i] = complex(v, 0)
+			xc[i] = complex(v, 0)
 		}
+		x = any(xc).([]T)
 	} else {
 		x = substituteRows(eff, b, m, n, effLower)
 	}
@@ -131,9 +136,27 @@ func solveTriangular(ak, bk []complex128, m, rows, cols int64, left, lower, unit
 	return x
 }
 
+// allReal reports whether every element of x has a zero imaginary part.
+func allReal(x []complex128) bool {
+	for _, v := range x {
+		if imag(v) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// conjugate is v's complex conjugate (v itself when real).
+func conjugate[T linalg.Scalar](v T) T {
+	if z, ok := any(v).(complex128); ok {
+		return any(cmplx.Conj(z)).(T)
+	}
+	return v
+}
+
 // substituteRows solves t·x = b for x (m×n, row-major), t m×m lower or upper triangular: row i of x is
 // (b's row i - sum over the solved rows k of t[i][k]·x's row k, k ascending) / t[i][i].
-func substituteRows[T float64 | complex128](t, b []T, m, n int64, lower bool) []T {
+func substituteRows[T linalg.Scalar](t, b []T, m, n int64, lower bool) []T {
 	x := make([]T, m*n)
 	for s := int64(0); s < m; s++ {
 		i := s
@@ -166,8 +189,8 @@ func transposeOf[T linalg.Scalar](x []T, r, c int, conj bool) []T {
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
 			v := x[i*c+j]
-			if z, ok := any(v).(complex128); ok && conj {
-				v = any(cmplx.Conj(z)).(T)
+			if conj {
+				v = conjugate(v)
 			}
 			t[j*r+i] = v
 		}

@@ -58,6 +58,22 @@ const hugeBytes = math.MaxInt64 / 64
 
 // shapeBytes is s.ByteSize() with overflow turned into hugeBytes (a shape of 2^40 x 2^40 elements must be
 // refused, not wrap around to a small size).
+// shapeElements is the number of elements of the arrays of s (a tuple's elements added; a dynamic
+// dimension counts its bound, an unbounded one none).
+func shapeElements(s hlo.Shape) int64 {
+	if s.IsTuple() {
+		var n int64
+		for _, e := range s.Tuple {
+			n += shapeElements(e)
+		}
+		return n
+	}
+	if !s.IsArray() {
+		return 0
+	}
+	return max(s.NumElements(), 0)
+}
+
 func shapeBytes(s hlo.Shape) int64 {
 	switch s.Kind {
 	case hlo.ArrayShape:
@@ -106,14 +122,9 @@ func transientBytes(in *hlo.Instruction) int64 {
 		in.Opcode == hlo.OpCholesky, in.Opcode == hlo.OpTriangularSolve:
 		// Package linalg's working copies, in float64 or complex128: of the operands (read, laid out for
 		// the kernel, and the algorithm's own), of the results (made, laid out back): 64 bytes an element.
-		var elems int64
+		elems := shapeElements(s)
 		for _, o := range in.Operands() {
-			elems += o.Shape.NumElements()
-		}
-		for _, r := range append([]hlo.Shape{s}, s.Tuple...) {
-			if r.IsArray() {
-				elems += r.NumElements()
-			}
+			elems += shapeElements(o.Shape)
 		}
 		return min(64*elems, hugeBytes)
 	case in.Opcode == hlo.OpBatchNormTraining || in.Opcode == hlo.OpBatchNormInference || in.Opcode == hlo.OpBatchNormGrad:
