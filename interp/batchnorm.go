@@ -11,7 +11,7 @@ func init() {
 
 // batchNorm evaluates batch-norm-training, -inference and -grad as XLA runs them: its CPU and GPU
 // compilers replace each by the computation BatchNormExpander builds (xla/service/batchnorm_expander.cc,
-// openxla/xla commit 1656956), which this writes as HLO and evaluates, so that every step rounds in the
+// openxla/xla commit 1656956), which this builds and evaluates, so that every step rounds in the
 // operand's type as there and the sums are the interpreter's reductions:
 //
 //	training:  mean = sum(x)/N, var = sum(x·x)/N - mean·mean (N the elements per feature, an s32 product
