@@ -101,27 +101,83 @@ func (c *converter) nextAfter(sc *scope, op *Op) *hlo.Instruction {
 	return e.add(hlo.OpBitcastConvert, ft, r)
 }
 
-// erfc decomposes chlo.erfc(x) as 1 - erf(x) computed in f64, then rounded to x's type: in f64 the
-// cancellation costs nothing a narrower result can show for the arguments where erfc is not tiny.
+// The Cephes polynomials of CHLO's erf and erfc decompositions (ChloLegalizeToStablehlo.cpp,
+// materializeErf*/materializeErfc*), highest degree first.
+var (
+	erfcF32P = [...]float32{+2.326819970068386e-2, -1.387039388740657e-1, +3.687424674597105e-1,
+		-5.824733027278666e-1, +6.210004621745983e-1, -4.944515323274145e-1, +3.404879937665872e-1,
+		-2.741127028184656e-1, +5.638259427386472e-1}
+	erfcF32R = [...]float32{-1.047766399936249e+1, +1.297719955372516e+1, -7.495518717768503e+0,
+		+2.921019019210786e+0, -1.015265279202700e+0, +4.218463358204948e-1, -2.820767439740514e-1,
+		+5.641895067754075e-1}
+	erfF32T = [...]float32{+7.853861353153693e-5, -8.010193625184903e-4, +5.188327685732524e-3,
+		-2.685381193529856e-2, +1.128358514861418e-1, -3.761262582423300e-1, +1.128379165726710e+0}
+	erfcF64P = [...]float64{2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0,
+		4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2, 9.34528527171957607540e2,
+		1.02755188689515710272e3, 5.57535335369399327526e2}
+	erfcF64Q = [...]float64{1.00000000000000000000e0, 1.32281951154744992508e1, 8.67072140885989742329e1,
+		3.54937778887819891062e2, 9.75708501743205489753e2, 1.82390916687909736289e3, 2.24633760818710981792e3,
+		1.65666309194161350182e3, 5.57535340817727675546e2}
+	erfcF64R = [...]float64{5.64189583547755073984e-1, 1.27536670759978104416e0, 5.01905042251180477414e0,
+		6.16021097993053585195e0, 7.40974269950448939160e0, 2.97886665372100240670e0}
+	erfcF64S = [...]float64{1.00000000000000000000e0, 2.26052863220117276590e0, 9.39603524938001434673e0,
+		1.20489539808096656605e1, 1.70814450747565897222e1, 9.60896809063285878198e0, 3.36907645100081516050e0}
+	erfF64T = [...]float64{9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
+		7.00332514112805075473e3, 5.55923013010394962768e4}
+	erfF64U = [...]float64{1.00000000000000000000e0, 3.35617141647503099647e1, 5.21357949780152679795e2,
+		4.59432382970980127987e3, 2.26290000613890934246e4, 4.92673942608635921086e4}
+)
+
+// poly evaluates a polynomial by Horner's rule as CHLO's materializePolynomialApproximation does: a
+// multiply, then an add (not fused), each rounded to the working type.
+func (f f64) poly(coeffs []float64, x *hlo.Instruction) *hlo.Instruction {
+	p := f.k(coeffs[0])
+	for _, c := range coeffs[1:] {
+		p = f.bin(hlo.OpAdd, f.bin(hlo.OpMultiply, p, x), f.k(c))
+	}
+	return p
+}
+
+func widen32(c []float32) []float64 {
+	r := make([]float64, len(c))
+	for i, v := range c {
+		r[i] = float64(v)
+	}
+	return r
+}
+
+// erfc decomposes chlo.erfc as CHLO's legalization does (materializeErfcApproximationF32 and F64,
+// Cephes' approximations; openxla/stablehlo 022ac89): float64 in float64, other floats in float32.
+// Below |x| = 1 it is 1 - x T(x²) (over U(x²) in float64); above, exp(-x²) times a rational function
+// (float64: P/Q below 8, R/S above, in |x|; float32: P or R in 1/x², below or above 2, over |x|), 0 where
+// -x² is below -maxlog, and 2 - erfc(|x|) for negative x.
 func (c *converter) erfc(sc *scope, op *Op) *hlo.Instruction {
-	ins := c.operands(sc, op)
-	c.need(op, len(ins) == 1, "operand")
-	x := ins[0]
-	if !x.Shape.Elem.IsFloat() {
-		c.fail(op.Pos, "%s of %s is not supported", op.Name, typeString(x.Shape))
+	f, x := c.widenTo(sc, op, dtype.F32)
+	one, two, zero := f.k(1), f.k(2), f.k(0)
+	xSq := f.bin(hlo.OpMultiply, x, x)
+	z := f.un(hlo.OpNegate, xSq)
+	ax := f.un(hlo.OpAbs, x)
+	expZ := f.un(hlo.OpExp, z)
+	var big, small *hlo.Instruction
+	var maxlog float64
+	if f.shape.Elem == dtype.F64 {
+		maxlog = 7.09782712893383996843e2
+		pq := f.bin(hlo.OpDivide, f.bin(hlo.OpMultiply, expZ, f.poly(erfcF64P[:], ax)), f.poly(erfcF64Q[:], ax))
+		rs := f.bin(hlo.OpDivide, f.bin(hlo.OpMultiply, expZ, f.poly(erfcF64R[:], ax)), f.poly(erfcF64S[:], ax))
+		big = f.sel(f.compare("LT", ax, f.k(8)), pq, rs)
+		small = f.bin(hlo.OpDivide, f.bin(hlo.OpMultiply, x, f.poly(erfF64T[:], xSq)), f.poly(erfF64U[:], xSq))
+	} else {
+		maxlog = 88.72283905206835
+		r2 := f.bin(hlo.OpDivide, one, xSq)
+		scale := f.bin(hlo.OpMultiply, expZ, f.bin(hlo.OpDivide, one, ax))
+		pr := f.sel(f.compare("LT", ax, two), f.poly(widen32(erfcF32P[:]), r2), f.poly(widen32(erfcF32R[:]), r2))
+		big = f.bin(hlo.OpMultiply, scale, pr)
+		small = f.bin(hlo.OpMultiply, x, f.poly(widen32(erfF32T[:]), xSq))
 	}
-	e := emitter{c, sc, op}
-	wide := x.Shape.WithElem(dtype.F64)
-	xw := x
-	if x.Shape.Elem != dtype.F64 {
-		xw = e.add(hlo.OpConvert, wide, x)
-	}
-	one := e.splat(wide, hlo.EncodeFloat(dtype.F64, 1))
-	r := e.binary(hlo.OpSubtract, one, e.add(hlo.OpErf, wide, xw))
-	if x.Shape.Elem == dtype.F64 {
-		return r
-	}
-	return e.add(hlo.OpConvert, x.Shape, r)
+	big = f.sel(f.compare("LT", z, f.k(-maxlog)), zero, big)
+	big = f.sel(f.compare("LT", x, zero), f.bin(hlo.OpSubtract, two, big), big)
+	r := f.sel(f.compare("LT", ax, one), f.bin(hlo.OpSubtract, one, small), big)
+	return f.narrow(op, r)
 }
 
 // The Lanczos approximation (g = 7, nine terms) XLA's lgamma and digamma use.
@@ -133,13 +189,14 @@ var lanczosCoeffs = [...]float64{
 	-0.13857109526572011689554707, 9.984369578019570859563e-6, 1.50563273514931155834e-7,
 }
 
-// f64 emits instructions in float64 over one shape.
+// f64 emits instructions over one shape in its float type: float64, or the float32 some of CHLO's
+// decompositions compute in (widenTo); constants are rounded to that type.
 type f64 struct {
 	emitter
 	shape hlo.Shape
 }
 
-func (f f64) k(v float64) *hlo.Instruction { return f.splat(f.shape, math.Float64bits(v)) }
+func (f f64) k(v float64) *hlo.Instruction { return f.splat(f.shape, hlo.EncodeFloat(f.shape.Elem, v)) }
 func (f f64) un(code hlo.Opcode, x *hlo.Instruction) *hlo.Instruction {
 	return f.add(code, f.shape, x)
 }
@@ -149,97 +206,110 @@ func (f f64) bin(code hlo.Opcode, x, y *hlo.Instruction) *hlo.Instruction {
 
 // widen converts x to float64 for a decomposition computed in float64, failing for non-float types.
 func (c *converter) widen(sc *scope, op *Op) (f64, *hlo.Instruction) {
+	return c.widenTo(sc, op, dtype.F64)
+}
+
+// widenTo converts x, unless it is float64, to at least the precision min (float32 or float64), as
+// CHLO's materializeWithUpcast does; it fails for non-float types.
+func (c *converter) widenTo(sc *scope, op *Op, min dtype.Type) (f64, *hlo.Instruction) {
 	ins := c.operands(sc, op)
 	c.need(op, len(ins) == 1, "operand")
 	x := ins[0]
 	if !x.Shape.Elem.IsFloat() {
 		c.fail(op.Pos, "%s of %s is not supported", op.Name, typeString(x.Shape))
 	}
-	f := f64{emitter{c, sc, op}, x.Shape.WithElem(dtype.F64)}
-	if x.Shape.Elem != dtype.F64 {
+	work := min
+	if x.Shape.Elem == dtype.F64 {
+		work = dtype.F64
+	}
+	f := f64{emitter{c, sc, op}, x.Shape.WithElem(work)}
+	if x.Shape.Elem != work {
 		x = f.add(hlo.OpConvert, f.shape, x)
 	}
 	return f, x
 }
 
-// narrow rounds a float64 result back to the type of op's result.
+// narrow rounds a result back to the type of op's result.
 func (f f64) narrow(op *Op, r *hlo.Instruction) *hlo.Instruction {
-	if t := op.OutTypes; len(t) == 1 && t[0].Elem != dtype.F64 {
+	if t := op.OutTypes; len(t) == 1 && t[0].Elem != f.shape.Elem {
 		return f.add(hlo.OpConvert, t[0], r)
 	}
 	return r
 }
 
-// lanczos returns, for z = x - 1 (x >= 0.5), the series a = c0 + sum ci/(z+i), its derivative term
-// -sum ci/(z+i)^2, and t = z + g + 0.5.
-func (f f64) lanczos(z *hlo.Instruction) (a, da, t *hlo.Instruction) {
-	a, da = f.k(lanczosCoeffs[0]), f.k(0)
-	for i := 1; i < len(lanczosCoeffs); i++ {
-		zi := f.bin(hlo.OpAdd, z, f.k(float64(i)))
-		term := f.bin(hlo.OpDivide, f.k(lanczosCoeffs[i]), zi)
-		a = f.bin(hlo.OpAdd, a, term)
-		da = f.bin(hlo.OpSubtract, da, f.bin(hlo.OpDivide, term, zi))
-	}
-	t = f.bin(hlo.OpAdd, z, f.k(lanczosG+0.5))
-	return a, da, t
+// lanczosArg returns whether x < 0.5, where the reflection formula takes over, and the z at which the
+// approximation of Γ(z + 1) is evaluated: -x there, x - 1 elsewhere.
+func (f f64) lanczosArg(x *hlo.Instruction) (reflect, z *hlo.Instruction) {
+	reflect = f.compare("LT", x, f.k(0.5))
+	return reflect, f.sel(reflect, f.un(hlo.OpNegate, x), f.bin(hlo.OpSubtract, x, f.k(1)))
 }
 
-// reflect returns whether x < 0.5, where the reflection formulas take over, and the argument the
-// approximation is evaluated at: x, or 1 - x.
-func (f f64) reflect(x *hlo.Instruction) (*hlo.Instruction, *hlo.Instruction) {
-	small := f.compare("LT", x, f.k(0.5))
-	return small, f.sel(small, f.bin(hlo.OpSubtract, f.k(1), x), x)
+// logT returns t = z + g + 0.5 and log(t), computed as log(g + 0.5) + log1p(z / (g + 0.5)).
+func (f f64) logT(z *hlo.Instruction) (t, logT *hlo.Instruction) {
+	gh := f.k(lanczosG + 0.5)
+	t = f.bin(hlo.OpAdd, gh, z)
+	return t, f.bin(hlo.OpAdd, f.k(math.Log(lanczosG+0.5)), f.un(hlo.OpLog1p, f.bin(hlo.OpDivide, z, gh)))
 }
 
-// sinPi returns |sin(pi x)| computed from the fractional part of |x|, exact at the integers.
-func (f f64) sinPi(x *hlo.Instruction) *hlo.Instruction {
-	ax := f.un(hlo.OpAbs, x)
-	frac := f.bin(hlo.OpSubtract, ax, f.un(hlo.OpFloor, ax))
-	red := f.sel(f.compare("GT", frac, f.k(0.5)), f.bin(hlo.OpSubtract, f.k(1), frac), frac)
-	return f.un(hlo.OpSin, f.bin(hlo.OpMultiply, f.k(math.Pi), red))
-}
-
-// lgamma decomposes chlo.lgamma: log|Γ(x)| by the Lanczos approximation in float64, with the reflection
-// formula log(π / |sin(πx)|) - lgamma(1 - x) below 0.5; +inf at the poles and at ±inf.
+// lgamma decomposes chlo.lgamma as CHLO's legalization does (materializeLgamma, openxla/stablehlo
+// 022ac89), in float64 for float64 and float32 for every other float type: the Lanczos approximation
+// 0.5 log(2π) + (z + 0.5 - t/log t) log t + log a(z), with log(π) - log|sin(π frac|x|)| - lgamma(1 - x)
+// below 0.5 (frac folded to at most 0.5; where that log is infinite, its negation), +inf at ±inf.
 func (c *converter) lgamma(sc *scope, op *Op) *hlo.Instruction {
-	f, x := c.widen(sc, op)
+	f, x := c.widenTo(sc, op, dtype.F32)
 	return f.narrow(op, f.lgamma(x))
 }
 
 func (f f64) lgamma(x *hlo.Instruction) *hlo.Instruction {
-	small, y := f.reflect(x)
-	z := f.bin(hlo.OpSubtract, y, f.k(1))
-	a, _, t := f.lanczos(z)
-	// 0.5 log(2π) + (z + 0.5) log(t) - t + log(a)
-	logT := f.un(hlo.OpLog, t)
-	r := f.bin(hlo.OpAdd, f.k(0.5*math.Log(2*math.Pi)), f.bin(hlo.OpMultiply, f.bin(hlo.OpAdd, z, f.k(0.5)), logT))
-	r = f.bin(hlo.OpAdd, f.bin(hlo.OpSubtract, r, t), f.un(hlo.OpLog, a))
-	refl := f.bin(hlo.OpSubtract, f.un(hlo.OpLog, f.bin(hlo.OpDivide, f.k(math.Pi), f.sinPi(x))), r)
-	r = f.sel(small, refl, r)
-	inf := f.compare("EQ", f.un(hlo.OpAbs, x), f.k(math.Inf(1)))
-	return f.sel(inf, f.k(math.Inf(1)), r)
+	reflect, z := f.lanczosArg(x)
+	a := f.k(lanczosCoeffs[0])
+	for i := 1; i < len(lanczosCoeffs); i++ {
+		a = f.bin(hlo.OpAdd, a, f.bin(hlo.OpDivide, f.k(lanczosCoeffs[i]), f.bin(hlo.OpAdd, z, f.k(float64(i)))))
+	}
+	t, logT := f.logT(z)
+	sum := f.bin(hlo.OpSubtract, f.bin(hlo.OpAdd, z, f.k(0.5)), f.bin(hlo.OpDivide, t, logT))
+	r := f.bin(hlo.OpMultiply, sum, logT)
+	lg := f.bin(hlo.OpAdd, f.bin(hlo.OpAdd, f.k((math.Log(2)+math.Log(math.Pi))/2), r), f.un(hlo.OpLog, a))
+	ax := f.un(hlo.OpAbs, x)
+	frac := f.bin(hlo.OpSubtract, ax, f.un(hlo.OpFloor, ax))
+	frac = f.sel(f.compare("LT", f.k(0.5), frac), f.bin(hlo.OpSubtract, f.k(1), frac), frac)
+	denom := f.un(hlo.OpLog, f.un(hlo.OpSin, f.bin(hlo.OpMultiply, f.k(math.Pi), frac)))
+	refl := f.bin(hlo.OpSubtract, f.bin(hlo.OpSubtract, f.k(math.Log(math.Pi)), denom), lg)
+	refl = f.sel(f.add(hlo.OpIsFinite, f.shape.WithElem(dtype.PRED), denom), refl, f.un(hlo.OpNegate, denom))
+	lg = f.sel(reflect, refl, lg)
+	inf := f.compare("EQ", ax, f.k(math.Inf(1)))
+	return f.sel(inf, f.k(math.Inf(1)), lg)
 }
 
-// digamma decomposes chlo.digamma: Γ'(x)/Γ(x) from the derivative of the Lanczos approximation in
-// float64, with the reflection formula ψ(1 - x) - π cos(πx)/sin(πx) below 0.5; NaN at the poles.
+// digamma decomposes chlo.digamma as CHLO's legalization does (materializeDigamma, openxla/stablehlo
+// 022ac89), in float64 for float64 and float32 otherwise: log t + a'(z)/a(z) - g/t from the Lanczos
+// series, with ψ(1 - x) - π cos(πr)/sin(πr) below 0.5 (r = x + |floor(x + 0.5)|); -inf at 0 and NaN at
+// the negative integers.
 func (c *converter) digamma(sc *scope, op *Op) *hlo.Instruction {
-	f, x := c.widen(sc, op)
+	f, x := c.widenTo(sc, op, dtype.F32)
 	return f.narrow(op, f.digamma(x))
 }
 
 func (f f64) digamma(x *hlo.Instruction) *hlo.Instruction {
-	small, y := f.reflect(x)
-	z := f.bin(hlo.OpSubtract, y, f.k(1))
-	a, da, t := f.lanczos(z)
-	// log(t) + da/a - g/t
-	r := f.bin(hlo.OpAdd, f.un(hlo.OpLog, t), f.bin(hlo.OpDivide, da, a))
-	r = f.bin(hlo.OpSubtract, r, f.bin(hlo.OpDivide, f.k(lanczosG), t))
-	pix := f.bin(hlo.OpMultiply, f.k(math.Pi), x)
-	cot := f.bin(hlo.OpDivide, f.un(hlo.OpCos, pix), f.un(hlo.OpSin, pix))
-	refl := f.bin(hlo.OpSubtract, r, f.bin(hlo.OpMultiply, f.k(math.Pi), cot))
-	r = f.sel(small, refl, r)
-	pole := f.binary(hlo.OpAnd, f.compare("LE", x, f.k(0)), f.compare("EQ", x, f.un(hlo.OpFloor, x)))
-	return f.sel(pole, f.k(math.NaN()), r)
+	reflect, z := f.lanczosArg(x)
+	zero := f.k(0)
+	a, da := f.k(lanczosCoeffs[0]), zero
+	for i := 1; i < len(lanczosCoeffs); i++ {
+		c := f.k(lanczosCoeffs[i])
+		zi := f.bin(hlo.OpAdd, z, f.k(float64(i)))
+		da = f.bin(hlo.OpSubtract, da, f.bin(hlo.OpDivide, c, f.bin(hlo.OpMultiply, zi, zi)))
+		a = f.bin(hlo.OpAdd, a, f.bin(hlo.OpDivide, c, zi))
+	}
+	t, logT := f.logT(z)
+	r := f.bin(hlo.OpSubtract, f.bin(hlo.OpAdd, logT, f.bin(hlo.OpDivide, da, a)), f.bin(hlo.OpDivide, f.k(lanczosG), t))
+	red := f.bin(hlo.OpAdd, x, f.un(hlo.OpAbs, f.un(hlo.OpFloor, f.bin(hlo.OpAdd, x, f.k(0.5)))))
+	pi := f.k(math.Pi)
+	pr := f.bin(hlo.OpMultiply, pi, red)
+	refl := f.bin(hlo.OpSubtract, r, f.bin(hlo.OpDivide, f.bin(hlo.OpMultiply, pi, f.un(hlo.OpCos, pr)), f.un(hlo.OpSin, pr)))
+	r = f.sel(reflect, refl, r)
+	negInt := f.binary(hlo.OpAnd, f.compare("LT", x, zero), f.compare("EQ", x, f.un(hlo.OpFloor, x)))
+	r = f.sel(negInt, f.k(math.NaN()), r)
+	return f.sel(f.compare("EQ", x, zero), f.k(math.Inf(-1)), r)
 }
 
 // The Euler-Maclaurin summation of the Hurwitz zeta function of Cephes, which CHLO's zeta decomposition
@@ -320,42 +390,87 @@ func (c *converter) polygamma(sc *scope, op *Op) *hlo.Instruction {
 	return f.narrow(op, f.sel(bad, f.k(math.NaN()), r))
 }
 
-// Giles' single-precision approximation of erfinv ("Approximating the erfinv function", GPU Computing
-// Gems Jade, 2011): coefficients for w = -log((1-x)(1+x)) below 5 (in w - 2.5) and above (in sqrt(w) - 3),
-// highest degree first.
+// The polynomials of CHLO's erf_inv decomposition (ChloLegalizeToStablehlo.cpp, erfInv32 and erfInv64;
+// Giles, "Approximating the erfinv function", GPU Computing Gems Jade, 2011), highest degree first: in
+// float32 for w = -log1p(-x²) below 5 (in w - 2.5) and above (in sqrt(w) - 3); in float64 below 6.25
+// (in w - 3.125), below 16 (in sqrt(w) - 3.25) and above (in sqrt(w) - 5).
 var (
-	erfInvCentral = [...]float64{2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+	erfInv32Central = [...]float32{2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
 		-0.00125372503, -0.00417768164, 0.246640727, 1.50140941}
-	erfInvTail = [...]float64{-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+	erfInv32Tail = [...]float32{-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
 		-0.0076224613, 0.00943887047, 1.00167406, 2.83297682}
+	erfInv64Central = [...]float64{-3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18,
+		1.115787767802518096e-17, -1.333171662854620906e-16, 2.0972767875968561637e-17, 6.6376381343583238325e-15,
+		-4.0545662729752068639e-14, -8.1519341976054721522e-14, 2.6335093153082322977e-12,
+		-1.2975133253453532498e-11, -5.4154120542946279317e-11, 1.051212273321532285e-09,
+		-4.1126339803469836976e-09, -2.9070369957882005086e-08, 4.2347877827932403518e-07,
+		-1.3654692000834678645e-06, -1.3882523362786468719e-05, 0.0001867342080340571352,
+		-0.00074070253416626697512, -0.0060336708714301490533, 0.24015818242558961693, 1.6536545626831027356}
+	erfInv64Middle = [...]float64{2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07,
+		1.8239629214389227755e-08, 1.5027403968909827627e-06, -4.013867526981545969e-06, 2.9234449089955446044e-06,
+		1.2475304481671778723e-05, -4.7318229009055733981e-05, 6.8284851459573175448e-05,
+		2.4031110387097893999e-05, -0.0003550375203628474796, 0.00095328937973738049703,
+		-0.0016882755560235047313, 0.0024914420961078508066, -0.0037512085075692412107, 0.005370914553590063617,
+		1.0052589676941592334, 3.0838856104922207635}
+	erfInv64Tail = [...]float64{-2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09,
+		-3.7894654401267369937e-09, 7.6157012080783393804e-09, -1.4960026627149240478e-08,
+		2.9147953450901080826e-08, -6.7711997758452339498e-08, 2.2900482228026654717e-07,
+		-9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
+		7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026, 1.0103004648645343977,
+		4.8499064014085844221}
 )
 
-// erfInv decomposes chlo.erf_inv: Giles' approximation refined by three Newton steps on erf in float64;
-// ±inf at ±1 and NaN beyond.
+// erfInv decomposes chlo.erf_inv exactly as CHLO's legalization does, so that the result has XLA's bits
+// (it has no erf_inv instruction; jax.random.normal goes through this): float64 in float64, every other
+// float type in float32 (widened, then rounded back). Each step rounds in that type: a polynomial in
+// w = -log1p(-x²) evaluated by Horner's rule with a multiply and an add (not fused), times x; ±inf at ±1,
+// NaN beyond (log1p of a value below -1).
 func (c *converter) erfInv(sc *scope, op *Op) *hlo.Instruction {
-	f, y := c.widen(sc, op)
-	w := f.un(hlo.OpNegate, f.un(hlo.OpLog, f.bin(hlo.OpMultiply, f.bin(hlo.OpSubtract, f.k(1), y), f.bin(hlo.OpAdd, f.k(1), y))))
-	poly := func(coeffs []float64, v *hlo.Instruction) *hlo.Instruction {
-		p := f.k(coeffs[0])
-		for _, c := range coeffs[1:] {
-			p = f.bin(hlo.OpAdd, f.k(c), f.bin(hlo.OpMultiply, p, v))
+	f, x := c.widenTo(sc, op, dtype.F32)
+	w := f.un(hlo.OpNegate, f.un(hlo.OpLog1p, f.bin(hlo.OpMultiply, x, f.un(hlo.OpNegate, x))))
+	horner := func(p, c, v *hlo.Instruction) *hlo.Instruction {
+		return f.bin(hlo.OpAdd, c, f.bin(hlo.OpMultiply, p, v))
+	}
+	var p *hlo.Instruction
+	if f.shape.Elem == dtype.F64 {
+		lt625, lt16 := f.compare("LT", w, f.k(6.25)), f.compare("LT", w, f.k(16))
+		coeff := func(i int) *hlo.Instruction {
+			c := f.k(erfInv64Central[i])
+			if i < len(erfInv64Middle) {
+				c = f.sel(lt625, c, f.k(erfInv64Middle[i]))
+			}
+			if i < len(erfInv64Tail) {
+				c = f.sel(lt16, c, f.k(erfInv64Tail[i]))
+			}
+			return c
 		}
-		return p
+		sqrtW := f.un(hlo.OpSqrt, w)
+		v := f.sel(lt625, f.bin(hlo.OpSubtract, w, f.k(3.125)),
+			f.bin(hlo.OpSubtract, sqrtW, f.sel(lt16, f.k(3.25), f.k(5))))
+		p = coeff(0)
+		for i := 1; i < len(erfInv64Tail); i++ {
+			p = horner(p, coeff(i), v)
+		}
+		for i := len(erfInv64Tail); i < len(erfInv64Middle); i++ {
+			p = f.sel(lt16, horner(p, coeff(i), v), p)
+		}
+		for i := len(erfInv64Middle); i < len(erfInv64Central); i++ {
+			p = f.sel(lt625, horner(p, coeff(i), v), p)
+		}
+	} else {
+		lt5 := f.compare("LT", w, f.k(5))
+		coeff := func(i int) *hlo.Instruction {
+			return f.sel(lt5, f.k(float64(erfInv32Central[i])), f.k(float64(erfInv32Tail[i])))
+		}
+		v := f.sel(lt5, f.bin(hlo.OpSubtract, w, f.k(2.5)), f.bin(hlo.OpSubtract, f.un(hlo.OpSqrt, w), f.k(3)))
+		p = coeff(0)
+		for i := 1; i < len(erfInv32Central); i++ {
+			p = horner(p, coeff(i), v)
+		}
 	}
-	central := poly(erfInvCentral[:], f.bin(hlo.OpSubtract, w, f.k(2.5)))
-	tail := poly(erfInvTail[:], f.bin(hlo.OpSubtract, f.un(hlo.OpSqrt, w), f.k(3)))
-	x := f.bin(hlo.OpMultiply, f.sel(f.compare("LT", w, f.k(5)), central, tail), y)
-	// Newton on erf(x) = y: x -= (erf(x) - y) / (2/√π · exp(-x²)).
-	for i := 0; i < 3; i++ {
-		slope := f.bin(hlo.OpMultiply, f.k(2/math.SqrtPi), f.un(hlo.OpExp, f.un(hlo.OpNegate, f.bin(hlo.OpMultiply, x, x))))
-		step := f.bin(hlo.OpDivide, f.bin(hlo.OpSubtract, f.un(hlo.OpErf, x), y), slope)
-		// Where the slope underflows (|x| beyond 26) the estimate stands.
-		x = f.sel(f.add(hlo.OpIsFinite, f.shape.WithElem(dtype.PRED), step), f.bin(hlo.OpSubtract, x, step), x)
-	}
-	ay := f.un(hlo.OpAbs, y)
-	x = f.sel(f.compare("EQ", ay, f.k(1)), f.bin(hlo.OpMultiply, y, f.k(math.Inf(1))), x)
-	x = f.sel(f.compare("GT", ay, f.k(1)), f.k(math.NaN()), x)
-	return f.narrow(op, x)
+	r := f.bin(hlo.OpMultiply, p, x)
+	r = f.sel(f.compare("EQ", f.un(hlo.OpAbs, x), f.k(1)), f.bin(hlo.OpMultiply, x, f.k(math.Inf(1))), r)
+	return f.narrow(op, r)
 }
 
 // besselI1e decomposes chlo.bessel_i1e, exp(-|x|) I1(x), in float64: the power series
