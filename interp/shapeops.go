@@ -142,11 +142,15 @@ func rowMajor(l *hlo.Layout, rank int) bool {
 }
 
 // bitcast reinterprets the operand's bytes in memory: with both layouts row-major it is a reshape;
-// otherwise the operand is laid out in its layout and the bytes read back in the result's.
+// otherwise the operand is laid out in its layout and the bytes read back in the result's. The element
+// type may change with the element count, as XLA's layout passes write it (u32[4]{0} to u64[2]{0}: a
+// u64 of two consecutive u32, the first the low half, as the bytes lie in memory); sub-byte types keep
+// their width.
 func (e *evaluator) bitcast(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tensor, error) {
 	x := ts[0]
 	to := in.Shape.Elem
-	if int64(len(x.Data)) != in.Shape.NumElements()*int64(to.ByteSize()) || x.Type.BitWidth() != to.BitWidth() {
+	subByte := x.Type.BitWidth() < 8 || to.BitWidth() < 8
+	if int64(len(x.Data)) != in.Shape.NumElements()*int64(to.ByteSize()) || (subByte && x.Type.BitWidth() != to.BitWidth()) {
 		return nil, errorf(in, "bitcast of %s to %s changes the size", x, in.Shape.String())
 	}
 	opLayout, outLayout := in.Operand(0).Shape.Layout, in.Shape.Layout

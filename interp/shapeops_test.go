@@ -30,6 +30,17 @@ func TestShapeOps(t *testing.T) {
   x = f32[2,3]{0,1} parameter(0)
   ROOT r = f32[6]{0} bitcast(x)
 }`, []string{"f32[2,3] {{1, 2, 3}, {4, 5, 6}}"}, []string{"f32[6] {1, 4, 2, 5, 3, 6}"}},
+		// XLA's layout passes write bitcasts that change the element type and count (a u32[4] key read as
+		// the u64[2] state of rng-bit-generator, in what JAX compiles for a GPU): each u64 is two
+		// consecutive u32 in memory, the first its low half.
+		{"bitcast-wider-elements", `ENTRY e {
+  x = u32[4]{0} parameter(0)
+  ROOT r = u64[2]{0} bitcast(x)
+}`, []string{"u32[4] {1, 2, 4294967295, 0}"}, []string{"u64[2] {8589934593, 4294967295}"}},
+		{"bitcast-narrower-column-major", `ENTRY e {
+  x = u64[2,1]{0,1} parameter(0)
+  ROOT r = u16[8]{0} bitcast(x)
+}`, []string{"u64[2,1] {{281483566841860}, {65535}}"}, []string{"u16[8] {4, 3, 2, 1, 65535, 0, 0, 0}"}},
 		{"slice-stride", unary("slice", "s32[10]", "s32[3]", "slice={[1:8:3]}"), []string{"s32[10] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}"}, []string{"s32[3] {1, 4, 7}"}},
 		{"slice-2d", unary("slice", "f32[3,3]", "f32[2,1]", "slice={[1:3], [2:3]}"), []string{"f32[3,3] {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}"}, []string{"f32[2,1] {{6}, {9}}"}},
 		// Start indices are clamped so that the slice stays inside the operand.
