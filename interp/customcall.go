@@ -43,6 +43,8 @@ func (e *evaluator) customCall(in *hlo.Instruction, ops []Value) (Value, error) 
 		return e.topK(in, ops)
 	case isSolverTarget(target):
 		return e.solverCall(in, ops)
+	case target == CublasTriangularSolveTarget:
+		return e.cublasTriangularSolve(in, ops)
 	case strings.HasPrefix(target, "xla_builder.") && len(in.Called()) == 1:
 		// XlaBuilder's composite calls carry their decomposition as the called computation.
 		return e.call(in.Called()[0], ops)

@@ -1,8 +1,10 @@
 package interp
 
 import (
+	"encoding/json"
 	"math/cmplx"
 	"slices"
+	"strings"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -52,27 +54,97 @@ func (e *evaluator) cholesky(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.
 // transpose or the adjoint, and a unit diagonal is taken as ones. It computes in float64 or complex128 and
 // rounds the result to its type.
 func (e *evaluator) triangularSolve(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tensor, error) {
+	return e.solveTriangularWith(in, ts, triangularOptions{
+		left:  in.Str("left_side") == "true",
+		lower: in.Str("lower") == "true",
+		unit:  in.Str("unit_diagonal") == "true",
+		trans: in.Str("transpose_a"),
+	})
+}
+
+// triangularOptions are XLA's TriangularSolveOptions.
+type triangularOptions struct {
+	left, lower, unit bool
+	trans             string // NO_TRANSPOSE (or empty), TRANSPOSE, ADJOINT
+}
+
+func (e *evaluator) solveTriangularWith(in *hlo.Instruction, ts []*tensor.Tensor, o triangularOptions) (*tensor.Tensor, error) {
 	a, b := ts[0], ts[1]
 	ra, rb := len(a.Shape), len(b.Shape)
 	if ra < 2 || ra != rb || a.Shape[ra-1] != a.Shape[ra-2] || a.Type != b.Type || !a.Type.IsFloat() && !a.Type.IsComplex() {
 		return nil, unsupportedf(in, "triangular-solve of %s and %s", a, b)
 	}
-	left := in.Str("left_side") == "true"
-	lower := in.Str("lower") == "true"
-	unit := in.Str("unit_diagonal") == "true"
-	trans := in.Str("transpose_a")
 	m := a.Shape[ra-1]
 	rows, cols := b.Shape[rb-2], b.Shape[rb-1]
-	if left && rows != m || !left && cols != m {
+	if o.left && rows != m || !o.left && cols != m {
 		return nil, errorf(in, "triangular-solve: a is %dx%d, b %dx%d", m, m, rows, cols)
+	}
+	if !slices.Equal(a.Shape[:ra-2], b.Shape[:rb-2]) {
+		return nil, errorf(in, "triangular-solve: the batch dimensions of %s and %s differ", a, b)
 	}
 	if err := e.charge(b.NumElements() * m); err != nil {
 		return nil, err
 	}
 	if a.Type.IsComplex() {
-		return triangularBatches[complex128](a, b, m, rows, cols, left, lower, unit, trans), nil
+		return triangularBatches[complex128](a, b, m, rows, cols, o.left, o.lower, o.unit, o.trans), nil
 	}
-	return triangularBatches[float64](a, b, m, rows, cols, left, lower, unit, trans), nil
+	return triangularBatches[float64](a, b, m, rows, cols, o.left, o.lower, o.unit, o.trans), nil
+}
+
+// CublasTriangularSolveTarget is the custom call XLA's GPU compiler (TriangularSolveRewriter) makes of a
+// triangular-solve: operands a and b, a tuple of the solution and a workspace, its
+// TriangularSolveOptions in backend_config as JSON.
+const CublasTriangularSolveTarget = "__cublas$triangularSolve"
+
+// cublasTriangularSolve evaluates that call as the triangular-solve it was made from; the workspace
+// is zeros.
+func (e *evaluator) cublasTriangularSolve(in *hlo.Instruction, ops []Value) (Value, error) {
+	var cfg struct {
+		LeftSide     *bool   `json:"left_side"`
+		Lower        *bool   `json:"lower"`
+		TransposeA   *string `json:"transpose_a"`
+		UnitDiagonal *bool   `json:"unit_diagonal"`
+	}
+	bc := in.BackendConfig()
+	if bc == nil {
+		return Value{}, errorf(in, "%s without a backend_config", CublasTriangularSolveTarget)
+	}
+	dec := json.NewDecoder(strings.NewReader(bc.Text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return Value{}, errorf(in, "%s: backend_config: %v", CublasTriangularSolveTarget, err)
+	}
+	o := triangularOptions{trans: "NO_TRANSPOSE"}
+	for _, f := range []struct {
+		p   *bool
+		dst *bool
+	}{{cfg.LeftSide, &o.left}, {cfg.Lower, &o.lower}, {cfg.UnitDiagonal, &o.unit}} {
+		if f.p != nil {
+			*f.dst = *f.p
+		}
+	}
+	if cfg.TransposeA != nil {
+		o.trans = *cfg.TransposeA
+	}
+	if o.trans != "NO_TRANSPOSE" && o.trans != "TRANSPOSE" && o.trans != "ADJOINT" {
+		return Value{}, errorf(in, "%s: transpose_a %q is not NO_TRANSPOSE, TRANSPOSE or ADJOINT", CublasTriangularSolveTarget, o.trans)
+	}
+	if len(ops) != 2 || ops[0].Kind != KindArray || ops[1].Kind != KindArray {
+		return Value{}, errorf(in, "%s takes two arrays, a and b", CublasTriangularSolveTarget)
+	}
+	res := in.Shape
+	if !res.IsTuple() || len(res.Tuple) != 2 || !res.Tuple[1].IsArray() || res.Tuple[1].Elem != dtype.S8 || res.Tuple[1].Rank() != 1 {
+		return Value{}, errorf(in, "%s: the result %s is not a tuple of the solution and an s8 workspace", CublasTriangularSolveTarget, res.String())
+	}
+	x, err := e.solveTriangularWith(in, []*tensor.Tensor{ops[0].Array, ops[1].Array}, o)
+	if err != nil {
+		return Value{}, err
+	}
+	if want := res.Tuple[0]; x.Type != want.Elem || !slices.Equal(x.Shape, want.Dims) {
+		return Value{}, errorf(in, "%s: the solution is %s, the call declares %s", CublasTriangularSolveTarget, x, want.String())
+	}
+	ws := tensor.New(dtype.S8, res.Tuple[1].Dims)
+	return Value{Kind: KindTuple, Tuple: []Value{ArrayValue(x), ArrayValue(ws)}}, nil
 }
 
 // triangularBatches solves each matrix of the batch of a against b's (solveTriangular), in T.

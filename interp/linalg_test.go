@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"fmt"
 	"math/cmplx"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +30,56 @@ func TestTriangularSolve(t *testing.T) {
 		got := v.Array.Float64s()
 		if len(got) != 2 || got[0] != tc.want[0] || got[1] != tc.want[1] {
 			t.Errorf("%s: got %v, want %v", tc.attrs, got, tc.want)
+		}
+	}
+}
+
+// TestCublasTriangularSolve: the call XLA's GPU compiler makes of a triangular-solve gives the
+// instruction's bits for every side, triangle, transposition and diagonal (its column-major layouts, as
+// the compiler assigns them), a workspace of zeros, and refuses a malformed configuration.
+func TestCublasTriangularSolve(t *testing.T) {
+	a := "c64[2,3,3] {{{(2,1), (9,9), (9,9)}, {(1,-1), (4,0), (9,9)}, {(3,0), (0.5,2), (-1,1)}}, {{(1,0), (2,0), (3,0)}, {(5,5), (2,-1), (1,1)}, {(-3,1), (7,0), (0.25,0)}}}"
+	for _, left := range []bool{true, false} {
+		for _, lower := range []bool{true, false} {
+			for _, trans := range []string{"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"} {
+				for _, unit := range []bool{false, true} {
+					bShape, b := "c64[2,3,2]", "c64[2,3,2] {{{(1,0), (2,1)}, {(0,3), (-1,0)}, {(4,4), (0.5,-2)}}, {{(7,0), (1,1)}, {(2,2), (3,-3)}, {(-1,-1), (6,0)}}}"
+					if !left {
+						bShape, b = "c64[2,2,3]", "c64[2,2,3] {{{(1,0), (2,1), (0,3)}, {(-1,0), (4,4), (0.5,-2)}}, {{(7,0), (1,1), (2,2)}, {(3,-3), (-1,-1), (6,0)}}}"
+					}
+					attrs := fmt.Sprintf("left_side=%v, lower=%v, unit_diagonal=%v, transpose_a=%s", left, lower, unit, trans)
+					want, err := evalText(t, "ENTRY e {\n  a = c64[2,3,3] parameter(0)\n  b = "+bShape+" parameter(1)\n  ROOT x = "+bShape+" triangular-solve(a, b), "+attrs+"\n}", a, b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cfg := fmt.Sprintf(`{"left_side":%v,"lower":%v,"transpose_a":"%s","unit_diagonal":%v}`, left, lower, trans, unit)
+					colMajor := strings.Replace(bShape, "]", "]{1,2,0}", 1)
+					got, err := evalText(t, "ENTRY e {\n  a = c64[2,3,3]{1,2,0} parameter(0)\n  b = "+colMajor+" parameter(1)\n  ROOT x = ("+colMajor+", s8[0]{0}) custom-call(a, b), custom_call_target=\"__cublas$triangularSolve\", backend_config="+cfg+"\n}", a, b)
+					if err != nil {
+						t.Fatalf("%s: %v", cfg, err)
+					}
+					if !got.Tuple[0].Array.Equal(want.Array) || got.Tuple[1].Array.NumElements() != 0 {
+						t.Errorf("%s: got %s, want %s", cfg, describe(got), describe(want))
+					}
+				}
+			}
+		}
+	}
+	for _, tc := range []struct{ result, cfg, msg string }{
+		{"(f64[2,1], s8[4])", `{"left_side":true,"lower":true,"transpose_a":"SIDEWAYS"}`, "transpose_a"},
+		{"(f64[2,1], s8[4])", `{"left_side":true,"lower":true,"transpose":"TRANSPOSE"}`, "unknown field"},
+		{"(f64[2,1], s8[4])", `{"left_side":"yes"}`, "backend_config"},
+		{"f64[2,1]", `{"left_side":true,"lower":true,"transpose_a":"NO_TRANSPOSE"}`, "workspace"},
+		{"(f64[1,2], s8[4])", `{"left_side":true,"lower":true,"transpose_a":"NO_TRANSPOSE"}`, "declares"},
+		{"(f64[2,1], s8[4])", ``, "without a backend_config"},
+	} {
+		src := "ENTRY e {\n  a = f64[2,2] parameter(0)\n  b = f64[2,1] parameter(1)\n  ROOT x = " + tc.result + ` custom-call(a, b), custom_call_target="__cublas$triangularSolve"`
+		if tc.cfg != "" {
+			src += ", backend_config=" + tc.cfg
+		}
+		_, err := evalText(t, src+"\n}", "f64[2,2] {{2, 0}, {1, 4}}", "f64[2,1] {{2}, {9}}")
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s %s: got %v, want an error naming %q", tc.result, tc.cfg, err, tc.msg)
 		}
 	}
 }
