@@ -25,7 +25,7 @@ var solverOps = map[string][]string{
 	"geqrf": {"lapack", "cusolver", "hipsolver"}, "orgqr": {"lapack", "cusolver", "hipsolver"},
 	"ungqr": {"lapack"}, "trsm": {"lapack"}, "syevd": {"lapack", "cusolver", "hipsolver"}, "heevd": {"lapack"},
 	"gesdd": {"lapack"}, "gesvd": {"cusolver", "hipsolver"}, "gesvdj": {"cusolver"},
-	"geev": {"lapack"}, "gees": {"lapack"},
+	"geev": {"lapack", "cusolver"}, "gees": {"lapack"},
 }
 
 // solverTarget is a decoded linear algebra target.

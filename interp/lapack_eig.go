@@ -136,12 +136,24 @@ func schur[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	return results(out...)
 }
 
-// eig runs geev (compute_left, compute_right: V or N): for real matrices the results (wr, wi, vl, vr,
-// info), the vectors complex; for complex ones (w, vl, vr, info).
+// eig runs geev. LAPACK's (compute_left, compute_right: V or N) gives, for real matrices, (wr, wi, vl,
+// vr, info) with complex vectors, and for complex ones (w, vl, vr, info). cuSOLVER's (left, right: flags)
+// gives (the matrix operand, w, vl, vr, info) with complex eigenvalues, and for a real matrix real vectors
+// packed as LAPACK's real geev packs them: a real eigenvalue's vector in its column, a complex pair's (the
+// one with the positive imaginary part first) real and imaginary parts in the pair's two columns.
 func eig[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	ty := c.ts[0].Type
+	gpu := c.target.library != "lapack"
 	var want [2]bool
 	for i, name := range []string{"compute_left", "compute_right"} {
+		if gpu {
+			v, err := c.attrs.flag([]string{"left", "right"}[i], i == 1)
+			if err != nil {
+				return nil, err
+			}
+			want[i] = v
+			continue
+		}
 		v, err := c.letter(name, 'V', "VN")
 		if err != nil {
 			return nil, err
@@ -153,6 +165,10 @@ func eig[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 		return nil, err
 	}
 	nb := len(ks)
+	inputs := make([][]T, nb)
+	for b, a := range ks {
+		inputs[b] = slices.Clone(a)
+	}
 	wrs, wis, ws := make([][]float64, nb), make([][]float64, nb), make([][]complex128, nb)
 	vls, vrs, infos := make([][]complex128, nb), make([][]complex128, nb), make([][]int64, nb)
 	for b, a := range ks {
@@ -160,6 +176,10 @@ func eig[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 		switch a := any(a).(type) {
 		case []float64:
 			wrs[b], wis[b], vls[b], vrs[b], ok = linalg.EigFloat(a, n, want[0], want[1])
+			ws[b] = make([]complex128, n)
+			for j := range ws[b] {
+				ws[b][j] = complex(wrs[b][j], wis[b][j])
+			}
 		case []complex128:
 			ws[b], vls[b], vrs[b], ok = linalg.EigComplex(a, n, want[0], want[1])
 		}
@@ -167,25 +187,62 @@ func eig[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 	}
 	cty := dtype.ComplexOf(ty.Part())
 	var out []func() (*tensor.Tensor, error)
-	if ty.IsComplex() {
+	switch {
+	case gpu:
+		out = append(out,
+			func() (*tensor.Tensor, error) { return matrixResult(c, 0, ty, batch, n, n, inputs, n, n) },
+			func() (*tensor.Tensor, error) { return vectorResult(c, 1, cty, batch, ws, int64(n)) })
+	case ty.IsComplex():
 		out = append(out, func() (*tensor.Tensor, error) { return vectorResult(c, 0, ty, batch, ws, int64(n)) })
-	} else {
+	default:
 		out = append(out,
 			func() (*tensor.Tensor, error) { return vectorResult(c, 0, ty, batch, wrs, int64(n)) },
 			func() (*tensor.Tensor, error) { return vectorResult(c, 1, ty, batch, wis, int64(n)) })
 	}
 	k := len(out)
 	vecs := func(i int, vs [][]complex128, wanted bool) (*tensor.Tensor, error) {
-		if !wanted {
-			return zerosResult(c, i, cty, batch)
+		vty := cty
+		if gpu && !ty.IsComplex() {
+			vty = ty
 		}
-		return matrixResult(c, i, cty, batch, n, n, vs, n, n)
+		if !wanted {
+			return zerosResult(c, i, vty, batch)
+		}
+		if vty == cty {
+			return matrixResult(c, i, cty, batch, n, n, vs, n, n)
+		}
+		packed := make([][]float64, len(vs))
+		for b, v := range vs {
+			packed[b] = packRealEigenvectors(v, wis[b], n)
+		}
+		return matrixResult(c, i, vty, batch, n, n, packed, n, n)
 	}
 	out = append(out,
 		func() (*tensor.Tensor, error) { return vecs(k, vls, want[0]) },
 		func() (*tensor.Tensor, error) { return vecs(k+1, vrs, want[1]) },
 		func() (*tensor.Tensor, error) { return intResult(c, k+2, batch, infos) })
 	return results(out...)
+}
+
+// packRealEigenvectors packs the complex eigenvectors v (n×n, row-major, a vector per column) of a real
+// matrix, wi the imaginary parts of its eigenvalues, as LAPACK's real geev returns them: column j is
+// vector j's real part where wi[j] is 0; for a pair wi[j] > 0, wi[j+1] = -wi[j], columns j and j+1 are
+// the real and imaginary parts of vector j.
+func packRealEigenvectors(v []complex128, wi []float64, n int) []float64 {
+	out := make([]float64, n*n)
+	for j := 0; j < n; j++ {
+		pair := wi[j] > 0 && j+1 < n && wi[j+1] == -wi[j]
+		for i := 0; i < n; i++ {
+			out[i*n+j] = real(v[i*n+j])
+			if pair {
+				out[i*n+j+1] = imag(v[i*n+j])
+			}
+		}
+		if pair {
+			j++
+		}
+	}
+	return out
 }
 
 // info is LAPACK's info for an iteration that converged (0) or did not (1).

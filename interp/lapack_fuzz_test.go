@@ -25,7 +25,7 @@ func FuzzSolverCalls(f *testing.F) {
 		"lapack_sorgqr_ffi", "lapack_strsm_ffi", "lapack_ssyevd_ffi", "cusolver_syevd_ffi", "lapack_sgesdd_ffi",
 		"cusolver_gesvd_ffi", "cusolver_gesvdj_ffi", "lapack_sgeev_ffi", "lapack_sgees_ffi", "lapack_cgetrf_ffi",
 		"lapack_cpotrf_ffi", "cu_lu_pivots_to_permutation", "lapack_cheevd_ffi", "lapack_cgesdd_ffi", "lapack_cgeev_ffi",
-		"lapack_cgees_ffi",
+		"lapack_cgees_ffi", "cusolver_geev_ffi",
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 7 {
@@ -116,6 +116,9 @@ func FuzzSolverCalls(f *testing.F) {
 			} else {
 				config = fmt.Sprintf("{mode = %d : ui8}", map[bool]int{true: 65, false: 83}[full])
 			}
+		case target == "cusolver_geev_ffi":
+			results = []string{mat(ty, n, n), vec(cty, n), mat(ty, n, n), mat(ty, n, n), scalar}
+			config = fmt.Sprintf("{left = %v, right = %v}", code%2 == 0, code%3 == 0)
 		case strings.Contains(target, "geev"):
 			results = []string{vec(ty, n), vec(ty, n), mat(cty, n, n), mat(cty, n, n), scalar}
 			if complexType {

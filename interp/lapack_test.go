@@ -327,6 +327,59 @@ ENTRY e {
 		!slices.Equal(vr, []complex128{fr, fr, complex(0, f(r2)), complex(0, -f(r2))}) || slices.ContainsFunc(vl, func(c complex128) bool { return c != 0 }) {
 		t.Errorf("geev: w %v + %vi, vr %v, vl %v (not asked for: zeros)", wr, wi, vr, vl)
 	}
+	// cuSOLVER's geev (JAX's GPU lowering of jnp.linalg.eig): the matrix back, complex eigenvalues, and a
+	// real matrix's vectors packed as real columns: the pair i, -i shares columns 0 and 1, the real and
+	// imaginary parts of (r, ir).
+	gpuEig := `HloModule eig
+ENTRY e {
+  a = f32[2,2]{0,1} parameter(0)
+  ROOT r = (f32[2,2]{0,1}, c64[2]{0}, f32[2,2]{0,1}, f32[2,2]{0,1}, s32[]) custom-call(a), custom_call_target="cusolver_geev_ffi", operand_layout_constraints={f32[2,2]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={left = false, right = true}
+}`
+	v, err = evalText(t, gpuEig, "f32[2,2] {{0,1},{-1,0}}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, w, vl2, vr2 := v.Tuple[0].Array.Float64s(), v.Tuple[1].Array.Complex128s(), v.Tuple[2].Array.Float64s(), v.Tuple[3].Array.Float64s()
+	if !slices.Equal(back, []float64{0, 1, -1, 0}) || !slices.Equal(w, []complex128{1i, -1i}) ||
+		!slices.Equal(vr2, []float64{f(r2), 0, 0, f(r2)}) || !slices.Equal(vl2, []float64{0, 0, 0, 0}) {
+		t.Errorf("cusolver geev: a %v, w %v, vr %v, vl %v", back, w, vr2, vl2)
+	}
+	// On a matrix with a real eigenvalue and a complex pair, the packed columns are LAPACK's vectors.
+	a4 := "f64[3,3] {{1,2,0},{-3,1,0.5},{0.25,0,2}}"
+	lv, err := evalText(t, strings.NewReplacer("f32", "f64", "c64", "c128", "[2]", "[3]", "[2,2]", "[3,3]", "sgeev", "dgeev", "compute_left = 78", "compute_left = 86").Replace(eig), a4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv, err := evalText(t, strings.NewReplacer("f32", "f64", "c64", "c128", "[2]", "[3]", "[2,2]", "[3,3]", "left = false", "left = true").Replace(gpuEig), a4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lwr, lwi := lv.Tuple[0].Array.Float64s(), lv.Tuple[1].Array.Float64s()
+	gw := gv.Tuple[1].Array.Complex128s()
+	pairs := 0
+	for k, pack := range []int{2, 3} {
+		lvec, packed := lv.Tuple[2+k].Array.Complex128s(), gv.Tuple[pack].Array.Float64s()
+		for j := 0; j < 3; j++ {
+			if gw[j] != complex(lwr[j], lwi[j]) {
+				t.Fatalf("cusolver geev: eigenvalue %d is %v, LAPACK's %v%+vi", j, gw[j], lwr[j], lwi[j])
+			}
+			for i := 0; i < 3; i++ {
+				re, im := real(lvec[i*3+j]), imag(lvec[i*3+j])
+				switch {
+				case lwi[j] == 0 && packed[i*3+j] != re:
+					t.Errorf("vector %d of %d, row %d: %v, want %v", j, k, i, packed[i*3+j], re)
+				case lwi[j] > 0 && (packed[i*3+j] != re || packed[i*3+j+1] != im):
+					t.Errorf("pair %d of %d, row %d: %v, %v, want %v, %v", j, k, i, packed[i*3+j], packed[i*3+j+1], re, im)
+				}
+			}
+			if lwi[j] > 0 {
+				pairs++
+			}
+		}
+	}
+	if pairs != 2 {
+		t.Errorf("%d complex pairs in the two sets of vectors, want 2", pairs)
+	}
 	gees := `HloModule gees
 ENTRY e {
   a = f64[3,3]{1,0} parameter(0)

@@ -53,7 +53,7 @@ Before evaluating, run estimates the memory the program's buffers need and refus
 buffers, a program over --max-memory (default: half of the physical memory; sizes like 512MiB or 8G;
 0 for no limit). The same budget bounds the array files and the arrays read from them; a .npy or .npz
 header that claims more is refused before its data is read. What the interpreter does not implement (collectives over several devices, host
-transfers, Cholesky, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.
+transfers, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.
 
 Convolutions and dots run on package gemm's kernels, and elementwise instructions and reductions on
 every core (--threads N for fewer). Sums have an order fixed by the program and the shapes, so the
