@@ -474,9 +474,14 @@ func solve[T linalg.Scalar](c *solverCtx) ([]*tensor.Tensor, error) {
 			return nil, err
 		}
 		k := min(m, n)
+		// jaxlib's GPU getrf hands a batch of small square matrices (batch > 1, rows / batch <= 128) to
+		// cuBLAS's batched getrf, which pivots complex entries by their modulus
+		// (jaxlib/gpu/solver_kernels_ffi.cc, GetrfDispatch, jax-ml/jax 040b5a5).
+		nb := len(ks)
+		modulus := c.target.library == "cusolver" && nb > 1 && m == n && m/nb <= 128
 		pivs, infos := make([][]int64, len(ks)), make([][]int64, len(ks))
 		for b, a := range ks {
-			ipiv, info := linalg.LU(a, m, n)
+			ipiv, info := linalg.LUPivoted(a, m, n, modulus)
 			pivs[b] = make([]int64, k)
 			for j, p := range ipiv {
 				pivs[b][j] = int64(p) + 1

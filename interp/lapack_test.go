@@ -36,6 +36,29 @@ func TestSolverLU(t *testing.T) {
 			t.Errorf("%s: LU %v pivots %v info %v; want %v [3 3 3] [0]", target, lu, piv, info, want)
 		}
 	}
+	// cuSOLVER's getrf of a batch of small square matrices is cuBLAS's batched getrf, which pivots complex
+	// entries by modulus: 3 beats 2+2i there, not in LAPACK's order, nor in a batch of one.
+	batched := `HloModule lu
+ENTRY e {
+  a = c64[B,2,2]{1,2,0} parameter(0)
+  ROOT lu = (c64[B,2,2]{1,2,0}, s32[B,2]{1,0}, s32[B]{0}) custom-call(a), custom_call_target="TARGET", operand_layout_constraints={c64[B,2,2]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+}`
+	for _, tc := range []struct {
+		target, batch, arg string
+		want               []int64
+	}{
+		{"cusolver_getrf_ffi", "2", "c64[2,2,2] {{{(3,0), (1,0)}, {(2,2), (1,0)}}, {{(1,0), (0,0)}, {(0,0), (1,0)}}}", []int64{1, 2, 1, 2}},
+		{"lapack_cgetrf_ffi", "2", "c64[2,2,2] {{{(3,0), (1,0)}, {(2,2), (1,0)}}, {{(1,0), (0,0)}, {(0,0), (1,0)}}}", []int64{2, 2, 1, 2}},
+		{"cusolver_getrf_ffi", "1", "c64[1,2,2] {{{(3,0), (1,0)}, {(2,2), (1,0)}}}", []int64{2, 2}},
+	} {
+		v, err := evalText(t, strings.NewReplacer("TARGET", tc.target, "B", tc.batch).Replace(batched), tc.arg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.target, err)
+		}
+		if got := v.Tuple[1].Array.Int64s(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s, batch %s: pivots %v, want %v", tc.target, tc.batch, got, tc.want)
+		}
+	}
 	perm := `HloModule perm
 ENTRY e {
   p = s32[2,3]{1,0} parameter(0)

@@ -49,6 +49,27 @@ func TestLUTiesAndZeros(t *testing.T) {
 	}
 }
 
+// TestLUPivotedModulus: with modulus pivoting, 3 beats 2+2i (|2+2i| = 2.83 < 3 <= |2| + |2|), and real
+// matrices pivot as with |x|.
+func TestLUPivotedModulus(t *testing.T) {
+	for _, tc := range []struct {
+		modulus bool
+		want    int
+	}{{false, 1}, {true, 0}} {
+		a := []complex128{3, 1, 2 + 2i, 1}
+		ipiv, _ := LUPivoted(a, 2, 2, tc.modulus)
+		if ipiv[0] != tc.want {
+			t.Errorf("modulus %v: pivot row %d, want %d", tc.modulus, ipiv[0], tc.want)
+		}
+	}
+	a, b := []float64{1, 2, -5, 3, 4, 1, 2, 0, 9}, []float64{1, 2, -5, 3, 4, 1, 2, 0, 9}
+	p1, _ := LU(a, 3, 3)
+	p2, _ := LUPivoted(b, 3, 3, true)
+	if !slices.Equal(p1, p2) || !slices.Equal(a, b) {
+		t.Errorf("real matrix: %v %v and %v %v", p1, a, p2, b)
+	}
+}
+
 // TestLUReconstructs checks P·a = L·U on random real and complex, square and rectangular matrices.
 func TestLUReconstructs(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))

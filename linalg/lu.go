@@ -8,12 +8,23 @@ package linalg
 // j+1 for the first exactly zero pivot U[j][j], as LAPACK's info; the factorization is completed anyway
 // (that column is not divided).
 func LU[T Scalar](a []T, m, n int) (ipiv []int, info int) {
+	return LUPivoted(a, m, n, false)
+}
+
+// LUPivoted is LU with the pivot of largest modulus |x| (math.Hypot of a complex entry's parts) instead
+// of LAPACK's |re| + |im| when modulus is set: for real matrices the two are the same. cuBLAS's batched
+// getrf pivots complex matrices so (measured on an H200: every pivot of six 20 x 20 matrices).
+func LUPivoted[T Scalar](a []T, m, n int, modulus bool) (ipiv []int, info int) {
+	mag := abs1[T]
+	if modulus {
+		mag = absModulus[T]
+	}
 	k := min(m, n)
 	ipiv = make([]int, k)
 	for j := 0; j < k; j++ {
-		p, best := j, abs1(a[j*n+j])
+		p, best := j, mag(a[j*n+j])
 		for i := j + 1; i < m; i++ {
-			if v := abs1(a[i*n+j]); v > best {
+			if v := mag(a[i*n+j]); v > best {
 				p, best = i, v
 			}
 		}

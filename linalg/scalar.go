@@ -21,6 +21,17 @@ func abs1[T Scalar](x T) float64 {
 	return 0
 }
 
+// absModulus is |x|: the absolute value of a real number, the modulus of a complex one.
+func absModulus[T Scalar](x T) float64 {
+	switch v := any(x).(type) {
+	case float64:
+		return math.Abs(v)
+	case complex128:
+		return math.Hypot(real(v), imag(v))
+	}
+	return 0
+}
+
 // conj is the complex conjugate of x (x itself when real).
 func conj[T Scalar](x T) T {
 	if v, ok := any(x).(complex128); ok {
