@@ -312,81 +312,95 @@ func (f f64) digamma(x *hlo.Instruction) *hlo.Instruction {
 	return f.sel(f.compare("EQ", x, zero), f.k(math.Inf(-1)), r)
 }
 
-// The Euler-Maclaurin summation of the Hurwitz zeta function of Cephes, which CHLO's zeta decomposition
-// follows: the (2j)! / B_2j that divide its correction terms.
-var zetaCorrections = [...]float64{12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
-	7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
-	1.8152105401943546773e17, -7.1661652561756670113e18}
+// zetaCoeffs are the (2j)! / B_2j of the Euler-Maclaurin corrections of CHLO's zeta decomposition, in its
+// order (highest first).
+var zetaCoeffs = [...]float64{-7.1661652561756670113e18, 1.8152105401943546773e17, -4.5979787224074726105e15,
+	1.1646782814350067249e14, -2.950130727918164224e12, 7.47242496e10, -1.8924375803183791606e9, 47900160.0,
+	-1209600.0, 30240.0, -720.0, 12.0}
 
-// widen2 converts the two operands of op to float64, failing for non-float types.
+// widen2 converts the two operands of op, unless they are float64, to float32 (CHLO's minimum precision
+// for zeta and polygamma), failing for non-float types.
 func (c *converter) widen2(sc *scope, op *Op) (f f64, a, b *hlo.Instruction) {
 	ins := c.operands(sc, op)
 	c.need(op, len(ins) == 2 && ins[0].Shape.Equal(ins[1].Shape), "two operands of one type")
 	if !ins[0].Shape.Elem.IsFloat() {
 		c.fail(op.Pos, "%s of %s is not supported", op.Name, typeString(ins[0].Shape))
 	}
-	f = f64{emitter{c, sc, op}, ins[0].Shape.WithElem(dtype.F64)}
+	work := dtype.F32
+	if ins[0].Shape.Elem == dtype.F64 {
+		work = dtype.F64
+	}
+	f = f64{emitter{c, sc, op}, ins[0].Shape.WithElem(work)}
 	for i := range ins {
-		if ins[i].Shape.Elem != dtype.F64 {
+		if ins[i].Shape.Elem != work {
 			ins[i] = f.add(hlo.OpConvert, f.shape, ins[i])
 		}
 	}
 	return f, ins[0], ins[1]
 }
 
-// zeta decomposes chlo.zeta(x, q), the Hurwitz zeta function Σ (q + k)^-x, in float64: ten terms of the
-// sum, the integral of the rest and twelve Euler-Maclaurin corrections, as CHLO's decomposition does;
-// +inf at x = 1, NaN below; for q <= 0, NaN unless x is an integer, and at the poles (integer q) +inf
-// for an even x, NaN for an odd one.
+// zeta decomposes chlo.zeta(x, q), the Hurwitz zeta function Σ (q + k)^-x, as CHLO's legalization does
+// (materializeZeta, openxla/stablehlo 022ac89, after XLA's math.cc), in float64 for float64 and float32
+// otherwise: ten terms of the sum, the integral of the rest and twelve Euler-Maclaurin corrections by
+// Horner's rule (the sum alone where the rest is below its smallest subnormal multiple); +inf at x = 1,
+// NaN below; for q <= 0, NaN unless x is an integer, and at the poles (integer q) +inf for an even x,
+// NaN for an odd one.
 func (c *converter) zeta(sc *scope, op *Op) *hlo.Instruction {
 	f, x, q := c.widen2(sc, op)
 	return f.narrow(op, f.zeta(x, q))
 }
 
 func (f f64) zeta(x, q *hlo.Instruction) *hlo.Instruction {
+	zero, one := f.k(0), f.k(1)
 	negX := f.un(hlo.OpNegate, x)
-	s := f.bin(hlo.OpPower, q, negX)
-	a, b := q, s
+	acc := q
+	powerSum := f.bin(hlo.OpPower, q, negX)
 	for range 9 {
-		a = f.bin(hlo.OpAdd, a, f.k(1))
-		b = f.bin(hlo.OpPower, a, negX)
-		s = f.bin(hlo.OpAdd, s, b)
+		acc = f.bin(hlo.OpAdd, acc, one)
+		powerSum = f.bin(hlo.OpAdd, powerSum, f.bin(hlo.OpPower, acc, negX))
 	}
-	w := a
-	s = f.bin(hlo.OpAdd, s, f.bin(hlo.OpDivide, f.bin(hlo.OpMultiply, b, w), f.bin(hlo.OpSubtract, x, f.k(1))))
-	s = f.bin(hlo.OpSubtract, s, f.bin(hlo.OpMultiply, f.k(0.5), b))
-	fac, k := f.k(1), 0.0
-	for _, corr := range zetaCorrections {
-		fac = f.bin(hlo.OpMultiply, fac, f.bin(hlo.OpAdd, x, f.k(k)))
-		b = f.bin(hlo.OpDivide, b, w)
-		s = f.bin(hlo.OpAdd, s, f.bin(hlo.OpDivide, f.bin(hlo.OpMultiply, fac, b), f.k(corr)))
-		k++
-		fac = f.bin(hlo.OpMultiply, fac, f.bin(hlo.OpAdd, x, f.k(k)))
-		b = f.bin(hlo.OpDivide, b, w)
-		k++
+	acc = f.bin(hlo.OpAdd, acc, one)
+	negPower := f.bin(hlo.OpPower, acc, negX)
+	correction := f.bin(hlo.OpDivide, f.bin(hlo.OpMultiply, negPower, acc), f.bin(hlo.OpSubtract, x, one))
+	invAccSq := f.bin(hlo.OpDivide, one, f.bin(hlo.OpMultiply, acc, acc))
+	horner := zero
+	const terms = len(zetaCoeffs)
+	for i := 0; i < terms-1; i++ {
+		product := f.bin(hlo.OpMultiply, f.bin(hlo.OpAdd, x, f.k(float64(2*terms-2-2*i))), f.bin(hlo.OpAdd, x, f.k(float64(2*terms-3-2*i))))
+		horner = f.bin(hlo.OpMultiply, product, f.bin(hlo.OpMultiply, invAccSq, f.bin(hlo.OpAdd, horner, f.k(1/zetaCoeffs[i]))))
 	}
+	xDivAcc := f.bin(hlo.OpDivide, x, acc)
+	tail := f.bin(hlo.OpMultiply, negPower, f.bin(hlo.OpAdd, f.k(0.5),
+		f.bin(hlo.OpMultiply, xDivAcc, f.bin(hlo.OpAdd, f.k(1/zetaCoeffs[terms-1]), horner))))
+	accurate := f.bin(hlo.OpAdd, f.bin(hlo.OpAdd, powerSum, correction), tail)
+	smallest := math.SmallestNonzeroFloat64
+	if f.shape.Elem == dtype.F32 {
+		smallest = math.SmallestNonzeroFloat32
+	}
+	enough := f.compare("LT", f.un(hlo.OpAbs, negPower), f.bin(hlo.OpMultiply, f.un(hlo.OpAbs, powerSum), f.k(smallest)))
+	s := f.sel(enough, powerSum, accurate)
 	nan, inf := f.k(math.NaN()), f.k(math.Inf(1))
-	s = f.sel(f.compare("EQ", x, f.k(1)), inf, s)
-	s = f.sel(f.compare("LT", x, f.k(1)), nan, s)
-	qLeZero := f.compare("LE", q, f.k(0))
-	xNotInt := f.compare("NE", x, f.un(hlo.OpFloor, x))
-	s = f.sel(f.binary(hlo.OpAnd, qLeZero, xNotInt), nan, s)
+	s = f.sel(f.compare("LT", x, one), nan, s)
+	qLeZero := f.compare("LE", q, zero)
+	xInt := f.compare("EQ", x, f.un(hlo.OpFloor, x))
+	s = f.sel(f.binary(hlo.OpAnd, qLeZero, f.add(hlo.OpNot, xInt.Shape, xInt)), nan, s)
 	pole := f.binary(hlo.OpAnd, qLeZero, f.compare("EQ", q, f.un(hlo.OpFloor, q)))
-	xOdd := f.compare("NE", f.bin(hlo.OpRemainder, x, f.k(2)), f.k(0))
-	return f.sel(pole, f.sel(xOdd, nan, inf), s)
+	evenInt := f.binary(hlo.OpAnd, xInt, f.compare("EQ", f.bin(hlo.OpRemainder, x, f.k(2)), zero))
+	s = f.sel(pole, f.sel(evenInt, inf, nan), s)
+	return f.sel(f.compare("EQ", x, one), inf, s)
 }
 
-// polygamma decomposes chlo.polygamma(n, x), the n-th derivative of digamma, as CHLO's decomposition
-// does: digamma(x) for n = 0, else (-1)^(n+1) n! zeta(n + 1, x), in float64; NaN unless n is a
-// non-negative integer.
+// polygamma decomposes chlo.polygamma(n, x), the n-th derivative of digamma, as CHLO's legalization does
+// (materializePolygamma), in float64 for float64 and float32 otherwise: (2 (n mod 2) - 1) exp(lgamma(n +
+// 1)) zeta(n + 1, x), digamma(x) for n = 0, NaN unless n is a non-negative integer.
 func (c *converter) polygamma(sc *scope, op *Op) *hlo.Instruction {
 	f, n, x := c.widen2(sc, op)
-	one := f.k(1)
+	one, two, zero := f.k(1), f.k(2), f.k(0)
+	sign := f.bin(hlo.OpSubtract, f.bin(hlo.OpMultiply, two, f.bin(hlo.OpRemainder, n, two)), one)
 	np1 := f.bin(hlo.OpAdd, n, one)
-	sign := f.sel(f.compare("EQ", f.bin(hlo.OpRemainder, n, f.k(2)), f.k(0)), f.k(-1), one)
 	r := f.bin(hlo.OpMultiply, f.bin(hlo.OpMultiply, sign, f.un(hlo.OpExp, f.lgamma(np1))), f.zeta(np1, x))
-	r = f.sel(f.compare("EQ", n, f.k(0)), f.digamma(x), r)
-	bad := f.binary(hlo.OpOr, f.compare("NE", n, f.un(hlo.OpFloor, n)), f.compare("LT", n, f.k(0)))
+	r = f.sel(f.compare("EQ", n, zero), f.digamma(x), r)
+	bad := f.binary(hlo.OpOr, f.compare("NE", n, f.un(hlo.OpFloor, n)), f.compare("LT", n, zero))
 	return f.narrow(op, f.sel(bad, f.k(math.NaN()), r))
 }
 
@@ -473,36 +487,66 @@ func (c *converter) erfInv(sc *scope, op *Op) *hlo.Instruction {
 	return f.narrow(op, r)
 }
 
-// besselI1e decomposes chlo.bessel_i1e, exp(-|x|) I1(x), in float64: the power series
-// I1(x) = sum (x/2)^(2k+1) / (k! (k+1)!) up to |x| = 20, and the asymptotic expansion
-// sign(x) (1 - 3/(8|x|) - 15/(128 x²) - 315/(3072 |x|³) - ...) / sqrt(2π|x|) beyond.
+// Cephes' Chebyshev coefficients of exp(-|x|) I1(x) that CHLO's bessel_i1e decomposition uses
+// (materializeBesselI1eApproximationF32 and F64): in (|x|/2 - 2) up to 8, in (32/|x| - 2) beyond.
+var (
+	i1eF32A = [...]float32{9.38153738649577178388e-9, -4.44505912879632808065e-8, 2.00329475355213526229e-7,
+		-8.56872026469545474066e-7, 3.47025130813767847674e-6, -1.32731636560394358279e-5,
+		4.78156510755005422638e-5, -1.61760815825896745588e-4, 5.12285956168575772895e-4,
+		-1.51357245063125314899e-3, 4.15642294431288815669e-3, -1.05640848946261981558e-2,
+		2.47264490306265168283e-2, -5.29459812080949914269e-2, 1.02643658689847095384e-1,
+		-1.76416518357834055153e-1, 2.52587186443633654823e-1}
+	i1eF32B = [...]float32{-3.83538038596423702205e-9, -2.63146884688951950684e-8, -2.51223623787020892529e-7,
+		-3.88256480887769039346e-6, -1.10588938762623716291e-4, -9.76109749136146840777e-3,
+		7.78576235018280120474e-1}
+	i1eF64A = [...]float64{2.77791411276104639959e-18, -2.11142121435816608115e-17, 1.55363195773620046921e-16,
+		-1.10559694773538630805e-15, 7.60068429473540693410e-15, -5.04218550472791168711e-14,
+		3.22379336594557470981e-13, -1.98397439776494371520e-12, 1.17361862988909016308e-11,
+		-6.66348972350202774223e-11, 3.62559028155211703701e-10, -1.88724975172282928790e-9,
+		9.38153738649577178388e-9, -4.44505912879632808065e-8, 2.00329475355213526229e-7,
+		-8.56872026469545474066e-7, 3.47025130813767847674e-6, -1.32731636560394358279e-5,
+		4.78156510755005422638e-5, -1.61760815825896745588e-4, 5.12285956168575772895e-4,
+		-1.51357245063125314899e-3, 4.15642294431288815669e-3, -1.05640848946261981558e-2,
+		2.47264490306265168283e-2, -5.29459812080949914269e-2, 1.02643658689847095384e-1,
+		-1.76416518357834055153e-1, 2.52587186443633654823e-1}
+	i1eF64B = [...]float64{7.51729631084210481353e-18, 4.41434832307170791151e-18, -4.65030536848935832153e-17,
+		-3.20952592199342395980e-17, 2.96262899764595013876e-16, 3.30820231092092828324e-16,
+		-1.88035477551078244854e-15, -3.81440307243700780478e-15, 1.04202769841288027642e-14,
+		4.27244001671195135429e-14, -2.10154184277266431302e-14, -4.08355111109219731823e-13,
+		-7.19855177624590851209e-13, 2.03562854414708950722e-12, 1.41258074366137813316e-11,
+		3.25260358301548823856e-11, -1.89749581235054123450e-11, -5.58974346219658380687e-10,
+		-3.83538038596423702205e-9, -2.63146884688951950684e-8, -2.51223623787020892529e-7,
+		-3.88256480887769039346e-6, -1.10588938762623716291e-4, -9.76109749136146840777e-3,
+		7.78576235018280120474e-1}
+)
+
+// chebyshev evaluates a Chebyshev series by Clenshaw's recurrence as CHLO's
+// materializeChebyshevPolynomialApproximation does: b0 = x b1 - b2 + c for each coefficient, then
+// (b0 - b2) / 2, each operation rounded on its own.
+func (f f64) chebyshev(coeffs []float64, x *hlo.Instruction) *hlo.Instruction {
+	b0, b1, b2 := f.k(0), f.k(0), f.k(0)
+	for _, c := range coeffs {
+		b2, b1 = b1, b0
+		b0 = f.bin(hlo.OpAdd, f.bin(hlo.OpSubtract, f.bin(hlo.OpMultiply, x, b1), b2), f.k(c))
+	}
+	return f.bin(hlo.OpMultiply, f.bin(hlo.OpSubtract, b0, b2), f.k(0.5))
+}
+
+// besselI1e decomposes chlo.bessel_i1e, exp(-|x|) I1(x), as CHLO's legalization does
+// (materializeBesselI1eApproximation, openxla/stablehlo 022ac89), in float64 for float64 and float32
+// otherwise: sign(x) times |x| A(|x|/2 - 2) up to |x| = 8, B(32/|x| - 2) / sqrt|x| beyond.
 func (c *converter) besselI1e(sc *scope, op *Op) *hlo.Instruction {
-	f, x := c.widen(sc, op)
-	ax := f.un(hlo.OpAbs, x)
-	// The series, on x clamped to where it is used so that no term overflows.
-	xs := f.sel(f.compare("LE", ax, f.k(20)), x, f.k(0))
-	q := f.bin(hlo.OpMultiply, f.bin(hlo.OpMultiply, xs, xs), f.k(0.25))
-	term := f.bin(hlo.OpMultiply, xs, f.k(0.5))
-	sum := term
-	for k := 0; k < 60; k++ {
-		term = f.bin(hlo.OpMultiply, term, f.bin(hlo.OpDivide, q, f.k(float64((k+1)*(k+2)))))
-		sum = f.bin(hlo.OpAdd, sum, term)
+	f, x := c.widenTo(sc, op, dtype.F32)
+	a, b := widen32(i1eF32A[:]), widen32(i1eF32B[:])
+	if f.shape.Elem == dtype.F64 {
+		a, b = i1eF64A[:], i1eF64B[:]
 	}
-	series := f.bin(hlo.OpMultiply, sum, f.un(hlo.OpExp, f.un(hlo.OpNegate, f.un(hlo.OpAbs, xs))))
-	// The asymptotic expansion: a_k = prod_{j=1..k} (4 - (2j-1)²) / (k! 8^k), terms (-1)^k a_k / |x|^k.
-	xa := f.sel(f.compare("GT", ax, f.k(20)), ax, f.k(20))
-	inv := f.bin(hlo.OpDivide, f.k(1), xa)
-	acc, a, p := f.k(1), 1.0, f.k(1)
-	for k := 1; k <= 8; k++ {
-		a *= (4 - float64((2*k-1)*(2*k-1))) / float64(8*k)
-		p = f.bin(hlo.OpMultiply, p, inv)
-		acc = f.bin(hlo.OpAdd, acc, f.bin(hlo.OpMultiply, p, f.k(math.Pow(-1, float64(k))*a)))
-	}
-	asym := f.bin(hlo.OpDivide, acc, f.un(hlo.OpSqrt, f.bin(hlo.OpMultiply, xa, f.k(2*math.Pi))))
-	asym = f.bin(hlo.OpMultiply, asym, f.un(hlo.OpSign, x))
-	r := f.sel(f.compare("LE", ax, f.k(20)), series, asym)
-	r = f.sel(f.compare("NE", x, x), x, r)
-	return f.narrow(op, r)
+	z := f.un(hlo.OpAbs, x)
+	two := f.k(2)
+	le8 := f.bin(hlo.OpMultiply, z, f.chebyshev(a, f.bin(hlo.OpSubtract, f.bin(hlo.OpMultiply, f.k(0.5), z), two)))
+	gt8 := f.bin(hlo.OpDivide, f.chebyshev(b, f.bin(hlo.OpSubtract, f.bin(hlo.OpDivide, f.k(32), z), two)), f.un(hlo.OpSqrt, z))
+	r := f.sel(f.compare("LE", z, f.k(8)), le8, gt8)
+	return f.narrow(op, f.bin(hlo.OpMultiply, f.un(hlo.OpSign, x), r))
 }
 
 // mulhi decomposes chlo.mulhi, the high half of the double-width product of two integers: for widths up

@@ -17,23 +17,26 @@ import (
 	"octet/tensor"
 )
 
-// TestCHLOMeasured runs erf_inv, erfc, lgamma and digamma, which have no HLO instruction and are
-// decomposed as CHLO's legalization does, on the inputs of testdata/measured/chlo_h200.tsv and compares
-// the bits with what XLA computed for them on an H200 (JAX 0.11.2). The decompositions are XLA's, step by
-// step; the GPU's log, log1p, exp, sin and cos (libdevice, within about an ulp) are not the interpreter's
-// (XLA's evaluator: the C library's, correctly rounded), so an element can differ where those round
-// otherwise, by many ulps near a zero of the function (lgamma(1) and lgamma(2) are 0 on the GPU, 2^-21
-// here: its logf(263.38324) is an ulp below the correctly rounded value). The floors are the exact
-// matches the decompositions reach; a decomposition computed another way (as this one was, in float64
-// with Newton steps, before it followed CHLO) falls below them: erf_inv f32 matched 46% of the GPU's bits
-// then, 96% now.
+// TestCHLOMeasured runs erf_inv, erfc, lgamma, digamma, bessel_i1e, zeta and polygamma, which have no HLO
+// instruction and are decomposed as CHLO's legalization does, on the inputs of
+// testdata/measured/chlo_h200.tsv and compares the bits with what XLA computed for them on an H200 (JAX
+// 0.11.2). The decompositions are XLA's, step by step; the log, log1p, exp, sin, cos and pow beneath them
+// are the GPU's libdevice functions there and Go's math functions in float64 here (docs/numerics.md),
+// which round otherwise now and then, by an ulp, and a zero of the function magnifies that: lgamma(1) and
+// lgamma(2) are 0 on the GPU, 2^-21 here, whose logf(263.38324) is the correctly rounded one, an ulp above
+// the GPU's. The floors are the exact matches the decompositions reach; a decomposition computed another
+// way (as these were, in float64, before they followed CHLO) falls below them: erf_inv f32 matched 46% of
+// the GPU's bits then, 96% now.
 func TestCHLOMeasured(t *testing.T) {
 	f, err := os.Open("testdata/measured/chlo_h200.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	type group struct{ in, want []uint64 }
+	type group struct {
+		in   [][]uint64 // per operand
+		want []uint64
+	}
 	groups := map[string]*group{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -45,17 +48,27 @@ func TestCHLOMeasured(t *testing.T) {
 		if len(p) != 4 {
 			t.Fatalf("bad line %q", line)
 		}
-		x, err1 := strconv.ParseUint(p[2], 16, 64)
-		y, err2 := strconv.ParseUint(p[3], 16, 64)
-		if err1 != nil || err2 != nil {
+		xs := strings.Split(p[2], ",")
+		y, err := strconv.ParseUint(p[3], 16, 64)
+		if err != nil {
 			t.Fatalf("bad line %q", line)
 		}
 		k := p[0] + " " + p[1]
 		if groups[k] == nil {
-			groups[k] = &group{}
+			groups[k] = &group{in: make([][]uint64, len(xs))}
 		}
-		groups[k].in = append(groups[k].in, x)
-		groups[k].want = append(groups[k].want, y)
+		g := groups[k]
+		if len(xs) != len(g.in) {
+			t.Fatalf("bad line %q: %d operands, the op has %d", line, len(xs), len(g.in))
+		}
+		for i, x := range xs {
+			v, err := strconv.ParseUint(x, 16, 64)
+			if err != nil {
+				t.Fatalf("bad line %q", line)
+			}
+			g.in[i] = append(g.in[i], v)
+		}
+		g.want = append(g.want, y)
 	}
 	// The least share of exact results each decomposition reaches (the measured share, rounded down).
 	floors := map[string]float64{
@@ -63,6 +76,9 @@ func TestCHLOMeasured(t *testing.T) {
 		"erfc f32": 0.88, "erfc f64": 0.99, "erfc bf16": 1,
 		"lgamma f32": 0.61, "lgamma f64": 0.94, "lgamma bf16": 0.98,
 		"digamma f32": 0.60, "digamma f64": 0.90, "digamma bf16": 1,
+		"bessel_i1e f32": 0.89, "bessel_i1e f64": 0.90, "bessel_i1e bf16": 1,
+		"zeta f32": 0.93, "zeta f64": 0.44, "zeta bf16": 1,
+		"polygamma f32": 0.24, "polygamma f64": 0.56, "polygamma bf16": 1,
 	}
 	types := map[string]dtype.Type{"f32": dtype.F32, "f64": dtype.F64, "bf16": dtype.BF16}
 	mlirTypes := map[string]string{"f32": "f32", "f64": "f64", "bf16": "bf16"}
@@ -79,25 +95,26 @@ func TestCHLOMeasured(t *testing.T) {
 		op, tn, _ := strings.Cut(k, " ")
 		ty := types[tn]
 		width := ty.BitWidth() / 8
-		buf := make([]byte, width*len(g.in))
-		for i, x := range g.in {
-			switch width {
-			case 2:
-				binary.LittleEndian.PutUint16(buf[2*i:], uint16(x))
-			case 4:
-				binary.LittleEndian.PutUint32(buf[4*i:], uint32(x))
-			case 8:
-				binary.LittleEndian.PutUint64(buf[8*i:], x)
+		tensorType := fmt.Sprintf("tensor<%dx%s>", len(g.want), mlirTypes[tn])
+		var consts, names []string
+		for j, xs := range g.in {
+			buf := make([]byte, width*len(xs))
+			for i, x := range xs {
+				switch width {
+				case 2:
+					binary.LittleEndian.PutUint16(buf[2*i:], uint16(x))
+				case 4:
+					binary.LittleEndian.PutUint32(buf[4*i:], uint32(x))
+				case 8:
+					binary.LittleEndian.PutUint64(buf[8*i:], x)
+				}
 			}
+			consts = append(consts, fmt.Sprintf("    %%x%d = stablehlo.constant dense<\"0x%s\"> : %s\n", j, strings.ToUpper(hex.EncodeToString(buf)), tensorType))
+			names = append(names, fmt.Sprintf("%%x%d", j))
 		}
-		tensorType := fmt.Sprintf("tensor<%dx%s>", len(g.in), mlirTypes[tn])
-		m := convert(t, fmt.Sprintf(`module {
-  func.func @main() -> %[1]s {
-    %%x = stablehlo.constant dense<"0x%[2]s"> : %[1]s
-    %%0 = chlo.%[3]s %%x : %[1]s -> %[1]s
-    return %%0 : %[1]s
-  }
-}`, tensorType, strings.ToUpper(hex.EncodeToString(buf)), op))
+		argTypes := strings.TrimSuffix(strings.Repeat(tensorType+", ", len(names)), ", ")
+		m := convert(t, fmt.Sprintf("module {\n  func.func @main() -> %[1]s {\n%[2]s    %%0 = chlo.%[3]s %[4]s : %[5]s -> %[1]s\n    return %%0 : %[1]s\n  }\n}",
+			tensorType, strings.Join(consts, ""), op, strings.Join(names, ", "), argTypes))
 		got := run(t, m).Array
 		exact, worst, worstAt := 0, uint64(0), 0
 		for i, want := range g.want {
@@ -111,7 +128,7 @@ func TestCHLOMeasured(t *testing.T) {
 			}
 		}
 		share := float64(exact) / float64(len(g.want))
-		t.Logf("%-12s %4d inputs, %4d exact (%.1f%%), worst %d ulp at input %#x", k, len(g.want), exact, 100*share, worst, g.in[worstAt])
+		t.Logf("%-15s %4d inputs, %4d exact (%.1f%%), worst %d ulp at input %#x", k, len(g.want), exact, 100*share, worst, g.in[0][worstAt])
 		if share < floors[k] {
 			t.Errorf("%s: %d of %d results have the GPU's bits (%.1f%%), at least %.0f%% did", k, exact, len(g.want), 100*share, 100*floors[k])
 		}
