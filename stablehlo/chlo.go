@@ -130,7 +130,7 @@ var (
 
 // poly evaluates a polynomial by Horner's rule as CHLO's materializePolynomialApproximation does: a
 // multiply, then an add (not fused), each rounded to the working type.
-func (f f64) poly(coeffs []float64, x *hlo.Instruction) *hlo.Instruction {
+func (f floatEmitter) poly(coeffs []float64, x *hlo.Instruction) *hlo.Instruction {
 	p := f.k(coeffs[0])
 	for _, c := range coeffs[1:] {
 		p = f.bin(hlo.OpAdd, f.bin(hlo.OpMultiply, p, x), f.k(c))
@@ -189,29 +189,26 @@ var lanczosCoeffs = [...]float64{
 	-0.13857109526572011689554707, 9.984369578019570859563e-6, 1.50563273514931155834e-7,
 }
 
-// f64 emits instructions over one shape in its float type: float64, or the float32 some of CHLO's
+// floatEmitter emits instructions over one shape in its float type: float64, or the float32 some of CHLO's
 // decompositions compute in (widenTo); constants are rounded to that type.
-type f64 struct {
+type floatEmitter struct {
 	emitter
 	shape hlo.Shape
 }
 
-func (f f64) k(v float64) *hlo.Instruction { return f.splat(f.shape, hlo.EncodeFloat(f.shape.Elem, v)) }
-func (f f64) un(code hlo.Opcode, x *hlo.Instruction) *hlo.Instruction {
+func (f floatEmitter) k(v float64) *hlo.Instruction {
+	return f.splat(f.shape, hlo.EncodeFloat(f.shape.Elem, v))
+}
+func (f floatEmitter) un(code hlo.Opcode, x *hlo.Instruction) *hlo.Instruction {
 	return f.add(code, f.shape, x)
 }
-func (f f64) bin(code hlo.Opcode, x, y *hlo.Instruction) *hlo.Instruction {
+func (f floatEmitter) bin(code hlo.Opcode, x, y *hlo.Instruction) *hlo.Instruction {
 	return f.binary(code, x, y)
-}
-
-// widen converts x to float64 for a decomposition computed in float64, failing for non-float types.
-func (c *converter) widen(sc *scope, op *Op) (f64, *hlo.Instruction) {
-	return c.widenTo(sc, op, dtype.F64)
 }
 
 // widenTo converts x, unless it is float64, to at least the precision min (float32 or float64), as
 // CHLO's materializeWithUpcast does; it fails for non-float types.
-func (c *converter) widenTo(sc *scope, op *Op, min dtype.Type) (f64, *hlo.Instruction) {
+func (c *converter) widenTo(sc *scope, op *Op, min dtype.Type) (floatEmitter, *hlo.Instruction) {
 	ins := c.operands(sc, op)
 	c.need(op, len(ins) == 1, "operand")
 	x := ins[0]
@@ -222,7 +219,7 @@ func (c *converter) widenTo(sc *scope, op *Op, min dtype.Type) (f64, *hlo.Instru
 	if x.Shape.Elem == dtype.F64 {
 		work = dtype.F64
 	}
-	f := f64{emitter{c, sc, op}, x.Shape.WithElem(work)}
+	f := floatEmitter{emitter{c, sc, op}, x.Shape.WithElem(work)}
 	if x.Shape.Elem != work {
 		x = f.add(hlo.OpConvert, f.shape, x)
 	}
@@ -230,7 +227,7 @@ func (c *converter) widenTo(sc *scope, op *Op, min dtype.Type) (f64, *hlo.Instru
 }
 
 // narrow rounds a result back to the type of op's result.
-func (f f64) narrow(op *Op, r *hlo.Instruction) *hlo.Instruction {
+func (f floatEmitter) narrow(op *Op, r *hlo.Instruction) *hlo.Instruction {
 	if t := op.OutTypes; len(t) == 1 && t[0].Elem != f.shape.Elem {
 		return f.add(hlo.OpConvert, t[0], r)
 	}
@@ -239,13 +236,13 @@ func (f f64) narrow(op *Op, r *hlo.Instruction) *hlo.Instruction {
 
 // lanczosArg returns whether x < 0.5, where the reflection formula takes over, and the z at which the
 // approximation of Γ(z + 1) is evaluated: -x there, x - 1 elsewhere.
-func (f f64) lanczosArg(x *hlo.Instruction) (reflect, z *hlo.Instruction) {
+func (f floatEmitter) lanczosArg(x *hlo.Instruction) (reflect, z *hlo.Instruction) {
 	reflect = f.compare("LT", x, f.k(0.5))
 	return reflect, f.sel(reflect, f.un(hlo.OpNegate, x), f.bin(hlo.OpSubtract, x, f.k(1)))
 }
 
 // logT returns t = z + g + 0.5 and log(t), computed as log(g + 0.5) + log1p(z / (g + 0.5)).
-func (f f64) logT(z *hlo.Instruction) (t, logT *hlo.Instruction) {
+func (f floatEmitter) logT(z *hlo.Instruction) (t, logT *hlo.Instruction) {
 	gh := f.k(lanczosG + 0.5)
 	t = f.bin(hlo.OpAdd, gh, z)
 	return t, f.bin(hlo.OpAdd, f.k(math.Log(lanczosG+0.5)), f.un(hlo.OpLog1p, f.bin(hlo.OpDivide, z, gh)))
@@ -260,7 +257,7 @@ func (c *converter) lgamma(sc *scope, op *Op) *hlo.Instruction {
 	return f.narrow(op, f.lgamma(x))
 }
 
-func (f f64) lgamma(x *hlo.Instruction) *hlo.Instruction {
+func (f floatEmitter) lgamma(x *hlo.Instruction) *hlo.Instruction {
 	reflect, z := f.lanczosArg(x)
 	a := f.k(lanczosCoeffs[0])
 	for i := 1; i < len(lanczosCoeffs); i++ {
@@ -290,7 +287,7 @@ func (c *converter) digamma(sc *scope, op *Op) *hlo.Instruction {
 	return f.narrow(op, f.digamma(x))
 }
 
-func (f f64) digamma(x *hlo.Instruction) *hlo.Instruction {
+func (f floatEmitter) digamma(x *hlo.Instruction) *hlo.Instruction {
 	reflect, z := f.lanczosArg(x)
 	zero := f.k(0)
 	a, da := f.k(lanczosCoeffs[0]), zero
@@ -320,7 +317,7 @@ var zetaCoeffs = [...]float64{-7.1661652561756670113e18, 1.8152105401943546773e1
 
 // widen2 converts the two operands of op, unless they are float64, to float32 (CHLO's minimum precision
 // for zeta and polygamma), failing for non-float types.
-func (c *converter) widen2(sc *scope, op *Op) (f f64, a, b *hlo.Instruction) {
+func (c *converter) widen2(sc *scope, op *Op) (f floatEmitter, a, b *hlo.Instruction) {
 	ins := c.operands(sc, op)
 	c.need(op, len(ins) == 2 && ins[0].Shape.Equal(ins[1].Shape), "two operands of one type")
 	if !ins[0].Shape.Elem.IsFloat() {
@@ -330,7 +327,7 @@ func (c *converter) widen2(sc *scope, op *Op) (f f64, a, b *hlo.Instruction) {
 	if ins[0].Shape.Elem == dtype.F64 {
 		work = dtype.F64
 	}
-	f = f64{emitter{c, sc, op}, ins[0].Shape.WithElem(work)}
+	f = floatEmitter{emitter{c, sc, op}, ins[0].Shape.WithElem(work)}
 	for i := range ins {
 		if ins[i].Shape.Elem != work {
 			ins[i] = f.add(hlo.OpConvert, f.shape, ins[i])
@@ -350,7 +347,7 @@ func (c *converter) zeta(sc *scope, op *Op) *hlo.Instruction {
 	return f.narrow(op, f.zeta(x, q))
 }
 
-func (f f64) zeta(x, q *hlo.Instruction) *hlo.Instruction {
+func (f floatEmitter) zeta(x, q *hlo.Instruction) *hlo.Instruction {
 	zero, one := f.k(0), f.k(1)
 	negX := f.un(hlo.OpNegate, x)
 	acc := q
@@ -523,7 +520,7 @@ var (
 // chebyshev evaluates a Chebyshev series by Clenshaw's recurrence as CHLO's
 // materializeChebyshevPolynomialApproximation does: b0 = x b1 - b2 + c for each coefficient, then
 // (b0 - b2) / 2, each operation rounded on its own.
-func (f f64) chebyshev(coeffs []float64, x *hlo.Instruction) *hlo.Instruction {
+func (f floatEmitter) chebyshev(coeffs []float64, x *hlo.Instruction) *hlo.Instruction {
 	b0, b1, b2 := f.k(0), f.k(0), f.k(0)
 	for _, c := range coeffs {
 		b2, b1 = b1, b0

@@ -81,7 +81,6 @@ func TestCHLOMeasured(t *testing.T) {
 		"polygamma f32": 0.24, "polygamma f64": 0.56, "polygamma bf16": 1,
 	}
 	types := map[string]dtype.Type{"f32": dtype.F32, "f64": dtype.F64, "bf16": dtype.BF16}
-	mlirTypes := map[string]string{"f32": "f32", "f64": "f64", "bf16": "bf16"}
 	keys := make([]string, 0, len(groups))
 	for k := range groups {
 		keys = append(keys, k)
@@ -95,7 +94,7 @@ func TestCHLOMeasured(t *testing.T) {
 		op, tn, _ := strings.Cut(k, " ")
 		ty := types[tn]
 		width := ty.BitWidth() / 8
-		tensorType := fmt.Sprintf("tensor<%dx%s>", len(g.want), mlirTypes[tn])
+		tensorType := fmt.Sprintf("tensor<%dx%s>", len(g.want), tn)
 		var consts, names []string
 		for j, xs := range g.in {
 			buf := make([]byte, width*len(xs))
