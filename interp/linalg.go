@@ -114,7 +114,8 @@ func (e *evaluator) cublasTriangularSolve(in *hlo.Instruction, ops []Value) (Val
 	if err := dec.Decode(&cfg); err != nil {
 		return Value{}, errorf(in, "%s: backend_config: %v", CublasTriangularSolveTarget, err)
 	}
-	o := triangularOptions{trans: "NO_TRANSPOSE"}
+	// proto3's JSON leaves out false flags; transpose_a has no valid default (0 is TRANSPOSE_INVALID).
+	var o triangularOptions
 	for _, f := range []struct {
 		p   *bool
 		dst *bool
@@ -123,9 +124,10 @@ func (e *evaluator) cublasTriangularSolve(in *hlo.Instruction, ops []Value) (Val
 			*f.dst = *f.p
 		}
 	}
-	if cfg.TransposeA != nil {
-		o.trans = *cfg.TransposeA
+	if cfg.TransposeA == nil {
+		return Value{}, errorf(in, "%s: backend_config has no transpose_a", CublasTriangularSolveTarget)
 	}
+	o.trans = *cfg.TransposeA
 	if o.trans != "NO_TRANSPOSE" && o.trans != "TRANSPOSE" && o.trans != "ADJOINT" {
 		return Value{}, errorf(in, "%s: transpose_a %q is not NO_TRANSPOSE, TRANSPOSE or ADJOINT", CublasTriangularSolveTarget, o.trans)
 	}

@@ -69,6 +69,7 @@ func TestCublasTriangularSolve(t *testing.T) {
 		{"(f64[2,1], s8[4])", `{"left_side":true,"lower":true,"transpose_a":"SIDEWAYS"}`, "transpose_a"},
 		{"(f64[2,1], s8[4])", `{"left_side":true,"lower":true,"transpose":"TRANSPOSE"}`, "unknown field"},
 		{"(f64[2,1], s8[4])", `{"left_side":"yes"}`, "backend_config"},
+		{"(f64[2,1], s8[4])", `{"left_side":true,"lower":true}`, "no transpose_a"},
 		{"f64[2,1]", `{"left_side":true,"lower":true,"transpose_a":"NO_TRANSPOSE"}`, "workspace"},
 		{"(f64[1,2], s8[4])", `{"left_side":true,"lower":true,"transpose_a":"NO_TRANSPOSE"}`, "declares"},
 		{"(f64[2,1], s8[4])", ``, "without a backend_config"},
