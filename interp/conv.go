@@ -28,16 +28,27 @@ import (
 // each element of a product as the same chain of fused multiply-adds in order of k, so the result is
 // convolveLoop's, bit for bit.
 func (e *evaluator) convolution(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tensor, error) {
-	g, lhs, rhs, err := prepareConvolution(in, ts)
+	return e.convolve(in, in.Shape, ts)
+}
+
+// convolve evaluates the convolution in describes (its window, dim_labels and group counts) with the
+// result shape shape: the instruction's own, or the array a custom call that is a convolution returns.
+func (e *evaluator) convolve(in *hlo.Instruction, shape hlo.Shape, ts []*tensor.Tensor) (*tensor.Tensor, error) {
+	g, lhs, rhs, err := prepareConvolutionShaped(in, shape, ts)
 	if err != nil {
 		return nil, err
 	}
-	out := in.Shape.Elem
+	return e.runConv(g, lhs, rhs, shape.Elem)
+}
+
+// runConv computes the convolution g of operands already of the result type out (or converting exactly
+// to a float32 one).
+func (e *evaluator) runConv(g *convGeom, lhs, rhs *tensor.Tensor, out dtype.Type) (*tensor.Tensor, error) {
 	dom := domainOf(out)
 	if err := e.charge(g.macs()); err != nil {
 		return nil, err
 	}
-	dims := in.Shape.Dims
+	dims := g.out
 	switch dom {
 	case domFloat32:
 		return e.convolveGEMM(g, lhs, rhs, out)
@@ -65,6 +76,10 @@ func (e *evaluator) convolution(in *hlo.Instruction, ts []*tensor.Tensor) (*tens
 // prepareConvolution checks a convolution and returns its geometry and its operands converted to the
 // result type (but for those that convert exactly to an f32 result, left as they are).
 func prepareConvolution(in *hlo.Instruction, ts []*tensor.Tensor) (*convGeom, *tensor.Tensor, *tensor.Tensor, error) {
+	return prepareConvolutionShaped(in, in.Shape, ts)
+}
+
+func prepareConvolutionShaped(in *hlo.Instruction, shape hlo.Shape, ts []*tensor.Tensor) (*convGeom, *tensor.Tensor, *tensor.Tensor, error) {
 	if len(ts) != 2 {
 		return nil, nil, nil, errorf(in, "convolution takes two operands")
 	}
@@ -87,7 +102,7 @@ func prepareConvolution(in *hlo.Instruction, ts []*tensor.Tensor) (*convGeom, *t
 	if !ok {
 		bgc = 1
 	}
-	out := in.Shape.Elem
+	out := shape.Elem
 	dom := domainOf(out)
 	if dom == domComplex {
 		return nil, nil, nil, unsupportedf(in, "convolution of complex numbers")
@@ -107,10 +122,10 @@ func prepareConvolution(in *hlo.Instruction, ts []*tensor.Tensor) (*convGeom, *t
 			return nil, nil, nil, unsupportedf(in, "convolution: %v", err)
 		}
 	}
-	if len(lhs.Shape) != ns+2 || len(rhs.Shape) != ns+2 || len(in.Shape.Dims) != ns+2 {
+	if len(lhs.Shape) != ns+2 || len(rhs.Shape) != ns+2 || len(shape.Dims) != ns+2 {
 		return nil, nil, nil, errorf(in, "convolution operands %s and %s do not have rank %d", lhs, rhs, ns+2)
 	}
-	g := convGeom{dn: dn, win: win, fgc: fgc, bgc: bgc, lhs: lhs.Shape, rhs: rhs.Shape, out: in.Shape.Dims}
+	g := convGeom{dn: dn, win: win, fgc: fgc, bgc: bgc, lhs: lhs.Shape, rhs: rhs.Shape, out: shape.Dims}
 	if err := g.check(); err != nil {
 		return nil, nil, nil, errorf(in, "%v", err)
 	}

@@ -45,6 +45,10 @@ func (e *evaluator) customCall(in *hlo.Instruction, ops []Value) (Value, error) 
 		return e.solverCall(in, ops)
 	case target == CublasTriangularSolveTarget:
 		return e.cublasTriangularSolve(in, ops)
+	case target == CudnnConvForwardTarget || target == CudnnConvBiasActivationForwardTarget:
+		return e.cudnnConv(in, ops)
+	case target == CudnnConvBackwardInputTarget || target == CudnnConvBackwardFilterTarget:
+		return e.cudnnConvBackward(in, ops)
 	case strings.HasPrefix(target, "xla_builder.") && len(in.Called()) == 1:
 		// XlaBuilder's composite calls carry their decomposition as the called computation.
 		return e.call(in.Called()[0], ops)

@@ -27,6 +27,9 @@ func init() {
 evaluator: every instruction rounds to its element type (a bf16 chain rounds at each step), conversions
 are bit-exact with ml_dtypes, and the cuBLAS GEMM custom calls (__cublas$lt$matmul$f8 with its scales,
 epilogue and abs-max output, __cublas$lt$matmul, __cublas$gemm) are evaluated as cuBLASLt computes them.
+The other calls XLA's GPU compiler makes of instructions (cuDNN's convolutions, forward with their fused
+bias, side input and activation, and backward; __cublas$triangularSolve) compute what the instructions
+they were made from compute.
 
 Inputs, one per entry parameter, come from one of:
   --input FILE.npy   repeated, in parameter order. Arrays of the narrow types (bf16, FP8, FP4, s4, ...)
