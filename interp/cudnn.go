@@ -171,8 +171,8 @@ func (e *evaluator) cudnnConv(in *hlo.Instruction, ops []Value) (Value, error) {
 // computed as the forward convolution XLA's ConvRewriter reads it from (the input gradient: dy dilated by
 // the stride, against the kernel reversed with its features exchanged; the kernel gradient: x with batch
 // and features exchanged, against dy dilated by the stride), so its sums follow the interpreter's
-// convolution order (docs/numerics.md). A forward window with base dilation or reversal, a grouped
-// kernel gradient and batch groups are refused.
+// convolution order (docs/numerics.md). A forward window with base dilation or reversal, and batch
+// groups, are refused.
 func (e *evaluator) cudnnConvBackward(in *hlo.Instruction, ops []Value) (Value, error) {
 	target := in.CustomCallTarget()
 	res := in.Shape
@@ -269,9 +269,11 @@ func (e *evaluator) cudnnConvBackward(in *hlo.Instruction, ops []Value) (Value, 
 		g = convGeom{dn: dn2, win: win2, fgc: fgc, bgc: 1, lhs: dy.Shape, rhs: w2.Shape, out: dx}
 		lhs, rhs = dy, w2
 	} else {
-		// a = x (the input's dimensions), b = dy (the forward output's), the result dw (the kernel's).
-		if fgc != 1 {
-			return Value{}, unsupportedf(in, "%s of a grouped convolution (feature_group_count %d)", target, fgc)
+		// a = x (the input's dimensions), b = dy (the forward output's), the result dw (the kernel's). With
+		// feature groups, output feature group g takes input features group g: the exchanged x's batch
+		// groups (batch_group_count, as XLA writes this gradient).
+		if fgc < 1 {
+			return Value{}, errorf(in, "%s: feature_group_count %d", target, fgc)
 		}
 		x, dy, dw := a, b, out.Dims
 		win2 := make(hlo.Window, ns)
@@ -287,7 +289,7 @@ func (e *evaluator) cudnnConvBackward(in *hlo.Instruction, ops []Value) (Value, 
 		dn2 := &hlo.ConvDims{InputBatch: dn.InputFeature, InputFeature: dn.InputBatch, InputSpatial: dn.InputSpatial,
 			KernelInputFeature: dn.OutputBatch, KernelOutput: dn.OutputFeature, KernelSpatial: dn.OutputSpatial,
 			OutputBatch: dn.KernelInputFeature, OutputFeature: dn.KernelOutput, OutputSpatial: dn.KernelSpatial}
-		g = convGeom{dn: dn2, win: win2, fgc: 1, bgc: 1, lhs: x.Shape, rhs: dy.Shape, out: dw}
+		g = convGeom{dn: dn2, win: win2, fgc: 1, bgc: fgc, lhs: x.Shape, rhs: dy.Shape, out: dw}
 		lhs, rhs = x, dy
 	}
 	if err := g.check(); err != nil {
