@@ -1265,9 +1265,9 @@ func windowOutput(op Opcode, base []int64, w Window) ([]int64, error) {
 		if d.Size <= 0 || stride <= 0 || bd < 1 || wd < 1 {
 			return nil, errorf(op, "window dimension %d has a non-positive size, stride or dilation", i)
 		}
-		dilatedBase := dilatedBound(base[i], bd)
+		dilatedBase := DilatedBound(base[i], bd)
 		padded := d.PadLow + dilatedBase + d.PadHigh
-		window := dilatedBound(d.Size, wd)
+		window := DilatedBound(d.Size, wd)
 		if padded < window {
 			out[i] = 0
 		} else {
@@ -1277,7 +1277,8 @@ func windowOutput(op Opcode, base []int64, w Window) ([]int64, error) {
 	return out, nil
 }
 
-func dilatedBound(n, dilation int64) int64 {
+// DilatedBound is the size of n elements with dilation-1 holes between each two: 0 for none.
+func DilatedBound(n, dilation int64) int64 {
 	if n == 0 {
 		return 0
 	}

@@ -38,20 +38,9 @@ type cudnnConvConfig struct {
 // them. The workspace is zeros.
 func (e *evaluator) cudnnConv(in *hlo.Instruction, ops []Value) (Value, error) {
 	target := in.CustomCallTarget()
-	res := in.Shape
-	if !res.IsTuple() || len(res.Tuple) != 2 || !res.Tuple[0].IsArray() || !res.Tuple[1].IsArray() || res.Tuple[1].Elem != dtype.U8 || res.Tuple[1].Rank() != 1 {
-		return Value{}, errorf(in, "%s: the result %s is not a tuple of the result and a u8 workspace", target, res.String())
-	}
-	out := res.Tuple[0]
-	if !out.Elem.IsFloat() {
-		return Value{}, unsupportedf(in, "%s with a %s result", target, out.Elem)
-	}
-	ts := make([]*tensor.Tensor, len(ops))
-	for i, o := range ops {
-		if o.Kind != KindArray {
-			return Value{}, errorf(in, "%s: operand %d is not an array", target, i)
-		}
-		ts[i] = o.Array
+	out, ts, err := cudnnOperands(in, ops)
+	if err != nil {
+		return Value{}, err
 	}
 	want := 2
 	if target == CudnnConvBiasActivationForwardTarget {
@@ -117,9 +106,8 @@ func (e *evaluator) cudnnConv(in *hlo.Instruction, ops []Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	ws := tensor.New(dtype.U8, res.Tuple[1].Dims)
 	if target == CudnnConvForwardTarget && scale == 1 && acc.Elem == out.Elem {
-		return Value{Kind: KindTuple, Tuple: []Value{ArrayValue(c), ArrayValue(ws)}}, nil
+		return withWorkspace(in, c), nil
 	}
 	dn := in.Attr("dim_labels").(*hlo.ConvDims) // convolve checked it
 	feat := dn.OutputFeature
@@ -143,11 +131,7 @@ func (e *evaluator) cudnnConv(in *hlo.Instruction, ops []Value) (Value, error) {
 		round = func(x float64) float64 { return x }
 	}
 	vals := c.Float64s()
-	// The stride of the feature dimension, to find each element's feature.
-	stride := int64(1)
-	for d := int64(len(out.Dims)) - 1; d > feat; d-- {
-		stride *= out.Dims[d]
-	}
+	stride := rowMajorStrides(out.Dims)[feat] // to find each element's feature
 	for i, v := range vals {
 		y := round(v * scale)
 		if side != nil && sideScale != 0 {
@@ -161,7 +145,21 @@ func (e *evaluator) cudnnConv(in *hlo.Instruction, ops []Value) (Value, error) {
 		}
 		vals[i] = y
 	}
-	return Value{Kind: KindTuple, Tuple: []Value{ArrayValue(fromF64(out.Elem, out.Dims, vals)), ArrayValue(ws)}}, nil
+	return withWorkspace(in, fromF64(out.Elem, out.Dims, vals)), nil
+}
+
+// cudnnOperands checks a convolution call's result (an array of floats and a u8 workspace) and returns
+// its shape and the operands' arrays.
+func cudnnOperands(in *hlo.Instruction, ops []Value) (hlo.Shape, []*tensor.Tensor, error) {
+	out, err := libraryResult(in, dtype.U8)
+	if err != nil {
+		return out, nil, err
+	}
+	if !out.Elem.IsFloat() {
+		return out, nil, unsupportedf(in, "%s with a %s result", in.CustomCallTarget(), out.Elem)
+	}
+	ts, err := arrays(in, ops)
+	return out, ts, err
 }
 
 // cudnnConvBackward evaluates the gradients of a forward convolution that XLA's GPU compiler makes into
@@ -175,15 +173,11 @@ func (e *evaluator) cudnnConv(in *hlo.Instruction, ops []Value) (Value, error) {
 // groups, are refused.
 func (e *evaluator) cudnnConvBackward(in *hlo.Instruction, ops []Value) (Value, error) {
 	target := in.CustomCallTarget()
-	res := in.Shape
-	if !res.IsTuple() || len(res.Tuple) != 2 || !res.Tuple[0].IsArray() || !res.Tuple[1].IsArray() || res.Tuple[1].Elem != dtype.U8 || res.Tuple[1].Rank() != 1 {
-		return Value{}, errorf(in, "%s: the result %s is not a tuple of the result and a u8 workspace", target, res.String())
+	out, ts, err := cudnnOperands(in, ops)
+	if err != nil {
+		return Value{}, err
 	}
-	out := res.Tuple[0]
-	if !out.Elem.IsFloat() {
-		return Value{}, unsupportedf(in, "%s with a %s result", target, out.Elem)
-	}
-	if len(ops) != 2 || ops[0].Kind != KindArray || ops[1].Kind != KindArray {
+	if len(ts) != 2 {
 		return Value{}, errorf(in, "%s takes two arrays", target)
 	}
 	dn, _ := in.Attr("dim_labels").(*hlo.ConvDims)
@@ -207,18 +201,17 @@ func (e *evaluator) cudnnConvBackward(in *hlo.Instruction, ops []Value) (Value, 
 	if bgc, ok := in.Int("batch_group_count"); ok && bgc != 1 {
 		return Value{}, unsupportedf(in, "%s with batch_group_count %d", target, bgc)
 	}
-	a, b := ops[0].Array, ops[1].Array
-	var err error
-	for _, t := range []**tensor.Tensor{&a, &b} {
-		if (*t).Type != out.Elem {
-			if *t, err = convertTensor(*t, out.Elem, (*t).Shape); err != nil {
+	for i, t := range ts {
+		if t.Type != out.Elem {
+			if ts[i], err = convertTensor(t, out.Elem, t.Shape); err != nil {
 				return Value{}, unsupportedf(in, "%s: %v", target, err)
 			}
 		}
-		if len((*t).Shape) != ns+2 {
-			return Value{}, errorf(in, "%s: operand %s does not have rank %d", target, *t, ns+2)
+		if len(t.Shape) != ns+2 {
+			return Value{}, errorf(in, "%s: operand %s does not have rank %d", target, t, ns+2)
 		}
 	}
+	a, b := ts[0], ts[1]
 	if len(out.Dims) != ns+2 {
 		return Value{}, errorf(in, "%s: the result %s does not have rank %d", target, out.String(), ns+2)
 	}
@@ -256,11 +249,7 @@ func (e *evaluator) cudnnConvBackward(in *hlo.Instruction, ops []Value) (Value, 
 			k, d, s := kdims[i], max(win[i].WindowDilation, 1), max(win[i].Stride, 1)
 			y, x := dy.Shape[dn.OutputSpatial[i]], dx[dn.InputSpatial[i]]
 			lo := (k-1)*d - win[i].PadLow
-			dilated := (y-1)*s + 1
-			if y == 0 {
-				dilated = 0
-			}
-			win2[i] = hlo.WindowDim{Size: k, Stride: 1, PadLow: lo, PadHigh: x + (k-1)*d - dilated - lo, BaseDilation: s, WindowDilation: d}
+			win2[i] = hlo.WindowDim{Size: k, Stride: 1, PadLow: lo, PadHigh: x + (k-1)*d - hlo.DilatedBound(y, s) - lo, BaseDilation: s, WindowDilation: d}
 			spatial[i] = int64(2 + i)
 		}
 		dn2 := &hlo.ConvDims{InputBatch: dn.OutputBatch, InputFeature: dn.OutputFeature, InputSpatial: dn.OutputSpatial,
@@ -280,11 +269,7 @@ func (e *evaluator) cudnnConvBackward(in *hlo.Instruction, ops []Value) (Value, 
 		for i := range win2 {
 			k, d, s := dw[dn.KernelSpatial[i]], max(win[i].WindowDilation, 1), max(win[i].Stride, 1)
 			y, l := dy.Shape[dn.OutputSpatial[i]], x.Shape[dn.InputSpatial[i]]
-			dilated := (y-1)*s + 1
-			if y == 0 {
-				dilated = 0
-			}
-			win2[i] = hlo.WindowDim{Size: y, Stride: d, PadLow: win[i].PadLow, PadHigh: (k-1)*d + dilated - l - win[i].PadLow, BaseDilation: 1, WindowDilation: s}
+			win2[i] = hlo.WindowDim{Size: y, Stride: d, PadLow: win[i].PadLow, PadHigh: (k-1)*d + hlo.DilatedBound(y, s) - l - win[i].PadLow, BaseDilation: 1, WindowDilation: s}
 		}
 		dn2 := &hlo.ConvDims{InputBatch: dn.InputFeature, InputFeature: dn.InputBatch, InputSpatial: dn.InputSpatial,
 			KernelInputFeature: dn.OutputBatch, KernelOutput: dn.OutputFeature, KernelSpatial: dn.OutputSpatial,
@@ -299,5 +284,5 @@ func (e *evaluator) cudnnConvBackward(in *hlo.Instruction, ops []Value) (Value, 
 	if err != nil {
 		return Value{}, err
 	}
-	return Value{Kind: KindTuple, Tuple: []Value{ArrayValue(r), ArrayValue(tensor.New(dtype.U8, res.Tuple[1].Dims))}}, nil
+	return withWorkspace(in, r), nil
 }

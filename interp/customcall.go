@@ -66,6 +66,22 @@ func (e *evaluator) customCall(in *hlo.Instruction, ops []Value) (Value, error) 
 	return Value{}, unsupportedf(in, "%s", describeOp(in))
 }
 
+// libraryResult checks that the result of the library call in is what XLA's GPU compiler gives its
+// cuDNN and cuBLAS calls, a tuple of an array and a rank-1 workspace of type ws, and returns the array's
+// shape.
+func libraryResult(in *hlo.Instruction, ws dtype.Type) (hlo.Shape, error) {
+	res := in.Shape
+	if !res.IsTuple() || len(res.Tuple) != 2 || !res.Tuple[0].IsArray() || !res.Tuple[1].IsArray() || res.Tuple[1].Elem != ws || res.Tuple[1].Rank() != 1 {
+		return hlo.Shape{}, errorf(in, "%s: the result %s is not a tuple of an array and a %s workspace", in.CustomCallTarget(), res.String(), ws)
+	}
+	return res.Tuple[0], nil
+}
+
+// withWorkspace is the value of such a call: r, and its workspace as zeros.
+func withWorkspace(in *hlo.Instruction, r *tensor.Tensor) Value {
+	return TupleValue(ArrayValue(r), zeroValue(in.Shape.Tuple[1]))
+}
+
 // operandValue returns the value of the operand instruction x of in.
 func operandValue(in *hlo.Instruction, ops []Value, x *hlo.Instruction) *tensor.Tensor {
 	if x == nil {

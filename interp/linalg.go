@@ -100,10 +100,10 @@ const CublasTriangularSolveTarget = "__cublas$triangularSolve"
 // is zeros.
 func (e *evaluator) cublasTriangularSolve(in *hlo.Instruction, ops []Value) (Value, error) {
 	var cfg struct {
-		LeftSide     *bool   `json:"left_side"`
-		Lower        *bool   `json:"lower"`
+		LeftSide     bool    `json:"left_side"`
+		Lower        bool    `json:"lower"`
 		TransposeA   *string `json:"transpose_a"`
-		UnitDiagonal *bool   `json:"unit_diagonal"`
+		UnitDiagonal bool    `json:"unit_diagonal"`
 	}
 	bc := in.BackendConfig()
 	if bc == nil {
@@ -115,38 +115,32 @@ func (e *evaluator) cublasTriangularSolve(in *hlo.Instruction, ops []Value) (Val
 		return Value{}, errorf(in, "%s: backend_config: %v", CublasTriangularSolveTarget, err)
 	}
 	// proto3's JSON leaves out false flags; transpose_a has no valid default (0 is TRANSPOSE_INVALID).
-	var o triangularOptions
-	for _, f := range []struct {
-		p   *bool
-		dst *bool
-	}{{cfg.LeftSide, &o.left}, {cfg.Lower, &o.lower}, {cfg.UnitDiagonal, &o.unit}} {
-		if f.p != nil {
-			*f.dst = *f.p
-		}
-	}
 	if cfg.TransposeA == nil {
 		return Value{}, errorf(in, "%s: backend_config has no transpose_a", CublasTriangularSolveTarget)
 	}
-	o.trans = *cfg.TransposeA
+	o := triangularOptions{left: cfg.LeftSide, lower: cfg.Lower, unit: cfg.UnitDiagonal, trans: *cfg.TransposeA}
 	if o.trans != "NO_TRANSPOSE" && o.trans != "TRANSPOSE" && o.trans != "ADJOINT" {
 		return Value{}, errorf(in, "%s: transpose_a %q is not NO_TRANSPOSE, TRANSPOSE or ADJOINT", CublasTriangularSolveTarget, o.trans)
 	}
-	if len(ops) != 2 || ops[0].Kind != KindArray || ops[1].Kind != KindArray {
-		return Value{}, errorf(in, "%s takes two arrays, a and b", CublasTriangularSolveTarget)
-	}
-	res := in.Shape
-	if !res.IsTuple() || len(res.Tuple) != 2 || !res.Tuple[1].IsArray() || res.Tuple[1].Elem != dtype.S8 || res.Tuple[1].Rank() != 1 {
-		return Value{}, errorf(in, "%s: the result %s is not a tuple of the solution and an s8 workspace", CublasTriangularSolveTarget, res.String())
-	}
-	x, err := e.solveTriangularWith(in, []*tensor.Tensor{ops[0].Array, ops[1].Array}, o)
+	ts, err := arrays(in, ops)
 	if err != nil {
 		return Value{}, err
 	}
-	if want := res.Tuple[0]; x.Type != want.Elem || !slices.Equal(x.Shape, want.Dims) {
+	if len(ts) != 2 {
+		return Value{}, errorf(in, "%s takes two arrays, a and b", CublasTriangularSolveTarget)
+	}
+	want, err := libraryResult(in, dtype.S8)
+	if err != nil {
+		return Value{}, err
+	}
+	x, err := e.solveTriangularWith(in, ts, o)
+	if err != nil {
+		return Value{}, err
+	}
+	if x.Type != want.Elem || !slices.Equal(x.Shape, want.Dims) {
 		return Value{}, errorf(in, "%s: the solution is %s, the call declares %s", CublasTriangularSolveTarget, x, want.String())
 	}
-	ws := tensor.New(dtype.S8, res.Tuple[1].Dims)
-	return Value{Kind: KindTuple, Tuple: []Value{ArrayValue(x), ArrayValue(ws)}}, nil
+	return withWorkspace(in, x), nil
 }
 
 // triangularBatches solves each matrix of the batch of a against b's (solveTriangular), in T.

@@ -138,6 +138,8 @@ func (f floatEmitter) poly(coeffs []float64, x *hlo.Instruction) *hlo.Instructio
 	return p
 }
 
+// widen32 returns float32 coefficients (written as float32 so that each is its decimal rounded once) as
+// float64 values, for the emitter's constants.
 func widen32(c []float32) []float64 {
 	r := make([]float64, len(c))
 	for i, v := range c {
