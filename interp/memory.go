@@ -56,8 +56,6 @@ type estimator struct {
 // hugeBytes stands for a size that overflows int64: over any budget, and still safe to add a few of.
 const hugeBytes = math.MaxInt64 / 64
 
-// shapeBytes is s.ByteSize() with overflow turned into hugeBytes (a shape of 2^40 x 2^40 elements must be
-// refused, not wrap around to a small size).
 // shapeElements is the number of elements of the arrays of s (a tuple's elements added; a dynamic
 // dimension counts its bound, an unbounded one none).
 func shapeElements(s hlo.Shape) int64 {
@@ -74,6 +72,8 @@ func shapeElements(s hlo.Shape) int64 {
 	return max(s.NumElements(), 0)
 }
 
+// shapeBytes is s.ByteSize() with overflow turned into hugeBytes (a shape of 2^40 x 2^40 elements must be
+// refused, not wrap around to a small size).
 func shapeBytes(s hlo.Shape) int64 {
 	switch s.Kind {
 	case hlo.ArrayShape:

@@ -192,8 +192,9 @@ func FLOPs(in *hlo.Instruction) int64 {
 }
 
 // Bytes is the memory one evaluation of an instruction reads and writes, from its shapes: its array
-// operands and its result. Instructions that produce an operand's value (tuple, get-tuple-element,
-// bitcast, reshape, copy) and parameters and constants move nothing.
+// operands and its result; of the array a slice, dynamic slice or gather takes elements from, only those
+// elements. Instructions that produce an operand's value (tuple, get-tuple-element, bitcast, reshape,
+// copy) and parameters and constants move nothing.
 func Bytes(in *hlo.Instruction) int64 {
 	switch in.Opcode {
 	case hlo.OpParameter, hlo.OpConstant, hlo.OpTuple, hlo.OpGetTupleElement, hlo.OpBitcast, hlo.OpReshape,
@@ -202,8 +203,12 @@ func Bytes(in *hlo.Instruction) int64 {
 		return 0
 	}
 	n := shapeBytes(in.Shape)
-	for _, o := range in.Operands() {
-		n = min(n+shapeBytes(o.Shape), hugeBytes)
+	for i, o := range in.Operands() {
+		b := shapeBytes(o.Shape)
+		if i == 0 && (in.Opcode == hlo.OpSlice || in.Opcode == hlo.OpDynamicSlice || in.Opcode == hlo.OpGather) {
+			b = min(b, shapeBytes(in.Shape))
+		}
+		n = min(n+b, hugeBytes)
 	}
 	return n
 }
