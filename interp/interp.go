@@ -172,6 +172,11 @@ type evaluator struct {
 	// expanded holds the computations written for instructions that XLA expands before running them
 	// (batch-norm-training, -inference and -grad), by instruction.
 	expanded map[*hlo.Instruction]*hlo.Computation
+	// small holds the small programs of while, call, conditional and fusion instructions (small.go), nil
+	// for those that are not one.
+	small map[*hlo.Instruction]*smallProg
+	// notSmall marks the computations that cannot be part of a small program.
+	notSmall map[*hlo.Computation]bool
 }
 
 // compiled is what the evaluator precomputes about a computation.
@@ -556,6 +561,9 @@ func describeOp(in *hlo.Instruction) string {
 
 // while evaluates a while loop: body runs while condition gives true.
 func (e *evaluator) while(in *hlo.Instruction, ops []Value) (Value, error) {
+	if v, ok, err := e.trySmall(in, ops); ok {
+		return v, err
+	}
 	cond, body := in.CalledComputation("condition"), in.CalledComputation("body")
 	if cond == nil || body == nil || len(ops) != 1 {
 		return Value{}, errorf(in, "while needs one operand, a condition and a body")
@@ -596,6 +604,9 @@ func (e *evaluator) while(in *hlo.Instruction, ops []Value) (Value, error) {
 // conditional evaluates one branch: true_computation/false_computation on a pred, or
 // branch_computations[index] on an s32 index (out of range: the last branch).
 func (e *evaluator) conditional(in *hlo.Instruction, ops []Value) (Value, error) {
+	if v, ok, err := e.trySmall(in, ops); ok {
+		return v, err
+	}
 	if len(ops) < 1 || ops[0].Kind != KindArray || ops[0].Array.NumElements() != 1 {
 		return Value{}, errorf(in, "conditional needs a scalar selector")
 	}

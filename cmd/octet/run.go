@@ -64,7 +64,11 @@ results are the same bits on any CPU, kernel set (OCTET_GEMM_KERNEL) and thread 
 docs/numerics.md. A kernel that sums in its own order (OCTET_GEMM_KERNEL=avx512bf16) is named on stderr,
 with how many of the program's dots and convolutions it runs. The constant work of a loop's body
 (a reduce or a mask computed from constants alone) runs at the first iteration and is kept, within the
-memory budget, as XLA hoists it out of the loop.
+memory budget, as XLA hoists it out of the loop. A loop, call, conditional or fusion whose values are
+all small (arrays of at most 64 elements: a counter, a PRNG key and its Threefry rounds, an index), or
+large arrays it only carries along or reads from, is compiled once to steps on registers that hold
+element bits, each rounding as its instruction does, so that it costs no frame or array per instruction:
+the same bits, tens of times faster for the scalar loops JAX writes.
 
 A sharded program (GSPMD shardings, or Shardy's: JAX's sharded jit and shard_map) computes its global
 values, as if on one device: sharding annotations give their operand, and a manual computation
@@ -73,7 +77,8 @@ them, and puts the shards of its results together.
 
 With --profile, run also prints where the time went: the instructions that took it (a fusion, a reduce
 or a sort counts as one instruction, its computation included; the instructions of while loops, calls
-and conditionals count on their own, summed over their evaluations), with their calls, FLOPs (2 per
+and conditionals count on their own, summed over their evaluations, but for those compiled as above,
+which count as one), with their calls, FLOPs (2 per
 multiply-add), bytes read and written, GFLOP/s, GB/s and share of the run; then the same summed per
 opcode. With --json it prints that report as JSON instead of the summary of the result.`,
 		Order: 30,

@@ -1,0 +1,470 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"octet/hlo"
+	"octet/hlo/parser"
+	"octet/internal/shared"
+	"octet/stablehlo"
+)
+
+// runSmall runs m on args with the small programs on and off and requires the same bits (or the same
+// error) both ways; it returns the result and how many instructions ran as small programs.
+func runSmall(t *testing.T, m *hlo.Module, args []Value, opts Options) (Value, error, int) {
+	t.Helper()
+	defer func(was bool) { smallPrograms = was }(smallPrograms)
+	smallPrograms = false
+	want, wantErr := Run(m, args, opts)
+	smallPrograms = true
+	got, err := Run(m, args, opts)
+	var we1, we2 *WorkError
+	if errors.As(err, &we1) && errors.As(wantErr, &we2) {
+		return Value{}, err, countSmall(m) // the two count their work alike, not to the unit
+	}
+	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+		t.Fatalf("module %s: small programs give error %v, the evaluator %v", m.Name, err, wantErr)
+	}
+	if err == nil && !sameValue(got, want) {
+		t.Fatalf("module %s: small programs give %v, the evaluator %v", m.Name, Compare(got, want), want)
+	}
+	return got, err, countSmall(m)
+}
+
+// countSmall counts the instructions of m that compile as small programs.
+func countSmall(m *hlo.Module) int {
+	e := &evaluator{mod: m, comps: map[*hlo.Computation]*compiled{}}
+	n := 0
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			switch in.Opcode {
+			case hlo.OpWhile, hlo.OpCall, hlo.OpConditional, hlo.OpFusion:
+				if p, err := e.compileSmall(in); err == nil && p != nil {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// expect requires v to be the array value of text (val's form).
+func expect(t *testing.T, v Value, text string) {
+	t.Helper()
+	if w := val(t, text); !sameValue(v, w) {
+		t.Errorf("got %v, want %s", Compare(v, w), text)
+	}
+}
+
+// A loop whose body exchanges elements of its state (Fibonacci: (a, b) -> (b, a + b)) needs the state
+// written all at once; u8 and s8 sums wrap.
+func TestSmallLoopState(t *testing.T) {
+	m := parseModule(t, `HloModule fib
+body {
+  p = (s32[], u32[2], u8[], s8[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  ab = u32[2] get-tuple-element(p), index=1
+  a = u32[1] slice(ab), slice={[0:1]}
+  b = u32[1] slice(ab), slice={[1:2]}
+  s = u32[1] add(a, b)
+  ba = u32[2] concatenate(b, s), dimensions={0}
+  w = u8[] get-tuple-element(p), index=2
+  w2 = u8[] add(w, w)
+  x = s8[] get-tuple-element(p), index=3
+  c100 = s8[] constant(100)
+  x2 = s8[] add(x, c100)
+  i1 = s32[] add(i, one)
+  ROOT r = (s32[], u32[2], u8[], s8[]) tuple(i1, ba, w2, x2)
+}
+cond {
+  p = (s32[], u32[2], u8[], s8[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  z = s32[] constant(0)
+  ab = u32[2] constant({0, 1})
+  w = u8[] constant(3)
+  x = s8[] constant(1)
+  st = (s32[], u32[2], u8[], s8[]) tuple(z, ab, w, x)
+  ROOT l = (s32[], u32[2], u8[], s8[]) while(st), condition=cond, body=body
+}`)
+	v, _, n := runSmall(t, m, nil, Options{})
+	if n != 1 {
+		t.Fatalf("%d small programs, want 1 (the loop)", n)
+	}
+	// F(10), F(11) = 55, 89; 3 * 2^10 = 3072 = 12 * 256 -> 0; 1 + 10 * 100 = 1001 = 3 * 256 + 233 -> -23.
+	expect(t, v.Tuple[0], "s32[] 10")
+	expect(t, v.Tuple[1], "u32[2] {55, 89}")
+	expect(t, v.Tuple[2], "u8[] 0")
+	expect(t, v.Tuple[3], "s8[] -23")
+}
+
+// Dynamic slices clamp their start indices into the operand (negative, past the end, a u64 beyond
+// int64), and the update writes where the clamped start says.
+func TestSmallDynamicSlices(t *testing.T) {
+	m := parseModule(t, `HloModule dyn
+f {
+  x = s32[3,4] parameter(0)
+  i = s32[] parameter(1)
+  j = u64[] parameter(2)
+  u = s32[2,2] parameter(3)
+  ds = s32[2,2] dynamic-slice(x, i, j), dynamic_slice_sizes={2,2}
+  dus = s32[3,4] dynamic-update-slice(x, u, i, j)
+  ROOT t = (s32[2,2], s32[3,4]) tuple(ds, dus)
+}
+ENTRY main {
+  x = s32[3,4] parameter(0)
+  i = s32[] parameter(1)
+  j = u64[] parameter(2)
+  u = s32[2,2] parameter(3)
+  ROOT c = (s32[2,2], s32[3,4]) call(x, i, j, u), to_apply=f
+}`)
+	x := val(t, "s32[3,4] {{0,1,2,3},{4,5,6,7},{8,9,10,11}}")
+	u := val(t, "s32[2,2] {{-1,-2},{-3,-4}}")
+	cases := []struct {
+		i, j      string
+		ds, dus   string
+		rowsClamp string
+	}{
+		{"s32[] 0", "u64[] 0", "s32[2,2] {{0,1},{4,5}}", "s32[3,4] {{-1,-2,2,3},{-3,-4,6,7},{8,9,10,11}}", "in range"},
+		{"s32[] -5", "u64[] 1", "s32[2,2] {{1,2},{5,6}}", "s32[3,4] {{0,-1,-2,3},{4,-3,-4,7},{8,9,10,11}}", "negative row"},
+		{"s32[] 7", "u64[] 3", "s32[2,2] {{6,7},{10,11}}", "s32[3,4] {{0,1,2,3},{4,5,-1,-2},{8,9,-3,-4}}", "past the end"},
+		{"s32[] 1", "u64[] 18446744073709551615", "s32[2,2] {{6,7},{10,11}}", "s32[3,4] {{0,1,2,3},{4,5,-1,-2},{8,9,-3,-4}}", "u64 max"},
+	}
+	for _, c := range cases {
+		v, _, n := runSmall(t, m, []Value{x, val(t, c.i), val(t, c.j), u}, Options{})
+		if n != 1 {
+			t.Fatalf("%d small programs, want 1", n)
+		}
+		expect(t, v.Tuple[0], c.ds)
+		expect(t, v.Tuple[1], c.dus)
+	}
+}
+
+// A conditional on a pred and one on an index, whose out-of-range values choose the last branch.
+func TestSmallConditional(t *testing.T) {
+	m := parseModule(t, `HloModule cond
+b0 {
+  p = f32[2] parameter(0)
+  ROOT n = f32[2] negate(p)
+}
+b1 {
+  p = f32[2] parameter(0)
+  ROOT m = f32[2] multiply(p, p)
+}
+b2 {
+  p = f32[2] parameter(0)
+  ROOT r = f32[2] reverse(p), dimensions={0}
+}
+ENTRY main {
+  k = s32[] parameter(0)
+  q = pred[] parameter(1)
+  x = f32[2] parameter(2)
+  c = f32[2] conditional(k, x, x, x), branch_computations={b0, b1, b2}
+  d = f32[2] conditional(q, x, x), true_computation=b1, false_computation=b2
+  ROOT t = (f32[2], f32[2]) tuple(c, d)
+}`)
+	x := val(t, "f32[2] {1.5, -3}")
+	for _, c := range []struct{ k, q, c, d string }{
+		{"s32[] 0", "pred[] true", "f32[2] {-1.5, 3}", "f32[2] {2.25, 9}"},
+		{"s32[] 1", "pred[] false", "f32[2] {2.25, 9}", "f32[2] {-3, 1.5}"},
+		{"s32[] 2", "pred[] true", "f32[2] {-3, 1.5}", "f32[2] {2.25, 9}"},
+		{"s32[] -1", "pred[] false", "f32[2] {-3, 1.5}", "f32[2] {-3, 1.5}"},
+		{"s32[] 9", "pred[] false", "f32[2] {-3, 1.5}", "f32[2] {-3, 1.5}"},
+	} {
+		v, _, n := runSmall(t, m, []Value{val(t, c.k), val(t, c.q), x}, Options{})
+		if n != 2 {
+			t.Fatalf("%d small programs, want 2", n)
+		}
+		expect(t, v.Tuple[0], c.c)
+		expect(t, v.Tuple[1], c.d)
+	}
+}
+
+// The operations that only move elements name their operands' registers; each is checked against
+// values worked out by hand.
+func TestSmallMoves(t *testing.T) {
+	m := parseModule(t, `HloModule moves
+f {
+  x = s32[2,3] parameter(0)
+  b = s32[2,4,3] broadcast(x), dimensions={0,2}
+  tr = s32[3,2] transpose(x), dimensions={1,0}
+  sl = s32[2,2] slice(x), slice={[0:2], [0:3:2]}
+  rv = s32[2,3] reverse(x), dimensions={0,1}
+  cc = s32[2,5] concatenate(x, sl), dimensions={1}
+  rs = s32[6] reshape(tr)
+  ROOT t = (s32[2,4,3], s32[3,2], s32[2,2], s32[2,3], s32[2,5], s32[6]) tuple(b, tr, sl, rv, cc, rs)
+}
+ENTRY main {
+  x = s32[2,3] parameter(0)
+  ROOT c = (s32[2,4,3], s32[3,2], s32[2,2], s32[2,3], s32[2,5], s32[6]) call(x), to_apply=f
+}`)
+	v, _, n := runSmall(t, m, []Value{val(t, "s32[2,3] {{1,2,3},{4,5,6}}")}, Options{})
+	if n != 1 {
+		t.Fatalf("%d small programs, want 1", n)
+	}
+	expect(t, v.Tuple[0], "s32[2,4,3] {{{1,2,3},{1,2,3},{1,2,3},{1,2,3}},{{4,5,6},{4,5,6},{4,5,6},{4,5,6}}}")
+	expect(t, v.Tuple[1], "s32[3,2] {{1,4},{2,5},{3,6}}")
+	expect(t, v.Tuple[2], "s32[2,2] {{1,3},{4,6}}")
+	expect(t, v.Tuple[3], "s32[2,3] {{6,5,4},{3,2,1}}")
+	expect(t, v.Tuple[4], "s32[2,5] {{1,2,3,1,3},{4,5,6,4,6}}")
+	expect(t, v.Tuple[5], "s32[6] {1,4,2,5,3,6}")
+}
+
+// Integer operations on the bits: shifts by the width or more, arithmetic shifts of negative values,
+// conversions that wrap or sign-extend, and float conversions that saturate, against hand-worked values.
+func TestSmallIntegerBits(t *testing.T) {
+	m := parseModule(t, `HloModule ints
+f {
+  a = s32[4] parameter(0)
+  s = s32[4] parameter(1)
+  shl = s32[4] shift-left(a, s)
+  shr = s32[4] shift-right-logical(a, s)
+  sra = s32[4] shift-right-arithmetic(a, s)
+  u8 = u8[4] convert(a)
+  s8 = s8[4] convert(u8)
+  w = u32[4] convert(s8)
+  fl = f32[4] convert(a)
+  big = f32[4] multiply(fl, fl)
+  back = s32[4] convert(big)
+  ROOT t = (s32[4], s32[4], s32[4], u8[4], u32[4], s32[4]) tuple(shl, shr, sra, u8, w, back)
+}
+ENTRY main {
+  a = s32[4] parameter(0)
+  s = s32[4] parameter(1)
+  ROOT c = (s32[4], s32[4], s32[4], u8[4], u32[4], s32[4]) call(a, s), to_apply=f
+}`)
+	v, _, n := runSmall(t, m, []Value{val(t, "s32[4] {-8, 200, 65536, -1}"), val(t, "s32[4] {1, 31, 32, -1}")}, Options{})
+	if n != 1 {
+		t.Fatalf("%d small programs, want 1", n)
+	}
+	// -8<<1 = -16; 200<<31 wraps to 0; shifts by 32 and by -1 (2^32-1 unsigned) give 0 (logical) or
+	// the sign (arithmetic): -8>>1 = -4 arithmetic, 2147483644 logical; 200>>31 = 0.
+	expect(t, v.Tuple[0], "s32[4] {-16, 0, 0, 0}")
+	expect(t, v.Tuple[1], "s32[4] {2147483644, 0, 0, 0}")
+	expect(t, v.Tuple[2], "s32[4] {-4, 0, 0, -1}")
+	// -8 -> 248, 200 -> 200, 65536 -> 0, -1 -> 255; as s8: -8, -56, 0, -1; to u32 sign-extended.
+	expect(t, v.Tuple[3], "u8[4] {248, 200, 0, 255}")
+	expect(t, v.Tuple[4], "u32[4] {4294967288, 4294967240, 0, 4294967295}")
+	// 64, 40000, 2^32 (saturates to the largest s32), 1.
+	expect(t, v.Tuple[5], "s32[4] {64, 40000, 2147483647, 1}")
+}
+
+// A loop that never ends stops at the work limit, naming the loop, or when its context is cancelled.
+func TestSmallLoopLimits(t *testing.T) {
+	m := parseModule(t, `HloModule forever
+body {
+  p = u32[] parameter(0)
+  one = u32[] constant(1)
+  ROOT a = u32[] add(p, one)
+}
+cond {
+  p = u32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+ENTRY main {
+  z = u32[] constant(0)
+  ROOT l = u32[] while(z), condition=cond, body=body
+}`)
+	if n := countSmall(m); n != 1 {
+		t.Fatalf("%d small programs, want 1", n)
+	}
+	_, err := Run(m, nil, Options{MaxWork: 1_000_000})
+	var we *WorkError
+	if !errors.As(err, &we) || we.Inst != "l" {
+		t.Errorf("with a work limit: %v, want a work error at %%l", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = Run(m, nil, Options{Context: ctx})
+	if err == nil || !strings.Contains(err.Error(), context.DeadlineExceeded.Error()) {
+		t.Errorf("with a deadline: %v, want the context's error", err)
+	}
+}
+
+// What is not small runs instruction by instruction: an array past smallElems elements, a custom call, a
+// c128 value.
+func TestSmallRefuses(t *testing.T) {
+	for _, c := range []struct{ shape, body string }{
+		{"f32[65]", "ROOT r = f32[65] broadcast(p), dimensions={}"},
+		{"f32[]", "ROOT r = f32[] custom-call(p), custom_call_target=\"octet.unknown\""},
+		{"f64[]", "c = c128[] convert(p)\n  ROOT r = f64[] real(c)"},
+	} {
+		m := parseModule(t, `HloModule refuse
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+f {
+  p = f32[] parameter(0)
+  `+c.body+`
+}
+ENTRY main {
+  p = f32[] parameter(0)
+  ROOT c = `+c.shape+` call(p), to_apply=f
+}`)
+		if n := countSmall(m); n != 0 {
+			t.Errorf("%q: %d small programs, want none", c.body, n)
+		}
+		runSmall(t, m, []Value{val(t, "f32[] 1.5")}, Options{})
+	}
+}
+
+// An invalid module (an update whose result is not its operand's shape) gets the evaluator's error, not
+// a small program's panic.
+func TestSmallInvalid(t *testing.T) {
+	m := parseModule(t, `HloModule invalid
+body {
+  p = (s32[], s64[1,2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = s64[1,2] get-tuple-element(p), index=1
+  d = s64[2,3] dynamic-update-slice(x, x, i, i)
+  s = s64[1,2] slice(d), slice={[0:1], [0:2]}
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], s64[1,2]) tuple(i1, s)
+}
+cond {
+  p = (s32[], s64[1,2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = s64[1,2] parameter(0)
+  z = s32[] constant(0)
+  st = (s32[], s64[1,2]) tuple(z, x)
+  ROOT l = (s32[], s64[1,2]) while(st), condition=cond, body=body
+}`)
+	_, err, _ := runSmall(t, m, []Value{val(t, "s64[1,2] {{1, 2}}")}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "%d:") {
+		t.Errorf("got %v, want the evaluator's error at %%d", err)
+	}
+}
+
+// The instructions a small program has the evaluator evaluate (a dot, a reduce, a sort) inside its loop.
+func TestSmallEscapes(t *testing.T) {
+	m := parseModule(t, `HloModule escapes
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT l = pred[] compare(a, b), direction=LT
+}
+body {
+  p = (s32[], f32[4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[4] get-tuple-element(p), index=1
+  acc = f32[] get-tuple-element(p), index=2
+  d = f32[] dot(x, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  z = f32[] constant(0)
+  s = f32[] reduce(x, z), dimensions={0}, to_apply=add
+  ds = f32[] add(d, s)
+  acc1 = f32[] add(acc, ds)
+  neg = f32[4] negate(x)
+  sorted = f32[4] sort(neg), dimensions={0}, to_apply=less
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[4], f32[]) tuple(i1, sorted, acc1)
+}
+cond {
+  p = (s32[], f32[4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  z = s32[] constant(0)
+  a = f32[] constant(0)
+  st = (s32[], f32[4], f32[]) tuple(z, x, a)
+  ROOT l = (s32[], f32[4], f32[]) while(st), condition=cond, body=body
+}`)
+	v, _, n := runSmall(t, m, []Value{val(t, "f32[4] {3, -1, 4, 2}")}, Options{})
+	if n != 1 {
+		t.Fatalf("%d small programs, want 1", n)
+	}
+	// Each iteration adds 30 (the squares) plus the sum, +8, -8, +8 as the elements are negated and
+	// sorted: {3,-1,4,2} -> {-4,-3,-2,1} -> {-1,2,3,4} -> {-4,-3,-2,1}.
+	expect(t, v.Tuple[1], "f32[4] {-4, -3, -2, 1}")
+	expect(t, v.Tuple[2], "f32[] 98")
+}
+
+// TestSmallProgramsCorpus runs every module of the shared corpora (XLA's HLO, the StableHLO project's
+// test programs) that has a small program both ways and requires the same bits: the XLA benchmark
+// modules' PRNG loops among them, and the StableHLO programs' loops, conditionals and CHLO functions.
+func TestSmallProgramsCorpus(t *testing.T) {
+	dir := shared.Path(t, "corpus", "hlo")
+	var mods []*hlo.Module
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		src, err := shared.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ms, err := parser.ParseFile(token.NewFileSet(), filepath.Base(path), src); err == nil {
+			mods = append(mods, ms...)
+		}
+		return nil
+	})
+	for _, archive := range []string{"interpret.tar.gz", "testdata.tar.gz"} {
+		for _, f := range readStableHLOArchive(t, archive) {
+			if ms, err := stablehlo.ParseFile(token.NewFileSet(), f.name, f.src); err == nil {
+				mods = append(mods, ms...)
+			}
+		}
+	}
+	modules, programs, compared, limited, failed, skipped := 0, 0, 0, 0, 0, 0
+	{
+		for _, m := range mods {
+			n := countSmall(m)
+			if n == 0 {
+				continue
+			}
+			modules++
+			programs += n
+			opts := Options{MaxMemory: corpusMemory, MaxWork: 5_000_000}
+			if CheckMemory(m, opts) != nil {
+				skipped++
+				continue
+			}
+			args, err := RandomInputs(m, 1)
+			if err != nil {
+				skipped++
+				continue
+			}
+			_, err, _ = runSmall(t, m, args, opts)
+			var we *WorkError
+			switch {
+			case err == nil:
+				compared++
+			case errors.As(err, &we):
+				limited++
+			default:
+				failed++
+			}
+		}
+	}
+	t.Logf("%d modules with %d small programs: %d ran to the same bits both ways, %d met the work limit both ways, %d failed with the same error both ways, %d were left out (over the memory budget, or no random inputs)",
+		modules, programs, compared, limited, failed, skipped)
+	if compared < 100 {
+		t.Errorf("only %d modules compared", compared)
+	}
+}
