@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -170,5 +172,71 @@ ENTRY e {
 				}
 			}
 		}
+	}
+}
+
+// copyRegion's tiled path (a transpose whose source runs contiguously along another dimension than the
+// result's innermost) against the copy written out element by element from the offsets' definition,
+// for transposes of two to four dimensions, a reversed dimension (a negative stride) among them, and
+// every element size.
+func TestCopyRegionTiled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	tiled := 0
+	for trial := range 200 {
+		r := 2 + trial%3
+		dims := make([]int64, r)
+		for i := range dims { // two long dimensions, the others short
+			dims[i] = 1 + rng.Int64N(6)
+		}
+		for _, i := range rng.Perm(r)[:2] {
+			dims[i] = 1 + rng.Int64N(3*transposeTile)
+		}
+		es := []int{1, 2, 4, 8}[trial%4]
+		// The source is x of shape dims, read transposed by a random permutation.
+		perm := rng.Perm(r)
+		xs := rowMajorStrides(dims)
+		out := make([]int64, r)
+		srcStrides := make([]int64, r)
+		var srcBase int64
+		for i, p := range perm {
+			out[i] = dims[p]
+			srcStrides[i] = xs[p]
+		}
+		if trial%5 == 0 { // reverse the first dimension of the result
+			srcBase = (out[0] - 1) * srcStrides[0]
+			srcStrides[0] = -srcStrides[0]
+		}
+		n := product(dims)
+		src := make([]byte, n*int64(es))
+		for i := range src {
+			src[i] = byte(rng.IntN(256))
+		}
+		dstStrides := rowMajorStrides(out)
+		got := make([]byte, len(src))
+		copyRegion(got, 0, dstStrides, src, srcBase, srcStrides, out, es)
+		if tiledDim(dstStrides, srcStrides, out) >= 0 {
+			tiled++
+		}
+		want := make([]byte, len(src))
+		idx := make([]int64, r)
+		for k := int64(0); k < n; k++ {
+			rem := k
+			for i := r - 1; i >= 0; i-- {
+				idx[i] = rem % out[i]
+				rem /= out[i]
+			}
+			d, s := int64(0), srcBase
+			for i := range idx {
+				d += idx[i] * dstStrides[i]
+				s += idx[i] * srcStrides[i]
+			}
+			copy(want[d*int64(es):(d+1)*int64(es)], src[s*int64(es):(s+1)*int64(es)])
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("dims %v perm %v (reversed %v) size %d: the tiled copy differs", dims, perm, trial%5 == 0, es)
+		}
+	}
+	if tiled < 20 {
+		t.Errorf("only %d of 200 copies took the tiled path", tiled)
 	}
 }
