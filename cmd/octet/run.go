@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"octet/dtype"
 	"octet/gemm"
@@ -350,7 +351,7 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 	}
 	// Elements are decoded one at a time: a copy of a large result in float64 would take eight times an
 	// FP8 result's memory.
-	at := func(i int64) float64 { return ty.DecodeFloat64(t.BitsAt(i)) }
+	at := elementReader(t)
 	minV, maxV := math.Inf(1), math.Inf(-1)
 	var sum float64
 	var nans, infs, finite int64
@@ -366,8 +367,13 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 			sum += v
 			finite++
 		}
-		minV = math.Min(minV, v)
-		maxV = math.Max(maxV, v)
+		// math.Min and math.Max, NaNs being left out above: -0 is below +0.
+		if v < minV || v == minV && math.Signbit(v) {
+			minV = v
+		}
+		if v > maxV || v == maxV && !math.Signbit(v) {
+			maxV = v
+		}
 	}
 	// Integers are printed whole (random bits, indices and counts are read exactly); their mean is not.
 	if ty.IsInteger() {
@@ -406,6 +412,26 @@ func writeSummary(w io.Writer, name string, t *tensor.Tensor) {
 		more = " ..."
 	}
 	fmt.Fprintf(w, "  [%s%s]\n", strings.Join(parts, " "), more)
+}
+
+// elementReader returns a function giving element i of t as a float64: for the common float types from
+// the memory directly, for the others through their decoding.
+func elementReader(t *tensor.Tensor) func(i int64) float64 {
+	aligned := len(t.Data) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(t.Data)))%8 == 0
+	switch {
+	case !aligned: // a view needs the alignment of its elements
+	case t.Type == dtype.F32:
+		v := tensor.View[float32](t)
+		return func(i int64) float64 { return float64(v[i]) }
+	case t.Type == dtype.F64:
+		v := tensor.View[float64](t)
+		return func(i int64) float64 { return v[i] }
+	case t.Type == dtype.BF16:
+		v := tensor.View[uint16](t)
+		return func(i int64) float64 { return float64(math.Float32frombits(uint32(v[i]) << 16)) }
+	}
+	ty := t.Type
+	return func(i int64) float64 { return ty.DecodeFloat64(t.BitsAt(i)) }
 }
 
 // signedValue is the value of the signed integer of type ty whose bits are b.
