@@ -39,6 +39,7 @@ func copyRegion(dst []byte, dstBase int64, dstStrides []int64, src []byte, srcBa
 	if product(dims) == 0 {
 		return
 	}
+	dstStrides, srcStrides, dims = coalesce(dstStrides, srcStrides, dims)
 	if j := tiledDim(dstStrides, srcStrides, dims); j >= 0 {
 		copyTiled(dst, dstBase, dstStrides, src, srcBase, srcStrides, dims, es, j)
 		return
@@ -119,6 +120,25 @@ func view[T uint16 | uint32 | uint64](b []byte) []T {
 		return nil
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// coalesce drops the dimensions of one element and merges each dimension with the next where both
+// strides run on from it (the dimensions of a reduction's kept or reduced indices, say), so that a copy
+// sees its longest runs.
+func coalesce(dstStrides, srcStrides, dims []int64) ([]int64, []int64, []int64) {
+	var ds, ss, dd []int64
+	for i, n := range dims {
+		if n == 1 {
+			continue
+		}
+		if k := len(dd) - 1; k >= 0 && ds[k] == dstStrides[i]*n && ss[k] == srcStrides[i]*n {
+			dd[k] *= n
+			ds[k], ss[k] = dstStrides[i], srcStrides[i]
+			continue
+		}
+		ds, ss, dd = append(ds, dstStrides[i]), append(ss, srcStrides[i]), append(dd, n)
+	}
+	return ds, ss, dd
 }
 
 // transposeTile is the side of copyRegion's tiles, in elements.

@@ -176,9 +176,9 @@ ENTRY e {
 }
 
 // copyRegion's tiled path (a transpose whose source runs contiguously along another dimension than the
-// result's innermost) against the copy written out element by element from the offsets' definition,
-// for transposes of two to four dimensions, a reversed dimension (a negative stride) among them, and
-// every element size.
+// result's innermost) and its merging of dimensions against the copy written out element by element from
+// the offsets' definition, for transposes of two to four dimensions, a reversed dimension (a negative
+// stride) or a repeated one (a zero stride) among them, and every element size.
 func TestCopyRegionTiled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	tiled := 0
@@ -205,6 +205,9 @@ func TestCopyRegionTiled(t *testing.T) {
 		if trial%5 == 0 { // reverse the first dimension of the result
 			srcBase = (out[0] - 1) * srcStrides[0]
 			srcStrides[0] = -srcStrides[0]
+		}
+		if trial%7 == 0 { // repeat the elements along the last dimension, as a broadcast reads them
+			srcStrides[r-1] = 0
 		}
 		n := product(dims)
 		src := make([]byte, n*int64(es))
