@@ -36,7 +36,8 @@ import (
 //     made of the registers (escape), but for custom calls, collectives and transfers.
 //
 // Large arrays may be carried along (a loop's state, a tuple) and read (a dynamic slice of a table, by
-// an escape), never made or written: see smallProg.bigs.
+// an escape), and a loop's updated in place (a scan's outputs: see inPlace); no other is made or
+// written: see smallProg.bigs.
 //
 // A register is written by one step only, but for a loop's state, which is written from its body's
 // result all at once (through a copy, since the body may pass one element of the state to another). The
@@ -125,10 +126,11 @@ type smallProg struct {
 	params []sval // the instruction's operands
 	out    sval
 	// bigs holds the large arrays: the parameters' that a loop carries along or an instruction reads
-	// (a dynamic slice of a table), and constants. They are only read: what could write one in place,
-	// or pass it to what could (dynamic-update-slice, scatter, a call, fusion, loop or conditional the
-	// evaluator runs), is not compiled, nor an instruction that makes one. The slots of the constants are
-	// set once; the others are cleared after each run, so that the program holds no array of its caller.
+	// (a dynamic slice of a table), constants, and the copies loops make of the arrays they update in
+	// place (inPlace). Nothing else writes one: what could write one in place, or pass it to what could
+	// (dynamic-update-slice, scatter, a call, fusion, loop or conditional the evaluator runs), is not
+	// compiled, nor an instruction that makes one. The slots of the constants are set once; the others
+	// are cleared after each run, so that the program holds no array of its caller.
 	bigs     []Value
 	constant []bool // the slots of constants
 	// err is the first error a loop met (cancellation, the work limit); the loops stop at it.
@@ -144,6 +146,17 @@ type smallCompiler struct {
 	depth  int      // computations being compiled, one inside the other
 	consts []uint64 // value of each register set once (the rest zero)
 	bigs   []Value  // value of each constant slot
+	loops  []*loopCtx
+}
+
+// loopCtx is a loop whose body is being compiled: the large arrays of its state that the body updates
+// in place (written), each the loop's own copy, made as the loop starts (see inPlace).
+type loopCtx struct {
+	body    *hlo.Computation
+	param   *hlo.Instruction
+	state   sval
+	pos     map[*hlo.Instruction]int // the body's instructions, by position
+	written map[int]bool             // slots
 }
 
 // fresh gives a value of shape s registers of its own; with big, a slot to each large array.
@@ -311,8 +324,9 @@ func (sc *smallCompiler) inst(in *hlo.Instruction, ops []sval, steps *[]smallSte
 	}
 	switch in.Opcode {
 	case hlo.OpConstant, hlo.OpGetTupleElement, hlo.OpTuple, hlo.OpCopy, hlo.OpOptimizationBarrier, hlo.OpDomain,
-		hlo.OpAddDependency, hlo.OpCall, hlo.OpFusion, hlo.OpWhile, hlo.OpConditional:
-		// These may hold or pass on large arrays.
+		hlo.OpAddDependency, hlo.OpCall, hlo.OpFusion, hlo.OpWhile, hlo.OpConditional, hlo.OpDynamicUpdateSlice,
+		hlo.OpScatter:
+		// These may hold or pass on large arrays (an update, of a loop's state: see inPlace).
 	default:
 		if !smallShape(in.Shape) {
 			return sval{}, errNotSmall
@@ -417,17 +431,28 @@ func (sc *smallCompiler) escape(in *hlo.Instruction, ops []sval, steps *[]smallS
 	if in.Opcode == hlo.OpCall && isManualComputation(in) {
 		return sval{}, errNotSmall
 	}
+	update := -1 // the slot an update writes in place
 	switch in.Opcode {
 	case hlo.OpDynamicUpdateSlice, hlo.OpScatter, hlo.OpCall, hlo.OpFusion, hlo.OpWhile, hlo.OpConditional:
 		// These may write a large operand in place, or pass it to what may: not with one the program
-		// does not own.
-		for _, o := range ops {
-			if o.hasBig() {
+		// does not own, and but for an update of a loop's state (inPlace) not at all.
+		for i, o := range ops {
+			if !o.hasBig() {
+				continue
+			}
+			if i > 0 || !sc.inPlace(in, o) {
 				return sval{}, errNotSmall
 			}
+			update = o.slot
 		}
 	}
-	r, err := sc.fresh(in.Shape, false)
+	var r sval
+	var err error
+	if update >= 0 {
+		r = sval{shape: in.Shape, big: true, slot: update}
+	} else if r, err = sc.fresh(in.Shape, false); err != nil {
+		return sval{}, err
+	}
 	if err != nil {
 		return sval{}, err
 	}
@@ -440,7 +465,11 @@ func (sc *smallCompiler) escape(in *hlo.Instruction, ops []sval, steps *[]smallS
 		e := p.e
 		save := e.current
 		e.current = in
+		if update >= 0 {
+			e.consumable = vals[0].Array // the loop's own copy, read by nothing after this
+		}
 		v, err := e.eval(in, vals)
+		e.consumable = nil
 		if err == nil {
 			err = p.load(r, v)
 		}
@@ -872,7 +901,16 @@ func (sc *smallCompiler) while(in *hlo.Instruction, ops []sval, steps *[]smallSt
 	if err != nil || !c.shape.IsScalar() || c.shape.Elem != dtype.PRED {
 		return sval{}, errNotSmall
 	}
+	loop := &loopCtx{body: body, state: state, pos: map[*hlo.Instruction]int{}, written: map[int]bool{}}
+	for i, x := range body.Instructions {
+		loop.pos[x] = i
+		if x.Opcode == hlo.OpParameter && x.ParameterNumber == 0 {
+			loop.param = x
+		}
+	}
+	sc.loops = append(sc.loops, loop)
 	b, err := sc.computation(body, []sval{state}, &bodySteps, &bodyWork)
+	sc.loops = sc.loops[:len(sc.loops)-1]
 	if err == errTooDeep {
 		return sval{}, err
 	}
@@ -894,7 +932,13 @@ func (sc *smallCompiler) while(in *hlo.Instruction, ops []sval, steps *[]smallSt
 			r[s] = r[init[i]]
 		}
 		for i, s := range stS {
-			p.bigs[s] = p.bigs[initS[i]]
+			v := p.bigs[initS[i]]
+			if loop.written[s] { // the loop's own copy, which its body updates in place
+				c := tensor.New(v.Array.Type, v.Array.Shape)
+				copy(c.Data, v.Array.Data)
+				v = ArrayValue(c)
+			}
+			p.bigs[s] = v
 		}
 		for iter := 1; ; iter++ {
 			for _, s := range condSteps {
@@ -1006,6 +1050,73 @@ func (sc *smallCompiler) conditional(in *hlo.Instruction, ops []sval, steps *[]s
 		}
 	})
 	return r, nil
+}
+
+// inPlace reports whether update (a dynamic-update-slice or scatter) may write x, a large array of the
+// state of the loop whose body is being compiled, in place: read from the body's parameter by
+// get-tuple-element, read by nothing after the update but through it (any other reader of the state's
+// element comes before it and gives a small value), and the update the body's next value of that element
+// and nothing else's. Then the array is the loop's own copy (made as it starts), which the update's
+// evaluation writes as the evaluator writes an array no one reads again.
+func (sc *smallCompiler) inPlace(update *hlo.Instruction, x sval) bool {
+	if len(sc.loops) == 0 || !x.big {
+		return false
+	}
+	loop := sc.loops[len(sc.loops)-1]
+	at, ok := loop.pos[update]
+	g := update.Operand(0)
+	if !ok || loop.param == nil || g.Opcode != hlo.OpGetTupleElement || g.Operand(0) != loop.param {
+		return false
+	}
+	m, _ := g.Int("index")
+	if m < 0 || m >= int64(len(loop.state.elems)) || !loop.state.elems[m].big || loop.state.elems[m].slot != x.slot {
+		return false
+	}
+	for _, u := range loop.param.Users() {
+		if u.Opcode != hlo.OpGetTupleElement {
+			return false // the whole state passed on
+		}
+		if i, _ := u.Int("index"); i != m {
+			continue
+		}
+		for _, r := range u.Users() {
+			if r == update {
+				continue
+			}
+			if p, ok := loop.pos[r]; !ok || p > at || !smallReader(r) {
+				return false
+			}
+		}
+	}
+	root := loop.body.Root
+	if root == nil || root.Opcode != hlo.OpTuple || int64(root.NumOperands()) != int64(len(loop.state.elems)) ||
+		root.Operand(int(m)) != update {
+		return false
+	}
+	for _, r := range update.Users() {
+		if r != root && !smallReader(r) {
+			return false
+		}
+	}
+	for i, o := range root.Operands() {
+		if o == update && int64(i) != m {
+			return false
+		}
+	}
+	loop.written[x.slot] = true
+	return true
+}
+
+// smallReader reports whether instruction r only reads its operands, giving a small value that holds
+// none of them.
+func smallReader(r *hlo.Instruction) bool {
+	switch r.Opcode {
+	case hlo.OpTuple, hlo.OpGetTupleElement, hlo.OpCopy, hlo.OpOptimizationBarrier, hlo.OpDomain, hlo.OpAddDependency,
+		hlo.OpBitcast, hlo.OpReshape, hlo.OpCall, hlo.OpFusion, hlo.OpWhile, hlo.OpConditional, hlo.OpCustomCall,
+		hlo.OpDynamicUpdateSlice, hlo.OpScatter:
+		return false
+	}
+	return smallShape(r.Shape)
 }
 
 func (p *smallProg) fail(err error) {

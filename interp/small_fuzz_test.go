@@ -17,7 +17,7 @@ func FuzzSmallPrograms(f *testing.F) {
 	f.Add([]byte{3, 7, 1, 200, 45, 9, 18, 250, 33, 4, 91, 5, 77, 120, 6, 2, 8, 8, 8, 8, 17, 190})
 	f.Add([]byte("the quick brown fox jumps over the lazy dog, twice: the quick brown fox"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		src := smallFuzzModule(data)
+		src, small := smallFuzzModule(data)
 		m, err := parser.ParseString("fuzz.hlo", src)
 		if err != nil {
 			t.Fatalf("the generator wrote a module the parser rejects: %v\n%s", err, src)
@@ -26,14 +26,16 @@ func FuzzSmallPrograms(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, n := runSmall(t, m, args, Options{MaxWork: 1_000_000}); n == 0 {
+		if _, _, n := runSmall(t, m, args, Options{MaxWork: 1_000_000}); n == 0 && small {
 			t.Fatalf("no small program in\n%s", src)
 		}
 	})
 }
 
-// smallFuzzModule writes the module for FuzzSmallPrograms.
-func smallFuzzModule(data []byte) string {
+// smallFuzzModule writes the module for FuzzSmallPrograms; small is false where the loop is not a small
+// program (it reads the large array's old value after updating it).
+func smallFuzzModule(data []byte) (src string, small bool) {
+	small = true
 	pos := 0
 	next := func(n int) int {
 		if pos >= len(data) {
@@ -56,11 +58,14 @@ func smallFuzzModule(data []byte) string {
 	for i := range 3 {
 		state = append(state, value{fmt.Sprintf("s%d", i), types[next(len(types))], shapes[next(len(shapes))]})
 	}
+	// And a large array (past smallElems), which the body reads and may update in place.
+	bigTypes := []string{"s32", "f32", "bf16", "u8", "f64"}
+	big := value{"big", bigTypes[next(len(bigTypes))], "[100]"}
 	stateShape := "(s32[]"
 	for _, s := range state {
 		stateShape += ", " + full(s)
 	}
-	stateShape += ")"
+	stateShape += ", " + full(big) + ")"
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "HloModule fuzz\n\nadd_s32 {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n\n")
@@ -70,6 +75,7 @@ func smallFuzzModule(data []byte) string {
 		fmt.Fprintf(&b, "  %s = %s get-tuple-element(p), index=%d\n", s.name, full(s), k+1)
 		pool = append(pool, s)
 	}
+	fmt.Fprintf(&b, "  big = %s get-tuple-element(p), index=%d\n", full(big), len(state)+1)
 	pick := func() value { return pool[next(len(pool))] }
 	same := func(v value) value { // another value of v's type and shape, or v
 		for range 4 {
@@ -91,7 +97,7 @@ func smallFuzzModule(data []byte) string {
 	for k := range nops {
 		x := pick()
 		name := fmt.Sprintf("v%d", k)
-		switch next(10) {
+		switch next(11) {
 		case 0: // unary
 			ops := []string{"negate", "abs", "sign"}
 			switch {
@@ -171,6 +177,13 @@ func smallFuzzModule(data []byte) string {
 				temp(value{name + "d", x.typ, "[1,2]"}, "dynamic-slice(%s, %s, %s), dynamic_slice_sizes={1,2}", x.name, idx, idx)
 				emit(value{name, x.typ, "[2,3]"}, "dynamic-update-slice(%s, %s, i, %s)", x.name, name+"d", idx)
 			}
+		case 10: // a read of the large array
+			idx := "i"
+			if x.typ == "s32" && x.shape == "[]" {
+				idx = x.name
+			}
+			temp(value{name + "g", big.typ, "[3]"}, "dynamic-slice(big, %s), dynamic_slice_sizes={3}", idx)
+			emit(value{name, big.typ, "[3]"}, "negate(%s)", name+"g")
 		case 8: // a reduction, which the evaluator evaluates
 			if x.typ != "s32" || x.shape == "[]" {
 				continue
@@ -189,6 +202,23 @@ func smallFuzzModule(data []byte) string {
 			}
 		}
 	}
+	// An update of the large array, in place where nothing reads its old value after it; a read of the
+	// new value, or of the old one (which keeps it from being updated in place).
+	nextBig := "big"
+	for _, v := range pool {
+		if v.typ == big.typ && v.shape == "[3]" && next(2) == 0 {
+			temp(value{"upd", big.typ, big.shape}, "dynamic-update-slice(big, %s, %s)", v.name, pool[0].name)
+			nextBig = "upd"
+			switch next(3) {
+			case 0:
+				temp(value{"after", big.typ, "[3]"}, "dynamic-slice(upd, i), dynamic_slice_sizes={3}")
+			case 1:
+				temp(value{"after", big.typ, "[3]"}, "dynamic-slice(big, i), dynamic_slice_sizes={3}")
+				small = false
+			}
+			break
+		}
+	}
 	// The next state: for each array the last value of its type and shape.
 	fmt.Fprintf(&b, "  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n  ROOT r = %s tuple(i1", stateShape)
 	for _, s := range state {
@@ -200,12 +230,15 @@ func smallFuzzModule(data []byte) string {
 		}
 		b.WriteString(", " + last)
 	}
-	b.WriteString(")\n}\n\n")
+	b.WriteString(", " + nextBig + ")\n}\n\n")
 	fmt.Fprintf(&b, "cond {\n  p = %s parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  n = s32[] constant(%d)\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n", stateShape, next(6))
 	fmt.Fprintf(&b, "ENTRY main {\n  z = s32[] constant(0)\n")
 	for k, s := range state {
 		fmt.Fprintf(&b, "  a%d = %s parameter(%d)\n", k, full(s), k)
 	}
-	fmt.Fprintf(&b, "  st = %s tuple(z, a0, a1, a2)\n  ROOT l = %s while(st), condition=cond, body=body\n}\n", stateShape, stateShape)
-	return b.String()
+	fmt.Fprintf(&b, "  a3 = %s parameter(3)\n", full(big))
+	fmt.Fprintf(&b, "  st = %s tuple(z, a0, a1, a2, a3)\n  l = %s while(st), condition=cond, body=body\n", stateShape, stateShape)
+	// The argument of the loop, which an update in place must not have changed.
+	fmt.Fprintf(&b, "  ROOT r = (%s, %s) tuple(l, a3)\n}\n", stateShape, full(big))
+	return b.String(), small
 }

@@ -14,6 +14,7 @@ import (
 	"octet/hlo/parser"
 	"octet/internal/shared"
 	"octet/stablehlo"
+	"octet/tensor"
 )
 
 // runSmall runs m on args with the small programs on and off and requires the same bits (or the same
@@ -466,5 +467,76 @@ func TestSmallProgramsCorpus(t *testing.T) {
 		modules, programs, compared, limited, failed, skipped)
 	if compared < 100 {
 		t.Errorf("only %d modules compared", compared)
+	}
+}
+
+// A loop's large array updated by a dynamic-update-slice or a scatter is the loop's own copy, written in
+// place at every step (the slow way copies it at the first); the caller's argument is left as it was.
+func TestSmallUpdatesInPlace(t *testing.T) {
+	for _, update := range []string{
+		"u = f32[1] broadcast(fi), dimensions={}\n  v1 = f32[2000] dynamic-update-slice(v, u, i)",
+		"idx = s32[1] broadcast(i), dimensions={}\n  v1 = f32[2000] scatter(v, idx, fi), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=assign",
+	} {
+		m := parseModule(t, `HloModule updates
+assign {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+body {
+  p = (s32[], f32[2000], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[2000] get-tuple-element(p), index=1
+  acc = f32[] get-tuple-element(p), index=2
+  old = f32[1] dynamic-slice(v, i), dynamic_slice_sizes={1}
+  olds = f32[] reshape(old)
+  acc1 = f32[] add(acc, olds)
+  fi = f32[] convert(i)
+  `+update+`
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[2000], f32[]) tuple(i1, v1, acc1)
+}
+cond {
+  p = (s32[], f32[2000], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[2000] parameter(0)
+  z = s32[] constant(0)
+  a = f32[] constant(0)
+  st = (s32[], f32[2000], f32[]) tuple(z, x, a)
+  ROOT l = (s32[], f32[2000], f32[]) while(st), condition=cond, body=body
+}`)
+		x := make([]float32, 2000)
+		for k := range x {
+			x[k] = 100 + float32(k)
+		}
+		arg := ArrayValue(tensor.FromFloat32([]int64{2000}, x))
+		before := inPlaceWrites.Load()
+		v, _, n := runSmall(t, m, []Value{arg}, Options{})
+		if n != 1 {
+			t.Fatalf("%d small programs, want 1", n)
+		}
+		// Both runs: 9 updates in place the slow way, 10 as a small program.
+		if w := inPlaceWrites.Load() - before; w != 19 {
+			t.Errorf("%d updates in place, want 9 + 10", w)
+		}
+		got := tensor.View[float32](v.Tuple[1].Array)
+		for k, g := range got {
+			want := 100 + float32(k)
+			if k < 10 {
+				want = float32(k)
+			}
+			if g != want {
+				t.Fatalf("element %d: %v, want %v", k, g, want)
+			}
+		}
+		// The sum of the old values read before each update: 100 + ... + 109.
+		expect(t, v.Tuple[2], "f32[] 1045")
+		if x := tensor.View[float32](arg.Array); x[0] != 100 || x[9] != 109 {
+			t.Errorf("the argument changed: %v", x[:10])
+		}
 	}
 }

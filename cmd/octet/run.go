@@ -67,7 +67,8 @@ with how many of the program's dots and convolutions it runs. The constant work 
 (a reduce or a mask computed from constants alone) runs at the first iteration and is kept, within the
 memory budget, as XLA hoists it out of the loop. A loop, call, conditional or fusion whose values are
 all small (arrays of at most 64 elements: a counter, a PRNG key and its Threefry rounds, an index), or
-large arrays it only carries along or reads from, is compiled once to steps on registers that hold
+large arrays it carries along, reads from, or (a loop's) updates in place, is compiled once to steps on
+registers that hold
 element bits, each rounding as its instruction does, so that it costs no frame or array per instruction:
 the same bits, tens of times faster for the scalar loops JAX writes.
 
