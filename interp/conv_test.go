@@ -396,34 +396,7 @@ func TestConvolutionCorpus(t *testing.T) {
 	// convCorpusLargeMACs at 500 of their output elements.
 	const convCorpusMACs, convCorpusLargeMACs = 20_000_000, 2_000_000_000
 	exactGEMM := requireChain(t)
-	var mods []*hlo.Module
-	for _, archive := range []string{"interpret.tar.gz", "testdata.tar.gz"} {
-		for _, f := range readStableHLOArchive(t, archive) {
-			if !strings.Contains(string(f.src), "convolution") {
-				continue
-			}
-			ms, err := stablehlo.ParseFile(token.NewFileSet(), f.name, f.src)
-			if err != nil {
-				continue // the stablehlo package's tests report these
-			}
-			mods = append(mods, ms...)
-		}
-	}
-	dir := shared.Path(t, "corpus", "hlo")
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(path, ".md") {
-			return nil
-		}
-		src, err := shared.ReadFile(path)
-		if err != nil || !strings.Contains(string(src), "convolution(") {
-			return nil
-		}
-		ms, err := parser.ParseFile(token.NewFileSet(), filepath.Base(path), src)
-		if err == nil {
-			mods = append(mods, ms...)
-		}
-		return nil
-	})
+	mods := corpusModules(t, "convolution")
 	checked, sampled, large := 0, 0, 0
 	seen := map[string]bool{} // convolutions of the same shapes, window and dimension numbers are checked once
 	for _, m := range mods {
@@ -464,6 +437,41 @@ func TestConvolutionCorpus(t *testing.T) {
 	if checked < 30 {
 		t.Errorf("only %d convolutions checked", checked)
 	}
+}
+
+// corpusModules returns the modules of the shared corpora whose text holds word ("" for all): XLA's HLO
+// files and the StableHLO project's test programs; a file the parsers reject is left out (their own
+// tests report those).
+func corpusModules(t *testing.T, word string) []*hlo.Module {
+	t.Helper()
+	var mods []*hlo.Module
+	filepath.WalkDir(shared.Path(t, "corpus", "hlo"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		src, err := shared.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), word) {
+			return nil
+		}
+		if ms, err := parser.ParseFile(token.NewFileSet(), filepath.Base(path), src); err == nil {
+			mods = append(mods, ms...)
+		}
+		return nil
+	})
+	for _, archive := range []string{"interpret.tar.gz", "testdata.tar.gz"} {
+		for _, f := range readStableHLOArchive(t, archive) {
+			if !strings.Contains(string(f.src), word) {
+				continue
+			}
+			if ms, err := stablehlo.ParseFile(token.NewFileSet(), f.name, f.src); err == nil {
+				mods = append(mods, ms...)
+			}
+		}
+	}
+	return mods
 }
 
 type archiveFile struct {

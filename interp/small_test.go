@@ -3,17 +3,11 @@ package interp
 import (
 	"context"
 	"errors"
-	"go/token"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"octet/hlo"
-	"octet/hlo/parser"
-	"octet/internal/shared"
-	"octet/stablehlo"
 	"octet/tensor"
 )
 
@@ -410,28 +404,7 @@ ENTRY main {
 // test programs) that has a small program both ways and requires the same bits: the XLA benchmark
 // modules' PRNG loops among them, and the StableHLO programs' loops, conditionals and CHLO functions.
 func TestSmallProgramsCorpus(t *testing.T) {
-	dir := shared.Path(t, "corpus", "hlo")
-	var mods []*hlo.Module
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(path, ".md") {
-			return nil
-		}
-		src, err := shared.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ms, err := parser.ParseFile(token.NewFileSet(), filepath.Base(path), src); err == nil {
-			mods = append(mods, ms...)
-		}
-		return nil
-	})
-	for _, archive := range []string{"interpret.tar.gz", "testdata.tar.gz"} {
-		for _, f := range readStableHLOArchive(t, archive) {
-			if ms, err := stablehlo.ParseFile(token.NewFileSet(), f.name, f.src); err == nil {
-				mods = append(mods, ms...)
-			}
-		}
-	}
+	mods := corpusModules(t, "")
 	modules, programs, compared, limited, failed, skipped := 0, 0, 0, 0, 0, 0
 	{
 		for _, m := range mods {
