@@ -12,9 +12,18 @@ import (
 // countSmallArrays makes the evaluation count, recycle and update in place arrays of every size for the
 // rest of the test, so that small arrays show what large ones do.
 func countSmallArrays(t *testing.T) {
-	old, was := smallBytes, smallPrograms
-	smallBytes, smallPrograms = 1, false // and the loops of small arrays run instruction by instruction
-	t.Cleanup(func() { smallBytes, smallPrograms = old, was })
+	old := smallBytes
+	smallBytes = 1
+	t.Cleanup(func() { smallBytes = old })
+	evaluatorOnly(t)
+}
+
+// evaluatorOnly turns small programs off for the test, which checks what the evaluator does
+// instruction by instruction (its updates in place, its loop constants).
+func evaluatorOnly(t *testing.T) {
+	was := smallPrograms
+	smallPrograms = false
+	t.Cleanup(func() { smallPrograms = was })
 }
 
 // s32s returns the elements of an s32 array.

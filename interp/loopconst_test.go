@@ -81,6 +81,7 @@ func calls(p *Profile) map[string]int64 {
 // need; the rng, whose value changes at every evaluation, and what it feeds run every iteration; the
 // result has the same bits as when nothing is kept (a budget with no room beyond the program's needs).
 func TestLoopConstants(t *testing.T) {
+	evaluatorOnly(t)
 	m := parseModule(t, loopConstModule)
 	arg := ArrayValue(tensor.FromBits(dtype.S32, []int64{64}, make([]uint64, 64)))
 	p := NewProfile()
@@ -152,6 +153,7 @@ func TestLoopConstantsIntercepted(t *testing.T) {
 // TestLoopConstantsCalled: a constant reduce inside a computation the body calls is kept too, and the
 // loop's result is the sum it should be.
 func TestLoopConstantsCalled(t *testing.T) {
+	evaluatorOnly(t)
 	src := `HloModule called
 
 add {

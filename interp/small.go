@@ -23,11 +23,13 @@ import (
 //   - elementwise operations, compare, select, clamp, convert and bitcast-convert of the same width,
 //     reduce-precision, is-finite: a step per element (the integer operations of PRNGs and counters, and
 //     conversions, on the bits directly);
-//   - constants and iotas: registers set once, from the values the evaluator gives them;
+//   - constants and iotas, and what is computed from them alone (fold): registers set once, from the
+//     values the evaluator gives them as the program is compiled;
 //   - get-tuple-element, tuple, reshape, bitcast of one element type, copy, broadcast, transpose, slice,
 //     concatenate and reverse: no step at all, the result naming the registers of its operand's
 //     elements;
-//   - dynamic-slice and dynamic-update-slice: a step that clamps its start indices as XLA does;
+//   - dynamic-slice and dynamic-update-slice: a step that clamps its start indices as XLA does (a slice
+//     of a large array read from its memory);
 //   - call and fusion: the called computation compiled in place; while: its condition and body compiled
 //     in place and run as a loop over registers that hold its state; conditional: each branch compiled
 //     apart, the one chosen run;
@@ -74,6 +76,23 @@ type sval struct {
 	elems []sval
 	big   bool
 	slot  int
+	// cv is the value when it is known as the program is compiled (constants, and what is computed
+	// from them alone: see fold); unset, a large one has no slot, for it serves only to compute others.
+	cv    *Value
+	unset bool
+}
+
+// hasUnset reports whether v holds a large value known only to the compiler.
+func (v sval) hasUnset() bool {
+	if v.shape.IsTuple() {
+		for _, x := range v.elems {
+			if x.hasUnset() {
+				return true
+			}
+		}
+		return false
+	}
+	return v.unset
 }
 
 // leaves appends the registers of every small array of v, depth first.
@@ -242,7 +261,7 @@ func (e *evaluator) compileSmall(in *hlo.Instruction) (*smallProg, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !out.shape.Compatible(in.Shape) {
+	if !out.shape.Compatible(in.Shape) || out.hasUnset() {
 		return nil, errNotSmall
 	}
 	p.out = out
@@ -301,6 +320,13 @@ func (sc *smallCompiler) inline(c *hlo.Computation, args []sval, steps *[]smallS
 			}
 			ops[i] = v
 		}
+		if !sc.foldable(in, ops) {
+			for _, o := range ops {
+				if o.hasUnset() {
+					return sval{}, errNotSmall
+				}
+			}
+		}
 		v, err := sc.inst(in, ops, steps, work)
 		if err != nil {
 			return sval{}, err
@@ -322,8 +348,11 @@ func (sc *smallCompiler) inst(in *hlo.Instruction, ops []sval, steps *[]smallSte
 	if sc.insts++; sc.insts > smallMaxInsts {
 		return sval{}, errNotSmall
 	}
+	if sc.foldable(in, ops) {
+		return sc.fold(in, ops)
+	}
 	switch in.Opcode {
-	case hlo.OpConstant, hlo.OpGetTupleElement, hlo.OpTuple, hlo.OpCopy, hlo.OpOptimizationBarrier, hlo.OpDomain,
+	case hlo.OpConstant, hlo.OpIota, hlo.OpGetTupleElement, hlo.OpTuple, hlo.OpCopy, hlo.OpOptimizationBarrier, hlo.OpDomain,
 		hlo.OpAddDependency, hlo.OpCall, hlo.OpFusion, hlo.OpWhile, hlo.OpConditional, hlo.OpDynamicUpdateSlice,
 		hlo.OpScatter:
 		// These may hold or pass on large arrays (an update, of a loop's state: see inPlace).
@@ -336,10 +365,16 @@ func (sc *smallCompiler) inst(in *hlo.Instruction, ops []sval, steps *[]smallSte
 	switch in.Opcode {
 	case hlo.OpConstant, hlo.OpIota:
 		v, err := sc.p.e.eval(in, nil)
-		if err != nil {
+		if err != nil || v.Kind != KindArray {
 			return sval{}, errNotSmall
 		}
-		return sc.constant(in.Shape, v)
+		if in.Opcode == hlo.OpIota && !smallShape(in.Shape) {
+			// A large iota serves only to compute others (fold); a constant's slot holds the literal.
+			return sval{shape: in.Shape, big: true, slot: -1, unset: true, cv: &v}, nil
+		}
+		r, err := sc.constant(in.Shape, v)
+		r.cv = &v
+		return r, err
 	case hlo.OpGetTupleElement:
 		i, ok := in.Int("index")
 		if len(ops) != 1 || !ok || i < 0 || i >= int64(len(ops[0].elems)) {
@@ -410,6 +445,49 @@ func (sc *smallCompiler) inst(in *hlo.Instruction, ops []sval, steps *[]smallSte
 		}
 	}
 	return sc.escape(in, ops, steps)
+}
+
+// foldable reports whether in computes an array from values the compiler knows alone, the same at every
+// evaluation (loopconst.go's pure instructions): then fold computes it once, as the program is
+// compiled, as the evaluator keeps a loop's constant work (and XLA hoists it out of loops).
+func (sc *smallCompiler) foldable(in *hlo.Instruction, ops []sval) bool {
+	if len(ops) == 0 || !in.Shape.IsArray() {
+		return false
+	}
+	for _, o := range ops {
+		if o.cv == nil || o.shape.IsTuple() {
+			return false
+		}
+	}
+	e := sc.p.e
+	if e.pure == nil {
+		e.pure = pureComputations(e.mod, nil)
+	}
+	return pureInstruction(in, func(c *hlo.Computation) bool { return e.pure[c] })
+}
+
+// fold evaluates in on its operands' known values: a small result takes constant registers, a large one
+// is kept for the instructions computed from it (unset), so that a sum of a million squares of an iota in
+// a loop's body is computed once and is a register.
+func (sc *smallCompiler) fold(in *hlo.Instruction, ops []sval) (sval, error) {
+	e := sc.p.e
+	vals := make([]Value, len(ops))
+	for i, o := range ops {
+		vals[i] = *o.cv
+	}
+	save := e.current
+	e.current = in
+	v, err := e.eval(in, vals)
+	e.current = save
+	if err != nil || v.Kind != KindArray || v.Array == nil {
+		return sval{}, errNotSmall // the evaluator says what is wrong when it runs it
+	}
+	if smallShape(in.Shape) {
+		r, err := sc.constant(in.Shape, v)
+		r.cv = &v
+		return r, err
+	}
+	return sval{shape: in.Shape, big: true, slot: -1, unset: true, cv: &v}, nil
 }
 
 // escape compiles an instruction the steps above do not cover (a dot, a reduce, a scatter, a gather, a
@@ -793,7 +871,7 @@ func (sc *smallCompiler) dynamic(in *hlo.Instruction, ops []sval, steps *[]small
 	x := ops[0]
 	xd := x.shape.Dims
 	rank := len(xd)
-	if !x.shape.IsArray() || x.big || x.shape.Elem != in.Shape.Elem || len(ops)-first != rank {
+	if !x.shape.IsArray() || x.big && (first == 2 || x.unset) || x.shape.Elem != in.Shape.Elem || len(ops)-first != rank {
 		return sval{}, errNotSmall
 	}
 	idxRegs := make([]int, rank)
@@ -859,11 +937,19 @@ func (sc *smallCompiler) dynamic(in *hlo.Instruction, ops []sval, steps *[]small
 	}
 	xr, rr, ur := x.regs, r.regs, u.regs
 	update := in.Opcode == hlo.OpDynamicUpdateSlice
+	p := sc.p
 	*steps = append(*steps, func(regs []uint64) {
 		var base int64
 		for i, ir := range idxRegs {
 			s := max(0, min(idxDec[i](regs[ir]), xd[i]-size[i]))
 			base += s * xs[i]
+		}
+		if x.big { // a slice of a large array: from its memory
+			t := p.bigs[x.slot].Array
+			for k, o := range offs {
+				regs[rr[k]] = t.BitsAt(base + o)
+			}
+			return
 		}
 		if update {
 			for k, d := range rr {
@@ -914,7 +1000,7 @@ func (sc *smallCompiler) while(in *hlo.Instruction, ops []sval, steps *[]smallSt
 	if err == errTooDeep {
 		return sval{}, err
 	}
-	if err != nil || !b.shape.Compatible(in.Shape) {
+	if err != nil || !b.shape.Compatible(in.Shape) || b.hasUnset() {
 		return sval{}, errNotSmall
 	}
 	init, st, next := ops[0].leaves(nil), state.leaves(nil), b.leaves(nil)
@@ -1014,7 +1100,7 @@ func (sc *smallCompiler) conditional(in *hlo.Instruction, ops []sval, steps *[]s
 		if err == errTooDeep {
 			return sval{}, err
 		}
-		if err != nil || !v.shape.Compatible(in.Shape) {
+		if err != nil || !v.shape.Compatible(in.Shape) || v.hasUnset() {
 			return sval{}, errNotSmall
 		}
 		bs[i].out, bs[i].outS = v.leaves(nil), v.slots(nil)

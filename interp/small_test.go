@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -511,5 +512,74 @@ ENTRY main {
 		if x := tensor.View[float32](arg.Array); x[0] != 100 || x[9] != 109 {
 			t.Errorf("the argument changed: %v", x[:10])
 		}
+	}
+}
+
+// What a loop computes from constants alone (a sum of the squares of a large iota) is computed once, as
+// the program is compiled, and a dynamic slice of the large array the loop carries reads its memory: the
+// shape of XLA's jax.b380442861 benchmark, whose sum is checked by hand.
+func TestSmallFoldsConstants(t *testing.T) {
+	m := parseModule(t, `HloModule fold
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+sumsq {
+  acc = s32[] parameter(0)
+  x = s32[] parameter(1)
+  io = s32[1000] iota(), iota_dimension=0
+  sq = s32[1000] multiply(io, io)
+  z = s32[] constant(0)
+  r = s32[] reduce(sq, z), dimensions={0}, to_apply=add
+  t = s32[] add(r, x)
+  ROOT u = s32[] add(acc, t)
+}
+body {
+  p = (s32[], s32[], s32[1000]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  acc = s32[] get-tuple-element(p), index=1
+  v = s32[1000] get-tuple-element(p), index=2
+  d = s32[1] dynamic-slice(v, i), dynamic_slice_sizes={1}
+  x = s32[] reshape(d)
+  acc1 = s32[] call(acc, x), to_apply=sumsq
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], s32[], s32[1000]) tuple(i1, acc1, v)
+}
+cond {
+  p = (s32[], s32[], s32[1000]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(100)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  z = s32[] constant(0)
+  io = s32[1000] iota(), iota_dimension=0
+  st = (s32[], s32[], s32[1000]) tuple(z, z, io)
+  l = (s32[], s32[], s32[1000]) while(st), condition=cond, body=body
+  ROOT r = s32[] get-tuple-element(l), index=1
+}`)
+	v, _, n := runSmall(t, m, nil, Options{})
+	if n == 0 {
+		t.Fatal("no small program")
+	}
+	// 100 times the sum of k^2 for k < 1000 (332,833,500), wrapped to s32, plus 0 + 1 + ... + 99.
+	total := int64(100)*332833500 + 4950
+	expect(t, v, fmt.Sprintf("s32[] %d", int32(uint32(total))))
+	// The loop alone, as its own program (the entry is not one: it is not a while, call, conditional
+	// or fusion), folds the sum: compiling it evaluates the reduce once.
+	e := &evaluator{mod: m, comps: map[*hlo.Computation]*compiled{}}
+	var loop *hlo.Instruction
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == hlo.OpWhile {
+			loop = in
+		}
+	}
+	if _, err := e.compileSmall(loop); err != nil {
+		t.Fatal(err)
+	}
+	if e.work == 0 {
+		t.Errorf("compiling the loop evaluated nothing: the sum was not folded")
 	}
 }
