@@ -23,8 +23,8 @@ import (
 //   - elementwise operations, compare, select, clamp, convert and bitcast-convert of the same width,
 //     reduce-precision, is-finite: a step per element (the integer operations of PRNGs and counters, and
 //     conversions, on the bits directly);
-//   - constants and iotas, and what is computed from them alone (fold): registers set once, from the
-//     values the evaluator gives them as the program is compiled;
+//   - constants and iotas, and what is computed from them alone without a loop (fold): registers set
+//     once, from the values the evaluator gives them as the program is compiled;
 //   - get-tuple-element, tuple, reshape, bitcast of one element type, copy, broadcast, transpose, slice,
 //     concatenate and reverse: no step at all, the result naming the registers of its operand's
 //     elements;
@@ -166,6 +166,7 @@ type smallCompiler struct {
 	consts []uint64 // value of each register set once (the rest zero)
 	bigs   []Value  // value of each constant slot
 	loops  []*loopCtx
+	loopy  map[*hlo.Computation]bool // mayLoop's memo
 }
 
 // loopCtx is a loop whose body is being compiled: the large arrays of its state that the body updates
@@ -463,7 +464,43 @@ func (sc *smallCompiler) foldable(in *hlo.Instruction, ops []sval) bool {
 	if e.pure == nil {
 		e.pure = pureComputations(e.mod, nil)
 	}
-	return pureInstruction(in, func(c *hlo.Computation) bool { return e.pure[c] })
+	if !pureInstruction(in, func(c *hlo.Computation) bool { return e.pure[c] }) || mayLoop(in, sc.loopMemo()) {
+		return false
+	}
+	return true
+}
+
+func (sc *smallCompiler) loopMemo() map[*hlo.Computation]bool {
+	if sc.loopy == nil {
+		sc.loopy = map[*hlo.Computation]bool{}
+	}
+	return sc.loopy
+}
+
+// mayLoop reports whether in is or calls a loop, directly or through its computations: folding it
+// could run what the program never runs (a branch not taken, a body never entered) and need not end.
+func mayLoop(in *hlo.Instruction, memo map[*hlo.Computation]bool) bool {
+	if in.Opcode == hlo.OpWhile || in.Opcode == hlo.OpScan {
+		return true
+	}
+	for _, c := range in.Called() {
+		loops, seen := memo[c]
+		if !seen {
+			memo[c] = true // until known: a cycle (invalid HLO) counts as a loop
+			loops = false
+			for _, x := range c.Instructions {
+				if mayLoop(x, memo) {
+					loops = true
+					break
+				}
+			}
+			memo[c] = loops
+		}
+		if loops {
+			return true
+		}
+	}
+	return false
 }
 
 // fold evaluates in on its operands' known values: a small result takes constant registers, a large one

@@ -583,3 +583,37 @@ ENTRY main {
 		t.Errorf("compiling the loop evaluated nothing: the sum was not folded")
 	}
 }
+
+// Folding computes only what cannot loop: a loop of constants in a branch the program never takes is
+// not run as the program is compiled (it would never end, and counted against the work limit it would
+// stop the run the evaluator finishes).
+func TestSmallFoldsNoLoops(t *testing.T) {
+	m := parseModule(t, `HloModule nofold
+forever_body {
+  p = u32[] parameter(0)
+  one = u32[] constant(1)
+  ROOT a = u32[] add(p, one)
+}
+forever_cond {
+  p = u32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+spin {
+  p = u32[] parameter(0)
+  z = u32[] constant(0)
+  ROOT l = u32[] while(z), condition=forever_cond, body=forever_body
+}
+pass {
+  ROOT p = u32[] parameter(0)
+}
+ENTRY main {
+  q = pred[] parameter(0)
+  x = u32[] parameter(1)
+  ROOT c = u32[] conditional(q, x, x), true_computation=spin, false_computation=pass
+}`)
+	v, err, n := runSmall(t, m, []Value{val(t, "pred[] false"), val(t, "u32[] 7")}, Options{MaxWork: 1_000_000})
+	if err != nil || n == 0 {
+		t.Fatalf("%v with %d small programs, want 7 from a small program", err, n)
+	}
+	expect(t, v, "u32[] 7")
+}
