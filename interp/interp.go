@@ -497,6 +497,12 @@ func arrays(in *hlo.Instruction, ops []Value) ([]*tensor.Tensor, error) {
 
 // eval evaluates one instruction whose operands have the values ops.
 func (e *evaluator) eval(in *hlo.Instruction, ops []Value) (Value, error) {
+	switch in.Opcode {
+	case hlo.OpWhile, hlo.OpCall, hlo.OpConditional, hlo.OpFusion:
+		if v, ok, err := e.trySmall(in, ops); ok {
+			return v, err
+		}
+	}
 	if f := evaluatorOf(in.Opcode); f != nil {
 		return f(e, in, ops)
 	}
@@ -561,9 +567,6 @@ func describeOp(in *hlo.Instruction) string {
 
 // while evaluates a while loop: body runs while condition gives true.
 func (e *evaluator) while(in *hlo.Instruction, ops []Value) (Value, error) {
-	if v, ok, err := e.trySmall(in, ops); ok {
-		return v, err
-	}
 	cond, body := in.CalledComputation("condition"), in.CalledComputation("body")
 	if cond == nil || body == nil || len(ops) != 1 {
 		return Value{}, errorf(in, "while needs one operand, a condition and a body")
@@ -604,9 +607,6 @@ func (e *evaluator) while(in *hlo.Instruction, ops []Value) (Value, error) {
 // conditional evaluates one branch: true_computation/false_computation on a pred, or
 // branch_computations[index] on an s32 index (out of range: the last branch).
 func (e *evaluator) conditional(in *hlo.Instruction, ops []Value) (Value, error) {
-	if v, ok, err := e.trySmall(in, ops); ok {
-		return v, err
-	}
 	if len(ops) < 1 || ops[0].Kind != KindArray || ops[0].Array.NumElements() != 1 {
 		return Value{}, errorf(in, "conditional needs a scalar selector")
 	}

@@ -124,15 +124,9 @@ func init() {
 		if isManualComputation(in) {
 			return e.manualComputation(in, ops)
 		}
-		if v, ok, err := e.trySmall(in, ops); ok {
-			return v, err
-		}
 		return e.callFrame(in.CalledComputation("to_apply"), ops, true, e.takeDonate())
 	}, hlo.OpCall)
 	register(func(e *evaluator, in *hlo.Instruction, ops []Value) (Value, error) {
-		if v, ok, err := e.trySmall(in, ops); ok {
-			return v, err
-		}
 		donated := e.takeDonate()
 		if un := unswizzleCudnnScales(in, ops); len(un) > 0 && &un[0] != &ops[0] {
 			// Scales unswizzled into new arrays: arguments other than the operands donated, so the

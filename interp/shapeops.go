@@ -58,6 +58,10 @@ func copyTiled(dst []byte, dstBase int64, dstStrides []int64, src []byte, srcBas
 	d16, s16 := view[uint16](dst), view[uint16](src)
 	d32, s32 := view[uint32](dst), view[uint32](src)
 	d64, s64 := view[uint64](dst), view[uint64](src)
+	tileDims := make([]int64, len(dims)) // one tile, for the element-by-element copy: 1 but j and inner
+	for i := range tileDims {
+		tileDims[i] = 1
+	}
 	for {
 		var d, s int64 = dstBase, srcBase
 		for i, x := range idx {
@@ -79,23 +83,12 @@ func copyTiled(dst []byte, dstBase int64, dstStrides []int64, src []byte, srcBas
 				case es == 8 && d64 != nil && s64 != nil:
 					tile(d64, do, dj, s64, so, ss, na, nb)
 				default: // another size, or memory not aligned for it
-					sub := append([]int64(nil), dims...)
-					for i := range sub {
-						sub[i] = 1
-					}
-					sub[j], sub[inner] = na, nb
-					copyElements(dst, do, dstStrides, src, so, srcStrides, sub, es)
+					tileDims[j], tileDims[inner] = na, nb
+					copyElements(dst, do, dstStrides, src, so, srcStrides, tileDims, es)
 				}
 			}
 		}
-		k := len(idx) - 1
-		for ; k >= 0; k-- {
-			if idx[k]++; idx[k] < outer[k] {
-				break
-			}
-			idx[k] = 0
-		}
-		if k < 0 {
+		if !nextIndex(idx, outer) {
 			return
 		}
 	}

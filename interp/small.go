@@ -3,7 +3,6 @@ package interp
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"octet/dtype"
@@ -82,55 +81,46 @@ type sval struct {
 	unset bool
 }
 
-// hasUnset reports whether v holds a large value known only to the compiler.
-func (v sval) hasUnset() bool {
+// arrays calls f with every array of v, depth first.
+func (v sval) arrays(f func(sval)) {
 	if v.shape.IsTuple() {
 		for _, x := range v.elems {
-			if x.hasUnset() {
-				return true
-			}
+			x.arrays(f)
 		}
-		return false
+		return
 	}
-	return v.unset
+	f(v)
 }
 
-// leaves appends the registers of every small array of v, depth first.
-func (v sval) leaves(out []int) []int {
-	if v.shape.IsTuple() {
-		for _, x := range v.elems {
-			out = x.leaves(out)
-		}
-		return out
-	}
-	return append(out, v.regs...)
-}
-
-// slots appends the slots of every large array of v, depth first.
-func (v sval) slots(out []int) []int {
-	if v.shape.IsTuple() {
-		for _, x := range v.elems {
-			out = x.slots(out)
-		}
-		return out
-	}
-	if v.big {
-		out = append(out, v.slot)
-	}
+// leaves returns the registers of every small array of v, depth first.
+func (v sval) leaves() []int {
+	var out []int
+	v.arrays(func(a sval) { out = append(out, a.regs...) })
 	return out
 }
 
-// hasBig reports whether v holds a large array.
-func (v sval) hasBig() bool {
-	if v.shape.IsTuple() {
-		for _, x := range v.elems {
-			if x.hasBig() {
-				return true
-			}
+// slots returns the slots of every large array of v, depth first.
+func (v sval) slots() []int {
+	var out []int
+	v.arrays(func(a sval) {
+		if a.big {
+			out = append(out, a.slot)
 		}
-		return false
-	}
-	return v.big
+	})
+	return out
+}
+
+// hasBig reports whether v holds a large array; hasUnset, a large value known only to the compiler.
+func (v sval) hasBig() bool {
+	found := false
+	v.arrays(func(a sval) { found = found || a.big })
+	return found
+}
+
+func (v sval) hasUnset() bool {
+	found := false
+	v.arrays(func(a sval) { found = found || a.unset })
+	return found
 }
 
 type smallStep func(r []uint64)
@@ -150,8 +140,8 @@ type smallProg struct {
 	// (dynamic-update-slice, scatter, a call, fusion, loop or conditional the evaluator runs), is not
 	// compiled, nor an instruction that makes one. The slots of the constants are set once; the others
 	// are cleared after each run, so that the program holds no array of its caller.
-	bigs     []Value
-	constant []bool // the slots of constants
+	bigs      []Value
+	constBigs []Value // the constants' slots set, the others zero: what bigs is reset to
 	// err is the first error a loop met (cancellation, the work limit); the loops stop at it.
 	err error
 }
@@ -268,12 +258,9 @@ func (e *evaluator) compileSmall(in *hlo.Instruction) (*smallProg, error) {
 	p.out = out
 	p.regs = make([]uint64, sc.nregs)
 	copy(p.regs, sc.consts)
-	p.bigs = make([]Value, sc.nslots)
-	copy(p.bigs, sc.bigs)
-	p.constant = make([]bool, sc.nslots)
-	for i, v := range sc.bigs {
-		p.constant[i] = v.Kind != 0
-	}
+	p.constBigs = make([]Value, sc.nslots)
+	copy(p.constBigs, sc.bigs)
+	p.bigs = slices.Clone(p.constBigs)
 	return p, nil
 }
 
@@ -321,13 +308,6 @@ func (sc *smallCompiler) inline(c *hlo.Computation, args []sval, steps *[]smallS
 			}
 			ops[i] = v
 		}
-		if !sc.foldable(in, ops) {
-			for _, o := range ops {
-				if o.hasUnset() {
-					return sval{}, errNotSmall
-				}
-			}
-		}
 		v, err := sc.inst(in, ops, steps, work)
 		if err != nil {
 			return sval{}, err
@@ -351,6 +331,11 @@ func (sc *smallCompiler) inst(in *hlo.Instruction, ops []sval, steps *[]smallSte
 	}
 	if sc.foldable(in, ops) {
 		return sc.fold(in, ops)
+	}
+	for _, o := range ops {
+		if o.hasUnset() {
+			return sval{}, errNotSmall // a large value known only to compute others with
+		}
 	}
 	switch in.Opcode {
 	case hlo.OpConstant, hlo.OpIota, hlo.OpGetTupleElement, hlo.OpTuple, hlo.OpCopy, hlo.OpOptimizationBarrier, hlo.OpDomain,
@@ -535,12 +520,10 @@ func (sc *smallCompiler) escape(in *hlo.Instruction, ops []sval, steps *[]smallS
 	if in == sc.p.in {
 		return sval{}, errNotSmall // the program's own instruction: the evaluator's to run
 	}
-	switch in.Opcode {
-	case hlo.OpParameter, hlo.OpCustomCall, hlo.OpSend, hlo.OpRecv, hlo.OpSendDone, hlo.OpRecvDone,
-		hlo.OpInfeed, hlo.OpOutfeed, hlo.OpAsyncStart, hlo.OpAsyncUpdate, hlo.OpAsyncDone:
-		return sval{}, errNotSmall
-	}
-	if describeOp(in) != in.Opcode.String() { // collectives
+	switch op := in.Opcode; {
+	case op == hlo.OpRng, op == hlo.OpRngGetAndUpdateState, op == hlo.OpPartitionId, op == hlo.OpReplicaId:
+		// Their values change from one evaluation to the next, but in the same order as there.
+	case !pureOpcode(op): // custom calls, transfers, collectives, asynchronous pairs
 		return sval{}, errNotSmall
 	}
 	if in.Opcode == hlo.OpCall && isManualComputation(in) {
@@ -566,9 +549,6 @@ func (sc *smallCompiler) escape(in *hlo.Instruction, ops []sval, steps *[]smallS
 	if update >= 0 {
 		r = sval{shape: in.Shape, big: true, slot: update}
 	} else if r, err = sc.fresh(in.Shape, false); err != nil {
-		return sval{}, err
-	}
-	if err != nil {
 		return sval{}, err
 	}
 	p := sc.p
@@ -614,10 +594,8 @@ func (sc *smallCompiler) elementwise(in *hlo.Instruction, ops []sval, steps *[]s
 	n := len(r.regs)
 	types := make([]dtype.Type, len(ops))
 	for j, o := range ops {
-		if !o.shape.IsArray() || o.big || (len(o.regs) != n && len(o.regs) != 1) {
-			return sval{}, errNotSmall
-		}
-		if len(o.regs) != n && in.Opcode != hlo.OpSelect && in.Opcode != hlo.OpClamp {
+		scalar := len(o.regs) == 1 && (in.Opcode == hlo.OpSelect || in.Opcode == hlo.OpClamp)
+		if !o.shape.IsArray() || o.big || len(o.regs) != n && !scalar {
 			return sval{}, errNotSmall
 		}
 		types[j] = o.shape.Elem
@@ -654,11 +632,7 @@ func intStep(in *hlo.Instruction, dst int, args []int, at []dtype.Type) smallSte
 	if len(args) != 2 || at[0] != t || at[1] != t || !t.IsInteger() || t == dtype.PRED {
 		return nil
 	}
-	w := uint64(t.BitWidth())
-	mask := uint64(math.MaxUint64)
-	if w < 64 {
-		mask = 1<<w - 1
-	}
+	w, mask := uint64(t.BitWidth()), intInfoOf(t).mask
 	a, b := args[0], args[1]
 	switch in.Opcode {
 	case hlo.OpAdd:
@@ -707,38 +681,23 @@ func (sc *smallCompiler) convert(in *hlo.Instruction, x, r sval, steps *[]smallS
 	}
 	src, dst := x.regs, r.regs
 	if from.IsInteger() && to.IsInteger() && to != dtype.PRED {
-		// Wrapped to the width, as convertTensor's fromI64 of i64s: sign-extended from a signed type.
-		wf, wt := uint64(from.BitWidth()), uint64(to.BitWidth())
-		mask := uint64(math.MaxUint64)
-		if wt < 64 {
-			mask = 1<<wt - 1
-		}
-		signed := from.IsSigned()
+		// Wrapped to the width, as convertTensor's fromI64 of i64s (read as i64s reads them).
+		ii, mask := intInfoOf(from), intInfoOf(to).mask
 		*steps = append(*steps, func(regs []uint64) {
 			for i, s := range src {
-				v := regs[s]
-				if signed {
-					v = uint64(int64(v<<(64-wf)) >> (64 - wf))
-				}
-				regs[dst[i]] = v & mask
+				regs[dst[i]] = uint64(ii.norm(int64(regs[s]))) & mask
 			}
 		})
 		return r, nil
 	}
-	dims := x.shape.Dims
 	p := sc.p
-	*steps = append(*steps, func(regs []uint64) {
-		t := tensor.New(from, dims)
-		for i, s := range src {
-			t.SetBitsAt(int64(i), regs[s])
+	*steps = append(*steps, func([]uint64) {
+		c, err := convertTensor(p.store(x).Array, to, x.shape.Dims)
+		if err == nil {
+			err = p.load(r, ArrayValue(c))
 		}
-		c, err := convertTensor(t, to, dims)
 		if err != nil {
 			p.fail(err)
-			return
-		}
-		for i, d := range dst {
-			regs[d] = c.BitsAt(int64(i))
 		}
 	})
 	return r, nil
@@ -886,12 +845,7 @@ func (sc *smallCompiler) move(in *hlo.Instruction, ops []sval) (sval, error) {
 			return sval{}, errNotSmall
 		}
 		r.regs[k] = reg
-		for i := rank - 1; i >= 0; i-- {
-			if idx[i]++; idx[i] < out[i] {
-				break
-			}
-			idx[i] = 0
-		}
+		nextIndex(idx, out)
 	}
 	return r, nil
 }
@@ -965,12 +919,7 @@ func (sc *smallCompiler) dynamic(in *hlo.Instruction, ops []sval, steps *[]small
 			o += idx[i] * xs[i]
 		}
 		offs[k] = o
-		for i := rank - 1; i >= 0; i-- {
-			if idx[i]++; idx[i] < size[i] {
-				break
-			}
-			idx[i] = 0
-		}
+		nextIndex(idx, size)
 	}
 	xr, rr, ur := x.regs, r.regs, u.regs
 	update := in.Opcode == hlo.OpDynamicUpdateSlice
@@ -1040,8 +989,8 @@ func (sc *smallCompiler) while(in *hlo.Instruction, ops []sval, steps *[]smallSt
 	if err != nil || !b.shape.Compatible(in.Shape) || b.hasUnset() {
 		return sval{}, errNotSmall
 	}
-	init, st, next := ops[0].leaves(nil), state.leaves(nil), b.leaves(nil)
-	initS, stS, nextS := ops[0].slots(nil), state.slots(nil), b.slots(nil)
+	init, st, next := ops[0].leaves(), state.leaves(), b.leaves()
+	initS, stS, nextS := ops[0].slots(), state.slots(), b.slots()
 	if len(init) != len(st) || len(next) != len(st) || len(initS) != len(stS) || len(nextS) != len(stS) {
 		return sval{}, errNotSmall
 	}
@@ -1125,7 +1074,7 @@ func (sc *smallCompiler) conditional(in *hlo.Instruction, ops []sval, steps *[]s
 	if err != nil {
 		return sval{}, err
 	}
-	dst, dstS := r.leaves(nil), r.slots(nil)
+	dst, dstS := r.leaves(), r.slots()
 	type branch struct {
 		steps     []smallStep
 		work      int64
@@ -1140,7 +1089,7 @@ func (sc *smallCompiler) conditional(in *hlo.Instruction, ops []sval, steps *[]s
 		if err != nil || !v.shape.Compatible(in.Shape) || v.hasUnset() {
 			return sval{}, errNotSmall
 		}
-		bs[i].out, bs[i].outS = v.leaves(nil), v.slots(nil)
+		bs[i].out, bs[i].outS = v.leaves(), v.slots()
 		if len(bs[i].out) != len(dst) || len(bs[i].outS) != len(dstS) {
 			return sval{}, errNotSmall
 		}
@@ -1274,11 +1223,7 @@ func (p *smallProg) run(ops []Value) (Value, error) {
 		v = p.store(p.out)
 	}
 	p.err = nil
-	for i := range p.bigs {
-		if !p.constant[i] {
-			p.bigs[i] = Value{}
-		}
-	}
+	copy(p.bigs, p.constBigs)
 	return v, err
 }
 
