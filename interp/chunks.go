@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"math"
+
 	"octet/dtype"
 	"octet/gemm"
 	"octet/hlo"
@@ -96,11 +98,33 @@ func (e *evaluator) float32ChunksViews(out dtype.Type, dims []int64, ops []*tens
 
 // unaryFloat32 evaluates a unary instruction of the float32 domain over chunks on every core.
 func (e *evaluator) unaryFloat32(in *hlo.Instruction, x *tensor.Tensor, f func(float32) float32) *tensor.Tensor {
-	return e.float32Chunks(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{x}, func(dst []float32, xs [][]float32) {
+	chunk := func(dst []float32, xs [][]float32) {
 		for i, v := range xs[0] {
 			dst[i] = f(v)
 		}
-	})
+	}
+	// The cheapest operations, written out: a call per element would cost several times the operation.
+	switch in.Opcode {
+	case hlo.OpNegate:
+		chunk = func(dst []float32, xs [][]float32) {
+			for i, v := range xs[0][:len(dst)] {
+				dst[i] = -v
+			}
+		}
+	case hlo.OpAbs:
+		chunk = func(dst []float32, xs [][]float32) {
+			for i, v := range xs[0][:len(dst)] {
+				dst[i] = math.Float32frombits(math.Float32bits(v) &^ (1 << 31))
+			}
+		}
+	case hlo.OpSqrt:
+		chunk = func(dst []float32, xs [][]float32) {
+			for i, v := range xs[0][:len(dst)] {
+				dst[i] = float32(math.Sqrt(float64(v)))
+			}
+		}
+	}
+	return e.float32Chunks(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{x}, chunk)
 }
 
 // rowOps are the binary instructions that package gemm's row kernels compute.

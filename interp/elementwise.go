@@ -149,8 +149,8 @@ func (e *evaluator) compare(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.T
 	if a.Type != b.Type {
 		return nil, errorf(in, "compare of %s and %s", a.Type, b.Type)
 	}
-	if int32Types(a.Type) {
-		return e.compareInt32(d, a, b, in.Shape.Dims), nil
+	if r := e.compareFast(d, ctype == "TOTALORDER", a, b, in.Shape.Dims); r != nil {
+		return r, nil
 	}
 	r := make([]bool, a.NumElements())
 	switch domainOf(a.Type) {
@@ -222,16 +222,51 @@ func (e *evaluator) selectOp(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.
 	if err := checkSameCount(in, p); err != nil {
 		return nil, err
 	}
-	out := tensor.New(a.Type, in.Shape.Dims)
+	out := e.newTensor(a.Type, in.Shape.Dims)
 	es := a.Type.ByteSize()
-	for i, c := range p.Data {
-		src := b.Data
-		if c != 0 {
-			src = a.Data
-		}
-		copy(out.Data[i*es:(i+1)*es], src[i*es:(i+1)*es])
+	switch {
+	case es == 1:
+		selectLoop(e.threads, p.Data, a.Data, b.Data, out.Data)
+	case es == 2 && selectWords[uint16](e.threads, p.Data, a.Data, b.Data, out.Data):
+	case es == 4 && selectWords[uint32](e.threads, p.Data, a.Data, b.Data, out.Data):
+	case es == 8 && selectWords[uint64](e.threads, p.Data, a.Data, b.Data, out.Data):
+	default:
+		parallelFor(e.threads, len(p.Data), elementwiseGrain, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				src := b.Data
+				if p.Data[i] != 0 {
+					src = a.Data
+				}
+				copy(out.Data[i*es:(i+1)*es], src[i*es:(i+1)*es])
+			}
+		})
 	}
 	return out, nil
+}
+
+// selectWords is select over elements of T's size, held in byte slices; it reports false, doing nothing,
+// where one of them is not aligned for T.
+func selectWords[T uint16 | uint32 | uint64](threads int, p, a, b, out []byte) bool {
+	x, y, z := view[T](a), view[T](b), view[T](out)
+	if x == nil || y == nil || z == nil {
+		return false
+	}
+	selectLoop(threads, p, x, y, z)
+	return true
+}
+
+// selectLoop sets z[i] to x[i] where p[i] is not zero, else to y[i], on every core.
+func selectLoop[T byte | uint16 | uint32 | uint64](threads int, p []byte, x, y, z []T) {
+	parallelFor(threads, len(p), elementwiseGrain, func(lo, hi int) {
+		p := p[lo:hi]
+		x, y, z := x[lo:hi][:len(p)], y[lo:hi][:len(p)], z[lo:hi][:len(p)]
+		for i, c := range p {
+			// Without a branch (a random predicate would mispredict half the time): c|-c has its top
+			// bit set unless c is zero.
+			m := -T((c | -c) >> 7)
+			z[i] = y[i] ^ (x[i]^y[i])&m
+		}
+	})
 }
 
 // clamp computes min(hi, max(x, lo)), lo and hi scalars or of x's shape; a NaN among the three gives
@@ -338,6 +373,9 @@ func (e *evaluator) convert(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.T
 		// Decoded exactly to float32 and rounded to the result type, as convertTensor does, a chunk at a
 		// time on every core.
 		return e.float32Chunks(to, in.Shape.Dims, []*tensor.Tensor{x}, func(dst []float32, xs [][]float32) { copy(dst, xs[0]) }), nil
+	}
+	if r := e.convertFast(ts[0], in.Shape.Elem, in.Shape.Dims); r != nil {
+		return r, nil
 	}
 	t, err := convertTensor(ts[0], in.Shape.Elem, in.Shape.Dims)
 	if err != nil {

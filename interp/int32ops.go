@@ -16,11 +16,10 @@ func int32Types(t dtype.Type) bool { return t == dtype.S32 || t == dtype.U32 }
 
 // binaryInt32 computes op over a and b, both of type t (s32 or u32) and of one element count, into a new
 // array of shape dims; nil for an op it does not cover (division, remainder, power).
+//
+// One of a and b may have a single element where the result has more: a scalar broadcast read as a view.
 func (e *evaluator) binaryInt32(op hlo.Opcode, t dtype.Type, a, b *tensor.Tensor, dims []int64) *tensor.Tensor {
-	switch op {
-	case hlo.OpAdd, hlo.OpSubtract, hlo.OpMultiply, hlo.OpAnd, hlo.OpOr, hlo.OpXor, hlo.OpMaximum, hlo.OpMinimum,
-		hlo.OpShiftLeft, hlo.OpShiftRightLogical, hlo.OpShiftRightArithmetic:
-	default:
+	if !int32Op(op) {
 		return nil
 	}
 	r := e.newTensor(t, dims)
@@ -32,98 +31,229 @@ func (e *evaluator) binaryInt32(op hlo.Opcode, t dtype.Type, a, b *tensor.Tensor
 	return r
 }
 
+// int32Op reports whether binaryInt32 computes op.
+func int32Op(op hlo.Opcode) bool {
+	switch op {
+	case hlo.OpAdd, hlo.OpSubtract, hlo.OpMultiply, hlo.OpAnd, hlo.OpOr, hlo.OpXor, hlo.OpMaximum, hlo.OpMinimum,
+		hlo.OpShiftLeft, hlo.OpShiftRightLogical, hlo.OpShiftRightArithmetic:
+		return true
+	}
+	return false
+}
+
+// binaryLoop sets z[i] to x[i] op y[i] on every core; x or y may hold one element, then read as
+// broadcast to z's length (a chunk of it at a time, from a few KiB that stay in L1).
 func binaryLoop[T int32 | uint32](threads int, op hlo.Opcode, x, y, z []T) {
+	if len(z) > 1 && (len(x) == 1 || len(y) == 1) {
+		parallelFor(threads, len(z), elementwiseGrain, func(lo, hi int) {
+			xs, ys := x, y
+			fill := func(v T) []T {
+				c := make([]T, min(chunkElements, hi-lo))
+				for i := range c {
+					c[i] = v
+				}
+				return c
+			}
+			if len(x) == 1 {
+				xs = fill(x[0])
+			}
+			if len(y) == 1 {
+				ys = fill(y[0])
+			}
+			for c0 := lo; c0 < hi; c0 += chunkElements {
+				c1 := min(c0+chunkElements, hi)
+				cx, cy := xs, ys
+				if len(x) == 1 {
+					cx = xs[:c1-c0]
+				} else {
+					cx = x[c0:c1]
+				}
+				if len(y) == 1 {
+					cy = ys[:c1-c0]
+				} else {
+					cy = y[c0:c1]
+				}
+				binaryKernel(op, cx, cy, z[c0:c1])
+			}
+		})
+		return
+	}
 	parallelFor(threads, len(z), elementwiseGrain, func(lo, hi int) {
-		x, y, z := x[lo:hi], y[lo:hi], z[lo:hi]
-		switch op {
-		case hlo.OpAdd:
-			for i := range z {
-				z[i] = x[i] + y[i]
-			}
-		case hlo.OpSubtract:
-			for i := range z {
-				z[i] = x[i] - y[i]
-			}
-		case hlo.OpMultiply:
-			for i := range z {
-				z[i] = x[i] * y[i]
-			}
-		case hlo.OpAnd:
-			for i := range z {
-				z[i] = x[i] & y[i]
-			}
-		case hlo.OpOr:
-			for i := range z {
-				z[i] = x[i] | y[i]
-			}
-		case hlo.OpXor:
-			for i := range z {
-				z[i] = x[i] ^ y[i]
-			}
-		case hlo.OpMaximum:
-			for i := range z {
-				z[i] = max(x[i], y[i])
-			}
-		case hlo.OpMinimum:
-			for i := range z {
-				z[i] = min(x[i], y[i])
-			}
-		// Shift amounts are read unsigned; from the width on, a shift gives 0, or the sign for an
-		// arithmetic one (Go's shifts of 32 bits and more do the same).
-		case hlo.OpShiftLeft:
-			for i := range z {
-				z[i] = x[i] << uint32(y[i])
-			}
-		case hlo.OpShiftRightLogical:
-			for i := range z {
-				z[i] = T(uint32(x[i]) >> uint32(y[i]))
-			}
-		case hlo.OpShiftRightArithmetic:
-			for i := range z {
-				z[i] = T(int32(x[i]) >> uint32(y[i]))
-			}
-		}
+		binaryKernel(op, x[lo:hi], y[lo:hi], z[lo:hi])
 	})
 }
 
-// compareInt32 compares a and b, both s32 (signed) or u32 (unsigned), into a pred array of shape dims.
-func (e *evaluator) compareInt32(d direction, a, b *tensor.Tensor, dims []int64) *tensor.Tensor {
+// binaryKernel sets z[i] to x[i] op y[i], the three of one length.
+func binaryKernel[T int32 | uint32](op hlo.Opcode, x, y, z []T) {
+	x, y = x[:len(z)], y[:len(z)]
+	switch op {
+	case hlo.OpAdd:
+		for i := range z {
+			z[i] = x[i] + y[i]
+		}
+	case hlo.OpSubtract:
+		for i := range z {
+			z[i] = x[i] - y[i]
+		}
+	case hlo.OpMultiply:
+		for i := range z {
+			z[i] = x[i] * y[i]
+		}
+	case hlo.OpAnd:
+		for i := range z {
+			z[i] = x[i] & y[i]
+		}
+	case hlo.OpOr:
+		for i := range z {
+			z[i] = x[i] | y[i]
+		}
+	case hlo.OpXor:
+		for i := range z {
+			z[i] = x[i] ^ y[i]
+		}
+	case hlo.OpMaximum:
+		for i := range z {
+			z[i] = max(x[i], y[i])
+		}
+	case hlo.OpMinimum:
+		for i := range z {
+			z[i] = min(x[i], y[i])
+		}
+	// Shift amounts are read unsigned; from the width on, a shift gives 0, or the sign for an
+	// arithmetic one (Go's shifts of 32 bits and more do the same).
+	case hlo.OpShiftLeft:
+		for i := range z {
+			z[i] = x[i] << uint32(y[i])
+		}
+	case hlo.OpShiftRightLogical:
+		for i := range z {
+			z[i] = T(uint32(x[i]) >> uint32(y[i]))
+		}
+	case hlo.OpShiftRightArithmetic:
+		for i := range z {
+			z[i] = T(int32(x[i]) >> uint32(y[i]))
+		}
+	}
+}
+
+// compareFast compares a and b, of one type, into a pred array of shape dims on every core: integers of
+// whole bytes, f32 and f64 read in place, the narrower floats decoded to float32 (exactly, so the order
+// is theirs). It returns nil where it does not apply: the total order of floats, sub-byte integers, pred
+// and complex numbers.
+func (e *evaluator) compareFast(d direction, total bool, a, b *tensor.Tensor, dims []int64) *tensor.Tensor {
+	t := a.Type
 	r := e.newTensor(dtype.PRED, dims)
-	if a.Type == dtype.S32 {
-		compareLoop(e.threads, d, tensor.View[int32](a), tensor.View[int32](b), r.Data)
-	} else {
-		compareLoop(e.threads, d, tensor.View[uint32](a), tensor.View[uint32](b), r.Data)
+	ok := false
+	switch {
+	case t.IsInteger() && t.BitWidth() == 8*t.ByteSize():
+		switch t.ByteSize() {
+		case 1:
+			if t.IsSigned() {
+				ok = compareViews[int8](e.threads, d, a, b, r)
+			} else {
+				ok = compareViews[uint8](e.threads, d, a, b, r)
+			}
+		case 2:
+			if t.IsSigned() {
+				ok = compareViews[int16](e.threads, d, a, b, r)
+			} else {
+				ok = compareViews[uint16](e.threads, d, a, b, r)
+			}
+		case 4:
+			if t.IsSigned() {
+				ok = compareViews[int32](e.threads, d, a, b, r)
+			} else {
+				ok = compareViews[uint32](e.threads, d, a, b, r)
+			}
+		case 8:
+			if t.IsSigned() {
+				ok = compareViews[int64](e.threads, d, a, b, r)
+			} else {
+				ok = compareViews[uint64](e.threads, d, a, b, r)
+			}
+		}
+	case total:
+	case t == dtype.F64:
+		ok = compareViews[float64](e.threads, d, a, b, r)
+	case t == dtype.F32:
+		ok = compareViews[float32](e.threads, d, a, b, r)
+	case domainOf(t) == domFloat32:
+		compareLoop(e.threads, d, f32s(a), f32s(b), r.Data)
+		ok = true
+	}
+	if !ok {
+		return nil
 	}
 	return r
 }
 
-func compareLoop[T int32 | uint32](threads int, d direction, x, y []T, z []byte) {
+// compareViews compares the data of a and b as elements of T into r's; false, doing nothing, where it
+// is not aligned for T.
+func compareViews[T ordered](threads int, d direction, a, b, r *tensor.Tensor) bool {
+	x, y := view[T](a.Data), view[T](b.Data)
+	if x == nil || y == nil {
+		return false
+	}
+	compareLoop(threads, d, x, y, r.Data)
+	return true
+}
+
+// compareLoop sets z[i] to 1 where x[i] and y[i] compare as d says, else to 0 (a NaN compares false
+// but for NE), on every core.
+func compareLoop[T ordered](threads int, d direction, x, y []T, z []byte) {
 	parallelFor(threads, len(z), elementwiseGrain, func(lo, hi int) {
-		x, y, z := x[lo:hi], y[lo:hi], z[lo:hi]
+		z := z[lo:hi]
+		x, y := x[lo:hi][:len(z)], y[lo:hi][:len(z)]
+		// Each case sets a byte without a call or a branch the data decides (the compiler makes
+		// "if c { v = 1 }" a flag set): both would cost ten times the comparison.
 		switch d {
 		case dirEQ:
 			for i := range z {
-				z[i] = b2u(x[i] == y[i])
+				var v byte
+				if x[i] == y[i] {
+					v = 1
+				}
+				z[i] = v
 			}
 		case dirNE:
 			for i := range z {
-				z[i] = b2u(x[i] != y[i])
+				var v byte
+				if x[i] != y[i] {
+					v = 1
+				}
+				z[i] = v
 			}
 		case dirLT:
 			for i := range z {
-				z[i] = b2u(x[i] < y[i])
+				var v byte
+				if x[i] < y[i] {
+					v = 1
+				}
+				z[i] = v
 			}
 		case dirLE:
 			for i := range z {
-				z[i] = b2u(x[i] <= y[i])
+				var v byte
+				if x[i] <= y[i] {
+					v = 1
+				}
+				z[i] = v
 			}
 		case dirGT:
 			for i := range z {
-				z[i] = b2u(x[i] > y[i])
+				var v byte
+				if x[i] > y[i] {
+					v = 1
+				}
+				z[i] = v
 			}
 		case dirGE:
 			for i := range z {
-				z[i] = b2u(x[i] >= y[i])
+				var v byte
+				if x[i] >= y[i] {
+					v = 1
+				}
+				z[i] = v
 			}
 		}
 	})

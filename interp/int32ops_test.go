@@ -71,7 +71,7 @@ func TestInt32Ops(t *testing.T) {
 			}
 		}
 		for d := dirEQ; d <= dirGE; d++ {
-			got := e.compareInt32(d, a, b, []int64{n})
+			got := e.compareFast(d, false, a, b, []int64{n})
 			for i := range n {
 				var want bool
 				if ty.IsSigned() {

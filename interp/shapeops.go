@@ -104,8 +104,13 @@ func tile[T any](dst []T, do, dj int64, src []T, so, ss, na, nb int64) {
 	}
 }
 
+// ordered are the element types that views give and Go's comparisons order as HLO's compare does.
+type ordered interface {
+	int8 | uint8 | int16 | uint16 | int32 | uint32 | int64 | uint64 | float32 | float64
+}
+
 // view is b as elements of T; nil where b is empty or not aligned for T.
-func view[T uint16 | uint32 | uint64](b []byte) []T {
+func view[T ordered](b []byte) []T {
 	var z T
 	size := int(unsafe.Sizeof(z))
 	n := len(b) / size

@@ -12,8 +12,10 @@ import (
 // operand through the broadcast's index map, chunk by chunk, each chunk of the broadcast written into a
 // few KiB of scratch. The batch norm of an unoptimized module broadcasts a mean, a scale and a bias to
 // the size of the activations for every layer, and a ReLU broadcasts its zero: laying them out writes
-// and reads back arrays as large as the activations for values that fit in L1. The users compute the
-// same operation on the same values, so every element keeps its bits.
+// and reads back arrays as large as the activations for values that fit in L1. A broadcast scalar whose
+// users are s32 or u32 arithmetic, logic or shifts is read the same way (JAX's random numbers over a large
+// array add keys and shift by constants so). The users compute the same operation on the same values, so
+// every element keeps its bits.
 
 // A bcastView is the index map of a broadcast whose operand's dimensions are a run of consecutive
 // dimensions of the result (dimensions of size 1 aside): element i of the result is element (i/q)%p of
@@ -58,10 +60,13 @@ func viewOf(in *hlo.Instruction) *bcastView {
 	return v
 }
 
-// viewUser reports whether u, a user of a broadcast of type-preserving float32-domain elements of n
-// elements, evaluates its operands chunk by chunk through float32Chunks, so that it can read a view.
-func viewUser(u *hlo.Instruction, n int64) bool {
-	if !u.Shape.IsArray() || u.Shape.NumElements() != n || domainOf(u.Shape.Elem) != domFloat32 {
+// viewUser reports whether u, a user of a broadcast v of n elements, can read it as a view: it preserves
+// the type, and it is a float32-domain elementwise instruction, which evaluates its operands chunk by chunk
+// through float32Chunks, or v has one element and u is an s32 or u32 operation binaryInt32 computes (as
+// the counters and Threefry rounds of JAX's random numbers over a large array are, with their constant
+// shifts and keys).
+func viewUser(u *hlo.Instruction, v *bcastView, n int64) bool {
+	if !u.Shape.IsArray() || u.Shape.NumElements() != n {
 		return false
 	}
 	for _, o := range u.Operands() {
@@ -70,6 +75,10 @@ func viewUser(u *hlo.Instruction, n int64) bool {
 		}
 	}
 	switch {
+	case int32Types(u.Shape.Elem):
+		return v.p == 1 && len(u.Operands()) == 2 && int32Op(u.Opcode)
+	case domainOf(u.Shape.Elem) != domFloat32:
+		return false
 	case u.Opcode == hlo.OpClamp:
 		return len(u.Operands()) == 3
 	case u.Opcode.IsElementwiseBinary():
@@ -88,7 +97,7 @@ func (k *compiled) planViews(c *hlo.Computation) {
 	}
 	for i, in := range c.Instructions {
 		if in.Opcode != hlo.OpBroadcast || in == c.Root || len(users[in]) == 0 || !in.Shape.IsArray() ||
-			domainOf(in.Shape.Elem) != domFloat32 {
+			domainOf(in.Shape.Elem) != domFloat32 && !int32Types(in.Shape.Elem) {
 			continue
 		}
 		v := viewOf(in)
@@ -98,7 +107,7 @@ func (k *compiled) planViews(c *hlo.Computation) {
 		n := in.Shape.NumElements()
 		ok := true
 		for _, u := range users[in] {
-			ok = ok && viewUser(u, n)
+			ok = ok && viewUser(u, v, n)
 		}
 		if !ok {
 			continue
@@ -156,7 +165,9 @@ func (e *evaluator) evalViews(in *hlo.Instruction, ops []Value, vs []*bcastView)
 		}
 	}
 	var r *tensor.Tensor
-	if in.Opcode == hlo.OpClamp {
+	if int32Types(in.Shape.Elem) {
+		r = e.binaryInt32(in.Opcode, in.Shape.Elem, ts[0], ts[1], in.Shape.Dims)
+	} else if in.Opcode == hlo.OpClamp {
 		r, err = e.clampViews(in, ts, vs)
 	} else if r = e.binaryFloat32(in, ts[0], ts[1], vs); r == nil {
 		err = unsupportedf(in, "%s of %s", in.Opcode, in.Shape.Elem)

@@ -51,6 +51,29 @@ var viewCases = []struct {
   lb = f32[6,700] broadcast(p1), dimensions={1}
   hb = f32[6,700] broadcast(p2), dimensions={0}
   ROOT r = f32[6,700] clamp(lb, p0, hb)`, []string{"f32[6,700]", "f32[700]", "f32[6]"}},
+	{"threefry-u32", `
+  k = u32[] constant(466688986)
+  kb = u32[3,70000] broadcast(k), dimensions={}
+  c13 = u32[] constant(13)
+  b13 = u32[3,70000] broadcast(c13), dimensions={}
+  c19 = u32[] constant(19)
+  b19 = u32[3,70000] broadcast(c19), dimensions={}
+  pb = u32[3,70000] broadcast(p1), dimensions={}
+  a = u32[3,70000] add(p0, kb)
+  l = u32[3,70000] shift-left(a, b13)
+  rr = u32[3,70000] shift-right-logical(a, b19)
+  o = u32[3,70000] or(l, rr)
+  x = u32[3,70000] xor(pb, o)
+  m = u32[3,70000] multiply(x, pb)
+  ROOT r = u32[3,70000] subtract(kb, m)`, []string{"u32[3,70000]", "u32[]"}},
+	{"shifts-s32", `
+  pb = s32[5,30000] broadcast(p1), dimensions={}
+  c = s32[] constant(-3)
+  cb = s32[5,30000] broadcast(c), dimensions={}
+  a = s32[5,30000] shift-right-arithmetic(p0, pb)
+  l = s32[5,30000] shift-left(cb, pb)
+  x = s32[5,30000] maximum(a, l)
+  ROOT r = s32[5,30000] minimum(cb, x)`, []string{"s32[5,30000]", "s32[]"}},
 	{"batch-norm-bf16", `
   m = bf16[2,17,17,96] broadcast(p1), dimensions={3}
   s = bf16[2,17,17,96] broadcast(p2), dimensions={3}
@@ -63,6 +86,16 @@ var viewCases = []struct {
 func viewInput(t *testing.T, rng *rand.Rand, text string) Value {
 	s := parseShapeText(t, text)
 	x := tensor.New(s.Elem, s.Dims)
+	if !s.Elem.IsFloat() {
+		// Integers: random bits, or a shift amount about the width (below, at and past it) for a scalar.
+		for i := range x.NumElements() {
+			x.SetBitsAt(i, rng.Uint64())
+			if len(s.Dims) == 0 {
+				x.SetBitsAt(i, uint64(rng.IntN(3)+31))
+			}
+		}
+		return ArrayValue(x)
+	}
 	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
 		float32(math.NaN()), -float32(math.NaN()), 1e-40, -1e-42, 6, 1 + 1.0/256}
 	for i := range x.NumElements() {
