@@ -98,33 +98,40 @@ func (e *evaluator) float32ChunksViews(out dtype.Type, dims []int64, ops []*tens
 
 // unaryFloat32 evaluates a unary instruction of the float32 domain over chunks on every core.
 func (e *evaluator) unaryFloat32(in *hlo.Instruction, x *tensor.Tensor, f func(float32) float32) *tensor.Tensor {
-	chunk := func(dst []float32, xs [][]float32) {
-		for i, v := range xs[0] {
-			dst[i] = f(v)
-		}
-	}
-	// The cheapest operations, written out: a call per element would cost several times the operation.
-	switch in.Opcode {
+	run := unaryChunk(in.Opcode, f)
+	return e.float32Chunks(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{x}, func(dst []float32, xs [][]float32) {
+		run(dst, xs[0])
+	})
+}
+
+// unaryChunk returns the loop that sets dst[i] to f(x[i]), f the element function of op; the cheapest
+// operations are written out, since a call per element would cost several times the operation.
+func unaryChunk(op hlo.Opcode, f func(float32) float32) func(dst, x []float32) {
+	switch op {
 	case hlo.OpNegate:
-		chunk = func(dst []float32, xs [][]float32) {
-			for i, v := range xs[0][:len(dst)] {
+		return func(dst, x []float32) {
+			for i, v := range x[:len(dst)] {
 				dst[i] = -v
 			}
 		}
 	case hlo.OpAbs:
-		chunk = func(dst []float32, xs [][]float32) {
-			for i, v := range xs[0][:len(dst)] {
+		return func(dst, x []float32) {
+			for i, v := range x[:len(dst)] {
 				dst[i] = math.Float32frombits(math.Float32bits(v) &^ (1 << 31))
 			}
 		}
 	case hlo.OpSqrt:
-		chunk = func(dst []float32, xs [][]float32) {
-			for i, v := range xs[0][:len(dst)] {
+		return func(dst, x []float32) {
+			for i, v := range x[:len(dst)] {
 				dst[i] = float32(math.Sqrt(float64(v)))
 			}
 		}
 	}
-	return e.float32Chunks(in.Shape.Elem, in.Shape.Dims, []*tensor.Tensor{x}, chunk)
+	return func(dst, x []float32) {
+		for i, v := range x[:len(dst)] {
+			dst[i] = f(v)
+		}
+	}
 }
 
 // rowOps are the binary instructions that package gemm's row kernels compute.

@@ -258,15 +258,19 @@ func selectWords[T uint16 | uint32 | uint64](threads int, p, a, b, out []byte) b
 // selectLoop sets z[i] to x[i] where p[i] is not zero, else to y[i], on every core.
 func selectLoop[T byte | uint16 | uint32 | uint64](threads int, p []byte, x, y, z []T) {
 	parallelFor(threads, len(p), elementwiseGrain, func(lo, hi int) {
-		p := p[lo:hi]
-		x, y, z := x[lo:hi][:len(p)], y[lo:hi][:len(p)], z[lo:hi][:len(p)]
-		for i, c := range p {
-			// Without a branch (a random predicate would mispredict half the time): c|-c has its top
-			// bit set unless c is zero.
-			m := -T((c | -c) >> 7)
-			z[i] = y[i] ^ (x[i]^y[i])&m
-		}
+		selectKernel(p[lo:hi], x[lo:hi], y[lo:hi], z[lo:hi])
 	})
+}
+
+// selectKernel is selectLoop's work on one goroutine.
+func selectKernel[T byte | uint16 | uint32 | uint64](p []byte, x, y, z []T) {
+	x, y, z = x[:len(p)], y[:len(p)], z[:len(p)]
+	for i, c := range p {
+		// Without a branch (a random predicate would mispredict half the time): c|-c has its top bit set
+		// unless c is zero.
+		m := -T((c | -c) >> 7)
+		z[i] = y[i] ^ (x[i]^y[i])&m
+	}
 }
 
 // clamp computes min(hi, max(x, lo)), lo and hi scalars or of x's shape; a NaN among the three gives

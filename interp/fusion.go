@@ -1,11 +1,9 @@
 package interp
 
 import (
-	"slices"
 	"sync"
 
 	"octet/dtype"
-	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -18,17 +16,18 @@ import (
 // instruction-by-instruction evaluation gives it. Instructions of another size whose operands are of
 // another size too (a batch norm's scale times the inverse of its deviation, per feature, before it is
 // broadcast) are evaluated whole, once, before the chunks. Where every instruction of the result's size
-// is f32 and one of the common float32 operations (gemm's row operations, clamp, the unary functions),
-// the chunks run those directly in a few reused scratch arrays (f32Chunks).
+// is f32, s32, u32 or pred and one of the common operations on them (gemm's row operations, clamp and the
+// unary functions of f32; the arithmetic, logic and shifts of s32 and u32; compares, selects, conversions
+// of integers to f32), the chunks run those loops directly in a few reused scratch arrays (wordChunks).
 
 // chunkPlan is a fusion computation laid out for chunked evaluation.
 type chunkPlan struct {
 	n     int64 // elements of the result
 	steps []chunkStep
 	root  int
-	// f32 is set where the chunks run as f32Chunks: slots is then the number of scratch arrays a
+	// words is set where the chunks run as wordChunks: slots is then the number of scratch arrays a
 	// goroutine needs.
-	f32   bool
+	words bool
 	slots int
 }
 
@@ -41,6 +40,7 @@ const (
 	stepAlias                      // a reshape, copy or row-major bitcast: its operand's range
 	stepEval                       // an elementwise instruction, evaluated on the range
 	stepWhole                      // an instruction not of the result's size, on others: evaluated whole, once
+	stepIota                       // an s32, u32 or f32 iota: its range, computed
 )
 
 type chunkStep struct {
@@ -48,12 +48,13 @@ type chunkStep struct {
 	kind     chunkKind
 	operands []int // steps
 	chunked  bool  // the step has a range (else only its whole value, of one element or used by broadcasts)
-	// For f32Chunks: the scratch array the step's range is written to (-1: none), the view of a
-	// broadcast, and the row operation or unary function of an elementwise instruction.
-	slot  int
-	view  *bcastView
-	rowOp gemm.RowOp
-	unary func(float32) float32
+	// For wordChunks: the scratch array the step's range is written to (-1: none), the bytes of an
+	// element (4, or 1 for pred), the view of an f32 broadcast, and the loop of an elementwise
+	// instruction, which writes its range d from its operands' ranges.
+	slot   int
+	es     int
+	view   *bcastView
+	kernel func(d []byte, ops [][]byte)
 }
 
 // chunkable elementwise opcodes, beyond the unary and binary ones.
@@ -109,6 +110,12 @@ func planChunks(c *hlo.Computation) *chunkPlan {
 				return nil
 			}
 			st.kind = stepBroadcast
+		case in.Opcode == hlo.OpIota:
+			d, ok := in.Int("iota_dimension")
+			if t := in.Shape.Elem; !ok || d < 0 || d >= int64(len(in.Shape.Dims)) || !int32Types(t) && t != dtype.F32 {
+				return nil
+			}
+			st.kind = stepIota
 		case in.Opcode == hlo.OpReshape || in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcast:
 			op := p.steps[st.operands[0]]
 			if !op.chunked || op.in.Shape.Elem != in.Shape.Elem ||
@@ -143,7 +150,7 @@ func planChunks(c *hlo.Computation) *chunkPlan {
 			}
 		}
 	}
-	p.planF32()
+	p.planWords()
 	return p
 }
 
@@ -159,84 +166,6 @@ func planWhole(in *hlo.Instruction) bool {
 		}
 	}
 	return in.Opcode != hlo.OpCustomCall && in.Opcode != hlo.OpRng
-}
-
-// planF32 sets p.f32 where every step of the result's size is an f32 parameter, constant, broadcast,
-// alias or one of the float32 operations f32Chunks runs, and gives each step that writes a range its
-// scratch array, reused once the steps that read it are done.
-func (p *chunkPlan) planF32() {
-	for i := range p.steps {
-		st := &p.steps[i]
-		st.slot = -1
-		if !st.chunked {
-			continue
-		}
-		in := st.in
-		if in.Shape.Elem != dtype.F32 {
-			return
-		}
-		for _, o := range in.Operands() {
-			if o.Shape.Elem != dtype.F32 {
-				return
-			}
-		}
-		switch st.kind {
-		case stepBroadcast:
-			st.view = viewOf(in)
-		case stepEval:
-			ops := len(st.operands)
-			switch op := in.Opcode; {
-			case op == hlo.OpClamp && ops == 3:
-			case ops == 2 && op.IsElementwiseBinary():
-				r, ok := rowOps[op]
-				if !ok {
-					return
-				}
-				st.rowOp = r
-			case ops == 1 && op.IsElementwiseUnary() && op != hlo.OpIsFinite && op != hlo.OpReal && op != hlo.OpImag:
-				if st.unary = unaryF32(op); st.unary == nil {
-					return
-				}
-			default:
-				return
-			}
-		}
-	}
-	// Scratch arrays: a step that writes its range (an elementwise instruction, a broadcast, but the
-	// root, which writes into the result) takes a free one, and gives it back after the last step that
-	// reads it, itself or through aliases.
-	owner := make([]int, len(p.steps))
-	last := make([]int, len(p.steps))
-	for i, st := range p.steps {
-		owner[i], last[i] = i, -1
-		if st.kind == stepAlias {
-			owner[i] = owner[st.operands[0]]
-		}
-		for _, j := range st.operands {
-			last[owner[j]] = i
-		}
-	}
-	var free []int
-	slots := 0
-	for i := range p.steps {
-		st := &p.steps[i]
-		if st.chunked && i != p.root && (st.kind == stepEval || st.kind == stepBroadcast) {
-			if n := len(free); n > 0 {
-				st.slot, free = free[n-1], free[:n-1]
-			} else {
-				st.slot, slots = slots, slots+1
-			}
-		}
-		for k, j := range st.operands {
-			if o := owner[j]; last[o] == i && p.steps[o].slot >= 0 && !slices.ContainsFunc(st.operands[:k], func(x int) bool { return owner[x] == o }) {
-				free = append(free, p.steps[o].slot)
-			}
-		}
-		if st.slot >= 0 && last[i] < 0 {
-			free = append(free, st.slot)
-		}
-	}
-	p.f32, p.slots = true, slots
 }
 
 // chunkPlanOf returns the cached chunk plan of c.
@@ -296,8 +225,8 @@ func (e *evaluator) fusionChunked(in *hlo.Instruction, p *chunkPlan, args []Valu
 	}
 	rootIn := p.steps[p.root].in
 	out := e.newTensor(rootIn.Shape.Elem, rootIn.Shape.Dims)
-	if p.f32 {
-		e.f32Chunks(p, whole, out)
+	if p.words && aligned(whole) {
+		e.wordChunks(p, whole, out)
 		if err := e.charge(p.n * int64(len(p.steps))); err != nil {
 			return Value{}, err
 		}
@@ -337,6 +266,9 @@ func (e *evaluator) fusionChunked(in *hlo.Instruction, p *chunkPlan, args []Valu
 				case st.kind == stepAlias:
 					x := vals[st.operands[0]]
 					vals[i] = &tensor.Tensor{Type: x.Type, Shape: []int64{m}, Data: x.Data}
+				case st.kind == stepIota:
+					vals[i] = tensor.New(st.in.Shape.Elem, []int64{m})
+					iotaWords(vals[i].Data, st.in, c0)
 				default:
 					ops := make([]Value, len(st.operands))
 					for j, o := range st.operands {
@@ -423,116 +355,4 @@ func broadcastRange(x *tensor.Tensor, dims, bdims []int64, lo, hi int64) *tensor
 		}
 	}
 	return r
-}
-
-// f32Chunks evaluates the chunks of a plan whose steps of the result's size are all f32 (p.f32) into out,
-// each step as its own evaluator computes it (gemm.Row for the binary operations, gemm.Clamp or
-// clampSliceF32 for clamp, the scalar function for the unary ones), its range written into a scratch
-// array of the goroutine's (the root's into out).
-func (e *evaluator) f32Chunks(p *chunkPlan, whole []*tensor.Tensor, out *tensor.Tensor) {
-	dst := tensor.View[float32](out)
-	views := make([]*viewChunk, len(p.steps))
-	for i, st := range p.steps {
-		if st.kind == stepBroadcast && st.view != nil && whole[st.operands[0]].NumElements() > 1 {
-			views[i] = newViewChunk(st.view, whole[st.operands[0]])
-		}
-	}
-	chunks := int((p.n + chunkElements - 1) / chunkElements)
-	parallelFor(e.threads, chunks, max(1, elementwiseGrain/chunkElements), func(lo, hi int) {
-		slots := make([][]float32, p.slots)
-		for i := range slots {
-			slots[i] = make([]float32, chunkElements)
-		}
-		vals := make([][]float32, len(p.steps))
-		filled := map[int][]float32{}   // steps of one element, repeated
-		periodic := map[int][]float32{} // broadcasts of a period that fits a chunk
-		// single returns the range of m elements of a step of one element.
-		single := func(j int, m int64) []float32 {
-			f := filled[j]
-			if f == nil {
-				f = make([]float32, chunkElements)
-				v := f32s(whole[j])[0]
-				for k := range f {
-					f[k] = v
-				}
-				filled[j] = f
-			}
-			return f[:m]
-		}
-		for c := lo; c < hi; c++ {
-			c0 := int64(c) * chunkElements
-			c1 := min(c0+chunkElements, p.n)
-			m := c1 - c0
-			operand := func(j int) []float32 {
-				if p.steps[j].chunked {
-					return vals[j]
-				}
-				return single(j, m)
-			}
-			for i := range p.steps {
-				st := &p.steps[i]
-				if !st.chunked {
-					continue
-				}
-				var d []float32
-				if st.slot >= 0 {
-					d = slots[st.slot][:m]
-				} else if i == p.root {
-					d = dst[c0:c1]
-				}
-				switch st.kind {
-				case stepParam, stepConstant:
-					vals[i] = tensor.View[float32](whole[i])[c0:c1]
-					continue
-				case stepAlias:
-					vals[i] = vals[st.operands[0]]
-					continue
-				case stepBroadcast:
-					x := whole[st.operands[0]]
-					switch v := views[i]; {
-					case x.NumElements() == 1:
-						vals[i] = single(st.operands[0], m)
-					case v != nil:
-						per, ok := periodic[i]
-						if !ok {
-							per = v.periodic()
-							periodic[i] = per
-						}
-						if per != nil {
-							o := c0 % v.v.p
-							vals[i] = per[o : o+m]
-						} else {
-							v.fill(d, int(c0))
-							vals[i] = d
-						}
-					default:
-						copy(d, bytesFloat32(broadcastRange(x, st.in.Shape.Dims, st.in.Ints("dimensions"), c0, c1).Data))
-						vals[i] = d
-					}
-					continue
-				}
-				// An elementwise instruction.
-				switch {
-				case st.unary != nil:
-					x := operand(st.operands[0])
-					for k := range d {
-						d[k] = st.unary(x[k])
-					}
-				case st.in.Opcode == hlo.OpClamp:
-					l, x, h := st.operands[0], st.operands[1], st.operands[2]
-					if !p.steps[l].chunked && !p.steps[h].chunked {
-						gemm.Clamp(d, operand(x), f32s(whole[l])[0], f32s(whole[h])[0])
-					} else {
-						clampSliceF32(d, operand(l), operand(x), operand(h))
-					}
-				default:
-					gemm.Row(st.rowOp, d, operand(st.operands[0]), operand(st.operands[1]))
-				}
-				vals[i] = d
-			}
-			if r := vals[p.root]; &r[0] != &dst[c0] {
-				copy(dst[c0:c1], r)
-			}
-		}
-	})
 }

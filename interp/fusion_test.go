@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"octet/dtype"
 	"octet/hlo"
+	"octet/tensor"
 )
 
 // TestFusionChunks evaluates elementwise fusions chunk by chunk and compares every bit with the same
@@ -30,7 +32,12 @@ func TestFusionChunks(t *testing.T) {
   %half = f32[] constant(0.5)
   %hb = f32[3,50,70] broadcast(%half), dimensions={}
   %gt = pred[3,50,70] compare(%a, %hb), direction=GT
-  %both = pred[3,50,70] and(%gt, %p)
+  %io = s32[3,50,70] iota(), iota_dimension=2
+  %ic = s32[] constant(35)
+  %icb = s32[3,50,70] broadcast(%ic), dimensions={}
+  %im = pred[3,50,70] compare(%io, %icb), direction=LT
+  %both0 = pred[3,50,70] and(%gt, %p)
+  %both = pred[3,50,70] and(%both0, %im)
   %hf = f32[3,50,70] convert(%h)
   %sel = f32[3,50,70] select(%both, %a, %hf)
   %lo = f32[] constant(-1)
@@ -73,7 +80,7 @@ ENTRY %main {
 
 // TestFusionChunksF32 evaluates f32 fusions as XLA's CPU compiler writes them (a batch norm after a
 // convolution's bias, whose scale is computed per feature inside the fusion, a residual add and ReLU), and
-// others that exercise the scratch arrays of f32Chunks (operands read twice, reshapes of intermediate
+// others that exercise the scratch arrays of wordChunks (operands read twice, reshapes of intermediate
 // values, a broadcast transposed, clamps, unary functions, a root that is a reshape), chunk by chunk, and
 // compares every bit with the same computations called as a whole, on values with NaNs, infinities and
 // signed zeros.
@@ -147,8 +154,8 @@ ENTRY %main {
 }`
 	fused := parseModule(t, src)
 	for _, c := range fused.Computations[:2] {
-		if p := planChunks(c); p == nil || !p.f32 {
-			t.Fatalf("%s: no f32 chunk plan (%v)", c.Name, p)
+		if p := planChunks(c); p == nil || !p.words {
+			t.Fatalf("%s: no word chunk plan (%v)", c.Name, p)
 		}
 	}
 	rng := rand.New(rand.NewPCG(31, 32))
@@ -179,4 +186,123 @@ func sameAsCalled(t *testing.T, src string, fused *hlo.Module, args []Value) {
 			}
 		}
 	}
+}
+
+// TestFusionChunksWords evaluates fusions of s32, u32, pred and f32 chunk by chunk through wordChunks
+// (Threefry-like rounds with constant keys and shifts, some past the width; masks made by compares of
+// iotas and selects between values, preds among them; integers converted to f32 and between s32 and u32;
+// a row broadcast of integers; f32 compares with NaNs; s32 and f32 iotas; a root that is a compare, and
+// one that is a select of a parameter) and compares every bit with the same computations called as a
+// whole.
+func TestFusionChunksWords(t *testing.T) {
+	const src = `HloModule words
+
+%rounds (x: u32[3,4000], k: u32[], row: u32[4000]) -> f32[3,4000] {
+  %x = u32[3,4000] parameter(0)
+  %k = u32[] parameter(1)
+  %kb = u32[3,4000] broadcast(%k), dimensions={}
+  %row = u32[4000] parameter(2)
+  %rb = u32[3,4000] broadcast(%row), dimensions={1}
+  %c13 = u32[] constant(13)
+  %b13 = u32[3,4000] broadcast(%c13), dimensions={}
+  %c33 = u32[] constant(33)
+  %b33 = u32[3,4000] broadcast(%c33), dimensions={}
+  %a = u32[3,4000] add(%x, %kb)
+  %l = u32[3,4000] shift-left(%a, %b13)
+  %r = u32[3,4000] shift-right-logical(%a, %b33)
+  %o = u32[3,4000] or(%l, %r)
+  %y = u32[3,4000] xor(%o, %rb)
+  %m = u32[3,4000] multiply(%y, %a)
+  %s = s32[3,4000] convert(%m)
+  %sa = s32[3,4000] shift-right-arithmetic(%s, %s)
+  %mx = s32[3,4000] maximum(%sa, %s)
+  %u = u32[3,4000] convert(%mx)
+  %c9 = u32[] constant(9)
+  %b9 = u32[3,4000] broadcast(%c9), dimensions={}
+  %h = u32[3,4000] shift-right-logical(%u, %b9)
+  %fu = f32[3,4000] convert(%h)
+  %fs = f32[3,4000] convert(%mx)
+  ROOT %sum = f32[3,4000] add(%fu, %fs)
+}
+
+%mask (q: f32[5,3000], v: f32[5,3000], p: pred[5,3000]) -> f32[5,3000] {
+  %q = f32[5,3000] parameter(0)
+  %v = f32[5,3000] parameter(1)
+  %p = pred[5,3000] parameter(2)
+  %i = s32[5,3000] iota(), iota_dimension=1
+  %j = s32[5,3000] iota(), iota_dimension=0
+  %c = s32[] constant(700)
+  %cb = s32[5,3000] broadcast(%c), dimensions={}
+  %jj = s32[5,3000] multiply(%j, %cb)
+  %causal = pred[5,3000] compare(%i, %jj), direction=LE
+  %lt = pred[5,3000] compare(%q, %v), direction=LT
+  %ne = pred[5,3000] compare(%q, %q), direction=NE
+  %both = pred[5,3000] select(%causal, %lt, %p)
+  %neg = f32[] constant(-inf)
+  %nb = f32[5,3000] broadcast(%neg), dimensions={}
+  %s1 = f32[5,3000] select(%both, %q, %nb)
+  %s2 = f32[5,3000] select(%ne, %v, %s1)
+  %e = f32[5,3000] exponential(%s2)
+  %fi = f32[5,3000] iota(), iota_dimension=1
+  %ef = f32[5,3000] add(%e, %fi)
+  ROOT %n = f32[5,3000] negate(%ef)
+}
+
+%cmproot (a: s32[9000], b: s32[9000]) -> pred[9000] {
+  %a = s32[9000] parameter(0)
+  %b = s32[9000] parameter(1)
+  %d = s32[9000] subtract(%a, %b)
+  ROOT %g = pred[9000] compare(%d, %a), direction=GT
+}
+
+%selroot (p: pred[9000], a: u32[9000], b: u32[9000]) -> u32[9000] {
+  %p = pred[9000] parameter(0)
+  %a = u32[9000] parameter(1)
+  %b = u32[9000] parameter(2)
+  %x = u32[9000] xor(%a, %b)
+  ROOT %s = u32[9000] select(%p, %a, %x)
+}
+
+ENTRY %main {
+  %x = u32[3,4000] parameter(0)
+  %k = u32[] parameter(1)
+  %row = u32[4000] parameter(2)
+  %q = f32[5,3000] parameter(3)
+  %v = f32[5,3000] parameter(4)
+  %p = pred[5,3000] parameter(5)
+  %a = s32[9000] parameter(6)
+  %b = s32[9000] parameter(7)
+  %sp = pred[9000] parameter(8)
+  %ua = u32[9000] parameter(9)
+  %ub = u32[9000] parameter(10)
+  %f = f32[3,4000] fusion(%x, %k, %row), kind=kLoop, calls=%rounds
+  %g = f32[5,3000] fusion(%q, %v, %p), kind=kLoop, calls=%mask
+  %h = pred[9000] fusion(%a, %b), kind=kLoop, calls=%cmproot
+  %s = u32[9000] fusion(%sp, %ua, %ub), kind=kLoop, calls=%selroot
+  ROOT %out = (f32[3,4000], f32[5,3000], pred[9000], u32[9000]) tuple(%f, %g, %h, %s)
+}`
+	fused := parseModule(t, src)
+	for _, c := range fused.Computations[:4] {
+		if p := planChunks(c); p == nil || !p.words {
+			t.Fatalf("%s: no word chunk plan (%v)", c.Name, p)
+		}
+	}
+	rng := rand.New(rand.NewPCG(33, 34))
+	var args []Value
+	for _, p := range fused.Entry.Params {
+		if p.Shape.Elem == dtype.F32 {
+			args = append(args, viewInput(t, rng, p.Shape.String()))
+			continue
+		}
+		x := tensor.New(p.Shape.Elem, p.Shape.Dims)
+		for i := range x.NumElements() {
+			b := rng.Uint64()
+			if p.Shape.Elem == dtype.PRED {
+				b &= 1
+			}
+			x.SetBitsAt(i, b)
+		}
+		args = append(args, ArrayValue(x))
+	}
+	sameAsCalled(t, src, fused, args)
 }

@@ -202,61 +202,65 @@ func compareViews[T ordered](threads int, d direction, a, b, r *tensor.Tensor) b
 // but for NE), on every core.
 func compareLoop[T ordered](threads int, d direction, x, y []T, z []byte) {
 	parallelFor(threads, len(z), elementwiseGrain, func(lo, hi int) {
-		z := z[lo:hi]
-		x, y := x[lo:hi][:len(z)], y[lo:hi][:len(z)]
-		// Each case sets a byte without a call or a branch the data decides (the compiler makes
-		// "if c { v = 1 }" a flag set): both would cost ten times the comparison.
-		switch d {
-		case dirEQ:
-			for i := range z {
-				var v byte
-				if x[i] == y[i] {
-					v = 1
-				}
-				z[i] = v
-			}
-		case dirNE:
-			for i := range z {
-				var v byte
-				if x[i] != y[i] {
-					v = 1
-				}
-				z[i] = v
-			}
-		case dirLT:
-			for i := range z {
-				var v byte
-				if x[i] < y[i] {
-					v = 1
-				}
-				z[i] = v
-			}
-		case dirLE:
-			for i := range z {
-				var v byte
-				if x[i] <= y[i] {
-					v = 1
-				}
-				z[i] = v
-			}
-		case dirGT:
-			for i := range z {
-				var v byte
-				if x[i] > y[i] {
-					v = 1
-				}
-				z[i] = v
-			}
-		case dirGE:
-			for i := range z {
-				var v byte
-				if x[i] >= y[i] {
-					v = 1
-				}
-				z[i] = v
-			}
-		}
+		compareKernel(d, x[lo:hi], y[lo:hi], z[lo:hi])
 	})
+}
+
+// compareKernel is compareLoop's work on one goroutine.
+func compareKernel[T ordered](d direction, x, y []T, z []byte) {
+	x, y = x[:len(z)], y[:len(z)]
+	// Each case sets a byte without a call or a branch the data decides (the compiler makes
+	// "if c { v = 1 }" a flag set): both would cost ten times the comparison.
+	switch d {
+	case dirEQ:
+		for i := range z {
+			var v byte
+			if x[i] == y[i] {
+				v = 1
+			}
+			z[i] = v
+		}
+	case dirNE:
+		for i := range z {
+			var v byte
+			if x[i] != y[i] {
+				v = 1
+			}
+			z[i] = v
+		}
+	case dirLT:
+		for i := range z {
+			var v byte
+			if x[i] < y[i] {
+				v = 1
+			}
+			z[i] = v
+		}
+	case dirLE:
+		for i := range z {
+			var v byte
+			if x[i] <= y[i] {
+				v = 1
+			}
+			z[i] = v
+		}
+	case dirGT:
+		for i := range z {
+			var v byte
+			if x[i] > y[i] {
+				v = 1
+			}
+			z[i] = v
+		}
+	case dirGE:
+		for i := range z {
+			var v byte
+			if x[i] >= y[i] {
+				v = 1
+			}
+			z[i] = v
+		}
+	}
 }
 
 // b2u is a pred element: 1 for true.
