@@ -2,6 +2,7 @@ package interp
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,81 @@ func TestMemoryErrorShortTuples(t *testing.T) {
 	want := "%while (s32[], f32[80,1024], (f32[2], f32[3]), ... 6 elements in all) (1.0 GiB), %t (f32[2], f32[3]) (20 B)"
 	if msg := e.Error(); !strings.Contains(msg, want) {
 		t.Errorf("message %q\nwant it to hold %q", msg, want)
+	}
+}
+
+// TestEmptyWithHugeDimensions runs sorts, a reduce-window and a convolution of arrays without elements
+// whose other dimensions are huge or not the sorted one: each gives its empty result (before, a sort of
+// f32[2,0] along 0 panicked, and the others allocated tables or panels sized by the huge dimension until
+// the runtime ran out of memory).
+func TestEmptyWithHugeDimensions(t *testing.T) {
+	const cmp = `
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}`
+	for _, c := range []struct{ name, entry string }{
+		{"sort-other-dimension", `
+  c = f32[2,0] constant({{},{}})
+  ROOT s = f32[2,0] sort(c), dimensions={0}, to_apply=cmp`},
+		{"sort-huge", `
+  c = f32[0,4000000000000] parameter(0)
+  ROOT s = f32[0,4000000000000] sort(c), dimensions={1}, to_apply=cmp`},
+		{"reduce-window-huge", `
+  c = f32[0,4000000000000] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[0,1] reduce-window(c, z), window={size=1x4000000000000}, to_apply=add`},
+		{"convolution-huge", `
+  x = f32[0,4000000000000,1] parameter(0)
+  k = f32[3,1,1] parameter(1)
+  ROOT r = f32[0,3999999999998,1] convolution(x, k), window={size=3}, dim_labels=b0f_0io->b0f`},
+	} {
+		m := parseModule(t, "HloModule m\n"+cmp+"\nENTRY e {"+c.entry+"\n}\n")
+		if err := CheckMemory(m, Options{MaxMemory: 1 << 30}); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var args []Value
+		for _, p := range m.Entry.Params {
+			args = append(args, zeroValue(p.Shape))
+		}
+		got, err := Run(m, args, Options{MaxMemory: 1 << 30})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got.Kind != KindArray || got.Array.NumElements() != 0 || !slices.Equal(got.Array.Shape, m.Entry.Root.Shape.Dims) {
+			t.Errorf("%s: %v, want an empty %s", c.name, got, m.Entry.Root.Shape.String())
+		}
+	}
+}
+
+// TestReduceWindowTables checks that the estimate counts the tables of a reduce-window's window
+// positions: a window of 500 million over five elements (the rest padding) needs gigabytes for them,
+// and the budget error names them.
+func TestReduceWindowTables(t *testing.T) {
+	m := parseModule(t, `HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  a = f32[5] iota(), iota_dimension=0
+  z = f32[] constant(0)
+  ROOT r = f32[1] reduce-window(a, z), window={size=500000000 pad=499999995_0}, to_apply=add
+}`)
+	if est := EstimateMemory(m); est.Bytes < 4e9 {
+		t.Errorf("estimate %d bytes, want the tables' 4 GB at least", est.Bytes)
+	}
+	err := CheckMemory(m, Options{MaxMemory: 100 << 20})
+	if err == nil || !strings.Contains(err.Error(), "%r working memory of its reduce-window") {
+		t.Errorf("CheckMemory: %v, want the reduce-window's working memory named", err)
 	}
 }

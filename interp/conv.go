@@ -49,6 +49,10 @@ func (e *evaluator) runConv(g *convGeom, lhs, rhs *tensor.Tensor, out dtype.Type
 		return nil, err
 	}
 	dims := g.out
+	if product(dims) == 0 {
+		// No output position, however large the input's dimensions.
+		return tensor.New(out, dims), nil
+	}
 	switch dom {
 	case domFloat32:
 		return e.convolveGEMM(g, lhs, rhs, out)

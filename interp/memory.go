@@ -56,6 +56,23 @@ type estimator struct {
 // hugeBytes stands for a size that overflows int64: over any budget, and still safe to add a few of.
 const hugeBytes = math.MaxInt64 / 64
 
+// largestOperand is the size of the largest operand of in.
+func largestOperand(in *hlo.Instruction) int64 {
+	var n int64
+	for _, o := range in.Operands() {
+		n = max(n, shapeBytes(o.Shape))
+	}
+	return n
+}
+
+// satMul is a*b for a, b >= 0, or hugeBytes where that is more.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > hugeBytes/a {
+		return hugeBytes
+	}
+	return min(a*b, hugeBytes)
+}
+
 // shapeElements is the number of elements of the arrays of s (a tuple's elements added; a dynamic
 // dimension counts its bound, an unbounded one none).
 func shapeElements(s hlo.Shape) int64 {
@@ -134,6 +151,27 @@ func transientBytes(in *hlo.Instruction) int64 {
 			return min(8*shapeBytes(in.Operand(0).Shape), hugeBytes)
 		}
 	}
+	if in.Opcode == hlo.OpReduceWindow {
+		// The tables of the input positions each window covers (newWindowTables: eight bytes per output
+		// index and window offset, per dimension) and one window's positions, beside the result's copy.
+		out := s
+		if s.IsTuple() && len(s.Tuple) > 0 {
+			out = s.Tuple[0]
+		}
+		win, _ := in.Attr("window").(hlo.Window)
+		if shapeElements(out) == 0 {
+			return 0 // nothing is folded
+		}
+		t, positions := int64(0), int64(1)
+		if len(win) == len(out.Dims) {
+			for d, w := range win {
+				t = min(t+8*satMul(max(out.Dims[d], 0), max(w.Size, 0)), hugeBytes)
+				positions = satMul(positions, max(w.Size, 0))
+			}
+		}
+		t = min(t+satMul(8, positions), hugeBytes)
+		return min(t+satMul(shapeBytes(hlo.Array(dtype.F64, out.Dims...)), int64(max(len(s.Tuple), 1))), hugeBytes)
+	}
 	if !s.IsArray() {
 		return 0
 	}
@@ -194,7 +232,14 @@ func (est *estimator) peak(c *hlo.Computation, entry bool) int64 {
 				called = max(called, est.peak(cc, false))
 			}
 		}
-		peak = max(peak, min(live+transientBytes(in)+called, hugeBytes))
+		work := transientBytes(in)
+		peak = max(peak, min(live+work+called, hugeBytes))
+		if work >= 1<<20 && work > 4*max(shapeBytes(in.Shape), largestOperand(in)) {
+			// Working memory far beyond the arrays the instruction reads and writes (a window's tables,
+			// an im2col panel) is named too.
+			est.bufs = append(est.bufs, Buffer{Inst: in.Name, Shape: "working memory of its " + in.Opcode.String(),
+				Bytes: work, Pos: c.Module.Position(in.Pos)})
+		}
 		if size[i] > 0 {
 			est.bufs = append(est.bufs, Buffer{Inst: in.Name, Shape: in.Shape.String(), Bytes: size[i],
 				Pos: c.Module.Position(in.Pos)})

@@ -40,6 +40,10 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
+	if product(shape) == 0 {
+		// Nothing to sort, however long the dimension.
+		return packResults(in, ts), nil
+	}
 	n := len(ts)
 	length := shape[dims]
 	stride := rowMajorStrides(shape)[dims]
