@@ -1252,16 +1252,9 @@ func windowOutput(op Opcode, base []int64, w Window) ([]int64, error) {
 	}
 	out := make([]int64, len(w))
 	for i, d := range w {
+		// XLA's ShapeInference refuses a stride or dilation of 0 as it does a negative one (the parser
+		// gives 1 where the text says nothing).
 		stride, bd, wd := d.Stride, d.BaseDilation, d.WindowDilation
-		if stride == 0 {
-			stride = 1
-		}
-		if bd == 0 {
-			bd = 1
-		}
-		if wd == 0 {
-			wd = 1
-		}
 		if d.Size <= 0 || stride <= 0 || bd < 1 || wd < 1 {
 			return nil, errorf(op, "window dimension %d has a non-positive size, stride or dilation", i)
 		}

@@ -240,6 +240,13 @@ func TestInferShape(t *testing.T) {
 		{"reduce unresolved", inst(OpReduce, ops(Array(f32, 4), Scalar(f32)), dims(0), Attr{"to_apply", CompRef{}}), "cannot: reduce"},
 		{"reduce-window", inst(OpReduceWindow, ops(Array(f32, 4, 6), Scalar(f32)), toApply(add),
 			Attr{"window", Window{{Size: 2, Stride: 2, BaseDilation: 1, WindowDilation: 1}, {Size: 3, Stride: 1, BaseDilation: 1, WindowDilation: 1}}}), "f32[2,4]"},
+		// A stride or dilation of 0 is refused as a negative one is (ShapeInference's "non-positive").
+		{"reduce-window stride 0", inst(OpReduceWindow, ops(Array(f32, 8), Scalar(f32)), toApply(add),
+			Attr{"window", Window{{Size: 2, Stride: 0, BaseDilation: 1, WindowDilation: 1}}}), "error: window dimension 0 has a non-positive size, stride or dilation"},
+		{"reduce-window lhs_dilate 0", inst(OpReduceWindow, ops(Array(f32, 8), Scalar(f32)), toApply(add),
+			Attr{"window", Window{{Size: 2, Stride: 1, BaseDilation: 0, WindowDilation: 1}}}), "error: window dimension 0 has a non-positive size, stride or dilation"},
+		{"reduce-window rhs_dilate 0", inst(OpReduceWindow, ops(Array(f32, 8), Scalar(f32)), toApply(add),
+			Attr{"window", Window{{Size: 2, Stride: 1, BaseDilation: 1, WindowDilation: 0}}}), "error: window dimension 0 has a non-positive size, stride or dilation"},
 		{"map", inst(OpMap, ops(Array(f32, 4), Array(f32, 4)), dims(0), toApply(add)), "f32[4]"},
 		// The computation reads each operand's elements as they are: no other floating-point type.
 		{"map other precision", inst(OpMap, ops(Array(f32, 4), Array(bf16, 4)), dims(0), toApply(add)), "error: parameter 1 of %add is f32[]; operand 1 has elements of bf16"},
