@@ -243,3 +243,29 @@ ENTRY e {
 		t.Errorf("mixed types: %v, want unsupported", err)
 	}
 }
+
+// TestBatchNormNoFeatures runs the three batch norms over zero features: each gives its empty results
+// (the expansion's broadcasts of the empty statistics were read as views of one element, and refused).
+func TestBatchNormNoFeatures(t *testing.T) {
+	for _, root := range []string{
+		"(f32[2,0], f32[0], f32[0]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1",
+		"f32[2,0] batch-norm-inference(x, s, o, s, o), epsilon=0.001, feature_index=1",
+		"(f32[2,0], f32[0], f32[0]) batch-norm-grad(x, s, o, s, x), epsilon=0.001, feature_index=1",
+	} {
+		m := parseModule(t, "HloModule m\nENTRY e {\n  x = f32[2,0] parameter(0)\n  s = f32[0] parameter(1)\n  o = f32[0] parameter(2)\n  ROOT r = "+root+"\n}\n")
+		var args []Value
+		for _, p := range m.Entry.Params {
+			args = append(args, zeroValue(p.Shape))
+		}
+		got, err := Run(m, args, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", root, err)
+			continue
+		}
+		for i, a := range got.Flatten() {
+			if a.NumElements() != 0 {
+				t.Errorf("%s: result %d is %s, want it empty", root, i, a)
+			}
+		}
+	}
+}

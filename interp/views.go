@@ -32,8 +32,8 @@ func viewOf(in *hlo.Instruction) *bcastView {
 	}
 	out, od := in.Shape.Dims, x.Shape.Dims
 	dims := in.Ints("dimensions")
-	if len(dims) != len(od) {
-		return nil
+	if len(dims) != len(od) || product(od) == 0 {
+		return nil // an empty operand is not one element repeated
 	}
 	// The result's dimensions that the operand's (of more than one element) map to, in order.
 	var mapped []int64

@@ -196,6 +196,8 @@ func TestViewOf(t *testing.T) {
 		{"f32[2,5]", "f32[2,7,5]", "{0,2}", 0, 0}, // the result's dimension 1 between them
 		{"f32[5,4]", "f32[4,5]", "{1,0}", 0, 0},   // transposed
 		{"f32[3]", "f32[4,5]", "{1}", 0, 0},       // sizes differ
+		{"f32[0]", "f32[2,0]", "{1}", 0, 0},       // no element to repeat
+		{"f32[0,5]", "f32[0,3,5]", "{0,2}", 0, 0},
 	} {
 		src := fmt.Sprintf("HloModule v\n\nENTRY e {\n  x = %s parameter(0)\n  ROOT b = %s broadcast(x), dimensions=%s\n}\n", c.operand, c.result, c.dims)
 		m, err := parser.ParseString("test.hlo", src)
