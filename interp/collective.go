@@ -34,6 +34,11 @@ func (e *evaluator) collective(in *hlo.Instruction, ops []Value) (Value, error) 
 	if n := devices(e.mod); n != 1 {
 		return Value{}, unsupportedf(in, "collective %s in a module compiled for several devices", in.Opcode)
 	}
+	// Groups or pairs that name another device than the one are a program for several devices whose
+	// header does not say so (XLA's verifier takes replica groups of any size where replica_count is 1).
+	if other, ok := otherDevice(in); ok {
+		return Value{}, unsupportedf(in, "collective %s over several devices: it names device %d, and the module's header (replica_count, num_partitions) one device", in.Opcode, other)
+	}
 	var v Value
 	switch {
 	case len(ops) == 1:
@@ -60,6 +65,32 @@ func (e *evaluator) collective(in *hlo.Instruction, ops []Value) (Value, error) 
 		return Value{}, unsupportedf(in, "collective %s over several devices (its result is not its operand: %v)", in.Opcode, err)
 	}
 	return v, nil
+}
+
+// otherDevice returns a device other than 0 that in's replica groups or source-target pairs name, and
+// whether there is one. An iota list too long to expand counts as naming others.
+func otherDevice(in *hlo.Instruction) (int64, bool) {
+	var groups [][]int64
+	if rg, ok := in.Attr("replica_groups").(*hlo.ReplicaGroups); ok && rg != nil {
+		groups = rg.Groups
+		if rg.Iota != nil {
+			var ok bool
+			if groups, ok = rg.Iota.Groups(1 << 20); !ok {
+				return 1, true
+			}
+		}
+	}
+	if pairs, ok := in.Attr("source_target_pairs").(hlo.IntLists); ok {
+		groups = append(groups, pairs...)
+	}
+	for _, g := range groups {
+		for _, id := range g {
+			if id != 0 {
+				return id, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // rng fills its result from the interpreter's deterministic stream: uniform in [a, b) or normal with mean

@@ -212,3 +212,34 @@ ENTRY e {
 		})
 	}
 }
+
+// TestCollectivesOfOneDevice runs collectives of a module whose header names one device: groups and
+// pairs of that device alone give the operand back (or zeros for a permute that receives nothing), and
+// groups or pairs naming other devices are refused as a program for several (they gave the operand back,
+// or zeros, before).
+func TestCollectivesOfOneDevice(t *testing.T) {
+	for _, c := range []struct {
+		root string
+		ok   bool
+	}{
+		{"all-reduce(p), replica_groups={{0}}, to_apply=add", true},
+		{"all-reduce(p), replica_groups={}, to_apply=add", true},
+		{"collective-permute(p), source_target_pairs={{0,0}}", true},
+		{"all-reduce(p), replica_groups={{0,1,2,3}}, to_apply=add", false},
+		{"all-reduce(p), replica_groups=[1,4]<=[4], to_apply=add", false},
+		{"all-to-all(p), replica_groups={{0},{1}}", false},
+		{"collective-permute(p), source_target_pairs={{0,1},{1,0}}", false},
+	} {
+		m := parseModule(t, "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] "+c.root+"\n}\n")
+		x := val(t, "f32[4] {1, 2, 3, 4}")
+		got, err := Run(m, []Value{x}, Options{})
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s: %v", c.root, err)
+		case c.ok && !got.Array.Equal(x.Array):
+			t.Errorf("%s: %v, want the operand", c.root, got.Array)
+		case !c.ok && (err == nil || !strings.Contains(err.Error(), "unsupported: collective") || !strings.Contains(err.Error(), "names device")):
+			t.Errorf("%s: %v, %v; want it refused as a program for several devices", c.root, got, err)
+		}
+	}
+}
