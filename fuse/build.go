@@ -88,8 +88,12 @@ func (b *builder) replay(op *operand) *hlo.Instruction {
 	x := op.fp8
 	t := x.Shape.Elem
 	prev := op.fp8 // the original instruction x stands for
+	replayed := make(map[*hlo.Instruction]bool, len(op.replay))
+	for _, in := range op.replay {
+		replayed[in] = true
+	}
 	for _, in := range op.chain {
-		if !slices.Contains(op.replay, in) {
+		if !replayed[in] {
 			prev = in
 			continue
 		}

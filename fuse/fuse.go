@@ -313,9 +313,10 @@ func removeUnused(c *hlo.Computation, work []*hlo.Instruction) {
 			continue
 		}
 		ops := slices.Clone(in.Operands())
-		c.Remove(in)
+		c.Unlink(in)
 		work = append(work, ops...)
 	}
+	c.Prune()
 }
 
 // controlBetween refuses a plan when an instruction the call would not compute comes, through operands and

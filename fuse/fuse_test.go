@@ -303,3 +303,42 @@ func TestAnalyzeOctet(t *testing.T) {
 	}
 	t.Logf("%d files, %d decisions with an XLA verdict", len(files), withXLA)
 }
+
+// TestMixedPrecisionRefused: an FP8 value scaled in mixed precision (f8 times f32, which the verifier
+// allows), directly or after a convert to another FP8 type, is refused with the reason; the rewrite made
+// a multiply of the FP8 type from it, which did not verify, and octet fuse failed with an internal error.
+func TestMixedPrecisionRefused(t *testing.T) {
+	for _, c := range []struct{ chain, reason string }{
+		{`x_d = f32[16,32] multiply(x, x_sb)`, "multiply %x_d takes f8e4m3fn and gives f32 (mixed precision)"},
+		{`x_d = f32[16,32] multiply(x_sb, x)`, "multiply %x_d takes f8e4m3fn and gives f32 (mixed precision)"},
+		{`x_c = f8e5m2[16,32] convert(x)
+  x_d = f32[16,32] divide(x_c, x_sb)`, "divide %x_d takes f8e5m2 and gives f32 (mixed precision)"},
+	} {
+		src := `HloModule mixed
+
+ENTRY test {
+  x = f8e4m3fn[16,32] parameter(0)
+  y = f8e4m3fn[32,16] parameter(1)
+  x_s = f32[] parameter(2)
+  x_sb = f32[16,32] broadcast(x_s), dimensions={}
+  ` + c.chain + `
+  y_c = f32[32,16] convert(y)
+  ROOT d = f32[16,16] dot(x_d, y_c), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+`
+		m, err := parser.ParseString("mixed.hlo", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := hlo.Verify(m); err != nil {
+			t.Fatalf("the module does not verify: %v", err)
+		}
+		r := fuse.Rewrite(m, fuse.Options{})
+		if len(r.Decisions) != 1 || r.Decisions[0].Fused || !strings.Contains(r.Decisions[0].Reason, c.reason) {
+			t.Errorf("%s: decisions %+v, want a refusal saying %q", c.chain, r.Decisions, c.reason)
+		}
+		if err := hlo.Verify(m); err != nil {
+			t.Errorf("%s: the module after the rewrite does not verify: %v", c.chain, err)
+		}
+	}
+}

@@ -64,6 +64,12 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 			}
 			r = ruleConvert
 		case ruleScale.match(cur, x, &c), ruleInverseScale.match(cur, x, &c), ruleConvertedScale.match(cur, x, &c):
+			if c.x.Shape.Elem != cur.Shape.Elem {
+				// A mixed-precision scale (the verifier allows one): its value is the product of the
+				// converted value, but no convert lies in the chain to say to which type.
+				return nil, blocked(i, cur, "%s %%%s takes %s and gives %s (mixed precision): the value must be converted before it is scaled",
+					cur.Opcode, cur.Name, c.x.Shape.Elem, cur.Shape.Elem)
+			}
 			if scaleStep != nil {
 				return nil, blocked(i, cur, "a second scale (%s %%%s) follows %s %%%s: one scale per operand can be absorbed",
 					cur.Opcode, cur.Name, scaleStep.Opcode, scaleStep.Name)
@@ -89,6 +95,10 @@ func matchOperand(dot *hlo.Instruction, i int) (*operand, *refusal) {
 					return nil, blocked(i, cur, "%s", whyNotCommuting(cur, f))
 				}
 				return nil, nil
+			}
+			if c.x.Shape.Elem != cur.Shape.Elem {
+				return nil, blocked(i, cur, "%s %%%s takes %s and gives %s (mixed precision): only converts may change the type",
+					cur.Opcode, cur.Name, c.x.Shape.Elem, cur.Shape.Elem)
 			}
 		}
 		op.used = append(op.used, r)

@@ -476,3 +476,41 @@ func TestUniqueNameLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestUnlinkPrune removes a chain as fuse's dead-code removal does: each instruction unlinked as it loses
+// its users (its operands released, so the one before it loses its user in turn), the list pruned once.
+func TestUnlinkPrune(t *testing.T) {
+	_, c, named := editFixture()
+	p := named["p"]
+	x := p
+	var chain []*Instruction
+	for range 5 {
+		x = c.Add("n", OpNegate, Array(f32, 4), x)
+		chain = append(chain, x)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if len(chain[i].Users()) != 0 {
+			t.Fatalf("%s still has users %v", chain[i].Name, chain[i].Users())
+		}
+		c.Unlink(chain[i])
+		if chain[i].Parent != nil || chain[i].NumOperands() != 0 {
+			t.Errorf("%s: still in the computation or holding operands", chain[i].Name)
+		}
+	}
+	if got := len(p.Users()); got != 2 { // x and z of the fixture, not the chain's first negate
+		t.Errorf("p has %d users after the chain went, want 2", got)
+	}
+	before := len(c.Instructions)
+	c.Prune()
+	if len(c.Instructions) != before-len(chain) {
+		t.Errorf("%d instructions after pruning %d of %d", len(c.Instructions), len(chain), before)
+	}
+	var names []string
+	for _, in := range c.Instructions {
+		names = append(names, in.Name)
+	}
+	if want := []string{"p", "q", "x", "y", "z", "r"}; !slices.Equal(names, want) {
+		t.Errorf("instructions %v, want %v", names, want)
+	}
+	c.Unlink(chain[0]) // not in c any more: nothing happens
+}

@@ -457,6 +457,29 @@ func (c *Computation) Remove(in *Instruction) {
 	in.Parent = nil
 }
 
+// Unlink does to an instruction of c what Remove does, but for taking it out of c.Instructions: a caller
+// removing many (each a search through the list with Remove) unlinks them and then calls Prune once.
+func (c *Computation) Unlink(in *Instruction) {
+	if in.Parent != c {
+		return
+	}
+	in.DropControlDependencies()
+	in.SetOperands()
+	in.Parent = nil
+}
+
+// Prune drops from c.Instructions every instruction no longer in c (Unlink), keeping the others' order.
+func (c *Computation) Prune() {
+	kept := c.Instructions[:0]
+	for _, x := range c.Instructions {
+		if x.Parent == c {
+			kept = append(kept, x)
+		}
+	}
+	clear(c.Instructions[len(kept):])
+	c.Instructions = kept
+}
+
 // HasSideEffect reports whether in must stay even when its value is unused.
 func (in *Instruction) HasSideEffect() bool {
 	if in.Opcode == OpCustomCall {

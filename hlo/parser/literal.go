@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -294,7 +295,12 @@ func (p *parser) floatValue(w string, off int, t dtype.Type) (uint64, bool) {
 			}
 			payload = v
 		}
-		return nanBits(t, neg, payload), true
+		b, msg := nanBits(t, neg, payload)
+		if msg != "" {
+			p.errorAt(off, "%s", msg)
+			return 0, false
+		}
+		return b, true
 	}
 	// Decimal only: strconv would also take hexadecimal (0x1p-2) and "infinity".
 	if s == "" || !(isDigit(s[0]) || s[0] == '.') || len(s) > 1 && s[0] == '0' && s[1]|0x20 == 'x' {
@@ -325,22 +331,37 @@ func sign(neg bool) int {
 	return 1
 }
 
-// nanBits returns a NaN of type t: for the IEEE types of 16 bits or more the one with the given payload
-// (its mantissa bits; 0 for the quiet NaN), for the others the type's NaN of that sign.
-func nanBits(t dtype.Type, neg bool, payload uint64) uint64 {
+// quietPayload64 is the payload of binary64's quiet NaN. XLA's parser reads every literal value as a
+// binary64 first, so nan(0x8000000000000) reads back as a plain nan for every type.
+const quietPayload64 = 1 << 51
+
+// nanBits returns a NaN of type t, as XLA's parser builds it. Payload 0 (a plain nan) gives the type's
+// quiet NaN of that sign. The IEEE types (f64, f32, f16, bf16, f8e5m2, f8e4m3, f8e3m4) take a payload from
+// 0x1 up to their mantissa mask as the NaN's mantissa; the other types have no NaN payloads. A payload
+// that does not fit gives the error message instead.
+func nanBits(t dtype.Type, neg bool, payload uint64) (uint64, string) {
+	if payload == quietPayload64 {
+		payload = 0
+	}
 	f, ok := t.Format()
-	if ok && f.Encoding == dtype.EncodingIEEE && f.Bits >= 16 {
+	if ok && f.Encoding == dtype.EncodingIEEE {
 		mant := uint64(1)<<f.MantissaBits - 1
+		if payload > mant {
+			return 0, fmt.Sprintf("NaN payload 0x%x is out of range for %s (0x1 to 0x%x)", payload, t, mant)
+		}
 		b := (uint64(1)<<f.ExponentBits - 1) << f.MantissaBits
-		if payload&mant != 0 {
-			b |= payload & mant
+		if payload != 0 {
+			b |= payload
 		} else {
 			b |= 1 << (f.MantissaBits - 1)
 		}
 		if neg {
 			b |= 1 << (f.Bits - 1)
 		}
-		return b
+		return b, ""
 	}
-	return t.EncodeFloat64(math.Copysign(math.NaN(), float64(sign(neg))))
+	if payload != 0 {
+		return 0, fmt.Sprintf("NaN payload 0x%x: %s does not support NaN payloads", payload, t)
+	}
+	return t.EncodeFloat64(math.Copysign(math.NaN(), float64(sign(neg)))), ""
 }
