@@ -3,6 +3,7 @@ package hlo
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -1100,6 +1101,9 @@ func inferConcatenate(in *Instruction) (Shape, error) {
 			}
 		}
 		out.Elem = higherPrecision(out.Elem, s.Elem)
+		if s.Dims[d] > 0 && out.Dims[d] > math.MaxInt64-s.Dims[d] {
+			return Shape{}, errorf(op, "the concatenated dimension %d overflows: %d operands' sizes add up past 2^63", d, i+2)
+		}
 		out.Dims[d] += s.Dims[d]
 	}
 	return out, nil
@@ -1851,6 +1855,9 @@ func inferGather(in *Instruction) (Shape, error) {
 			return Shape{}, errorf(op, "start_index_map=%s names dimension %d, out of range for %s", intsString(startMap), d, x.String())
 		}
 	}
+	if !allUnique(startMap) {
+		return Shape{}, errorf(op, "start_index_map=%s repeats a dimension", intsString(startMap))
+	}
 	if !sortedUnique(collapsed) {
 		return Shape{}, errorf(op, "collapsed_slice_dims=%s is not increasing", intsString(collapsed))
 	}
@@ -1877,6 +1884,10 @@ func inferGather(in *Instruction) (Shape, error) {
 		if sizes[d] > 1 {
 			return Shape{}, errorf(op, "dimension %d is collapsed but its slice size is %d", d, sizes[d])
 		}
+	}
+	if err := batchingDims(op, "operand_batching_dims", "start_indices_batching_dims", x, batching,
+		in.Ints("start_indices_batching_dims"), expanded, ivd, collapsed, startMap); err != nil {
+		return Shape{}, err
 	}
 	out := Array(x.Elem)
 	out.Dims = make([]int64, rank)
@@ -1955,6 +1966,51 @@ func inferScatter(in *Instruction) (Shape, error) {
 	}
 	if want := len(window) + len(expanded) - 1; u.Rank() != want {
 		return Shape{}, errorf(op, "the updates %s should have rank %d", u.String(), want)
+	}
+	for _, d := range toOperand {
+		if d < 0 || d >= int64(x.Rank()) {
+			return Shape{}, errorf(op, "scatter_dims_to_operand_dims=%s names dimension %d, out of range for %s", intsString(toOperand), d, x.String())
+		}
+	}
+	if !allUnique(toOperand) {
+		return Shape{}, errorf(op, "scatter_dims_to_operand_dims=%s repeats a dimension", intsString(toOperand))
+	}
+	for _, d := range append(slices.Clone(inserted), batching...) {
+		if d < 0 || d >= int64(x.Rank()) {
+			return Shape{}, errorf(op, "inserted or batching dimension %d is out of range for %s", d, x.String())
+		}
+	}
+	if err := batchingDims(op, "input_batching_dims", "scatter_indices_batching_dims", x, batching,
+		in.Ints("scatter_indices_batching_dims"), expanded, ivd, inserted, toOperand); err != nil {
+		return Shape{}, err
+	}
+	// As XLA's InferScatterShape (xla/service/shape_inference.cc): each window dimension of the updates
+	// fits in the operand's dimension it stands for (those neither inserted nor batching, in order),
+	// and each other dimension has the size of the indices' dimension it stands for (index_vector_dim
+	// left out).
+	var fits []int64
+	for i, n := range x.Dims {
+		if !slices.Contains(inserted, int64(i)) && !slices.Contains(batching, int64(i)) {
+			fits = append(fits, n)
+		}
+	}
+	for i, d := range window {
+		if u.Dims[d] > fits[i] {
+			return Shape{}, errorf(op, "update window dimension %d of %s has size %d, more than the %d of the operand %s", d, u.String(), u.Dims[d], fits[i], x.String())
+		}
+	}
+	seen := int64(0)
+	for i, n := range u.Dims {
+		if slices.Contains(window, int64(i)) {
+			continue
+		}
+		if seen == ivd {
+			seen++
+		}
+		if n != expanded[seen] {
+			return Shape{}, errorf(op, "scatter dimension %d of the updates %s has size %d; the indices %s have %d there", i, u.String(), n, idx.String(), expanded[seen])
+		}
+		seen++
 	}
 	for i := range n {
 		if !sameElemIgnoringFP(operands[i].Elem, updates[i].Elem) {
@@ -2184,6 +2240,45 @@ func intsString(d []int64) string { return "{" + JoinInts(d) + "}" }
 
 // indexVector reads index_vector_dim of a gather or scatter (default: the indices' rank) and returns it
 // with the indices' dimensions, a trailing 1 added when the index vector dimension is that implicit one.
+// allUnique reports whether no number of d repeats.
+func allUnique(d []int64) bool {
+	seen := make(map[int64]bool, len(d))
+	for _, x := range d {
+		if seen[x] {
+			return false
+		}
+		seen[x] = true
+	}
+	return true
+}
+
+// batchingDims checks a gather's or scatter's batching dimensions as XLA's shape inference does: the
+// operand's (named opName) and the indices' (idxName) are as many; each of the indices' is one of its
+// dimensions but the index vector's, none repeated; each pair has one size; and no batching dimension of
+// the operand is also collapsed or inserted (other) or one the indices map to (mapped).
+func batchingDims(op Opcode, opName, idxName string, x Shape, batching, idxBatching, expanded []int64, ivd int64, other, mapped []int64) error {
+	if len(idxBatching) != len(batching) {
+		return errorf(op, "%s=%s and %s=%s differ in length", opName, intsString(batching), idxName, intsString(idxBatching))
+	}
+	if !allUnique(idxBatching) {
+		return errorf(op, "%s=%s repeats a dimension", idxName, intsString(idxBatching))
+	}
+	for i, d := range idxBatching {
+		if d < 0 || d >= int64(len(expanded)) || d == ivd {
+			return errorf(op, "%s=%s names dimension %d, not a batch dimension of the indices", idxName, intsString(idxBatching), d)
+		}
+		if b := batching[i]; b >= 0 && b < int64(x.Rank()) && x.Dims[b] != expanded[d] {
+			return errorf(op, "batching dimension %d of the operand %s has size %d, dimension %d of the indices %d", b, x.String(), x.Dims[b], d, expanded[d])
+		}
+	}
+	for _, b := range batching {
+		if slices.Contains(other, b) || slices.Contains(mapped, b) {
+			return errorf(op, "batching dimension %d of the operand is also collapsed, inserted or indexed", b)
+		}
+	}
+	return nil
+}
+
 func indexVector(in *Instruction, idx Shape) (int64, []int64, error) {
 	ivd, ok := in.Int("index_vector_dim")
 	if !ok {

@@ -553,7 +553,11 @@ func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value, vs *instViews
 func describeOp(in *hlo.Instruction) string {
 	switch in.Opcode {
 	case hlo.OpCustomCall:
-		return fmt.Sprintf("custom-call %q", in.CustomCallTarget())
+		t := in.CustomCallTarget()
+		if len(t) > 200 {
+			t = t[:200] + "..." // a message names the target, not all of a hostile one
+		}
+		return fmt.Sprintf("custom-call %q", t)
 	case hlo.OpAllReduce, hlo.OpAllGather, hlo.OpAllToAll, hlo.OpReduceScatter, hlo.OpCollectivePermute,
 		hlo.OpAllReduceStart, hlo.OpAllGatherStart, hlo.OpCollectivePermuteStart, hlo.OpCollectiveBroadcast,
 		hlo.OpRaggedAllToAll, hlo.OpAllReduceDone, hlo.OpAllGatherDone, hlo.OpCollectivePermuteDone,

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -70,6 +71,24 @@ func ReadNpy(r io.Reader) (*Tensor, error) { return ReadNpyAs(r, dtype.Invalid) 
 // above a sub-byte type's width are cleared. For a standard type, want must be that type or Invalid.
 func ReadNpyAs(r io.Reader, want dtype.Type) (*Tensor, error) {
 	return ReadNpyWithin(r, want, 0)
+}
+
+// ReadNpyFile is ReadNpyWithin for a reader that holds one .npy file: bytes after the array's data are an
+// error, as in a member of an .npz archive (numpy's load would read the first of several arrays saved
+// to one file and ignore the others).
+func ReadNpyFile(r io.Reader, want dtype.Type, maxBytes int64) (*Tensor, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	t, err := ReadNpyWithin(br, want, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	switch _, err := br.ReadByte(); {
+	case err == nil:
+		return nil, errors.New("npy: bytes after the array data (a second array saved to the same file?)")
+	case err != io.EOF:
+		return nil, fmt.Errorf("npy: reading past the data: %v", err)
+	}
+	return t, nil
 }
 
 // ReadNpyWithin is ReadNpyAs for an array of at most maxBytes bytes of data (no limit when maxBytes is zero
@@ -144,7 +163,7 @@ func ReadNpyHeader(r io.Reader) (*NpyHeader, error) {
 		text = string(rs)
 	}
 	if err := parseNpyHeader(text, h); err != nil {
-		return nil, fmt.Errorf("npy: header %q: %v", strings.TrimRight(text, " \n"), err)
+		return nil, fmt.Errorf("npy: header %q: %v", clip(strings.TrimRight(text, " \n"), 200), err)
 	}
 	return h, nil
 }
@@ -314,7 +333,7 @@ func readNpyData(r io.Reader, h *NpyHeader, want dtype.Type, limit int64) (*Tens
 	}
 	nbytes := n * int64(size)
 	if limit >= 0 && nbytes > limit {
-		return nil, fmt.Errorf("npy: %s%s needs %d bytes of data, more than the %d left of the memory budget", t, shapeString(h.Shape), nbytes, limit)
+		return nil, fmt.Errorf("npy: %s%s needs %d bytes of data, more than the %d it may have (the file's size, or the memory budget left where that is less)", t, shapeString(h.Shape), nbytes, limit)
 	}
 	var out *Tensor
 	if limit >= 0 && !h.FortranOrder {
@@ -445,4 +464,13 @@ func WriteNpy(w io.Writer, t *Tensor) error {
 	}
 	_, err := w.Write(t.Data)
 	return err
+}
+
+// clip returns s, or its first n bytes and "..." where it is longer (a message quotes a header, not all of
+// a hostile one).
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }

@@ -268,3 +268,24 @@ func FuzzReadNpy(f *testing.F) {
 		_ = x.Int64s()
 	})
 }
+
+// TestReadNpyFile: a .npy file must end with its array's data, as an .npz member must (two arrays saved to
+// one file are refused, not read as the first); the same bytes without the extra one read back.
+func TestReadNpyFile(t *testing.T) {
+	x := tensor.FromBits(dtype.F32, []int64{3}, []uint64{0x3f800000, 0x40000000, 0x7fc00000})
+	var buf bytes.Buffer
+	if err := tensor.WriteNpy(&buf, x); err != nil {
+		t.Fatal(err)
+	}
+	one := buf.Bytes()
+	got, err := tensor.ReadNpyFile(bytes.NewReader(one), dtype.Invalid, 0)
+	if err != nil || !got.Equal(x) {
+		t.Fatalf("ReadNpyFile: %v, %v; want %v", got, err, x)
+	}
+	for _, extra := range [][]byte{{0}, one} {
+		_, err := tensor.ReadNpyFile(bytes.NewReader(append(append([]byte{}, one...), extra...)), dtype.Invalid, 0)
+		if err == nil || !strings.Contains(err.Error(), "bytes after the array data") {
+			t.Errorf("%d bytes after the array: %v, want an error", len(extra), err)
+		}
+	}
+}

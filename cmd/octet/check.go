@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"octet/fuse/report"
@@ -101,10 +102,20 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 		return nil, 0, err
 	}
 	var dumps []report.PassDump
+	var odd []string
 	for _, e := range entries {
-		if d, ok := report.ParsePassDump(e.Name()); ok && !e.IsDir() {
-			dumps = append(dumps, d)
+		if e.IsDir() {
+			continue
 		}
+		if d, ok := report.ParsePassDump(e.Name()); ok {
+			dumps = append(dumps, d)
+		} else if report.LooksLikePassDump(e.Name()) {
+			odd = append(odd, strconv.Quote(e.Name()))
+		}
+	}
+	if len(odd) > 0 {
+		fmt.Fprintf(inv.stderr, "octet check: %s: left out %s named like dumps but not as XLA names them (module_NNNN.NAME.SSSS.PIPELINE.after_PASS.txt): %s\n",
+			esc(dir), plural(len(odd), "file"), esc(strings.Join(odd, ", ")))
 	}
 	if len(dumps) == 0 {
 		return nil, 0, fmt.Errorf("%s: no per-pass dumps (module_NNNN.NAME.before_optimizations.txt, "+

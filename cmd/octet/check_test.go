@@ -152,6 +152,31 @@ func TestCheckUsage(t *testing.T) {
 	}
 }
 
+// TestCheckPassDumpsLeftOut: a file named like a dump whose name does not parse (a step number past any
+// int) is left out of the walk, and check says so on stderr (it was left out silently).
+func TestCheckPassDumpsLeftOut(t *testing.T) {
+	src := "../../fuse/report/testdata/passes"
+	dir := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeTemp(t, dir, e.Name(), string(data))
+	}
+	odd := "module_0001.jit_f.99999999999999999999999.gpu.after_dce.txt"
+	writeTemp(t, dir, odd, "HloModule jit_f\n")
+	code, out, errs := runOctet(t, "", "check", dir)
+	if code != 0 || !strings.Contains(out, "4 dumps in pass order") ||
+		!strings.Contains(errs, "left out 1 file named like dumps but not as XLA names them") || !strings.Contains(errs, odd) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
 // TestCheckPassDumps runs check on a folder of per-pass dumps: it names the pass that broke the fusion.
 func TestCheckPassDumps(t *testing.T) {
 	dir := "../../fuse/report/testdata/passes"

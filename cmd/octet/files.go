@@ -91,7 +91,7 @@ func (inv *invocation) maxInputFlag(fs *flag.FlagSet) {
 	fs.Func("max-input", "the most bytes of text one input may hold, after decompression (a `SIZE` like 4GiB; 0 for no limit; the default is 1GiB, or a quarter of the memory budget where that is less)", func(s string) error {
 		n, err := interp.ParseBytes(s)
 		if err != nil {
-			return fmt.Errorf("%q is not a size (like 512MiB or 4G)", s)
+			return fmt.Errorf("%q %s", s, sizeProblem(err))
 		}
 		if n == 0 {
 			n = math.MaxInt64 - 1
@@ -114,9 +114,17 @@ func memoryBudget(s string) (int64, error) {
 	}
 	n, err := interp.ParseBytes(s)
 	if err != nil {
-		return 0, usagef("--max-memory: %q is not a size (like 512MiB or 8G)", s)
+		return 0, usagef("--max-memory: %q %s", s, sizeProblem(err))
 	}
 	return n, nil
+}
+
+// sizeProblem says what is wrong with a SIZE that interp.ParseBytes refused with err.
+func sizeProblem(err error) string {
+	if errors.Is(err, strconv.ErrRange) {
+		return "is too large: sizes go up to 4EiB (2^62 bytes)"
+	}
+	return "is not a size (a number and a unit: B, KiB, MiB, GiB, TiB, or KB, MB, GB, TB, or K, M, G, T for the binary ones; like 512MiB or 8G)"
 }
 
 // errOverLimit is readAll's error for a reader that holds more than its limit.
@@ -142,6 +150,9 @@ func (inv *invocation) readInput(name string) (data []byte, display string, err 
 		return nil, src.display, err
 	}
 	expectHeap(len(data))
+	// A byte order mark some editors write is not part of the text: positions count from after it, as
+	// the editor shows them.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	return data, src.display, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -228,16 +229,34 @@ func parseError(err error) error {
 	return errors.New(strings.TrimSuffix(b.String(), "\n"))
 }
 
-// selectModule picks the module named name among those of one file.
+// selectModule picks the module named name among those of one file; none, or two of that name, is an
+// error naming the file (and where each of the two starts).
 func selectModule(mods []*hlo.Module, name string) (*hlo.Module, error) {
 	var names []string
+	var found []*hlo.Module
 	for _, m := range mods {
 		if m.Name == name {
-			return m, nil
+			found = append(found, m)
 		}
 		names = append(names, m.Name)
 	}
-	return nil, fmt.Errorf("no module named %q; the file holds %s", name, strings.Join(names, ", "))
+	file := ""
+	if len(mods) > 0 {
+		if f := mods[0].Position(mods[0].Pos).Filename; f != "" {
+			file = f + ": "
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%sno module named %q; the file holds %s", file, name, strings.Join(names, ", "))
+	case 1:
+		return found[0], nil
+	}
+	var at []string
+	for _, m := range found {
+		at = append(at, strconv.Itoa(m.Position(m.Pos).Line))
+	}
+	return nil, fmt.Errorf("%s%d modules are named %q (lines %s): --module cannot tell them apart", file, len(found), name, strings.Join(at, ", "))
 }
 
 // dumpModule is one HLO text file of an XLA dump folder.

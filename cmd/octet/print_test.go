@@ -120,6 +120,7 @@ func TestPrintErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeTemp(t, dir, "bad.hlo", "HloModule bad\n\nENTRY e {\n  ROOT x = f32[] frobnicate()\n}\n")
 	good := writeTemp(t, dir, "good.hlo", smallModule)
+	twins := writeTemp(t, dir, "twins.hlo", "HloModule same\n\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n\n// -----\n\nHloModule same\n\nENTRY e {\n  ROOT c = f32[] constant(2)\n}\n")
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -131,7 +132,9 @@ func TestPrintErrors(t *testing.T) {
 		{[]string{"print", "--color=sometimes", good}, 2, "--color"},
 		{[]string{"print"}, 2, "one FILE"},
 		{[]string{"print", good, good}, 2, "one FILE"},
-		{[]string{"print", "--module=other", good}, 1, "no module named \"other\""},
+		{[]string{"print", "--module=other", good}, 1, good + ": no module named \"other\""},
+		{[]string{"print", "--module=same", twins}, 1, twins + ": 2 modules are named \"same\" (lines 1, 9): --module cannot tell them apart"},
+		{[]string{"run", "--module=same", twins}, 1, twins + ": 2 modules are named \"same\" (lines 1, 9)"},
 	} {
 		code, _, errOut := runOctet(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {

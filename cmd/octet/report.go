@@ -62,8 +62,11 @@ func runReport(inv *invocation, args []string) error {
 		return usagef("only one FILE can be standard input")
 	}
 	limit, err := interp.ParseBytes(*maxSize)
-	if err != nil || limit < 64<<10 {
-		return usagef("--max-size: %q is not a size of at least 64KiB (like 512KiB or 64MiB)", *maxSize)
+	switch {
+	case err != nil:
+		return usagef("--max-size: %q %s", *maxSize, sizeProblem(err))
+	case limit < 64<<10:
+		return usagef("--max-size: %q is less than 64KiB, the least a page needs", *maxSize)
 	}
 	var mods []*page.Module
 	for _, name := range files {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -270,13 +269,17 @@ func (inv *invocation) readNpyInputs(params []*hlo.Instruction, files []string, 
 		}
 		// The data cannot be larger than the file.
 		limit := size
+		if size == 0 {
+			r.Close()
+			return nil, fmt.Errorf("%s: empty, not a .npy array", display)
+		}
 		if budget > 0 {
 			if limit = min(limit, budget-used); limit <= 0 {
 				r.Close()
 				return nil, fmt.Errorf("%s: the inputs hold more than the memory budget of %s (--max-memory)", display, interp.FormatBytes(budget))
 			}
 		}
-		t, err := tensor.ReadNpyWithin(bufio.NewReaderSize(r, 1<<16), want, max(limit, 1))
+		t, err := tensor.ReadNpyFile(r, want, max(limit, 1))
 		r.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", display, err)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // PassDump is one dump of a module between passes, as XLA writes them with
@@ -20,22 +21,37 @@ type PassDump struct {
 }
 
 var (
-	afterPass  = regexp.MustCompile(`^module_(\d+)\.(.+)\.(\d{4})\.([^.]+)\.after_(.+)\.txt$`)
+	afterPass  = regexp.MustCompile(`^module_(\d+)\.(.+)\.(\d{4,})\.([^.]+)\.after_(.+)\.txt$`)
 	beforeOpts = regexp.MustCompile(`^module_(\d+)\.(.+)\.before_optimizations\.txt$`)
 )
 
-// ParsePassDump reads XLA's name of a per-pass dump file; ok is false for any other name.
+// ParsePassDump reads XLA's name of a per-pass dump file (the step written with at least four digits, as
+// %04d writes it); ok is false for any other name, and for numbers too large for an int.
 func ParsePassDump(file string) (PassDump, bool) {
 	if m := afterPass.FindStringSubmatch(file); m != nil {
-		id, _ := strconv.Atoi(m[1])
-		step, _ := strconv.Atoi(m[3])
+		id, err1 := strconv.Atoi(m[1])
+		step, err2 := strconv.Atoi(m[3])
+		if err1 != nil || err2 != nil {
+			return PassDump{}, false
+		}
 		return PassDump{File: file, ModuleID: id, Name: m[2], Step: step, Pipeline: m[4], Pass: m[5]}, true
 	}
 	if m := beforeOpts.FindStringSubmatch(file); m != nil {
-		id, _ := strconv.Atoi(m[1])
+		id, err := strconv.Atoi(m[1])
+		if err != nil {
+			return PassDump{}, false
+		}
 		return PassDump{File: file, ModuleID: id, Name: m[2], Step: -1, Pass: "before_optimizations"}, true
 	}
 	return PassDump{}, false
+}
+
+// LooksLikePassDump reports whether a file name starts and ends as XLA's dump names do (module_,
+// .txt) without ParsePassDump reading it: a name a folder's walk leaves out and should say so.
+func LooksLikePassDump(file string) bool {
+	_, ok := ParsePassDump(file)
+	return !ok && strings.HasPrefix(file, "module_") && strings.HasSuffix(file, ".txt") &&
+		(strings.Contains(file, ".after_") || strings.Contains(file, ".before_optimizations"))
 }
 
 // SortPassDumps orders dumps by module, then in pass order.

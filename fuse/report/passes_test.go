@@ -73,11 +73,30 @@ func TestParsePassDump(t *testing.T) {
 		{"module_0001.jit_f.before_optimizations.txt", true, report.PassDump{ModuleID: 1, Name: "jit_f", Step: -1, Pass: "before_optimizations"}},
 		{"module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt", false, report.PassDump{}},
 		{"notes.txt", false, report.PassDump{}},
+		// %04d writes a step past 9999 with five digits.
+		{"module_0003.jit_f.12345.gpu-post-layout.after_dce.txt", true,
+			report.PassDump{ModuleID: 3, Name: "jit_f", Step: 12345, Pipeline: "gpu-post-layout", Pass: "dce"}},
+		{"module_0003.jit_f.99999999999999999999999.gpu.after_dce.txt", false, report.PassDump{}},
+		{"module_99999999999999999999.jit_f.before_optimizations.txt", false, report.PassDump{}},
+		{"module_0003.jit_f.0001.gpu.after_two\nlines.txt", false, report.PassDump{}},
 	} {
 		d, ok := report.ParsePassDump(c.name)
 		c.want.File = c.name
 		if ok != c.ok || ok && d != c.want {
 			t.Errorf("%s: %+v %v, want %+v %v", c.name, d, ok, c.want, c.ok)
+		}
+	}
+	// A name like a dump's that ParsePassDump does not read is one a walk of a folder must mention.
+	for name, want := range map[string]bool{
+		"module_0003.jit_f.99999999999999999999999.gpu.after_dce.txt": true,
+		"module_99999999999999999999.jit_f.before_optimizations.txt":  true,
+		"module_0003.jit_f.0001.gpu.after_two\nlines.txt":             true,
+		"module_0003.jit_f.0001.gpu.after_dce.txt":                    false, // read
+		"module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt":        false, // another kind of dump
+		"notes.txt": false,
+	} {
+		if got := report.LooksLikePassDump(name); got != want {
+			t.Errorf("%q: LooksLikePassDump %v, want %v", name, got, want)
 		}
 	}
 }
