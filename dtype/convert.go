@@ -48,7 +48,7 @@ func (t Type) DecodeFloat64(b uint64) float64 {
 }
 
 // DecodeFloat32 returns the value that the bit pattern stands for as a float32, exactly for every format
-// of 32 bits or fewer (f64 and large integers are rounded to nearest even). NaNs are as in ml_dtypes: the
+// of 32 bits or fewer (f64 and large integers are rounded once, to nearest even). NaNs are as in ml_dtypes: the
 // pattern's sign with the quiet bit set (0x7fc00000 or 0xffc00000, and 0xffc00000 for the fnuz NaN 0x80),
 // except bf16 and f16, whose payloads widen unchanged (bf16 is a plain shift left by 16). For types of 8
 // bits or fewer this is one table look-up.
@@ -72,6 +72,10 @@ func (t Type) DecodeFloat32(b uint64) float32 {
 			return math.Float32frombits(uint32(b>>63)<<31 | 0x7fc00000 | uint32(b>>29)&0x3fffff)
 		}
 		return float32(x)
+	case S64:
+		return float32(int64(b)) // one rounding: through float64 it would round twice
+	case U64:
+		return float32(b)
 	}
 	return float32(t.DecodeFloat64(b))
 }
@@ -424,9 +428,10 @@ func cvtInt64(x float64) int64 {
 // dst> does (and numpy's src_array.astype(dst), which goes through float32, exact for every format of 16
 // bits or fewer). NaN keeps its sign through the conversion (the fnuz NaN is negative). saturate selects
 // ConvertImpl<src, dst, kSaturate=true>. Between integer types (and pred) the value wraps as numpy's cast
-// does; from an integer to a float the integer's value (rounded to binary64 beyond 2^53) is converted.
-// To f32 and f64 the result is DecodeFloat32's and DecodeFloat64's (f64 to f32 rounds; saturate then has
-// no effect).
+// does. From an integer to f64 the integer is rounded once to binary64; to every other float type it is
+// rounded once to float32 (exact up to 2^24), then converted, as ml_dtypes' casts from integers do. To f32
+// and f64 the result is DecodeFloat32's and DecodeFloat64's (f64 to f32 rounds; saturate then has no
+// effect).
 func Convert(src, dst Type, b uint64, saturate bool) uint64 {
 	srcInt := src.IsInteger() || src == PRED
 	dstInt := dst.IsInteger() || dst == PRED
@@ -460,7 +465,12 @@ func Convert(src, dst Type, b uint64, saturate bool) uint64 {
 	case F64:
 		return math.Float64bits(src.DecodeFloat64(b))
 	}
-	x := src.DecodeFloat64(b)
+	var x float64
+	if srcInt {
+		x = float64(src.DecodeFloat32(b))
+	} else {
+		x = src.DecodeFloat64(b)
+	}
 	if saturate {
 		return dst.EncodeFloat64Saturate(x)
 	}

@@ -33,6 +33,19 @@ ml_dtypes.float8_e4m3fn(300) does), overflow to infinity or NaN as the format ha
 past 464; f8e5m2: infinity), and with --saturate to the largest finite value instead. With --from, the
 value is first rounded to that type, then converted.
 
+Integers are exact. When the input's type (--from, or else --to) is an integer type, a whole number in
+decimal or hex ("-0x80") is read as an integer, not as a binary64. Outside the type's range it wraps to
+the type's width, as numpy's astype does (s8: 300 becomes 44), and with --saturate it is clamped to the
+range; a whole number outside -2^63 .. 2^64-1 is an error unless --saturate clamps it. From an integer
+type, f64 rounds the value once; the other float types round it once to float32 (exact up to 2^24) and
+then convert, as ml_dtypes' casts from integers do:
+
+	$ octet cast --from s64 --to f32 9223372036854775807
+	9223372036854775807 -> 0x5f000000 (9.223372036854776e+18)
+
+Other numbers (1.5, 1e20, nan, inf) convert to an integer type by truncation toward zero, with numpy's
+results on x86-64 for NaN, infinities and values out of range.
+
 With --bits, every input is a bit pattern in hex ("0x3fc00000", the 0x optional) of the --from type
 (float32 when not given) and the output is the bit pattern of the --to type (float32 when not given),
 one per line:
@@ -45,7 +58,7 @@ one per line:
 
 Input streams: millions of lines convert at a steady rate. A bad line stops the conversion with
 "<stdin>:LINE:COL: message" and exit status 1; blank lines are skipped. Negative values on the command
-line need no "--": -5 is taken as a value.
+line need no "--": every argument that reads as a number (-5, -inf, -nan, -0x10) is taken as a value.
 
 TYPE is any real type: XLA's name (f8e4m3fn, bf16, s4) or ml_dtypes' (float8_e4m3fn, int4), or a
 block-scaled format.` + castBlockHelp,
@@ -57,8 +70,8 @@ block-scaled format.` + castBlockHelp,
 // castFlagsWithValue are the flags of cast that take a separate argument.
 var castFlagsWithValue = map[string]bool{"to": true, "from": true, "input": true, "o": true, "axis": true, "name": true, "tensor-scale": true}
 
-// splitCastArgs separates flags from values, so that negative numbers ("-5", "-inf") are values rather
-// than unknown flags.
+// splitCastArgs separates flags from values, so that negative numbers ("-5", "-inf", "-nan", "-0x1") are
+// values rather than unknown flags.
 func splitCastArgs(args []string) (flags, values []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -79,9 +92,62 @@ func splitCastArgs(args []string) (flags, values []string) {
 	return flags, values
 }
 
+// isNumber reports whether s reads as a value: a number (signed NaNs included) or a whole number in hex.
 func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil || errors.Is(err, strconv.ErrRange)
+	if _, ok := parseFloat([]byte(s)); ok {
+		return true
+	}
+	_, _, _, ok := parseWhole([]byte(s))
+	return ok
+}
+
+// parseFloat reads a number as strconv.ParseFloat does (beyond binary64's range it is an infinity or a
+// zero), and also a signed NaN: "-nan" and "+nan".
+func parseFloat(tok []byte) (float64, bool) {
+	// The token is not kept by ParseFloat unless it fails, and then the error is dropped.
+	x, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(tok), len(tok)), 64)
+	if err == nil || errors.Is(err, strconv.ErrRange) {
+		return x, true
+	}
+	if len(tok) != 4 || tok[0] != '-' && tok[0] != '+' || tok[1]|0x20 != 'n' || tok[2]|0x20 != 'a' || tok[3]|0x20 != 'n' {
+		return 0, false
+	}
+	if tok[0] == '-' {
+		return math.Copysign(math.NaN(), -1), true
+	}
+	return math.NaN(), true
+}
+
+// parseWhole reads a whole number: an optional sign, then decimal digits or 0x and hex digits. It returns
+// the sign and the magnitude; over is set when the magnitude does not fit 64 bits.
+func parseWhole(tok []byte) (neg bool, mag uint64, over, ok bool) {
+	s := tok
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	base := uint64(10)
+	if len(s) > 2 && s[0] == '0' && s[1]|0x20 == 'x' {
+		base, s = 16, s[2:]
+	}
+	if len(s) == 0 {
+		return false, 0, false, false
+	}
+	for _, ch := range s {
+		var d uint64
+		switch {
+		case ch >= '0' && ch <= '9':
+			d = uint64(ch - '0')
+		case base == 16 && ch|0x20 >= 'a' && ch|0x20 <= 'f':
+			d = uint64(ch|0x20-'a') + 10
+		default:
+			return false, 0, false, false
+		}
+		if mag > (math.MaxUint64-d)/base {
+			over = true
+		}
+		mag = mag*base + d
+	}
+	return neg, mag, over, true
 }
 
 func runCast(inv *invocation, args []string) error {
@@ -197,9 +263,21 @@ func (c *caster) convert(tok []byte) (uint64, *castError) {
 		}
 		return dtype.Convert(c.from, c.to, in, c.saturate), nil
 	}
-	// The token is not kept by ParseFloat unless it fails, and then the message is built from a copy.
-	x, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(tok), len(tok)), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
+	src := c.from
+	if src == dtype.Invalid {
+		src = c.to
+	}
+	if src.IsInteger() || src == dtype.PRED {
+		if neg, mag, over, ok := parseWhole(tok); ok {
+			b, err := c.wholeBits(src, tok, neg, mag, over)
+			if err != nil || c.from == dtype.Invalid {
+				return b, err
+			}
+			return dtype.Convert(c.from, c.to, b, c.saturate), nil
+		}
+	}
+	x, ok := parseFloat(tok)
+	if !ok {
 		msg := fmt.Sprintf("%q is not a number", string(tok))
 		if _, herr := parseHexBits(tok); herr == nil && bytes.HasPrefix(bytes.ToLower(tok), []byte("0x")) {
 			msg += " (use --bits for bit patterns)"
@@ -219,6 +297,27 @@ func (c *caster) convert(tok []byte) (uint64, *castError) {
 		return c.to.EncodeFloat64Saturate(x), nil
 	}
 	return c.to.EncodeFloat64(x), nil
+}
+
+// wholeBits returns the bits in the integer type t (or pred) of the whole number with sign neg and
+// magnitude mag (over: wider than 64 bits): wrapped to t's width, or clamped to its range with --saturate.
+func (c *caster) wholeBits(t dtype.Type, tok []byte, neg bool, mag uint64, over bool) (uint64, *castError) {
+	if over || neg && mag > 1<<63 {
+		if !c.saturate {
+			return 0, &castError{0, fmt.Sprintf("%s is outside the range of 64-bit integers, -9223372036854775808 to 18446744073709551615 (--saturate clamps it to %s)", tok, t)}
+		}
+		if neg {
+			return dtype.Convert(dtype.S64, t, 1<<63, true), nil
+		}
+		return dtype.Convert(dtype.U64, t, math.MaxUint64, true), nil
+	}
+	switch {
+	case neg:
+		return dtype.Convert(dtype.S64, t, -mag, c.saturate), nil
+	case mag > math.MaxInt64:
+		return dtype.Convert(dtype.U64, t, mag, c.saturate), nil
+	}
+	return dtype.Convert(dtype.S64, t, mag, c.saturate), nil
 }
 
 // appendLine appends the output line for one token.
@@ -247,10 +346,11 @@ func (c *caster) appendLine(dst, tok []byte) ([]byte, *castError) {
 // shortest form that reads back, NaN and infinities as Python prints them.
 func appendValue(dst []byte, t dtype.Type, b uint64) []byte {
 	if t.IsInteger() || t == dtype.PRED {
-		if t.IsUnsigned() {
+		if t.IsUnsigned() || t == dtype.PRED {
 			return strconv.AppendUint(dst, b, 10)
 		}
-		return strconv.AppendInt(dst, int64(t.DecodeFloat64(b)), 10)
+		s := 64 - uint(t.BitWidth()) // sign-extend from the type's width
+		return strconv.AppendInt(dst, int64(b<<s)>>s, 10)
 	}
 	x := t.DecodeFloat64(b)
 	switch {
