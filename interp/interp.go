@@ -463,7 +463,7 @@ func wrapErr(in *hlo.Instruction, err error) error {
 	if errors.As(err, &ie) || errors.As(err, &we) || errors.As(err, &me) {
 		return err
 	}
-	return errorf(in, "%v", err)
+	return errorf(in, "%w", err) // errors.Is still finds a cancelled or expired context
 }
 
 func elementCount(v Value) int64 {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -57,6 +59,10 @@ buffers, a program over --max-memory (default: half of the physical memory; size
 0 for no limit). The same budget bounds the array files and the arrays read from them; a .npy or .npz
 header that claims more is refused before its data is read. What the interpreter does not implement (collectives over several devices, host
 transfers, most custom calls, ...) is reported as FILE:LINE:COL: unsupported: WHAT.
+
+With --timeout DURATION the evaluation stops after that long, with an error at the instruction it was
+evaluating (a loop whose condition never turns false runs until then); an interrupt stops it at any time.
+Either way no output file is written.
 
 Convolutions and dots run on package gemm's kernels, and elementwise instructions and reductions on
 every core (--threads N for fewer). Sums have an order fixed by the program and the shapes, so the
@@ -115,6 +121,7 @@ func runRun(inv *invocation, args []string) error {
 	threads := fs.Int("threads", 0, "use at most `N` threads (0: every core)")
 	profile := fs.Bool("profile", false, "print the time, FLOPs and bytes of the instructions that took the time")
 	asJSON := fs.Bool("json", false, "with --profile: print the profile as JSON instead of the result's summary")
+	timeout := fs.Duration("timeout", 0, "stop the evaluation after `DURATION` (like 30s or 5m; 0: no limit), as a loop that never ends would need")
 	pos, err := parseInterspersed(inv, fs, args)
 	if err != nil {
 		return err
@@ -136,6 +143,9 @@ func runRun(inv *invocation, args []string) error {
 	}
 	if *threads < 0 {
 		return usagef("--threads must not be negative")
+	}
+	if *timeout < 0 {
+		return usagef("--timeout must not be negative")
 	}
 	var seed uint64
 	if *random != "" {
@@ -204,7 +214,19 @@ func runRun(inv *invocation, args []string) error {
 	if *profile {
 		opts.Profile = interp.NewProfile()
 	}
+	if *timeout > 0 {
+		ctx, cancel := context.WithTimeout(opts.Context, *timeout)
+		defer cancel()
+		opts.Context = ctx
+	}
 	result, err := interp.Run(m, vals, opts)
+	if errors.Is(err, context.DeadlineExceeded) {
+		var ie *interp.Error
+		if errors.As(err, &ie) && ie.Pos.IsValid() {
+			return fmt.Errorf("%s: %%%s: stopped after %s (--timeout), evaluating it", ie.Pos, ie.Inst, *timeout)
+		}
+		return fmt.Errorf("%s: stopped after %s (--timeout)", displayName(pos[0]), *timeout)
+	}
 	if err != nil {
 		return err
 	}

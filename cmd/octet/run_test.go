@@ -172,6 +172,10 @@ func TestRunBadInput(t *testing.T) {
 		"big.hlo":        []byte("ENTRY e {\n  x = f32[] parameter(0)\n  ROOT b = f32[4096,4096] broadcast(x), dimensions={}\n}"),
 		"stochastic.hlo": []byte("ENTRY e {\n  x = f32[2] parameter(0)\n  y = u32[2] parameter(1)\n  ROOT r = bf16[2] stochastic-convert(x, y)\n}"),
 		"bad.hlo":        []byte("ENTRY e {\n  ROOT x = f32[] bogus()\n}"),
+		"forever.hlo": []byte("c {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n" +
+			"b {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n  ROOT a = s32[] add(p, one)\n}\n" +
+			"ENTRY e {\n  z = s32[] constant(0)\n  ROOT w = s32[] while(z), condition=c, body=b\n}"),
+		"empty.npy": {},
 	})
 	for _, c := range []struct {
 		name string
@@ -195,6 +199,9 @@ func TestRunBadInput(t *testing.T) {
 		{"bad-seed", []string{"run", "--random", "x", p["m.hlo"]}, 2, "unsigned integer seed"},
 		{"bad-size", []string{"run", "--random", "1", "--max-memory", "lots", p["m.hlo"]}, 2, "is not a size"},
 		{"no-file", []string{"run", "--random", "1"}, 2, "run takes one FILE"},
+		{"timeout", []string{"run", "--timeout", "200ms", p["forever.hlo"]}, 1, "forever.hlo:12:3: %w: stopped after 200ms (--timeout), evaluating it"},
+		{"bad-timeout", []string{"run", "--timeout", "-1s", p["forever.hlo"]}, 2, "--timeout must not be negative"},
+		{"empty-npy", []string{"run", "--input", p["empty.npy"], "--input", p["s.npy"], p["m.hlo"]}, 1, "empty.npy: empty, not a .npy array"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.npz")
