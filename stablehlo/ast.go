@@ -36,6 +36,8 @@ type Module struct {
 	// conversion refuses by name.
 	Others []*Op
 	Pos    token.Pos
+
+	symbols map[string]bool // the names of the functions and meshes, each defined once
 }
 
 // Func is a func.func.
@@ -50,6 +52,8 @@ type Func struct {
 	Body        *Region // nil for a declaration
 	Loc         *Loc
 	Pos         token.Pos
+
+	resultQuant []*Quant // the quantization of each quantized result type; nil when none is quantized
 }
 
 // Region is a list of blocks; the ops of StableHLO have one block per region.
@@ -82,6 +86,11 @@ type Op struct {
 	OutQuant []*Quant // the quantization of each quantized result type; nil when none is quantized
 	Loc      *Loc
 	Pos      token.Pos
+
+	inQuant []*Quant // the quantization of each quantized operand type; nil when none is quantized
+	// functional says that the signature was a function type, (operand types) -> result types, whose
+	// operand types are those of the operands in order.
+	functional bool
 
 	// used records the attributes the conversion read, so that the others can be reported by name
 	// rather than dropped; shared by the copies a conversion makes of the op.
@@ -184,7 +193,10 @@ type (
 	// WordAttr is a bare word: an enum of a pretty form (FLOAT, THREE_FRY), unit, or a keyword value.
 	WordAttr string
 	// FuncTypeAttr is a function type, (operand types) -> result types.
-	FuncTypeAttr struct{ In, Out []hlo.Shape }
+	FuncTypeAttr struct {
+		In, Out           []hlo.Shape
+		inQuant, outQuant []*Quant // the quantization of each quantized type; nil when none is
+	}
 	// DimsAttr is "[1, 2] x [3]" of dot_general's pretty form.
 	DimsAttr struct{ LHS, RHS []int64 }
 	// SubAxisAttr is (PreSize)Size, the part of a mesh axis of Size devices after PreSize of them.

@@ -139,7 +139,7 @@ func (p *parser) attrValue() Attr {
 		var ft FuncTypeAttr
 		s.off++
 		if !s.got(')') {
-			ft.In = p.typeList()
+			ft.In, ft.inQuant = p.typeListQuant()
 			s.want(')', "closing the parameter types")
 		}
 		if !s.gotStr("->") {
@@ -147,12 +147,15 @@ func (p *parser) attrValue() Attr {
 		}
 		if s.got('(') {
 			if !s.got(')') {
-				ft.Out = p.typeList()
+				ft.Out, ft.outQuant = p.typeListQuant()
 				s.want(')', "closing the result types")
 			}
 		} else {
-			t, _ := p.typ()
+			t, q := p.typ()
 			ft.Out = []hlo.Shape{t}
+			if q != nil {
+				ft.outQuant = []*Quant{q}
+			}
 		}
 		return ft
 	case c == '<':

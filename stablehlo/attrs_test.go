@@ -44,8 +44,10 @@ func everyProgram(t *testing.T) []program {
 		out = append(out, program{p, src})
 	}
 	for _, a := range []string{"testdata.tar.gz", "interpret.tar.gz"} {
-		for _, p := range readArchive(t, a) {
-			out = append(out, program{p.name, p.src})
+		for _, f := range readArchive(t, a) {
+			for _, p := range splitInput(f) {
+				out = append(out, program{p.name, p.src})
+			}
 		}
 	}
 	_ = filepath.WalkDir(filepath.Join(dir, "corpus", "xla-translate"), func(p string, d os.DirEntry, err error) error {

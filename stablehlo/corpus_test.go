@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,25 @@ func readArchive(t testing.TB, name string) []corpusFile {
 		}
 		out = append(out, corpusFile{h.Name, src})
 	}
+}
+
+// splitInput returns the programs of a test file: the parts between its "// -----" lines when its RUN
+// line splits the input (-split-input-file), each one a file of its own as the tools read them, and the
+// whole file otherwise. Each part keeps its lines' numbers: it starts with as many empty lines as come
+// before it.
+func splitInput(f corpusFile) []corpusFile {
+	line, _, _ := bytes.Cut(f.src, []byte("\n"))
+	if !bytes.Contains(line, []byte("-split-input-file")) {
+		return []corpusFile{f}
+	}
+	var out []corpusFile
+	lines := 0
+	for i, part := range bytes.Split(f.src, []byte("\n// -----")) {
+		src := append(bytes.Repeat([]byte("\n"), lines), part...)
+		out = append(out, corpusFile{f.name + "#" + strconv.Itoa(i), src})
+		lines += bytes.Count(part, []byte("\n")) + 1
+	}
+	return out
 }
 
 // interpreted reports whether a test program's first RUN line interprets it (and is not disabled).
@@ -176,7 +196,11 @@ func TestCorpus(t *testing.T) {
 func TestInterpretSuite(t *testing.T) {
 	var failures tally
 	var funcs, funcsPassed, checks, checksPassed int
+	var parts []corpusFile
 	for _, f := range readArchive(t, "interpret.tar.gz") {
+		parts = append(parts, splitInput(f)...)
+	}
+	for _, f := range parts {
 		fset := token.NewFileSet()
 		file, err := Parse(fset, f.name, f.src)
 		if err != nil {

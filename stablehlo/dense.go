@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -28,6 +30,7 @@ func (p *parser) dense(start int) *DenseAttr {
 	s.want('<', "after dense")
 	var hex []byte
 	var elems []denseElem
+	var listShape []int64 // the shape a nested list spells out; nil for a hex blob, a splat or dense<>
 	splat := false
 	hexAt := s.off
 	switch c := s.peek(); {
@@ -36,7 +39,7 @@ func (p *parser) dense(start int) *DenseAttr {
 		hex = s.rawBytes()
 	case c == '>':
 	case c == '[':
-		p.denseList(&elems)
+		listShape = p.denseList(&elems)
 	default:
 		splat = true
 		elems = append(elems, p.denseScalar())
@@ -45,7 +48,9 @@ func (p *parser) dense(start int) *DenseAttr {
 	if !s.got(':') {
 		s.failAt(start, "dense<...> without a type")
 	}
+	p.elemName = ""
 	t, _ := p.typ()
+	elemName := p.elemName
 	d := &DenseAttr{Type: t}
 	if !t.IsArray() || t.Elem == dtype.Invalid {
 		s.failAt(start, "dense<...> of type %s", typeString(t))
@@ -73,13 +78,17 @@ func (p *parser) dense(start int) *DenseAttr {
 		d.Literal = lit
 		return d
 	}
+	// A nested list spells out the type's shape exactly; only a bare scalar stands for every element.
+	if listShape != nil && !slices.Equal(listShape, t.Dims) {
+		s.failAt(start, "dense<...> literal of shape %s does not match %s", shapeText(listShape), typeString(t))
+	}
 	if !splat && int64(len(elems)) != n && !(len(elems) == 1 && n != 1) {
 		s.failAt(start, "dense<...> has %d elements; %s has %d", len(elems), typeString(t), n)
 	}
 	a := tensor.New(t.Elem, t.Dims)
 	if n > 0 {
 		if len(elems) == 1 {
-			if err := setElem(a, 0, elems[0]); err != nil {
+			if err := setElem(a, 0, elems[0], elemName); err != nil {
 				s.failAt(elems[0].off, "%v", err)
 			}
 			es := t.Elem.ByteSize()
@@ -88,7 +97,7 @@ func (p *parser) dense(start int) *DenseAttr {
 			}
 		} else {
 			for i, e := range elems {
-				if err := setElem(a, int64(i), e); err != nil {
+				if err := setElem(a, int64(i), e, elemName); err != nil {
 					s.failAt(e.off, "%v", err)
 				}
 			}
@@ -105,23 +114,47 @@ func truncate(s string) string {
 	return s
 }
 
-// denseList reads a nested list of elements, flattening it.
-func (p *parser) denseList(out *[]denseElem) {
+// denseList reads a nested list of elements, flattening it, and returns its shape: the number of its
+// elements, then the shape they share. The elements of a list are all scalars or all lists of one shape.
+func (p *parser) denseList(out *[]denseElem) []int64 {
 	s := &p.scan
 	s.enter()
 	defer s.leave()
 	s.want('[', "opening a list")
+	var inner []int64 // the shape of the first element: nil for a scalar
+	n := int64(0)
 	for !s.got(']') {
+		at := s.off
+		var dims []int64
 		if s.peek() == '[' {
-			p.denseList(out)
+			dims = p.denseList(out)
 		} else {
 			*out = append(*out, p.denseScalar())
 		}
+		if n == 0 {
+			inner = dims
+		} else if !slices.Equal(dims, inner) { // a list's shape is never empty, so a scalar differs from it
+			s.failAt(at, "dense<...>: the elements of a list differ in shape: %s first, then %s", shapeText(inner), shapeText(dims))
+		}
+		n++
 		if !s.got(',') {
 			s.want(']', "closing a list")
-			return
+			break
 		}
 	}
+	return append([]int64{n}, inner...)
+}
+
+// shapeText writes the shape of a dense<...> list, [2, 3]; "a scalar" for none.
+func shapeText(dims []int64) string {
+	if dims == nil {
+		return "a scalar"
+	}
+	parts := make([]string, len(dims))
+	for i, d := range dims {
+		parts[i] = strconv.FormatInt(d, 10)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // denseScalar reads one element: a number, true, false, inf, nan, or (re, im).
@@ -155,8 +188,9 @@ func (p *parser) denseScalar() denseElem {
 	return denseElem{text: text, off: at}
 }
 
-// setElem stores element i of a from its spelling.
-func setElem(a *tensor.Tensor, i int64, e denseElem) error {
+// setElem stores element i of a from its spelling; elemName is the element type as written (si8 and
+// i8 are both held as s8, but their ranges differ), "" when unknown.
+func setElem(a *tensor.Tensor, i int64, e denseElem, elemName string) error {
 	t := a.Type
 	if t.IsComplex() {
 		if !e.isCplx {
@@ -185,33 +219,27 @@ func setElem(a *tensor.Tensor, i int64, e denseElem) error {
 		return fmt.Errorf("complex element (%s, %s) in a tensor of %s", e.text, e.imag, mlirElemName(t))
 	}
 	switch {
-	case t == dtype.PRED:
+	case t == dtype.PRED || t.IsInteger():
 		switch e.text {
-		case "true", "1":
-			a.SetBitsAt(i, 1)
-		case "false", "0":
-			a.SetBitsAt(i, 0)
-		default:
-			return fmt.Errorf("%s is not a boolean", e.text)
-		}
-	case t.IsInteger():
-		switch e.text {
-		case "true":
-			a.SetBitsAt(i, 1)
-			return nil
-		case "false":
-			a.SetBitsAt(i, 0)
-			return nil
-		}
-		v, err := strconv.ParseInt(e.text, 0, 64)
-		if err != nil {
-			u, uerr := strconv.ParseUint(e.text, 0, 64)
-			if uerr != nil {
-				return fmt.Errorf("%s is not an integer of %s", e.text, mlirElemName(t))
+		case "true", "false":
+			if t != dtype.PRED {
+				if elemName == "" {
+					elemName = mlirElemName(t)
+				}
+				return fmt.Errorf("%s in a tensor of %s; true and false are elements of i1", e.text, elemName)
 			}
-			v = int64(u)
+			if e.text == "true" {
+				a.SetBitsAt(i, 1)
+			} else {
+				a.SetBitsAt(i, 0)
+			}
+			return nil
 		}
-		a.SetBitsAt(i, uint64(v))
+		b, err := intBits(t, elemName, e.text)
+		if err != nil {
+			return err
+		}
+		a.SetBitsAt(i, b)
 	case t.IsFloat():
 		b, err := floatBits(t, e.text)
 		if err != nil {
@@ -222,6 +250,61 @@ func setElem(a *tensor.Tensor, i int64, e denseElem) error {
 		return fmt.Errorf("no dense elements of %s", t)
 	}
 	return nil
+}
+
+// intBits encodes an integer element of type t, written name ("" when unknown), from its spelling, a
+// decimal or 0x hexadecimal number with an optional sign, and refuses one out of range as MLIR does: a
+// signless iN holds -2^(N-1) to 2^N-1 (a value past the signed range is its bit pattern, 255 is -1 in
+// i8), a signed siN or index -2^(N-1) to 2^(N-1)-1, an unsigned uiN 0 to 2^N-1 and no negative value at
+// all; i1 is signless of one bit.
+func intBits(t dtype.Type, name, text string) (uint64, error) {
+	signed := strings.HasPrefix(name, "si") || name == "index"
+	if name == "" {
+		name = mlirElemName(t)
+	}
+	digits, neg := text, false
+	if digits != "" && (digits[0] == '-' || digits[0] == '+') {
+		neg = digits[0] == '-'
+		digits = digits[1:]
+	}
+	if neg && t.IsUnsigned() {
+		return 0, fmt.Errorf("negative value %s in a tensor of %s, whose elements are unsigned", text, name)
+	}
+	base := 10
+	if len(digits) > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') {
+		base, digits = 16, digits[2:]
+	}
+	if digits == "" || digits[0] == '+' || digits[0] == '-' {
+		return 0, fmt.Errorf("%s is not an integer of %s", text, name)
+	}
+	mag, err := strconv.ParseUint(digits, base, 64)
+	if err != nil {
+		if isRangeErr(err) {
+			return 0, fmt.Errorf("integer constant %s out of range for %s", text, name)
+		}
+		return 0, fmt.Errorf("%s is not an integer of %s", text, name)
+	}
+	w := uint(t.BitWidth())
+	if t == dtype.PRED {
+		w = 1
+	}
+	limit := uint64(math.MaxUint64) // the largest magnitude of a non-negative value
+	if w < 64 {
+		limit = 1<<w - 1
+	}
+	if signed && !t.IsUnsigned() {
+		limit >>= 1
+	}
+	if neg {
+		limit = 1 << (w - 1) // -2^(N-1) is the most negative value of any signed or signless type
+	}
+	if mag > limit {
+		return 0, fmt.Errorf("integer constant %s out of range for %s", text, name)
+	}
+	if neg {
+		return -mag, nil
+	}
+	return mag, nil
 }
 
 // floatBits encodes a float element of type t: a decimal (rounded to t), inf or nan, or a hex bit

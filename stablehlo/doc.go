@@ -11,7 +11,11 @@
 // the types last and the locations at the end of the file (#loc aliases).
 //
 // The reader is one pass over the bytes, linear in the input, with nesting bounded (maxDepth) and every
-// error positioned (file:line:col); it never panics on input. Attributes of any dialect are kept, typed
+// error positioned (file:line:col); it never panics on input. It refuses what MLIR's parser refuses where
+// reading on would change the program: an integer element out of its type's range, a dense list whose
+// nesting is not the type's shape, an operand type in a signature other than the value's type, a return
+// that does not give its function's result types, a second symbol of one name in a module, and a
+// location alias used but never defined. Attributes of any dialect are kept, typed
 // where Octet reads them and as written otherwise. dense<...> constants are decoded once, in every form
 // (hex blobs, nested lists, splats, per-element bit patterns, complex pairs), and dense_resource blobs
 // from the {-# dialect_resources #-} section.

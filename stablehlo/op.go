@@ -30,6 +30,7 @@ func (p *parser) op() *Op {
 		at   int
 	}
 	var results []result
+	uses := len(p.useAt)
 	if s.peek() == '%' {
 		for {
 			at := s.off
@@ -67,6 +68,8 @@ func (p *parser) op() *Op {
 		}
 	}
 	op.Loc = p.trailingLoc()
+	p.checkOperandTypes(op, p.useAt[uses:])
+	p.useAt = p.useAt[:uses]
 	// Results take the types of the signature.
 	total := 0
 	for _, r := range results {
@@ -148,7 +151,7 @@ func (p *parser) signature(op *Op) {
 	if s.peek() == '(' {
 		s.off++
 		if !s.got(')') {
-			in = p.typeList()
+			in, op.inQuant = p.typeListQuant()
 			s.want(')', "closing the operand types")
 		}
 		if in == nil {
@@ -164,11 +167,14 @@ func (p *parser) signature(op *Op) {
 			op.OutTypes = in
 			if len(op.Operands) == len(in) {
 				op.InTypes = in
+				op.inQuant = op.OutQuant
 			}
 			return
 		}
+		op.inQuant = op.OutQuant
 	}
 	op.InTypes = in
+	op.functional = true
 	op.OutQuant = nil
 	if s.peek() == '(' {
 		s.off++
@@ -186,9 +192,78 @@ func (p *parser) signature(op *Op) {
 	}
 }
 
-func (p *parser) typeList() []hlo.Shape {
-	out, _ := p.typeListQuant()
-	return out
+// checkOperandTypes refuses an op whose signature gives an operand a type other than the type of the
+// value it uses, as MLIR does: the operand types of a function type (the initial values of reduce's
+// "(%x init: %y)" come after the inputs there), the types of a return, of a while or of an
+// optimization_barrier, and the one type of an elementwise op's short form, which is its operands' and
+// its result's. uses are the offsets of the operands as written, where the error is reported.
+func (p *parser) checkOperandTypes(op *Op, uses []int) {
+	var types []hlo.Shape
+	var quant []*Quant
+	order := func(i int) int { return i } // the operand that signature type i describes
+	switch {
+	case op.functional:
+		if len(op.InTypes) != len(op.Operands) {
+			p.failAt(p.file.Offset(op.Pos), "%s has %s, but its signature gives %s", op.Name,
+				counted(len(op.Operands), "operand"), counted(len(op.InTypes), "operand type"))
+		}
+		types, quant = op.InTypes, op.inQuant
+		if op.hasAttr(attrInit) && len(op.Operands)%2 == 0 {
+			n := len(op.Operands) / 2
+			order = func(i int) int {
+				if i < n {
+					return 2 * i
+				}
+				return 2*(i-n) + 1
+			}
+		}
+	case isReturn(op.Name):
+		if len(op.OutTypes) != len(op.Operands) {
+			p.failAt(p.file.Offset(op.Pos), "%s has %s, but %s", op.Name, counted(len(op.Operands), "operand"),
+				counted(len(op.OutTypes), "type"))
+		}
+		types, quant = op.OutTypes, op.OutQuant
+	case op.InTypes != nil && (op.Name == "stablehlo.while" || op.Name == "stablehlo.optimization_barrier"):
+		types, quant = op.InTypes, op.inQuant
+	case len(op.OutTypes) == 1 && len(op.Operands) > 0 && sameTypeShortForm(op.Name):
+		t, q := op.OutTypes[0], quantAt(op.OutQuant, 0)
+		for range op.Operands {
+			types, quant = append(types, t), append(quant, q)
+		}
+	default:
+		return
+	}
+	for i, t := range types {
+		k := order(i)
+		v, q := op.Operands[k], quantAt(quant, i)
+		if sameType(v.Type, v.Quant, t, q) {
+			continue
+		}
+		at := p.file.Offset(op.Pos)
+		if len(uses) == len(op.Operands) {
+			at = uses[k]
+		}
+		p.failAt(at, "%s: operand %d (%s) is %s, but the signature gives %s", op.Name, k, v.Name,
+			typeStringQ(v.Type, v.Quant), typeStringQ(t, q))
+	}
+}
+
+// sameTypeShortForm reports whether an op written with one type for all (name %a, %b : t) states its
+// operands' type with it: StableHLO's elementwise ops do, but for complex, whose one type is its
+// result's.
+func sameTypeShortForm(name string) bool {
+	code, ok := stableHLOOps[name]
+	return ok && code.IsElementwise() && code != hlo.OpComplex
+}
+
+// hasAttr reports whether op has an attribute of the name, without marking it read.
+func (op *Op) hasAttr(name string) bool {
+	for _, a := range op.Attrs {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // typeListQuant reads a comma-separated list of types, with the quantization of each (nil when none of

@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"go/scanner"
 	"go/token"
+	"strconv"
 
 	"octet/hlo"
 )
@@ -18,6 +19,13 @@ type parser struct {
 	attrAliases    map[string]Attr // the attribute aliases defined so far (#name = value), by name
 	locDefs        map[string]int  // the offset of each location alias definition
 	locOrder       []string        // the location aliases in the order the file defines them
+	locUses        map[string]int  // the offset of the first use of each location alias used before its definition
+	// elemName is the name of the last element type read as written (i8, si8, index, ...): Octet holds
+	// signed and signless integers alike, whose ranges differ.
+	elemName string
+	// useAt holds the offset of each operand read by the operations being read, innermost last; an
+	// operation takes its own off the end once it has read its signature.
+	useAt []int
 }
 
 // pendingResource is a dense_resource whose blob comes later in the file.
@@ -37,6 +45,7 @@ func Parse(fset *token.FileSet, filename string, src []byte) (f *File, err error
 		typeAliases:    map[string]hlo.Shape{},
 		typeAliasQuant: map[string]*Quant{},
 		locDefs:        map[string]int{},
+		locUses:        map[string]int{},
 		attrAliases:    map[string]Attr{},
 	}
 	p.file.SetLinesForContent(src)
@@ -50,6 +59,7 @@ func Parse(fset *token.FileSet, filename string, src []byte) (f *File, err error
 	}()
 	p.fileBody()
 	p.resolveResources()
+	p.checkLocUses()
 	p.resolveLocs()
 	return p.out, nil
 }
@@ -93,7 +103,7 @@ func (p *parser) fileBody() {
 					p.addMesh(bare, p.genericMesh(op), start)
 					break
 				}
-				bare.Funcs = append(bare.Funcs, p.genericFunc(op))
+				p.addFunc(bare, p.genericFunc(op), start)
 			default:
 				s.failAt(start, "expected a module or a function, found %s", op.Name)
 			}
@@ -109,7 +119,7 @@ func (p *parser) fileBody() {
 					p.out.Modules = append(p.out.Modules, bare)
 				}
 				s.ident()
-				bare.Funcs = append(bare.Funcs, p.function(start))
+				p.addFunc(bare, p.function(start), start)
 			case "sdy.mesh":
 				if bare == nil {
 					bare = &Module{Pos: s.pos(start)}
@@ -208,7 +218,7 @@ func (p *parser) module(start int) *Module {
 		switch s.peekIdent() {
 		case "func.func", "func":
 			s.ident()
-			m.Funcs = append(m.Funcs, p.function(at))
+			p.addFunc(m, p.function(at), at)
 		case "sdy.mesh":
 			s.ident()
 			p.sdyModuleMesh(m, at)
@@ -227,6 +237,24 @@ func (p *parser) module(start int) *Module {
 	}
 	p.trailingLoc()
 	return m
+}
+
+// addFunc adds a function to a module's, refusing a second symbol of its name.
+func (p *parser) addFunc(m *Module, f *Func, at int) {
+	p.addSymbol(m, f.Name, at)
+	m.Funcs = append(m.Funcs, f)
+}
+
+// addSymbol records a symbol a module defines (a function or a mesh), refusing a second definition of
+// one name.
+func (p *parser) addSymbol(m *Module, name string, at int) {
+	if m.symbols == nil {
+		m.symbols = map[string]bool{}
+	}
+	if m.symbols[name] {
+		p.failAt(at, "redefinition of symbol @%s", name)
+	}
+	m.symbols[name] = true
 }
 
 // function reads a func.func after its keyword.
@@ -276,12 +304,13 @@ func (p *parser) function(start int) *Func {
 		if s.got('(') {
 			if !s.got(')') {
 				for {
-					t, _ := p.typ()
+					t, q := p.typ()
 					var attrs []NamedAttr
 					if s.peek() == '{' {
 						attrs = p.dict()
 					}
 					f.Results = append(f.Results, t)
+					f.resultQuant = append(f.resultQuant, q)
 					f.ResultAttrs = append(f.ResultAttrs, attrs)
 					if !s.got(',') {
 						break
@@ -290,8 +319,9 @@ func (p *parser) function(start int) *Func {
 				s.want(')', "closing the result list")
 			}
 		} else {
-			t, _ := p.typ()
+			t, q := p.typ()
 			f.Results = append(f.Results, t)
+			f.resultQuant = append(f.resultQuant, q)
 			f.ResultAttrs = append(f.ResultAttrs, nil)
 		}
 	}
@@ -303,7 +333,61 @@ func (p *parser) function(start int) *Func {
 		f.Body = p.regionBody(nil)
 	}
 	f.Loc = p.trailingLoc()
+	p.checkReturns(f)
 	return f
+}
+
+// checkReturns refuses a function whose returns do not give its result types: each return of its body
+// (the op its conversion makes the computation's root of) returns as many values as the function has
+// results, each of the result's type.
+func (p *parser) checkReturns(f *Func) {
+	if f.Body == nil {
+		return
+	}
+	for _, b := range f.Body.Blocks {
+		for _, op := range b.Ops {
+			if !isReturn(op.Name) {
+				continue
+			}
+			if len(op.Operands) != len(f.Results) {
+				p.failAt(p.file.Offset(op.Pos), "%s returns %s, but function @%s has %s %s",
+					op.Name, counted(len(op.Operands), "value"), f.Name, counted(len(f.Results), "result"),
+					typesString(f.Results, f.resultQuant))
+			}
+			for i, v := range op.Operands {
+				want, wantQ := f.Results[i], quantAt(f.resultQuant, i)
+				if !sameType(v.Type, v.Quant, want, wantQ) {
+					p.failAt(p.file.Offset(op.Pos), "%s: value %d (%s) is %s, but result %d of function @%s is %s",
+						op.Name, i, v.Name, typeStringQ(v.Type, v.Quant), i, f.Name, typeStringQ(want, wantQ))
+				}
+			}
+		}
+	}
+}
+
+// isReturn reports whether an op of the name ends a region, giving its results.
+func isReturn(name string) bool {
+	switch name {
+	case "func.return", "stablehlo.return", "mhlo.return", "chlo.return", "sdy.return":
+		return true
+	}
+	return false
+}
+
+// counted writes n things: "1 value", "2 values".
+func counted(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// quantAt returns element i of a list of quantizations, nil when the list is shorter (none quantized).
+func quantAt(qs []*Quant, i int) *Quant {
+	if i < len(qs) {
+		return qs[i]
+	}
+	return nil
 }
 
 // define adds v to the innermost scope.
@@ -346,6 +430,7 @@ func (p *parser) valueRef() *Value {
 		}
 		name += "#" + string(s.src[k:s.off])
 	}
+	p.useAt = append(p.useAt, at)
 	return p.use(name, at)
 }
 
@@ -447,8 +532,16 @@ func (p *parser) locInner() *Loc {
 	defer s.leave()
 	switch c := s.peek(); {
 	case c == '#':
+		at := s.off
 		s.off++
-		return &Loc{Alias: s.suffixID()}
+		name := s.suffixID()
+		// Only the uses of an alias not defined yet are kept, for checkLocUses.
+		if _, defined := p.locDefs[name]; !defined && p.locUses != nil {
+			if _, seen := p.locUses[name]; !seen {
+				p.locUses[name] = at
+			}
+		}
+		return &Loc{Alias: name}
 	case c == '"':
 		text := s.str()
 		if s.got(':') {
@@ -508,6 +601,20 @@ func (p *parser) locInner() *Loc {
 	return nil
 }
 
+// checkLocUses refuses a location alias that is used but never defined; an alias may be defined after
+// its uses (MLIR prints them at the end of the file).
+func (p *parser) checkLocUses() {
+	first, at := "", -1
+	for name, off := range p.locUses {
+		if _, ok := p.locDefs[name]; !ok && (at < 0 || off < at) {
+			first, at = name, off
+		}
+	}
+	if at >= 0 {
+		p.failAt(at, "location alias #%s is used but never defined", first)
+	}
+}
+
 // resolveResources decodes each dense_resource now that the resource section has been read.
 func (p *parser) resolveResources() {
 	for _, r := range p.resources {
@@ -540,7 +647,7 @@ func (p *parser) genericModule(op *Op) *Module {
 			for _, inner := range b.Ops {
 				switch inner.Name {
 				case "func.func":
-					m.Funcs = append(m.Funcs, p.genericFunc(inner))
+					p.addFunc(m, p.genericFunc(inner), p.file.Offset(inner.Pos))
 				case "sdy.mesh":
 					p.addMesh(m, p.genericMesh(inner), p.file.Offset(inner.Pos))
 				default:
@@ -569,6 +676,7 @@ func (p *parser) genericFunc(op *Op) *Func {
 		p.failAt(p.file.Offset(op.Pos), "func.func @%s without a function_type", f.Name)
 	}
 	f.Results = ft.Out
+	f.resultQuant = ft.outQuant
 	f.ResultAttrs = make([][]NamedAttr, len(ft.Out))
 	if len(op.Regions) > 0 && len(op.Regions[0].Blocks) > 0 {
 		f.Body = op.Regions[0]
@@ -577,6 +685,13 @@ func (p *parser) genericFunc(op *Op) *Func {
 	if f.Body != nil && len(f.Params) != len(ft.In) {
 		p.failAt(p.file.Offset(op.Pos), "func.func @%s: %d block arguments for %d parameter types", f.Name, len(f.Params), len(ft.In))
 	}
+	for i, v := range f.Params {
+		if want, wantQ := ft.In[i], quantAt(ft.inQuant, i); !sameType(v.Type, v.Quant, want, wantQ) {
+			p.failAt(p.file.Offset(v.Pos), "func.func @%s: argument %d (%s) is %s, but its function type gives %s",
+				f.Name, i, v.Name, typeStringQ(v.Type, v.Quant), typeStringQ(want, wantQ))
+		}
+	}
 	f.ParamAttrs = make([][]NamedAttr, len(ft.In))
+	p.checkReturns(f)
 	return f
 }

@@ -405,7 +405,6 @@ func (p *parser) sdyAttr(name string) Attr {
 // (at start).
 func (p *parser) sdyModuleMesh(m *Module, start int) {
 	s := &p.scan
-	at := s.off
 	if s.peek() != '@' {
 		s.fail("expected the mesh's @name, found %s", s.describe())
 	}
@@ -424,16 +423,12 @@ func (p *parser) sdyModuleMesh(m *Module, start int) {
 		attrs = p.dict()
 	}
 	p.trailingLoc()
-	p.addMesh(m, NamedMesh{name, mesh, attrs, s.pos(start)}, at)
+	p.addMesh(m, NamedMesh{name, mesh, attrs, s.pos(start)}, start)
 }
 
-// addMesh adds a mesh to a module's, refusing a second mesh of one name.
+// addMesh adds a mesh to a module's, refusing a second symbol of its name.
 func (p *parser) addMesh(m *Module, nm NamedMesh, at int) {
-	for _, old := range m.Meshes {
-		if old.Name == nm.Name {
-			p.failAt(at, "mesh @%s defined twice", nm.Name)
-		}
-	}
+	p.addSymbol(m, nm.Name, at)
 	m.Meshes = append(m.Meshes, nm)
 }
 

@@ -341,7 +341,7 @@ func TestRun(t *testing.T) {
 func TestErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"module {\n  func.func @main() -> tensor<f32> {\n    %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<f32>\n",
-			"test.mlir:3:29: dense<...> has 2 elements; tensor<f32> has 1"},
+			"test.mlir:3:29: dense<...> literal of shape [2] does not match tensor<f32>"},
 		{"module {\n  func.func @main(%a: tensor<f32>) -> tensor<f32> {\n    %0 = stablehlo.add %a, %a : tensor<f33>\n", `test.mlir:3:40: unsupported element type "f33"`},
 		{"module {\n  func.func @main(%a: tensor<f32>) -> tensor<f32> {\n    %0 = stablehlo.add %a, %a : tensor<f32>\n    %0 = stablehlo.add %a, %a : tensor<f32>\n",
 			"test.mlir:4:5: %0 defined twice"},

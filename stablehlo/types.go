@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -101,6 +102,7 @@ func (p *parser) typ() (shape hlo.Shape, q *Quant) {
 		return hlo.Tuple(), nil
 	}
 	if t, ok := elemTypes[name]; ok {
+		p.elemName = name
 		return hlo.Scalar(t), nil
 	}
 	if name == "" {
@@ -171,6 +173,7 @@ func (p *parser) tensorType() (hlo.Shape, *Quant) {
 			elem = p.complexElem(start)
 		case elemTypes[name] != dtype.Invalid:
 			elem = elemTypes[name]
+			p.elemName = name
 		default:
 			s.failAt(start, "unsupported element type %q", name)
 		}
@@ -282,4 +285,73 @@ func typeString(t hlo.Shape) string {
 		return b.String()
 	}
 	return t.String()
+}
+
+// sameType reports whether two types read from the text are one type, as MLIR compares them: the same
+// kind, element type and dimensions (a dynamic one matching only a dynamic one), tuple elements alike,
+// and the same quantization or none on both.
+func sameType(a hlo.Shape, aq *Quant, b hlo.Shape, bq *Quant) bool {
+	return a.Compatible(b) && sameQuant(aq, bq)
+}
+
+// sameQuant reports whether two quantizations are the same, field by field; nil is the absence of one.
+func sameQuant(a, b *Quant) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Storage == b.Storage && a.Expressed == b.Expressed && a.Min == b.Min && a.Max == b.Max &&
+		a.Axis == b.Axis && slices.Equal(a.Scales, b.Scales) && slices.Equal(a.Zeros, b.Zeros)
+}
+
+// typeStringQ writes a type as MLIR does, with its quantization when it has one:
+// tensor<4x!quant.uniform<i8:f32, 0.5:-3>>.
+func typeStringQ(t hlo.Shape, q *Quant) string {
+	if q == nil || t.Kind != hlo.ArrayShape {
+		return typeString(t)
+	}
+	var b strings.Builder
+	b.WriteString("tensor<")
+	for _, d := range t.Dims {
+		if d == hlo.UnboundedDim {
+			b.WriteString("?x")
+		} else {
+			b.WriteString(strconv.FormatInt(d, 10) + "x")
+		}
+	}
+	b.WriteString("!quant.uniform<" + mlirElemName(q.Storage))
+	if q.Storage.IsSigned() && (q.Min != -1<<(q.Storage.BitWidth()-1) || q.Max != 1<<(q.Storage.BitWidth()-1)-1) ||
+		q.Storage.IsUnsigned() && (q.Min != 0 || q.Max != 1<<q.Storage.BitWidth()-1) {
+		b.WriteString("<" + strconv.FormatInt(q.Min, 10) + ":" + strconv.FormatInt(q.Max, 10) + ">")
+	}
+	b.WriteString(":" + mlirElemName(q.Expressed))
+	if q.Axis >= 0 {
+		b.WriteString(":" + strconv.Itoa(q.Axis))
+	}
+	b.WriteString(", ")
+	if q.Axis >= 0 {
+		b.WriteByte('{')
+	}
+	for i, sc := range q.Scales {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatFloat(sc, 'g', -1, 64))
+		if i < len(q.Zeros) && q.Zeros[i] != 0 {
+			b.WriteString(":" + strconv.FormatInt(q.Zeros[i], 10))
+		}
+	}
+	if q.Axis >= 0 {
+		b.WriteByte('}')
+	}
+	b.WriteString(">>")
+	return b.String()
+}
+
+// typesString writes a list of types as MLIR does: (tensor<4xf32>, tensor<i32>).
+func typesString(ts []hlo.Shape, qs []*Quant) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = typeStringQ(t, quantAt(qs, i))
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
