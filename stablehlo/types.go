@@ -273,18 +273,24 @@ func typeString(t hlo.Shape) string {
 		return "!stablehlo.token"
 	case hlo.ArrayShape:
 		var b strings.Builder
-		b.WriteString("tensor<")
-		for _, d := range t.Dims {
-			if d == hlo.UnboundedDim {
-				b.WriteString("?x")
-			} else {
-				b.WriteString(strconv.FormatInt(d, 10) + "x")
-			}
-		}
+		writeTensorDims(&b, t.Dims)
 		b.WriteString(mlirElemName(t.Elem) + ">")
 		return b.String()
 	}
 	return t.String()
+}
+
+// writeTensorDims writes "tensor<" and the dimensions of a tensor type, each followed by x ("?x" for a
+// dynamic one).
+func writeTensorDims(b *strings.Builder, dims []int64) {
+	b.WriteString("tensor<")
+	for _, d := range dims {
+		if d == hlo.UnboundedDim {
+			b.WriteString("?x")
+		} else {
+			b.WriteString(strconv.FormatInt(d, 10) + "x")
+		}
+	}
 }
 
 // sameType reports whether two types read from the text are one type, as MLIR compares them: the same
@@ -310,14 +316,7 @@ func typeStringQ(t hlo.Shape, q *Quant) string {
 		return typeString(t)
 	}
 	var b strings.Builder
-	b.WriteString("tensor<")
-	for _, d := range t.Dims {
-		if d == hlo.UnboundedDim {
-			b.WriteString("?x")
-		} else {
-			b.WriteString(strconv.FormatInt(d, 10) + "x")
-		}
-	}
+	writeTensorDims(&b, t.Dims)
 	b.WriteString("!quant.uniform<" + mlirElemName(q.Storage))
 	if q.Storage.IsSigned() && (q.Min != -1<<(q.Storage.BitWidth()-1) || q.Max != 1<<(q.Storage.BitWidth()-1)-1) ||
 		q.Storage.IsUnsigned() && (q.Min != 0 || q.Max != 1<<q.Storage.BitWidth()-1) {

@@ -152,9 +152,10 @@ func TestCheckUsage(t *testing.T) {
 	}
 }
 
-// TestCheckPassDumpsLeftOut: a file named like a dump whose name does not parse (a step number past any
-// int) is left out of the walk, and check says so on stderr (it was left out silently).
-func TestCheckPassDumpsLeftOut(t *testing.T) {
+// passDumpsCopy copies package report's folder of pass dumps into a new one, each file's bytes through
+// edit (nil: as they are), and returns it.
+func passDumpsCopy(t *testing.T, edit func(name string, data []byte) []byte) string {
+	t.Helper()
 	src := "../../fuse/report/testdata/passes"
 	dir := t.TempDir()
 	entries, err := os.ReadDir(src)
@@ -166,8 +167,18 @@ func TestCheckPassDumpsLeftOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if edit != nil {
+			data = edit(e.Name(), data)
+		}
 		writeTemp(t, dir, e.Name(), string(data))
 	}
+	return dir
+}
+
+// TestCheckPassDumpsLeftOut: a file named like a dump whose name does not parse (a step number past any
+// int) is left out of the walk, and check says so on stderr (it was left out silently).
+func TestCheckPassDumpsLeftOut(t *testing.T) {
+	dir := passDumpsCopy(t, nil)
 	odd := "module_0001.jit_f.99999999999999999999999.gpu.after_dce.txt"
 	writeTemp(t, dir, odd, "HloModule jit_f\n")
 	code, out, errs := runOctet(t, "", "check", dir)
@@ -204,23 +215,13 @@ func TestCheckPassDumps(t *testing.T) {
 // TestCheckPassDumpsError checks that check DIR, which reads the dumps on several goroutines, stops at
 // the first dump in pass order that does not read, with its position, whatever the others do.
 func TestCheckPassDumpsError(t *testing.T) {
-	src := "../../fuse/report/testdata/passes"
-	dir := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
+	dir := passDumpsCopy(t, func(name string, data []byte) []byte {
 		// The second and the last dumps in pass order are cut short.
-		if strings.Contains(e.Name(), ".0003.") || strings.Contains(e.Name(), ".0032.") {
-			data = data[:len(data)/2]
+		if strings.Contains(name, ".0003.") || strings.Contains(name, ".0032.") {
+			return data[:len(data)/2]
 		}
-		writeTemp(t, dir, e.Name(), string(data))
-	}
+		return data
+	})
 	code, out, errs := runOctet(t, "", "check", dir)
 	if code != 1 || out != "" || !strings.Contains(errs, "module_0001.jit_f.0003.simplification.after_algsimp.txt:") ||
 		strings.Contains(errs, ".0032.") {
