@@ -200,6 +200,11 @@ type compiled struct {
 	// nothing; loopConstDone says it was decided.
 	loopConst     *loopConst
 	loopConstDone bool
+	// fused holds, per instruction, the fusion a group of elementwise instructions runs as at its root
+	// (groups.go); skip marks the group's other instructions, which the frame does not evaluate. Both nil
+	// when there is no group; the root's operands are the fusion's.
+	fused []*hlo.Instruction
+	skip  []bool
 }
 
 func (e *evaluator) compile(c *hlo.Computation) *compiled {
@@ -224,9 +229,46 @@ func (e *evaluator) compile(c *hlo.Computation) *compiled {
 			k.operands[i][p] = j
 		}
 	}
+	if implicitFusion && e.opts.Intercept == nil {
+		k.applyGroups(c, planGroups(c, k))
+	}
 	k.planViews(c)
 	e.comps[c] = k
 	return k
+}
+
+// applyGroups makes each group's root evaluate its fusion, on the group's operands, and its other
+// instructions be skipped; the last uses follow.
+func (k *compiled) applyGroups(c *hlo.Computation, groups []*elementGroup) {
+	if len(groups) == 0 {
+		return
+	}
+	n := len(c.Instructions)
+	k.fused, k.skip = make([]*hlo.Instruction, n), make([]bool, n)
+	for _, g := range groups {
+		r := g.members[len(g.members)-1]
+		for _, j := range g.members[:len(g.members)-1] {
+			k.skip[j] = true
+			k.operands[j] = nil
+		}
+		k.fused[r] = g.fusion
+		k.operands[r] = g.external
+	}
+	for i := range k.lastUse {
+		k.lastUse[i] = -1
+	}
+	for i, ops := range k.operands {
+		for _, j := range ops {
+			if j >= 0 {
+				k.lastUse[j] = i
+			}
+		}
+	}
+}
+
+// grouped reports whether instruction i is part of a group, its root or another.
+func (k *compiled) grouped(i int) bool {
+	return k.skip != nil && (k.skip[i] || k.fused[i] != nil)
 }
 
 // charge counts n units of work against Options.MaxWork.
@@ -304,6 +346,9 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 				return Value{}, err
 			}
 		}
+		if k.skip != nil && k.skip[i] {
+			continue // computed by its group's fusion, at the root
+		}
 		if lc != nil && lc.filled && lc.skip[i] {
 			if lc.has[i] {
 				vals[i] = lc.vals[i]
@@ -362,10 +407,14 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 		var v Value
 		var err error
 		vs := k.viewsAt(in, i)
+		run := in
+		if k.fused != nil && k.fused[i] != nil {
+			run = k.fused[i]
+		}
 		if e.opts.Profile != nil && !e.unprofiled {
-			v, err = e.evalProfiled(in, ops, vs)
+			v, err = e.evalProfiled(run, ops, vs)
 		} else {
-			v, err = e.evalWith(in, ops, vs)
+			v, err = e.evalWith(run, ops, vs)
 		}
 		if ic := e.opts.Intercept; err == nil && ic != nil && ic.Instructions[in] {
 			v, err = e.intercept(in, ops, v, vs)

@@ -234,7 +234,8 @@ func (est *estimator) peak(c *hlo.Computation, entry bool) int64 {
 		}
 		work := transientBytes(in)
 		peak = max(peak, min(live+work+called, hugeBytes))
-		if work >= 1<<20 && work > 4*max(shapeBytes(in.Shape), largestOperand(in)) {
+		if (in.Opcode == hlo.OpReduceWindow || in.Opcode == hlo.OpConvolution) && work >= 1<<20 &&
+			work > 4*max(shapeBytes(in.Shape), largestOperand(in)) {
 			// Working memory far beyond the arrays the instruction reads and writes (a window's tables,
 			// an im2col panel) is named too.
 			est.bufs = append(est.bufs, Buffer{Inst: in.Name, Shape: "working memory of its " + in.Opcode.String(),

@@ -203,6 +203,13 @@ func Bytes(in *hlo.Instruction) int64 {
 		return 0
 	}
 	n := shapeBytes(in.Shape)
+	if c := in.CalledComputation("calls"); in.Opcode == hlo.OpFusion && in.NumOperands() == 0 && c != nil {
+		// A group of elementwise instructions run as a fusion (groups.go) reads its computation's
+		// parameters.
+		for _, p := range c.Params {
+			n = min(n+shapeBytes(p.Shape), hugeBytes)
+		}
+	}
 	for i, o := range in.Operands() {
 		b := shapeBytes(o.Shape)
 		if i == 0 && (in.Opcode == hlo.OpSlice || in.Opcode == hlo.OpDynamicSlice || in.Opcode == hlo.OpGather) {

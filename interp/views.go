@@ -96,6 +96,9 @@ func (k *compiled) planViews(c *hlo.Computation) {
 		}
 	}
 	for i, in := range c.Instructions {
+		if k.grouped(i) {
+			continue // a broadcast of a group is a step of its fusion
+		}
 		if in.Opcode != hlo.OpBroadcast || in == c.Root || len(users[in]) == 0 || !in.Shape.IsArray() ||
 			domainOf(in.Shape.Elem) != domFloat32 && !int32Types(in.Shape.Elem) {
 			continue
@@ -107,7 +110,7 @@ func (k *compiled) planViews(c *hlo.Computation) {
 		n := in.Shape.NumElements()
 		ok := true
 		for _, u := range users[in] {
-			ok = ok && viewUser(u, v, n)
+			ok = ok && viewUser(u, v, n) && !k.grouped(k.index[u]) // a group reads its operands whole
 		}
 		if !ok {
 			continue
