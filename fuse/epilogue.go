@@ -18,8 +18,9 @@ import (
 // GELU, and for an FP8 D an abs-max, a scale (d_scale), a clamp to the format's range and the convert.
 // Reshapes and bitcasts may come anywhere before the output, and a slice that starts at 0 before any.
 type epilogue struct {
-	// dot is the GEMM's dot.
+	// dot is the GEMM's dot; pos the places of its computation's instructions (plan.pos).
 	dot *hlo.Instruction
+	pos hlo.Positions
 	// last is the instruction the call's D replaces; dims are its dimensions.
 	last *hlo.Instruction
 	dims []int64
@@ -81,7 +82,7 @@ func (e *epilogue) Epilogue() cublas.Epilogue {
 
 // fromDot reports whether x is computed from the dot's result: a scale, bias or C computed from it (the
 // abs-max of D in current scaling, D itself) cannot be an operand of the call that computes D.
-func (e *epilogue) fromDot(x *hlo.Instruction) bool { return x.DependsOn(e.dot) }
+func (e *epilogue) fromDot(x *hlo.Instruction) bool { return e.pos.DependsOn(x, e.dot) }
 
 // absorb records that the rule r matched and explains it: format and args, then r's pattern in brackets
 // when bracket is set.
@@ -106,7 +107,7 @@ func (e *epilogue) note(format string, args ...any) {
 // before one of them.
 func (p *plan) matchEpilogue(claimed map[*hlo.Instruction]*hlo.Instruction) {
 	dot := p.dot
-	e := &epilogue{dot: dot, last: dot, dims: dot.Shape.Dims, region: p.canonical(), alpha: 1, dType: dot.Shape.Elem,
+	e := &epilogue{dot: dot, pos: p.pos, last: dot, dims: dot.Shape.Dims, region: p.canonical(), alpha: 1, dType: dot.Shape.Elem,
 		ab: [2]dtype.Type{p.a.fp8.Shape.Elem, p.b.fp8.Shape.Elem}, padRows: p.m%16 != 0}
 	e.reshaped = !slices.Equal(e.dims, e.region)
 	p.epi = e

@@ -131,6 +131,9 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 		changed := false
 		// A rewrite only moves control dependencies: a computation without any gets none.
 		control := slices.ContainsFunc(c.Instructions, func(in *hlo.Instruction) bool { return len(in.ControlPredecessors()) > 0 })
+		// The list is in topological order now; the rewrites below only make calls of values computed
+		// before the ones they replace.
+		pos := hlo.PositionsOf(c)
 		for _, dot := range slices.Clone(c.Instructions) {
 			if dot.Opcode != hlo.OpDot || dot.Parent != c {
 				continue
@@ -139,7 +142,7 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 				changed = changed || done
 				continue
 			}
-			p, why := analyze(dot, claimed)
+			p, why := analyze(dot, claimed, pos)
 			if p == nil && why == nil {
 				continue
 			}
@@ -157,7 +160,15 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 			if opts == nil {
 				continue
 			}
+			made := len(c.Instructions)
 			call := p.build(opts.ABI)
+			// What the rewrite made is computed from values before the instruction the call replaces: it
+			// takes that one's place, so that later walks (fromDot) stop at it as they would have there.
+			if at, ok := pos[p.epi.last]; ok {
+				for _, in := range c.Instructions[made:] {
+					pos[in] = at
+				}
+			}
 			g.Call, g.Result = call.Name, p.result.Name
 			if p.amaxResult != nil {
 				g.AmaxResult = p.amaxResult.Name
@@ -166,6 +177,7 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 			changed = true
 		}
 		if changed {
+			c.Prune() // what removeDead unlinked, once for the computation
 			c.SortTopologically()
 		}
 	}
@@ -303,8 +315,9 @@ func removeDead(p *plan) {
 	removeUnused(p.dot.Parent, work)
 }
 
-// removeUnused deletes from c each instruction of work left without users, and then each of their operands
-// that only they used, in turn; parameters, the root and instructions with side effects stay.
+// removeUnused unlinks from c each instruction of work left without users, and then each of their
+// operands that only they used, in turn; parameters, the root and instructions with side effects stay. The
+// caller prunes c's list.
 func removeUnused(c *hlo.Computation, work []*hlo.Instruction) {
 	for len(work) > 0 {
 		in := work[len(work)-1]
@@ -316,7 +329,6 @@ func removeUnused(c *hlo.Computation, work []*hlo.Instruction) {
 		c.Unlink(in)
 		work = append(work, ops...)
 	}
-	c.Prune()
 }
 
 // controlBetween refuses a plan when an instruction the call would not compute comes, through operands and

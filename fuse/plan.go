@@ -14,6 +14,8 @@ import (
 // checked for legality, and the canonical form of the GEMM. It is made without changing the IR; build
 // makes the replacement from it.
 type plan struct {
+	// pos are the places of the computation's instructions when its rewrites began (fromDot).
+	pos  hlo.Positions
 	dot  *hlo.Instruction
 	a, b *operand
 	// The dot's dimension numbers, and the free (non-contracting, non-batch) dimensions of each side in
@@ -132,8 +134,8 @@ func roundUp16(n int64) int64 { return (n + 15) / 16 * 16 }
 // analyze matches and checks one dot. It returns nil, nil when the dot has no FP8 value among its operand
 // chains (it is not an FP8 GEMM); a plan when the dot can be rewritten; a refusal otherwise (with the plan
 // so far, for the explanation).
-func analyze(dot *hlo.Instruction, claimed map[*hlo.Instruction]*hlo.Instruction) (*plan, *refusal) {
-	p := &plan{dot: dot}
+func analyze(dot *hlo.Instruction, claimed map[*hlo.Instruction]*hlo.Instruction, pos hlo.Positions) (*plan, *refusal) {
+	p := &plan{dot: dot, pos: pos}
 	a, ra := matchOperand(dot, 0)
 	b, rb := matchOperand(dot, 1)
 	if a == nil && ra == nil && b == nil && rb == nil {

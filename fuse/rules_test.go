@@ -68,7 +68,7 @@ func TestRulesExercised(t *testing.T) {
 				if in.Opcode != hlo.OpDot {
 					continue
 				}
-				p, _ := analyze(in, map[*hlo.Instruction]*hlo.Instruction{})
+				p, _ := analyze(in, map[*hlo.Instruction]*hlo.Instruction{}, nil)
 				if p == nil {
 					continue
 				}

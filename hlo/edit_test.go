@@ -514,3 +514,40 @@ func TestUnlinkPrune(t *testing.T) {
 	}
 	c.Unlink(chain[0]) // not in c any more: nothing happens
 }
+
+// TestPositionsDependsOn compares Positions.DependsOn with DependsOn on every pair of a chain with side
+// branches, before and after an edit that replaces a value by a new instruction of the same operands
+// (which the positions do not know, and place where the value was when told).
+func TestPositionsDependsOn(t *testing.T) {
+	_, c, named := editFixture()
+	x := named["p"]
+	var all []*Instruction
+	for i := range 30 {
+		op := OpNegate
+		if i%3 == 2 {
+			x = c.Add("s", OpAdd, Array(f32, 4), x, all[len(all)-2])
+		} else {
+			x = c.Add("n", op, Array(f32, 4), x)
+		}
+		all = append(all, x)
+	}
+	check := func(pos Positions, when string) {
+		for _, a := range c.Instructions {
+			for _, b := range c.Instructions {
+				if got, want := pos.DependsOn(a, b), a.DependsOn(b); got != want {
+					t.Errorf("%s: %s depends on %s: %v, want %v", when, a.Name, b.Name, got, want)
+				}
+			}
+		}
+	}
+	pos := PositionsOf(c)
+	check(pos, "as taken")
+	check(nil, "without positions")
+	// Replace a middle value by a new instruction of its operands, placed where it was.
+	old := all[14]
+	repl := c.Add("r", old.Opcode, old.Shape, old.Operands()...)
+	old.ReplaceAllUsesWith(repl)
+	check(pos, "after the edit, the new instruction unknown")
+	pos[repl] = pos[old]
+	check(pos, "after the edit, the new instruction placed")
+}

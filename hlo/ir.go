@@ -515,6 +515,48 @@ func (c *Computation) SortTopologically() {
 	c.Instructions = out
 }
 
+// Positions are the places of a computation's instructions in its list, taken when the list was in
+// topological order (PositionsOf).
+type Positions map[*Instruction]int
+
+// PositionsOf returns the places of c's instructions, which must be in topological order.
+func PositionsOf(c *Computation) Positions {
+	pos := make(Positions, len(c.Instructions))
+	for i, in := range c.Instructions {
+		pos[in] = i
+	}
+	return pos
+}
+
+// DependsOn is in.DependsOn(target), without looking through an instruction pos places before target:
+// one that nothing after it in the list feeds, as long as the edits since pos was taken only made
+// instructions read values computed before what they read (a rewrite that replaces a value by a call of
+// that value's operands). Instructions pos does not know (made since) are looked through. A nil pos
+// prunes nothing. Where a walk of everything upstream of in would look at most of the computation (a
+// residual stream of many GEMMs, each asked whether the running sum comes from it), this looks at the
+// instructions between target and in.
+func (pos Positions) DependsOn(in, target *Instruction) bool {
+	at, known := pos[target]
+	seen := map[*Instruction]bool{}
+	stack := []*Instruction{in}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == target {
+			return true
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		if p, ok := pos[x]; known && ok && p < at {
+			continue
+		}
+		stack = append(stack, x.Operands()...)
+	}
+	return false
+}
+
 // DependsOn reports whether in is computed from target: target is in itself or among its operands,
 // transitively, within in's computation (a fusion or call is one instruction). Each instruction is
 // visited once.
