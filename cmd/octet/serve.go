@@ -86,9 +86,22 @@ func newServer(inv *invocation, args []string) (*server, error) {
 			files = nil
 			for _, e := range entries {
 				n := e.Name()
-				if e.Type().IsRegular() && (strings.HasSuffix(n, ".txt") || strings.HasSuffix(n, ".hlo") || strings.HasSuffix(n, ".hlo.gz")) {
-					files = append(files, filepath.Join(arg, n))
+				if !strings.HasSuffix(n, ".txt") && !strings.HasSuffix(n, ".hlo") && !strings.HasSuffix(n, ".hlo.gz") {
+					continue
 				}
+				path := filepath.Join(arg, n)
+				regular := e.Type().IsRegular()
+				if e.Type()&os.ModeSymlink != 0 {
+					// A link to a file is the file (print DIR reads it too).
+					if t, err := os.Stat(path); err == nil && t.Mode().IsRegular() {
+						regular = true
+					}
+				}
+				if !regular {
+					fmt.Fprintf(inv.stderr, "octet serve: skipping %s: not a regular file\n", quoteControls(path))
+					continue
+				}
+				files = append(files, path)
 			}
 			if len(files) == 0 {
 				return nil, fmt.Errorf("%s: no HLO files (.txt, .hlo, .hlo.gz) in the folder", arg)
@@ -101,8 +114,16 @@ func newServer(inv *invocation, args []string) (*server, error) {
 			mods, err := inv.loadModules(f)
 			if err != nil && fi.IsDir() {
 				// A dump folder holds other text (buffer assignments, memory reports): said, not listed.
-				first, _, _ := strings.Cut(err.Error(), "\n")
-				fmt.Fprintf(inv.stderr, "octet serve: skipping %s: %s\n", quoteControls(f), quoteControls(first))
+				// The message starts with the file's name (and a position, or ": "), and the name may
+				// hold a newline of its own: the first line is taken after it.
+				msg := err.Error()
+				if rest, ok := strings.CutPrefix(msg, f); ok {
+					first, _, _ := strings.Cut(rest, "\n")
+					fmt.Fprintf(inv.stderr, "octet serve: skipping %s%s\n", quoteControls(f), quoteControls(first))
+				} else {
+					first, _, _ := strings.Cut(msg, "\n")
+					fmt.Fprintf(inv.stderr, "octet serve: skipping %s: %s\n", quoteControls(f), quoteControls(first))
+				}
 				continue
 			}
 			if err != nil {

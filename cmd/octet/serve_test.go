@@ -222,6 +222,20 @@ func TestServeCommand(t *testing.T) {
 	if len(s.items) != 2 || s.items[0].Module == nil || s.items[1].Err == "" || !strings.Contains(stderr.String(), "skipping "+filepath.Join(dir, "buffer-assignment.txt")) {
 		t.Errorf("items %+v %+v; stderr %q", s.items[0], s.items[len(s.items)-1], stderr.String())
 	}
+	// A link to an HLO file is served as the file; a name with a newline is quoted whole in the note,
+	// which goes on to the reason.
+	links := t.TempDir()
+	if err := os.Symlink(filepath.Join(dir, "a.hlo"), filepath.Join(links, "link.hlo")); err != nil {
+		t.Fatal(err)
+	}
+	writeTemp(t, links, "two\nlines.hlo", "junk\n")
+	stderr.Reset()
+	if s, err = newServer(inv, []string{links}); err != nil || len(s.items) != 1 || s.items[0].Module == nil {
+		t.Errorf("a folder with a link to a module: %v, %+v", err, s)
+	}
+	if want := "skipping " + filepath.Join(links, "two") + `\nlines.hlo:1:6: expected`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
 	if code, _, _ := runOctet(t, "", "serve"); code != 2 {
 		t.Errorf("no FILE: exit %d, want 2", code)
 	}
@@ -525,7 +539,7 @@ func TestServeFolderInputLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.items) != 1 || !strings.Contains(stderr.String(), "skipping "+filepath.Join(dir, "bomb.hlo.gz")+": "+filepath.Join(dir, "bomb.hlo.gz")+": more than 1.0 MiB, the input limit") {
+	if len(s.items) != 1 || !strings.Contains(stderr.String(), "skipping "+filepath.Join(dir, "bomb.hlo.gz")+": more than 1.0 MiB, the input limit") {
 		t.Errorf("%d modules served; stderr: %s", len(s.items), stderr.String())
 	}
 	if peak > 8<<20 {
