@@ -151,3 +151,35 @@ ENTRY main {
 		}
 	}
 }
+
+// TestXLAMetadataEscaped prints hostile modules as XLA does: the metadata and frontend attributes hold no
+// raw control byte (XLA's printer escapes them: CEscape), so a printed module cannot drive a terminal or
+// forge a line from them.
+func TestXLAMetadataEscaped(t *testing.T) {
+	for name, payload := range payloads {
+		m := hostileModule(t, payload)
+		m.Entry.Instructions[0].Name, m.Entry.Name = "x", "main" // the names are not at issue here
+		cfg := printer.ConfigFor(printer.StyleXLA)
+		cfg.PrintMetadata = true
+		text := printer.Sprint(m, cfg)
+		for _, key := range []string{"metadata={", "frontend_attributes={"} {
+			for rest := text; ; {
+				i := strings.Index(rest, key)
+				if i < 0 {
+					break
+				}
+				rest = rest[i+len(key):]
+				end := strings.Index(rest, "}")
+				if end < 0 {
+					end = len(rest)
+				}
+				for _, c := range []byte(rest[:end]) {
+					if c < 0x20 || c == 0x7f {
+						t.Errorf("%s: %s%s} holds the raw byte %#x", name, key, rest[:end], c)
+						break
+					}
+				}
+			}
+		}
+	}
+}

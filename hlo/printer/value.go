@@ -87,7 +87,7 @@ func (p *printer) appendValue(b []byte, v hlo.Value) []byte {
 	case *hlo.ReplicaGroups:
 		return p.appendReplicaGroups(b, v)
 	case *hlo.Sharding:
-		return append(b, v.Text...)
+		return appendControlsEscaped(b, v.Text)
 	case hlo.Aliasing:
 		b = append(b, '{')
 		for i, a := range v {
@@ -333,9 +333,42 @@ func appendKVs(b []byte, kvs []hlo.KV, sep byte) []byte {
 		}
 		b = append(b, kv.Key...)
 		b = append(b, '=')
-		b = append(b, kv.Value...)
+		b = appendControlsEscaped(b, kv.Value)
 	}
 	return append(b, '}')
+}
+
+// appendControlsEscaped appends text kept as written (a metadata value, a sharding), the raw control bytes
+// of its quoted strings written as escapes (a string's own escapes are plain ASCII), as XLA's printer
+// writes them (CEscape: \n, \r, \t, else octal): a module's text never forges a line or sends a terminal
+// control sequence from a string. Outside strings the text is left as it is.
+func appendControlsEscaped(b []byte, text string) []byte {
+	quoted := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case !quoted:
+			quoted = c == '"'
+			b = append(b, c)
+		case c == '\\' && i+1 < len(text):
+			b = append(b, c, text[i+1])
+			i++
+		case c == '"':
+			quoted = false
+			b = append(b, c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c < 0x20 || c == 0x7f:
+			b = append(b, '\\', '0'+c>>6, '0'+c>>3&7, '0'+c&7)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 // appendReplicaGroups writes the explicit form {{0,1},{2,3}}, the iota form [2,4]<=[4,2]T(1,0) (expanded
