@@ -8,6 +8,7 @@ import (
 	"octet/internal/cstring"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"octet/dtype"
@@ -510,7 +511,14 @@ func (p *parser) describe() string {
 	if c == '\n' {
 		return "end of line"
 	}
-	return strconv.QuoteRune(rune(c))
+	if c < utf8.RuneSelf {
+		return strconv.QuoteRune(rune(c))
+	}
+	// A character of several bytes, or a byte that is not UTF-8 (said as such, not as Latin-1).
+	if r, n := utf8.DecodeRuneInString(p.src[p.off:p.end]); r != utf8.RuneError || n > 1 {
+		return strconv.QuoteRune(r)
+	}
+	return fmt.Sprintf("the byte %#x, not UTF-8", c)
 }
 
 func isNameByte(c byte) bool { return nameBytes[c] }

@@ -127,6 +127,9 @@ func TestParseErrors(t *testing.T) {
 		{"undefined computation", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[] reduce(p, p), dimensions={0}, to_apply=nope\n}\n", "bad.hlo:4:57: %r calls %nope, which is not a computation"},
 		{"bad layout", "HloModule m\nENTRY e {\n  ROOT p = f32[4,2]{0} parameter(0)\n}\n", "bad.hlo:3:20: layout {0} has 1 dimensions but the shape has 2"},
 		{"duplicate name", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  p = f32[4] parameter(1)\n}\n", "bad.hlo:4:3: instruction %p is defined twice"},
+		// A character of several bytes is named as itself, a byte that is not UTF-8 as a byte.
+		{"utf-8 character", "HloModule m\nENTRY e {\n  \u00e9 = f32[] constant(1)\n}\n", "bad.hlo:3:3: expected an instruction, found '\u00e9'"},
+		{"not utf-8", "\xff\xfeHloModule m\n", "bad.hlo:1:1: expected a computation, found the byte 0xff, not UTF-8"},
 		{"duplicate parameter", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  q = f32[4] parameter(0)\n}\n", "parameter number 0 is used by both %p and %q"},
 		{"bad window", "HloModule m\nENTRY e {\n  ROOT p = f32[4] custom-call(), custom_call_target=\"w\", window={size=2 strid=1}\n}\n", `unknown window field "strid"`},
 		{"unterminated string", "HloModule m\nENTRY e {\n  ROOT p = f32[4] custom-call(), custom_call_target=\"abc\n}\n", "bad.hlo:3:53: string not terminated"},
