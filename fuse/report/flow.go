@@ -276,17 +276,13 @@ func (f *flow) uses(m *hlo.Module, gemms []*GEMM) map[*GEMM]uint64 {
 	return out
 }
 
-// opName is the op_name of a GEMM's metadata, or "".
+// opName is the op_name of a GEMM's metadata, its string's value (not its quoted text), or "".
 func opName(g *GEMM) string {
 	if g.meta == nil {
 		return ""
 	}
-	for _, kv := range g.meta.Metadata() {
-		if kv.Key == "op_name" {
-			return kv.Value
-		}
-	}
-	return ""
+	v, _ := g.meta.Metadata().Get("op_name")
+	return v
 }
 
 var (
