@@ -40,9 +40,10 @@ the loopback interface unless --addr names another; an address that is not loopb
 address. It answers only requests addressed to itself (a Host of 127.0.0.1, localhost or [::1] with its
 port, or the address it listens on), so that a web page whose name is made to lead to this machine cannot
 read the programs, and its pages may not be framed by another site. What it serves is the list it read at
-start: no path of a request ever reaches the file system. A FILE that cannot be read, parsed or verified
-is listed with its error; a file of a DIR that cannot (a dump folder also holds buffer assignments and
-memory reports) is left out, and said so on standard error. Each page is built once, at most a few at a
+start: no path of a request ever reaches the file system. A FILE or DIR that is not there stops serve
+before it starts; a FILE that cannot be read, parsed or verified is listed with its error; a file of a
+DIR that cannot (a dump folder also holds buffer assignments and memory reports), or that is not a
+regular file or a link to one, is left out, and said so on standard error. Each page is built once, at most a few at a
 time, and kept while it fits in memory set aside for pages.`,
 		Order: 25,
 		Run:   runServe,
