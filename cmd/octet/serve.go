@@ -418,6 +418,13 @@ func runServe(inv *invocation, args []string) error {
 			return usagef("serve reads files and folders, not standard input")
 		}
 	}
+	if !*remote {
+		// Refused before anything listens there, where the address says so already; a name that
+		// resolves elsewhere once listening is refused below.
+		if ta, err := net.ResolveTCPAddr("tcp", *addr); err == nil && exposure(ta) != "" {
+			return usagef("--addr %s is not loopback: anyone who can reach this machine could read these programs (add --allow-remote to serve them so)", *addr)
+		}
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("octet serve: %v", err)
