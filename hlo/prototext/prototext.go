@@ -1242,6 +1242,9 @@ func (c *protoConverter) shape(m *protoField) hlo.Shape {
 		return hlo.Shape{Kind: hlo.TupleShape, Tuple: []hlo.Shape{}}
 	}
 	t, other, isArray := c.elementType(et)
+	if !isArray && other == "" {
+		return hlo.Shape{Kind: hlo.TupleShape, Tuple: []hlo.Shape{}} // the element type's error is said
+	}
 	if !isArray {
 		if len(dims) > 0 || len(dynamic) > 0 {
 			c.errorAt(m.valOff, "a %s shape has no dimensions", strings.ToLower(other))

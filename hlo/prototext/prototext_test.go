@@ -1076,3 +1076,15 @@ func checkInvariants(t *testing.T, m *hlo.Module) {
 		}
 	}
 }
+
+// TestProtoUnknownElementType: an element type that is no PrimitiveType is one error, naming it (a shape
+// with dimensions also said "a  shape has no dimensions", the type's name empty).
+func TestProtoUnknownElementType(t *testing.T) {
+	for _, et := range []string{"BOGUS", "999"} {
+		_, err := parseProto(protoModule(`name: "k" opcode: "parameter" shape { element_type: ` + et + ` dimensions: 4 }`))
+		var list scanner.ErrorList
+		if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Error(), et) {
+			t.Errorf("element_type %s: %v, want one error naming it", et, err)
+		}
+	}
+}
