@@ -219,6 +219,9 @@ func TestElementGroups(t *testing.T) {
 // TestElementGroupsCorpus runs every module of ../shared that has a group both ways: the same bits, or
 // the same error, or the work limit both ways.
 func TestElementGroupsCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every corpus module run twice: in the full test run, not the short one (-race)")
+	}
 	modules, groups, compared, limited, failed, skipped := 0, 0, 0, 0, 0, 0
 	for _, m := range corpusModules(t, "") {
 		n := countGroups(m)

@@ -405,6 +405,9 @@ ENTRY main {
 // test programs) that has a small program both ways and requires the same bits: the XLA benchmark
 // modules' PRNG loops among them, and the StableHLO programs' loops, conditionals and CHLO functions.
 func TestSmallProgramsCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every corpus module run twice: in the full test run, not the short one (-race)")
+	}
 	mods := corpusModules(t, "")
 	modules, programs, compared, limited, failed, skipped := 0, 0, 0, 0, 0, 0
 	{
