@@ -69,10 +69,20 @@ func parseFile(fset *token.FileSet, filename string, src []byte, text string) (m
 }
 
 // lineStarts returns the offset of the start of every line of src, as token.File.SetLinesForContent finds
-// them, searching for newlines a word at a time.
+// them, searching for newlines a word at a time. A carriage return not followed by a newline (text from
+// an old Mac editor) ends a line too, so that positions count the lines an editor shows.
 func lineStarts(src []byte) []int {
 	if len(src) == 0 {
 		return nil
+	}
+	if bytes.IndexByte(src, '\r') >= 0 {
+		lines := []int{0}
+		for i, c := range src[:len(src)-1] {
+			if c == '\n' || c == '\r' && src[i+1] != '\n' {
+				lines = append(lines, i+1)
+			}
+		}
+		return lines
 	}
 	lines := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
 	for off := 0; ; {
