@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -35,22 +34,7 @@ func countGroups(m *hlo.Module) int {
 // runGrouped runs m on args with the grouping off and on and requires the same bits, or the same error.
 func runGrouped(t *testing.T, m *hlo.Module, args []Value, opts Options) (Value, error) {
 	t.Helper()
-	defer func(was bool) { implicitFusion = was }(implicitFusion)
-	implicitFusion = false
-	want, wantErr := Run(m, args, opts)
-	implicitFusion = true
-	got, err := Run(m, args, opts)
-	var we1, we2 *WorkError
-	if errors.As(err, &we1) && errors.As(wantErr, &we2) {
-		return Value{}, err // the two count their work alike, not to the unit
-	}
-	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-		t.Fatalf("module %s: grouped gives error %v, instruction by instruction %v", m.Name, err, wantErr)
-	}
-	if err == nil && !sameValue(got, want) {
-		t.Fatalf("module %s: grouped gives %v, instruction by instruction %v", m.Name, Compare(got, want), want)
-	}
-	return got, err
+	return runBothWays(t, m, args, opts, &implicitFusion, "grouped gives", "instruction by instruction")
 }
 
 // groupCases are unfused programs with elementwise chains: a GELU over an activation, Threefry rounds of
@@ -222,40 +206,11 @@ func TestElementGroupsCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("every corpus module run twice: in the full test run, not the short one (-race)")
 	}
-	modules, groups, compared, limited, failed, skipped := 0, 0, 0, 0, 0, 0
-	for _, m := range corpusModules(t, "") {
-		n := countGroups(m)
-		if n == 0 {
-			continue
-		}
-		modules++
-		groups += n
-		opts := Options{MaxMemory: 512 << 20, MaxWork: 200_000_000}
-		if CheckMemory(m, opts) != nil {
-			skipped++
-			continue
-		}
-		args, err := RandomInputs(m, 1)
-		if err != nil {
-			skipped++
-			continue
-		}
-		_, err = runGrouped(t, m, args, opts)
-		var we *WorkError
-		switch {
-		case err == nil:
-			compared++
-		case errors.As(err, &we):
-			limited++
-		default:
-			failed++
-		}
-	}
-	t.Logf("%d modules with %d groups: %d ran to the same bits both ways, %d met the work limit both ways, %d failed with the same error both ways, %d were left out (over the memory budget, or no random inputs)",
-		modules, groups, compared, limited, failed, skipped)
-	if compared < 5 {
-		t.Errorf("only %d modules compared", compared)
-	}
+	opts := Options{MaxMemory: 512 << 20, MaxWork: 200_000_000}
+	corpusBothWays(t, "groups", countGroups, func(m *hlo.Module, args []Value) error {
+		_, err := runGrouped(t, m, args, opts)
+		return err
+	}, opts, 5)
 }
 
 // TestElementGroupsRandom writes random unfused programs over arrays of 5000 elements (f32, s32, u32 and

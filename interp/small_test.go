@@ -16,22 +16,71 @@ import (
 // error) both ways; it returns the result and how many instructions ran as small programs.
 func runSmall(t *testing.T, m *hlo.Module, args []Value, opts Options) (Value, error, int) {
 	t.Helper()
-	defer func(was bool) { smallPrograms = was }(smallPrograms)
-	smallPrograms = false
+	got, err := runBothWays(t, m, args, opts, &smallPrograms, "small programs give", "the evaluator")
+	return got, err, countSmall(m)
+}
+
+// runBothWays runs m on args with the switch *on off and then on, and requires the same bits, or the same
+// error, or the work limit both ways (the two count their work alike, not to the unit); onSays and offSays
+// name the two ways in a failure.
+func runBothWays(t *testing.T, m *hlo.Module, args []Value, opts Options, on *bool, onSays, offSays string) (Value, error) {
+	t.Helper()
+	defer func(was bool) { *on = was }(*on)
+	*on = false
 	want, wantErr := Run(m, args, opts)
-	smallPrograms = true
+	*on = true
 	got, err := Run(m, args, opts)
 	var we1, we2 *WorkError
 	if errors.As(err, &we1) && errors.As(wantErr, &we2) {
-		return Value{}, err, countSmall(m) // the two count their work alike, not to the unit
+		return Value{}, err
 	}
 	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-		t.Fatalf("module %s: small programs give error %v, the evaluator %v", m.Name, err, wantErr)
+		t.Fatalf("module %s: %s error %v, %s %v", m.Name, onSays, err, offSays, wantErr)
 	}
 	if err == nil && !sameValue(got, want) {
-		t.Fatalf("module %s: small programs give %v, the evaluator %v", m.Name, Compare(got, want), want)
+		t.Fatalf("module %s: %s %v, %s %v", m.Name, onSays, Compare(got, want), offSays, want)
 	}
-	return got, err, countSmall(m)
+	return got, err
+}
+
+// corpusBothWays runs every module of ../shared in which count finds something, on random inputs within
+// opts, through run (runBothWays), and reports how many ran to the same bits, met the work limit or failed
+// alike, and were left out (over the budget, or no random inputs); fewer than least compared fails.
+func corpusBothWays(t *testing.T, what string, count func(*hlo.Module) int, run func(*hlo.Module, []Value) error, opts Options, least int) {
+	t.Helper()
+	modules, found, compared, limited, failed, skipped := 0, 0, 0, 0, 0, 0
+	for _, m := range corpusModules(t, "") {
+		n := count(m)
+		if n == 0 {
+			continue
+		}
+		modules++
+		found += n
+		if CheckMemory(m, opts) != nil {
+			skipped++
+			continue
+		}
+		args, err := RandomInputs(m, 1)
+		if err != nil {
+			skipped++
+			continue
+		}
+		err = run(m, args)
+		var we *WorkError
+		switch {
+		case err == nil:
+			compared++
+		case errors.As(err, &we):
+			limited++
+		default:
+			failed++
+		}
+	}
+	t.Logf("%d modules with %d %s: %d ran to the same bits both ways, %d met the work limit both ways, %d failed with the same error both ways, %d were left out (over the memory budget, or no random inputs)",
+		modules, found, what, compared, limited, failed, skipped)
+	if compared < least {
+		t.Errorf("only %d modules compared", compared)
+	}
 }
 
 // countSmall counts the instructions of m that compile as small programs.
@@ -408,43 +457,11 @@ func TestSmallProgramsCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("every corpus module run twice: in the full test run, not the short one (-race)")
 	}
-	mods := corpusModules(t, "")
-	modules, programs, compared, limited, failed, skipped := 0, 0, 0, 0, 0, 0
-	{
-		for _, m := range mods {
-			n := countSmall(m)
-			if n == 0 {
-				continue
-			}
-			modules++
-			programs += n
-			opts := Options{MaxMemory: corpusMemory, MaxWork: 5_000_000}
-			if CheckMemory(m, opts) != nil {
-				skipped++
-				continue
-			}
-			args, err := RandomInputs(m, 1)
-			if err != nil {
-				skipped++
-				continue
-			}
-			_, err, _ = runSmall(t, m, args, opts)
-			var we *WorkError
-			switch {
-			case err == nil:
-				compared++
-			case errors.As(err, &we):
-				limited++
-			default:
-				failed++
-			}
-		}
-	}
-	t.Logf("%d modules with %d small programs: %d ran to the same bits both ways, %d met the work limit both ways, %d failed with the same error both ways, %d were left out (over the memory budget, or no random inputs)",
-		modules, programs, compared, limited, failed, skipped)
-	if compared < 100 {
-		t.Errorf("only %d modules compared", compared)
-	}
+	opts := Options{MaxMemory: corpusMemory, MaxWork: 5_000_000}
+	corpusBothWays(t, "small programs", countSmall, func(m *hlo.Module, args []Value) error {
+		_, err, _ := runSmall(t, m, args, opts)
+		return err
+	}, opts, 100)
 }
 
 // A loop's large array updated by a dynamic-update-slice or a scatter is the loop's own copy, written in
