@@ -18,7 +18,7 @@ import (
 func init() {
 	register(&command{
 		Name:      "cast",
-		UsageLine: "cast [--to TYPE] [--from TYPE] [--saturate] [--bits] [--input FILE.npy -o OUT] [VALUE...]",
+		UsageLine: "cast [--to TYPE] [--from TYPE] [--saturate] [--bits] [--input FILE.npy -o OUT [--axis N] [--name NAME] [--tensor-scale G]] [VALUE...]",
 		Short:     "convert numbers or bit patterns between formats, bit-exact with ml_dtypes",
 		Long: `Cast converts each VALUE (or, with none, each line of standard input) to the type of --to and
 prints it as "VALUE -> 0xBITS (DECODED)", where BITS is the result's bit pattern and DECODED its

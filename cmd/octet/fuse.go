@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		Name:      "fuse",
-		UsageLine: "fuse [--json] [--explain] [--verify] [--abi=current|legacy] [--block-target=scaled-dot|cudnn] [--format=FORMAT] FILE|--rules",
+		UsageLine: "fuse [--json] [--explain] [--verify [--seed N]] [--abi=current|legacy] [--block-target=scaled-dot|cudnn] [--format=FORMAT] FILE|--rules",
 		Short:     "rewrite FP8 matmuls into cuBLASLt FP8 GEMM calls",
 		Long: `Fuse runs Octet's FP8 scaled-GEMM rewrite on the modules in FILE (HLO text, gzipped or not; - is
 standard input) and prints the result. Every dot with an FP8 value among its operand chains becomes one

@@ -20,6 +20,10 @@ func init() {
 				printMainHelp(inv.stdout)
 				return nil
 			case 1:
+				if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "--h" {
+					printCommandHelp(inv.stdout, inv.cmd, nil)
+					return nil
+				}
 				c, ok := commands[args[0]]
 				if !ok || c.Name == "help" {
 					if ok {

@@ -64,3 +64,30 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("octet version: exit %d, output %q", code, out)
 	}
 }
+
+// TestUsageLinesNameEveryFlag checks that each command's usage line names every flag its -h lists, so
+// that a flag added to a command is not missing from the line users read first. --max-input, which every
+// command that reads modules takes, is described in octet help instead.
+func TestUsageLinesNameEveryFlag(t *testing.T) {
+	for name, c := range commands {
+		code, out, errs := runOctet(t, "", name, "-h")
+		if code != 0 {
+			t.Errorf("octet %s -h: exit %d: %s", name, code, errs)
+			continue
+		}
+		_, flags, _ := strings.Cut(out, "\nFlags:\n")
+		for _, line := range strings.Split(flags, "\n") {
+			if !strings.HasPrefix(line, "  -") {
+				continue
+			}
+			flagName, _, _ := strings.Cut(strings.TrimPrefix(line, "  -"), " ")
+			if flagName == "max-input" {
+				continue
+			}
+			if !strings.Contains(c.UsageLine, "-"+flagName+" ") && !strings.Contains(c.UsageLine, "-"+flagName+"]") &&
+				!strings.Contains(c.UsageLine, "-"+flagName+"=") && !strings.HasSuffix(c.UsageLine, "-"+flagName) {
+				t.Errorf("octet %s: usage line %q does not name -%s", name, c.UsageLine, flagName)
+			}
+		}
+	}
+}

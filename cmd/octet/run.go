@@ -23,7 +23,7 @@ import (
 func init() {
 	register(&command{
 		Name:      "run",
-		UsageLine: "run [--input FILE.npy ...] [--inputs FILE.npz] [--random SEED] [-o OUT.npz] [--max-memory SIZE] [--module NAME] [--threads N] [--profile [--json]] FILE|-",
+		UsageLine: "run [--input FILE.npy ...] [--inputs FILE.npz] [--random SEED] [-o OUT.npz] [--max-memory SIZE] [--module NAME] [--threads N] [--timeout DURATION] [--profile [--json]] FILE|-",
 		Short:     "evaluate an HLO module on the CPU with XLA's numerics",
 		Long: `Run evaluates the entry computation of an HLO module on the CPU, with the numerics of XLA's own
 evaluator: every instruction rounds to its element type (a bf16 chain rounds at each step), conversions
