@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"octet/internal/safetext"
 )
 
 // Difference compares the FP8 GEMMs of two modules, A (before) and B (after), paired by what they
@@ -155,8 +157,8 @@ func Diff(a, b *Report) *Difference {
 					}
 					for i := 0; i < len(as) && i < len(bs); i++ {
 						pairOf[as[i]], usedB[bs[i]] = bs[i], true
-						how[as[i]] = fmt.Sprintf("ambiguous: %d GEMMs in A and %d in B share the %s %q; paired in module order",
-							len(as), len(bs), name, k)
+						how[as[i]] = fmt.Sprintf("ambiguous: %d GEMMs in A and %d in B share the %s \"%s\"; paired in module order",
+							len(as), len(bs), name, safetext.Escape(k))
 					}
 					continue
 				}
