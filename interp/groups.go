@@ -23,11 +23,15 @@ import (
 // implicitFusion turns the grouping on; tests turn it off to compare.
 var implicitFusion = true
 
-// elementGroup is a group of instructions of a computation run as one fusion at its root.
+// elementGroup is a group of instructions of a computation run as one instruction at its root: the
+// fusion of an elementwise chain, or a dot with the transposes folded into it (transposefold.go).
 type elementGroup struct {
-	fusion   *hlo.Instruction // the fusion made of the group: the root's name, shape and position
-	external []int            // the positions of its operands, the fusion computation's parameters in order
+	fusion   *hlo.Instruction // what runs at the root: the root's name, shape and position
+	external []int            // the positions of its operands, in order
 	members  []int            // the positions of the instructions it holds, the root last
+	// shown is the instruction a profile counts the group as: the fusion, or the dot the transposes
+	// were folded into (its FLOPs and bytes are the folded dot's).
+	shown *hlo.Instruction
 }
 
 // groupMember reports whether in may be part of a group of n elements: an elementwise instruction with a
@@ -181,5 +185,5 @@ func makeGroup(c *hlo.Computation, k *compiled, members []int) *elementGroup {
 	}
 	fusion := &hlo.Instruction{Name: root.Name, Opcode: hlo.OpFusion, Shape: root.Shape, Pos: root.Pos, Parent: c,
 		Attrs: []hlo.Attr{{Name: "kind", Value: hlo.Raw("kLoop")}, {Name: "calls", Value: hlo.CompRef{Comp: fc}}}}
-	return &elementGroup{fusion: fusion, external: external, members: members}
+	return &elementGroup{fusion: fusion, external: external, members: members, shown: fusion}
 }

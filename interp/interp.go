@@ -200,10 +200,12 @@ type compiled struct {
 	// nothing; loopConstDone says it was decided.
 	loopConst     *loopConst
 	loopConstDone bool
-	// fused holds, per instruction, the fusion a group of elementwise instructions runs as at its root
-	// (groups.go); skip marks the group's other instructions, which the frame does not evaluate. Both nil
-	// when there is no group; the root's operands are the fusion's.
+	// fused holds, per instruction, what a group runs as at its root: the fusion of elementwise
+	// instructions (groups.go), a dot with transposes folded into it (transposefold.go); shown what a
+	// profile counts it as. skip marks the group's other instructions, which the frame does not evaluate.
+	// All nil when there is no group; the root's operands are the fusion's.
 	fused []*hlo.Instruction
+	shown []*hlo.Instruction
 	skip  []bool
 }
 
@@ -229,8 +231,15 @@ func (e *evaluator) compile(c *hlo.Computation) *compiled {
 			k.operands[i][p] = j
 		}
 	}
-	if implicitFusion && e.opts.Intercept == nil {
-		k.applyGroups(c, planGroups(c, k))
+	if e.opts.Intercept == nil {
+		var groups []*elementGroup
+		if implicitFusion {
+			groups = planGroups(c, k)
+		}
+		if transposeFolding {
+			groups = append(groups, planTransposeFolds(c, k)...)
+		}
+		k.applyGroups(c, groups)
 	}
 	k.planViews(c)
 	e.comps[c] = k
@@ -244,14 +253,14 @@ func (k *compiled) applyGroups(c *hlo.Computation, groups []*elementGroup) {
 		return
 	}
 	n := len(c.Instructions)
-	k.fused, k.skip = make([]*hlo.Instruction, n), make([]bool, n)
+	k.fused, k.shown, k.skip = make([]*hlo.Instruction, n), make([]*hlo.Instruction, n), make([]bool, n)
 	for _, g := range groups {
 		r := g.members[len(g.members)-1]
 		for _, j := range g.members[:len(g.members)-1] {
 			k.skip[j] = true
 			k.operands[j] = nil
 		}
-		k.fused[r] = g.fusion
+		k.fused[r], k.shown[r] = g.fusion, g.shown
 		k.operands[r] = g.external
 	}
 	for i := range k.lastUse {
@@ -407,12 +416,12 @@ func (e *evaluator) callFrame(c *hlo.Computation, args []Value, handOver bool, d
 		var v Value
 		var err error
 		vs := k.viewsAt(in, i)
-		run := in
+		run, shown := in, in
 		if k.fused != nil && k.fused[i] != nil {
-			run = k.fused[i]
+			run, shown = k.fused[i], k.shown[i]
 		}
 		if e.opts.Profile != nil && !e.unprofiled {
-			v, err = e.evalProfiled(run, ops, vs)
+			v, err = e.evalProfiled(run, shown, ops, vs)
 		} else {
 			v, err = e.evalWith(run, ops, vs)
 		}
@@ -573,8 +582,8 @@ func (e *evaluator) evalWith(in *hlo.Instruction, ops []Value, vs *instViews) (V
 	return e.evalViews(in, ops, vs.operands)
 }
 
-// evalProfiled is evalWith, timed for the Profile.
-func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value, vs *instViews) (Value, error) {
+// evalProfiled is evalWith, timed for the Profile, which counts it as instruction shown.
+func (e *evaluator) evalProfiled(in, shown *hlo.Instruction, ops []Value, vs *instViews) (Value, error) {
 	p := e.opts.Profile
 	outer, outerCPU := e.nested, e.nestedCPU
 	e.nested, e.nestedCPU = 0, 0
@@ -593,7 +602,7 @@ func (e *evaluator) evalProfiled(in *hlo.Instruction, ops []Value, vs *instViews
 	}
 	e.unprofiled = false
 	inPlace := consumable != nil && err == nil && v.Kind == KindArray && key(v.Array) == key(consumable)
-	p.add(in, d-e.nested, cpu-e.nestedCPU, vs == nil || !vs.self, inPlace)
+	p.add(shown, d-e.nested, cpu-e.nestedCPU, vs == nil || !vs.self, inPlace)
 	e.nested, e.nestedCPU = outer+d, outerCPU+cpu
 	return v, err
 }
