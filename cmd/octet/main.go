@@ -149,6 +149,19 @@ func (inv *invocation) parse(fs *flag.FlagSet, args []string) error {
 		}
 		return usagef("%v", err)
 	}
+	// An empty value is never a file, a name or a format: it is most often a shell variable that was not
+	// set, and -o "" would otherwise write to standard output as if -o were absent.
+	var empty string
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok && empty == "" {
+			if v, ok := g.Get().(string); ok && v == "" {
+				empty = f.Name
+			}
+		}
+	})
+	if empty != "" {
+		return usagef("-%s: empty value", empty)
+	}
 	return nil
 }
 

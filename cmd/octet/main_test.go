@@ -91,3 +91,22 @@ func TestUsageLinesNameEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyFlagValues checks that a string flag given an empty value (a shell variable that was not set)
+// is a usage error, not the flag's absence: -o "" used to write to standard output.
+func TestEmptyFlagValues(t *testing.T) {
+	module := example("relu_amax.before.hlo")
+	for _, args := range [][]string{
+		{"run", "--random", "1", "-o", "", module},
+		{"report", "-o=", module},
+		{"export", "-o", "", module},
+		{"print", "--format", "", module},
+		{"run", "--random", "1", "--module=", module},
+	} {
+		code, out, errs := runOctet(t, "", args...)
+		if code != 2 || out != "" || !strings.Contains(errs, ": empty value") {
+			t.Errorf("octet %q: exit %d, stdout %d bytes, stderr %q; want exit 2, nothing written, \"empty value\"",
+				args, code, len(out), errs)
+		}
+	}
+}
