@@ -1,7 +1,10 @@
 package interp
 
 import (
+	"unsafe"
+
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -83,57 +86,52 @@ func binaryLoop[T int32 | uint32](threads int, op hlo.Opcode, x, y, z []T) {
 	})
 }
 
-// binaryKernel sets z[i] to x[i] op y[i], the three of one length.
+// binaryKernel sets z[i] to x[i] op y[i], the three of one length: gemm.RowU32 on the arrays' bits (its
+// assembly where the kernel set has it, else its Go loop; the signed or unsigned extrema as T is), or for
+// an op it does not name, nothing (binaryInt32 and the chunk plans take only int32Op's).
 func binaryKernel[T int32 | uint32](op hlo.Opcode, x, y, z []T) {
-	x, y = x[:len(z)], y[:len(z)]
+	var g gemm.IntOp
+	signed := ^T(0) < 0
 	switch op {
 	case hlo.OpAdd:
-		for i := range z {
-			z[i] = x[i] + y[i]
-		}
+		g = gemm.IntAdd
 	case hlo.OpSubtract:
-		for i := range z {
-			z[i] = x[i] - y[i]
-		}
+		g = gemm.IntSub
 	case hlo.OpMultiply:
-		for i := range z {
-			z[i] = x[i] * y[i]
-		}
+		g = gemm.IntMul
 	case hlo.OpAnd:
-		for i := range z {
-			z[i] = x[i] & y[i]
-		}
+		g = gemm.IntAnd
 	case hlo.OpOr:
-		for i := range z {
-			z[i] = x[i] | y[i]
-		}
+		g = gemm.IntOr
 	case hlo.OpXor:
-		for i := range z {
-			z[i] = x[i] ^ y[i]
-		}
+		g = gemm.IntXor
 	case hlo.OpMaximum:
-		for i := range z {
-			z[i] = max(x[i], y[i])
+		g = gemm.IntMaxU
+		if signed {
+			g = gemm.IntMaxS
 		}
 	case hlo.OpMinimum:
-		for i := range z {
-			z[i] = min(x[i], y[i])
+		g = gemm.IntMinU
+		if signed {
+			g = gemm.IntMinS
 		}
 	// Shift amounts are read unsigned; from the width on, a shift gives 0, or the sign for an
-	// arithmetic one (Go's shifts of 32 bits and more do the same).
+	// arithmetic one (as Go's shifts of 32 bits and more do), whether T is signed or not.
 	case hlo.OpShiftLeft:
-		for i := range z {
-			z[i] = x[i] << uint32(y[i])
-		}
+		g = gemm.IntShl
 	case hlo.OpShiftRightLogical:
-		for i := range z {
-			z[i] = T(uint32(x[i]) >> uint32(y[i]))
-		}
+		g = gemm.IntShrU
 	case hlo.OpShiftRightArithmetic:
-		for i := range z {
-			z[i] = T(int32(x[i]) >> uint32(y[i]))
-		}
+		g = gemm.IntShrS
+	default:
+		return
 	}
+	gemm.RowU32(g, u32s(z), u32s(x), u32s(y))
+}
+
+// u32s is s's elements as uint32 values: the same bits.
+func u32s[T int32 | uint32](s []T) []uint32 {
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
 // compareFast compares a and b, of one type, into a pred array of shape dims on every core: integers of
