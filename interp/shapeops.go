@@ -2,6 +2,7 @@ package interp
 
 import (
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 	"slices"
@@ -76,6 +77,11 @@ func copyTiled(dst []byte, dstBase int64, dstStrides []int64, src []byte, srcBas
 				switch {
 				case es == 1:
 					tile(dst, do, dj, src, so, ss, na, nb)
+				case es == 2 && d16 != nil && s16 != nil && ss >= na && dj >= nb:
+					// The source tile is nb rows of na elements, the destination's its transpose.
+					gemm.TransposeBlock(d16[do:], int(dj), s16[so:], int(ss), int(nb), int(na))
+				case es == 4 && d32 != nil && s32 != nil && ss >= na && dj >= nb:
+					gemm.TransposeBlock(d32[do:], int(dj), s32[so:], int(ss), int(nb), int(na))
 				case es == 2 && d16 != nil && s16 != nil:
 					tile(d16, do, dj, s16, so, ss, na, nb)
 				case es == 4 && d32 != nil && s32 != nil:
