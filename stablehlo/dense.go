@@ -334,7 +334,7 @@ func floatBits(t dtype.Type, text string) (uint64, error) {
 		v = 0
 	default:
 		var err error
-		v, err = strconv.ParseFloat(text, 64)
+		v, err = dtype.ParseFloat(text, 64) // strconv.ParseFloat misreads some long spellings
 		if err != nil && !isRangeErr(err) {
 			return 0, fmt.Errorf("%s is not a number", text)
 		}

@@ -307,7 +307,7 @@ func (p *parser) floatValue(w string, off int, t dtype.Type) (uint64, bool) {
 		p.errorAt(off, "%s is not a %s value", strconv.Quote(w), t)
 		return 0, false
 	}
-	x, err := strconv.ParseFloat(w, 64)
+	x, err := dtype.ParseFloat(w, 64) // strconv.ParseFloat misreads some long spellings
 	if err != nil {
 		// A decimal beyond binary64 becomes an infinity, as strtod gives it.
 		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
