@@ -14,7 +14,24 @@ import (
 	"octet/blockscale"
 	"octet/dtype"
 	"octet/gemm"
+	"octet/interp"
 )
+
+// maxBenchReps is the most --reps and --rounds bench gemm takes.
+const maxBenchReps = 1_000_000
+
+// maxBenchThreads is the most --threads the benchmarks take: every product starts that many goroutines'
+// work, and past a few thousand that start-up alone takes seconds a product (100000 threads take 11 s for
+// a product of 512 x 512 x 512 that one thread does in 3 ms).
+const maxBenchThreads = 4096
+
+// fmtNeed writes a byte count that may be past what an int64 counts.
+func fmtNeed(b float64) string {
+	if b >= 1<<62 {
+		return fmt.Sprintf("%.3g bytes", b)
+	}
+	return interp.FormatBytes(int64(b))
+}
 
 // A benchmark is one subcommand of "octet bench": it measures one engine of octet and prints its
 // throughput. Every benchmark lives beside the code it exercises (or in its own file here) and adds itself
@@ -53,7 +70,7 @@ Run "octet bench BENCHMARK -h" for the flags of one benchmark.`,
 	})
 	registerBench(&benchmark{
 		Name:      "gemm",
-		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE[,TYPE...]] [--threads=N] [--reps=N] [--rounds=N] [--trans-a] [--trans-b] [--kernel=NAME] [--weights] [--scale] [--values=codes|uniform|normal] [--tune]",
+		UsageLine: "bench gemm [--m=M] [--n=N] [--k=K] [--a=TYPE] [--b=TYPE[,TYPE...]] [--threads=N] [--reps=N] [--rounds=N] [--trans-a] [--trans-b] [--kernel=NAME] [--weights] [--scale] [--values=codes|uniform|normal] [--tune] [--max-memory SIZE]",
 		Short:     "matrix multiply C = A*B with float32 accumulation (package gemm)",
 		Run:       benchGEMM,
 	})
@@ -112,6 +129,7 @@ func benchGEMM(inv *invocation, args []string) error {
 	scaled := fs.Bool("scale", false, "with --weights: a scale per column of B (int8 weight-only)")
 	values := fs.String("values", valuesCodes, "how the operands' values are drawn: codes (any finite code of a type of 8 bits or fewer, else uniform), uniform (uniform in [-1, 1), rounded to the type), normal (uniform, with values below the type's smallest normal made zero, as subnormal codes cost microcode assists on Intel cores in kernels that decode through float32); block-scaled B is quantized from uniform values, and normal makes its subnormal elements zero")
 	tune := fs.Bool("tune", false, "first choose the kernel's block sizes by a short search (a few seconds) and keep them in the user cache directory, where every later product on this CPU finds them")
+	maxMem := fs.String("max-memory", "", "refuse products whose matrices need more than `SIZE` (default half of physical memory; 0: no limit)")
 	if err := inv.parse(fs, args); err != nil {
 		return err
 	}
@@ -122,6 +140,11 @@ func benchGEMM(inv *invocation, args []string) error {
 		return usagef("--m, --n and --k must be at least 1")
 	case *threads < 0 || *reps < 0 || *rounds < 0:
 		return usagef("--threads, --reps and --rounds must not be negative")
+	case *reps > maxBenchReps || *rounds > maxBenchReps:
+		// Their times are kept, one each, to take the median.
+		return usagef("--reps and --rounds must be at most %d", maxBenchReps)
+	case *threads > maxBenchThreads:
+		return usagef("--threads must be at most %d", maxBenchThreads)
 	case *values != valuesCodes && *values != valuesUniform && *values != valuesNormal:
 		return usagef("--values must be codes, uniform or normal, not %q", *values)
 	}
@@ -160,6 +183,31 @@ func benchGEMM(inv *invocation, args []string) error {
 			return usagef("--weights needs B of type f8e4m3fn, f8e5m2, s8 or bf16, or a block-scaled format, not %s", t)
 		}
 		bTypes = append(bTypes, bType{name: t.String(), typ: t})
+	}
+	// The matrices are allocated below: sizes past the memory budget are refused first, as sizes past
+	// what an int counts (a make of such a length panics).
+	budget, err := memoryBudget(*maxMem)
+	if err != nil {
+		return err
+	}
+	mf, nf, kf := float64(*m), float64(*n), float64(*k)
+	need := mf*kf*float64(ta.ByteSize()) + mf*nf*4 // A and C
+	for _, bt := range bTypes {
+		switch {
+		case bt.block.Valid():
+			need += kf * nf * 6 // float32 values, their elements, the packed weights
+		case *weights:
+			need += 2 * kf * nf * float64(bt.typ.ByteSize()) // B and its packed copy
+		case ta == dtype.F32 && bt.typ == dtype.F32:
+			need += 2 * kf * nf * 4 // B, and float32 copies of A and B
+			need += mf * kf * 4
+		default:
+			need += kf * nf * float64(bt.typ.ByteSize())
+		}
+	}
+	if need > math.MaxInt64/2 || budget > 0 && need > float64(budget) {
+		return fmt.Errorf("--m=%d --n=%d --k=%d: the matrices need %s, more than the memory budget of %s (--max-memory)",
+			*m, *n, *k, fmtNeed(need), interp.FormatBytes(budget))
 	}
 	if *kernel != "" {
 		var found *gemm.Kernel

@@ -25,12 +25,15 @@ func init() {
 
 func benchParse(inv *invocation, args []string) error {
 	fs := inv.flags()
-	dur := fs.Duration("time", 2*time.Second, "how long to keep parsing")
+	dur := fs.Duration("time", 2*time.Second, "how long to keep parsing (at least three parses)")
 	if err := inv.parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	switch {
+	case fs.NArg() != 1:
 		return usagef("bench parse takes one FILE")
+	case *dur < 0:
+		return usagef("--time must not be negative")
 	}
 	src, name, err := inv.readInput(fs.Arg(0))
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -43,12 +44,20 @@ func benchRun(inv *invocation, args []string) error {
 		return usagef("bench run takes one FILE")
 	case *reps < 0 || *threads < 0:
 		return usagef("--reps and --threads must not be negative")
+	case *threads > maxBenchThreads:
+		return usagef("--threads must be at most %d", maxBenchThreads)
 	case *gemmSize < 1:
 		return usagef("--gemm-size must be at least 1")
 	}
 	budget, err := memoryBudget(*maxMem)
 	if err != nil {
 		return err
+	}
+	// The GEMM measurement's operands (A and B, each also as float32, and C) are allocated below: a size
+	// past the budget is refused first, as one past what an int counts (a make of such a length panics).
+	if need := 5 * 4 * float64(*gemmSize) * float64(*gemmSize); need > math.MaxInt64/2 || budget > 0 && need > float64(budget) {
+		return fmt.Errorf("--gemm-size=%d: the GEMM's matrices need %s, more than the memory budget of %s (--max-memory)",
+			*gemmSize, fmtNeed(need), interp.FormatBytes(budget))
 	}
 	mods, err := inv.loadModules(fs.Arg(0))
 	if err != nil {

@@ -101,11 +101,12 @@ func isNumber(s string) bool {
 	return ok
 }
 
-// parseFloat reads a number as strconv.ParseFloat does (beyond binary64's range it is an infinity or a
-// zero), and also a signed NaN: "-nan" and "+nan".
+// parseFloat reads a number as Python's float() does: strconv.ParseFloat's spellings, rounded once
+// whatever their length (dtype.ParseFloat; beyond binary64's range an infinity or a zero), and also a
+// signed NaN: "-nan" and "+nan".
 func parseFloat(tok []byte) (float64, bool) {
 	// The token is not kept by ParseFloat unless it fails, and then the error is dropped.
-	x, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(tok), len(tok)), 64)
+	x, err := dtype.ParseFloat(unsafe.String(unsafe.SliceData(tok), len(tok)), 64)
 	if err == nil || errors.Is(err, strconv.ErrRange) {
 		return x, true
 	}
@@ -195,7 +196,7 @@ func runCast(inv *invocation, args []string) error {
 		}
 		t, ok := dtype.Lookup(p.name)
 		if !ok {
-			return usagef("unknown type %q (known: %s; block-scaled: %s)", p.name, typeNames(), strings.Join(blockscale.Names(), ", "))
+			return unknownType(p.name)
 		}
 		if t.IsComplex() {
 			return usagef("cast converts real types; %s is complex", t)

@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -77,6 +76,27 @@ func (c *blockCast) run(values []string) error {
 		return usagef("--tensor-scale is NVFP4's")
 	case c.tensorScale < 0 || math.IsInf(c.tensorScale, 0) || c.tensorScale != c.tensorScale:
 		return usagef("--tensor-scale must be positive and finite")
+	case c.tensorScale != 0 && (float32(c.tensorScale) == 0 || math.IsInf(float64(float32(c.tensorScale)), 0)):
+		// NVFP4's tensor scale is a float32: one that rounds to zero or to infinity would read as "not
+		// given" or make every value zero.
+		return usagef("--tensor-scale %g is outside float32's range (NVFP4's tensor scale is a float32)", c.tensorScale)
+	}
+	if c.out != "" {
+		// -o is checked before the input is read and quantized: its suffix, and that nothing in the way
+		// (a folder, a device, a missing folder) would refuse the write.
+		switch {
+		case c.from.Valid() && !strings.HasSuffix(c.out, ".npy"):
+			return usagef("-o %s: the float32 values are written as .npy", c.out)
+		case !strings.HasSuffix(c.out, ".npz") && !strings.HasSuffix(c.out, ".npy"):
+			return usagef("-o %s: write .npz or .npy", c.out)
+		}
+		for _, name := range c.outFiles() {
+			dir, _, _, err := outputTarget(name)
+			if err != nil {
+				return fmt.Errorf("%s: %v", name, err)
+			}
+			dir.close()
+		}
 	}
 	if c.from.Valid() {
 		return c.dequantizeFile()
@@ -93,8 +113,9 @@ func (c *blockCast) quantizeValues(values []string) error {
 	var vals []float64
 	var toks []string
 	parse := func(tok string) (float64, error) {
-		x, err := strconv.ParseFloat(tok, 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
+		// As cast reads numbers for the other types: signed NaNs and long spellings included.
+		x, ok := parseFloat([]byte(tok))
+		if !ok {
 			return 0, fmt.Errorf("%q is not a number", tok)
 		}
 		return x, nil
@@ -130,7 +151,8 @@ func (c *blockCast) quantizeValues(values []string) error {
 	f := c.to
 	g := 1.0
 	if f.TensorScale {
-		g = c.tensorScale
+		// A float32, as the files store it and Quantize takes it.
+		g = float64(float32(c.tensorScale))
 		if g == 0 {
 			amax := 0.0
 			for _, v := range vals {
@@ -224,8 +246,8 @@ func (c *blockCast) quantizeFile() error {
 		return fmt.Errorf("%s: %v", display, err)
 	}
 	st := q.Stats()
-	fmt.Fprintf(c.inv.stdout, "%s: %s -> %s along axis %d: %s of %d (%d NaN, %d zero), %d elements at the largest magnitude",
-		esc(display), x, c.to.Name, q.Axis, plural(int(st.Blocks), "block"), c.to.BlockSize, st.NaNBlocks, st.ZeroBlocks, st.AtMax)
+	fmt.Fprintf(c.inv.stdout, "%s: %s -> %s along axis %d: %s of %d (%d NaN, %d zero), %s at the largest magnitude",
+		esc(display), x, c.to.Name, q.Axis, plural(int(st.Blocks), "block"), c.to.BlockSize, st.NaNBlocks, st.ZeroBlocks, plural(int(st.AtMax), "element"))
 	if c.to.TensorScale {
 		fmt.Fprintf(c.inv.stdout, ", tensor scale %v", q.TensorScale)
 	}
@@ -246,17 +268,33 @@ func (c *blockCast) write(names []string, arrays []*tensor.Tensor) error {
 		}
 		fmt.Fprintf(c.inv.stdout, "wrote %s (%s)\n", esc(c.out), strings.Join(names, ", "))
 	case strings.HasSuffix(c.out, ".npy"):
-		files := []string{c.out, blockscale.ScaleFileName(c.out), blockscale.TensorScaleFileName(c.out)}[:len(arrays)]
+		// The elements and their scales replace the files there together, or none does.
+		files := c.outFiles()[:len(arrays)]
+		writes := make([]func(io.Writer) error, len(arrays))
 		for i, a := range arrays {
-			if err := writeFileAtomic(c.inv.ctx, files[i], func(w io.Writer) error { return tensor.WriteNpy(w, a) }); err != nil {
-				return err
-			}
+			writes[i] = func(w io.Writer) error { return tensor.WriteNpy(w, a) }
+		}
+		if err := writeFilesAtomic(c.inv.ctx, files, writes); err != nil {
+			return err
 		}
 		fmt.Fprintf(c.inv.stdout, "wrote %s\n", esc(strings.Join(files, ", ")))
 	default:
 		return usagef("-o %s: write .npz or .npy", c.out)
 	}
 	return nil
+}
+
+// outFiles are the files -o writes: OUT.npz; or OUT.npy and, quantizing, OUT.scale.npy and (NVFP4)
+// OUT.tensor_scale.npy beside it.
+func (c *blockCast) outFiles() []string {
+	if c.from.Valid() || strings.HasSuffix(c.out, ".npz") {
+		return []string{c.out}
+	}
+	files := []string{c.out, blockscale.ScaleFileName(c.out)}
+	if c.to.TensorScale {
+		files = append(files, blockscale.TensorScaleFileName(c.out))
+	}
+	return files
 }
 
 // readArray reads one .npy array (want: its ml_dtypes type when the file holds raw bytes).

@@ -14,7 +14,8 @@ func init() {
 		Short:     "convert StableHLO (MLIR text) into HLO text",
 		Long: `Convert reads StableHLO in MLIR text, as jax.jit(f).lower(...).as_text() prints it (FILE may be
 gzipped; - is standard input), converts each module into HLO as XLA's own translation does, and prints
-it (by default as XLA prints HLO text, large constants included, so that the output parses back).
+it (by default as XLA prints HLO text, large constants included, so that the output parses back;
+several modules are separated by "// -----" lines, as print separates them).
 
 Locations (loc(...) and #loc aliases) become each instruction's metadata: op_name, source_file and
 source_line. Shardy meshes and shardings become HLO shardings, kept as XLA's round-trip export keeps them
@@ -60,26 +61,11 @@ func runConvert(inv *invocation, args []string) error {
 	if err := ignoredError(inv.stderr, mods); err != nil {
 		return err
 	}
+	// Several modules are separated as print separates them (XLA's "// -----"), so that the text parses
+	// back into them.
 	w := bufio.NewWriter(inv.stdout)
-	cfg := printer.ConfigFor(style)
-	json := style == printer.StyleJSON && len(mods) > 1
-	if json {
-		fmt.Fprint(w, "[")
-	}
-	for i, m := range mods {
-		if i > 0 {
-			if json {
-				fmt.Fprint(w, ",")
-			} else {
-				fmt.Fprintln(w)
-			}
-		}
-		if err := printer.Fprint(w, m, cfg); err != nil {
-			return err
-		}
-	}
-	if json {
-		fmt.Fprintln(w, "]")
+	if err := writeModules(w, mods, printer.ConfigFor(style)); err != nil {
+		return err
 	}
 	return w.Flush()
 }

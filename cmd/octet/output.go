@@ -32,11 +32,60 @@ import (
 // (by SIGINT or SIGTERM) before the rename, and by removeTempFiles, which the program calls before it exits
 // on a signal.
 func writeFileAtomic(ctx context.Context, name string, write func(io.Writer) error) error {
+	return writeFilesAtomic(ctx, []string{name}, []func(io.Writer) error{write})
+}
+
+// writeFilesAtomic writes several files as writeFileAtomic writes one, each names[i] with writes[i], so
+// that none is replaced unless every one was written: each is written to its temporary file first, and the
+// temporary files are renamed into place only once all are complete. (A rename that fails after others
+// succeeded, which takes a folder changed under the program, still leaves those.)
+func writeFilesAtomic(ctx context.Context, names []string, writes []func(io.Writer) error) error {
+	var staged []*stagedFile
+	defer func() {
+		for _, f := range staged {
+			f.abort()
+		}
+	}()
+	// Every target is looked at before anything is written: a folder in the way is refused at once.
+	for _, name := range names {
+		dir, _, _, err := outputTarget(name)
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		dir.close()
+	}
+	for i, name := range names {
+		f, err := stageFile(ctx, name, writes[i])
+		if err != nil {
+			return err
+		}
+		staged = append(staged, f)
+	}
+	for len(staged) > 0 {
+		f := staged[0]
+		staged = staged[1:]
+		if err := f.commit(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A stagedFile is an output written, complete and synced, to a temporary file beside the file it replaces.
+type stagedFile struct {
+	name   string
+	dir    *folder
+	base   string
+	tmp    string
+	forget func()
+}
+
+// stageFile writes what write writes to a temporary file in the folder of name's target, synced to disk.
+func stageFile(ctx context.Context, name string, write func(io.Writer) error) (*stagedFile, error) {
 	dir, base, old, err := outputTarget(name)
 	if err != nil {
-		return fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	defer dir.close()
 	perm := fs.FileMode(0o666)
 	if old != nil {
 		perm = old.Mode().Perm()
@@ -50,10 +99,11 @@ func writeFileAtomic(ctx context.Context, name string, write func(io.Writer) err
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %v", name, trimPathError(err))
+		dir.close()
+		return nil, fmt.Errorf("%s: %v", name, trimPathError(err))
 	}
-	forget := tempFiles.add(func() { dir.root.Remove(tmp) })
-	defer forget()
+	s := &stagedFile{name: name, dir: dir, base: base, tmp: tmp}
+	s.forget = tempFiles.add(func() { dir.root.Remove(tmp) })
 	bw := bufio.NewWriterSize(ctxWriter{ctx, f}, 1<<16)
 	werr := write(bw)
 	if werr == nil {
@@ -69,19 +119,35 @@ func writeFileAtomic(ctx context.Context, name string, write func(io.Writer) err
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
-	if werr == nil {
-		werr = ctx.Err()
-	}
-	if werr == nil {
-		werr = dir.root.Rename(tmp, base)
-	}
 	if werr != nil {
-		dir.root.Remove(tmp)
-		return fmt.Errorf("%s: %w", name, trimPathError(werr))
+		s.abort()
+		return nil, fmt.Errorf("%s: %w", name, trimPathError(werr))
+	}
+	return s, nil
+}
+
+// commit renames the temporary file over the file it replaces, unless ctx is cancelled.
+func (s *stagedFile) commit(ctx context.Context) error {
+	err := ctx.Err()
+	if err == nil {
+		err = s.dir.root.Rename(s.tmp, s.base)
+	}
+	if err != nil {
+		s.abort()
+		return fmt.Errorf("%s: %w", s.name, trimPathError(err))
 	}
 	// Make the rename itself durable; a folder that cannot be synced is not an error.
-	dir.file.Sync()
+	s.dir.file.Sync()
+	s.forget()
+	s.dir.close()
 	return nil
+}
+
+// abort removes the temporary file.
+func (s *stagedFile) abort() {
+	s.dir.root.Remove(s.tmp)
+	s.forget()
+	s.dir.close()
 }
 
 // writeJSON writes v as the commands write JSON documents: indented by two spaces, with a final newline.

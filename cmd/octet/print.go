@@ -87,7 +87,7 @@ func runPrint(inv *invocation, args []string) error {
 	}
 	style, err := printer.ParseStyle(format)
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("unknown format %q (want readable, hlo, xla, xla-long, xla-short or json)", f.format)
 	}
 	cfg := printConfig(style)
 	cfg.PrintLargeConstants = cfg.PrintLargeConstants || f.largeConstants

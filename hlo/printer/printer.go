@@ -238,7 +238,10 @@ func (p *printer) moduleAttrs(m *hlo.Module) {
 }
 
 // redundantLayout reports whether the module's entry_computation_layout (absent counts) holds nothing
-// the entry computation's signature does not show: the same shapes with default layouts.
+// the entry computation's signature does not show: the same shapes with default layouts, on the entry's
+// parameters and root too, from which a module without the attribute computes it. (A default layout in
+// the header for a parameter that has a tiled one is not redundant: read back without it, the module
+// would take the tiled one.)
 func redundantLayout(m *hlo.Module) bool {
 	if m.Entry == nil {
 		return false
@@ -251,7 +254,7 @@ func redundantLayout(m *hlo.Module) bool {
 	if len(ps.Params) != len(entry.Params) {
 		return false
 	}
-	same := func(a, b hlo.Shape) bool { return a.Compatible(b) && defaultLayouts(a) }
+	same := func(a, b hlo.Shape) bool { return a.Compatible(b) && defaultLayouts(a) && defaultLayouts(b) }
 	for i := range ps.Params {
 		if !same(ps.Params[i], entry.Params[i]) {
 			return false

@@ -430,3 +430,23 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestReadableReadsBack checks two things the readable style used to change when read back: a raw
+// backend_config that is not JSON and holds newlines (it is quoted, its newlines escaped in the string,
+// rather than escaped in raw text, where "\n" reads back as a backslash and an n), and an
+// entry_computation_layout with a default layout for a parameter whose own layout is tiled (it is kept:
+// without it the module read back takes the tiled one).
+func TestReadableReadsBack(t *testing.T) {
+	for _, src := range []string{
+		"HloModule m\n\nENTRY e {\n  p = f32[256,128] parameter(0)\n  ROOT f = f32[256,128] custom-call(p), custom_call_target=\"t\", backend_config={\n      \"k\": {sizes: [16,16]}\n    }\n}\n",
+		"HloModule m, entry_computation_layout={(f32[<=64])->f32[<=64]{0}}\n\nENTRY e {\n  a = f32[<=64]{0:T(1024)} parameter(0)\n  ROOT r = f32[<=64]{0} reshape(a)\n}\n",
+	} {
+		m := parse(t, src)
+		want := printer.Sprint(m, printer.ConfigFor(printer.StyleXLAShort))
+		readable := printer.Sprint(m, printer.ConfigFor(printer.StyleReadable))
+		got := printer.Sprint(parse(t, readable), printer.ConfigFor(printer.StyleXLAShort))
+		if got != want {
+			t.Errorf("read back from the readable style:\n%s\nthe module prints\n%s\nbut the text read back prints\n%s", readable, want, got)
+		}
+	}
+}

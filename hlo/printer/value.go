@@ -2,10 +2,11 @@ package printer
 
 import (
 	"math"
-	"octet/internal/cstring"
 	"strconv"
 
 	"octet/hlo"
+	"octet/internal/cstring"
+	"octet/internal/safetext"
 )
 
 // value prints an attribute value in the text form attr.go documents; the readable style escapes what
@@ -76,7 +77,10 @@ func (p *printer) appendValue(b []byte, v hlo.Value) []byte {
 	case *hlo.ConvDims:
 		return appendConvDims(b, v)
 	case *hlo.BackendConfig:
-		if cstring.LexesAsJSONDict(v.Text) {
+		// The readable style escapes what a raw config holds that it does not show (a newline, a control
+		// character): written raw, the escapes would read back as themselves. Quoted, they are the
+		// string's escapes, which the parser undoes.
+		if cstring.LexesAsJSONDict(v.Text) && !(p.readable() && safetext.Escape(v.Text) != v.Text) {
 			return append(b, v.Text...)
 		}
 		return appendQuoted(b, v.Text)
