@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"octet/dtype"
 	"octet/hlo"
 )
 
@@ -89,7 +90,7 @@ func (p *parser) attrValue() Attr {
 		text, isFloat := s.number()
 		var a Attr
 		if isFloat {
-			v, err := strconv.ParseFloat(text, 64)
+			v, err := dtype.ParseFloat(text, 64)
 			if err != nil && !isRangeErr(err) {
 				s.failAt(start, "bad number %s", text)
 			}
@@ -309,7 +310,7 @@ func (p *parser) array(start int) Attr {
 				text, isFloat := s.number()
 				if isFloat {
 					// A float array is kept as its bits: Octet's attributes of this kind are integers.
-					f, _ := strconv.ParseFloat(text, 64)
+					f, _ := dtype.ParseFloat(text, 64)
 					a.Vals = append(a.Vals, int64(math.Float64bits(f)))
 				} else {
 					v, err := strconv.ParseInt(text, 0, 64)

@@ -231,7 +231,7 @@ func (p *parser) quant() *Quant {
 	s.want(',', "before the scales")
 	param := func() {
 		text, _ := s.number()
-		v, err := strconv.ParseFloat(text, 64)
+		v, err := dtype.ParseFloat(text, 64)
 		if err != nil && !isRangeErr(err) {
 			s.fail("bad scale %s", text)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"octet/dtype"
 	"octet/hlo"
 )
 
@@ -115,7 +116,7 @@ func (p *parser) attrValue(in *hlo.Instruction, spec *hlo.AttrSpec, name string,
 		return hlo.Ints(l), ok
 	case hlo.AttrFloat:
 		text := p.valueToken()
-		f, err := strconv.ParseFloat(text, 32)
+		f, err := dtype.ParseFloat(text, 32)
 		if err != nil || text == "" {
 			p.errorAt(start, "expected a number for %s, found %q", name, text)
 			return nil, false

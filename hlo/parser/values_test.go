@@ -122,3 +122,18 @@ ENTRY e {
 		}
 	}
 }
+
+// TestLongFloatAttribute checks that a float attribute spelled with more digits than strconv reads right
+// (a 1, 800 zeros and a 5, then the point moved back by the exponent) has its value: epsilon is 1 (strconv said 0.01).
+func TestLongFloatAttribute(t *testing.T) {
+	eps := "1" + strings.Repeat("0", 800) + "5e-801"
+	src := "HloModule m\n\nENTRY e {\n  x = f32[2,3] parameter(0)\n  s = f32[3] parameter(1)\n  o = f32[3] parameter(2)\n" +
+		"  ROOT b = (f32[2,3], f32[3], f32[3]) batch-norm-training(x, s, o), epsilon=" + eps + ", feature_index=1\n}\n"
+	m, err := parser.ParseString("test.hlo", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Entry.Root.Attr("epsilon"), hlo.Float(float32(1)); got != want {
+		t.Errorf("epsilon %v, want %v", got, want)
+	}
+}
