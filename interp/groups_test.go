@@ -184,6 +184,13 @@ func TestElementGroups(t *testing.T) {
 	if !strings.Contains(strings.Join(names, ","), "r fusion") || strings.Contains(strings.Join(names, ","), "x3 multiply") {
 		t.Errorf("profiled instructions %v, want the group's fusion named r and no member", names)
 	}
+	interceptSeesEvery(t, m, args)
+}
+
+// interceptSeesEvery runs m's entry on args with an Intercept of every instruction and requires it to
+// see each once: what the evaluator gathers into a group or folds must then run as written.
+func interceptSeesEvery(t *testing.T, m *hlo.Module, args []Value) {
+	t.Helper()
 	seen := 0
 	ic := &Intercept{Instructions: map[*hlo.Instruction]bool{}, Func: func(in *hlo.Instruction, v Value) (Value, error) {
 		seen++

@@ -166,20 +166,7 @@ func TestTransposeFolds(t *testing.T) {
 	if !slices.Contains(names, "d") || slices.Contains(names, "t") {
 		t.Errorf("profiled instructions %v, want d and not the folded transpose t", names)
 	}
-	seen := 0
-	ic := &Intercept{Instructions: map[*hlo.Instruction]bool{}, Func: func(in *hlo.Instruction, v Value) (Value, error) {
-		seen++
-		return v, nil
-	}}
-	for _, in := range m.Entry.Instructions {
-		ic.Instructions[in] = true
-	}
-	if _, err := Run(m, args, Options{Intercept: ic}); err != nil {
-		t.Fatal(err)
-	}
-	if seen != len(m.Entry.Instructions) {
-		t.Errorf("Intercept saw %d of %d instructions", seen, len(m.Entry.Instructions))
-	}
+	interceptSeesEvery(t, m, args)
 }
 
 // TestTransposeFoldsRandom writes dots of random dimension numbers whose operands are random transposes
