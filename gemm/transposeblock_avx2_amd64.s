@@ -12,38 +12,68 @@
 // band's first column; R11 and R12 the block's first element in the source and in the destination; BX the
 // rows left in the band; R10 and AX scratch.
 
+// BEGIN sets up the registers for elements of 1<<shift bytes and starts the first band; each block of
+// the band is then LOAD, the transposition, STORE and NEXT.
+#define BEGIN(shift, scale) \
+	MOVQ  dst+0(FP), DI; \
+	MOVQ  dstStride+8(FP), DX; \
+	SHLQ  $shift, DX; \
+	MOVQ  src+16(FP), SI; \
+	MOVQ  srcStride+24(FP), R8; \
+	SHLQ  $shift, R8; \
+	LEAQ  (R8)(R8*2), R9; \
+	LEAQ  (DX)(DX*2), R13; \
+	XORQ  CX, CX; \
+band: \
+	CMPQ  CX, cols+40(FP); \
+	JGE   done; \
+	LEAQ  (SI)(CX*scale), R11; \
+	MOVQ  CX, AX; \
+	IMULQ DX, AX; \
+	LEAQ  (DI)(AX*1), R12; \
+	MOVQ  rows+32(FP), BX; \
+block:
+
+// LOAD reads the block's 8 source rows into r0..r7 and moves R11 to the next block's.
+#define LOAD(mov, r0, r1, r2, r3, r4, r5, r6, r7) \
+	mov  (R11), r0; \
+	mov  (R11)(R8*1), r1; \
+	mov  (R11)(R8*2), r2; \
+	mov  (R11)(R9*1), r3; \
+	LEAQ (R11)(R8*4), R10; \
+	mov  (R10), r4; \
+	mov  (R10)(R8*1), r5; \
+	mov  (R10)(R8*2), r6; \
+	mov  (R10)(R9*1), r7; \
+	LEAQ (R10)(R8*4), R11
+
+// STORE writes r0..r7 as the block's 8 destination rows.
+#define STORE(mov, r0, r1, r2, r3, r4, r5, r6, r7) \
+	mov  r0, (R12); \
+	mov  r1, (R12)(DX*1); \
+	mov  r2, (R12)(DX*2); \
+	mov  r3, (R12)(R13*1); \
+	LEAQ (R12)(DX*4), R10; \
+	mov  r4, (R10); \
+	mov  r5, (R10)(DX*1); \
+	mov  r6, (R10)(DX*2); \
+	mov  r7, (R10)(R13*1)
+
+// NEXT moves to the next block of the band (rowbytes: 8 elements), or to the next band, or returns.
+#define NEXT(rowbytes) \
+	ADDQ $rowbytes, R12; \
+	SUBQ $8, BX; \
+	JNZ  block; \
+	ADDQ $8, CX; \
+	JMP  band; \
+done: \
+	VZEROUPPER; \
+	RET
+
 // func transposeBlock16x2(dst *uint16, dstStride int, src *uint16, srcStride int, rows, cols int)
 TEXT ·transposeBlock16x2(SB), NOSPLIT, $0-48
-	MOVQ dst+0(FP), DI
-	MOVQ dstStride+8(FP), DX
-	SHLQ $1, DX
-	MOVQ src+16(FP), SI
-	MOVQ srcStride+24(FP), R8
-	SHLQ $1, R8
-	LEAQ (R8)(R8*2), R9
-	LEAQ (DX)(DX*2), R13
-	XORQ CX, CX
-
-band:
-	CMPQ CX, cols+40(FP)
-	JGE  done
-	LEAQ (SI)(CX*2), R11
-	MOVQ CX, AX
-	IMULQ DX, AX
-	LEAQ (DI)(AX*1), R12
-	MOVQ rows+32(FP), BX
-
-block:
-	VMOVDQU (R11), X0
-	VMOVDQU (R11)(R8*1), X1
-	VMOVDQU (R11)(R8*2), X2
-	VMOVDQU (R11)(R9*1), X3
-	LEAQ (R11)(R8*4), R10
-	VMOVDQU (R10), X4
-	VMOVDQU (R10)(R8*1), X5
-	VMOVDQU (R10)(R8*2), X6
-	VMOVDQU (R10)(R9*1), X7
-	LEAQ (R10)(R8*4), R11
+	BEGIN(1, 2)
+	LOAD(VMOVDQU, X0, X1, X2, X3, X4, X5, X6, X7)
 	// Rows r0..r7 in X0..X7. Words of pairs of rows interleaved, then their doublewords, then their
 	// quadwords: column j in X8+j.
 	VPUNPCKLWD X1, X0, X8
@@ -70,57 +100,13 @@ block:
 	VPUNPCKHQDQ X6, X2, X13
 	VPUNPCKLQDQ X7, X3, X14
 	VPUNPCKHQDQ X7, X3, X15
-	VMOVDQU X8, (R12)
-	VMOVDQU X9, (R12)(DX*1)
-	VMOVDQU X10, (R12)(DX*2)
-	VMOVDQU X11, (R12)(R13*1)
-	LEAQ (R12)(DX*4), R10
-	VMOVDQU X12, (R10)
-	VMOVDQU X13, (R10)(DX*1)
-	VMOVDQU X14, (R10)(DX*2)
-	VMOVDQU X15, (R10)(R13*1)
-	ADDQ $16, R12
-	SUBQ $8, BX
-	JNZ  block
-	ADDQ $8, CX
-	JMP  band
-
-done:
-	VZEROUPPER
-	RET
+	STORE(VMOVDQU, X8, X9, X10, X11, X12, X13, X14, X15)
+	NEXT(16)
 
 // func transposeBlock32x2(dst *uint32, dstStride int, src *uint32, srcStride int, rows, cols int)
 TEXT ·transposeBlock32x2(SB), NOSPLIT, $0-48
-	MOVQ dst+0(FP), DI
-	MOVQ dstStride+8(FP), DX
-	SHLQ $2, DX
-	MOVQ src+16(FP), SI
-	MOVQ srcStride+24(FP), R8
-	SHLQ $2, R8
-	LEAQ (R8)(R8*2), R9
-	LEAQ (DX)(DX*2), R13
-	XORQ CX, CX
-
-band:
-	CMPQ CX, cols+40(FP)
-	JGE  done
-	LEAQ (SI)(CX*4), R11
-	MOVQ CX, AX
-	IMULQ DX, AX
-	LEAQ (DI)(AX*1), R12
-	MOVQ rows+32(FP), BX
-
-block:
-	VMOVUPS (R11), Y0
-	VMOVUPS (R11)(R8*1), Y1
-	VMOVUPS (R11)(R8*2), Y2
-	VMOVUPS (R11)(R9*1), Y3
-	LEAQ (R11)(R8*4), R10
-	VMOVUPS (R10), Y4
-	VMOVUPS (R10)(R8*1), Y5
-	VMOVUPS (R10)(R8*2), Y6
-	VMOVUPS (R10)(R9*1), Y7
-	LEAQ (R10)(R8*4), R11
+	BEGIN(2, 4)
+	LOAD(VMOVUPS, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	// Rows r0..r7 in Y0..Y7. Pairs of rows interleaved (t), then pairs of pairs (s: the columns j and j+4
 	// of rows 0-3, or of rows 4-7, in the two halves), then the halves joined: column j in Y8+j.
 	VUNPCKLPS Y1, Y0, Y8
@@ -147,21 +133,5 @@ block:
 	VPERM2F128 $0x31, Y5, Y1, Y13
 	VPERM2F128 $0x31, Y6, Y2, Y14
 	VPERM2F128 $0x31, Y7, Y3, Y15
-	VMOVUPS Y8, (R12)
-	VMOVUPS Y9, (R12)(DX*1)
-	VMOVUPS Y10, (R12)(DX*2)
-	VMOVUPS Y11, (R12)(R13*1)
-	LEAQ (R12)(DX*4), R10
-	VMOVUPS Y12, (R10)
-	VMOVUPS Y13, (R10)(DX*1)
-	VMOVUPS Y14, (R10)(DX*2)
-	VMOVUPS Y15, (R10)(R13*1)
-	ADDQ $32, R12
-	SUBQ $8, BX
-	JNZ  block
-	ADDQ $8, CX
-	JMP  band
-
-done:
-	VZEROUPPER
-	RET
+	STORE(VMOVUPS, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
+	NEXT(32)
