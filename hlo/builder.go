@@ -60,6 +60,7 @@ func (c *Computation) insert(in *Instruction, name string) {
 	// which would make a value with many users quadratic to build.
 	in.addAsNewUser()
 	c.Instructions = append(c.Instructions, in)
+	c.indexControl(in)
 }
 
 // must returns in, or panics with err.

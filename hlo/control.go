@@ -1,5 +1,7 @@
 package hlo
 
+import "slices"
+
 // This file holds the editing of control dependencies. An instruction lists its control predecessors in
 // its control-predecessors attribute; its control successors are found from its computation's instructions
 // when asked for, so that the parser and every pass that copies attributes keep one list, not two.
@@ -37,16 +39,62 @@ func (c *Computation) mayHaveControl() bool {
 // ControlSuccessors returns the instructions of in's computation that list in as a control predecessor, in
 // the computation's order.
 func (in *Instruction) ControlSuccessors() []*Instruction {
-	if in.Parent == nil || !in.Parent.mayHaveControl() {
+	c := in.Parent
+	if c == nil || !c.mayHaveControl() {
 		return nil
 	}
+	if c.succs != nil {
+		// The index, in the order the edges were made, with the edges removed since and repeats left out
+		// (and so left out of the index too).
+		l := c.succs[in]
+		succs := l[:0:0]
+		seen := map[*Instruction]bool{}
+		for _, x := range l {
+			if !seen[x] && x.Parent == c && containsInst(x.ControlPredecessors(), in) {
+				seen[x] = true
+				succs = append(succs, x)
+			}
+		}
+		if len(succs) < len(l) {
+			c.succs[in] = succs
+		}
+		return slices.Clone(succs)
+	}
 	var succs []*Instruction
-	for _, x := range in.Parent.Instructions {
+	for _, x := range c.Instructions {
 		if x != nil && containsInst(x.ControlPredecessors(), in) {
 			succs = append(succs, x)
 		}
 	}
 	return succs
+}
+
+// IndexControlSuccessors makes ControlSuccessors of c's instructions read an index of the control
+// successors, kept by the methods that give control predecessors (SetAttr, the builders,
+// AddControlPredecessor and the rest), until DropControlIndex. Without it each call is a pass over the
+// computation, and a pass that replaces or removes many instructions of a computation with any control
+// dependency (each removal asks for the removed instruction's successors) takes time quadratic in its
+// size. While the index is kept, control predecessors must be given through those methods, not by
+// writing an instruction's Attrs.
+func (c *Computation) IndexControlSuccessors() {
+	c.succs = map[*Instruction][]*Instruction{}
+	for _, x := range c.Instructions {
+		c.indexControl(x)
+	}
+}
+
+// DropControlIndex stops the index IndexControlSuccessors made.
+func (c *Computation) DropControlIndex() { c.succs = nil }
+
+// indexControl adds the control predecessors in lists to the index, when there is one. An edge listed
+// twice, or no longer made, is left out when ControlSuccessors reads the index.
+func (c *Computation) indexControl(in *Instruction) {
+	if c.succs == nil || in == nil {
+		return
+	}
+	for _, p := range in.ControlPredecessors() {
+		c.succs[p] = append(c.succs[p], in)
+	}
 }
 
 // AddControlPredecessor makes p a control predecessor of in: in runs after p. It does nothing when p is in

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -550,4 +551,42 @@ func TestPositionsDependsOn(t *testing.T) {
 	check(pos, "after the edit, the new instruction unknown")
 	pos[repl] = pos[old]
 	check(pos, "after the edit, the new instruction placed")
+}
+
+// TestControlIndex checks IndexControlSuccessors: after edits through the editing methods (adding,
+// removing and moving control predecessors, a builder that gives some, a removal), ControlSuccessors
+// read from the index gives what a pass over the computation finds, edge for edge.
+func TestControlIndex(t *testing.T) {
+	_, c, n := editFixture()
+	n["z"].AddControlPredecessor(n["x"])
+	c.IndexControlSuccessors()
+	n["r"].AddControlPredecessor(n["x"])
+	n["r"].AddControlPredecessor(n["y"])
+	n["y"].AddControlPredecessor(n["q"])
+	w, err := c.AddInferred("w", OpNegate, []*Instruction{n["p"]}, Attr{"control-predecessors", InstList{n["y"], n["z"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n["r"].RemoveControlPredecessor(n["x"])
+	n["z"].MoveControlDependencies(n["y"])
+	n["r"].AddControlPredecessor(n["x"]) // again, after its removal
+	c.Remove(w)
+	indexed := map[*Instruction][]*Instruction{}
+	for _, in := range c.Instructions {
+		indexed[in] = in.ControlSuccessors()
+	}
+	c.DropControlIndex()
+	for _, in := range c.Instructions {
+		got, want := indexed[in], in.ControlSuccessors()
+		gs, ws := map[*Instruction]bool{}, map[*Instruction]bool{}
+		for _, x := range got {
+			gs[x] = true
+		}
+		for _, x := range want {
+			ws[x] = true
+		}
+		if len(got) != len(gs) || !maps.Equal(gs, ws) {
+			t.Errorf("successors of %s: indexed %v, scanned %v\n%s", in.Name, got, want, dump(c))
+		}
+	}
 }

@@ -68,6 +68,9 @@ type Computation struct {
 	Pos    token.Pos
 
 	control controlState // whether an instruction lists control predecessors; see mayHaveControl
+	// succs indexes the control successors of c's instructions while an editor has asked for it
+	// (IndexControlSuccessors); nil otherwise.
+	succs map[*Instruction][]*Instruction
 }
 
 // Instruction is one HLO instruction: name = shape opcode(operands), attributes.
@@ -217,6 +220,7 @@ func (in *Instruction) SetAttr(name string, v Value) {
 	in.Attrs = setAttr(in.Attrs, name, v)
 	if name == controlPredecessors && in.Parent != nil {
 		in.Parent.control = controlSome
+		in.Parent.indexControl(in)
 	}
 }
 
@@ -528,33 +532,57 @@ func PositionsOf(c *Computation) Positions {
 	return pos
 }
 
-// DependsOn is in.DependsOn(target), without looking through an instruction pos places before target:
-// one that nothing after it in the list feeds, as long as the edits since pos was taken only made
-// instructions read values computed before what they read (a rewrite that replaces a value by a call of
-// that value's operands). Instructions pos does not know (made since) are looked through. A nil pos
-// prunes nothing. Where a walk of everything upstream of in would look at most of the computation (a
-// residual stream of many GEMMs, each asked whether the running sum comes from it), this looks at the
-// instructions between target and in.
+// DependsOn is in.DependsOn(target), without looking through an instruction pos places before target
+// on the way up from in, nor through one it places after in on the way down from target: what lies
+// outside that span can be on no path between them, as long as the edits since pos was taken kept every
+// value at or after the places of the values it reads (a rewrite that replaces a value by a call of that
+// value's operands, placed where the value was). Instructions pos does not know (made since) are looked
+// through. A nil pos prunes nothing. The walk up from in and the walk down from target take one step each
+// in turn, and the first to end answers: where everything upstream of in would be most of the
+// computation (a residual stream of many GEMMs, each asked whether the running sum comes from it), or
+// everything downstream of target would be (the GEMMs first, then the sum of their results), this looks
+// at no more than twice what the shorter walk takes.
 func (pos Positions) DependsOn(in, target *Instruction) bool {
-	at, known := pos[target]
-	seen := map[*Instruction]bool{}
-	stack := []*Instruction{in}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x == target {
-			return true
-		}
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		if p, ok := pos[x]; known && ok && p < at {
-			continue
-		}
-		stack = append(stack, x.Operands()...)
+	if in == target {
+		return true
 	}
-	return false
+	at, known := pos[target]
+	upTo, inKnown := pos[in]
+	up := []*Instruction{in}
+	down := []*Instruction{target}
+	upSeen := map[*Instruction]bool{in: true}
+	downSeen := map[*Instruction]bool{target: true}
+	for {
+		if len(up) == 0 || len(down) == 0 {
+			return false
+		}
+		x := up[len(up)-1]
+		up = up[:len(up)-1]
+		if p, ok := pos[x]; !known || !ok || p >= at || x == in {
+			for _, o := range x.Operands() {
+				if o == target {
+					return true
+				}
+				if !upSeen[o] {
+					upSeen[o] = true
+					up = append(up, o)
+				}
+			}
+		}
+		y := down[len(down)-1]
+		down = down[:len(down)-1]
+		if p, ok := pos[y]; !inKnown || !ok || p <= upTo || y == target {
+			for _, u := range y.Users() {
+				if u == in {
+					return true
+				}
+				if !downSeen[u] {
+					downSeen[u] = true
+					down = append(down, u)
+				}
+			}
+		}
+	}
 }
 
 // DependsOn reports whether in is computed from target: target is in itself or among its operands,
