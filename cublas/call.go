@@ -3,6 +3,7 @@ package cublas
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"octet/dtype"
@@ -247,6 +248,9 @@ func (c *Call) check() error {
 	if len(cfg.LhsContracting) != len(cfg.RhsContracting) {
 		return fmt.Errorf("%d lhs and %d rhs contracting dimensions", len(cfg.LhsContracting), len(cfg.RhsContracting))
 	}
+	if err := c.checkShapes(); err != nil {
+		return err
+	}
 	if cfg.Epilogue.HasBias() && c.Bias == nil {
 		return fmt.Errorf("epilogue %s needs a bias operand, and there is none", cfg.Epilogue)
 	}
@@ -261,6 +265,89 @@ func (c *Call) check() error {
 			return errors.New("damax_output is set but the result has no abs-max element")
 		}
 		return errors.New("the result has an abs-max element but damax_output is not set")
+	}
+	return nil
+}
+
+// checkShapes checks the sizes of a, b and D against the dimension numbers, as XLA's GemmConfig::For
+// (xla/service/gpu/matmul_utils.cc) does before any GEMM runs: no dimension of an operand is both batch
+// and contracting or named twice (GetNonContractingDims), D has the batch dimensions, then a's free
+// dimensions, then b's, the contracting sizes agree, and D's rows, columns and batches are a's and b's
+// (a batch of a or b of size 1 is broadcast).
+func (c *Call) checkShapes() error {
+	cfg := &c.Config
+	free := func(name string, s hlo.Shape, batch, contract []int64) ([]int64, error) {
+		seen := make([]bool, s.Rank())
+		for _, d := range append(slices.Clone(batch), contract...) {
+			if seen[d] {
+				return nil, fmt.Errorf("dimension %d of %s is named twice among its batch and contracting dimensions", d, name)
+			}
+			seen[d] = true
+		}
+		var f []int64
+		for d := range int64(s.Rank()) {
+			if !seen[d] {
+				f = append(f, d)
+			}
+		}
+		return f, nil
+	}
+	a, b := c.A.Shape, c.B.Shape
+	aFree, err := free("a", a, cfg.LhsBatch, cfg.LhsContracting)
+	if err != nil {
+		return err
+	}
+	bFree, err := free("b", b, cfg.RhsBatch, cfg.RhsContracting)
+	if err != nil {
+		return err
+	}
+	// GetBatchRowColumnShape: every matrix has rows and columns (XLA's DotDecomposer gives a dot without
+	// a free dimension on a side one of size 1 before the GEMM rewriter makes a call of it).
+	switch {
+	case len(cfg.LhsContracting) == 0:
+		return errors.New("no contracting dimension")
+	case len(aFree) == 0:
+		return errors.New("a has no free (row) dimension")
+	case len(bFree) == 0:
+		return errors.New("b has no free (column) dimension")
+	}
+	size := func(s hlo.Shape, dims []int64) int64 {
+		n := int64(1)
+		for _, d := range dims {
+			n *= s.Dims[d]
+		}
+		return n
+	}
+	if k, kb := size(a, cfg.LhsContracting), size(b, cfg.RhsContracting); k != kb {
+		return fmt.Errorf("a contracts %d elements and b %d: k must agree", k, kb)
+	}
+	nb := max(len(cfg.LhsBatch), len(cfg.RhsBatch))
+	d := c.D
+	if want := nb + len(aFree) + len(bFree); d.Rank() != want {
+		return fmt.Errorf("D %s has rank %d; with %d batch, %d free dimensions of a and %d of b it has rank %d",
+			d.String(), d.Rank(), nb, len(aFree), len(bFree), want)
+	}
+	span := func(from, n int) int64 {
+		p := int64(1)
+		for _, x := range d.Dims[from : from+n] {
+			p *= x
+		}
+		return p
+	}
+	batch, rows, cols := span(0, nb), span(nb, len(aFree)), span(nb+len(aFree), len(bFree))
+	switch m, n := size(a, aFree), size(b, bFree); {
+	case rows != m:
+		return fmt.Errorf("D %s has %d rows where a's free dimensions hold %d", d.String(), rows, m)
+	case cols != n:
+		return fmt.Errorf("D %s has %d columns where b's free dimensions hold %d", d.String(), cols, n)
+	}
+	for _, x := range []struct {
+		name string
+		n    int64
+	}{{"a", size(a, cfg.LhsBatch)}, {"b", size(b, cfg.RhsBatch)}} {
+		if x.n != batch && x.n != 1 {
+			return fmt.Errorf("%s has %d batches and D %s %d", x.name, x.n, d.String(), batch)
+		}
 	}
 	return nil
 }

@@ -104,6 +104,15 @@ func analyzeBlock(dot *hlo.Instruction, target BlockTarget) (*blockPlan, *refusa
 		if r := p.cudnnLegal(); r != nil {
 			return p, r
 		}
+	} else {
+		for i, d := range p.sides {
+			if d != nil && slices.Contains(d.ScaleShape, 0) {
+				// The scales of an empty side are empty too, and a scale dimension of size 0 divides no
+				// dimension of its operand: the scaled-dot would not verify.
+				return p, refuse(d.Scale, "the %s's scales %s have a dimension of size 0 (the GEMM has no elements there): a scaled-dot "+
+					"takes no scale with a dimension of size 0", []string{"lhs", "rhs"}[i], hlo.Array(d.Scale.Shape.Elem, d.ScaleShape...).String())
+			}
+		}
 	}
 	return p, nil
 }

@@ -119,6 +119,11 @@ func (b *builder) replay(op *operand) *hlo.Instruction {
 		n := b.c.Add(in.Name, in.Opcode, shape, ops...)
 		n.Attrs = slices.Clone(in.Attrs)
 		n.RemoveAttr("metadata")
+		if preds := n.Attr("control-predecessors"); preds != nil {
+			// Given through SetAttr, which keeps the computation's index of control successors.
+			n.RemoveAttr("control-predecessors")
+			n.SetAttr("control-predecessors", preds)
+		}
 		x = b.add(n)
 		prev = in
 	}
@@ -325,9 +330,11 @@ func (p *plan) build(abi ABI) *hlo.Instruction {
 		e.amax.ReplaceAllUsesWith(am)
 		p.amaxResult = am
 	}
-	// Drop what was made and not used (a constant 1 a scale made unnecessary).
+	// Drop what was made and not used (a constant 1 a scale made unnecessary). The instructions that carry
+	// the call's results stay even when nothing reads them (a dot whose value is unused): the decision
+	// names them.
 	for i := len(b.made) - 1; i >= 0; i-- {
-		if in := b.made[i]; in != call && len(in.Users()) == 0 && !in.IsRoot() {
+		if in := b.made[i]; in != call && in != p.result && in != p.amaxResult && len(in.Users()) == 0 && !in.IsRoot() {
 			b.c.Remove(in)
 		}
 	}

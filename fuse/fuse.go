@@ -129,8 +129,15 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 			continue
 		}
 		changed := false
-		// A rewrite only moves control dependencies: a computation without any gets none.
+		// A rewrite only moves control dependencies: a computation without any gets none. One with some
+		// has its control successors indexed while it is rewritten (each removal asks for them), and
+		// flags that say which instructions control edges may order (controlFlags).
 		control := slices.ContainsFunc(c.Instructions, func(in *hlo.Instruction) bool { return len(in.ControlPredecessors()) > 0 })
+		var flags *controlFlags
+		if control {
+			c.IndexControlSuccessors()
+			flags = newControlFlags(c)
+		}
 		// The list is in topological order now; the rewrites below only make calls of values computed
 		// before the ones they replace.
 		pos := hlo.PositionsOf(c)
@@ -146,7 +153,7 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 			if p == nil && why == nil {
 				continue
 			}
-			if why == nil && control {
+			if why == nil && control && flags.mayOrder(p.members()) {
 				why = controlBetween(p)
 			}
 			g := p.decision(why, xla)
@@ -161,13 +168,21 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 				continue
 			}
 			made := len(c.Instructions)
+			members := p.members()
 			call := p.build(opts.ABI)
 			// What the rewrite made is computed from values before the instruction the call replaces: it
 			// takes that one's place, so that later walks (fromDot) stop at it as they would have there.
+			// The users of a replaced abs-max placed before it follow it there.
 			if at, ok := pos[p.epi.last]; ok {
 				for _, in := range c.Instructions[made:] {
 					pos[in] = at
 				}
+				if p.amaxResult != nil {
+					placeAfter(pos, p.amaxResult, at)
+				}
+			}
+			if flags != nil {
+				flags.merged(call, members)
 			}
 			g.Call, g.Result = call.Name, p.result.Name
 			if p.amaxResult != nil {
@@ -180,8 +195,16 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 			c.Prune() // what removeDead unlinked, once for the computation
 			c.SortTopologically()
 		}
+		if control {
+			c.DropControlIndex()
+		}
 	}
 	return r
+}
+
+// members are the instructions the call of p computes: the dot and what its epilogue absorbs.
+func (p *plan) members() []*hlo.Instruction {
+	return append([]*hlo.Instruction{p.dot}, p.epi.absorbed...)
 }
 
 // runBlock decides (and with opts, makes) the block-scaled rewrite of dot, adding its decision to r (with
@@ -335,22 +358,21 @@ func removeUnused(c *hlo.Computation, work []*hlo.Instruction) {
 // control dependencies, both after the dot or an instruction it absorbs and before one of them: the call
 // computes them all at once and cannot keep that order.
 func controlBetween(p *plan) *refusal {
-	set := map[*hlo.Instruction]bool{p.dot: true}
-	for _, in := range p.epi.absorbed {
+	members := p.members()
+	set := map[*hlo.Instruction]bool{}
+	for _, in := range members {
 		set[in] = true
 	}
-	succs := map[*hlo.Instruction][]*hlo.Instruction{}
-	for _, in := range p.dot.Parent.Instructions {
-		for _, pred := range in.ControlPredecessors() {
-			succs[pred] = append(succs[pred], in)
-		}
+	// The walks start from the members in chain order (the dot first), not in a map's order, so that the
+	// instruction the refusal names is the same on every run.
+	start := func() []*hlo.Instruction {
+		work := slices.Clone(members)
+		slices.Reverse(work)
+		return work
 	}
 	// before: everything the set needs first.
 	before := map[*hlo.Instruction]bool{}
-	var work []*hlo.Instruction
-	for in := range set {
-		work = append(work, in)
-	}
+	work := start()
 	for len(work) > 0 {
 		in := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -363,13 +385,11 @@ func controlBetween(p *plan) *refusal {
 	}
 	// after: everything that needs the set first; one of them in before is between two of the set.
 	after := map[*hlo.Instruction]bool{}
-	for in := range set {
-		work = append(work, in)
-	}
+	work = start()
 	for len(work) > 0 {
 		in := work[len(work)-1]
 		work = work[:len(work)-1]
-		for _, x := range slices.Concat(in.Users(), succs[in]) {
+		for _, x := range slices.Concat(in.Users(), in.ControlSuccessors()) {
 			if after[x] {
 				continue
 			}

@@ -136,7 +136,7 @@ func checkDir(inv *invocation, dir string, out io.Writer, asJSON bool, target xl
 			return nil, 0, err
 		}
 		findings := tracker.Findings()
-		cf := checkFile{File: dir, Dumps: group, Passes: findings}
+		cf := checkFile{File: dir, Modules: []*report.Report{}, Dumps: group, Passes: findings}
 		for _, f := range findings {
 			if f.Broken {
 				broken++
@@ -259,6 +259,10 @@ func runCheck(inv *invocation, args []string) error {
 			if err != nil {
 				fmt.Fprintln(inv.stderr, errorText(err))
 				failed++
+				if *asJSON {
+					// As for a file: the folder is listed, with why it could not be checked.
+					reports = append(reports, checkFile{File: displayName(name), Modules: []*report.Report{}, Error: err.Error()})
+				}
 				continue
 			}
 			unfused += broken
@@ -290,6 +294,9 @@ func runCheck(inv *invocation, args []string) error {
 		reports = append(reports, cf)
 	}
 	if *asJSON {
+		if reports == nil {
+			reports = []checkFile{} // an array, empty, never null
+		}
 		if err := writeJSON(&out, reports); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -295,8 +296,12 @@ func verifyRewrite(orig, fused *hlo.Module, gemms []*fuse.Decision, seed uint64)
 		for _, g := range run.GEMMs {
 			if g.Failures > 0 {
 				w := g.Worst
-				bad = append(bad, fmt.Sprintf("%s: %%%s: %d of %d elements beyond their bound (element %d: %g for %g, %s of %s against %.3g)",
-					run.Name, g.Dot, g.Failures, g.Elements, w.Index, float64(w.Got), float64(w.Want), ulps(float64(w.ULPs)), g.DType, float64(w.BoundULPs)))
+				what := fmt.Sprintf("%g for %g, %s of %s against %.3g", float64(w.Got), float64(w.Want), ulps(float64(w.ULPs)), g.DType, float64(w.BoundULPs))
+				if !finiteElement(w) {
+					what = nonFiniteText(w)
+				}
+				bad = append(bad, fmt.Sprintf("%s: %%%s: %d of %d elements beyond their bound (element %d: %s)",
+					run.Name, g.Dot, g.Failures, g.Elements, w.Index, what))
 			}
 			if a := g.Amax; a != nil && a.Share() > 1 {
 				bad = append(bad, fmt.Sprintf("%s: %%%s: the abs-max %g for %g, beyond its bound %g", run.Name, g.Dot, float64(a.Got), float64(a.Want), float64(a.Bound)))
@@ -330,6 +335,28 @@ func verifyRewrite(orig, fused *hlo.Module, gemms []*fuse.Decision, seed uint64)
 	return v, nil
 }
 
+// finiteElement reports whether an element and its bound are finite numbers, so that its difference in
+// ulps against the bound in ulps means something.
+func finiteElement(e verify.Element) bool {
+	for _, x := range []verify.Float{e.Want, e.Got, e.ULPs, e.BoundULPs} {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// nonFiniteText says what an element that is not finite, or whose bound is not, holds: "+Inf where the
+// original has NaN", and, when the bound is not finite, that the original's inputs overflow it (a scale
+// that is infinite, or a divide by a zero scale).
+func nonFiniteText(e verify.Element) string {
+	s := fmt.Sprintf("%g where the original has %g", float64(e.Got), float64(e.Want))
+	if b := float64(e.Bound); math.IsNaN(b) || math.IsInf(b, 0) {
+		s += " (no finite bound: a scale or the sum of |a b| is infinite or NaN, as after a divide by a zero scale)"
+	}
+	return s
+}
+
 // ulps writes a difference in units in the last place: "1 ulp", "2.5 ulps".
 func ulps(x float64) string {
 	if x == 1 {
@@ -348,7 +375,12 @@ func writeVerify(w io.Writer, v *verifyOutcome) {
 				// A GEMM in a loop's body, compared at each iteration; or in a branch not taken.
 				fmt.Fprintf(w, " over %s", plural(int(g.Evaluations), "evaluation"))
 			}
-			if wst := g.Worst; wst.Index >= 0 {
+			if wst := g.Worst; wst.Index >= 0 && !finiteElement(wst) {
+				fmt.Fprintf(w, ", the worst element %d: %s", wst.Index, nonFiniteText(wst))
+				if g.Evaluations > 1 {
+					fmt.Fprintf(w, " (evaluation %d)", g.WorstEvaluation+1)
+				}
+			} else if wst.Index >= 0 {
 				fmt.Fprintf(w, ", the largest difference %s of %s (%g for %g", ulps(float64(wst.ULPs)), g.DType, float64(wst.Got), float64(wst.Want))
 				if g.Evaluations > 1 {
 					fmt.Fprintf(w, ", evaluation %d", g.WorstEvaluation+1)

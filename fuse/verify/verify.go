@@ -314,7 +314,7 @@ func Check(orig, fused *hlo.Module, decisions []*fuse.Decision, args []interp.Va
 			v = w
 		}
 		for _, g := range watchers[in] {
-			if err := g.compareReady(rec, gotSeen); err != nil {
+			if err := g.compareReady(rec, gotSeen, watchers); err != nil {
 				return interp.Value{}, err
 			}
 		}
@@ -386,8 +386,10 @@ func (g *gemmCheck) gotInstructions() []*hlo.Instruction {
 }
 
 // compareReady compares the next evaluation of the GEMM once the rewritten module has computed all its
-// values, adds it to the sums and drops the values of both modules.
-func (g *gemmCheck) compareReady(rec *recorder, gotSeen map[*hlo.Instruction][]interp.Value) error {
+// values, adds it to the sums and drops the values of both modules. A value of the rewritten module is
+// dropped once every GEMM that watches its instruction has compared that evaluation: one call's D may be
+// another's C (two dots of one sum, each fused), and the second reads it after the first has compared.
+func (g *gemmCheck) compareReady(rec *recorder, gotSeen map[*hlo.Instruction][]interp.Value, watchers map[*hlo.Instruction][]*gemmCheck) error {
 	i := int(g.sum.Evaluations)
 	var got []interp.Value
 	for _, x := range g.gotInstructions() {
@@ -434,7 +436,7 @@ func (g *gemmCheck) compareReady(rec *recorder, gotSeen map[*hlo.Instruction][]i
 	}
 	all.Evaluations++
 	for _, x := range g.gotInstructions() {
-		if x != nil {
+		if x != nil && !slices.ContainsFunc(watchers[x], func(w *gemmCheck) bool { return w.sum.Evaluations <= int64(i) }) {
 			gotSeen[x][i] = interp.Value{}
 		}
 	}

@@ -259,32 +259,47 @@ func runGemmFusion(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 	if why := tritonGEMM(dot, v, g); why != "" {
 		return gemmFusion{why: why + " (CanTritonHandleGEMM)"}
 	}
+	// The walk toward the operands takes what GemmFusion would (BuildFusionPlanTowardOperands), nearest
+	// first, but at most maxFusionWalk instructions: a dot on a long chain of fusible ops (a residual
+	// stream of many layers, each layer's dot on it) would otherwise walk the whole chain for every dot,
+	// in time quadratic in the module. What is decided here needs only the nearest: whether anything
+	// but a bitcast or reshape is fused, and whether the dequantize next to the dot is in the fusion.
 	var fused []*hlo.Instruction
 	seen := map[*hlo.Instruction]bool{}
-	var walk func(x *hlo.Instruction)
-	walk = func(x *hlo.Instruction) {
-		if seen[x] || !fusibleInput(x, g) {
-			return
-		}
-		seen[x] = true
-		fused = append(fused, x)
-		for _, o := range x.Operands() {
-			walk(o)
+	truncated := false
+	// walk takes both operands' sides at once, nearest first, so that neither side's dequantize is left
+	// out for the other side's chain.
+	walk := func(queue []*hlo.Instruction) {
+		for len(queue) > 0 {
+			x := queue[0]
+			queue = queue[1:]
+			if seen[x] || !fusibleInput(x, g) {
+				continue
+			}
+			if len(fused) == maxFusionWalk {
+				truncated = true
+				return
+			}
+			seen[x] = true
+			fused = append(fused, x)
+			queue = append(queue, x.Operands()...)
 		}
 	}
 	var upcast [2]bool
 	var names []string
+	var roots []*hlo.Instruction
 	for i := range 2 {
 		if v.upcast[i] && tritonType(v.ops[i].Shape.Elem, g) {
 			// OperandUpcaster's convert widens the operand: worth fusing as an input, where Triton reads
 			// the type it converts from.
 			upcast[i] = true
 			names = append(names, fmt.Sprintf("convert (OperandUpcaster's) of %%%s", v.ops[i].Name))
-			walk(v.ops[i])
+			roots = append(roots, v.ops[i])
 		} else if !v.upcast[i] {
-			walk(v.ops[i])
+			roots = append(roots, v.ops[i])
 		}
 	}
+	walk(roots)
 	for x := dot; len(x.Users()) == 1 && !v.reshaped; {
 		u := x.Users()[0]
 		if !fusibleOutput(u, x, rel, g) {
@@ -299,7 +314,15 @@ func runGemmFusion(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 			pure = false
 		}
 	}
-	for _, in := range fused {
+	for i, in := range fused {
+		if len(names) == maxFusionNames {
+			more := fmt.Sprintf("and %d more", len(fused)-i)
+			if truncated {
+				more = fmt.Sprintf("and more than %d more", len(fused)-i)
+			}
+			names = append(names, more)
+			break
+		}
 		names = append(names, fmt.Sprintf("%s %%%s", in.Opcode, in.Name))
 	}
 	switch {
@@ -312,6 +335,13 @@ func runGemmFusion(dot *hlo.Instruction, v *operandView, t Target) gemmFusion {
 	}
 	return gemmFusion{why: "nothing but the dot would be in the fusion (CreateDotFusion: \"Pure Matmul\", left to cuBLAS)"}
 }
+
+// maxFusionWalk is the most instructions runGemmFusion takes toward the dot's operands; maxFusionNames
+// the most it names in words.
+const (
+	maxFusionWalk  = 64
+	maxFusionNames = 16
+)
 
 // f16DotClaimed is GemmFusion on the dot HandleDot's TurnF8DotIntoF16Dot leaves when the FP8 rewrite
 // fails: an f16 dot on converts of the FP8 operands, which it takes with the converts where Triton reads
