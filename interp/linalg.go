@@ -199,7 +199,7 @@ func solveTriangular[T linalg.Scalar](ak, bk []T, m, rows, cols int64, left, low
 		x = substituteRows(eff, b, m, n, effLower)
 	}
 	if !left {
-		return transposeOf(x, int(n), int(m), false)
+		return transposeOf(x, int(m), int(n), false) // x is m×n: xᵀ
 	}
 	return x
 }

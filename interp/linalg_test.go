@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math/cmplx"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,10 @@ func TestTriangularSolve(t *testing.T) {
 		{"left_side=true, lower=true, transpose_a=TRANSPOSE", "f64[2,1] {{4}, {8}}", []float64{1, 2}},                        // 2x+y=4; 4y=8
 		{"left_side=false, lower=true, transpose_a=NO_TRANSPOSE", "f64[1,2] {{4, 8}}", []float64{1, 2}},                      // [x y] L: 2x+y=4, 4y=8
 		{"left_side=true, lower=true, unit_diagonal=true, transpose_a=NO_TRANSPOSE", "f64[2,1] {{1}, {3}}", []float64{1, 2}}, // x=1; x+y=3
+		// Right side with more rows of b than a has (three rows [x y], each solved on its own): the
+		// solution was transposed back as if it had a's shape.
+		{"left_side=false, lower=false, transpose_a=NO_TRANSPOSE", "f64[3,2] {{2, 17}, {6, 43}, {10, 69}}", []float64{1, 2, 3, 4, 5, 6}}, // [x y] U: 2x, 9x+4y
+		{"left_side=false, lower=true, transpose_a=NO_TRANSPOSE", "f64[3,2] {{4, 8}, {10, 16}, {16, 24}}", []float64{1, 2, 3, 4, 5, 6}},  // [x y] L: 2x+y, 4y
 	} {
 		src := "ENTRY e {\n  a = f64[2,2] parameter(0)\n  b = " + tc.b[:8] + " parameter(1)\n  ROOT x = " + tc.b[:8] +
 			" triangular-solve(a, b), " + tc.attrs + "\n}"
@@ -27,9 +32,8 @@ func TestTriangularSolve(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.attrs, err)
 		}
-		got := v.Array.Float64s()
-		if len(got) != 2 || got[0] != tc.want[0] || got[1] != tc.want[1] {
-			t.Errorf("%s: got %v, want %v", tc.attrs, got, tc.want)
+		if got := v.Array.Float64s(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s, b %s: got %v, want %v", tc.attrs, tc.b, got, tc.want)
 		}
 	}
 }
