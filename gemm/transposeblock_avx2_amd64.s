@@ -12,27 +12,21 @@
 // band's first column; R11 and R12 the block's first element in the source and in the destination; BX the
 // rows left in the band; R10 and AX scratch.
 
-// BEGIN sets up the registers for elements of 1<<shift bytes and starts the first band; each block of
-// the band is then LOAD, the transposition, STORE and NEXT.
-#define BEGIN(shift, scale) \
-	MOVQ  dst+0(FP), DI; \
-	MOVQ  dstStride+8(FP), DX; \
-	SHLQ  $shift, DX; \
-	MOVQ  src+16(FP), SI; \
-	MOVQ  srcStride+24(FP), R8; \
-	SHLQ  $shift, R8; \
-	LEAQ  (R8)(R8*2), R9; \
-	LEAQ  (DX)(DX*2), R13; \
-	XORQ  CX, CX; \
-band: \
-	CMPQ  CX, cols+40(FP); \
-	JGE   done; \
+// SETUP turns the strides (DX, R8) into bytes for elements of 1<<shift bytes, with three of each, and
+// starts at the first band; BAND points R11 and R12 at the band's first block (scale: the element size).
+// The arguments are read in each function's own text, where go vet checks them.
+#define SETUP(shift) \
+	SHLQ $shift, DX; \
+	SHLQ $shift, R8; \
+	LEAQ (R8)(R8*2), R9; \
+	LEAQ (DX)(DX*2), R13; \
+	XORQ CX, CX
+
+#define BAND(scale) \
 	LEAQ  (SI)(CX*scale), R11; \
 	MOVQ  CX, AX; \
 	IMULQ DX, AX; \
-	LEAQ  (DI)(AX*1), R12; \
-	MOVQ  rows+32(FP), BX; \
-block:
+	LEAQ  (DI)(AX*1), R12
 
 // LOAD reads the block's 8 source rows into r0..r7 and moves R11 to the next block's.
 #define LOAD(mov, r0, r1, r2, r3, r4, r5, r6, r7) \
@@ -59,20 +53,29 @@ block:
 	mov  r6, (R10)(DX*2); \
 	mov  r7, (R10)(R13*1)
 
-// NEXT moves to the next block of the band (rowbytes: 8 elements), or to the next band, or returns.
+// NEXT moves to the next block of the band (rowbytes: 8 elements), or to the next band.
 #define NEXT(rowbytes) \
 	ADDQ $rowbytes, R12; \
 	SUBQ $8, BX; \
 	JNZ  block; \
 	ADDQ $8, CX; \
-	JMP  band; \
-done: \
-	VZEROUPPER; \
-	RET
+	JMP  band
 
 // func transposeBlock16x2(dst *uint16, dstStride int, src *uint16, srcStride int, rows, cols int)
 TEXT ·transposeBlock16x2(SB), NOSPLIT, $0-48
-	BEGIN(1, 2)
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), R8
+	SETUP(1)
+
+band:
+	CMPQ CX, cols+40(FP)
+	JGE  done
+	BAND(2)
+	MOVQ rows+32(FP), BX
+
+block:
 	LOAD(VMOVDQU, X0, X1, X2, X3, X4, X5, X6, X7)
 	// Rows r0..r7 in X0..X7. Words of pairs of rows interleaved, then their doublewords, then their
 	// quadwords: column j in X8+j.
@@ -103,9 +106,25 @@ TEXT ·transposeBlock16x2(SB), NOSPLIT, $0-48
 	STORE(VMOVDQU, X8, X9, X10, X11, X12, X13, X14, X15)
 	NEXT(16)
 
+done:
+	VZEROUPPER
+	RET
+
 // func transposeBlock32x2(dst *uint32, dstStride int, src *uint32, srcStride int, rows, cols int)
 TEXT ·transposeBlock32x2(SB), NOSPLIT, $0-48
-	BEGIN(2, 4)
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), R8
+	SETUP(2)
+
+band:
+	CMPQ CX, cols+40(FP)
+	JGE  done
+	BAND(4)
+	MOVQ rows+32(FP), BX
+
+block:
 	LOAD(VMOVUPS, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	// Rows r0..r7 in Y0..Y7. Pairs of rows interleaved (t), then pairs of pairs (s: the columns j and j+4
 	// of rows 0-3, or of rows 4-7, in the two halves), then the halves joined: column j in Y8+j.
@@ -135,3 +154,7 @@ TEXT ·transposeBlock32x2(SB), NOSPLIT, $0-48
 	VPERM2F128 $0x31, Y7, Y3, Y15
 	STORE(VMOVUPS, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
 	NEXT(32)
+
+done:
+	VZEROUPPER
+	RET
