@@ -62,7 +62,7 @@ func Looks(src []byte) bool {
 		}
 		break
 	}
-	for _, p := range []string{"module ", "module{", "module @", "builtin.module", "func.func", `"builtin.module"`, `"func.func"`, "#", "!"} {
+	for _, p := range []string{"module ", "module{", "module @", "builtin.module", "func.func", "sdy.mesh ", `"builtin.module"`, `"func.func"`, `"sdy.mesh"`, "#", "!"} {
 		if bytes.HasPrefix(src, []byte(p)) {
 			return true
 		}

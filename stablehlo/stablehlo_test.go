@@ -416,11 +416,12 @@ func TestGenericModule(t *testing.T) {
 
 func TestLooks(t *testing.T) {
 	for src, want := range map[string]bool{
-		"module @jit_f attributes {} {":         true,
-		"// comment\nfunc.func @main() {":       true,
-		"HloModule m\n":                         false,
-		"ENTRY main {\n p = f32[] parameter(0)": false,
-		"":                                      false,
+		"module @jit_f attributes {} {":                     true,
+		"// comment\nfunc.func @main() {":                   true,
+		"sdy.mesh @mesh = <[\"x\"=2]>\nfunc.func @main() {": true, // an implicit module starting with its mesh
+		"HloModule m\n":                                     false,
+		"ENTRY main {\n p = f32[] parameter(0)":             false,
+		"":                                                  false,
 	} {
 		if Looks([]byte(src)) != want {
 			t.Errorf("Looks(%q) = %v", src, !want)
