@@ -995,6 +995,11 @@ func (p *parser) parseComputation() *hlo.Computation {
 		p.errorAt(p.off, "expected a computation, found %s", p.describe())
 		return nil
 	}
+	if name == "HloModule" && !isEntry && p.src[start] != '%' {
+		// Modules concatenated without the separator XLA's tools and octet print write between them.
+		p.errorAt(start, "a second HloModule in the module %s: modules in one file are separated by a line \"// -----\"", p.mod.Name)
+		return nil
+	}
 	c := &hlo.Computation{Name: name, IsEntry: isEntry, Module: p.mod, Pos: p.pos(start)}
 	p.skipSpace()
 	if p.peek() == '(' {

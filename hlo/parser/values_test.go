@@ -137,3 +137,17 @@ func TestLongFloatAttribute(t *testing.T) {
 		t.Errorf("epsilon %v, want %v", got, want)
 	}
 }
+
+// TestConcatenatedModules checks that two modules written one after the other without XLA's separator get
+// an error that says so, at the second header, and that a computation spelled %HloModule is still one.
+func TestConcatenatedModules(t *testing.T) {
+	one := "HloModule a\n\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n"
+	_, err := parser.ParseString("test.hlo", one+strings.Replace(one, "HloModule a", "HloModule b", 1))
+	if want := `test.hlo:6:1: a second HloModule in the module a: modules in one file are separated by a line "// -----"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	src := "HloModule m\n\n%HloModule {\n  ROOT c = f32[] constant(1)\n}\n\nENTRY e {\n  ROOT r = f32[] call(), to_apply=%HloModule\n}\n"
+	if _, err := parser.ParseString("test.hlo", src); err != nil {
+		t.Errorf("a computation named %%HloModule: %v", err)
+	}
+}
