@@ -276,21 +276,16 @@ func (c *Call) check() error {
 // (a batch of a or b of size 1 is broadcast).
 func (c *Call) checkShapes() error {
 	cfg := &c.Config
+	// The dimension numbers are in range (check); none may be named twice.
 	free := func(name string, s hlo.Shape, batch, contract []int64) ([]int64, error) {
 		seen := make([]bool, s.Rank())
-		for _, d := range append(slices.Clone(batch), contract...) {
+		for _, d := range slices.Concat(batch, contract) {
 			if seen[d] {
 				return nil, fmt.Errorf("dimension %d of %s is named twice among its batch and contracting dimensions", d, name)
 			}
 			seen[d] = true
 		}
-		var f []int64
-		for d := range int64(s.Rank()) {
-			if !seen[d] {
-				f = append(f, d)
-			}
-		}
-		return f, nil
+		return hlo.FreeDims(s.Rank(), batch, contract), nil
 	}
 	a, b := c.A.Shape, c.B.Shape
 	aFree, err := free("a", a, cfg.LhsBatch, cfg.LhsContracting)

@@ -264,7 +264,7 @@ func (p *blockPlan) buildCudnn() (call, result *hlo.Instruction) {
 		x, s := data[i], scales[i]
 		rank := x.Shape.Rank()
 		// The order [batch,] rows, k.
-		free := freeDims(rank, batch[i], []int64{contract[i]})
+		free := hlo.FreeDims(rank, batch[i], []int64{contract[i]})
 		perm := slices.Concat(batch[i], free, []int64{contract[i]})
 		if !isIdentity(perm) {
 			x, s = c.Transpose(x, perm), c.Transpose(s, perm)

@@ -48,8 +48,8 @@ func (p *plan) dimensions() *refusal {
 	if len(p.lhsBatch) != len(p.rhsBatch) || len(p.lhsContract) != len(p.rhsContract) {
 		return refuse(d, "the dot's dimension numbers do not pair up")
 	}
-	p.lhsFree = freeDims(lhs.Rank(), p.lhsBatch, p.lhsContract)
-	p.rhsFree = freeDims(rhs.Rank(), p.rhsBatch, p.rhsContract)
+	p.lhsFree = hlo.FreeDims(lhs.Rank(), p.lhsBatch, p.lhsContract)
+	p.rhsFree = hlo.FreeDims(rhs.Rank(), p.rhsBatch, p.rhsContract)
 	p.m, p.n, p.k = product(lhs.Dims, p.lhsFree), product(rhs.Dims, p.rhsFree), product(lhs.Dims, p.lhsContract)
 	p.batch = nil
 	count := int64(1)
@@ -69,16 +69,6 @@ func (p *plan) dimensions() *refusal {
 		}
 	}
 	return nil
-}
-
-func freeDims(rank int, batch, contract []int64) []int64 {
-	var free []int64
-	for i := int64(0); i < int64(rank); i++ {
-		if !slices.Contains(batch, i) && !slices.Contains(contract, i) {
-			free = append(free, i)
-		}
-	}
-	return free
 }
 
 func product(dims []int64, which []int64) int64 {

@@ -1235,17 +1235,26 @@ func inferDot(in *Instruction) (Shape, error) {
 	for _, d := range lb {
 		add(lhs, int(d))
 	}
-	for i := range lhs.Dims {
-		if !slices.Contains(lc, int64(i)) && !slices.Contains(lb, int64(i)) {
-			add(lhs, i)
-		}
+	for _, d := range FreeDims(lhs.Rank(), lb, lc) {
+		add(lhs, int(d))
 	}
-	for i := range rhs.Dims {
-		if !slices.Contains(rc, int64(i)) && !slices.Contains(rb, int64(i)) {
-			add(rhs, i)
-		}
+	for _, d := range FreeDims(rhs.Rank(), rb, rc) {
+		add(rhs, int(d))
 	}
 	return out, nil
+}
+
+// FreeDims returns the dimensions below rank that are neither among batch nor among contract, in order:
+// a dot operand's free dimensions (its rows or columns), which the dot's result lists after the batch
+// dimensions, the lhs's first.
+func FreeDims(rank int, batch, contract []int64) []int64 {
+	var free []int64
+	for d := range int64(rank) {
+		if !slices.Contains(batch, d) && !slices.Contains(contract, d) {
+			free = append(free, d)
+		}
+	}
+	return free
 }
 
 // windowOutput is XLA's InferWindowOutputShape: the size of each dimension of base after the window slides

@@ -50,21 +50,16 @@ type dotPlan struct {
 	rhsTrans         bool // rhs stored as [batch, N, K]
 }
 
+// freeDims is hlo.FreeDims after checking that batch and contract name dimensions below rank, none twice.
 func freeDims(rank int, batch, contract []int64) ([]int64, error) {
 	used := make([]bool, rank)
-	for _, d := range append(append([]int64(nil), batch...), contract...) {
+	for _, d := range slices.Concat(batch, contract) {
 		if d < 0 || d >= int64(rank) || used[d] {
 			return nil, fmt.Errorf("dimension %d repeated or out of range for rank %d", d, rank)
 		}
 		used[d] = true
 	}
-	var free []int64
-	for d := 0; d < rank; d++ {
-		if !used[d] {
-			free = append(free, int64(d))
-		}
-	}
-	return free, nil
+	return hlo.FreeDims(rank, batch, contract), nil
 }
 
 func isIdentity(perm []int64) bool {
