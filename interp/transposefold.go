@@ -29,7 +29,9 @@ var transposeFolding = true
 // dot reading the transpose's operand instead, as a group of the transposes and the dot with the dot its
 // root. A transpose is folded only where every instruction that reads it is such a dot.
 func planTransposeFolds(c *hlo.Computation, k *compiled) []*elementGroup {
-	// folds[j] counts the operand slots of dots that can fold transpose j; uses[j] all its operand slots.
+	// The operand slots each dot can fold, and how many slots of dots can fold each transpose.
+	type slot struct{ dot, p int }
+	var slots []slot
 	folds := map[int]int{}
 	for i, in := range c.Instructions {
 		if !foldingDot(in) {
@@ -37,42 +39,41 @@ func planTransposeFolds(c *hlo.Computation, k *compiled) []*elementGroup {
 		}
 		for p, j := range k.operands[i] {
 			if j >= 0 && foldable(in, p, c.Instructions[j]) {
+				slots = append(slots, slot{i, p})
 				folds[j]++
 			}
 		}
 	}
-	if len(folds) == 0 {
-		return nil
-	}
-	accepted := func(j int) bool {
-		if j < 0 || folds[j] == 0 {
-			return false
-		}
-		slots := 0
-		for _, u := range c.Instructions[j].Users() {
+	// A transpose is folded where those are all the operand slots that read it.
+	accepted := map[int]bool{}
+	for j, n := range folds {
+		t, reads := c.Instructions[j], 0
+		for _, u := range t.Users() {
 			for _, o := range u.Operands() {
-				if o == c.Instructions[j] {
-					slots++
+				if o == t {
+					reads++
 				}
 			}
 		}
-		return slots == folds[j]
+		accepted[j] = reads == n
 	}
 	var groups []*elementGroup
-	for i, in := range c.Instructions {
-		if !foldingDot(in) {
-			continue
-		}
+	for len(slots) > 0 {
+		i := slots[0].dot
+		in := c.Instructions[i]
 		ops := slices.Clone(k.operands[i])
 		var members []int
 		perms := make([][]int64, 2)
-		for p, j := range k.operands[i] {
-			if accepted(j) && foldable(in, p, c.Instructions[j]) {
-				perms[p] = c.Instructions[j].Ints("dimensions")
-				ops[p] = k.operands[j][0]
-				if !slices.Contains(members, j) {
-					members = append(members, j)
-				}
+		for ; len(slots) > 0 && slots[0].dot == i; slots = slots[1:] {
+			p := slots[0].p
+			j := k.operands[i][p]
+			if !accepted[j] {
+				continue
+			}
+			perms[p] = c.Instructions[j].Ints("dimensions")
+			ops[p] = k.operands[j][0]
+			if !slices.Contains(members, j) {
+				members = append(members, j)
 			}
 		}
 		if members == nil {
