@@ -90,12 +90,8 @@ func (c *blockCast) run(values []string) error {
 		case !strings.HasSuffix(c.out, ".npz") && !strings.HasSuffix(c.out, ".npy"):
 			return usagef("-o %s: write .npz or .npy", c.out)
 		}
-		for _, name := range c.outFiles() {
-			dir, _, _, err := outputTarget(name)
-			if err != nil {
-				return fmt.Errorf("%s: %v", name, err)
-			}
-			dir.close()
+		if err := checkTargets(c.outFiles()); err != nil {
+			return err
 		}
 	}
 	if c.from.Valid() {

@@ -47,12 +47,8 @@ func writeFilesAtomic(ctx context.Context, names []string, writes []func(io.Writ
 		}
 	}()
 	// Every target is looked at before anything is written: a folder in the way is refused at once.
-	for _, name := range names {
-		dir, _, _, err := outputTarget(name)
-		if err != nil {
-			return fmt.Errorf("%s: %v", name, err)
-		}
-		dir.close()
+	if err := checkTargets(names); err != nil {
+		return err
 	}
 	for i, name := range names {
 		f, err := stageFile(ctx, name, writes[i])
@@ -67,6 +63,19 @@ func writeFilesAtomic(ctx context.Context, names []string, writes []func(io.Writ
 		if err := f.commit(ctx); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkTargets reports the first of names that nothing could be written to (a folder, a device, a
+// missing folder in its path), before the output is computed.
+func checkTargets(names []string) error {
+	for _, name := range names {
+		dir, _, _, err := outputTarget(name)
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		dir.close()
 	}
 	return nil
 }
