@@ -103,6 +103,9 @@ func given(attrs []hlo.Attr, seen *map[string]bool, name string) bool {
 // it), as a value of the spec's kind; index is the attribute's place among its owner's.
 func (p *parser) attrValue(in *hlo.Instruction, spec *hlo.AttrSpec, name string, index int) (hlo.Value, bool) {
 	start := p.off
+	if in == nil && p.peek() == '"' && headerTables[name] {
+		return p.quotedTable(name)
+	}
 	kind := hlo.AttrText
 	if spec != nil {
 		kind = spec.Kind
@@ -258,6 +261,50 @@ func (p *parser) attrValue(in *hlo.Instruction, spec *hlo.AttrSpec, name string,
 		return hlo.Int(n), true
 	}
 	return hlo.Raw(text), true
+}
+
+// headerTables are the module header attributes XLA prints as tables over several lines, in braces:
+// origin_recovery_table (HloModule::Print, xla/hlo/ir/hlo_module.cc, openxla/xla at
+// 845331df20dbc7daebc4f4e7023e9104cf869306, writes "origin_recovery_table={\n" and the table) and
+// debug_attributes (XLA's golden case DebugAttributes: "debug_attributes={\n  {...}:(...)\n}"). The
+// parser keeps them as written (hlo.Raw). Octet's readable style, which puts no raw line end or control
+// character in its output, writes such a table as one C-escaped string ("{\n  ...\n}"); XLA never writes
+// a string there, so the parser reads that form back to the table's text (package printer's moduleAttrs
+// writes it, with appendReadableQuoted).
+var headerTables = map[string]bool{"debug_attributes": true, "origin_recovery_table": true}
+
+// quotedTable reads a header table written as a string by the readable style and returns its text, which
+// must be one bracketed value as XLA writes it: what the table would have read as.
+func (p *parser) quotedTable(name string) (hlo.Value, bool) {
+	start := p.off
+	s, ok := p.quoted()
+	if !ok {
+		return nil, false
+	}
+	if !wholeValue(s, p.depth) {
+		p.errorAt(start, "the string given for %s is not one table in braces", name)
+		return nil, false
+	}
+	return hlo.Raw(s), true
+}
+
+// wholeValue reports whether s is one bracketed value that starts with '{' and ends where the parser's
+// reading of it ends (balancedEnd), nested less than maxNesting deep with depth levels above it.
+func wholeValue(s string, depth int) (ok bool) {
+	if s == "" || s[0] != '{' {
+		return false
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, bail := r.(bailout); !bail {
+				panic(r)
+			}
+			ok = false // nested too deep: the fileless parser reports nothing and bails out
+		}
+	}()
+	sub := &parser{src: s, end: len(s), depth: depth}
+	end, ok := sub.balancedEnd(0)
+	return ok && end == len(s)
 }
 
 // canonicalInt reports whether the decimal integer text is written as strconv.FormatInt writes it: no '+',
@@ -724,7 +771,12 @@ func (p *parser) kvValueEnd(sep byte) (int, bool) {
 				return i, true
 			}
 			depth--
-		case '\n':
+		case '\n', '\r':
+			if depth == 0 && sep == ' ' {
+				// White space, which ends a metadata value as a space does: XLA's lexer reads metadata
+				// written over several lines.
+				return i, true
+			}
 			p.errorAt(p.off, "value not terminated before the end of the line")
 			return i, false
 		default:

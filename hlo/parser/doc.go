@@ -17,6 +17,12 @@
 // Other formats register with RegisterFormat and ParseFile hands them their files: importing
 // octet/hlo/prototext adds HloModuleProto in protobuf text format.
 //
+// As XLA's lexer does, it takes "\n", "\r\n" and a lone "\r" (old Mac text) as line ends, and white space:
+// an instruction ends at any of them, a "//" comment ends before one. Positions ("file:line:col") count
+// lines the same way, as an editor shows them (XLA counts "\n" alone). Where the readable style of
+// package printer writes a header table that XLA prints over several lines (debug_attributes,
+// origin_recovery_table) as one C-escaped string, the parser reads the string back to the table's text.
+//
 // As XLA's parser does, it gives every array shape without a layout the default one, makes the last
 // computation the entry when none is marked ENTRY, and makes names unique in the module (a later "b"
 // becomes "b.1"), so a module that reuses a name in two computations is still valid.

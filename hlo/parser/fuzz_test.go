@@ -23,6 +23,9 @@ func FuzzParse(f *testing.F) {
 	// Iota replica groups, one of them no array of devices (printing it expanded made a slice of negative
 	// length).
 	f.Add([]byte("HloModule m\na {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\nENTRY e {\n  p = f32[4] parameter(0)\n  r = f32[4] all-reduce(p), replica_groups=[2,2]<=[2,2]T(1,0), to_apply=a\n  ROOT q = f32[4] all-reduce(r), replica_groups=[-2,-3]<=[6], to_apply=a\n}\n"))
+	// Lone carriage returns for line ends, a comment ending at one, metadata over two lines, and header
+	// tables: one over several lines as XLA writes it, one as the readable style quotes it.
+	f.Add([]byte("HloModule m, origin_recovery_table={\r  {\"c\"} : {\"d\"}\r}\r,\rdebug_attributes=\"{\\n  {\\\"c\\\"}:({log_mode=default})\\n}\"\rENTRY e { // c\r  p = f32[] parameter(0), metadata={op_name=\"caf\u00e9\"\r source_line=1}\r  ROOT n = f32[] negate(p)\r}\r// -----\rENTRY f {\r  ROOT q = s32[] constant(1)\r}"))
 	if dir := shared.Find(); dir != "" {
 		// A few real files as seeds.
 		for _, name := range []string{"bf16_dequant.xla-0.4.32.optimized.hlo", "fp8_matmul.compiled.hlo", "f32_relu_amax.before.hlo"} {

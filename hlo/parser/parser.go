@@ -69,8 +69,9 @@ func parseFile(fset *token.FileSet, filename string, src []byte, text string) (m
 }
 
 // lineStarts returns the offset of the start of every line of src, as token.File.SetLinesForContent finds
-// them, searching for newlines a word at a time. A carriage return not followed by a newline (text from
-// an old Mac editor) ends a line too, so that positions count the lines an editor shows.
+// them, searching for newlines a word at a time. A line ends as the parser's lines do (see lineEnd): at
+// "\n", at "\r\n", or at a carriage return alone (text from an old Mac editor), so that positions count
+// the lines an editor shows.
 func lineStarts(src []byte) []int {
 	if len(src) == 0 {
 		return nil
@@ -128,15 +129,12 @@ func splitModules(text string) []chunk {
 			break
 		}
 		i += off
-		lineEnd := len(text)
-		if nl := strings.IndexByte(text[i:], '\n'); nl >= 0 {
-			lineEnd = i + nl
-		}
-		if (i == 0 || text[i-1] == '\n') && strings.TrimRight(text[i:lineEnd], " \t\r") == "// -----" {
+		eol := i + lineEnd(text[i:])
+		if (i == 0 || text[i-1] == '\n' || text[i-1] == '\r') && strings.TrimRight(text[i:eol], " \t") == "// -----" {
 			chunks = append(chunks, chunk{start, i})
-			start = lineEnd
+			start = eol
 		}
-		off = lineEnd
+		off = eol
 	}
 	chunks = append(chunks, chunk{start, len(text)})
 	// Drop chunks that hold nothing but white space and comments.
@@ -402,6 +400,41 @@ func (p *parser) leave() { p.depth-- }
 
 // --- lexical helpers -------------------------------------------------------------------------------------
 
+// Lines. XLA's lexer is token-based: HloLexer::LexToken (xla/hlo/parser/hlo_lexer.cc, openxla/xla at
+// 863ba3c374ecb79d597e6ca71720e4edc0c5995b) skips ' ', '\t', '\n' and '\r' alike as white space, ends a
+// "//" comment before the first '\n' or '\r' ("This approach enables support for different end-of-line
+// encodings"), and HloLexer::LexString lets a string hold either byte raw. This parser is not token-based
+// everywhere: an instruction must end its line, "// -----" separates modules, and error recovery skips to
+// the next line. For all of these a line ends at "\n", at "\r\n" (one line end) or at a carriage return
+// alone, so that text with any of the three line endings reads as XLA reads it; lineStarts counts lines
+// for positions the same way. (HloLexer::GetLineAndColumn counts '\n' alone: XLA puts a file of lone
+// carriage returns on line 1.)
+
+// lineEnd returns the offset in s of the first line end, '\n' or '\r', or len(s) when there is none.
+func lineEnd(s string) int {
+	nl := strings.IndexByte(s, '\n')
+	if nl < 0 {
+		nl = len(s)
+	}
+	if cr := strings.IndexByte(s[:nl], '\r'); cr >= 0 {
+		return cr
+	}
+	return nl
+}
+
+// nextLine returns the offset in s just past the line end at or after off: the start of the next line, or
+// len(s). "\r\n" is one line end.
+func nextLine(s string, off int) int {
+	i := off + lineEnd(s[off:])
+	switch {
+	case i == len(s):
+		return i
+	case s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n':
+		return i + 2
+	}
+	return i + 1
+}
+
 // skipSpace skips white space and comments (// to end of line, /* ... */).
 func (p *parser) skipSpace() {
 	// Most calls find none: this much is inlined.
@@ -422,12 +455,8 @@ func (p *parser) skipSpaceMore() {
 		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
 			i++
 		case c == '/' && i+1 < len(s) && s[i+1] == '/':
-			nl := strings.IndexByte(s[i:], '\n')
-			if nl < 0 {
-				i = len(s)
-			} else {
-				i += nl + 1
-			}
+			// To the end of the line; the line end is white space.
+			i += lineEnd(s[i:])
 		case c == '/' && i+1 < len(s) && s[i+1] == '*':
 			e := strings.Index(s[i+2:], "*/")
 			if e < 0 {
@@ -444,15 +473,15 @@ func (p *parser) skipSpaceMore() {
 	p.off = i
 }
 
-// skipSpaceLine skips white space and comments but not a newline; it reports whether a newline (or the end)
-// follows.
+// skipSpaceLine skips white space and comments but not a line end ('\n' or '\r'); it reports whether a
+// line end (or the end) follows.
 func (p *parser) skipSpaceLine() bool {
 	for p.off < p.end {
 		c := p.src[p.off]
 		switch {
-		case c == ' ' || c == '\t' || c == '\r':
+		case c == ' ' || c == '\t':
 			p.off++
-		case c == '\n':
+		case c == '\n' || c == '\r':
 			return true
 		case c == '/' && p.off+1 < p.end && p.src[p.off+1] == '*':
 			e := strings.Index(p.src[p.off+2:p.end], "*/")
@@ -518,7 +547,7 @@ func (p *parser) describe() string {
 		}
 		return strconv.Quote(p.src[p.off:e])
 	}
-	if c == '\n' {
+	if c == '\n' || c == '\r' {
 		return "end of line"
 	}
 	if c < utf8.RuneSelf {
@@ -824,7 +853,11 @@ func (p *parser) parseModule() (m *hlo.Module) {
 	p.comps = map[string]*hlo.Computation{}
 	p.names = map[string]bool{}
 	// One instruction a line, as printed; the module's lines only, as a file may hold many modules.
-	p.defs = newNameTable(strings.Count(p.src[p.off:p.end], "\n") + 8)
+	lines := strings.Count(p.src[p.off:p.end], "\n")
+	if lines == 0 {
+		lines = strings.Count(p.src[p.off:p.end], "\r") // lone carriage returns
+	}
+	p.defs = newNameTable(lines + 8)
 	p.skipSpace()
 	p.mod.Pos = p.pos(p.off)
 	if p.peekWord() == "HloModule" {
@@ -895,13 +928,11 @@ func (p *parser) parseModule() (m *hlo.Module) {
 
 func (p *parser) skipToNextComputation() bool {
 	for p.off < p.end {
-		nl := strings.IndexByte(p.src[p.off:p.end], '\n')
-		if nl < 0 {
-			p.off = p.end
+		p.off = nextLine(p.src[:p.end], p.off)
+		if p.off >= p.end {
 			return false
 		}
-		p.off += nl + 1
-		if p.off < p.end && p.src[p.off] == '}' {
+		if p.src[p.off] == '}' {
 			p.off++
 			return true
 		}
@@ -1118,14 +1149,9 @@ func (p *parser) skipSpaceAndPeek() byte {
 	return p.peek()
 }
 
-// skipLine moves to the start of the next line that is not inside a bracketed value.
+// skipLine moves to the start of the next line.
 func (p *parser) skipLine() {
-	nl := strings.IndexByte(p.src[p.off:p.end], '\n')
-	if nl < 0 {
-		p.off = p.end
-		return
-	}
-	p.off += nl + 1
+	p.off = nextLine(p.src[:p.end], p.off)
 }
 
 // finishComputation resolves operand references, places anonymous and compact get-tuple-element
@@ -1897,11 +1923,7 @@ func (p *parser) layoutAhead() (int, bool) {
 			case c == ' ' || c == '\n' || c == '\t' || c == '\r':
 				i++
 			case c == '/' && i+1 < len(s) && s[i+1] == '/':
-				nl := strings.IndexByte(s[i:], '\n')
-				if nl < 0 {
-					return len(s)
-				}
-				i += nl + 1
+				i += lineEnd(s[i:])
 			case c == '/' && i+1 < len(s) && s[i+1] == '*':
 				e := strings.Index(s[i+2:], "*/")
 				if e < 0 {

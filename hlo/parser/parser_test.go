@@ -127,9 +127,10 @@ func TestParseErrors(t *testing.T) {
 		{"undefined computation", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[] reduce(p, p), dimensions={0}, to_apply=nope\n}\n", "bad.hlo:4:57: %r calls %nope, which is not a computation"},
 		{"bad layout", "HloModule m\nENTRY e {\n  ROOT p = f32[4,2]{0} parameter(0)\n}\n", "bad.hlo:3:20: layout {0} has 1 dimensions but the shape has 2"},
 		{"duplicate name", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  p = f32[4] parameter(1)\n}\n", "bad.hlo:4:3: instruction %p is defined twice"},
-		// Lines that end with a carriage return alone, or with CR LF, are counted as lines (positions
-		// were on line 1 for the first); the grammar still wants a newline after an instruction.
-		{"cr lines", "HloModule m\rENTRY e {\r  p = f32[4] parameter(0)\r  ROOT a = f32[4] frobnicate(p)\r}\r", `bad.hlo:4:3: unexpected "ROOT" after instruction %p`},
+		// Lines that end with a carriage return alone, or with CR LF, are lines, for the grammar (an
+		// instruction ends its line) as for positions.
+		{"cr lines", "HloModule m\rENTRY e {\r  p = f32[4] parameter(0)\r  ROOT a = f32[4] frobnicate(p)\r}\r", `bad.hlo:4:19: unknown opcode "frobnicate"`},
+		{"cr garbage after instruction", "HloModule m\rENTRY e {\r  ROOT p = f32[4] parameter(0) junk\r}\r", `bad.hlo:3:32: unexpected "junk" after instruction %p`},
 		{"crlf lines", "HloModule m\r\nENTRY e {\r\n  p = f32[4] parameter(0)\r\n  ROOT a = f32[4] frobnicate(p)\r\n}\r\n", `bad.hlo:4:19: unknown opcode "frobnicate"`},
 		// A character of several bytes is named as itself, a byte that is not UTF-8 as a byte.
 		{"utf-8 character", "HloModule m\nENTRY e {\n  \u00e9 = f32[] constant(1)\n}\n", "bad.hlo:3:3: expected an instruction, found '\u00e9'"},

@@ -14,7 +14,9 @@
 // Instructions keep their attributes in the order the IR holds them (for parsed text, the order XLA wrote
 // them); Config only decides which are printed. Values print as package hlo documents in attr.go;
 // strings are C-escaped as absl::CEscape does, and a backend_config is written raw when it lexes as a
-// JSON dictionary and quoted otherwise, as XLA decides.
+// JSON dictionary and quoted otherwise, as XLA decides. The metadata strings XLA escapes (op_type,
+// op_name, source_file, deduplicated_name) are printed as XLA prints them whatever form the text gave
+// them in: a character of raw UTF-8 as the octal escapes of its bytes (caf\303\251), as CEscape writes it.
 //
 // # Readable style
 //
@@ -35,8 +37,11 @@
 // values, backend configs, shardings, annotations) is escaped as package internal/safetext escapes it: a
 // newline, a control character, an invisible or direction-changing character or a byte that is not UTF-8
 // is written as absl::CEscape writes it (\n, \033, \342\200\256), so that each instruction is one line
-// and no value can pass for another line, colour the terminal or reorder the text. The XLA styles print
-// strings as XLA does, byte for byte.
+// and no value can pass for another line, colour the terminal or reorder the text. (A metadata string
+// shows its characters: op_name="café" where XLA prints op_name="caf\303\251".) A header table that XLA
+// prints over several lines (debug_attributes, origin_recovery_table) is written, when it holds what is
+// escaped, as one C-escaped string, debug_attributes="{\n  ...\n}", which package parser reads back to the
+// table. The XLA styles print strings as XLA does, byte for byte.
 //
 // Config.InstructionLine reports the line each instruction is printed on, for callers that link to the
 // text (the report's pages).

@@ -229,12 +229,35 @@ func (p *printer) moduleAttrs(m *hlo.Module) {
 		}
 		p.str(a.Name)
 		p.byte('=')
-		p.value(v)
+		if r, ok := v.(hlo.Raw); ok && readable && headerTables[a.Name] && safetext.Escape(string(r)) != string(r) {
+			p.b = appendReadableQuoted(p.b, string(r))
+		} else {
+			p.value(v)
+		}
 		if a.Name == "origin_recovery_table" {
 			p.byte('\n')
 		}
 	}
 	emitComputed()
+}
+
+// headerTables are the module header attributes XLA prints as tables over several lines (see
+// debug_attributes and origin_recovery_table above; package parser keeps them as written). Escaped in
+// place, as the readable style escapes other values, a table's line ends would read back as a backslash
+// and an 'n': the readable style writes such a table as one string instead (appendReadableQuoted), which
+// package parser reads back to the table's text (its headerTables), and XLA never writes there.
+var headerTables = map[string]bool{"debug_attributes": true, "origin_recovery_table": true}
+
+// appendReadableQuoted appends s as a double-quoted string in the readable style: '"' and '\\' escaped by
+// a backslash, everything else as package internal/safetext escapes it (printable Unicode as it is). Each
+// escape is one that absl::CUnescape, and so the parser, undoes.
+func appendReadableQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	if strings.ContainsAny(s, `"\`) {
+		s = strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+	}
+	b = safetext.AppendEscape(b, s)
+	return append(b, '"')
 }
 
 // redundantLayout reports whether the module's entry_computation_layout (absent counts) holds nothing
@@ -586,7 +609,9 @@ func (p *printer) attr(a hlo.Attr, level int) {
 				if kv.Key == "op_name" {
 					p.text(kv.Key)
 					p.byte('=')
-					p.text(kv.Value)
+					start := len(p.b)
+					p.b = p.appendMetadataValue(p.b, kv)
+					p.escapeFrom(start)
 				}
 			}
 			p.byte('}')

@@ -3,6 +3,8 @@ package printer
 import (
 	"math"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"octet/hlo"
 	"octet/internal/cstring"
@@ -85,7 +87,16 @@ func (p *printer) appendValue(b []byte, v hlo.Value) []byte {
 		}
 		return appendQuoted(b, v.Text)
 	case hlo.Metadata:
-		return appendKVs(b, v, ' ')
+		b = append(b, '{')
+		for i, kv := range v {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, kv.Key...)
+			b = append(b, '=')
+			b = p.appendMetadataValue(b, kv)
+		}
+		return append(b, '}')
 	case hlo.FrontendAttributes:
 		return appendKVs(b, v, ',')
 	case *hlo.ReplicaGroups:
@@ -340,6 +351,90 @@ func appendKVs(b []byte, kvs []hlo.KV, sep byte) []byte {
 		b = appendControlsEscaped(b, kv.Value)
 	}
 	return append(b, '}')
+}
+
+// cEscapedMetadata reports whether key is a string field of OpMetadata that XLA's printer writes through
+// absl::CEscape: OpMetadataToString (xla/hlo/ir/hlo_op_metadata.cc, openxla/xla at
+// d4ebeaacf601798fbfff586d446779ec34537622) appends "op_name=\"" + absl::CEscape(op_name) + "\"", and so
+// op_type, source_file and deduplicated_name; HloInstruction::PrintExtraAttributes calls it for
+// "metadata={...}". XLA's lexer has undone the text's escapes (HloLexer::LexString: absl::CUnescape), so
+// whatever the text wrote (raw UTF-8, \x escapes, a raw ') XLA prints CEscape's form: \n \r \t \" \' \\
+// by name and every other byte outside printable ASCII, each byte of a UTF-8 character too, in octal
+// (CEscape, not Utf8SafeCEscape). Later versions add scheduling_name, which they write without escaping;
+// it, and any field not named here, is printed as written.
+func cEscapedMetadata(key string) bool {
+	switch key {
+	case "op_type", "op_name", "source_file", "deduplicated_name":
+		return true
+	}
+	return false
+}
+
+// appendMetadataValue appends the value of a metadata field: a string XLA escapes as XLA prints it in the
+// XLA styles and, in the readable style, with printable Unicode as it is (appendReadableQuoted). Both
+// read back to the string's bytes. Other values are written as appendControlsEscaped writes them.
+func (p *printer) appendMetadataValue(b []byte, kv hlo.KV) []byte {
+	v := kv.Value
+	if !cEscapedMetadata(kv.Key) || len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return appendControlsEscaped(b, v)
+	}
+	inner := v[1 : len(v)-1]
+	if cEscapeFixed(inner) {
+		return append(b, v...) // as CEscape writes it, and nothing for the readable style to show otherwise
+	}
+	s := cstring.Unescape(unicodeEscapesToOctal(inner))
+	if p.readable() {
+		return appendReadableQuoted(b, s)
+	}
+	return appendQuoted(b, s)
+}
+
+// unicodeEscapesToOctal rewrites the \uXXXX and \UXXXXXXXX escapes of s, the inside of a quoted string, as
+// the octal escapes of the character's UTF-8 bytes, leaving every other escape as it is: absl::CUnescape,
+// which XLA's lexer applies (HloLexer::LexString), reads both, and Go's strconv.Quote, with which Octet's
+// StableHLO reader writes metadata, writes them; package internal/cstring reads octal, hex and the named
+// escapes only. An escape that is not four (eight) hex digits of a character is left as it is.
+func unicodeEscapesToOctal(s string) string {
+	if !strings.Contains(s, `\u`) && !strings.Contains(s, `\U`) {
+		return s
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b = append(b, s[i])
+			continue
+		}
+		n := 0
+		switch s[i+1] {
+		case 'u':
+			n = 4
+		case 'U':
+			n = 8
+		}
+		if n > 0 && i+2+n <= len(s) {
+			if r, err := strconv.ParseUint(s[i+2:i+2+n], 16, 32); err == nil && utf8.ValidRune(rune(r)) {
+				for _, c := range []byte(string(rune(r))) {
+					b = append(b, '\\', '0'+c>>6, '0'+c>>3&7, '0'+c&7)
+				}
+				i += 1 + n
+				continue
+			}
+		}
+		b = append(b, s[i], s[i+1]) // an escape pair, which may be \\
+		i++
+	}
+	return string(b)
+}
+
+// cEscapeFixed reports whether s, the inside of a quoted string, is printable ASCII without a backslash or
+// a quote: its own value, which CEscape leaves as it is.
+func cEscapeFixed(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '\\' || c == '\'' || c == '"' {
+			return false
+		}
+	}
+	return true
 }
 
 // appendControlsEscaped appends text kept as written (a metadata value, a sharding), the raw control bytes
