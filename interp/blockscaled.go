@@ -542,7 +542,7 @@ func (e *evaluator) blockScaledCall(in *hlo.Instruction, ops []Value) (Value, er
 	}
 	elems := []Value{ArrayValue(d0)}
 	for _, s := range in.Shape.Tuple[1:] {
-		elems = append(elems, zeroValue(s))
+		elems = append(elems, workspace(s))
 	}
 	return TupleValue(elems...), nil
 }

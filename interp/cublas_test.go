@@ -3,10 +3,14 @@ package interp
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"octet/dtype"
+	"octet/hlo"
+	"octet/tensor"
 )
 
 // The operands of the FP8 GEMM tests, chosen so that every intermediate value is exact:
@@ -276,5 +280,58 @@ func TestCublasFP8TypeTable(t *testing.T) {
 				t.Errorf("error %v, want one that says %q and names the type table", err, c.want)
 			}
 		})
+	}
+}
+
+// TestWorkspacesShared checks that the library calls of one evaluation share one zero array for each
+// size of workspace, rather than each allocating its own (XLA gives GEMM calls up to 32 MiB), and that
+// the workspaces Run returns are copies, the caller's to change.
+func TestWorkspacesShared(t *testing.T) {
+	const calls, wsBytes = 16, 4 << 20
+	var b strings.Builder
+	cfg := fmt.Sprintf(`{"alpha_real":%d,"alpha_imag":0,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"precision_config":{"operand_precision":["DEFAULT","DEFAULT"]},"epilogue":"DEFAULT","damax_output":false}`, f8Alpha)
+	b.WriteString("ENTRY e {\n  a = f8e4m3fn[2,4] parameter(0)\n  b = f8e4m3fn[3,4] parameter(1)\n  as = f32[] parameter(2)\n  bs = f32[] parameter(3)\n  ds = f32[] parameter(4)\n")
+	for i := range calls {
+		fmt.Fprintf(&b, "  r%d = (f32[2,3], s8[%d]) custom-call(a, b, as, bs, ds), custom_call_target=\"__cublas$lt$matmul$f8\", backend_config=%s\n", i, wsBytes, cfg)
+		fmt.Fprintf(&b, "  w%d = s8[%d] get-tuple-element(r%d), index=1\n", i, wsBytes, i)
+	}
+	fmt.Fprintf(&b, "  ROOT t = (s8[%d], s8[%d]) tuple(w0, w%d)\n}\n", wsBytes, wsBytes, calls-1)
+	m := parseModule(t, b.String())
+	args := []Value{val(t, f8A), val(t, f8B), val(t, "f32[] 0.5"), val(t, "f32[] 2"), val(t, "f32[] 0.5")}
+
+	// Inside the evaluation every call's workspace is the same memory.
+	seen := map[*byte]int{}
+	watch := map[*hlo.Instruction]bool{}
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == hlo.OpCustomCall {
+			watch[in] = true
+		}
+	}
+	opts := Options{MaxMemory: 1 << 30, Intercept: &Intercept{Instructions: watch, Func: func(_ *hlo.Instruction, v Value) (Value, error) {
+		seen[unsafe.SliceData(v.Tuple[1].Array.Data)]++
+		return v, nil
+	}}}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := Run(m, args, opts)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 {
+		t.Errorf("%d calls had %d different workspaces, want one shared", calls, len(seen))
+	}
+	// One shared workspace and the two copies in the result, with room for everything else.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*wsBytes {
+		t.Errorf("%d calls with workspaces of %d bytes allocated %d bytes", calls, wsBytes, alloc)
+	}
+	w0, w1 := got.Tuple[0].Array, got.Tuple[1].Array
+	if unsafe.SliceData(w0.Data) == unsafe.SliceData(w1.Data) || seen[unsafe.SliceData(w0.Data)] > 0 {
+		t.Errorf("the workspaces Run returns share memory with each other or with the evaluation's")
+	}
+	for _, w := range []*tensor.Tensor{w0, w1} {
+		if len(w.Data) != wsBytes || strings.Trim(string(w.Data), "\x00") != "" {
+			t.Errorf("workspace %s is not %d zero bytes", w, wsBytes)
+		}
 	}
 }

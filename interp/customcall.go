@@ -77,9 +77,9 @@ func libraryResult(in *hlo.Instruction, ws dtype.Type) (hlo.Shape, error) {
 	return res.Tuple[0], nil
 }
 
-// withWorkspace is the value of such a call: r, and its workspace as zeros.
+// withWorkspace is the value of such a call: r, and its workspace as zeros (workspace).
 func withWorkspace(in *hlo.Instruction, r *tensor.Tensor) Value {
-	return TupleValue(ArrayValue(r), zeroValue(in.Shape.Tuple[1]))
+	return TupleValue(ArrayValue(r), workspace(in.Shape.Tuple[1]))
 }
 
 // operandValue returns the value of the operand instruction x of in.
@@ -253,7 +253,7 @@ func cublasResult(in *hlo.Instruction, call *cublas.Call, d *tensor.Tensor, amax
 			t.SetBitsAt(0, s.Elem.EncodeFloat32(amax))
 			elems = append(elems, ArrayValue(t))
 		default:
-			elems = append(elems, zeroValue(s))
+			elems = append(elems, workspace(s))
 		}
 	}
 	return TupleValue(elems...)

@@ -43,10 +43,11 @@ type Options struct {
 // and lets it replace the value: what Func returns is the instruction's, and must have its shape. A tool
 // that compares two programs uses it to record values deep inside one and to substitute them in the
 // other. The value Func sees belongs to the evaluation, which reuses its memory once the instruction's
-// users have run: keep a copy (Value.Clone). A broadcast the evaluation holds as a view of its operand is
-// shown in full, and cannot be replaced. The evaluation of a fusion a chunk at a time does not call Func
-// for the instructions of the fusion's computation, and one of Instructions evaluated on each device of a
-// grid (a program of collectives, a shard_map body) ends the evaluation with an error.
+// users have run and may share it with other values: keep a copy (Value.Clone), and do not change it. A
+// broadcast the evaluation holds as a view of its operand is shown in full, and cannot be replaced. The
+// evaluation of a fusion a chunk at a time does not call Func for the instructions of the fusion's
+// computation, and one of Instructions evaluated on each device of a grid (a program of collectives, a
+// shard_map body) ends the evaluation with an error.
 type Intercept struct {
 	Instructions map[*hlo.Instruction]bool
 	Func         func(in *hlo.Instruction, v Value) (Value, error)
@@ -111,7 +112,7 @@ func Run(m *hlo.Module, args []Value, opts Options) (result Value, err error) {
 	if result, err = e.call(entry, args); err != nil {
 		return Value{}, err
 	}
-	return unshareConstants(m, result), nil
+	return unshare(unshareConstants(m, result), sharedWorkspaces()), nil
 }
 
 // CheckMemory returns a *MemoryError when the buffers evaluating m needs (EstimateMemory) exceed

@@ -53,15 +53,14 @@ func hasElided(l *hlo.Literal) bool {
 // unshareConstants returns v with a copy of every array that shares storage with a constant of m, so that
 // what Run returns is its caller's to change.
 func unshareConstants(m *hlo.Module, v Value) Value {
-	var spans [][2]uintptr
+	var spans [][]byte
 	var collect func(l *hlo.Literal)
 	collect = func(l *hlo.Literal) {
 		if l == nil {
 			return
 		}
 		if l.Array != nil && len(l.Array.Data) > 0 {
-			p := uintptr(unsafe.Pointer(unsafe.SliceData(l.Array.Data)))
-			spans = append(spans, [2]uintptr{p, p + uintptr(len(l.Array.Data))})
+			spans = append(spans, l.Array.Data)
 		}
 		for _, e := range l.Tuple {
 			collect(e)
@@ -74,8 +73,18 @@ func unshareConstants(m *hlo.Module, v Value) Value {
 			}
 		}
 	}
+	return unshare(v, spans)
+}
+
+// unshare returns v with a copy of every array that shares storage with one of spans.
+func unshare(v Value, spans [][]byte) Value {
 	if len(spans) == 0 {
 		return v
+	}
+	bounds := make([][2]uintptr, len(spans))
+	for i, s := range spans {
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+		bounds[i] = [2]uintptr{p, p + uintptr(len(s))}
 	}
 	var walk func(v Value) Value
 	walk = func(v Value) Value {
@@ -86,7 +95,7 @@ func unshareConstants(m *hlo.Module, v Value) Value {
 			}
 			p := uintptr(unsafe.Pointer(unsafe.SliceData(v.Array.Data)))
 			q := p + uintptr(len(v.Array.Data))
-			for _, s := range spans {
+			for _, s := range bounds {
 				if p < s[1] && s[0] < q {
 					c := tensor.New(v.Array.Type, v.Array.Shape)
 					copy(c.Data, v.Array.Data)
