@@ -198,7 +198,8 @@ func referenceScaled(c, a, b Matrix, scale []float32, alpha, beta float32) {
 // without a scale per column) and packed (PackWeights), at every M from 1 to 16 and at a few M of several
 // groups of 16 rows (up to MatMulTyped's last streamed one and the first after it), with ragged N (around
 // the panels of 64 columns) and K (around the blocks of k, a transposed B's chunks of 16 to 64 steps and
-// the rows of a row-major B's short blocks), on 1 and 2 goroutines.
+// the rows of a row-major B's short blocks), on 1 and 2 goroutines; every raceStride-th case under the race
+// detector.
 func TestContractStreamed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(85, 86))
 	kernels := contractKernels()
@@ -206,12 +207,16 @@ func TestContractStreamed(t *testing.T) {
 	ns := []int{1, 13, 64, 65, 127, 200}
 	ks := []int{1, 15, 17, 63, 65, 129, 255, 257, 300, 530}
 	scalars := [][2]float32{{1, 0}, {-0.5, 0}, {0.75, -1.5}}
+	cases := 0
 	for _, tb := range WeightTypes() {
 		for _, m := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 20, 33, streamRowsMax, streamRowsMax + 1} {
 			if testing.Short() && !slices.Contains([]int{1, 4, 5, 16, 17, 33, streamRowsMax + 1}, m) {
 				continue // each kernel's rows and their neighbours, and groups of rows
 			}
 			for _, trans := range []bool{false, true} {
+				if cases++; cases%raceStride != 0 {
+					continue
+				}
 				n, k := ns[rng.IntN(len(ns))], ks[rng.IntN(len(ks))]
 				ab := scalars[rng.IntN(len(scalars))]
 				alpha, beta := ab[0], ab[1]

@@ -3,3 +3,5 @@
 package gemm
 
 const raceEnabled = false
+
+const raceStride = 1

@@ -3,3 +3,5 @@
 package interp
 
 const raceEnabled = false
+
+const raceStride = 1
