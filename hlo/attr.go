@@ -1,8 +1,6 @@
 package hlo
 
-import (
-	"strconv"
-)
+import "octet/internal/cstring"
 
 // Attr is one "name=value" attribute of an instruction or a module header. Instructions keep their
 // attributes in the order the text gave them (XLA's printers write them in a fixed order, so text XLA printed
@@ -270,14 +268,13 @@ func (m Metadata) Get(key string) (string, bool) { return getKV(m, key) }
 // Get returns the value of key, unquoted when it was a quoted string.
 func (f FrontendAttributes) Get(key string) (string, bool) { return getKV(f, key) }
 
+// getKV returns the value of key: a quoted string with its C escapes undone, as XLA's lexer reads it
+// (HloLexer::LexString, absl::CUnescape), so that the \' XLA's printer writes is a quote.
 func getKV(kvs []KV, key string) (string, bool) {
 	for _, kv := range kvs {
 		if kv.Key == key {
-			if len(kv.Value) >= 2 && kv.Value[0] == '"' {
-				if s, err := strconv.Unquote(kv.Value); err == nil {
-					return s, true
-				}
-				return kv.Value[1 : len(kv.Value)-1], true
+			if v := kv.Value; len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+				return cstring.Unescape(v[1 : len(v)-1]), true
 			}
 			return kv.Value, true
 		}

@@ -3,8 +3,6 @@ package printer
 import (
 	"math"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"octet/hlo"
 	"octet/internal/cstring"
@@ -382,48 +380,11 @@ func (p *printer) appendMetadataValue(b []byte, kv hlo.KV) []byte {
 	if cEscapeFixed(inner) {
 		return append(b, v...) // as CEscape writes it, and nothing for the readable style to show otherwise
 	}
-	s := cstring.Unescape(unicodeEscapesToOctal(inner))
+	s := cstring.Unescape(inner)
 	if p.readable() {
 		return appendReadableQuoted(b, s)
 	}
 	return appendQuoted(b, s)
-}
-
-// unicodeEscapesToOctal rewrites the \uXXXX and \UXXXXXXXX escapes of s, the inside of a quoted string, as
-// the octal escapes of the character's UTF-8 bytes, leaving every other escape as it is: absl::CUnescape,
-// which XLA's lexer applies (HloLexer::LexString), reads both, and Go's strconv.Quote, with which Octet's
-// StableHLO reader writes metadata, writes them; package internal/cstring reads octal, hex and the named
-// escapes only. An escape that is not four (eight) hex digits of a character is left as it is.
-func unicodeEscapesToOctal(s string) string {
-	if !strings.Contains(s, `\u`) && !strings.Contains(s, `\U`) {
-		return s
-	}
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 >= len(s) {
-			b = append(b, s[i])
-			continue
-		}
-		n := 0
-		switch s[i+1] {
-		case 'u':
-			n = 4
-		case 'U':
-			n = 8
-		}
-		if n > 0 && i+2+n <= len(s) {
-			if r, err := strconv.ParseUint(s[i+2:i+2+n], 16, 32); err == nil && utf8.ValidRune(rune(r)) {
-				for _, c := range []byte(string(rune(r))) {
-					b = append(b, '\\', '0'+c>>6, '0'+c>>3&7, '0'+c&7)
-				}
-				i += 1 + n
-				continue
-			}
-		}
-		b = append(b, s[i], s[i+1]) // an escape pair, which may be \\
-		i++
-	}
-	return string(b)
 }
 
 // cEscapeFixed reports whether s, the inside of a quoted string, is printable ASCII without a backslash or

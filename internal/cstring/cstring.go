@@ -5,6 +5,7 @@ package cstring
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 )
 
 // AppendEscaped appends s escaped as absl::CEscape does: \n \r \t \" \' \\ by name, every other byte
@@ -41,7 +42,9 @@ func AppendEscaped(b []byte, s string) []byte {
 // Escape returns s escaped as AppendEscaped writes it.
 func Escape(s string) string { return string(AppendEscaped(nil, s)) }
 
-// Unescape undoes absl::CEscape: \n \t \r \\ \" \' \? octal \NNN and hex \xHH.
+// Unescape undoes absl::CEscape as absl::CUnescape does: \n \t \r \\ \" \' \? octal \NNN, hex \xHH, and
+// \uXXXX and \UXXXXXXXX, a character written as its UTF-8 bytes (a surrogate half or a value past
+// U+10FFFF, which CUnescape refuses, is left as written, backslash and all).
 func Unescape(s string) string {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s
@@ -69,6 +72,19 @@ func Unescape(s string) string {
 			b.WriteByte('\f')
 		case 'v':
 			b.WriteByte('\v')
+		case 'u', 'U':
+			n := 4
+			if e == 'U' {
+				n = 8
+			}
+			r, ok := hexRune(s[i+1:], n)
+			if !ok {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			b.WriteRune(r)
+			i += n
 		case 'x':
 			v, n := 0, 0
 			for n < 2 && i+1 < len(s) && isHex(s[i+1]) {
@@ -92,6 +108,25 @@ func Unescape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// hexRune reads the character of the n hex digits at the start of s, if they are there and name one that
+// is not a surrogate half.
+func hexRune(s string, n int) (rune, bool) {
+	if len(s) < n {
+		return 0, false
+	}
+	v := 0
+	for i := range n {
+		if !isHex(s[i]) {
+			return 0, false
+		}
+		v = v*16 + hexVal(s[i])
+	}
+	if v > utf8.MaxRune || v >= 0xd800 && v < 0xe000 {
+		return 0, false
+	}
+	return rune(v), true
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
