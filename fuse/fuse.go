@@ -138,9 +138,10 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 			c.IndexControlSuccessors()
 			flags = newControlFlags(c)
 		}
-		// The list is in topological order now; the rewrites below only make calls of values computed
-		// before the ones they replace.
-		pos := hlo.PositionsOf(c)
+		// The list is in topological order now. The walks that decide (fromDot, controlBetween) prune by
+		// these places: a topological order of the graph, not the list's (which may keep a dot far from
+		// the epilogue its call absorbs), that each rewrite keeps one (place).
+		pos := hlo.LatePositions(c)
 		for _, dot := range slices.Clone(c.Instructions) {
 			if dot.Opcode != hlo.OpDot || dot.Parent != c {
 				continue
@@ -170,17 +171,9 @@ func run(m *hlo.Module, opts *Options, xla bool) *Result {
 			made := len(c.Instructions)
 			members := p.members()
 			call := p.build(opts.ABI)
-			// What the rewrite made is computed from values before the instruction the call replaces: it
-			// takes that one's place, so that later walks (fromDot) stop at it as they would have there.
-			// The users of a replaced abs-max placed before it follow it there.
-			if at, ok := pos[p.epi.last]; ok {
-				for _, in := range c.Instructions[made:] {
-					pos[in] = at
-				}
-				if p.amaxResult != nil {
-					placeAfter(pos, p.amaxResult, at)
-				}
-			}
+			// What the rewrite made takes the place of the instruction the call replaces where it can, so
+			// that later walks stop at it as they would have there (place).
+			place(pos, c.Instructions[made:], p.epi.last)
 			if flags != nil {
 				flags.merged(call, members)
 			}
@@ -357,11 +350,34 @@ func removeUnused(c *hlo.Computation, work []*hlo.Instruction) {
 // controlBetween refuses a plan when an instruction the call would not compute comes, through operands and
 // control dependencies, both after the dot or an instruction it absorbs and before one of them: the call
 // computes them all at once and cannot keep that order.
+//
+// Such an instruction is placed (plan.pos, a topological order) between the first and the last of them,
+// and so is every instruction on its paths from and to them. The walk up from them (before) stops at what
+// is placed before the first: nothing above it is below one of them. The walk down from them (after)
+// goes on only through the set and what the walk up found: every other instruction below them is above
+// none of them, nor is anything below it. Each walk then stays within the span of the set (a dot kept
+// after the one before it by a control edge is not walked back to the first GEMM and down to the last),
+// and the walk down meets what it would meet unpruned in the same order, so the refusal names the same
+// instruction.
 func controlBetween(p *plan) *refusal {
 	members := p.members()
 	set := map[*hlo.Instruction]bool{}
-	for _, in := range members {
+	first, last, known := 0, 0, true
+	for i, in := range members {
 		set[in] = true
+		at, ok := p.pos[in]
+		known = known && ok
+		if i == 0 || at < first {
+			first = at
+		}
+		if i == 0 || at > last {
+			last = at
+		}
+	}
+	// inSpan says whether a walk goes on through x: everything when a member is not placed.
+	inSpan := func(x *hlo.Instruction) bool {
+		at, ok := p.pos[x]
+		return !known || !ok || first <= at && at <= last
 	}
 	// The walks start from the members in chain order (the dot first), not in a map's order, so that the
 	// instruction the refusal names is the same on every run.
@@ -370,7 +386,7 @@ func controlBetween(p *plan) *refusal {
 		slices.Reverse(work)
 		return work
 	}
-	// before: everything the set needs first.
+	// before: what the set needs first, from the span on.
 	before := map[*hlo.Instruction]bool{}
 	work := start()
 	for len(work) > 0 {
@@ -379,11 +395,13 @@ func controlBetween(p *plan) *refusal {
 		for _, x := range slices.Concat(in.Operands(), in.ControlPredecessors()) {
 			if !before[x] {
 				before[x] = true
-				work = append(work, x)
+				if inSpan(x) {
+					work = append(work, x)
+				}
 			}
 		}
 	}
-	// after: everything that needs the set first; one of them in before is between two of the set.
+	// after: what needs the set first; one of them in before is between two of the set.
 	after := map[*hlo.Instruction]bool{}
 	work = start()
 	for len(work) > 0 {
@@ -398,7 +416,9 @@ func controlBetween(p *plan) *refusal {
 				return refuse(x, "control dependencies order %%%s after %%%s or what the call would absorb and before "+
 					"another of them: one call cannot run on both sides of it", x.Name, p.dot.Name)
 			}
-			work = append(work, x)
+			if before[x] || set[x] {
+				work = append(work, x)
+			}
 		}
 	}
 	return nil

@@ -87,16 +87,59 @@ func mark(flag map[*hlo.Instruction]bool, from *hlo.Instruction, next func(*hlo.
 	}
 }
 
-// placeAfter gives the instructions computed from from (through users) that pos places before at the
-// place at, and so on down: a call placed at at whose abs-max result replaces a value some of whose
-// users came before at. Later walks that prune by place (Positions.DependsOn) then still see every path:
-// no instruction is placed before one it is computed from.
-func placeAfter(pos hlo.Positions, from *hlo.Instruction, at int) {
+// place gives the instructions a rewrite made (made: the call, what it reads that the rewrite made, and
+// what carries its results) their place in pos, which the walks that prune by place (Positions.DependsOn,
+// controlBetween) need to stay a topological order through operands and control edges: one place for
+// all, at or after every instruction they read or run after, and before everything that reads them or
+// runs after them where there is such a place: the place of last, the instruction whose value the call
+// replaces, when it is one, or the nearest. Where there is none (the call runs after a control
+// predecessor of one member and before a control successor of another, and the two were placed the
+// other way round), what reads them or runs after them is moved up to that place, and so on down
+// (follow).
+func place(pos hlo.Positions, made []*hlo.Instruction, last *hlo.Instruction) {
+	mine := make(map[*hlo.Instruction]bool, len(made))
+	for _, in := range made {
+		mine[in] = true
+	}
+	lo, hi := -1, -1
+	for _, in := range made {
+		for _, x := range slices.Concat(in.Operands(), in.ControlPredecessors()) {
+			if p, ok := pos[x]; ok && !mine[x] {
+				lo = max(lo, p)
+			}
+		}
+		for _, x := range slices.Concat(in.Users(), in.ControlSuccessors()) {
+			if p, ok := pos[x]; ok && !mine[x] && (hi < 0 || p < hi) {
+				hi = p
+			}
+		}
+	}
+	at, ok := pos[last]
+	if !ok {
+		at = lo
+	}
+	if hi >= 0 {
+		at = min(at, hi)
+	}
+	at = max(at, lo, 0)
+	for _, in := range made {
+		pos[in] = at
+	}
+	for _, in := range made {
+		follow(pos, in, at)
+	}
+}
+
+// follow moves up to at every instruction that reads from or runs after from and is placed before at,
+// and so on down: the instructions that read or run after what a rewrite placed at at. Later walks that
+// prune by place then still see every path: no instruction is placed before one it is computed from or
+// runs after.
+func follow(pos hlo.Positions, from *hlo.Instruction, at int) {
 	work := []*hlo.Instruction{from}
 	for len(work) > 0 {
 		x := work[len(work)-1]
 		work = work[:len(work)-1]
-		for _, u := range x.Users() {
+		for _, u := range slices.Concat(x.Users(), x.ControlSuccessors()) {
 			if p, ok := pos[u]; ok && p < at {
 				pos[u] = at
 				work = append(work, u)

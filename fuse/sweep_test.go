@@ -78,8 +78,10 @@ ENTRY main {
 // after the first GEMM (one control edge in the computation); with first, the GEMMs come first in the
 // list and the sum after them (as a scheduler may order them), each add taking the running sum as its
 // matrix bias; with chain, each GEMM's lhs is also a long chain of adds the GEMMs share (XLA's GEMM
-// fusion would take the chain into each GEMM's fusion).
-func growthModule(n int, ctrl, first, chain bool) string {
+// fusion would take the chain into each GEMM's fusion); with dotCtrl, each GEMM but the first runs after
+// the one before it (a chain of control edges through every GEMM, as a scheduler that serializes them
+// leaves).
+func growthModule(n int, ctrl, first, chain, dotCtrl bool) string {
 	var b strings.Builder
 	b.WriteString("HloModule growth\n\nENTRY main {\n  a = f8e4m3fn[16,16] parameter(0)\n  b = f8e4m3fn[16,16] parameter(1)\n")
 	b.WriteString("  x = f32[16,16] parameter(2)\n  af = f32[16,16] convert(a)\n  bf = f32[16,16] convert(b)\n  x0 = f32[16,16] negate(x)\n")
@@ -90,7 +92,11 @@ func growthModule(n int, ctrl, first, chain bool) string {
 			fmt.Fprintf(&b, "  x%d = f32[16,16] add(x%d, x%d)\n", i+1, i, i)
 			lhs = fmt.Sprintf("x%d", i+1)
 		}
-		dots = append(dots, fmt.Sprintf("  d%d = f32[16,16] dot(%s, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n", i, lhs))
+		after := ""
+		if dotCtrl && i > 0 {
+			after = fmt.Sprintf(", control-predecessors={d%d}", i-1)
+		}
+		dots = append(dots, fmt.Sprintf("  d%d = f32[16,16] dot(%s, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}%s\n", i, lhs, after))
 		prev := "d0"
 		if i > 1 {
 			prev = fmt.Sprintf("s%d", i-1)
@@ -125,16 +131,18 @@ func growthModule(n int, ctrl, first, chain bool) string {
 func TestRewriteGrowth(t *testing.T) {
 	const n = 300
 	for _, tc := range []struct {
-		name               string
-		ctrl, first, chain bool
+		name                        string
+		ctrl, first, chain, dotCtrl bool
 	}{
-		{"one control edge", true, false, false},
-		{"GEMMs first", false, true, false},
-		{"shared fusible chain", false, false, true},
+		{"one control edge", true, false, false, false},
+		{"GEMMs first", false, true, false, false},
+		{"shared fusible chain", false, false, true, false},
+		{"control chain through the GEMMs", false, false, false, true},
+		{"control chain through the GEMMs first", false, true, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bytes := func(n int) uint64 {
-				m := parse(t, growthModule(n, tc.ctrl, tc.first, tc.chain))
+				m := parse(t, growthModule(n, tc.ctrl, tc.first, tc.chain, tc.dotCtrl))
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
 				r := fuse.Rewrite(m, fuse.Options{})

@@ -519,11 +519,12 @@ func (c *Computation) SortTopologically() {
 	c.Instructions = out
 }
 
-// Positions are the places of a computation's instructions in its list, taken when the list was in
-// topological order (PositionsOf).
+// Positions are the places of a computation's instructions in a topological order: every instruction is
+// placed at or after its operands and control predecessors (PositionsOf, LatePositions). Places may be
+// shared: an edit that keeps that true may place what it makes at the place of what it replaces.
 type Positions map[*Instruction]int
 
-// PositionsOf returns the places of c's instructions, which must be in topological order.
+// PositionsOf returns the places of c's instructions in its list, which must be in topological order.
 func PositionsOf(c *Computation) Positions {
 	pos := make(Positions, len(c.Instructions))
 	for i, in := range c.Instructions {
@@ -532,16 +533,65 @@ func PositionsOf(c *Computation) Positions {
 	return pos
 }
 
+// LatePositions returns the places of c's instructions in the topological order that puts each as late
+// as its users and control successors let it be: by height (the longest path from it, through users and
+// control successors, to an instruction with neither), the highest first, and in c's order among equal
+// heights. c's list must be in topological order. The list's own order may be a scheduler's (every dot
+// first, what reads them after), and places in it keep a value far from what reads it; here an
+// instruction with a single user comes just before that user, so a chain of single users (a dot and
+// the epilogue after it) takes consecutive heights, and a walk pruned by place between its ends
+// (DependsOn) stays near them, whatever order the list was in. Linear in the size of c.
+func LatePositions(c *Computation) Positions {
+	height := make(map[*Instruction]int, len(c.Instructions))
+	for _, in := range c.Instructions {
+		height[in] = 0
+	}
+	top := 0
+	raise := func(x *Instruction, h int) {
+		if g, ok := height[x]; ok && g < h {
+			height[x] = h
+			top = max(top, h)
+		}
+	}
+	for i := len(c.Instructions) - 1; i >= 0; i-- {
+		in := c.Instructions[i]
+		h := height[in] + 1
+		for _, o := range in.operands {
+			raise(o, h)
+		}
+		for _, p := range in.ControlPredecessors() {
+			raise(p, h)
+		}
+	}
+	// next[h] is the next place for an instruction of height h: after every instruction higher than it.
+	next := make([]int, top+1)
+	for _, h := range height {
+		next[h]++
+	}
+	at := 0
+	for h := top; h >= 0; h-- {
+		at, next[h] = at+next[h], at
+	}
+	pos := make(Positions, len(c.Instructions))
+	for _, in := range c.Instructions {
+		h := height[in]
+		pos[in] = next[h]
+		next[h]++
+	}
+	return pos
+}
+
 // DependsOn is in.DependsOn(target), without looking through an instruction pos places before target
 // on the way up from in, nor through one it places after in on the way down from target: what lies
 // outside that span can be on no path between them, as long as the edits since pos was taken kept every
 // value at or after the places of the values it reads (a rewrite that replaces a value by a call of that
-// value's operands, placed where the value was). Instructions pos does not know (made since) are looked
-// through. A nil pos prunes nothing. The walk up from in and the walk down from target take one step each
-// in turn, and the first to end answers: where everything upstream of in would be most of the
-// computation (a residual stream of many GEMMs, each asked whether the running sum comes from it), or
-// everything downstream of target would be (the GEMMs first, then the sum of their results), this looks
-// at no more than twice what the shorter walk takes.
+// value's operands, placed where the value was, and what reads the call's results moved up to it where
+// it came before). Instructions pos does not know (made since) are looked through. A nil pos prunes
+// nothing. The walk up from in and the walk down from target take one step each in turn, and the first
+// to end answers: where everything upstream of in would be most of the computation (a residual stream
+// of many GEMMs, each asked whether the running sum comes from it), or everything downstream of target
+// would be (the GEMMs first, then the sum of their results), this looks at no more than twice what the
+// shorter walk takes.
 func (pos Positions) DependsOn(in, target *Instruction) bool {
 	if in == target {
 		return true

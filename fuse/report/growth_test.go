@@ -80,3 +80,67 @@ func TestCheckLinear(t *testing.T) {
 		})
 	}
 }
+
+// controlChainText is a module of n FP8 GEMMs on the same operands, summed, each GEMM but the first run
+// after the one before it (a chain of control edges through every GEMM, as a scheduler that serializes
+// them leaves); with first, the GEMMs come first in the list and the sums after them, each add taking the
+// running sum as its matrix bias.
+func controlChainText(n int, first bool) string {
+	var b, sums strings.Builder
+	b.WriteString("HloModule control_chain\n\nENTRY main {\n  a = f8e4m3fn[16,16] parameter(0)\n  b = f8e4m3fn[16,16] parameter(1)\n")
+	b.WriteString("  af = f32[16,16] convert(a)\n  bf = f32[16,16] convert(b)\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  d%d = f32[16,16] dot(af, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}", i)
+		if i > 0 {
+			fmt.Fprintf(&b, ", control-predecessors={d%d}", i-1)
+		}
+		b.WriteString("\n")
+		if i == 0 {
+			continue
+		}
+		prev := "d0"
+		if i > 1 {
+			prev = fmt.Sprintf("s%d", i-1)
+		}
+		sum := fmt.Sprintf("  s%d = f32[16,16] add(%s, d%d)\n", i, prev, i)
+		if first {
+			sums.WriteString(sum)
+		} else {
+			b.WriteString(sum)
+		}
+	}
+	fmt.Fprintf(&b, "%s  ROOT r = f32[16,16] copy(s%d)\n}\n", sums.String(), n-1)
+	return b.String()
+}
+
+// TestCheckControlChainLinear checks that Check's allocations grow linearly with a module whose GEMMs are
+// chained by control edges, with the GEMMs among their sums and before them: octet fuse's check of each
+// GEMM's order (that no instruction comes between the dot and the add it absorbs) walked every GEMM
+// before it and every one after it.
+func TestCheckControlChainLinear(t *testing.T) {
+	const n = 300
+	for _, first := range []bool{false, true} {
+		t.Run(map[bool]string{false: "GEMMs among the sums", true: "GEMMs first"}[first], func(t *testing.T) {
+			module := func(n int) *hlo.Module {
+				m, err := parser.ParseString("control_chain.hlo", controlChainText(n, first))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := hlo.Verify(m); err != nil {
+					t.Fatal(err)
+				}
+				return m
+			}
+			small, large := module(n), module(2*n)
+			if r := Check(large); len(r.GEMMs) != 2*n || r.Fusible != 2*n-1 {
+				t.Fatalf("%d GEMMs, %d fusible; want %d, %d", len(r.GEMMs), r.Fusible, 2*n, 2*n-1)
+			}
+			a1 := testing.AllocsPerRun(1, func() { Check(small) })
+			a2 := testing.AllocsPerRun(1, func() { Check(large) })
+			if a2 > 2.2*a1 {
+				t.Errorf("%d GEMMs: %.0f allocations; %d GEMMs: %.0f (%.2f times)", n, a1, 2*n, a2, a2/a1)
+			}
+			t.Logf("%d GEMMs: %.0f allocations; %d GEMMs: %.0f", n, a1, 2*n, a2)
+		})
+	}
+}
