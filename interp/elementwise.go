@@ -262,8 +262,17 @@ func selectLoop[T byte | uint16 | uint32 | uint64](threads int, p []byte, x, y, 
 	})
 }
 
-// selectKernel is selectLoop's work on one goroutine.
+// selectKernel is selectLoop's work on one goroutine: for bytes and four-byte words, package gemm's
+// select rows (its assembly where the kernel set has it, else the loop below in Go).
 func selectKernel[T byte | uint16 | uint32 | uint64](p []byte, x, y, z []T) {
+	switch zs := any(z).(type) {
+	case []byte:
+		gemm.SelectU8(zs[:len(p)], p, any(x).([]byte), any(y).([]byte))
+		return
+	case []uint32:
+		gemm.SelectU32(zs[:len(p)], p, any(x).([]uint32), any(y).([]uint32))
+		return
+	}
 	x, y, z = x[:len(p)], y[:len(p)], z[:len(p)]
 	for i, c := range p {
 		// Without a branch (a random predicate would mispredict half the time): c|-c has its top bit set

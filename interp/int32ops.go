@@ -204,8 +204,20 @@ func compareLoop[T ordered](threads int, d direction, x, y []T, z []byte) {
 	})
 }
 
-// compareKernel is compareLoop's work on one goroutine.
+// compareKernel is compareLoop's work on one goroutine: for s32, u32 and f32 elements, package gemm's
+// compare rows (its assembly where the kernel set has it, else the loops below in Go).
 func compareKernel[T ordered](d direction, x, y []T, z []byte) {
+	switch xs := any(x).(type) {
+	case []int32:
+		gemm.CompareS32(cmpOps[d], z, xs, any(y).([]int32))
+		return
+	case []uint32:
+		gemm.CompareU32(cmpOps[d], z, xs, any(y).([]uint32))
+		return
+	case []float32:
+		gemm.CompareF32(cmpOps[d], z, xs, any(y).([]float32))
+		return
+	}
 	x, y = x[:len(z)], y[:len(z)]
 	// Each case sets a byte without a call or a branch the data decides (the compiler makes
 	// "if c { v = 1 }" a flag set): both would cost ten times the comparison.
@@ -260,6 +272,10 @@ func compareKernel[T ordered](d direction, x, y []T, z []byte) {
 		}
 	}
 }
+
+// cmpOps are the directions of compares as package gemm names them.
+var cmpOps = [...]gemm.CmpOp{dirEQ: gemm.CmpEQ, dirNE: gemm.CmpNE, dirLT: gemm.CmpLT, dirLE: gemm.CmpLE,
+	dirGT: gemm.CmpGT, dirGE: gemm.CmpGE}
 
 // b2u is a pred element: 1 for true.
 func b2u(b bool) byte {

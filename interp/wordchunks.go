@@ -110,8 +110,8 @@ func (p *chunkPlan) planWords() {
 // wordKernel returns the loop of elementwise instruction in over the ranges of its operands (scalar[k]:
 // operand k is a single element, repeated over the range), or nil where it has none. Each computes what
 // the instruction's own evaluator computes: gemm's row operations, clamp and the element functions for
-// f32; binaryKernel for s32 and u32; compareKernel, selectKernel, and Go's conversions of integers to f32
-// (rounded once, as convertFast's).
+// f32; binaryKernel for s32 and u32; gemm's compare and select rows (what compareKernel and selectKernel
+// run), and Go's conversions of integers to f32 (rounded once, as convertFast's).
 func wordKernel(in *hlo.Instruction, scalar []bool) func(d []byte, ops [][]byte) {
 	t := in.Shape.Elem
 	operands := in.Operands()
@@ -160,24 +160,25 @@ func wordKernel(in *hlo.Instruction, scalar []bool) func(d []byte, ops [][]byte)
 		if err != nil {
 			return nil
 		}
+		c := cmpOps[dir]
 		switch operands[0].Shape.Elem {
 		case dtype.F32:
 			if ctype == "TOTALORDER" {
 				return nil
 			}
-			return func(d []byte, ops [][]byte) { compareKernel(dir, words[float32](ops[0]), words[float32](ops[1]), d) }
+			return func(d []byte, ops [][]byte) { gemm.CompareF32(c, d, words[float32](ops[0]), words[float32](ops[1])) }
 		case dtype.S32:
-			return func(d []byte, ops [][]byte) { compareKernel(dir, words[int32](ops[0]), words[int32](ops[1]), d) }
+			return func(d []byte, ops [][]byte) { gemm.CompareS32(c, d, words[int32](ops[0]), words[int32](ops[1])) }
 		case dtype.U32:
-			return func(d []byte, ops [][]byte) { compareKernel(dir, words[uint32](ops[0]), words[uint32](ops[1]), d) }
+			return func(d []byte, ops [][]byte) { gemm.CompareU32(c, d, words[uint32](ops[0]), words[uint32](ops[1])) }
 		}
 	case op == hlo.OpSelect && len(operands) == 3 && operands[0].Shape.Elem == dtype.PRED &&
 		operands[1].Shape.Elem == t && operands[2].Shape.Elem == t:
 		if t == dtype.PRED {
-			return func(d []byte, ops [][]byte) { selectKernel(ops[0], ops[1], ops[2], d) }
+			return func(d []byte, ops [][]byte) { gemm.SelectU8(d, ops[0], ops[1], ops[2]) }
 		}
 		return func(d []byte, ops [][]byte) {
-			selectKernel(ops[0], words[uint32](ops[1]), words[uint32](ops[2]), words[uint32](d))
+			gemm.SelectU32(words[uint32](d), ops[0], words[uint32](ops[1]), words[uint32](ops[2]))
 		}
 	case op == hlo.OpConvert && len(operands) == 1:
 		switch from := operands[0].Shape.Elem; {
