@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"cmp"
 	"fmt"
 	"unsafe"
 )
@@ -107,19 +108,21 @@ func compareRow(name string, t cmpType, op CmpOp, dst []byte, x, y []uint32) {
 func compareGo(t cmpType, op CmpOp, dst []byte, x, y []uint32) {
 	switch t {
 	case cmpS32:
-		compareLoop(op, dst, unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(x))), len(x)),
+		CompareLoop(op, dst, unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(x))), len(x)),
 			unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(y))), len(y)))
 	case cmpU32:
-		compareLoop(op, dst, x, y)
+		CompareLoop(op, dst, x, y)
 	case cmpF32:
-		compareLoop(op, dst, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x)),
+		CompareLoop(op, dst, unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x)),
 			unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(y))), len(y)))
 	}
 }
 
-// compareLoop sets dst[i] to 1 where x[i] op y[i], else 0. Each case sets a byte without a call or a
-// branch the data decides (the compiler makes "if c { v = 1 }" a flag set).
-func compareLoop[T int32 | uint32 | float32](op CmpOp, dst []byte, x, y []T) {
+// CompareLoop sets dst[i] to 1 where x[i] op y[i], else 0, for every i < len(dst), in Go for any ordered
+// type: what the compare rows compute (x and y at least as long as dst). Each case sets a byte without a
+// call or a branch the data decides (the compiler makes "if c { v = 1 }" a flag set): either would cost
+// ten times the comparison.
+func CompareLoop[T cmp.Ordered](op CmpOp, dst []byte, x, y []T) {
 	x, y = x[:len(dst)], y[:len(dst)]
 	switch op {
 	case CmpEQ:

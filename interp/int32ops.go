@@ -204,8 +204,8 @@ func compareLoop[T ordered](threads int, d direction, x, y []T, z []byte) {
 	})
 }
 
-// compareKernel is compareLoop's work on one goroutine: for s32, u32 and f32 elements, package gemm's
-// compare rows (its assembly where the kernel set has it, else the loops below in Go).
+// compareKernel is compareLoop's work on one goroutine: package gemm's compare rows for s32, u32 and f32
+// elements (its assembly where the kernel set has it), its loop in Go for the others.
 func compareKernel[T ordered](d direction, x, y []T, z []byte) {
 	switch xs := any(x).(type) {
 	case []int32:
@@ -218,59 +218,7 @@ func compareKernel[T ordered](d direction, x, y []T, z []byte) {
 		gemm.CompareF32(cmpOps[d], z, xs, any(y).([]float32))
 		return
 	}
-	x, y = x[:len(z)], y[:len(z)]
-	// Each case sets a byte without a call or a branch the data decides (the compiler makes
-	// "if c { v = 1 }" a flag set): both would cost ten times the comparison.
-	switch d {
-	case dirEQ:
-		for i := range z {
-			var v byte
-			if x[i] == y[i] {
-				v = 1
-			}
-			z[i] = v
-		}
-	case dirNE:
-		for i := range z {
-			var v byte
-			if x[i] != y[i] {
-				v = 1
-			}
-			z[i] = v
-		}
-	case dirLT:
-		for i := range z {
-			var v byte
-			if x[i] < y[i] {
-				v = 1
-			}
-			z[i] = v
-		}
-	case dirLE:
-		for i := range z {
-			var v byte
-			if x[i] <= y[i] {
-				v = 1
-			}
-			z[i] = v
-		}
-	case dirGT:
-		for i := range z {
-			var v byte
-			if x[i] > y[i] {
-				v = 1
-			}
-			z[i] = v
-		}
-	case dirGE:
-		for i := range z {
-			var v byte
-			if x[i] >= y[i] {
-				v = 1
-			}
-			z[i] = v
-		}
-	}
+	gemm.CompareLoop(cmpOps[d], z, x, y)
 }
 
 // cmpOps are the directions of compares as package gemm names them.
