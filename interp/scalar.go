@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 
 	"octet/dtype"
 	"octet/gemm"
@@ -32,6 +33,14 @@ type scalarProg struct {
 	cmpType string
 	// assign is set when the root is the last parameter (a scatter that overwrites).
 	assign bool
+	// keyed is set when the computation is root = compare(g(p0), g(p1)) for one function g of one
+	// scalar that both sides compute alike (mirrored): a sort comparator whose first operand's keys are
+	// transformed before the comparison, as JAX's are (-0 made 0 and every NaN one NaN, then compared in
+	// total order). A sort can then compute g once per element (keyReg holds g(p0) after a run) rather
+	// than twice per comparison, and compare those as the root does (keyCompare).
+	keyed      bool
+	keyReg     int
+	keyCompare func(a, b uint64) bool
 }
 
 var errNotScalar = errors.New("not a scalar computation")
@@ -122,7 +131,66 @@ func compileScalar(c *hlo.Computation) (*scalarProg, error) {
 	if len(c.Params) >= 1 && root == c.Params[len(c.Params)-1] {
 		p.assign = true
 	}
+	if len(c.Params) >= 2 && root.Opcode == hlo.OpCompare && root.NumOperands() == 2 {
+		x, y := root.Operand(0), root.Operand(1)
+		if mirrored(x, y, c.Params[0], c.Params[1], map[*hlo.Instruction]*hlo.Instruction{}) {
+			d, ok := parseDirection(root.Str("direction"))
+			if cmp := scalarCompare(types[x], d, root.Str("type")); ok && cmp != nil {
+				p.keyed, p.keyReg, p.keyCompare = true, reg[x], cmp
+			}
+		}
+	}
 	return p, nil
+}
+
+// mirrored reports whether x is computed from px alone as y is from py: the same instructions (opcode,
+// shape, attributes but metadata, constants' values), their operands mirrored in turn, px where py is,
+// and no other parameter. An instruction both compute from neither (a constant) is its own mirror. seen
+// holds the pairs found so far, so that each instruction of x's side is looked at once.
+func mirrored(x, y, px, py *hlo.Instruction, seen map[*hlo.Instruction]*hlo.Instruction) bool {
+	if m, ok := seen[x]; ok {
+		return m == y
+	}
+	ok := x == px && y == py
+	if x != px && y != py && x.Opcode == y.Opcode && x.Opcode != hlo.OpParameter && x.Shape.Equal(y.Shape) &&
+		x.NumOperands() == y.NumOperands() && len(x.Called()) == 0 && len(y.Called()) == 0 &&
+		sameAttrs(x, y) && reflect.DeepEqual(x.Literal, y.Literal) {
+		ok = true
+		for i, o := range x.Operands() {
+			if !mirrored(o, y.Operand(i), px, py, seen) {
+				ok = false
+				break
+			}
+		}
+	}
+	seen[x] = y
+	if !ok {
+		seen[x] = nil
+	}
+	return ok
+}
+
+// sameAttrs reports whether x and y have the same attributes, metadata aside.
+func sameAttrs(x, y *hlo.Instruction) bool {
+	semantic := func(in *hlo.Instruction) []hlo.Attr {
+		var out []hlo.Attr
+		for _, a := range in.Attrs {
+			if a.Name != "metadata" {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	return reflect.DeepEqual(semantic(x), semantic(y))
+}
+
+// key runs the program of a keyed comparator (scalarProg.keyed) on the element bits x on both sides
+// and returns g(x): what the comparator compares of x. The caller charges the work.
+func (f *scalarFn) key(x uint64) uint64 {
+	p := f.prog
+	f.regs[p.params[0]], f.regs[p.params[1]] = x, x
+	p.run(f.regs)
+	return f.regs[p.keyReg]
 }
 
 // dec32 and enc32 move between element bits and float32 for a type of the float32 domain.

@@ -9,6 +9,9 @@ import (
 	"octet/tensor"
 )
 
+// sortKeys turns on the keys of a keyed comparator (scalarProg.keyed); tests turn it off to compare.
+var sortKeys = true
+
 // sortOp sorts its operands together along one dimension, ordered by the comparator (which takes the
 // elements of every operand at two positions: lhs_0, rhs_0, lhs_1, rhs_1, ...). The sort is stable
 // (which is_stable requires and is a valid order otherwise).
@@ -53,62 +56,109 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 	for i, t := range ts {
 		outs[i] = tensor.New(t.Type, t.Shape)
 	}
-	var less func(a, b int64) bool
-	var callErr error
-	args := make([]uint64, 2*n)
-	res := make([]uint64, 1)
-	var base int64
-	if p := f.prog; p != nil && p.cmp && (p.cmpDir == dirLT || p.cmpDir == dirGT) && len(p.params) == 2*n {
-		cmp := scalarCompare(ts[0].Type, p.cmpDir, p.cmpType)
-		if cmp != nil {
-			less = func(a, b int64) bool { return cmp(ts[0].BitsAt(base+a*stride), ts[0].BitsAt(base+b*stride)) }
-		}
-	}
-	if less == nil {
-		less = func(a, b int64) bool {
-			if callErr != nil {
-				return false
-			}
-			for i, t := range ts {
-				args[2*i] = t.BitsAt(base + a*stride)
-				args[2*i+1] = t.BitsAt(base + b*stride)
-			}
-			if err := f.call(args, res); err != nil {
-				callErr = err
-				return false
-			}
-			return res[0] != 0
-		}
-	}
 	if err := e.charge(product(shape) * 8); err != nil {
 		return Value{}, err
 	}
+	p := f.prog
+	// A comparator of the first operand's elements alone (compare(p0, p1)) is a comparison of their bits.
+	var cmp func(a, b uint64) bool
+	if p != nil && p.cmp && (p.cmpDir == dirLT || p.cmpDir == dirGT) && len(p.params) == 2*n {
+		cmp = scalarCompare(ts[0].Type, p.cmpDir, p.cmpType)
+	}
+	// One that compares a function of the first operand's elements (JAX's, which makes -0 0 and every NaN
+	// one NaN first) has that function computed once per element of a row, before the row is sorted, and
+	// the sort compares those keys as the comparator would: the same answer to every question, so the
+	// same order.
+	keyed := cmp == nil && p != nil && p.keyed && sortKeys
+	if keyed {
+		if err := e.charge(product(shape)); err != nil {
+			return Value{}, err
+		}
+	}
+	// sorter returns a function that sorts the row at base into outs, with state of its own, calling f
+	// where the comparator is called for each comparison.
+	sorter := func(f *scalarFn) func(base int64) error {
+		perm := make([]int64, length)
+		var keys []uint64
+		var less func(a, b int64) bool
+		var callErr error
+		var base int64
+		switch {
+		case cmp != nil:
+			less = func(a, b int64) bool { return cmp(ts[0].BitsAt(base+a*stride), ts[0].BitsAt(base+b*stride)) }
+		case keyed:
+			keys = make([]uint64, length)
+			less = func(a, b int64) bool { return p.keyCompare(keys[a], keys[b]) }
+		default:
+			args, res := make([]uint64, 2*n), make([]uint64, 1)
+			less = func(a, b int64) bool {
+				if callErr != nil {
+					return false
+				}
+				for i, t := range ts {
+					args[2*i] = t.BitsAt(base + a*stride)
+					args[2*i+1] = t.BitsAt(base + b*stride)
+				}
+				if err := f.call(args, res); err != nil {
+					callErr = err
+					return false
+				}
+				return res[0] != 0
+			}
+		}
+		return func(b int64) error {
+			base = b
+			for i := range perm {
+				perm[i] = int64(i)
+			}
+			for j := range keys {
+				keys[j] = f.key(ts[0].BitsAt(base + int64(j)*stride))
+			}
+			sort.SliceStable(perm, func(a, b int) bool { return less(perm[a], perm[b]) })
+			if callErr != nil {
+				return callErr
+			}
+			for i, t := range ts {
+				es := int64(t.Type.ByteSize())
+				for j, p := range perm {
+					d, s := (base+int64(j)*stride)*es, (base+p*stride)*es
+					copy(outs[i].Data[d:d+es], t.Data[s:s+es])
+				}
+			}
+			return nil
+		}
+	}
+	// The start of every row.
+	bases := make([]int64, 0, product(outer))
 	idx := make([]int64, len(shape))
-	perm := make([]int64, length)
 	os := rowMajorStrides(shape)
 	for {
-		base = 0
+		base := int64(0)
 		for d, v := range idx {
 			base += v * os[d]
 		}
-		for i := range perm {
-			perm[i] = int64(i)
-		}
-		sort.SliceStable(perm, func(a, b int) bool { return less(perm[a], perm[b]) })
-		if callErr != nil {
-			return Value{}, callErr
-		}
-		for i, t := range ts {
-			es := int64(t.Type.ByteSize())
-			for j, p := range perm {
-				d, s := (base+int64(j)*stride)*es, (base+p*stride)*es
-				copy(outs[i].Data[d:d+es], t.Data[s:s+es])
-			}
-		}
+		bases = append(bases, base)
 		if !nextIndex(idx, outer) {
 			break
 		}
 	}
+	if cmp == nil && !keyed {
+		// The comparator is called, by the evaluation, one comparison at a time.
+		row := sorter(f)
+		for _, b := range bases {
+			if err := row(b); err != nil {
+				return Value{}, err
+			}
+		}
+		return packResults(in, outs), nil
+	}
+	// Otherwise the rows are sorted apart on every core, each goroutine with registers of its own.
+	parallelFor(e.threads, len(bases), int(max(1, elementwiseGrain/length)), func(lo, hi int) {
+		row := sorter(&scalarFn{comp: f.comp, prog: p, regs: make([]uint64, p.nregs)})
+		for _, b := range bases[lo:hi] {
+			row(b) // no error: nothing is called
+		}
+	})
 	return packResults(in, outs), nil
 }
 
