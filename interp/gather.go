@@ -135,34 +135,44 @@ func (e *evaluator) gather(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Te
 	if err := e.charge(out.NumElements()); err != nil {
 		return nil, err
 	}
-	g := make([]int64, len(iv.batchDims))
-	start := make([]int64, rank)
-	es := x.Type.ByteSize()
-	for b := int64(0); b < nb; b++ {
-		for d := range start {
-			start[d] = 0
+	// Where operand_batching_dims takes each of its dimensions' start from: the position of the indices'
+	// batch dimension among iv's.
+	batchFrom := make([]int, len(opBatch))
+	for i := range opBatch {
+		if batchFrom[i] = iv.batchIndexOf(idxBatch[i]); batchFrom[i] < 0 {
+			return nil, errorf(in, "start_indices_batching_dims names dimension %d", idxBatch[i])
 		}
-		for k, d := range startMap {
-			start[d] = iv.component(g, int64(k))
-		}
-		for i, d := range opBatch {
-			p := iv.batchIndexOf(idxBatch[i])
-			if p < 0 {
-				return nil, errorf(in, "start_indices_batching_dims names dimension %d", idxBatch[i])
-			}
-			start[d] = g[p]
-		}
-		var srcBase, dstBase int64
-		for d := range start {
-			start[d] = max(0, min(start[d], x.Shape[d]-sizes[d]))
-			srcBase += start[d] * xs[d]
-		}
-		for i, d := range batchOut {
-			dstBase += g[i] * os[d]
-		}
-		copyRegion(out.Data, dstBase, dstStrides, x.Data, srcBase, srcStrides, region, es)
-		nextIndex(g, iv.batchDims)
 	}
+	es := int64(x.Type.ByteSize())
+	single := product(region) == 1
+	// The batch positions are gathered apart (each writes its own part of the result), on every core.
+	parallelFor(e.threads, int(nb), int(max(1, elementwiseGrain/max(product(region), 1))), func(lo, hi int) {
+		g := unravel(int64(lo), iv.batchDims)
+		start := make([]int64, rank)
+		for b := int64(lo); b < int64(hi); b++ {
+			clear(start)
+			for k, d := range startMap {
+				start[d] = iv.component(g, int64(k))
+			}
+			for i, d := range opBatch {
+				start[d] = g[batchFrom[i]]
+			}
+			var srcBase, dstBase int64
+			for d := range start {
+				start[d] = max(0, min(start[d], x.Shape[d]-sizes[d]))
+				srcBase += start[d] * xs[d]
+			}
+			for i, d := range batchOut {
+				dstBase += g[i] * os[d]
+			}
+			if single {
+				copy(out.Data[dstBase*es:(dstBase+1)*es], x.Data[srcBase*es:])
+			} else {
+				copyRegion(out.Data, dstBase, dstStrides, x.Data, srcBase, srcStrides, region, int(es))
+			}
+			nextIndex(g, iv.batchDims)
+		}
+	})
 	return out, nil
 }
 
