@@ -1,6 +1,7 @@
 package interp
 
 import (
+	le "encoding/binary"
 	"math"
 
 	"octet/dtype"
@@ -111,6 +112,12 @@ func (e *evaluator) binary(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Te
 		}
 		return fromC128(out, dims, zipSlices(c128s(a), c128s(b), f)), nil
 	case domInt:
+		if (op == hlo.OpAnd || op == hlo.OpOr || op == hlo.OpXor) && len(a.Data) == len(b.Data) {
+			// Bit by bit, whatever the width: the bytes of the arrays (pred's 0 and 1 among them).
+			r := e.newTensor(out, dims)
+			bitwiseLoop(e.threads, op, a.Data, b.Data, r.Data)
+			return r, nil
+		}
 		if int32Types(out) {
 			if r := e.binaryInt32(op, out, a, b, dims); r != nil {
 				return r, nil
@@ -677,4 +684,24 @@ func zipSlices[T any](x, y []T, f func(T, T) T) []T {
 		dst[i] = f(x[i], y[i])
 	}
 	return dst
+}
+
+// bitwiseLoop sets z to x op y (and, or or xor) byte by byte, eight bytes at a time, on every core.
+func bitwiseLoop(threads int, op hlo.Opcode, x, y, z []byte) {
+	f := map[hlo.Opcode]func(a, b uint64) uint64{
+		hlo.OpAnd: func(a, b uint64) uint64 { return a & b },
+		hlo.OpOr:  func(a, b uint64) uint64 { return a | b },
+		hlo.OpXor: func(a, b uint64) uint64 { return a ^ b },
+	}[op]
+	parallelFor(threads, (len(z)+7)/8, elementwiseGrain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if j := 8 * i; j+8 <= len(z) {
+				le.LittleEndian.PutUint64(z[j:], f(le.LittleEndian.Uint64(x[j:]), le.LittleEndian.Uint64(y[j:])))
+				continue
+			}
+			for j := 8 * i; j < len(z); j++ {
+				z[j] = byte(f(uint64(x[j]), uint64(y[j])))
+			}
+		}
+	})
 }
