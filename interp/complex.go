@@ -9,7 +9,9 @@ import (
 	"octet/tensor"
 )
 
-// Complex numbers compute in complex128 (math/cmplx); a c64 result rounds each part to float32.
+// Complex numbers compute in complex128 (math/cmplx); a c64 result rounds each part to float32. The
+// multiply, divide, expm1 and the CHLO functions sinh, cosh, asin, acos, asinh and acosh follow XLA's
+// formulations instead (complex_xla.go).
 
 func c128s(t *tensor.Tensor) []complex128 { return t.Complex128s() }
 
@@ -42,7 +44,7 @@ func unaryComplex(op hlo.Opcode) func(complex128) complex128 {
 	case hlo.OpExp:
 		return cmplx.Exp
 	case hlo.OpExpm1:
-		return func(x complex128) complex128 { return cmplx.Exp(x) - 1 }
+		return xlaExpm1Complex
 	case hlo.OpLog:
 		return cmplx.Log
 	case hlo.OpLog1p:
@@ -62,19 +64,19 @@ func unaryComplex(op hlo.Opcode) func(complex128) complex128 {
 	case hlo.OpTanh:
 		return cmplx.Tanh
 	case hlo.OpSinh:
-		return cmplx.Sinh
+		return func(x complex128) complex128 { return chloSinhCosh(x, -1) }
 	case hlo.OpCosh:
-		return cmplx.Cosh
+		return func(x complex128) complex128 { return chloSinhCosh(x, 1) }
 	case hlo.OpAsin:
-		return cmplx.Asin
+		return chloAsin
 	case hlo.OpAcos:
-		return cmplx.Acos
+		return chloAcos
 	case hlo.OpAtan:
 		return cmplx.Atan
 	case hlo.OpAsinh:
-		return cmplx.Asinh
+		return chloAsinh
 	case hlo.OpAcosh:
-		return cmplx.Acosh
+		return chloAcosh
 	case hlo.OpAtanh:
 		return cmplx.Atanh
 	case hlo.OpLogistic:
@@ -100,9 +102,9 @@ func binaryComplex(op hlo.Opcode) func(a, b complex128) complex128 {
 	case hlo.OpSubtract:
 		return func(a, b complex128) complex128 { return a - b }
 	case hlo.OpMultiply:
-		return func(a, b complex128) complex128 { return a * b }
+		return xlaMul
 	case hlo.OpDivide:
-		return func(a, b complex128) complex128 { return a / b }
+		return xlaDiv
 	case hlo.OpPower:
 		return func(a, b complex128) complex128 {
 			if a == 1 || b == 0 {

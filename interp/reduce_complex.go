@@ -15,7 +15,7 @@ func reduceComplex(op hlo.Opcode, x, init *tensor.Tensor, outDims []int64, run i
 	case hlo.OpAdd:
 		f = func(a, b complex128) complex128 { return a + b }
 	case hlo.OpMultiply:
-		f = func(a, b complex128) complex128 { return a * b }
+		f = xlaMul // the multiply of the elementwise operation (complex_xla.go)
 	default:
 		return nil
 	}

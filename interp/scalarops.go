@@ -12,7 +12,8 @@ import (
 // HloEvaluator: the libm function of the working type, NaN-propagating maximum and minimum, integer
 // division by zero giving -1 (all ones) and remainder by zero the dividend, shifts past the width giving
 // 0 (or the sign for arithmetic right shifts). Transcendental functions are computed in float64 and rounded,
-// so they may differ from a float32 libm in the last place.
+// so they may differ from a float32 libm in the last place. Sinh and cosh, which StableHLO has from CHLO,
+// are CHLO's decompositions in the working precision instead, as XLA computes them (complex_xla.go).
 
 func unaryF32(op hlo.Opcode) func(float32) float32 {
 	if f := unaryF64(op); f != nil {
@@ -21,6 +22,10 @@ func unaryF32(op hlo.Opcode) func(float32) float32 {
 			return func(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 		case hlo.OpNegate:
 			return func(x float32) float32 { return -x }
+		case hlo.OpCosh:
+			return chloCosh32
+		case hlo.OpSinh:
+			return chloSinh32
 		case hlo.OpSign:
 			return func(x float32) float32 {
 				if x != x || x == 0 {
@@ -88,9 +93,9 @@ func unaryF64(op hlo.Opcode) func(float64) float64 {
 	case hlo.OpAtanh:
 		return math.Atanh
 	case hlo.OpCosh:
-		return math.Cosh
+		return chloCosh64
 	case hlo.OpSinh:
-		return math.Sinh
+		return chloSinh64
 	case hlo.OpErf:
 		return math.Erf
 	case hlo.OpReal:

@@ -184,8 +184,12 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("%d converted programs do not verify", converted-verified)
 	}
 	// One convolution differs from XLA by its sum order (a chain of fused multiply-adds, see
-	// docs/numerics.md) beyond expect_close's 3 ULP, where its terms cancel.
-	if min := 1862; passed < min {
+	// docs/numerics.md) beyond expect_close's 3 ULP, where its terms cancel; random_gamma of float64 by 12 ULP.
+	// The other four (sinh of float32; expm1, integer_pow and cos of complex64) differ by up to an ulp of
+	// float32 of the larger part, where expect_almost_eq's tolerance is 1e-4 and the value in the thousands:
+	// XLA computes them in float32 (complex products as fused multiply-adds), with float32 exp, sin and cos
+	// of its own, where Octet computes complex64 in float64.
+	if min := 1867; passed < min {
 		t.Errorf("%d programs pass their checks; at least %d did", passed, min)
 	}
 }
