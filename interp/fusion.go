@@ -16,9 +16,10 @@ import (
 // instruction-by-instruction evaluation gives it. Instructions of another size whose operands are of
 // another size too (a batch norm's scale times the inverse of its deviation, per feature, before it is
 // broadcast) are evaluated whole, once, before the chunks. Where every instruction of the result's size
-// is f32, s32, u32 or pred and one of the common operations on them (gemm's row operations, clamp and the
-// unary functions of f32; the arithmetic, logic and shifts of s32 and u32; compares, selects, conversions
-// of integers to f32), the chunks run those loops directly in a few reused scratch arrays (wordChunks).
+// is f32, bf16, s32, u32 or pred and one of the common operations on them (gemm's row operations, clamp and
+// the unary functions of f32 and bf16; the arithmetic, logic and shifts of s32 and u32; compares, selects,
+// conversions of integers to f32 and bf16 and between f32 and bf16), the chunks run those loops directly
+// in a few reused scratch arrays (wordChunks), bf16 values held as float32 words.
 
 // chunkPlan is a fusion computation laid out for chunked evaluation.
 type chunkPlan struct {
@@ -49,12 +50,14 @@ type chunkStep struct {
 	operands []int // steps
 	chunked  bool  // the step has a range (else only its whole value, of one element or used by broadcasts)
 	// For wordChunks: the scratch array the step's range is written to (-1: none), the bytes of an
-	// element (4, or 1 for pred), the view of an f32 broadcast, and the loop of an elementwise
-	// instruction, which writes its range d from its operands' ranges.
+	// element in it (4, or 1 for pred), the view of an f32 or bf16 broadcast, and the loop of an
+	// elementwise instruction, which writes its range d from its operands' ranges; round is set where
+	// the loop computes a bf16 result in float32, to be rounded to bf16 after it.
 	slot   int
 	es     int
 	view   *bcastView
 	kernel func(d []byte, ops [][]byte)
+	round  bool
 }
 
 // chunkable elementwise opcodes, beyond the unary and binary ones.

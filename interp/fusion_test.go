@@ -11,10 +11,9 @@ import (
 	"octet/tensor"
 )
 
-// TestFusionChunks evaluates elementwise fusions chunk by chunk and compares every bit with the same
-// computations called as a whole, instruction after instruction.
-func TestFusionChunks(t *testing.T) {
-	const src = `HloModule fused
+// fusionChunksSrc is TestFusionChunks's module: an elementwise fusion of f32, bf16, s32 and pred values,
+// and an s32 one whose constant is elided (and unused: the tests drop it).
+const fusionChunksSrc = `HloModule fused
 
 %ew (x: f32[3,50,70], b: bf16[70], s: f32[50], p: pred[3,50,70], h: bf16[3,50,70]) -> (bf16[3,50,70]) {
   %x = f32[3,50,70] parameter(0)
@@ -65,8 +64,12 @@ ENTRY %main {
   %g = s32[10000] fusion(%i), kind=kLoop, calls=%iota_mask
   ROOT %out = (bf16[70,150], s32[10000]) tuple(%f, %g)
 }`
+
+// TestFusionChunks evaluates elementwise fusions chunk by chunk and compares every bit with the same
+// computations called as a whole, instruction after instruction.
+func TestFusionChunks(t *testing.T) {
 	// The integer fusion's elided constant is unused; drop it.
-	text := strings.Replace(src, "  %c = s32[10000] constant({...})\n", "", 1)
+	text := strings.Replace(fusionChunksSrc, "  %c = s32[10000] constant({...})\n", "", 1)
 	fused := parseModule(t, text)
 	if p := planChunks(fused.Computations[0]); p == nil {
 		t.Fatal("the elementwise fusion has no chunk plan")

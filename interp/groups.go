@@ -15,9 +15,13 @@ import (
 // (but the last, its root) becomes a fusion of its own, evaluated at the root by wordChunks, a chunk of
 // every instruction at a time in a few reused scratch arrays, so that the intermediate arrays are never
 // laid out. Each instruction computes what its own evaluator does on its range (see fusion.go), so every
-// element keeps its bits. Only groups whose values are f32, s32, u32 or pred and whose every instruction
-// has a word loop are made (the general chunked path would not be faster than the instructions one by
-// one); the fusion takes the root's name and position, and a profile counts the group as that one
+// element keeps its bits. Only groups whose values are f32, bf16, s32, u32 or pred and whose every
+// instruction has a word loop are made (the general chunked path would not be faster than the
+// instructions one by one): bf16 values are held in the chunks as float32 words, each bf16 result
+// rounded to bf16 as its instruction rounds it (see wordOf), so that a bf16 chain, or one that converts
+// between bf16 and f32 as mixed precision does, keeps its bits too. An elementwise instruction without a
+// word loop (a power, a conversion of floats to integers) ends a group: its value is read from outside.
+// The fusion takes the root's name and position, and a profile counts the group as that one
 // instruction.
 
 // implicitFusion turns the grouping on; tests turn it off to compare.
@@ -45,16 +49,26 @@ func groupMember(in *hlo.Instruction, n int64) bool {
 	case hlo.OpBroadcast:
 		return in.NumOperands() == 1 && in.Operand(0).Shape.IsArray() && in.Operand(0).Shape.NumElements() != n
 	case hlo.OpIota:
-		return in.Shape.Elem != dtype.PRED
+		return in.Shape.Elem != dtype.PRED && in.Shape.Elem != dtype.BF16
 	case hlo.OpReshape, hlo.OpCopy:
 		return in.NumOperands() == 1 && in.Operand(0).Shape.Elem == in.Shape.Elem
 	}
 	return groupRoot(in)
 }
 
-// groupRoot reports whether in may end a group: an elementwise instruction that computes an array.
+// groupRoot reports whether in may end a group: an elementwise instruction that computes an array of a
+// word type from arrays of word types, with a word loop.
 func groupRoot(in *hlo.Instruction) bool {
-	return in.Shape.IsArray() && chunkableOp(in.Opcode) && wordType(in.Shape.Elem)
+	if !in.Shape.IsArray() || !chunkableOp(in.Opcode) || !wordType(in.Shape.Elem) {
+		return false
+	}
+	for _, o := range in.Operands() {
+		if !o.Shape.IsArray() || !wordType(o.Shape.Elem) {
+			return false
+		}
+	}
+	k, _ := wordKernel(in, make([]bool, in.NumOperands()))
+	return k != nil
 }
 
 // intHeap is a max-heap of positions.

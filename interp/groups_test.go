@@ -39,8 +39,8 @@ func runGrouped(t *testing.T, m *hlo.Module, args []Value, opts Options) (Value,
 
 // groupCases are unfused programs with elementwise chains: a GELU over an activation, Threefry rounds of
 // u32 with constant keys and shifts (some past the width), a causal mask of iotas and compares selecting
-// scores, a chain whose middle value is also a result (two groups), a chain in a loop's body, and chains
-// the grouping must leave (bf16 values, arrays of a few elements).
+// scores, a chain whose middle value is also a result (two groups), a chain in a loop's body, a bf16
+// chain, and one the grouping must leave (arrays of a few elements).
 var groupCases = []struct {
 	name, src string
 	groups    int
@@ -142,7 +142,7 @@ ENTRY e {
   x = bf16[8000] parameter(0)
   y = bf16[8000] multiply(x, x)
   ROOT z = bf16[8000] add(y, x)
-}`, 0},
+}`, 1}, // bf16 values as float32 words (see groups_bf16_test.go)
 	{"small", `HloModule small
 ENTRY e {
   x = f32[100] parameter(0)

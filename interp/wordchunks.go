@@ -12,9 +12,24 @@ import (
 )
 
 // wordType reports whether the chunks of a word plan may hold elements of t: four-byte words (f32, s32,
-// u32) or pred bytes.
+// u32), pred bytes, or bf16 values held as float32 words (see wordOf).
 func wordType(t dtype.Type) bool {
-	return t == dtype.F32 || t == dtype.S32 || t == dtype.U32 || t == dtype.PRED
+	return t == dtype.F32 || t == dtype.S32 || t == dtype.U32 || t == dtype.PRED || t == dtype.BF16
+}
+
+// wordOf is the type a chunk holds elements of t as: t, but f32 for bf16. A bf16 value is held as the
+// float32 its code decodes to (the code in the top half of the bits, the low half zero), as a bf16
+// instruction's own evaluator holds its operands: decoded exactly, computed on in float32, and rounded to
+// bf16 by gemm.EncodeBF16. So a bf16 operand read from outside is decoded as it is loaded, the float32
+// result of a step that rounds (wordKernel) is rounded to bf16 precision at once (gemm.RoundBF16, which is
+// the encoding decoded), values moved as they are (a select, a reshape) keep their bits, NaN payloads
+// included, and a bf16 result is stored as the top halves of its words (gemm.NarrowBF16): every element
+// keeps the bits the instructions one by one give it.
+func wordOf(t dtype.Type) dtype.Type {
+	if t == dtype.BF16 {
+		return dtype.F32
+	}
+	return t
 }
 
 // words is b as elements of a four-byte type T (b aligned for it, as tensors and scratch arrays are).
@@ -37,7 +52,9 @@ func aligned(ts []*tensor.Tensor) bool {
 
 // planWords sets p.words where every step of the result's size, and each of its operands, is of a word
 // type and each elementwise step has a loop (wordKernel); and gives each step that writes a range its
-// scratch array, reused once the steps that read it are done.
+// scratch array, reused once the steps that read it are done: the elementwise steps, broadcasts and iotas
+// but a root not of bf16, which writes into the result, and the bf16 parameters and constants, decoded
+// into theirs.
 func (p *chunkPlan) planWords() {
 	for i := range p.steps {
 		st := &p.steps[i]
@@ -54,25 +71,26 @@ func (p *chunkPlan) planWords() {
 				return
 			}
 		}
-		st.es = in.Shape.Elem.ByteSize()
+		st.es = wordOf(in.Shape.Elem).ByteSize()
 		switch st.kind {
 		case stepBroadcast:
-			if in.Shape.Elem == dtype.F32 {
+			if wordOf(in.Shape.Elem) == dtype.F32 {
 				st.view = viewOf(in)
 			}
 		case stepEval:
 			scalar := make([]bool, len(st.operands))
 			for k, j := range st.operands {
-				scalar[k] = !p.steps[j].chunked
+				// A single element, or one broadcast: its range repeats its first element.
+				o := p.steps[j]
+				scalar[k] = !o.chunked || o.kind == stepBroadcast && o.in.Operand(0).Shape.NumElements() == 1
 			}
-			if st.kernel = wordKernel(in, scalar); st.kernel == nil {
+			if st.kernel, st.round = wordKernel(in, scalar); st.kernel == nil {
 				return
 			}
 		}
 	}
-	// Scratch arrays: a step that writes its range (an elementwise instruction, a broadcast, but the
-	// root, which writes into the result) takes a free one, and gives it back after the last step that
-	// reads it, itself or through aliases.
+	// Scratch arrays: a step that writes its range takes a free one, and gives it back after the last
+	// step that reads it, itself or through aliases.
 	owner := make([]int, len(p.steps))
 	last := make([]int, len(p.steps))
 	for i, st := range p.steps {
@@ -88,7 +106,15 @@ func (p *chunkPlan) planWords() {
 	slots := 0
 	for i := range p.steps {
 		st := &p.steps[i]
-		if st.chunked && i != p.root && (st.kind == stepEval || st.kind == stepBroadcast || st.kind == stepIota) {
+		bf16 := st.in.Shape.Elem == dtype.BF16
+		writes := false
+		switch st.kind {
+		case stepEval, stepBroadcast, stepIota:
+			writes = i != p.root || bf16
+		case stepParam, stepConstant:
+			writes = bf16
+		}
+		if st.chunked && writes {
 			if n := len(free); n > 0 {
 				st.slot, free = free[n-1], free[:n-1]
 			} else {
@@ -108,19 +134,50 @@ func (p *chunkPlan) planWords() {
 }
 
 // wordKernel returns the loop of elementwise instruction in over the ranges of its operands (scalar[k]:
-// operand k is a single element, repeated over the range), or nil where it has none. Each computes what
-// the instruction's own evaluator computes: gemm's row operations, clamp and the element functions for
-// f32; binaryKernel for s32 and u32; gemm's compare and select rows (what compareKernel and selectKernel
-// run), and Go's conversions of integers to f32 (rounded once, as convertFast's).
-func wordKernel(in *hlo.Instruction, scalar []bool) func(d []byte, ops [][]byte) {
-	t := in.Shape.Elem
+// operand k's range repeats one element: a single element, or one broadcast), or nil where it has none;
+// and whether its result, of bf16, is to be rounded to bf16 after it. Each computes what the instruction's
+// own evaluator computes: gemm's row operations, clamp and the element functions for f32 and bf16 (in
+// float32, the bf16 result then rounded, as float32Chunks and gemm.ClampBF16 round it); binaryKernel for
+// s32 and u32; the logic of pred values (predKernel); gemm's compare and select rows (what compareKernel
+// and selectKernel run: bf16 values compared as the float32 values compareFast decodes them to, selected
+// on their bits); Go's conversions of integers to f32 (rounded once, as convertFast's, and for bf16 then
+// rounded again, as convertTensor's); and the conversions between f32 and bf16 (exact one way, rounded
+// the other, as float32Chunks converts).
+func wordKernel(in *hlo.Instruction, scalar []bool) (func(d []byte, ops [][]byte), bool) {
+	k := wordLoop(in, scalar)
+	if k == nil || in.Shape.Elem != dtype.BF16 {
+		return k, false
+	}
+	switch o := in.Operands(); {
+	case in.Opcode == hlo.OpSelect:
+		return k, false // the operands' bits
+	case in.Opcode == hlo.OpConvert && o[0].Shape.Elem == dtype.BF16:
+		return k, false // bf16 to bf16: the same bits
+	}
+	return k, true
+}
+
+// wordLoop is wordKernel's loop, on the types the chunks hold the values as (wordOf).
+func wordLoop(in *hlo.Instruction, scalar []bool) func(d []byte, ops [][]byte) {
+	t := wordOf(in.Shape.Elem)
 	operands := in.Operands()
 	same := true // every operand of the result's type
 	for _, o := range operands {
-		same = same && o.Shape.Elem == t
+		same = same && wordOf(o.Shape.Elem) == t
 	}
 	op := in.Opcode
 	switch {
+	case op == hlo.OpConvert && len(operands) == 1: // before the unary functions, among which it counts
+		switch from := wordOf(operands[0].Shape.Elem); {
+		case t == dtype.F32 && from == dtype.F32:
+			return func(d []byte, ops [][]byte) { copy(d, ops[0]) } // exact, or rounded after
+		case t == dtype.F32 && from == dtype.S32:
+			return func(d []byte, ops [][]byte) { convertKernel(words[int32](ops[0]), words[float32](d)) }
+		case t == dtype.F32 && from == dtype.U32:
+			return func(d []byte, ops [][]byte) { convertKernel(words[uint32](ops[0]), words[float32](d)) }
+		case (t == dtype.S32 || t == dtype.U32) && (from == dtype.S32 || from == dtype.U32):
+			return func(d []byte, ops [][]byte) { copy(d, ops[0]) } // the same bits, wrapped
+		}
 	case t == dtype.F32 && same && op == hlo.OpClamp && len(operands) == 3:
 		if scalar[0] && scalar[2] {
 			return func(d []byte, ops [][]byte) {
@@ -155,13 +212,17 @@ func wordKernel(in *hlo.Instruction, scalar []bool) func(d []byte, ops [][]byte)
 		return func(d []byte, ops [][]byte) {
 			binaryKernel(op, words[uint32](ops[0]), words[uint32](ops[1]), words[uint32](d))
 		}
+	case t == dtype.PRED && same && (op == hlo.OpAnd || op == hlo.OpOr || op == hlo.OpXor) && len(operands) == 2:
+		return func(d []byte, ops [][]byte) { predKernel(op, d, ops[0], ops[1]) }
+	case t == dtype.PRED && same && op == hlo.OpNot && len(operands) == 1:
+		return func(d []byte, ops [][]byte) { predKernel(op, d, ops[0], ops[0]) }
 	case t == dtype.PRED && op == hlo.OpCompare && len(operands) == 2 && operands[0].Shape.Elem == operands[1].Shape.Elem:
 		dir, ctype, err := compareSpec(in)
 		if err != nil {
 			return nil
 		}
 		c := cmpOps[dir]
-		switch operands[0].Shape.Elem {
+		switch wordOf(operands[0].Shape.Elem) {
 		case dtype.F32:
 			if ctype == "TOTALORDER" {
 				return nil
@@ -173,30 +234,29 @@ func wordKernel(in *hlo.Instruction, scalar []bool) func(d []byte, ops [][]byte)
 			return func(d []byte, ops [][]byte) { gemm.CompareU32(c, d, words[uint32](ops[0]), words[uint32](ops[1])) }
 		}
 	case op == hlo.OpSelect && len(operands) == 3 && operands[0].Shape.Elem == dtype.PRED &&
-		operands[1].Shape.Elem == t && operands[2].Shape.Elem == t:
+		operands[1].Shape.Elem == in.Shape.Elem && operands[2].Shape.Elem == in.Shape.Elem:
 		if t == dtype.PRED {
 			return func(d []byte, ops [][]byte) { gemm.SelectU8(d, ops[0], ops[1], ops[2]) }
 		}
 		return func(d []byte, ops [][]byte) {
 			gemm.SelectU32(words[uint32](d), ops[0], words[uint32](ops[1]), words[uint32](ops[2]))
 		}
-	case op == hlo.OpConvert && len(operands) == 1:
-		switch from := operands[0].Shape.Elem; {
-		case t == dtype.F32 && from == dtype.S32:
-			return func(d []byte, ops [][]byte) { convertKernel(words[int32](ops[0]), words[float32](d)) }
-		case t == dtype.F32 && from == dtype.U32:
-			return func(d []byte, ops [][]byte) { convertKernel(words[uint32](ops[0]), words[float32](d)) }
-		case (t == dtype.S32 || t == dtype.U32) && (from == dtype.S32 || from == dtype.U32):
-			return func(d []byte, ops [][]byte) { copy(d, ops[0]) } // the same bits, wrapped
-		}
 	}
 	return nil
 }
 
 // wordChunks evaluates the chunks of a word plan (p.words) into out, each step by its loop (wordKernel),
-// its range written into a scratch array of the goroutine's (the root's into out).
+// its range written into a scratch array of the goroutine's (the root's into out, but for bf16: its words
+// narrowed into out).
 func (e *evaluator) wordChunks(p *chunkPlan, whole []*tensor.Tensor, out *tensor.Tensor) {
 	es := int64(out.Type.ByteSize())
+	// The bf16 values not of the result's size (broadcast, or of one element) are decoded once.
+	whole = slices.Clone(whole)
+	for i, st := range p.steps {
+		if w := whole[i]; !st.chunked && w != nil && w.Type == dtype.BF16 {
+			whole[i] = &tensor.Tensor{Type: dtype.F32, Shape: w.Shape, Data: float32Bytes(f32s(w))}
+		}
+	}
 	views := make([]*viewChunk, len(p.steps))
 	for i, st := range p.steps {
 		if st.kind == stepBroadcast && st.view != nil && whole[st.operands[0]].NumElements() > 1 {
@@ -220,8 +280,9 @@ func (e *evaluator) wordChunks(p *chunkPlan, whole []*tensor.Tensor, out *tensor
 			f := filled[j]
 			if f == nil {
 				f = float32Bytes(make([]float32, chunkElements*wes/4+1))[:chunkElements*wes]
-				for k := int64(0); k < chunkElements; k++ {
-					copy(f[k*wes:(k+1)*wes], w.Data[:wes])
+				copy(f, w.Data[:wes])
+				for k := wes; k < int64(len(f)); k *= 2 {
+					copy(f[k:], f[:k]) // doubling the copies made
 				}
 				filled[j] = f
 			}
@@ -245,7 +306,12 @@ func (e *evaluator) wordChunks(p *chunkPlan, whole []*tensor.Tensor, out *tensor
 				}
 				switch st.kind {
 				case stepParam, stepConstant:
-					vals[i] = whole[i].Data[c0*ses : c1*ses]
+					if w := whole[i]; w.Type == dtype.BF16 {
+						gemm.DecodeBF16(words[float32](d), bytesUint16(w.Data[2*c0:2*c1], int(m)))
+						vals[i] = d
+					} else {
+						vals[i] = w.Data[c0*ses : c1*ses]
+					}
 					continue
 				case stepAlias:
 					vals[i] = vals[st.operands[0]]
@@ -269,7 +335,7 @@ func (e *evaluator) wordChunks(p *chunkPlan, whole []*tensor.Tensor, out *tensor
 							o := c0 % v.v.p
 							vals[i] = float32Bytes(per[o : o+m])
 						} else {
-							v.fill(words[float32](d), int(c0))
+							fillView(v, words[float32](d), int(c0))
 							vals[i] = d
 						}
 					default:
@@ -288,13 +354,64 @@ func (e *evaluator) wordChunks(p *chunkPlan, whole []*tensor.Tensor, out *tensor
 				}
 				args[i] = a
 				st.kernel(d, a)
+				if st.round {
+					gemm.RoundBF16(words[float32](d), words[float32](d))
+				}
 				vals[i] = d
 			}
-			if r := vals[p.root]; len(r) > 0 && &r[0] != &out.Data[c0*es] {
+			switch r := vals[p.root]; {
+			case out.Type == dtype.BF16:
+				gemm.NarrowBF16(bytesUint16(out.Data[2*c0:2*c1], int(m)), words[float32](r))
+			case len(r) > 0 && &r[0] != &out.Data[c0*es]:
 				copy(out.Data[c0*es:c1*es], r)
 			}
 		}
 	})
+}
+
+// predKernel sets d[i] to x[i] op y[i] for the logic of pred values (not: of x[i] alone), as binaryInt
+// and unaryInt compute it: on the truth of each byte (any byte but 0 is true), the result 0 or 1.
+func predKernel(op hlo.Opcode, d, x, y []byte) {
+	x, y = x[:len(d)], y[:len(d)]
+	truth := func(b byte) byte { return (b | -b) >> 7 } // 1 where not zero
+	switch op {
+	case hlo.OpAnd:
+		for i := range d {
+			d[i] = truth(x[i]) & truth(y[i])
+		}
+	case hlo.OpOr:
+		for i := range d {
+			d[i] = truth(x[i]) | truth(y[i])
+		}
+	case hlo.OpXor:
+		for i := range d {
+			d[i] = truth(x[i]) ^ truth(y[i])
+		}
+	case hlo.OpNot:
+		for i := range d {
+			d[i] = 1 - truth(x[i])
+		}
+	}
+}
+
+// fillView writes elements [c0, c0+len(dst)) of the broadcast read through c into dst, as c.fill does;
+// the runs of one value of a broadcast along a leading dimension (a row's statistic over its features) are
+// written by doubling copies rather than an element at a time.
+func fillView(c *viewChunk, dst []float32, c0 int) {
+	p, q := int(c.v.p), int(c.v.q)
+	if q < 16 {
+		c.fill(dst, c0)
+		return
+	}
+	for i := 0; i < len(dst); {
+		g := c0 + i
+		run := dst[i:min(i+(g/q+1)*q-g, len(dst))]
+		run[0] = c.small[g/q%p]
+		for k := 1; k < len(run); k *= 2 {
+			copy(run[k:], run[:k])
+		}
+		i += len(run)
+	}
 }
 
 // convertKernel sets z[i] to x[i] converted by Go (an integer to float32: rounded once to nearest even).
