@@ -73,13 +73,13 @@ with how many of the program's dots and convolutions it runs. The constant work 
 memory budget, as XLA hoists it out of the loop. A loop, call, conditional or fusion whose values are
 all small (arrays of at most 64 elements: a counter, a PRNG key and its Threefry rounds, an index), or
 large arrays it carries along, reads from, or (a loop's) updates in place, is compiled once to steps on
-registers that hold
-element bits, each rounding as its instruction does, so that it costs no frame or array per instruction:
-the same bits, tens of times faster for the scalar loops JAX writes. A chain of elementwise instructions
-of an unfused program (f32, s32, u32 or pred values of 4096 elements or more, whose intermediate values
-nothing else reads: a GELU, a Threefry round over a large array, a mask of iotas and compares) runs as
-one fusion, as XLA's loop fusion would, a chunk of every instruction at a time, without laying out the
-intermediate arrays; the profile counts it as one fusion named after its last instruction.
+registers that hold element bits, each rounding as its instruction does, so that it costs no frame or
+array per instruction: the same bits, tens of times faster for the scalar loops JAX writes. A chain of
+elementwise instructions of an unfused program (f32, bf16, s32, u32 or pred values of 4096 elements or
+more, whose intermediate values nothing else reads: a GELU, a Threefry round over a large array, a mask
+of iotas and compares) runs as one fusion, as XLA's loop fusion would, a chunk of every instruction at a
+time, without laying out the intermediate arrays; the profile counts it as one fusion named after its
+last instruction.
 
 A sharded program (GSPMD shardings, or Shardy's: JAX's sharded jit and shard_map) computes its global
 values, as if on one device: sharding annotations give their operand, and a manual computation
