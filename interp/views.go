@@ -163,7 +163,9 @@ func (e *evaluator) evalViews(in *hlo.Instruction, ops []Value, vs []*bcastView)
 	}
 	n := in.Shape.NumElements()
 	for j, t := range ts {
-		if want := n; vs[j] != nil && t.NumElements() != vs[j].p || vs[j] == nil && t.NumElements() != want {
+		// A clamp's bounds may be scalars, read as broadcast (clamp and float32ChunksViews do).
+		bound := in.Opcode == hlo.OpClamp && j != 1 && t.NumElements() == 1
+		if vs[j] != nil && t.NumElements() != vs[j].p || vs[j] == nil && t.NumElements() != n && !bound {
 			return Value{}, errorf(in, "operand %d is %s, the result %s", j, t, in.Shape.String())
 		}
 	}

@@ -51,6 +51,15 @@ var viewCases = []struct {
   lb = f32[6,700] broadcast(p1), dimensions={1}
   hb = f32[6,700] broadcast(p2), dimensions={0}
   ROOT r = f32[6,700] clamp(lb, p0, hb)`, []string{"f32[6,700]", "f32[700]", "f32[6]"}},
+	// Scalar bounds, which a clamp reads as broadcast, around a broadcast read as a view (a valid
+	// program the views refused: "operand 0 is f32[]").
+	{"clamp-scalar-bounds", `
+  x = f32[51,99] broadcast(p1), dimensions={1}
+  ROOT r = f32[51,99] clamp(p0, x, p2)`, []string{"f32[]", "f32[99]", "f32[]"}},
+	{"clamp-scalar-low", `
+  x = bf16[40,70] broadcast(p1), dimensions={0}
+  hb = bf16[40,70] broadcast(p2), dimensions={1}
+  ROOT r = bf16[40,70] clamp(p0, x, hb)`, []string{"bf16[]", "bf16[40]", "bf16[70]"}},
 	{"threefry-u32", `
   k = u32[] constant(466688986)
   kb = u32[3,70000] broadcast(k), dimensions={}
