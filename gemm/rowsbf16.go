@@ -28,14 +28,8 @@ func RoundBF16(dst, src []float32) {
 	}
 }
 
-// roundBF16 is one element of RoundBF16.
-func roundBF16(x float32) float32 {
-	b := math.Float32bits(x)
-	if b&0x7fffffff > 0x7f800000 {
-		return math.Float32frombits(b&0x80000000 | 0x7fc00000)
-	}
-	return math.Float32frombits((b + 0x7fff + (b>>16)&1) &^ 0xffff)
-}
+// roundBF16 is one element of RoundBF16: EncodeBF16's rounding, widened back.
+func roundBF16(x float32) float32 { return math.Float32frombits(uint32(encodeBF16(x)) << 16) }
 
 // NarrowBF16 sets dst[i] to the top half of src[i]'s bits for every i < len(src): the bf16 code of a
 // float32 that holds a bf16 value (a decoded code, or a RoundBF16 result), NaN payloads kept. Of any

@@ -281,3 +281,14 @@ func getKV(kvs []KV, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// HeaderTable reports whether name is a module header attribute that XLA prints as a table over several
+// lines, in braces: origin_recovery_table (HloModule::Print, xla/hlo/ir/hlo_module.cc, openxla/xla at
+// 845331df20dbc7daebc4f4e7023e9104cf869306, writes "origin_recovery_table={\n" and the table) and
+// debug_attributes (XLA's golden case DebugAttributes: "debug_attributes={\n  {...}:(...)\n}"). Escaped
+// in place, as the readable style escapes other values, such a table's line ends would read back as a
+// backslash and an 'n': package printer's readable style writes it as one C-escaped string instead, which
+// package parser reads back to the table's text.
+func HeaderTable(name string) bool {
+	return name == "debug_attributes" || name == "origin_recovery_table"
+}

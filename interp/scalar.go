@@ -26,17 +26,12 @@ type scalarProg struct {
 	// binop is set when the computation is root = binop(p0, p1) with every type the same: a reducer the
 	// callers can run as a plain loop.
 	binop hlo.Opcode
-	// cmp is set when the computation is root = compare(p0, p1) on parameters of the same type (a simple
-	// sort comparator); cmpDir and cmpType describe it.
-	cmp     bool
-	cmpDir  direction
-	cmpType string
 	// assign is set when the root is the last parameter (a scatter that overwrites).
 	assign bool
 	// keyed is set when the computation is root = compare(g(p0), g(p1)) for one function g of one
-	// scalar that both sides compute alike (mirrored): a sort comparator whose first operand's keys are
-	// transformed before the comparison, as JAX's are (-0 made 0 and every NaN one NaN, then compared in
-	// total order). A sort can then compute g once per element (keyReg holds g(p0) after a run) rather
+	// scalar that both sides compute alike (mirrored): a sort comparator of its first operand's elements,
+	// g the identity (compare(p0, p1)) or a transformation of the keys before the comparison, as JAX's is
+	// (-0 made 0 and every NaN one NaN, then compared in total order). A sort can then compute g once per element (keyReg holds g(p0) after a run) rather
 	// than twice per comparison, and compare those as the root does (keyCompare).
 	keyed      bool
 	keyReg     int
@@ -116,12 +111,7 @@ func compileScalar(c *hlo.Computation) (*scalarProg, error) {
 	root := c.Root
 	if len(c.Params) == 2 && root.NumOperands() == 2 && root.Operand(0) == c.Params[0] && root.Operand(1) == c.Params[1] {
 		t := root.Shape.Elem
-		switch {
-		case root.Opcode == hlo.OpCompare && p.inTypes[0] == p.inTypes[1]:
-			if d, ok := parseDirection(root.Str("direction")); ok {
-				p.cmp, p.cmpDir, p.cmpType = true, d, root.Str("type")
-			}
-		case p.inTypes[0] == t && p.inTypes[1] == t:
+		if p.inTypes[0] == t && p.inTypes[1] == t {
 			switch root.Opcode {
 			case hlo.OpAdd, hlo.OpMultiply, hlo.OpMaximum, hlo.OpMinimum, hlo.OpAnd, hlo.OpOr, hlo.OpXor:
 				p.binop = root.Opcode

@@ -19,7 +19,7 @@ func unaryF32(op hlo.Opcode) func(float32) float32 {
 	if f := unaryF64(op); f != nil {
 		switch op {
 		case hlo.OpAbs:
-			return func(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
+			return abs32
 		case hlo.OpNegate:
 			return func(x float32) float32 { return -x }
 		case hlo.OpCosh:

@@ -60,16 +60,11 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 		return Value{}, err
 	}
 	p := f.prog
-	// A comparator of the first operand's elements alone (compare(p0, p1)) is a comparison of their bits.
-	var cmp func(a, b uint64) bool
-	if p != nil && p.cmp && (p.cmpDir == dirLT || p.cmpDir == dirGT) && len(p.params) == 2*n {
-		cmp = scalarCompare(ts[0].Type, p.cmpDir, p.cmpType)
-	}
-	// One that compares a function of the first operand's elements (JAX's, which makes -0 0 and every NaN
-	// one NaN first) has that function computed once per element of a row, before the row is sorted, and
-	// the sort compares those keys as the comparator would: the same answer to every question, so the
-	// same order.
-	keyed := cmp == nil && p != nil && p.keyed && sortKeys
+	// A comparator that compares a function of the first operand's elements (their bits, or JAX's, which
+	// makes -0 0 and every NaN one NaN first) has that function computed once per element of a row,
+	// before the row is sorted, and the sort compares those keys as the comparator would: the same answer
+	// to every question, so the same order.
+	keyed := p != nil && p.keyed && len(p.params) == 2*n && sortKeys
 	if keyed {
 		if err := e.charge(product(shape)); err != nil {
 			return Value{}, err
@@ -83,13 +78,10 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 		var less func(a, b int64) bool
 		var callErr error
 		var base int64
-		switch {
-		case cmp != nil:
-			less = func(a, b int64) bool { return cmp(ts[0].BitsAt(base+a*stride), ts[0].BitsAt(base+b*stride)) }
-		case keyed:
+		if keyed {
 			keys = make([]uint64, length)
 			less = func(a, b int64) bool { return p.keyCompare(keys[a], keys[b]) }
-		default:
+		} else {
 			args, res := make([]uint64, 2*n), make([]uint64, 1)
 			less = func(a, b int64) bool {
 				if callErr != nil {
@@ -142,7 +134,7 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 			break
 		}
 	}
-	if cmp == nil && !keyed {
+	if !keyed {
 		// The comparator is called, by the evaluation, one comparison at a time.
 		row := sorter(f)
 		for _, b := range bases {

@@ -14,7 +14,7 @@ import (
 // sortComparators are comparators of a key (type T) and an s32 payload (argsort's iota): JAX's, which
 // makes -0 0 and every NaN one NaN before comparing in total order, ascending and descending; ones whose
 // two sides are not the same function of one element (a negate on one side only, a payload read, a
-// constant that differs), which must not be taken for keyed ones; and a plain compare.
+// constant that differs), which must not be taken for keyed ones.
 var sortComparators = map[string]struct {
 	body  string
 	keyed bool

@@ -147,17 +147,23 @@ func dimsString(t dtype.Type, dims []int64) string {
 	return hlo.Shape{Kind: hlo.ArrayShape, Elem: t, Dims: dims}.String()
 }
 
-// zeroValue returns a value of shape s with every element zero (the workspace of a GEMM call, a token).
+// zeroValue returns a value of shape s with every element zero, of memory of its own (what a collective
+// gives a device that receives nothing, the state elements of an async-start; a token for a token).
 func zeroValue(s hlo.Shape) Value {
+	return valueOfShape(s, func(a hlo.Shape) *tensor.Tensor { return tensor.New(a.Elem, a.Dims) })
+}
+
+// valueOfShape returns a value of shape s whose arrays array makes, a token for a token.
+func valueOfShape(s hlo.Shape, array func(hlo.Shape) *tensor.Tensor) Value {
 	switch s.Kind {
 	case hlo.TupleShape:
 		elems := make([]Value, len(s.Tuple))
 		for i, e := range s.Tuple {
-			elems[i] = zeroValue(e)
+			elems[i] = valueOfShape(e, array)
 		}
 		return TupleValue(elems...)
 	case hlo.ArrayShape:
-		return ArrayValue(tensor.New(s.Elem, s.Dims))
+		return ArrayValue(array(s))
 	}
 	return TokenValue()
 }

@@ -31,31 +31,24 @@ type workspaceKey struct {
 
 // workspace returns a zero value of shape s (an array, or a tuple of them) for the workspace of a call,
 // its arrays shared with every other workspace of their type and size (see workspaces).
-func workspace(s hlo.Shape) Value {
-	switch s.Kind {
-	case hlo.TupleShape:
-		elems := make([]Value, len(s.Tuple))
-		for i, x := range s.Tuple {
-			elems[i] = workspace(x)
+func workspace(s hlo.Shape) Value { return valueOfShape(s, sharedZeros) }
+
+// sharedZeros returns a zero array of shape s whose memory every workspace of its type and size shares,
+// while the memory kept stays within maxWorkspaceBytes.
+func sharedZeros(s hlo.Shape) *tensor.Tensor {
+	k := workspaceKey{s.Elem, product(s.Dims)}
+	workspaces.Lock()
+	defer workspaces.Unlock()
+	data, ok := workspaces.arrays[k]
+	if !ok {
+		t := tensor.New(s.Elem, s.Dims)
+		if size := int64(len(t.Data)); workspaces.bytes+size <= maxWorkspaceBytes {
+			workspaces.arrays[k] = t.Data
+			workspaces.bytes += size
 		}
-		return TupleValue(elems...)
-	case hlo.ArrayShape:
-		n := product(s.Dims)
-		k := workspaceKey{s.Elem, n}
-		workspaces.Lock()
-		defer workspaces.Unlock()
-		data, ok := workspaces.arrays[k]
-		if !ok {
-			t := tensor.New(s.Elem, s.Dims)
-			if size := int64(len(t.Data)); workspaces.bytes+size <= maxWorkspaceBytes {
-				workspaces.arrays[k] = t.Data
-				workspaces.bytes += size
-			}
-			return ArrayValue(t)
-		}
-		return ArrayValue(&tensor.Tensor{Type: s.Elem, Shape: append([]int64(nil), s.Dims...), Data: data})
+		return t
 	}
-	return TokenValue()
+	return &tensor.Tensor{Type: s.Elem, Shape: append([]int64(nil), s.Dims...), Data: data}
 }
 
 // sharedWorkspaces returns the arrays workspace shares.

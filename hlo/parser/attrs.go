@@ -103,7 +103,7 @@ func given(attrs []hlo.Attr, seen *map[string]bool, name string) bool {
 // it), as a value of the spec's kind; index is the attribute's place among its owner's.
 func (p *parser) attrValue(in *hlo.Instruction, spec *hlo.AttrSpec, name string, index int) (hlo.Value, bool) {
 	start := p.off
-	if in == nil && p.peek() == '"' && headerTables[name] {
+	if in == nil && p.peek() == '"' && hlo.HeaderTable(name) {
 		return p.quotedTable(name)
 	}
 	kind := hlo.AttrText
@@ -263,15 +263,10 @@ func (p *parser) attrValue(in *hlo.Instruction, spec *hlo.AttrSpec, name string,
 	return hlo.Raw(text), true
 }
 
-// headerTables are the module header attributes XLA prints as tables over several lines, in braces:
-// origin_recovery_table (HloModule::Print, xla/hlo/ir/hlo_module.cc, openxla/xla at
-// 845331df20dbc7daebc4f4e7023e9104cf869306, writes "origin_recovery_table={\n" and the table) and
-// debug_attributes (XLA's golden case DebugAttributes: "debug_attributes={\n  {...}:(...)\n}"). The
-// parser keeps them as written (hlo.Raw). Octet's readable style, which puts no raw line end or control
-// character in its output, writes such a table as one C-escaped string ("{\n  ...\n}"); XLA never writes
-// a string there, so the parser reads that form back to the table's text (package printer's moduleAttrs
-// writes it, with appendReadableQuoted).
-var headerTables = map[string]bool{"debug_attributes": true, "origin_recovery_table": true}
+// The header tables (hlo.HeaderTable) are kept as written (hlo.Raw). Octet's readable style, which puts
+// no raw line end or control character in its output, writes such a table as one C-escaped string
+// ("{\n  ...\n}"); XLA never writes a string there, so the parser reads that form back to the table's
+// text (package printer's moduleAttrs writes it, with appendReadableQuoted).
 
 // quotedTable reads a header table written as a string by the readable style and returns its text, which
 // must be one bracketed value as XLA writes it: what the table would have read as.

@@ -229,7 +229,7 @@ func (p *printer) moduleAttrs(m *hlo.Module) {
 		}
 		p.str(a.Name)
 		p.byte('=')
-		if r, ok := v.(hlo.Raw); ok && readable && headerTables[a.Name] && safetext.Escape(string(r)) != string(r) {
+		if r, ok := v.(hlo.Raw); ok && readable && hlo.HeaderTable(a.Name) && safetext.Escape(string(r)) != string(r) {
 			p.b = appendReadableQuoted(p.b, string(r))
 		} else {
 			p.value(v)
@@ -240,13 +240,6 @@ func (p *printer) moduleAttrs(m *hlo.Module) {
 	}
 	emitComputed()
 }
-
-// headerTables are the module header attributes XLA prints as tables over several lines (see
-// debug_attributes and origin_recovery_table above; package parser keeps them as written). Escaped in
-// place, as the readable style escapes other values, a table's line ends would read back as a backslash
-// and an 'n': the readable style writes such a table as one string instead (appendReadableQuoted), which
-// package parser reads back to the table's text (its headerTables), and XLA never writes there.
-var headerTables = map[string]bool{"debug_attributes": true, "origin_recovery_table": true}
 
 // appendReadableQuoted appends s as a double-quoted string in the readable style: '"' and '\\' escaped by
 // a backslash, everything else as package internal/safetext escapes it (printable Unicode as it is). Each
