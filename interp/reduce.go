@@ -127,6 +127,13 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 	for i := range outs {
 		outs[i] = tensor.New(types[i], outDims)
 	}
+	if f.prog != nil && f.prog.choice != nil && reduceChoices {
+		if err := e.charge(outN * run); err != nil {
+			return Value{}, err
+		}
+		f.prog.choice.reduce(e.threads, inputs, inits, outs, outN, run)
+		return packResults(in, outs), nil
+	}
 	acc := make([]uint64, n)
 	args := make([]uint64, 2*n)
 	for o := int64(0); o < outN; o++ {

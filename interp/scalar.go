@@ -36,6 +36,9 @@ type scalarProg struct {
 	keyed      bool
 	keyReg     int
 	keyCompare func(a, b uint64) bool
+	// choice is set when the computation is a reducer that chooses each result from its two sides by
+	// comparisons (JAX's argmax and argmin): see choiceProg.
+	choice *choiceProg
 }
 
 var errNotScalar = errors.New("not a scalar computation")
@@ -130,6 +133,7 @@ func compileScalar(c *hlo.Computation) (*scalarProg, error) {
 			}
 		}
 	}
+	p.choice = compileChoice(c, p)
 	return p, nil
 }
 
