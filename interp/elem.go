@@ -295,11 +295,19 @@ func round32(ty dtype.Type) func(float32) float32 {
 	case dtype.F32:
 		return nil
 	case dtype.BF16:
-		return func(x float32) float32 {
-			return dtype.BF16.DecodeFloat32(dtype.BF16.EncodeFloat32(x))
-		}
+		return roundBF16
 	}
 	return func(x float32) float32 { return ty.DecodeFloat32(ty.EncodeFloat32(x)) }
+}
+
+// roundBF16 rounds x to bf16 and back, as dtype.BF16's DecodeFloat32(EncodeFloat32(x)) does (to
+// nearest even, overflow to infinity, a NaN to the quiet NaN of its sign) on the bits directly.
+func roundBF16(x float32) float32 {
+	b := math.Float32bits(x)
+	if b&0x7fffffff > 0x7f800000 {
+		return math.Float32frombits(b&0x80000000 | 0x7fc00000)
+	}
+	return math.Float32frombits((b + 0x7fff + (b>>16)&1) &^ 0xffff)
 }
 
 // scalarI64 returns element 0 of an integer tensor as int64.

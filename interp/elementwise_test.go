@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"octet/dtype"
@@ -330,5 +331,28 @@ func TestConvertChunks(t *testing.T) {
 				t.Errorf("%s to %s: the chunked conversion differs from the whole-array one", from, to)
 			}
 		}
+	}
+}
+
+// TestRoundBF16 checks roundBF16 against dtype's conversion to bf16 and back, bit for bit: for every
+// upper half of a float32 (every bf16 value, NaNs and infinities of both signs among them), with the
+// lower halves that round down, tie either way, and round up, and on a million random patterns. (All
+// 2^32 float32 patterns were compared once, with the same result; that takes minutes.)
+func TestRoundBF16(t *testing.T) {
+	check := func(b uint32) {
+		x := math.Float32frombits(b)
+		want := dtype.BF16.DecodeFloat32(dtype.BF16.EncodeFloat32(x))
+		if got := roundBF16(x); math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("roundBF16(%#08x) = %#08x, want %#08x", b, math.Float32bits(got), math.Float32bits(want))
+		}
+	}
+	for h := range uint32(1 << 16) {
+		for _, l := range []uint32{0, 1, 0x7fff, 0x8000, 0x8001, 0xffff} {
+			check(h<<16 | l)
+		}
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	for range 1 << 20 {
+		check(rng.Uint32())
 	}
 }

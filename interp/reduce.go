@@ -98,10 +98,15 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 	}
 	outN := product(outDims)
 	for i := range inputs {
-		inputs[i] = transposeThreads(inputs[i], perm, e.threads)
 		if types[i] != inputs[i].Type || types[i] != inits[i].Type {
 			return Value{}, unsupportedf(in, "reduce of %s with initial value %s giving %s", inputs[i].Type, inits[i].Type, types[i])
 		}
+	}
+	if t, err := e.reduceColumns(in, inputs, inits, reduced, outDims, run); t != nil || err != nil {
+		return ArrayValue(t), err
+	}
+	for i := range inputs {
+		inputs[i] = transposeThreads(inputs[i], perm, e.threads)
 	}
 	if n == 1 && inputs[0].Type.IsComplex() {
 		if t := reduceComplex(complexReducer(in.CalledComputation("to_apply")), inputs[0], inits[0], outDims, run); t != nil {
@@ -250,6 +255,113 @@ func (e *evaluator) reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims [
 		return reduceComplex(op, x, init, outDims, run)
 	}
 	return nil
+}
+
+// reduceColumns is reduce for one input whose last dimension is kept, with a plain binary reducer of
+// float32's working domain, float64 or integers: the input laid out with its reduced dimensions first
+// (no copy when they already are), each output folds a column, rows added to a row of accumulators at a
+// time, rather than gathering every output's run to fold it (a strided copy of the whole input). The
+// order is reduceRuns's: each output's elements in row-major order of the reduced dimensions, in blocks
+// of reduceBlock for a longer run. It returns nil, and no error, when the reduce is not of that kind.
+func (e *evaluator) reduceColumns(in *hlo.Instruction, inputs, inits []*tensor.Tensor, reduced []bool, outDims []int64, run int64) (*tensor.Tensor, error) {
+	if len(inputs) != 1 || len(reduced) == 0 || reduced[len(reduced)-1] || inputs[0].Type.ByteSize() > 8 {
+		return nil, nil
+	}
+	x := inputs[0]
+	f, err := e.scalarFunc(in, in.CalledComputation("to_apply"))
+	if err != nil || f.prog == nil || f.prog.binop == hlo.OpInvalid || domainOf(x.Type) == domComplex {
+		return nil, nil
+	}
+	op := f.prog.binop
+	var perm []int64
+	for _, keep := range []bool{false, true} {
+		for d, r := range reduced {
+			if r != keep {
+				perm = append(perm, int64(d))
+			}
+		}
+	}
+	outN := product(outDims)
+	x = transposeThreads(x, perm, e.threads)
+	var t *tensor.Tensor
+	switch domainOf(x.Type) {
+	case domFloat32:
+		fn := binaryF32(op)
+		load := func(dst []float32, off int64) []float32 { return tensor.View[float32](x)[off : off+int64(len(dst))] }
+		if x.Type != dtype.F32 {
+			w := int64(x.Type.ByteSize())
+			load = func(dst []float32, off int64) []float32 {
+				decodeFloat32Into(x.Type, dst, x.Data[off*w:(off+int64(len(dst)))*w])
+				return dst
+			}
+		}
+		t = fromF32(x.Type, outDims, foldColumns(e.threads, outN, run, f32s(inits[0])[0], load, func(acc, row []float32) {
+			foldRow(op, fn, x.Type, acc, row)
+		}))
+	case domFloat64:
+		fn, src := binaryF64(op), f64s(x)
+		t = fromF64(x.Type, outDims, foldColumns(e.threads, outN, run, f64s(inits[0])[0], func(dst []float64, off int64) []float64 {
+			return src[off : off+int64(len(dst))]
+		}, func(acc, row []float64) {
+			for i, v := range row[:len(acc)] {
+				acc[i] = fn(acc[i], v)
+			}
+		}))
+	case domInt:
+		fn := binaryInt(op, intInfoOf(x.Type))
+		if fn == nil {
+			return nil, nil
+		}
+		src := i64s(x)
+		t = fromI64(x.Type, outDims, foldColumns(e.threads, outN, run, i64s(inits[0])[0], func(dst []int64, off int64) []int64 {
+			return src[off : off+int64(len(dst))]
+		}, func(acc, row []int64) {
+			for i, v := range row[:len(acc)] {
+				acc[i] = fn(acc[i], v)
+			}
+		}))
+	default:
+		return nil, nil
+	}
+	return t, e.charge(outN * run)
+}
+
+// columnTile is how many outputs foldColumns folds together: their accumulators stay in the cache.
+const columnTile = 2048
+
+// foldColumns folds, for each of the outN columns of a source of run rows of outN elements, the
+// column's elements in order, as reduceRuns folds a run: from init for a run of at most reduceBlock, else
+// each block of reduceBlock rows from its first row and the blocks' results from init. load returns the
+// len(dst) elements of the source from position off, in dst or as a view; fold folds such a row into a
+// row of accumulators. Tiles of columns are shared among threads goroutines.
+func foldColumns[T any](threads int, outN, run int64, init T, load func(dst []T, off int64) []T, fold func(acc, row []T)) []T {
+	dst := make([]T, outN)
+	tiles := (outN + columnTile - 1) / columnTile
+	parallelFor(threads, int(tiles), int(max(1, elementwiseGrain/max(run*columnTile, 1))), func(lo, hi int) {
+		buf, part := make([]T, columnTile), make([]T, columnTile)
+		for tile := int64(lo); tile < int64(hi); tile++ {
+			c0, c1 := tile*columnTile, min((tile+1)*columnTile, outN)
+			acc, row := dst[c0:c1], buf[:c1-c0]
+			for i := range acc {
+				acc[i] = init
+			}
+			if run <= reduceBlock {
+				for r := range run {
+					fold(acc, load(row, r*outN+c0))
+				}
+				continue
+			}
+			p := part[:c1-c0]
+			for b := int64(0); b < run; b += reduceBlock {
+				copy(p, load(row, b*outN+c0))
+				for r := b + 1; r < min(b+reduceBlock, run); r++ {
+					fold(p, load(row, r*outN+c0))
+				}
+				fold(acc, p)
+			}
+		}
+	})
+	return dst
 }
 
 // windowIter walks the input positions of one window: for output index out, each window offset in
@@ -427,7 +539,7 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 						acc[i] = start
 					}
 					for _, lin := range lins {
-						foldRow(f.prog.binop, fn, rnd, acc, src[lin:lin+c])
+						foldRow(f.prog.binop, fn, types[0], acc, src[lin:lin+c])
 					}
 				})
 			})
@@ -649,19 +761,13 @@ func trivialWindowDim(w hlo.WindowDim) bool {
 	return w.Size == 1 && max(w.Stride, 1) == 1 && w.PadLow == 0 && w.PadHigh == 0 && max(w.BaseDilation, 1) == 1
 }
 
-// foldRow sets acc[i] = rnd(f(acc[i], x[i])) for every i (rnd nil: no rounding), the common reducers of
-// float32 on package gemm's row kernels or written out.
-func foldRow(op hlo.Opcode, f func(a, b float32) float32, rnd func(float32) float32, acc, x []float32) {
+// foldRow sets acc[i] = f(acc[i], x[i]) rounded to ty for every i, the common reducers of float32 on
+// package gemm's row kernels or written out, the rounding a row at a time (roundRow).
+func foldRow(op hlo.Opcode, f func(a, b float32) float32, ty dtype.Type, acc, x []float32) {
 	x = x[:len(acc)]
-	if rop, ok := rowOps[op]; ok && rnd == nil {
+	switch rop, ok := rowOps[op]; {
+	case ok:
 		gemm.Row(rop, acc, acc, x)
-		return
-	}
-	switch {
-	case rnd != nil:
-		for i, v := range x {
-			acc[i] = rnd(f(acc[i], v))
-		}
 	case op == hlo.OpMaximum:
 		for i, v := range x {
 			acc[i] = maxF32(acc[i], v)
@@ -673,6 +779,21 @@ func foldRow(op hlo.Opcode, f func(a, b float32) float32, rnd func(float32) floa
 	default:
 		for i, v := range x {
 			acc[i] = f(acc[i], v)
+		}
+	}
+	roundRow(ty, acc)
+}
+
+// roundRow rounds the float32 values of row to ty (of the float32 domain) in place, as round32 does
+// each: gemm's row for bf16.
+func roundRow(ty dtype.Type, row []float32) {
+	switch ty {
+	case dtype.F32:
+	case dtype.BF16:
+		gemm.RoundBF16(row, row)
+	default:
+		for i, x := range row {
+			row[i] = ty.DecodeFloat32(ty.EncodeFloat32(x))
 		}
 	}
 }

@@ -115,7 +115,8 @@ func elementBits(rng *rand.Rand, t dtype.Type, n int, special bool) []uint64 {
 // TestReduceFastPath checks reduce with a single binary reducer, on every element type and every reducer
 // the fast path recognises, against the same reduction through the scalar program and through the
 // evaluator, bit for bit (NaN for NaN), over shapes that reduce inner, outer, several, all and no
-// dimensions, empty ones among them. The floating-point results are also checked against a float64 fold.
+// dimensions, empty ones among them (those that keep the last dimension fold by columns). The
+// floating-point results are also checked against a float64 fold.
 func TestReduceFastPath(t *testing.T) {
 	shapes := []struct{ dims, reduced []int64 }{
 		{[]int64{2, 3, 5}, []int64{2}},
@@ -126,6 +127,11 @@ func TestReduceFastPath(t *testing.T) {
 		{[]int64{3, 0, 4}, []int64{1}}, // nothing to fold: the initial value
 		{[]int64{0, 4}, []int64{1}},    // no result elements
 		{[]int64{7}, []int64{0}},
+		// The last dimension kept: folded by columns, the reduced dimensions leading or not, more columns
+		// than a tile (longer runs, which fold in blocks, in TestReduceColumns).
+		{[]int64{5, 3, 4}, []int64{0, 1}},
+		{[]int64{3, 4, 5, 6}, []int64{0, 2}},
+		{[]int64{2, 2050}, []int64{0}},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, ty := range dtype.All() {
@@ -379,6 +385,76 @@ func TestReduceFastPathWork(t *testing.T) {
 		var we *WorkError
 		if !errors.As(err, &we) || we.Inst != "r" {
 			t.Errorf("%s beyond its work: %v; want a *WorkError at %%r", entry, err)
+		}
+	}
+}
+
+// TestReduceColumns checks reduce with a single binary reducer that keeps the last dimension, which folds
+// by columns, against the same reduction of the input transposed so that the reduced dimensions come
+// last (which folds each run), bit for bit, NaN payloads included: on every element type and reducer,
+// with runs shorter and longer than a block of reduceBlock (which fold in blocks), on one thread and two.
+func TestReduceColumns(t *testing.T) {
+	shapes := []struct{ dims, reduced []int64 }{
+		{[]int64{4099, 3}, []int64{0}},
+		{[]int64{2, 4100, 2}, []int64{0, 1}},
+		{[]int64{3, 2, 1400, 2}, []int64{0, 2}},
+		{[]int64{9000, 1}, []int64{0}},
+		{[]int64{6, 2500}, []int64{0}},
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, ty := range dtype.All() {
+		if ty.IsComplex() {
+			continue
+		}
+		for _, op := range reducerOps(ty) {
+			t.Run(ty.String()+"/"+op.String(), func(t *testing.T) {
+				for _, sh := range shapes {
+					n := int64(1)
+					var kept, out []int64
+					for d, k := range sh.dims {
+						n *= k
+						if !containsDim(sh.reduced, int64(d)) {
+							kept = append(kept, int64(d))
+							out = append(out, k)
+						}
+					}
+					perm := append(append([]int64(nil), kept...), sh.reduced...)
+					var tdims, trailing []int64
+					for i, p := range perm {
+						tdims = append(tdims, sh.dims[p])
+						if i >= len(kept) {
+							trailing = append(trailing, int64(i))
+						}
+					}
+					ts := ty.String()
+					direct := reduceModule(ty, op, formFast, sh.dims, sh.reduced)
+					transposed := fmt.Sprintf(`f {
+  a = %[1]s[] parameter(0)
+  b = %[1]s[] parameter(1)
+  ROOT r = %[1]s[] %[2]s(a, b)
+}
+ENTRY e {
+  x = %[1]s[%[3]s] parameter(0)
+  z = %[1]s[] parameter(1)
+  t = %[1]s[%[4]s] transpose(x), dimensions={%[5]s}
+  ROOT r = %[1]s[%[6]s] reduce(t, z), dimensions={%[7]s}, to_apply=f
+}
+`, ts, op, hlo.JoinInts(sh.dims), hlo.JoinInts(tdims), hlo.JoinInts(perm), hlo.JoinInts(out), hlo.JoinInts(trailing))
+					x := ArrayValue(tensor.FromBits(ty, sh.dims, elementBits(rng, ty, int(n), true)))
+					init := ArrayValue(tensor.FromBits(ty, nil, []uint64{elementBits(rng, ty, 12, true)[rng.IntN(12)]}))
+					var got [2]*tensor.Tensor
+					for i, src := range []string{direct, transposed} {
+						r, err := Run(parseModule(t, src), []Value{x, init}, Options{Threads: 1 + i, MaxMemory: 1 << 26})
+						if err != nil {
+							t.Fatal(err)
+						}
+						got[i] = r.Array
+					}
+					if string(got[0].Data) != string(got[1].Data) {
+						t.Errorf("%v reduced over %v: by columns %s, by runs %s", sh.dims, sh.reduced, describe(ArrayValue(got[0])), describe(ArrayValue(got[1])))
+					}
+				}
+			})
 		}
 	}
 }
