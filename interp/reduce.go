@@ -295,9 +295,7 @@ func (e *evaluator) reduceColumns(in *hlo.Instruction, inputs, inits []*tensor.T
 				return dst
 			}
 		}
-		t = fromF32(x.Type, outDims, foldColumns(e.threads, outN, run, f32s(inits[0])[0], load, func(acc, row []float32) {
-			foldRow(op, fn, x.Type, acc, row)
-		}))
+		t = fromF32(x.Type, outDims, foldColumns(e.threads, outN, run, f32s(inits[0])[0], load, rowFolder(op, fn, x.Type)))
 	case domFloat64:
 		fn, src := binaryF64(op), f64s(x)
 		t = fromF64(x.Type, outDims, foldColumns(e.threads, outN, run, f64s(inits[0])[0], func(dst []float64, off int64) []float64 {
@@ -532,6 +530,7 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 			tables := newWindowTables(win[:last], shape[:last], outDims[:last])
 			tables.inStride = rowMajorStrides(shape)[:last]
 			rows := outN / max(c, 1)
+			fold := rowFolder(f.prog.binop, fn, types[0])
 			parallelFor(e.threads, int(rows), int(max(1, elementwiseGrain/max(winN*c, 1))), func(lo, hi int) {
 				tables.each(int64(lo), int64(hi), func(o int64, lins []int64) {
 					acc := dst[o*c : (o+1)*c]
@@ -539,7 +538,7 @@ func (e *evaluator) reduceWindow(in *hlo.Instruction, ops []Value) (Value, error
 						acc[i] = start
 					}
 					for _, lin := range lins {
-						foldRow(f.prog.binop, fn, types[0], acc, src[lin:lin+c])
+						fold(acc, src[lin:lin+c])
 					}
 				})
 			})
@@ -761,27 +760,34 @@ func trivialWindowDim(w hlo.WindowDim) bool {
 	return w.Size == 1 && max(w.Stride, 1) == 1 && w.PadLow == 0 && w.PadHigh == 0 && max(w.BaseDilation, 1) == 1
 }
 
-// foldRow sets acc[i] = f(acc[i], x[i]) rounded to ty for every i, the common reducers of float32 on
-// package gemm's row kernels or written out, the rounding a row at a time (roundRow).
-func foldRow(op hlo.Opcode, f func(a, b float32) float32, ty dtype.Type, acc, x []float32) {
-	x = x[:len(acc)]
+// rowFolder returns a function setting acc[i] = f(acc[i], x[i]) rounded to ty for every i: the common
+// reducers of float32 on package gemm's row kernels or written out, the rounding a row at a time
+// (roundRow).
+func rowFolder(op hlo.Opcode, f func(a, b float32) float32, ty dtype.Type) func(acc, x []float32) {
+	var fold func(acc, x []float32)
 	switch rop, ok := rowOps[op]; {
 	case ok:
-		gemm.Row(rop, acc, acc, x)
-	case op == hlo.OpMaximum:
-		for i, v := range x {
-			acc[i] = maxF32(acc[i], v)
-		}
+		fold = func(acc, x []float32) { gemm.Row(rop, acc, acc, x[:len(acc)]) }
 	case op == hlo.OpAdd:
-		for i, v := range x {
-			acc[i] += v
+		fold = func(acc, x []float32) {
+			for i, v := range x[:len(acc)] {
+				acc[i] += v
+			}
 		}
 	default:
-		for i, v := range x {
-			acc[i] = f(acc[i], v)
+		fold = func(acc, x []float32) {
+			for i, v := range x[:len(acc)] {
+				acc[i] = f(acc[i], v)
+			}
 		}
 	}
-	roundRow(ty, acc)
+	if ty == dtype.F32 {
+		return fold
+	}
+	return func(acc, x []float32) {
+		fold(acc, x)
+		roundRow(ty, acc)
+	}
 }
 
 // roundRow rounds the float32 values of row to ty (of the float32 domain) in place, as round32 does
