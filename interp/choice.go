@@ -50,6 +50,72 @@ var reduceChoices = true
 // choiceLimit bounds the combinations of classes a choice reducer may have (three pairs of floats).
 const choiceLimit = 216
 
+// pairRoles walks c, whose parameters are n pairs (p_k, p_{n+k}), and returns the role of each
+// instruction: k >= 0 for a value of pair k (a parameter of the pair, or a select between values of the
+// pair), -1 for a pred computed from comparisons within pairs (compares that are not in total order,
+// logical operations, pred constants); ok is false when c holds anything else, so that everything it
+// computes is a function of the relations within its pairs.
+func pairRoles(c *hlo.Computation, n int) (role map[*hlo.Instruction]int, ok bool) {
+	role = map[*hlo.Instruction]int{}
+	for i, p := range c.Params {
+		role[p] = i % n
+	}
+	for k := 0; k < n; k++ {
+		t := c.Params[k].Shape.Elem
+		if c.Params[n+k].Shape.Elem != t || newChoicePair(t).nclass == 0 {
+			return nil, false
+		}
+	}
+	isPred := func(in *hlo.Instruction) bool {
+		k, ok := role[in]
+		return ok && k == -1
+	}
+	valueOf := func(in *hlo.Instruction) (int, bool) {
+		k, ok := role[in]
+		return k, ok && k >= 0
+	}
+	for _, in := range c.Instructions {
+		if in.Opcode == hlo.OpParameter || in == c.Root && in.Opcode == hlo.OpTuple {
+			continue
+		}
+		if !in.Shape.IsScalar() {
+			return nil, false
+		}
+		ops := in.Operands()
+		switch in.Opcode {
+		case hlo.OpCompare:
+			a, okA := valueOf(ops[0])
+			b, okB := valueOf(ops[1])
+			if !okA || !okB || a != b || in.Str("type") == "TOTALORDER" {
+				return nil, false
+			}
+			role[in] = -1
+		case hlo.OpAnd, hlo.OpOr, hlo.OpXor, hlo.OpNot:
+			for _, o := range ops {
+				if !isPred(o) {
+					return nil, false
+				}
+			}
+			role[in] = -1
+		case hlo.OpConstant:
+			if in.Shape.Elem != dtype.PRED {
+				return nil, false
+			}
+			role[in] = -1
+		case hlo.OpSelect:
+			a, okA := valueOf(ops[1])
+			b, okB := valueOf(ops[2])
+			if !isPred(ops[0]) || !okA || !okB || a != b {
+				return nil, false
+			}
+			role[in] = a
+		default:
+			return nil, false
+		}
+	}
+	return role, true
+}
+
 // compileChoice returns c as a choice reducer, or nil when it is not one. prog is c compiled.
 func compileChoice(c *hlo.Computation, prog *scalarProg) *choiceProg {
 	if prog == nil || len(c.Params)%2 != 0 || len(c.Params) == 0 || c.Root == nil {
@@ -59,63 +125,9 @@ func compileChoice(c *hlo.Computation, prog *scalarProg) *choiceProg {
 	if len(prog.outs) != n {
 		return nil
 	}
-	// pair[in] is the pair whose values in is one of (or -1 for a pred computed from comparisons).
-	pair := map[*hlo.Instruction]int{}
-	for i, p := range c.Params {
-		pair[p] = i % n
-	}
-	for k := 0; k < n; k++ {
-		t := c.Params[k].Shape.Elem
-		if c.Params[n+k].Shape.Elem != t || prog.outTypes[k] != t || (!t.IsFloat() && domainOf(t) != domInt) || t == dtype.PRED {
-			return nil
-		}
-	}
-	isPred := func(in *hlo.Instruction) bool {
-		k, ok := pair[in]
-		return ok && k == -1
-	}
-	valueOf := func(in *hlo.Instruction) (int, bool) {
-		k, ok := pair[in]
-		return k, ok && k >= 0
-	}
-	for _, in := range c.Instructions {
-		if in.Opcode == hlo.OpParameter || in == c.Root && in.Opcode == hlo.OpTuple {
-			continue
-		}
-		if !in.Shape.IsScalar() {
-			return nil
-		}
-		ops := in.Operands()
-		switch in.Opcode {
-		case hlo.OpCompare:
-			a, okA := valueOf(ops[0])
-			b, okB := valueOf(ops[1])
-			if !okA || !okB || a != b || in.Str("type") == "TOTALORDER" {
-				return nil
-			}
-			pair[in] = -1
-		case hlo.OpAnd, hlo.OpOr, hlo.OpXor, hlo.OpNot:
-			for _, o := range ops {
-				if !isPred(o) {
-					return nil
-				}
-			}
-			pair[in] = -1
-		case hlo.OpConstant:
-			if in.Shape.Elem != dtype.PRED {
-				return nil
-			}
-			pair[in] = -1
-		case hlo.OpSelect:
-			a, okA := valueOf(ops[1])
-			b, okB := valueOf(ops[2])
-			if !isPred(ops[0]) || !okA || !okB || a != b {
-				return nil
-			}
-			pair[in] = a
-		default:
-			return nil
-		}
+	role, ok := pairRoles(c, n)
+	if !ok {
+		return nil
 	}
 	results := []*hlo.Instruction{c.Root}
 	if c.Root.Opcode == hlo.OpTuple {
@@ -125,7 +137,7 @@ func compileChoice(c *hlo.Computation, prog *scalarProg) *choiceProg {
 		return nil
 	}
 	for k, r := range results {
-		if p, ok := valueOf(r); !ok || p != k {
+		if p, ok := role[r]; !ok || p != k || prog.outTypes[k] != c.Params[k].Shape.Elem {
 			return nil
 		}
 	}
@@ -151,14 +163,12 @@ func compileChoice(c *hlo.Computation, prog *scalarProg) *choiceProg {
 		accs, elems := make([]uint64, n), make([]uint64, n)
 		occurs := true
 		for k, p := range ch.pairs {
-			class := combo / p.stride % p.nclass
-			accs[k], elems[k] = representatives(p.t, class)
-			if p.class(accs[k], elems[k]) != class {
-				if class < classAccNaN || !math.IsNaN(p.t.DecodeFloat64(p.t.EncodeFloat64(math.NaN()))) {
-					return nil
-				}
-				occurs = false // a NaN class of a type without NaN
+			var ok, in bool
+			accs[k], elems[k], in, ok = p.representatives(combo / p.stride % p.nclass)
+			if !ok {
+				return nil
 			}
+			occurs = occurs && in
 		}
 		if !occurs {
 			continue
@@ -198,7 +208,7 @@ func (p *choicePair) class(a, x uint64) int {
 	t := tensor.New(p.t, []int64{2})
 	t.SetBitsAt(0, a)
 	t.SetBitsAt(1, x)
-	k := newChoiceKeys(2)
+	k := p.newKeys(2)
 	p.keys(t.Data, k, 2)
 	if p.float() {
 		return floatClass(k.f[0], k.f[1])
@@ -206,8 +216,21 @@ func (p *choicePair) class(a, x uint64) int {
 	return orderClass(k.i[0], k.i[1])
 }
 
-// representatives returns an accumulator and an element of type t in class c.
-func representatives(t dtype.Type, c int) (acc, elem uint64) {
+// representatives returns an accumulator and an element of the pair's type in class c: in is false for
+// a NaN class of a type without NaN (which never occurs), ok false if the values are not of their class.
+func (p *choicePair) representatives(c int) (acc, elem uint64, in, ok bool) {
+	acc, elem = representativeBits(p.t, c)
+	if p.class(acc, elem) == c {
+		return acc, elem, true, true
+	}
+	if c >= classAccNaN && !math.IsNaN(p.t.DecodeFloat64(p.t.EncodeFloat64(math.NaN()))) {
+		return 0, 0, false, true
+	}
+	return 0, 0, false, false
+}
+
+// representativeBits returns an accumulator and an element of type t in class c.
+func representativeBits(t dtype.Type, c int) (acc, elem uint64) {
 	if domainOf(t) == domInt {
 		switch c {
 		case classLess:
@@ -237,6 +260,50 @@ func representatives(t dtype.Type, c int) (acc, elem uint64) {
 	return nan, negNaN
 }
 
+// A compareTable is a computation of two scalars of one type answering a pred from comparisons between
+// them (select-and-scatter's select: GE for the gradient of a max pool), tabulated by the class of the
+// two values as a choice reducer's choices are.
+type compareTable struct {
+	pair choicePair
+	yes  [6]bool // the answer by class of (p0, p1)
+}
+
+// compileCompareTable returns c as a compareTable, or nil when it is not one. prog is c compiled.
+func compileCompareTable(c *hlo.Computation, prog *scalarProg) *compareTable {
+	if prog == nil || len(c.Params) != 2 || len(prog.outs) != 1 || prog.outTypes[0] != dtype.PRED || c.Root == nil {
+		return nil
+	}
+	role, ok := pairRoles(c, 1)
+	if r, isRole := role[c.Root]; !ok || !isRole || r != -1 {
+		return nil
+	}
+	ct := &compareTable{pair: newChoicePair(c.Params[0].Shape.Elem)}
+	regs := make([]uint64, prog.nregs)
+	for class := range ct.pair.nclass {
+		a, x, in, ok := ct.pair.representatives(class)
+		if !ok {
+			return nil
+		}
+		if !in {
+			continue
+		}
+		clear(regs)
+		regs[prog.params[0]], regs[prog.params[1]] = a, x
+		prog.run(regs)
+		ct.yes[class] = regs[prog.outs[0]]&1 != 0
+	}
+	return ct
+}
+
+// answer returns the computation's answer for the values of keys at a and x (decoded by
+// choicePair.keys).
+func (ct *compareTable) answer(keys choiceKeys, a, x int64) bool {
+	if ct.pair.float() {
+		return ct.yes[floatClass(keys.f[a], keys.f[x])]
+	}
+	return ct.yes[orderClass(keys.i[a], keys.i[x])]
+}
+
 // choiceBlock is how many elements of a run are decoded to keys at a time.
 const choiceBlock = 2048
 
@@ -258,19 +325,16 @@ func (ch *choiceProg) reduce(threads int, inputs, inits, outs []*tensor.Tensor, 
 		keys := make([]choiceKeys, n)
 		accs := make([]choiceKeys, n) // one key each: the accumulator's
 		pos := make([]int64, n)       // element the accumulator holds, -1 for the initial value
-		for k := range keys {
-			keys[k] = newChoiceKeys(choiceBlock)
-			accs[k] = newChoiceKeys(1)
-			ch.pairs[k].keys(inits[k].Data, accs[k], 1)
-		}
 		acc0 := make([]choiceKeys, n)
-		for k := range acc0 {
-			acc0[k] = newChoiceKeys(1)
-			ch.pairs[k].keys(inits[k].Data, acc0[k], 1)
+		for k, p := range ch.pairs {
+			keys[k], accs[k], acc0[k] = p.newKeys(choiceBlock), p.newKeys(1), p.newKeys(1)
+			p.keys(inits[k].Data, acc0[k], 1)
 		}
 		for o := int64(lo); o < int64(hi); o++ {
 			for k := range accs {
-				accs[k].f[0], accs[k].i[0], pos[k] = acc0[k].f[0], acc0[k].i[0], -1
+				copy(accs[k].f, acc0[k].f)
+				copy(accs[k].i, acc0[k].i)
+				pos[k] = -1
 			}
 			for j0 := int64(0); j0 < run; j0 += choiceBlock {
 				m := min(run-j0, choiceBlock)
@@ -305,10 +369,16 @@ func (ch *choiceProg) reduce(threads int, inputs, inits, outs []*tensor.Tensor, 
 						}
 					}
 					if take := ch.take[c]; take != 0 {
-						for k := range n {
-							if take>>k&1 != 0 {
-								accs[k].f[0], accs[k].i[0], pos[k] = keys[k].f[j], keys[k].i[j], at+j
+						for k, p := range ch.pairs {
+							if take>>k&1 == 0 {
+								continue
 							}
+							if p.float() {
+								accs[k].f[0] = keys[k].f[j]
+							} else {
+								accs[k].i[0] = keys[k].i[j]
+							}
+							pos[k] = at + j
 						}
 					}
 				}
@@ -331,8 +401,15 @@ type choiceKeys struct {
 	f32 []float32
 }
 
-func newChoiceKeys(n int) choiceKeys {
-	return choiceKeys{f: make([]float64, n), i: make([]int64, n), f32: make([]float32, n)}
+// newKeys returns room for n keys of the pair's type.
+func (p *choicePair) newKeys(n int) choiceKeys {
+	switch {
+	case p.t == dtype.F32 || p.t == dtype.F64:
+		return choiceKeys{f: make([]float64, n)}
+	case p.float():
+		return choiceKeys{f: make([]float64, n), f32: make([]float32, n)}
+	}
+	return choiceKeys{i: make([]int64, n)}
 }
 
 func (p *choicePair) float() bool { return p.nclass == 6 }

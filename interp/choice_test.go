@@ -235,3 +235,104 @@ ENTRY e {
 		}
 	}
 }
+
+// selects are select-and-scatter selections of values of type T: the first four compare their two
+// values only and are answered from a table; the last computes and must not be.
+var selects = map[string]struct {
+	body  string
+	table bool
+}{
+	"ge": {"  ROOT c = pred[] compare(a, b), direction=GE\n", true},
+	"gt": {"  ROOT c = pred[] compare(a, b), direction=GT\n", true},
+	"le NaN wins": {`  le = pred[] compare(a, b), direction=LE
+  an = pred[] compare(a, a), direction=NE
+  bn = pred[] compare(b, b), direction=NE
+  nb = pred[] not(bn)
+  k = pred[] and(le, nb)
+  ROOT c = pred[] or(k, an)
+`, true},
+	"not lt": {`  lt = pred[] compare(a, b), direction=LT
+  ROOT c = pred[] not(lt)
+`, true},
+	"sum": {`  s = T[] add(a, b)
+  z = T[] constant(0)
+  ROOT c = pred[] compare(s, z), direction=GE
+`, false},
+}
+
+// TestSelectAndScatterTable checks that a select-and-scatter whose select only compares its two values
+// gives, with the select answered from its table (and the windows of a pool's channels walked once a
+// row), the bits of the select called at every window position: f32, bf16 and s32 operands full of
+// NaNs of both signs, zeros of both signs, infinities and ties, with windows that overlap, stride,
+// pad, and window the last dimension or not; and that a select that computes is not tabulated.
+func TestSelectAndScatterTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	defer func(v bool) { reduceChoices = v }(reduceChoices)
+	windows := []struct{ x, src, window string }{
+		{"4,9,9,6", "4,4,4,6", "size=1x3x3x1 stride=1x2x2x1"},
+		{"2,9,9,5", "2,5,5,5", "size=1x3x3x1 stride=1x2x2x1 pad=0_0x0_1x0_1x0_0"},
+		{"3,10,7", "3,5,4", "size=1x2x3 stride=1x2x2 pad=0_0x0_0x1_1"},
+		{"40", "13", "size=4 stride=3 pad=1_0"},
+	}
+	for _, typ := range []dtype.Type{dtype.F32, dtype.BF16, dtype.S32} {
+		for name, sel := range selects {
+			for _, w := range windows {
+				t.Run(fmt.Sprintf("%s/%s/%s", typ, name, w.window), func(t *testing.T) {
+					src := strings.ReplaceAll(fmt.Sprintf(`HloModule sas
+sel {
+  a = T[] parameter(0)
+  b = T[] parameter(1)
+%s}
+add {
+  a = T[] parameter(0)
+  b = T[] parameter(1)
+  ROOT s = T[] add(a, b)
+}
+ENTRY e {
+  x = T[%s] parameter(0)
+  g = T[%s] parameter(1)
+  z = T[] constant(0)
+  ROOT r = T[%s] select-and-scatter(x, g, z), window={%s}, select=sel, scatter=add
+}
+`, sel.body, w.x, w.src, w.x, w.window), "T[", typ.String()+"[")
+					m := parseModule(t, src)
+					prog, err := compileScalar(m.Computation("sel"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if (prog.compares != nil) != sel.table {
+						t.Fatalf("tabulated: %v, want %v", prog.compares != nil, sel.table)
+					}
+					specials := []float64{math.NaN(), math.Copysign(math.NaN(), -1), 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 1, -1}
+					var args []Value
+					for _, p := range m.Entry.Params {
+						x := tensor.New(typ, p.Shape.Dims)
+						for j := range x.NumElements() {
+							v := float64(rng.IntN(7) - 3)
+							if rng.IntN(3) == 0 {
+								v = specials[rng.IntN(len(specials))]
+							}
+							if typ.IsFloat() {
+								x.SetBitsAt(j, typ.EncodeFloat64(v))
+							} else if !math.IsNaN(v) && !math.IsInf(v, 0) {
+								x.SetBitsAt(j, uint64(int64(v)))
+							}
+						}
+						args = append(args, ArrayValue(x))
+					}
+					var got [2]Value
+					for k, on := range []bool{true, false} {
+						reduceChoices = on
+						got[k], err = Run(m, args, Options{Threads: 1 + k})
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
+					if string(got[0].Array.Data) != string(got[1].Array.Data) {
+						t.Fatalf("differs through the table:\n%s\nwant\n%s", describe(got[0]), describe(got[1]))
+					}
+				})
+			}
+		}
+	}
+}

@@ -652,6 +652,12 @@ func (e *evaluator) selectAndScatter(in *hlo.Instruction, ops []Value) (Value, e
 		return Value{}, unsupportedf(in, "select-and-scatter of mixed types")
 	}
 	fill(out, init.Data)
+	if ct := sel.prog; ct != nil && ct.compares != nil && ct.compares.pair.t == x.Type && reduceChoices {
+		if err := e.charge(src.NumElements() * windowSize(win)); err != nil {
+			return Value{}, err
+		}
+		return ArrayValue(out), e.scatterSelected(out, src, e.selectInWindows(ct.compares, x, win, src.Shape), sc)
+	}
 	it := newWindowIter(win, x.Shape)
 	idx := make([]int64, len(src.Shape))
 	widx := make([]int64, len(win))
@@ -690,6 +696,64 @@ func (e *evaluator) selectAndScatter(in *hlo.Instruction, ops []Value) (Value, e
 		nextIndex(idx, src.Shape)
 	}
 	return ArrayValue(out), nil
+}
+
+// selectInWindows returns, for each position of a select-and-scatter's source, the position of x its
+// window selects (-1 for a window wholly on padding): the first of the window's positions in row-major
+// order, replaced by each later one the select does not keep the current one against, the select
+// answered by its table. The windows are shared among the threads.
+func (e *evaluator) selectInWindows(ct *compareTable, x *tensor.Tensor, win hlo.Window, srcDims []int64) []int64 {
+	keys := ct.pair.newKeys(int(x.NumElements()))
+	ct.pair.keys(x.Data, keys, int(x.NumElements()))
+	best := make([]int64, product(srcDims))
+	// With the last dimension not windowed (a pool's channels), the windows of a row of it are the same
+	// positions shifted: the tables walk the other dimensions, once a row.
+	r, c := len(srcDims), int64(1)
+	if last := r - 1; r > 1 && trivialWindowDim(win[last]) && srcDims[last] == x.Shape[last] {
+		c, r = srcDims[last], last
+	}
+	tables := newWindowTables(win[:r], x.Shape[:r], srcDims[:r])
+	tables.inStride = rowMajorStrides(x.Shape)[:r]
+	rows := int64(len(best)) / max(c, 1)
+	parallelFor(e.threads, int(rows), int(max(1, elementwiseGrain/max(windowSize(win)*c, 1))), func(lo, hi int) {
+		tables.each(int64(lo), int64(hi), func(o int64, lins []int64) {
+			for k := range c {
+				b := int64(-1)
+				for _, lin := range lins {
+					if b < 0 || !ct.answer(keys, b, lin+k) {
+						b = lin + k
+					}
+				}
+				best[o*c+k] = b
+			}
+		})
+	})
+	return best
+}
+
+// windowSize is the number of positions of a window.
+func windowSize(win hlo.Window) int64 {
+	n := int64(1)
+	for _, d := range win {
+		n *= d.Size
+	}
+	return n
+}
+
+// scatterSelected combines each element of src, in order, into out at the position selected for it.
+func (e *evaluator) scatterSelected(out, src *tensor.Tensor, best []int64, sc *scalarFn) error {
+	args, res := make([]uint64, 2), make([]uint64, 1)
+	for s, b := range best {
+		if b < 0 {
+			continue
+		}
+		args[0], args[1] = out.BitsAt(b), src.BitsAt(int64(s))
+		if err := sc.call(args, res); err != nil {
+			return err
+		}
+		out.SetBitsAt(b, res[0])
+	}
+	return nil
 }
 
 // windowTables give, for each output position of a windowed reduction, the input positions of its window

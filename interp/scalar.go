@@ -39,6 +39,9 @@ type scalarProg struct {
 	// choice is set when the computation is a reducer that chooses each result from its two sides by
 	// comparisons (JAX's argmax and argmin): see choiceProg.
 	choice *choiceProg
+	// compares is set when the computation answers a pred from comparisons of its two parameters
+	// (select-and-scatter's select): see compareTable.
+	compares *compareTable
 }
 
 var errNotScalar = errors.New("not a scalar computation")
@@ -134,6 +137,7 @@ func compileScalar(c *hlo.Computation) (*scalarProg, error) {
 		}
 	}
 	p.choice = compileChoice(c, p)
+	p.compares = compileCompareTable(c, p)
 	return p, nil
 }
 
