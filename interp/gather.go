@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"octet/dtype"
 	"octet/hlo"
 	"octet/tensor"
 	"slices"
@@ -176,6 +177,40 @@ func (e *evaluator) gather(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Te
 	return out, nil
 }
 
+// scatterRows returns, for a scatter of one float32-domain operand whose update computation is a plain
+// add, multiply, maximum or minimum and whose last window dimension is the last of both the operand
+// and the updates, a function combining the row of updates at uo into the row of the result at xo (the
+// whole last window dimension) on gemm's row kernels, each element rounded to the type as the scalar
+// program rounds it; nil otherwise. The positions of a row are distinct, so combining them at once
+// keeps the order of the updates.
+func scatterRows(f *scalarFn, outs []*tensor.Tensor, u *tensor.Tensor, types []dtype.Type, winDims, windowDims, windowOperand, xs, us []int64) func(xo, uo int64) {
+	last := len(winDims) - 1
+	if len(outs) != 1 || f.prog == nil || last < 0 || domainOf(types[0]) != domFloat32 ||
+		windowOperand[last] != int64(len(xs)-1) || windowDims[last] != int64(len(us)-1) {
+		return nil
+	}
+	switch op := f.prog.binop; op {
+	case hlo.OpAdd, hlo.OpMultiply, hlo.OpMaximum, hlo.OpMinimum:
+		// Rows of the narrower types are decoded, combined in float32 and encoded back: the encoding
+		// rounds each element once, as the scalar program does after its operation.
+		t, n := types[0], winDims[last]
+		fold := rowFolder(op, binaryF32(op), dtype.F32)
+		if t == dtype.F32 {
+			xf, uf := tensor.View[float32](outs[0]), tensor.View[float32](u)
+			return func(xo, uo int64) { fold(xf[xo:xo+n], uf[uo:uo+n]) }
+		}
+		w := int64(t.ByteSize())
+		acc, row := make([]float32, n), make([]float32, n)
+		return func(xo, uo int64) {
+			decodeFloat32Into(t, acc, outs[0].Data[xo*w:(xo+n)*w])
+			decodeFloat32Into(t, row, u.Data[uo*w:(uo+n)*w])
+			fold(acc, row)
+			encodeFloat32Into(t, outs[0].Data[xo*w:(xo+n)*w], acc)
+		}
+	}
+	return nil
+}
+
 // scatter combines each update window into the operands at the position its index vector gives, with
 // the update computation: operand = f(operand, update) element by element, updates taken in row-major
 // order. A window that does not fit inside the operand at its position is skipped whole.
@@ -268,6 +303,12 @@ func (e *evaluator) scatter(in *hlo.Instruction, ops []Value) (Value, error) {
 	assign := f.prog != nil && f.prog.assign && n == 1
 	nb := product(iv.batchDims)
 	nw := product(winDims)
+	rows := scatterRows(f, outs, u, types, winDims, windowDims, windowOperand, xs, us)
+	iterDims := winDims // the window positions visited: with rows, those of the first element of each
+	if rows != nil {
+		iterDims = slices.Clone(winDims)
+		iterDims[len(iterDims)-1] = 1
+	}
 	for b := int64(0); b < nb; b++ {
 		for d := range start {
 			start[d] = 0
@@ -304,7 +345,9 @@ func (e *evaluator) scatter(in *hlo.Instruction, ops []Value) (Value, error) {
 					xo += w[j] * xs[windowOperand[j]]
 					uo += w[j] * us[windowDims[j]]
 				}
-				if assign {
+				if rows != nil {
+					rows(xo, uo)
+				} else if assign {
 					outs[0].SetBitsAt(xo, updates[0].BitsAt(uo))
 				} else {
 					for i := 0; i < n; i++ {
@@ -318,7 +361,7 @@ func (e *evaluator) scatter(in *hlo.Instruction, ops []Value) (Value, error) {
 						outs[i].SetBitsAt(xo, res[i])
 					}
 				}
-				if !nextIndex(w, winDims) {
+				if !nextIndex(w, iterDims) {
 					break
 				}
 			}

@@ -1,7 +1,10 @@
 package interp
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"octet/dtype"
@@ -71,6 +74,74 @@ func TestGatherLarge(t *testing.T) {
 				if want := ts[row*dim+d]; g[n*dim+d] != want {
 					t.Fatalf("%d threads: lookup [%d,%d] = %v, want %v", threads, n, d, g[n*dim+d], want)
 				}
+			}
+		}
+	}
+}
+
+// TestScatterRows checks scatters whose update computation is a plain add, multiply, maximum or minimum
+// and whose last window dimension is the operand's and the updates' last, which combine a row of updates
+// at a time, against the same scatters with the computation written so that it is called element by
+// element (op(a, copy(b))), bit for bit: f32, bf16, f16 and f8e4m3fn values full of NaNs, signed zeros,
+// infinities and ties, indices that repeat and that put windows outside the operand (skipped).
+func TestScatterRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	shapes := []struct{ x, idx, upd, dims string }{
+		{"50,16", "30,1", "30,16", "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1"},
+		{"6,5,7", "10,2", "10,3,7", "update_window_dims={1,2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1"},
+		{"9,4", "12,1", "12,2,4", "update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1"},
+		{"8,6", "5,1", "5,8", "update_window_dims={1}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, index_vector_dim=1"},
+	}
+	specials := []float64{math.NaN(), math.Copysign(math.NaN(), -1), 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 1, -1}
+	for _, typ := range []dtype.Type{dtype.F32, dtype.BF16, dtype.F16, dtype.F8E4M3FN} {
+		for _, op := range []string{"add", "multiply", "maximum", "minimum"} {
+			for _, sh := range shapes {
+				t.Run(fmt.Sprintf("%s/%s/%s", typ, op, sh.x), func(t *testing.T) {
+					var got [2]Value
+					var args []Value
+					for form, b := range []string{"b", "c"} {
+						src := strings.ReplaceAll(fmt.Sprintf(`HloModule sc
+f {
+  a = T[] parameter(0)
+  b = T[] parameter(1)
+  c = T[] copy(b)
+  ROOT r = T[] %s(a, %s)
+}
+ENTRY e {
+  x = T[%s] parameter(0)
+  i = s32[%s] parameter(1)
+  u = T[%s] parameter(2)
+  ROOT s = T[%s] scatter(x, i, u), %s, to_apply=f
+}
+`, op, b, sh.x, sh.idx, sh.upd, sh.x, sh.dims), "T[", typ.String()+"[")
+						m := parseModule(t, src)
+						if args == nil {
+							for k, p := range m.Entry.Params {
+								v := tensor.New(p.Shape.Elem, p.Shape.Dims)
+								for j := range v.NumElements() {
+									if k == 1 {
+										v.SetBitsAt(j, uint64(rng.IntN(int(m.Entry.Params[0].Shape.Dims[0])+2)-1))
+										continue
+									}
+									x := float64(rng.IntN(9)-4) / 2
+									if rng.IntN(4) == 0 {
+										x = specials[rng.IntN(len(specials))]
+									}
+									v.SetBitsAt(j, typ.EncodeFloat64(x))
+								}
+								args = append(args, ArrayValue(v))
+							}
+						}
+						r, err := Run(m, args, Options{})
+						if err != nil {
+							t.Fatal(err)
+						}
+						got[form] = r
+					}
+					if string(got[0].Array.Data) != string(got[1].Array.Data) {
+						t.Fatalf("by rows:\n%s\nelement by element:\n%s", describe(got[0]), describe(got[1]))
+					}
+				})
 			}
 		}
 	}
