@@ -4,7 +4,10 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
+
+	"octet/gemm"
 )
 
 func TestRandomInputs(t *testing.T) {
@@ -117,5 +120,61 @@ func TestRandomInputsGolden(t *testing.T) {
 				t.Errorf("%d threads: parameter %d (%s) hashes to %s", threads, i, m.Entry.Params[i].Shape.String(), got)
 			}
 		}
+	}
+}
+
+// Package-level, so that the compiler does not fold them: in a build that fuses a product and a sum into
+// one multiply-add (GOAMD64=v3, or another architecture), fuseA*fuseB + fuseC is -2^-60, else 0.
+var fuseA, fuseB, fuseC = 1 + 0x1p-30, 1 - 0x1p-30, -1.0
+
+// normalPairRef is normal values 2i and 2i+1 of the stream key as the documentation of normalUniforms
+// writes them: math's own functions, where the build gives their amd64 (GOAMD64=v1) bits; in a build
+// whose math fuses multiply-adds, gemm.BoxMuller on the one pair (whose bits gemm's tests check).
+func normalPairRef(key uint64, i int64) (float64, float64) {
+	u1, u2 := normalUniforms(key, i)
+	if fuseA*fuseB+fuseC != 0 || runtime.GOARCH != "amd64" {
+		a, b := []float64{u1}, []float64{u2}
+		gemm.BoxMuller(a, b, a, b)
+		return a[0], b[0]
+	}
+	r := math.Sqrt(-2 * math.Log(u1))
+	s, c := math.Sincos(2 * math.Pi * u2)
+	return r * c, r * s
+}
+
+// TestRandomNormals compares the normal values of float arrays, computed in blocks of pairs by
+// gemm.BoxMuller, with normalPairRef one pair at a time: every length to 9, lengths around a block of
+// pairs, and lengths that split among threads, f32 (and its magnitudes) and f64, under every kernel (each a kernel set of
+// gemm.BoxMuller).
+func TestRandomNormals(t *testing.T) {
+	lengths := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 511, 512, 513, 514, 1023, 1025, 3*8192 + 7}
+	for _, k := range gemm.Kernels() {
+		t.Run(k.Name(), func(t *testing.T) {
+			defer gemm.SetKernel(gemm.SetKernel(k))
+			for _, n := range lengths {
+				for _, threads := range []int{1, 3} {
+					key := mix(11, uint64(n))
+					d64 := make([]float64, n)
+					normals(key, d64, threads, false)
+					d32 := make([]float32, n)
+					normals(key, d32, threads, false)
+					abs := make([]float32, n)
+					normals(key, abs, threads, true)
+					for j := range n {
+						a, b := normalPairRef(key, int64(j/2))
+						want := a
+						if j%2 == 1 {
+							want = b
+						}
+						if math.Float64bits(d64[j]) != math.Float64bits(want) || math.Float32bits(d32[j]) != math.Float32bits(float32(want)) {
+							t.Fatalf("length %d, %d threads: element %d is %v (f32 %v), want %v", n, threads, j, d64[j], d32[j], want)
+						}
+						if math.Float32bits(abs[j]) != math.Float32bits(float32(math.Abs(want))) {
+							t.Fatalf("length %d, %d threads: element %d's magnitude is %v, want %v", n, threads, j, abs[j], math.Abs(want))
+						}
+					}
+				}
+			}
+		})
 	}
 }
