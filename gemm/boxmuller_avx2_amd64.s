@@ -58,137 +58,159 @@ CONST4(bmC3, $0x3efa01a019c844f5)
 CONST4(bmC4, $0xbf56c16c16c14f91)
 CONST4(bmC5, $0x3fa555555555554b)
 
+// LOG4 sets r to math.Sqrt(-2 * math.Log(u1)) for the four lanes of u1 at addr, with the registers f,
+// s, t1, t2 and p (archLog's X2, X3, X4, X5 and X6; r is its X1) and Y15 holding ones, in archLog's
+// steps: f1 (the fraction of u1 with the exponent of 0.5) and k (the exponent), the integer bits of
+// 2^52 + e less those of 2^52 + 0x3fe; where f1 <= Sqrt2/2 (LE_OS, as CMPSD's not-less-than), k - 1
+// and f1 * 2, else k - 0 and f1 * 1; f = f1 - 1; s = f / (2 + f); s2 = s*s; s4 = s2*s2;
+// t1 = s2*(L1 + s4*(L3 + s4*(L5 + s4*L7))); t2 = s4*(L2 + s4*(L4 + s4*L6)); R = t1 + t2;
+// hfsq = 0.5*f*f; k*Ln2Hi - ((hfsq - (s*(hfsq+R) + k*Ln2Lo)) - f). Then -2 times it, and its root.
+#define LOG4(addr, r, f, s, t1, t2, p) \
+	VMOVUPD addr, p; \
+	VPSRLQ  $52, p, r; \
+	VPOR    bmExpBias<>(SB), r, r; \
+	VSUBPD  bmKBias<>(SB), r, r; \
+	VANDPD  bmMant<>(SB), p, f; \
+	VORPD   bmHalf<>(SB), f, f; \
+	VCMPPD  $2, bmHSqrt2<>(SB), f, s; \
+	VANDPD  Y15, s, s; \
+	VSUBPD  s, r, r; \
+	VADDPD  Y15, s, s; \
+	VMULPD  s, f, f; \
+	VSUBPD  Y15, f, f; \
+	VADDPD  bmTwo<>(SB), f, s; \
+	VDIVPD  s, f, s; \
+	VMULPD  s, s, t1; \
+	VMULPD  t1, t1, t2; \
+	VMULPD  bmL7<>(SB), t2, p; \
+	VADDPD  bmL5<>(SB), p, p; \
+	VMULPD  t2, p, p; \
+	VADDPD  bmL3<>(SB), p, p; \
+	VMULPD  t2, p, p; \
+	VADDPD  bmL1<>(SB), p, p; \
+	VMULPD  p, t1, t1; \
+	VMULPD  bmL6<>(SB), t2, p; \
+	VADDPD  bmL4<>(SB), p, p; \
+	VMULPD  t2, p, p; \
+	VADDPD  bmL2<>(SB), p, p; \
+	VMULPD  p, t2, t2; \
+	VADDPD  t2, t1, t1; \
+	VMULPD  bmHalf<>(SB), f, p; \
+	VMULPD  f, p, p; \
+	VADDPD  p, t1, t1; \
+	VMULPD  t1, s, s; \
+	VMULPD  bmLn2Lo<>(SB), r, t1; \
+	VADDPD  t1, s, s; \
+	VSUBPD  s, p, p; \
+	VSUBPD  f, p, p; \
+	VMULPD  bmLn2Hi<>(SB), r, r; \
+	VSUBPD  p, r, r; \
+	VMULPD  bmMinusTwo<>(SB), r, r; \
+	VSQRTPD r, r
+
+// SINCOS4 sets s and c to math.Sincos(2*Pi*u2) for the four lanes of u2 at addr, with the registers j,
+// zz, p and q (xj and xq their xmm registers) and Y15 holding ones, in sincos.go's steps: x = 2*Pi*u2;
+// j = uint64(x * (4/Pi)), and j+1 where j is odd; y = float64(j); z = ((x - y*PI4A) - y*PI4B) - y*PI4C;
+// zz = z*z; cos = (1.0 - 0.5*zz) + zz*zz*(((((C0*zz + C1)*zz + C2)*zz + C3)*zz + C4)*zz + C5);
+// sin = z + z*zz*(((((S0*zz + S1)*zz + S2)*zz + S3)*zz + S4)*zz + S5). Then j & 7 is 0, 2, 4 or 6:
+// octants 2 and 6 swap sin and cos (bit 1 of j, shifted to the sign bit, which VBLENDVPD reads), 4 and
+// 6 negate sin (bit 2 of j), 2 and 4 negate cos (bit 2 of j + 2).
+#define SINCOS4(addr, s, c, j, xj, zz, p, q, xq) \
+	VMOVUPD     addr, s; \
+	VMULPD      bmTwoPi<>(SB), s, s; \
+	VMULPD      bmFourOverPi<>(SB), s, j; \
+	VCVTTPD2DQY j, xj; \
+	VPAND       bmOnesD<>(SB), xj, xq; \
+	VPADDD      xq, xj, xj; \
+	VCVTDQ2PD   xj, zz; \
+	VPMOVZXDQ   xj, j; \
+	VMULPD      bmPI4A<>(SB), zz, p; \
+	VSUBPD      p, s, s; \
+	VMULPD      bmPI4B<>(SB), zz, p; \
+	VSUBPD      p, s, s; \
+	VMULPD      bmPI4C<>(SB), zz, p; \
+	VSUBPD      p, s, s; \
+	VMULPD      s, s, zz; \
+	VMULPD      bmC0<>(SB), zz, p; \
+	VADDPD      bmC1<>(SB), p, p; \
+	VMULPD      zz, p, p; \
+	VADDPD      bmC2<>(SB), p, p; \
+	VMULPD      zz, p, p; \
+	VADDPD      bmC3<>(SB), p, p; \
+	VMULPD      zz, p, p; \
+	VADDPD      bmC4<>(SB), p, p; \
+	VMULPD      zz, p, p; \
+	VADDPD      bmC5<>(SB), p, p; \
+	VMULPD      zz, zz, q; \
+	VMULPD      p, q, q; \
+	VMULPD      bmHalf<>(SB), zz, p; \
+	VSUBPD      p, Y15, c; \
+	VADDPD      q, c, c; \
+	VMULPD      bmS0<>(SB), zz, p; \
+	VADDPD      bmS1<>(SB), p, p; \
+	VMULPD      zz, p, p; \
+	VADDPD      bmS2<>(SB), p, p; \
+	VMULPD      zz, p, p; \
+	VADDPD      bmS3<>(SB), p, p; \
+	VMULPD      zz, p, p; \
+	VADDPD      bmS4<>(SB), p, p; \
+	VMULPD      zz, p, p; \
+	VADDPD      bmS5<>(SB), p, p; \
+	VMULPD      zz, s, q; \
+	VMULPD      p, q, q; \
+	VADDPD      q, s, s; \
+	VPSLLQ      $62, j, p; \
+	VBLENDVPD   p, c, s, q; \
+	VBLENDVPD   p, s, c, c; \
+	VPSLLQ      $61, j, p; \
+	VPAND       bmSign<>(SB), p, p; \
+	VXORPD      p, q, s; \
+	VPADDQ      bmTwosQ<>(SB), j, j; \
+	VPSLLQ      $61, j, p; \
+	VPAND       bmSign<>(SB), p, p; \
+	VXORPD      p, c, c
+
+// STORE4 stores r*c and r*s at the four lanes of dst0 and dst1 at off(DI)(DX*1) and off(SI)(DX*1).
+#define STORE4(off, r, s, c) \
+	VMULPD  c, r, c; \
+	VMULPD  s, r, s; \
+	VMOVUPD c, off(DI)(DX*1); \
+	VMOVUPD s, off(SI)(DX*1)
+
 // func boxMullerAVX2(dst0, dst1, u1, u2 *float64, n int)
+//
+// Eight lanes at a time, as two groups of four whose long chains of dependent operations (a division,
+// a square root, two polynomials) overlap: group A in Y0-Y6, group B in Y7-Y13. Then four.
 TEXT ·boxMullerAVX2(SB), NOSPLIT, $0-40
-	MOVQ dst0+0(FP), DI
-	MOVQ dst1+8(FP), SI
-	MOVQ u1+16(FP), AX
-	MOVQ u2+24(FP), BX
-	MOVQ n+32(FP), CX
-	SHLQ $3, CX
-	XORQ DX, DX
+	MOVQ    dst0+0(FP), DI
+	MOVQ    dst1+8(FP), SI
+	MOVQ    u1+16(FP), AX
+	MOVQ    u2+24(FP), BX
+	MOVQ    n+32(FP), CX
+	SHLQ    $3, CX
+	XORQ    DX, DX
 	VMOVUPD bmOne<>(SB), Y15
+	MOVQ    CX, R8
+	ANDQ    $~63, R8 // bytes in groups of eight lanes
 
-loop:
-	CMPQ DX, CX
-	JGE  done
+loop8:
+	CMPQ    DX, R8
+	JGE     tail
+	LOG4(0(AX)(DX*1), Y1, Y2, Y3, Y4, Y5, Y6)
+	LOG4(32(AX)(DX*1), Y8, Y9, Y10, Y11, Y12, Y13)
+	SINCOS4(0(BX)(DX*1), Y0, Y6, Y2, X2, Y3, Y4, Y5, X5)
+	SINCOS4(32(BX)(DX*1), Y7, Y13, Y9, X9, Y10, Y11, Y12, X12)
+	STORE4(0, Y1, Y0, Y6)
+	STORE4(32, Y8, Y7, Y13)
+	ADDQ    $64, DX
+	JMP     loop8
 
-	// The logarithm of x = u1 (archLog). f1, k := math.Frexp(x): f1 the fraction of x with the
-	// exponent of 0.5, k its exponent.
-	VMOVUPD (AX)(DX*1), Y0
-	VPSRLQ  $52, Y0, Y1
-	VPOR    bmExpBias<>(SB), Y1, Y1
-	VSUBPD  bmKBias<>(SB), Y1, Y1 // k
-	VANDPD  bmMant<>(SB), Y0, Y2
-	VORPD   bmHalf<>(SB), Y2, Y2 // f1
-	// if f1 <= Sqrt2/2 { k -= 1; f1 *= 2 }: k - 1 or 0, f1 * 2 or 1.
-	VCMPPD  $2, bmHSqrt2<>(SB), Y2, Y3 // LE_OS: f1 <= Sqrt2/2
-	VANDPD  Y15, Y3, Y3
-	VSUBPD  Y3, Y1, Y1
-	VADDPD  Y15, Y3, Y3
-	VMULPD  Y3, Y2, Y2
-	VSUBPD  Y15, Y2, Y2 // f = f1 - 1
-	VADDPD  bmTwo<>(SB), Y2, Y3
-	VDIVPD  Y3, Y2, Y3 // s = f / (2 + f)
-	VMULPD  Y3, Y3, Y4 // s2 = s * s
-	VMULPD  Y4, Y4, Y5 // s4 = s2 * s2
-	// t1 := s2 * (L1 + s4*(L3+s4*(L5+s4*L7)))
-	VMULPD  bmL7<>(SB), Y5, Y6
-	VADDPD  bmL5<>(SB), Y6, Y6
-	VMULPD  Y5, Y6, Y6
-	VADDPD  bmL3<>(SB), Y6, Y6
-	VMULPD  Y5, Y6, Y6
-	VADDPD  bmL1<>(SB), Y6, Y6
-	VMULPD  Y6, Y4, Y4 // t1
-	// t2 := s4 * (L2 + s4*(L4+s4*L6))
-	VMULPD  bmL6<>(SB), Y5, Y6
-	VADDPD  bmL4<>(SB), Y6, Y6
-	VMULPD  Y5, Y6, Y6
-	VADDPD  bmL2<>(SB), Y6, Y6
-	VMULPD  Y6, Y5, Y5 // t2
-	VADDPD  Y5, Y4, Y4 // R = t1 + t2
-	VMULPD  bmHalf<>(SB), Y2, Y6
-	VMULPD  Y2, Y6, Y6 // hfsq = 0.5 * f * f
-	// k*Ln2Hi - ((hfsq - (s*(hfsq+R) + k*Ln2Lo)) - f)
-	VADDPD  Y6, Y4, Y4
-	VMULPD  Y4, Y3, Y3
-	VMULPD  bmLn2Lo<>(SB), Y1, Y4
-	VADDPD  Y4, Y3, Y3
-	VSUBPD  Y3, Y6, Y6
-	VSUBPD  Y2, Y6, Y6
-	VMULPD  bmLn2Hi<>(SB), Y1, Y1
-	VSUBPD  Y6, Y1, Y1 // Log(u1)
-	// r := math.Sqrt(-2 * Log(u1))
-	VMULPD  bmMinusTwo<>(SB), Y1, Y1
-	VSQRTPD Y1, Y1 // r
-
-	// sin, cos := math.Sincos(x), x = 2*Pi*u2 in [0, 2*Pi). j := uint64(x * (4/Pi)); if j is odd, j++.
-	VMOVUPD     (BX)(DX*1), Y0
-	VMULPD      bmTwoPi<>(SB), Y0, Y0 // x
-	VMULPD      bmFourOverPi<>(SB), Y0, Y2
-	VCVTTPD2DQY Y2, X2
-	VPAND       bmOnesD<>(SB), X2, X3
-	VPADDD      X3, X2, X2 // j
-	VCVTDQ2PD   X2, Y3     // y = float64(j)
-	VPMOVZXDQ   X2, Y2     // j in 64-bit lanes
-	// z := ((x - y*PI4A) - y*PI4B) - y*PI4C; zz := z * z
-	VMULPD      bmPI4A<>(SB), Y3, Y4
-	VSUBPD      Y4, Y0, Y0
-	VMULPD      bmPI4B<>(SB), Y3, Y4
-	VSUBPD      Y4, Y0, Y0
-	VMULPD      bmPI4C<>(SB), Y3, Y4
-	VSUBPD      Y4, Y0, Y0 // z
-	VMULPD      Y0, Y0, Y3 // zz
-	// cos = 1.0 - 0.5*zz + zz*zz*((((((_cos[0]*zz)+_cos[1])*zz+_cos[2])*zz+_cos[3])*zz+_cos[4])*zz+_cos[5])
-	VMULPD      bmC0<>(SB), Y3, Y4
-	VADDPD      bmC1<>(SB), Y4, Y4
-	VMULPD      Y3, Y4, Y4
-	VADDPD      bmC2<>(SB), Y4, Y4
-	VMULPD      Y3, Y4, Y4
-	VADDPD      bmC3<>(SB), Y4, Y4
-	VMULPD      Y3, Y4, Y4
-	VADDPD      bmC4<>(SB), Y4, Y4
-	VMULPD      Y3, Y4, Y4
-	VADDPD      bmC5<>(SB), Y4, Y4
-	VMULPD      Y3, Y3, Y5
-	VMULPD      Y4, Y5, Y5 // zz*zz*(...)
-	VMULPD      bmHalf<>(SB), Y3, Y4
-	VSUBPD      Y4, Y15, Y6 // 1.0 - 0.5*zz
-	VADDPD      Y5, Y6, Y6 // cos
-	// sin = z + z*zz*((((((_sin[0]*zz)+_sin[1])*zz+_sin[2])*zz+_sin[3])*zz+_sin[4])*zz+_sin[5])
-	VMULPD      bmS0<>(SB), Y3, Y4
-	VADDPD      bmS1<>(SB), Y4, Y4
-	VMULPD      Y3, Y4, Y4
-	VADDPD      bmS2<>(SB), Y4, Y4
-	VMULPD      Y3, Y4, Y4
-	VADDPD      bmS3<>(SB), Y4, Y4
-	VMULPD      Y3, Y4, Y4
-	VADDPD      bmS4<>(SB), Y4, Y4
-	VMULPD      Y3, Y4, Y4
-	VADDPD      bmS5<>(SB), Y4, Y4
-	VMULPD      Y3, Y0, Y5
-	VMULPD      Y4, Y5, Y5 // z*zz*(...)
-	VADDPD      Y5, Y0, Y0 // sin
-	// j &= 7 takes j to 0, 2, 4 or 6. Octants 2 and 6 swap sin and cos (bit 1 of j, shifted to the sign);
-	// 4 and 6 negate sin (bit 2), 2 and 4 negate cos (bit 2 of j + 2).
-	VPSLLQ      $62, Y2, Y4
-	VBLENDVPD   Y4, Y6, Y0, Y5 // sin, or cos where swapped
-	VBLENDVPD   Y4, Y0, Y6, Y6 // cos, or sin where swapped
-	VPSLLQ      $61, Y2, Y4
-	VPAND       bmSign<>(SB), Y4, Y4
-	VXORPD      Y4, Y5, Y5 // sin
-	VPADDQ      bmTwosQ<>(SB), Y2, Y2
-	VPSLLQ      $61, Y2, Y4
-	VPAND       bmSign<>(SB), Y4, Y4
-	VXORPD      Y4, Y6, Y6 // cos
-
-	// r*cos, r*sin.
-	VMULPD  Y6, Y1, Y6
-	VMULPD  Y5, Y1, Y5
-	VMOVUPD Y6, (DI)(DX*1)
-	VMOVUPD Y5, (SI)(DX*1)
-	ADDQ    $32, DX
-	JMP     loop
+tail:
+	CMPQ    DX, CX
+	JGE     done
+	LOG4(0(AX)(DX*1), Y1, Y2, Y3, Y4, Y5, Y6)
+	SINCOS4(0(BX)(DX*1), Y0, Y6, Y2, X2, Y3, Y4, Y5, X5)
+	STORE4(0, Y1, Y0, Y6)
 
 done:
 	VZEROUPPER
