@@ -27,3 +27,28 @@ func (k *Kernel) boxMullerFast(dst0, dst1, u1, u2 []float64) int {
 	boxMullerAVX2(&dst0[0], &dst1[0], &u1[0], &u2[0], n)
 	return n
 }
+
+// splitMixUniformsAVX2 is the SplitMix64 uniforms kernel of splitmix_avx2_amd64.s: n a multiple of 4.
+//
+//go:noescape
+func splitMixUniformsAVX2(u1, u2 *float64, key, p0 uint64, n int)
+
+// asmSplitMix2 is the AVX2 SplitMix64 uniforms assembly: AVX2 for the integer operations, AVX for the
+// floating-point ones.
+var asmSplitMix2 = &asmSet{"splitmix-avx2", []string{"splitMixUniformsAVX2"}, vex | fAVX2}
+
+func init() {
+	asmSets = append(asmSets, asmSplitMix2)
+}
+
+// splitMixFast does SplitMixUniforms for a prefix of u1 (whose length u2 shares), four pairs at a time in
+// AVX2 where BoxMuller runs its assembly, and returns its length.
+func (k *Kernel) splitMixFast(u1, u2 []float64, key, p0 uint64) int {
+	n := len(u1) &^ 3
+	if n == 0 || k.intRowSet() == nil || !cpuFeatures.has(asmSplitMix2.needs) {
+		return 0
+	}
+	_ = u2[n-1]
+	splitMixUniformsAVX2(&u1[0], &u2[0], key, p0, n)
+	return n
+}

@@ -4,7 +4,7 @@ package gemm
 
 import "testing"
 
-// The instructions of the Box-Muller kernel that no other assembly of the package uses, and what each
+// The instructions of the Box-Muller and SplitMix64 kernels that no other assembly of the package uses, and what each
 // needs (Intel's Software Developer's Manual, volume 2), for TestAsmFeatures.
 func init() {
 	const avx, avx2, avx512, avx512dq = fAVX, fAVX2, fAVX512F, fAVX512DQ
@@ -21,6 +21,8 @@ func init() {
 	insnTable["VPSRLQ"] = insnFeatures{avx, avx2, avx512}
 	insnTable["VPSLLQ"] = insnFeatures{avx, avx2, avx512}
 	insnTable["VPADDQ"] = insnFeatures{avx, avx2, avx512}
+	insnTable["VPMULUDQ"] = insnFeatures{avx, avx2, avx512}
+	insnTable["VPBROADCASTQ"] = insnFeatures{avx2, avx2, avx512}
 }
 
 // TestBoxMullerChosen checks which kernels run the Box-Muller assembly: those that run the integer row

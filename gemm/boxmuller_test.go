@@ -250,3 +250,93 @@ func BenchmarkBoxMuller(b *testing.B) {
 		})
 	}
 }
+
+// TestSplitMixUniforms compares SplitMixUniforms with the hashes of interp's stream (hashUniforms) under
+// every kernel: every length 0 to 9 and long runs, from pairs near 0, at odd places and near 2^63
+// (counters that wrap), for several keys.
+func TestSplitMixUniforms(t *testing.T) {
+	withKernel(t, func(t *testing.T) {
+		for _, key := range []uint64{0, 7, 1<<64 - 1, 0x0123456789abcdef} {
+			for _, p0 := range []uint64{0, 1, 3, 1000003, 1<<63 - 5, 1<<64 - 9} {
+				for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 257, 4099} {
+					u1, u2 := make([]float64, n), make([]float64, n+1)
+					u2[n] = 5
+					SplitMixUniforms(u1, u2, key, p0)
+					for i := range n {
+						x := 2 * (p0 + uint64(i))
+						w1 := float64(testMix(key, x)>>11+1) * 0x1p-53
+						w2 := float64(testMix(key, x+1)>>11) * 0x1p-53
+						if math.Float64bits(u1[i]) != math.Float64bits(w1) || math.Float64bits(u2[i]) != math.Float64bits(w2) {
+							t.Fatalf("key %#x, pairs %d+%d: element %d is %v, %v, want %v, %v", key, p0, n, i, u1[i], u2[i], w1, w2)
+						}
+					}
+					if u2[n] != 5 {
+						t.Fatalf("key %#x, pairs %d+%d: wrote past the end", key, p0, n)
+					}
+				}
+			}
+		}
+	})
+	// The conversion at the ends of its range and where the halves meet: keys chosen (by inverting
+	// splitmix64) so that the hash of one counter is h, that counter's uniform in each lane.
+	withKernel(t, func(t *testing.T) {
+		for _, v := range []uint64{0, 1, 2, 1<<32 - 1, 1 << 32, 1<<32 + 1, 1<<52 - 1, 1 << 52, 1<<52 + 1, 1<<53 - 2, 1<<53 - 1} {
+			for _, low := range []uint64{0, 0x7ff} {
+				h := v<<11 | low
+				for x := uint64(0); x < 8; x++ {
+					key := unsplitmix64(h) ^ testSplitmix64(x+0x632be59bd9b4e019)
+					if testMix(key, x) != h {
+						t.Fatalf("unsplitmix64 does not invert splitmix64")
+					}
+					u1, u2 := make([]float64, 4), make([]float64, 4)
+					SplitMixUniforms(u1, u2, key, 0)
+					got, want := u1[x/2], float64(v+1)*0x1p-53
+					if x%2 == 1 {
+						got, want = u2[x/2], float64(v)*0x1p-53
+					}
+					if math.Float64bits(got) != math.Float64bits(want) {
+						t.Errorf("hash %#x at counter %d: uniform %v, want %v", h, x, got, want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// unsplitmix64 inverts testSplitmix64.
+func unsplitmix64(y uint64) uint64 {
+	unshift := func(y uint64, k uint) uint64 {
+		x := y
+		for range 64 / k {
+			x = y ^ x>>k
+		}
+		return x
+	}
+	inverse := func(c uint64) uint64 { // modulo 2^64, by Newton's iteration
+		v := c
+		for range 6 {
+			v *= 2 - c*v
+		}
+		return v
+	}
+	x := unshift(y, 31)
+	x = unshift(x*inverse(0x94d049bb133111eb), 27)
+	x = unshift(x*inverse(0xbf58476d1ce4e5b9), 30)
+	return x - 0x9e3779b97f4a7c15
+}
+
+func BenchmarkSplitMixUniforms(b *testing.B) {
+	const n = 1024
+	u1, u2 := make([]float64, n), make([]float64, n)
+	for _, k := range testKernels() {
+		b.Run(k.Name(), func(b *testing.B) {
+			defer useKernel(k)()
+			p0 := uint64(0)
+			for b.Loop() {
+				SplitMixUniforms(u1, u2, 7, p0)
+				p0 += n
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/pair")
+		})
+	}
+}
