@@ -103,7 +103,7 @@ func randomFloats(key uint64, n int64, scalar bool, threads int) []float64 {
 // normals sets dst[j] to normal value j of the stream key, rounded to T (its magnitude, where abs is set),
 // on at most threads goroutines: the uniforms of a block of pairs, then their Box-Muller transforms in one
 // call of gemm.BoxMuller (vector code, which gives the bits of math's functions many times faster than
-// they do).
+// they do). gemm.SplitMixUniforms hashes the uniforms as normalUniforms does, in vector code too.
 func normals[T float32 | float64](key uint64, dst []T, threads int, abs bool) {
 	pairs := (len(dst) + 1) / 2
 	parallelFor(threads, pairs, 1<<12, func(lo, hi int) {
@@ -111,12 +111,7 @@ func normals[T float32 | float64](key uint64, dst []T, threads int, abs bool) {
 		for p0 := lo; p0 < hi; p0 += len(a) {
 			n := min(hi-p0, len(a))
 			u1, u2 := a[:n], b[:n]
-			for i := range u1 {
-				// normalUniforms, written out so that the compiler inlines its hashes.
-				j := uint64(2 * (p0 + i))
-				u1[i] = float64(mix(key, j)>>11+1) * 0x1p-53
-				u2[i] = uniform(mix(key, j+1))
-			}
+			gemm.SplitMixUniforms(u1, u2, key, uint64(p0)) // normalUniforms of each pair
 			gemm.BoxMuller(u1, u2, u1, u2)
 			if abs {
 				for i := range u1 {
