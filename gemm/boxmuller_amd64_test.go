@@ -25,8 +25,9 @@ func init() {
 	insnTable["VPBROADCASTQ"] = insnFeatures{avx2, avx2, avx512}
 }
 
-// TestBoxMullerChosen checks which kernels run the Box-Muller assembly: those that run the integer row
-// assembly (so that the Box-Muller tests test it under each of them), none of the others.
+// TestBoxMullerChosen checks which kernels run the Box-Muller and SplitMix64 assembly: those that run the
+// integer row assembly (so that the tests of BoxMuller and SplitMixUniforms test it under each of them),
+// none of the others.
 func TestBoxMullerChosen(t *testing.T) {
 	u := []float64{0.5, 0.25, 1, 0.125}
 	n := 0
@@ -35,12 +36,16 @@ func TestBoxMullerChosen(t *testing.T) {
 		if got := k.boxMullerFast(make([]float64, 4), make([]float64, 4), u, u) == 4; got != want {
 			t.Errorf("kernel %s (isa %+v): Box-Muller assembly %v, want %v", k.Name(), k.isa, got, want)
 		}
+		if got := k.splitMixFast(make([]float64, 4), make([]float64, 4), 7, 0) == 4; got != want {
+			t.Errorf("kernel %s (isa %+v): SplitMix64 assembly %v, want %v", k.Name(), k.isa, got, want)
+		}
 		if want {
 			n++
 		}
 	}
-	if goKernel.boxMullerFast(make([]float64, 4), make([]float64, 4), u, u) != 0 {
-		t.Errorf("the go kernel runs Box-Muller assembly")
+	if goKernel.boxMullerFast(make([]float64, 4), make([]float64, 4), u, u) != 0 ||
+		goKernel.splitMixFast(make([]float64, 4), make([]float64, 4), 7, 0) != 0 {
+		t.Errorf("the go kernel runs Box-Muller or SplitMix64 assembly")
 	}
 	if cpuFeatures.has(fAVX2|vex) && n == 0 {
 		t.Errorf("no kernel runs the Box-Muller assembly on a machine with AVX2")
