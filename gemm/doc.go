@@ -124,7 +124,11 @@
 // Row (add, subtract, multiply, divide, and XLA's maximum and minimum, NaNs included), Clamp and ClampBF16
 // with scalar bounds, EncodeBF16 and DecodeBF16, each element rounded as its scalar operation rounds it;
 // and Depthwise, the chain of fused multiply-adds of a depthwise convolution's window for a batch of
-// output positions, vectorised across the features, four positions at a time.
+// output positions, vectorised across the features, four positions at a time. BoxMuller and
+// SplitMixUniforms make the interpreter's normal random inputs: the uniforms of a SplitMix64 stream, and
+// their Box-Muller transforms with the bits of Go's math.Log, math.Sqrt and math.Sincos on amd64 (each
+// operation of math's code, in its order, rounded on its own), four lanes at a time in AVX2 beside the
+// kernels that run the integer row assembly, in Go elsewhere.
 //
 // # Numerics
 //

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 )
 
@@ -70,14 +71,19 @@ func mix(key, x uint64) uint64 { return splitmix64(key ^ splitmix64(x+0x632be59b
 // uniform returns a float64 in [0, 1) from 53 bits of h.
 func uniform(h uint64) float64 { return float64(h>>11) * 0x1p-53 }
 
-// normalPair returns standard normal values 2i and 2i+1 of the stream key: the two outputs of one
-// Box-Muller transform of the uniforms hashed from (key, 2i) and (key, 2i+1).
-func normalPair(key uint64, i int64) (float64, float64) {
-	u1 := float64(mix(key, uint64(2*i))>>11+1) * 0x1p-53 // (0, 1]
-	u2 := uniform(mix(key, uint64(2*i+1)))
-	r := math.Sqrt(-2 * math.Log(u1))
-	s, c := math.Sincos(2 * math.Pi * u2)
-	return r * c, r * s
+// normalUniforms returns the uniforms of the Box-Muller transform of standard normal values 2i and 2i+1
+// of the stream key: u1 in (0, 1] and u2 in [0, 1), hashed from (key, 2i) and (key, 2i+1). The values are
+//
+//	r := math.Sqrt(-2 * math.Log(u1))
+//	s, c := math.Sincos(2 * math.Pi * u2)
+//	r*c, r*s
+//
+// with the bits of Go's math package on amd64 (GOAMD64=v1), on every machine and build: gemm.BoxMuller
+// computes them.
+func normalUniforms(key uint64, i int64) (u1, u2 float64) {
+	u1 = float64(mix(key, uint64(2*i))>>11+1) * 0x1p-53 // (0, 1]
+	u2 = uniform(mix(key, uint64(2*i+1)))
+	return u1, u2
 }
 
 // randomFloats returns n values: standard normal ones, or for a scalar (scalar set) one uniform in
@@ -90,19 +96,34 @@ func randomFloats(key uint64, n int64, scalar bool, threads int) []float64 {
 		}
 		return v
 	}
-	normals(key, v, threads, func(x float64) float64 { return x })
+	normals(key, v, threads, false)
 	return v
 }
 
-// normals sets dst[j] to conv(normal value j of the stream key), on at most threads goroutines.
-func normals[T float32 | float64](key uint64, dst []T, threads int, conv func(float64) T) {
+// normals sets dst[j] to normal value j of the stream key, rounded to T (its magnitude, where abs is set),
+// on at most threads goroutines: the uniforms of a block of pairs, then their Box-Muller transforms in one
+// call of gemm.BoxMuller (vector code, which gives the bits of math's functions many times faster than
+// they do). gemm.SplitMixUniforms hashes the uniforms as normalUniforms does, in vector code too.
+func normals[T float32 | float64](key uint64, dst []T, threads int, abs bool) {
 	pairs := (len(dst) + 1) / 2
 	parallelFor(threads, pairs, 1<<12, func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			a, b := normalPair(key, int64(p))
-			dst[2*p] = conv(a)
-			if 2*p+1 < len(dst) {
-				dst[2*p+1] = conv(b)
+		var a, b [256]float64 // u1 and u2 of a block of pairs, then r*cos and r*sin
+		for p0 := lo; p0 < hi; p0 += len(a) {
+			n := min(hi-p0, len(a))
+			u1, u2 := a[:n], b[:n]
+			gemm.SplitMixUniforms(u1, u2, key, uint64(p0)) // normalUniforms of each pair
+			gemm.BoxMuller(u1, u2, u1, u2)
+			if abs {
+				for i := range u1 {
+					u1[i], u2[i] = math.Abs(u1[i]), math.Abs(u2[i])
+				}
+			}
+			out := dst[2*p0 : min(2*(p0+n), len(dst))]
+			for i := range len(out) / 2 {
+				out[2*i], out[2*i+1] = T(u1[i]), T(u2[i])
+			}
+			if len(out)%2 == 1 {
+				out[len(out)-1] = T(u1[n-1])
 			}
 		}
 	})
@@ -166,9 +187,9 @@ func randomValueThreads(s hlo.Shape, key uint64, threads int) (Value, error) {
 		case len(dims) == 0:
 			v[0] = float32(randomFloats(key, n, true, 1)[0])
 		case t == dtype.F8E8M0FNU:
-			normals(key, v, threads, func(x float64) float32 { return float32(math.Abs(x)) })
+			normals(key, v, threads, true) // |x|: f8e8m0fnu has no sign
 		default:
-			normals(key, v, threads, func(x float64) float32 { return float32(x) })
+			normals(key, v, threads, false)
 		}
 		return ArrayValue(fromF32(t, dims, v)), nil
 	case t.IsComplex():

@@ -1,8 +1,12 @@
 package interp
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"math"
 	"testing"
+
+	"octet/gemm"
 )
 
 func TestRandomInputs(t *testing.T) {
@@ -94,5 +98,79 @@ func TestCompareValues(t *testing.T) {
 	tb := TupleValue(val(t, "s32[1] {1}"), val(t, "f32[1] {3}"))
 	if c := Compare(ta, tb); c.Elements != 2 || c.BitMatches != 1 || c.MaxAt != 1 {
 		t.Errorf("tuples: %+v", c)
+	}
+}
+
+// TestRandomInputsGolden pins the values of RandomInputs: users rely on the inputs of a seed, so a change
+// of the generator (its hashes, its Box-Muller arithmetic, its rounding to the types) must fail here. The
+// digests are of each parameter's bytes, on one thread and on three.
+func TestRandomInputsGolden(t *testing.T) {
+	m := parseModule(t, "ENTRY e {\n  a = f32[20001] parameter(0)\n  b = f64[9999] parameter(1)\n  c = bf16[3,5] parameter(2)\n  d = f8e8m0fnu[17] parameter(3)\n  e = c64[7] parameter(4)\n  f = c128[5] parameter(5)\n  g = f16[9] parameter(6)\n  h = f8e4m3fn[33] parameter(7)\n  i = f64[1] parameter(8)\n  ROOT r = f32[20001] negate(a)\n}")
+	want := []string{"025c676ff350f8b8", "3f02df3b590827cd", "ff149ff9d20d6d15", "e03db854a09dfa7b",
+		"4418152e1afd7250", "eca376942de520e1", "1d2a7ab9a855462f", "9d91f4f370fb312b", "debcc0592a72252c"}
+	for _, threads := range []int{1, 3} {
+		args, err := RandomInputsThreads(m, 12345, threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range args {
+			got := fmt.Sprintf("%x", sha256.Sum256(a.Array.Data))[:16]
+			if i >= len(want) || got != want[i] {
+				t.Errorf("%d threads: parameter %d (%s) hashes to %s", threads, i, m.Entry.Params[i].Shape.String(), got)
+			}
+		}
+	}
+}
+
+// normalPairRef is normal values 2i and 2i+1 of the stream key as the documentation of normalUniforms
+// writes them: math's own functions, where the build gives their amd64 (GOAMD64=v1) bits; in a build
+// whose math fuses multiply-adds (fusingBuild), gemm.BoxMuller on the one pair (whose bits gemm's tests
+// check).
+func normalPairRef(key uint64, i int64) (float64, float64) {
+	u1, u2 := normalUniforms(key, i)
+	if fusingBuild {
+		a, b := []float64{u1}, []float64{u2}
+		gemm.BoxMuller(a, b, a, b)
+		return a[0], b[0]
+	}
+	r := math.Sqrt(-2 * math.Log(u1))
+	s, c := math.Sincos(2 * math.Pi * u2)
+	return r * c, r * s
+}
+
+// TestRandomNormals compares the normal values of float arrays, computed in blocks of pairs by
+// gemm.BoxMuller, with normalPairRef one pair at a time: every length to 9, lengths around a block of
+// pairs, and lengths that split among threads, f32 (and its magnitudes) and f64, under every kernel (each a kernel set of
+// gemm.BoxMuller).
+func TestRandomNormals(t *testing.T) {
+	lengths := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 511, 512, 513, 514, 1023, 1025, 3*8192 + 7}
+	for _, k := range gemm.Kernels() {
+		t.Run(k.Name(), func(t *testing.T) {
+			defer gemm.SetKernel(gemm.SetKernel(k))
+			for _, n := range lengths {
+				for _, threads := range []int{1, 3} {
+					key := mix(11, uint64(n))
+					d64 := make([]float64, n)
+					normals(key, d64, threads, false)
+					d32 := make([]float32, n)
+					normals(key, d32, threads, false)
+					abs := make([]float32, n)
+					normals(key, abs, threads, true)
+					for j := range n {
+						a, b := normalPairRef(key, int64(j/2))
+						want := a
+						if j%2 == 1 {
+							want = b
+						}
+						if math.Float64bits(d64[j]) != math.Float64bits(want) || math.Float32bits(d32[j]) != math.Float32bits(float32(want)) {
+							t.Fatalf("length %d, %d threads: element %d is %v (f32 %v), want %v", n, threads, j, d64[j], d32[j], want)
+						}
+						if math.Float32bits(abs[j]) != math.Float32bits(float32(math.Abs(want))) {
+							t.Fatalf("length %d, %d threads: element %d's magnitude is %v, want %v", n, threads, j, abs[j], math.Abs(want))
+						}
+					}
+				}
+			}
+		})
 	}
 }

@@ -1,0 +1,8 @@
+//go:build amd64 && !amd64.v3
+
+package interp
+
+// fusingBuild is set in a build whose compiler may fuse a product and a sum into one multiply-add (amd64
+// with GOAMD64=v3 or above, and the other architectures), where math's functions round otherwise than on
+// amd64 with GOAMD64=v1.
+const fusingBuild = false
