@@ -273,16 +273,30 @@ func (e *evaluator) reduceColumns(in *hlo.Instruction, inputs, inits []*tensor.T
 		return nil, nil
 	}
 	op := f.prog.binop
-	var perm []int64
-	for _, keep := range []bool{false, true} {
-		for d, r := range reduced {
-			if r != keep {
-				perm = append(perm, int64(d))
-			}
+	// The input as outer blocks of run rows of inner columns: with the reduced dimensions consecutive,
+	// the dimensions before them make the blocks, as the input lies; otherwise the reduced dimensions are
+	// moved to the front, one block.
+	first, end := slices.Index(reduced, true), 0
+	for d, r := range reduced {
+		if r {
+			end = d + 1
 		}
 	}
 	outN := product(outDims)
-	x = transposeThreads(x, perm, e.threads)
+	outer := int64(1)
+	if first >= 0 && !slices.Contains(reduced[first:end], false) {
+		outer = product(x.Shape[:first])
+	} else {
+		var perm []int64
+		for _, keep := range []bool{false, true} {
+			for d, r := range reduced {
+				if r != keep {
+					perm = append(perm, int64(d))
+				}
+			}
+		}
+		x = transposeThreads(x, perm, e.threads)
+	}
 	var t *tensor.Tensor
 	switch domainOf(x.Type) {
 	case domFloat32:
@@ -295,10 +309,10 @@ func (e *evaluator) reduceColumns(in *hlo.Instruction, inputs, inits []*tensor.T
 				return dst
 			}
 		}
-		t = fromF32(x.Type, outDims, foldColumns(e.threads, outN, run, f32s(inits[0])[0], load, rowFolder(op, fn, x.Type)))
+		t = fromF32(x.Type, outDims, foldColumns(e.threads, outer, outN/max(outer, 1), run, f32s(inits[0])[0], load, rowFolder(op, fn, x.Type)))
 	case domFloat64:
 		fn, src := binaryF64(op), f64s(x)
-		t = fromF64(x.Type, outDims, foldColumns(e.threads, outN, run, f64s(inits[0])[0], func(dst []float64, off int64) []float64 {
+		t = fromF64(x.Type, outDims, foldColumns(e.threads, outer, outN/max(outer, 1), run, f64s(inits[0])[0], func(dst []float64, off int64) []float64 {
 			return src[off : off+int64(len(dst))]
 		}, func(acc, row []float64) {
 			for i, v := range row[:len(acc)] {
@@ -311,7 +325,7 @@ func (e *evaluator) reduceColumns(in *hlo.Instruction, inputs, inits []*tensor.T
 			return nil, nil
 		}
 		src := i64s(x)
-		t = fromI64(x.Type, outDims, foldColumns(e.threads, outN, run, i64s(inits[0])[0], func(dst []int64, off int64) []int64 {
+		t = fromI64(x.Type, outDims, foldColumns(e.threads, outer, outN/max(outer, 1), run, i64s(inits[0])[0], func(dst []int64, off int64) []int64 {
 			return src[off : off+int64(len(dst))]
 		}, func(acc, row []int64) {
 			for i, v := range row[:len(acc)] {
@@ -327,33 +341,35 @@ func (e *evaluator) reduceColumns(in *hlo.Instruction, inputs, inits []*tensor.T
 // columnTile is how many outputs foldColumns folds together: their accumulators stay in the cache.
 const columnTile = 2048
 
-// foldColumns folds, for each of the outN columns of a source of run rows of outN elements, the
-// column's elements in order, as reduceRuns folds a run: from init for a run of at most reduceBlock, else
-// each block of reduceBlock rows from its first row and the blocks' results from init. load returns the
-// len(dst) elements of the source from position off, in dst or as a view; fold folds such a row into a
-// row of accumulators. Tiles of columns are shared among threads goroutines.
-func foldColumns[T any](threads int, outN, run int64, init T, load func(dst []T, off int64) []T, fold func(acc, row []T)) []T {
-	dst := make([]T, outN)
-	tiles := (outN + columnTile - 1) / columnTile
-	parallelFor(threads, int(tiles), int(max(1, elementwiseGrain/max(run*columnTile, 1))), func(lo, hi int) {
+// foldColumns folds, for each of the outer*inner columns of a source of outer blocks of run rows of
+// inner elements, the column's elements in order, as reduceRuns folds a run: from init for a run of at
+// most reduceBlock, else each block of reduceBlock rows from its first row and the blocks' results from
+// init. load returns the len(dst) elements of the source from position off, in dst or as a view; fold
+// folds such a row into a row of accumulators. Tiles of columns are shared among threads goroutines.
+func foldColumns[T any](threads int, outer, inner, run int64, init T, load func(dst []T, off int64) []T, fold func(acc, row []T)) []T {
+	dst := make([]T, outer*inner)
+	perBlock := (inner + columnTile - 1) / columnTile
+	parallelFor(threads, int(outer*perBlock), int(max(1, elementwiseGrain/max(run*columnTile, 1))), func(lo, hi int) {
 		buf, part := make([]T, columnTile), make([]T, columnTile)
 		for tile := int64(lo); tile < int64(hi); tile++ {
-			c0, c1 := tile*columnTile, min((tile+1)*columnTile, outN)
-			acc, row := dst[c0:c1], buf[:c1-c0]
+			o, c0 := tile/perBlock, tile%perBlock*columnTile
+			c1 := min(c0+columnTile, inner)
+			acc, row := dst[o*inner+c0:o*inner+c1], buf[:c1-c0]
+			at := func(r int64) int64 { return (o*run+r)*inner + c0 } // the source position of row r
 			for i := range acc {
 				acc[i] = init
 			}
 			if run <= reduceBlock {
 				for r := range run {
-					fold(acc, load(row, r*outN+c0))
+					fold(acc, load(row, at(r)))
 				}
 				continue
 			}
 			p := part[:c1-c0]
 			for b := int64(0); b < run; b += reduceBlock {
-				copy(p, load(row, b*outN+c0))
+				copy(p, load(row, at(b)))
 				for r := b + 1; r < min(b+reduceBlock, run); r++ {
-					fold(p, load(row, r*outN+c0))
+					fold(p, load(row, at(r)))
 				}
 				fold(acc, p)
 			}

@@ -131,6 +131,7 @@ func TestReduceFastPath(t *testing.T) {
 		// than a tile (longer runs, which fold in blocks, in TestReduceColumns).
 		{[]int64{5, 3, 4}, []int64{0, 1}},
 		{[]int64{3, 4, 5, 6}, []int64{0, 2}},
+		{[]int64{4, 5, 3}, []int64{1}},
 		{[]int64{2, 2050}, []int64{0}},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -392,7 +393,8 @@ func TestReduceFastPathWork(t *testing.T) {
 // TestReduceColumns checks reduce with a single binary reducer that keeps the last dimension, which folds
 // by columns, against the same reduction of the input transposed so that the reduced dimensions come
 // last (which folds each run), bit for bit, NaN payloads included: on every element type and reducer,
-// with runs shorter and longer than a block of reduceBlock (which fold in blocks), on one thread and two.
+// with the reduced dimensions leading, in the middle or apart, runs shorter and longer than a block of
+// reduceBlock (which fold in blocks), on one thread and two.
 func TestReduceColumns(t *testing.T) {
 	shapes := []struct{ dims, reduced []int64 }{
 		{[]int64{4099, 3}, []int64{0}},
@@ -400,6 +402,9 @@ func TestReduceColumns(t *testing.T) {
 		{[]int64{3, 2, 1400, 2}, []int64{0, 2}},
 		{[]int64{9000, 1}, []int64{0}},
 		{[]int64{6, 2500}, []int64{0}},
+		{[]int64{3, 4100, 5}, []int64{1}},
+		{[]int64{2, 3, 5, 7}, []int64{1, 2}},
+		{[]int64{3, 2, 2100, 3}, []int64{1, 2}},
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, ty := range dtype.All() {
