@@ -173,3 +173,55 @@ func TestMetadataOverLines(t *testing.T) {
 		}
 	}
 }
+
+// TestInstructionsShareALine reads XLA's parser golden cases with the instructions of each computation
+// written on its header's line (every line break before an indented line made a space), as XLA's parser
+// reads them, instructions being tokens to it (HloParserImpl::ParseInstructionList): each module reads
+// and prints as the original does. Cases with comments, which would swallow what follows on their line,
+// and with header tables written over lines are left out. Text after an instruction that does not start one is still an error.
+func TestInstructionsShareALine(t *testing.T) {
+	dir := shared.Path(t, "corpus", "hlo-roundtrip")
+	files, err := filepath.Glob(filepath.Join(dir, "*.hlo"))
+	if err != nil || len(files) < 100 {
+		t.Fatalf("found %d golden cases in %s (%v)", len(files), dir, err)
+	}
+	cfg := printer.ConfigFor(printer.StyleXLALong)
+	joined := 0
+	for _, path := range files {
+		src, err := shared.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(src), "//") || strings.Contains(string(src), "/*") ||
+			strings.Contains(string(src), "debug_attributes={") || strings.Contains(string(src), "origin_recovery_table={") {
+			continue // comments, and header tables whose text is over lines
+		}
+		mods, err := parser.ParseFile(token.NewFileSet(), path, src)
+		if err != nil {
+			continue // invalid by design
+		}
+		one := strings.ReplaceAll(string(src), "\n  ", " ")
+		oneMods, err := parser.ParseFile(token.NewFileSet(), path, []byte(one))
+		if err != nil {
+			t.Errorf("%s with its instructions on one line: %v", filepath.Base(path), firstLine(err.Error()))
+			continue
+		}
+		joined++
+		if len(oneMods) != len(mods) {
+			t.Errorf("%s: %d modules, with the instructions on one line %d", filepath.Base(path), len(mods), len(oneMods))
+			continue
+		}
+		for i := range mods {
+			if printer.Sprint(oneMods[i], cfg) != printer.Sprint(mods[i], cfg) {
+				t.Errorf("%s, module %d: prints differently with the instructions on one line", filepath.Base(path), i)
+			}
+		}
+	}
+	if joined < 100 {
+		t.Errorf("only %d golden cases read with their instructions on one line", joined)
+	}
+	_, err = parser.ParseString("junk.hlo", "HloModule m\nENTRY e { p = f32[4] parameter(0) q = junk }\n")
+	if err == nil || !strings.Contains(err.Error(), "junk.hlo:2:") {
+		t.Errorf("an instruction without an opcode read: %v", err)
+	}
+}

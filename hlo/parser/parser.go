@@ -1446,14 +1446,30 @@ func (p *parser) instruction() bool {
 		p.sawROOT = true
 		p.comp.Root = in
 	}
-	// The rest of the line must be empty.
+	// The rest of the line must be empty, or hold the end of the computation or the next instruction
+	// (XLA's parser reads instructions as tokens: HloParserImpl::ParseInstructionList).
 	if !p.skipSpaceLine() {
-		if p.peek() != '}' {
+		if p.peek() != '}' && !p.instructionFollows() {
 			p.errorAt(p.off, "unexpected %s after instruction %%%s", p.describe(), name)
 			return false
 		}
 	}
 	return true
+}
+
+// instructionFollows reports whether the text at the offset starts an instruction, [ROOT] name '=',
+// without moving.
+func (p *parser) instructionFollows() bool {
+	off := p.off
+	defer func() { p.off = off }()
+	if strings.HasPrefix(p.src[p.off:p.end], "ROOT") && (p.off+4 == p.end || !isNameByte(p.src[p.off+4])) {
+		p.off += 4
+	}
+	if _, ok := p.name(); !ok {
+		return false
+	}
+	p.skipSpace()
+	return p.peek() == '='
 }
 
 // instructionRHS reads [shape] opcode(operands)[, attributes] and registers the instruction named name (or
