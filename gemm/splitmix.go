@@ -15,8 +15,9 @@ func splitmix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// splitMix is the hash of counter x in the stream key: splitmix64(key ^ splitmix64(x + 0x632be59bd9b4e019)).
-func splitMix(key, x uint64) uint64 { return splitmix64(key ^ splitmix64(x+0x632be59bd9b4e019)) }
+// SplitMix is the hash of counter x in the stream key: splitmix64(key ^ splitmix64(x + 0x632be59bd9b4e019)),
+// the hash beneath package interp's random inputs.
+func SplitMix(key, x uint64) uint64 { return splitmix64(key ^ splitmix64(x+0x632be59bd9b4e019)) }
 
 // SplitMixUniforms sets u1[i] and u2[i], for every i < len(u1), to the uniforms of pair p0+i of the
 // stream key, from the hashes h(x) = splitmix64(key ^ splitmix64(x + 0x632be59bd9b4e019)) of counters
@@ -40,7 +41,7 @@ func splitMixGo(u1, u2 []float64, key, p0 uint64) {
 	u2 = u2[:len(u1)]
 	for i := range u1 {
 		x := 2 * (p0 + uint64(i))
-		u1[i] = float64(splitMix(key, x)>>11+1) * 0x1p-53
-		u2[i] = float64(splitMix(key, x+1)>>11) * 0x1p-53
+		u1[i] = float64(SplitMix(key, x)>>11+1) * 0x1p-53
+		u2[i] = float64(SplitMix(key, x+1)>>11) * 0x1p-53
 	}
 }

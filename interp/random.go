@@ -58,15 +58,8 @@ func RandomInputsThreads(m *hlo.Module, seed uint64, threads int) ([]Value, erro
 	return args, nil
 }
 
-// splitmix64 is the finalizer of SplitMix64: a bijective mix of a 64-bit counter.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-func mix(key, x uint64) uint64 { return splitmix64(key ^ splitmix64(x+0x632be59bd9b4e019)) }
+// mix is the hash of counter x in the stream key (gemm.SplitMix): every random input is computed from it.
+func mix(key, x uint64) uint64 { return gemm.SplitMix(key, x) }
 
 // uniform returns a float64 in [0, 1) from 53 bits of h.
 func uniform(h uint64) float64 { return float64(h>>11) * 0x1p-53 }
