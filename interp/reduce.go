@@ -170,14 +170,36 @@ const reduceBlock = 4096
 // shorter), each folded in order from its first element, and the blocks' results are folded in order
 // from init. The order depends on the shapes alone; the blocks of all the runs are shared among threads
 // goroutines.
-func reduceRuns[T any](threads int, src []T, outN, run int64, init T, fold func(acc T, seg []T) T) []T {
+//
+// fold4, when not nil, folds four runs of one length at once, each from its own accumulator, element
+// after element as fold does: their four chains of operations interleave, so that each waits less for
+// the one before (a float32 add is four cycles; the four adds of a step are independent). It returns
+// false when a result may differ from fold's (a NaN, whose payload the order of an operation's operands
+// in the machine code decides): the four are folded again by fold.
+func reduceRuns[T any](threads int, src []T, outN, run int64, init T, fold func(acc T, seg []T) T, fold4 func(acc *[4]T, segs *[4][]T) bool) []T {
 	nb := int64(1)
 	if run > reduceBlock {
 		nb = (run + reduceBlock - 1) / reduceBlock
 	}
 	partial := make([]T, outN*nb)
 	parallelFor(threads, int(outN*nb), int(max(1, elementwiseGrain/min(max(run, 1), reduceBlock))), func(lo, hi int) {
-		for p := int64(lo); p < int64(hi); p++ {
+		p := int64(lo)
+		if nb == 1 && fold4 != nil {
+			var acc [4]T
+			var segs [4][]T
+			for ; p+4 <= int64(hi); p += 4 {
+				for i := range acc {
+					acc[i], segs[i] = init, src[(p+int64(i))*run:(p+int64(i)+1)*run]
+				}
+				if !fold4(&acc, &segs) {
+					for i, seg := range segs {
+						acc[i] = fold(init, seg)
+					}
+				}
+				copy(partial[p:p+4], acc[:])
+			}
+		}
+		for ; p < int64(hi); p++ {
 			o, b := p/nb, p%nb
 			seg := src[o*run+b*reduceBlock : min(o*run+(b+1)*reduceBlock, (o+1)*run)]
 			if nb == 1 {
@@ -231,7 +253,7 @@ func (e *evaluator) reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims [
 				return acc
 			}
 		}
-		return fromF32(x.Type, outDims, reduceRuns(e.threads, src, outN, run, start, fold))
+		return fromF32(x.Type, outDims, reduceRuns(e.threads, src, outN, run, start, fold, fold4F32(op, x.Type)))
 	case domFloat64:
 		f := binaryF64(op)
 		return fromF64(x.Type, outDims, reduceRuns(e.threads, f64s(x), outN, run, f64s(init)[0], func(acc float64, seg []float64) float64 {
@@ -239,7 +261,7 @@ func (e *evaluator) reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims [
 				acc = f(acc, v)
 			}
 			return acc
-		}))
+		}, nil))
 	case domInt:
 		f := binaryInt(op, intInfoOf(x.Type))
 		if f == nil {
@@ -250,11 +272,68 @@ func (e *evaluator) reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims [
 				acc = f(acc, v)
 			}
 			return acc
-		}))
+		}, nil))
 	case domComplex:
 		return reduceComplex(op, x, init, outDims, run)
 	}
 	return nil
+}
+
+// fold4F32 returns reduceRuns's fold4 for a float32-domain reduce with op, for f32 and bf16 adds,
+// maximums and minimums (each step rounded to bf16 as the fold rounds it), or nil. Each is a loop of its
+// own, so that its operations are inlined.
+func fold4F32(op hlo.Opcode, t dtype.Type) func(acc *[4]float32, segs *[4][]float32) bool {
+	bf16 := t == dtype.BF16
+	if t != dtype.F32 && !bf16 {
+		return nil
+	}
+	switch {
+	case op == hlo.OpAdd && bf16:
+		return func(acc *[4]float32, segs *[4][]float32) bool {
+			a0, a1, a2, a3, s0, s1, s2, s3 := fold4Args(acc, segs)
+			for j, v := range s0 {
+				a0, a1, a2, a3 = roundBF16(a0+v), roundBF16(a1+s1[j]), roundBF16(a2+s2[j]), roundBF16(a3+s3[j])
+			}
+			return fold4Done(acc, a0, a1, a2, a3)
+		}
+	case op == hlo.OpAdd:
+		return func(acc *[4]float32, segs *[4][]float32) bool {
+			a0, a1, a2, a3, s0, s1, s2, s3 := fold4Args(acc, segs)
+			for j, v := range s0 {
+				a0, a1, a2, a3 = a0+v, a1+s1[j], a2+s2[j], a3+s3[j]
+			}
+			return fold4Done(acc, a0, a1, a2, a3)
+		}
+	case op == hlo.OpMaximum:
+		return func(acc *[4]float32, segs *[4][]float32) bool {
+			a0, a1, a2, a3, s0, s1, s2, s3 := fold4Args(acc, segs)
+			for j, v := range s0 {
+				a0, a1, a2, a3 = maxF32(a0, v), maxF32(a1, s1[j]), maxF32(a2, s2[j]), maxF32(a3, s3[j])
+			}
+			return fold4Done(acc, a0, a1, a2, a3)
+		}
+	case op == hlo.OpMinimum:
+		return func(acc *[4]float32, segs *[4][]float32) bool {
+			a0, a1, a2, a3, s0, s1, s2, s3 := fold4Args(acc, segs)
+			for j, v := range s0 {
+				a0, a1, a2, a3 = minF32(a0, v), minF32(a1, s1[j]), minF32(a2, s2[j]), minF32(a3, s3[j])
+			}
+			return fold4Done(acc, a0, a1, a2, a3)
+		}
+	}
+	return nil
+}
+
+// fold4Args returns the accumulators and the runs of a fold4, the runs cut to the first's length.
+func fold4Args(acc *[4]float32, segs *[4][]float32) (a0, a1, a2, a3 float32, s0, s1, s2, s3 []float32) {
+	s0 = segs[0]
+	return acc[0], acc[1], acc[2], acc[3], s0, segs[1][:len(s0)], segs[2][:len(s0)], segs[3][:len(s0)]
+}
+
+// fold4Done stores the results of a fold4 and reports whether none is a NaN.
+func fold4Done(acc *[4]float32, a0, a1, a2, a3 float32) bool {
+	*acc = [4]float32{a0, a1, a2, a3}
+	return a0 == a0 && a1 == a1 && a2 == a2 && a3 == a3
 }
 
 // reduceColumns is reduce for one input whose last dimension is kept, with a plain binary reducer of
