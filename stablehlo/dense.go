@@ -60,10 +60,14 @@ func (p *parser) dense(start int) *DenseAttr {
 			s.failAt(start, "dense<...> of a dynamic type")
 		}
 	}
-	n := t.NumElements()
 	// A splat or a one-element hex blob stands for any number of elements, all of which the literal
-	// holds: beyond maxSplatBytes (and beyond what the text itself spells out) it is refused.
-	if size := n * int64(t.Elem.ByteSize()); n < 0 || n > 1<<40 || size > maxSplatBytes && size > 8*int64(len(s.src)) {
+	// holds: beyond maxSplatBytes (and beyond what the text itself spells out) it is refused. The count
+	// is taken without overflow: tensor<4294967296x4294967296xf32> has 2^64 elements, not 0.
+	n, ok := denseCount(t.Dims)
+	if !ok {
+		s.failAt(start, "dense<...> of type %s has more elements than Octet holds in one constant (%d MiB)", typeString(t), maxSplatBytes>>20)
+	}
+	if size := n * int64(t.Elem.ByteSize()); size > maxSplatBytes && size > 8*int64(len(s.src)) {
 		s.failAt(start, "dense<...> of %d elements is larger than Octet holds in one constant (%d MiB)", n, maxSplatBytes>>20)
 	}
 	if hex != nil {
@@ -105,6 +109,27 @@ func (p *parser) dense(start int) *DenseAttr {
 	}
 	d.Literal = hlo.ArrayLiteral(a)
 	return d
+}
+
+// maxDenseElements bounds the elements of a dense<...> constant: far more than maxSplatBytes holds, few
+// enough that their byte count fits an int64.
+const maxDenseElements = 1 << 40
+
+// denseCount returns the number of elements of an array of dims, and false where it is more than
+// maxDenseElements (however far: the product is not formed where it would overflow int64). An array with
+// a dimension of 0 has none, whatever the others.
+func denseCount(dims []int64) (int64, bool) {
+	if slices.Contains(dims, 0) {
+		return 0, true
+	}
+	n := int64(1)
+	for _, d := range dims {
+		if d < 0 || d > maxDenseElements/n {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
 }
 
 func truncate(s string) string {

@@ -356,6 +356,9 @@ func TestErrors(t *testing.T) {
 			"test.mlir:3:29: dense<...> of 99999999 elements is larger than Octet holds in one constant (64 MiB)"},
 		{"module {\n  func.func @main() -> tensor<4xf32> {\n    %0 = stablehlo.constant dense_resource<blob> : tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n}\n",
 			"test.mlir:3:44: dense_resource<blob> names no resource of the file"},
+		// Dimensions whose product overflows int64 (2^64 elements, which wrapped around to 0).
+		{"module {\n  func.func @main() -> tensor<4294967296x4294967296xf32> {\n    %0 = stablehlo.constant dense<1.0> : tensor<4294967296x4294967296xf32>\n",
+			"test.mlir:3:29: dense<...> of type tensor<4294967296x4294967296xf32> has more elements than Octet holds in one constant (64 MiB)"},
 	} {
 		_, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -192,3 +192,14 @@ func TestNpzLinear(t *testing.T) {
 		t.Errorf("%.0f allocations for 2000 members, %.0f for 4000: %.2fx", allocs[0], allocs[1], r)
 	}
 }
+
+// TestNpyEmptyLargeDims: an array with a dimension of 0 has no elements, however large its other
+// dimensions (whose product overflows int64 without it), and reads as numpy reads it.
+func TestNpyEmptyLargeDims(t *testing.T) {
+	for _, shape := range []string{"(4294967296, 4294967296, 0)", "(0, 9223372036854775807, 9223372036854775807)"} {
+		x, err := tensor.ReadNpyWithin(bytes.NewReader(npyClaiming(shape, nil)), dtype.Invalid, 1<<20)
+		if err != nil || x.NumElements() != 0 || len(x.Data) != 0 {
+			t.Errorf("%s: %v, %v", shape, x, err)
+		}
+	}
+}
