@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"bytes"
+	"fmt"
 	"go/token"
 	"math"
 	"os"
@@ -364,6 +365,39 @@ func TestErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.60q: got %v, want an error with %q", tc.src, err, tc.want)
 		}
+	}
+}
+
+// TestAliasUses: aliases that name other aliases twice over stand for types and attribute values that
+// double with each alias; their uses are refused once they stand for more than the input's size allows,
+// where reading them (and converting what they stand for) took time and memory exponential in the input.
+func TestAliasUses(t *testing.T) {
+	var types, attrs strings.Builder
+	types.WriteString("!t0 = tensor<f32>\n")
+	attrs.WriteString("#a0 = {k = 1}\n")
+	for i := 1; i <= 64; i++ {
+		fmt.Fprintf(&types, "!t%d = tuple<!t%d, !t%d>\n", i, i-1, i-1)
+		fmt.Fprintf(&attrs, "#a%d = {l = #a%d, r = #a%d}\n", i, i-1, i-1)
+	}
+	for name, tc := range map[string]struct{ src, want string }{
+		"types": {types.String() + "func.func @main(%a: !t64) -> !t64 {\n  return %a : !t64\n}\n",
+			"test.mlir:16:14: type !t14 stands for 32767 types: the uses of aliases would stand for more than"},
+		"attributes": {attrs.String() + "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n" +
+			"  %0 = stablehlo.negate %a {mhlo.frontend_attributes = {x = #a64}} : tensor<f32>\n  return %0 : tensor<f32>\n}\n",
+			"test.mlir:14:23: attribute #a12 stands for 20477 attributes: the uses of aliases would stand for more than"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(tc.src))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error starting %q", err, tc.want)
+			}
+		})
+	}
+	// Aliases used a few times read as written.
+	src := "!p = tuple<tensor<f32>, tensor<f32>>\n#d = {k = \"v\"}\nfunc.func @main(%a: !p) -> !p {\n" +
+		"  %0 = stablehlo.get_tuple_element %a[0] {mhlo.frontend_attributes = #d} : (!p) -> tensor<f32>\n  return %a : !p\n}\n"
+	if _, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(src)); err != nil {
+		t.Errorf("aliases used a few times: %v", err)
 	}
 }
 
