@@ -28,6 +28,8 @@ type parser struct {
 	// alias may name another twice over (#a1 = [#a0, #a0], #a2 = [#a1, #a1], ...), and what reads a
 	// type or a value reads all of it.
 	aliasUses int64
+	// denseBytes counts the bytes of the dense<...> constants read so far (see maxSplatBytes).
+	denseBytes int64
 	// elemName is the name of the last element type read as written (i8, si8, index, ...): Octet holds
 	// signed and signless integers alike, whose ranges differ.
 	elemName string
@@ -648,6 +650,8 @@ func (p *parser) resolveResources() {
 		if !ok {
 			p.failAt(r.off, "dense_resource<%s> names no resource of the file", r.name)
 		}
+		// A blob of one element stands for any number, as a splat does; a blob may be used many times.
+		p.denseSize(r.off, "dense_resource<"+r.name+">", r.attr.Type)
 		lit, err := literalFromBlob(blob, r.attr.Type)
 		if err != nil {
 			p.failAt(r.off, "dense_resource<%s>: %v", r.name, err)

@@ -338,6 +338,9 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// resourceB is a resource section holding one f32, 1.0, as the blob b.
+const resourceB = "{-#\n  dialect_resources: {\n    builtin: {\n      b: \"0x040000000000803F\"\n    }\n  }\n#-}\n"
+
 // TestErrors: bad input gives one positioned error, never a panic.
 func TestErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
@@ -360,6 +363,16 @@ func TestErrors(t *testing.T) {
 		// Dimensions whose product overflows int64 (2^64 elements, which wrapped around to 0).
 		{"module {\n  func.func @main() -> tensor<4294967296x4294967296xf32> {\n    %0 = stablehlo.constant dense<1.0> : tensor<4294967296x4294967296xf32>\n",
 			"test.mlir:3:29: dense<...> of type tensor<4294967296x4294967296xf32> has more elements than Octet holds in one constant (64 MiB)"},
+		// Splats that fit alone but not together: 64 MiB each, and a little more for the file's bytes.
+		{"module {\n  func.func @main() -> tensor<f32> {\n" + "    %0 = stablehlo.constant dense<1.0> : tensor<16777216xf32>\n    %1 = stablehlo.constant dense<1.0> : tensor<16777216xf32>\n",
+			"test.mlir:4:29: dense<...> of 67108864 bytes: the constants of the file would take more than 67110224 bytes, 64 MiB and 8 for each byte of the file"},
+		// A resource blob of one element stands for any number, as a splat does; and each use counts.
+		{"func.func @main() -> tensor<f32> {\n  %0 = stablehlo.constant dense_resource<b> : tensor<4294967296x4294967296xf32>\n}\n" + resourceB,
+			"test.mlir:2:42: dense_resource<b> of type tensor<4294967296x4294967296xf32> has more elements than Octet holds in one constant (64 MiB)"},
+		{"func.func @main() -> tensor<f32> {\n  %0 = stablehlo.constant dense_resource<b> : tensor<1000000000xf32>\n}\n" + resourceB,
+			"test.mlir:2:42: dense_resource<b> of 1000000000 elements is larger than Octet holds in one constant (64 MiB)"},
+		{"func.func @main() -> tensor<16777216xf32> {\n" + "  %0 = stablehlo.constant dense_resource<b> : tensor<16777216xf32>\n  %1 = stablehlo.constant dense_resource<b> : tensor<16777216xf32>\n  return %0 : tensor<16777216xf32>\n}\n" + resourceB,
+			"test.mlir:3:42: dense_resource<b> of 67108864 bytes: the constants of the file would take more than"},
 	} {
 		_, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
