@@ -47,6 +47,7 @@ func ParseFFIAttributes(text string) ([]FFIAttribute, error) {
 		return nil, fmt.Errorf("FFI attributes %q: %v", clip(s), err)
 	}
 	var out []FFIAttribute
+	seen := map[string]bool{} // a search of out for each name took time quadratic in their number
 	for _, item := range splitTopLevel(body) {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -68,16 +69,15 @@ func ParseFFIAttributes(text string) ([]FFIAttribute, error) {
 			value, typ = strings.TrimSpace(value[:c]), strings.TrimSpace(value[c+1:])
 		}
 		if value == "" {
-			return nil, fmt.Errorf("FFI attributes %q: %s has no value", clip(s), name)
+			return nil, fmt.Errorf("FFI attributes %q: %s has no value", clip(s), clip(name))
 		}
 		if typ != "" && !isTypeName(typ) {
-			return nil, fmt.Errorf("FFI attributes %q: %s's type %q is not a type name", clip(s), name, clip(typ))
+			return nil, fmt.Errorf("FFI attributes %q: %s's type %q is not a type name", clip(s), clip(name), clip(typ))
 		}
-		for _, a := range out {
-			if a.Name == name {
-				return nil, fmt.Errorf("FFI attributes %q: %s given twice", clip(s), name)
-			}
+		if seen[name] {
+			return nil, fmt.Errorf("FFI attributes %q: %s given twice", clip(s), clip(name))
 		}
+		seen[name] = true
 		out = append(out, FFIAttribute{Name: name, Value: value, Type: typ})
 	}
 	return out, nil

@@ -1,8 +1,10 @@
 package hlo
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseFFIAttributes reads the backend_config dictionaries that JAX's LAPACK and cuSOLVER calls carry
@@ -64,6 +66,30 @@ func TestParseFFIAttributes(t *testing.T) {
 		if _, err := ParseFFIAttributes(text); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want one saying %q", text, err, want)
 		}
+	}
+}
+
+// TestParseFFIAttributesLinear: a dictionary of many attributes reads in time linear in its size (each
+// name was compared with every earlier one, minutes for 200,000 attributes), and a name given twice
+// among them is still refused.
+func TestParseFFIAttributesLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	const n = 200_000
+	for i := range n {
+		fmt.Fprintf(&b, "a%d = %d, ", i, i)
+	}
+	text := b.String()
+	start := time.Now()
+	attrs, err := ParseFFIAttributes(text + "last = 0}")
+	if err != nil || len(attrs) != n+1 {
+		t.Fatalf("%d attributes, %v", len(attrs), err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("reading %d attributes took %v", n, d)
+	}
+	if _, err := ParseFFIAttributes(text + "a7 = 0}"); err == nil || !strings.Contains(err.Error(), "a7 given twice") {
+		t.Errorf("a name given twice: %v", err)
 	}
 }
 

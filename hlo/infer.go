@@ -936,7 +936,12 @@ func inferSlice(in *Instruction) (Shape, error) {
 		case d.Stride <= 0:
 			return Shape{}, errorf(op, "dimension %d has stride %d", i, d.Stride)
 		}
-		out.Dims[i] = (d.Limit - d.Start + d.Stride - 1) / d.Stride
+		// The ceiling of span/stride, without the span+stride-1 that overflows for a stride near 2^63.
+		span := d.Limit - d.Start
+		out.Dims[i] = span / d.Stride
+		if span%d.Stride != 0 {
+			out.Dims[i]++
+		}
 		if out.Dims[i] != 1 && x.IsDynamic(i) {
 			out.setDynamic(i)
 		}
@@ -1050,7 +1055,25 @@ func inferPad(in *Instruction) (Shape, error) {
 		if p.Interior < 0 {
 			return Shape{}, errorf(op, "dimension %d has negative interior padding %d", i, p.Interior)
 		}
-		n := x.Dims[i] + p.Low + p.High + max(x.Dims[i]-1, 0)*p.Interior
+		if x.Dims[i] == UnboundedDim {
+			out.Dims[i] = UnboundedDim
+			continue
+		}
+		// The size, with every position of the padded dimension within the int64 range: padding near 2^63
+		// must not wrap around to a size that looks valid.
+		n, ok := mulInt64(max(x.Dims[i]-1, 0), p.Interior)
+		if ok {
+			n, ok = addInt64(n, x.Dims[i])
+		}
+		if ok {
+			n, ok = paddedSize(n, p.Low, p.High)
+		}
+		if !ok {
+			return Shape{}, errorf(op, "dimension %d of %s with padding %d_%d_%d has a size past the int64 range", i, x.String(), p.Low, p.High, p.Interior)
+		}
+		if n == math.MinInt64 {
+			return Shape{}, errorf(op, "dimension %d of %s with padding %d_%d_%d would have a negative size", i, x.String(), p.Low, p.High, p.Interior)
+		}
 		if n < 0 {
 			return Shape{}, errorf(op, "dimension %d would have negative size %d", i, n)
 		}
@@ -1248,9 +1271,19 @@ func inferDot(in *Instruction) (Shape, error) {
 // a dot operand's free dimensions (its rows or columns), which the dot's result lists after the batch
 // dimensions, the lhs's first.
 func FreeDims(rank int, batch, contract []int64) []int64 {
+	// One pass over each list, not a search of both for each dimension: a dot of 50,000 batch dimensions
+	// took seconds.
+	taken := make([]bool, rank)
+	for _, l := range [][]int64{batch, contract} {
+		for _, d := range l {
+			if d >= 0 && d < int64(rank) {
+				taken[d] = true
+			}
+		}
+	}
 	var free []int64
 	for d := range int64(rank) {
-		if !slices.Contains(batch, d) && !slices.Contains(contract, d) {
+		if !taken[d] {
 			free = append(free, d)
 		}
 	}
@@ -1271,9 +1304,19 @@ func windowOutput(op Opcode, base []int64, w Window) ([]int64, error) {
 		if d.Size <= 0 || stride <= 0 || bd < 1 || wd < 1 {
 			return nil, errorf(op, "window dimension %d has a non-positive size, stride or dilation", i)
 		}
-		dilatedBase := DilatedBound(base[i], bd)
-		padded := d.PadLow + dilatedBase + d.PadHigh
-		window := DilatedBound(d.Size, wd)
+		if base[i] == UnboundedDim {
+			out[i] = UnboundedDim
+			continue
+		}
+		// Every position of the dilated and padded input, and of the dilated window, within the int64
+		// range: sizes, paddings and dilations near 2^63 must not wrap around to an output size that looks
+		// valid.
+		dilatedBase, ok1 := dilatedBound(base[i], bd)
+		padded, ok2 := paddedSize(dilatedBase, d.PadLow, d.PadHigh)
+		window, ok3 := dilatedBound(d.Size, wd)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, errorf(op, "window dimension %d over an input of size %d has a padded or dilated size past the int64 range", i, base[i])
+		}
 		if padded < window {
 			out[i] = 0
 		} else {
@@ -1289,6 +1332,56 @@ func DilatedBound(n, dilation int64) int64 {
 		return 0
 	}
 	return (n-1)*dilation + 1
+}
+
+// dilatedBound is DilatedBound for n >= 0 and dilation >= 1, and false where the size overflows int64.
+func dilatedBound(n, dilation int64) (int64, bool) {
+	if n == 0 {
+		return 0, true
+	}
+	m, ok := mulInt64(n-1, dilation)
+	if !ok || m == math.MaxInt64 {
+		return 0, false
+	}
+	return m + 1, true
+}
+
+// addInt64 returns a+b, and false where the sum overflows int64.
+func addInt64(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (s > a) == (b > 0)
+}
+
+// mulInt64 returns a*b for a, b >= 0, and false where the product overflows int64.
+func mulInt64(a, b int64) (int64, bool) {
+	if a != 0 && b > math.MaxInt64/a {
+		return 0, false
+	}
+	return a * b, true
+}
+
+// paddedSize returns n+low+high for n >= 0, and false where n padded by whichever of low and high is
+// positive is past the largest int64: every position of the padded dimension must fit an int64, even where
+// negative padding on the other side cancels it out. A sum below the smallest int64 gives math.MinInt64.
+func paddedSize(n, low, high int64) (int64, bool) {
+	s := n
+	for _, p := range []int64{low, high} {
+		if p > 0 {
+			var ok bool
+			if s, ok = addInt64(s, p); !ok {
+				return 0, false
+			}
+		}
+	}
+	for _, p := range []int64{low, high} {
+		if p < 0 {
+			if s < math.MinInt64-p {
+				return math.MinInt64, true
+			}
+			s += p
+		}
+	}
+	return s, true
 }
 
 func inferConvolution(in *Instruction) (Shape, error) {
@@ -1901,9 +1994,10 @@ func inferGather(in *Instruction) (Shape, error) {
 	out := Array(x.Elem)
 	out.Dims = make([]int64, rank)
 	nextOffset, nextBatch := 0, 0
+	isOffset, skip := dimSet(offset), dimSet(collapsed, batching)
 	for i := range rank {
-		if slices.Contains(offset, int64(i)) {
-			for slices.Contains(collapsed, int64(nextOffset)) || slices.Contains(batching, int64(nextOffset)) {
+		if isOffset[int64(i)] {
+			for skip[int64(nextOffset)] {
 				nextOffset++
 			}
 			out.Dims[i] = sizes[nextOffset]
@@ -1998,8 +2092,9 @@ func inferScatter(in *Instruction) (Shape, error) {
 	// and each other dimension has the size of the indices' dimension it stands for (index_vector_dim
 	// left out).
 	var fits []int64
+	skip := dimSet(inserted, batching)
 	for i, n := range x.Dims {
-		if !slices.Contains(inserted, int64(i)) && !slices.Contains(batching, int64(i)) {
+		if !skip[int64(i)] {
 			fits = append(fits, n)
 		}
 	}
@@ -2009,8 +2104,9 @@ func inferScatter(in *Instruction) (Shape, error) {
 		}
 	}
 	seen := int64(0)
+	isWindow := dimSet(window)
 	for i, n := range u.Dims {
-		if slices.Contains(window, int64(i)) {
+		if isWindow[int64(i)] {
 			continue
 		}
 		if seen == ivd {
@@ -2247,6 +2343,18 @@ func JoinInts(xs []int64) string {
 // intsString writes a list of integers as attributes do: {1,0}.
 func intsString(d []int64) string { return "{" + JoinInts(d) + "}" }
 
+// dimSet returns the set of the dimensions the lists name: looked up for each dimension of a shape, where a
+// search of the lists made the work quadratic in the rank.
+func dimSet(lists ...[]int64) map[int64]bool {
+	set := map[int64]bool{}
+	for _, l := range lists {
+		for _, d := range l {
+			set[d] = true
+		}
+	}
+	return set
+}
+
 // indexVector reads index_vector_dim of a gather or scatter (default: the indices' rank) and returns it
 // with the indices' dimensions, a trailing 1 added when the index vector dimension is that implicit one.
 // allUnique reports whether no number of d repeats.
@@ -2280,8 +2388,9 @@ func batchingDims(op Opcode, opName, idxName string, x Shape, batching, idxBatch
 			return errorf(op, "batching dimension %d of the operand %s has size %d, dimension %d of the indices %d", b, x.String(), x.Dims[b], d, expanded[d])
 		}
 	}
+	clash := dimSet(other, mapped)
 	for _, b := range batching {
-		if slices.Contains(other, b) || slices.Contains(mapped, b) {
+		if clash[b] {
 			return errorf(op, "batching dimension %d of the operand is also collapsed, inserted or indexed", b)
 		}
 	}

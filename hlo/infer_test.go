@@ -2,8 +2,11 @@ package hlo
 
 import (
 	"errors"
+	"math"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"octet/dtype"
 )
@@ -275,6 +278,38 @@ func TestInferShape(t *testing.T) {
 			Attr{"window", Window{{Size: 2, Stride: 1, BaseDilation: 0, WindowDilation: 1}}}), "error: window dimension 0 has a non-positive size, stride or dilation"},
 		{"reduce-window rhs_dilate 0", inst(OpReduceWindow, ops(Array(f32, 8), Scalar(f32)), toApply(add),
 			Attr{"window", Window{{Size: 2, Stride: 1, BaseDilation: 1, WindowDilation: 0}}}), "error: window dimension 0 has a non-positive size, stride or dilation"},
+		// Sizes, paddings and dilations near 2^63 are added and multiplied exactly: a result past the int64
+		// range is refused, not wrapped around to a small size that a declared shape could match (a window
+		// of 3689348814741910326 elements dilated by 5 wrapped to 10, and the pad below to 3).
+		{"reduce-window dilation overflow", inst(OpReduceWindow, ops(Array(f32, 10), Scalar(f32)), toApply(add),
+			Attr{"window", Window{{Size: 3689348814741910326, Stride: 1, BaseDilation: 1, WindowDilation: 5}}}), "error: window dimension 0 over an input of size 10 has a padded or dilated size past the int64 range"},
+		{"reduce-window padding overflow", inst(OpReduceWindow, ops(Array(f32, 10), Scalar(f32)), toApply(add),
+			Attr{"window", Window{{Size: 1, Stride: 1 << 62, PadLow: math.MaxInt64, PadHigh: 1, BaseDilation: 1, WindowDilation: 1}}}), "error: window dimension 0 over an input of size 10 has a padded or dilated size past the int64 range"},
+		// Padding on one side cancelled by the other's is refused where the padded positions pass 2^63.
+		{"reduce-window padding cancels", inst(OpReduceWindow, ops(Array(f32, 10), Scalar(f32)), toApply(add),
+			Attr{"window", Window{{Size: 1, Stride: 1, PadLow: math.MaxInt64, PadHigh: -math.MaxInt64, BaseDilation: 1, WindowDilation: 1}}}), "error: window dimension 0 over an input of size 10 has a padded or dilated size past the int64 range"},
+		{"reduce-window large padding", inst(OpReduceWindow, ops(Array(f32, 10), Scalar(f32)), toApply(add),
+			Attr{"window", Window{{Size: 2, Stride: math.MaxInt64 - 9, PadLow: 0, PadHigh: math.MaxInt64 - 10, BaseDilation: 1, WindowDilation: 1}}}), "f32[2]"},
+		{"reduce-window negative padding past int64", inst(OpReduceWindow, ops(Array(f32, 10), Scalar(f32)), toApply(add),
+			Attr{"window", Window{{Size: 1, Stride: 1, PadLow: math.MinInt64, PadHigh: -1, BaseDilation: 1, WindowDilation: 1}}}), "f32[0]"},
+		{"convolution base dilation overflow", inst(OpConvolution, ops(Array(f32, 1, 1, 10), Array(f32, 1, 1, 3)),
+			Attr{"window", Window{{Size: 3, Stride: math.MaxInt64, PadLow: math.MaxInt64, PadHigh: math.MaxInt64, BaseDilation: math.MaxInt64, WindowDilation: 1}}},
+			Attr{"dim_labels", &ConvDims{InputBatch: 0, InputFeature: 1, InputSpatial: []int64{2}, KernelInputFeature: 0, KernelOutput: 1, KernelSpatial: []int64{2},
+				OutputBatch: 0, OutputFeature: 1, OutputSpatial: []int64{2}}}), "error: window dimension 0 over an input of size 10 has a padded or dilated size past the int64 range"},
+		{"pad overflow", inst(OpPad, ops(Array(f32, 2), Scalar(f32)), Attr{"padding", Padding{{math.MaxInt64, 3, math.MaxInt64}}}),
+			"error: pad: dimension 0 of f32[2] with padding 9223372036854775807_3_9223372036854775807 has a size past the int64 range"},
+		{"pad interior overflow", inst(OpPad, ops(Array(f32, 2), Scalar(f32)), Attr{"padding", Padding{{math.MinInt64 + 1, 0, math.MaxInt64}}}),
+			"error: pad: dimension 0 of f32[2] with padding -9223372036854775807_0_9223372036854775807 has a size past the int64 range"},
+		{"pad cancels", inst(OpPad, ops(Array(f32, 3), Scalar(f32)), Attr{"padding", Padding{{math.MaxInt64, -math.MaxInt64, 0}}}),
+			"error: pad: dimension 0 of f32[3] with padding 9223372036854775807_-9223372036854775807_0 has a size past the int64 range"},
+		{"pad large", inst(OpPad, ops(Array(f32, 3), Scalar(f32)), Attr{"padding", Padding{{math.MaxInt64 - 3, 3 - math.MaxInt64, 0}}}), "f32[3]"},
+		{"pad negative past int64", inst(OpPad, ops(Array(f32, 1), Scalar(f32)), Attr{"padding", Padding{{math.MinInt64, -1, 0}}}),
+			"error: pad: dimension 0 of f32[1] with padding -9223372036854775808_-1_0 would have a negative size"},
+		// A dimension of unbounded size stays unbounded, as in XLA's shape inference.
+		{"pad unbounded", inst(OpPad, ops(Array(f32, UnboundedDim, 2), Scalar(f32)), Attr{"padding", Padding{{1, 1, 1}, {1, 0, 0}}}), "f32[?,3]"},
+		{"reduce-window unbounded", inst(OpReduceWindow, ops(Array(f32, UnboundedDim), Scalar(f32)), toApply(add),
+			Attr{"window", Window{{Size: 2, Stride: 1, BaseDilation: 1, WindowDilation: 1}}}), "f32[?]"},
+		{"slice stride near 2^63", inst(OpSlice, ops(Array(f32, 10)), Attr{"slice", Slice{{0, 10, math.MaxInt64}}}), "f32[1]"},
 		{"map", inst(OpMap, ops(Array(f32, 4), Array(f32, 4)), dims(0), toApply(add)), "f32[4]"},
 		// The computation reads each operand's elements as they are: no other floating-point type.
 		{"map other precision", inst(OpMap, ops(Array(f32, 4), Array(bf16, 4)), dims(0), toApply(add)), "error: parameter 1 of %add is f32[]; operand 1 has elements of bf16"},
@@ -372,5 +407,31 @@ func TestHigherPrecision(t *testing.T) {
 		if got := higherPrecision(tt.b, tt.a); got != tt.want {
 			t.Errorf("higherPrecision(%s, %s) = %s; want %s", tt.b, tt.a, got, tt.want)
 		}
+	}
+}
+
+// TestInferLargeRank: the shapes of a dot and a gather of rank 200,000 are inferred in time linear in the
+// rank (a search of the batch or offset dimensions for each dimension took minutes).
+func TestInferLargeRank(t *testing.T) {
+	const rank = 200_000
+	ones := make([]int64, rank)
+	all := make(Ints, rank)
+	for i := range ones {
+		ones[i], all[i] = 1, int64(i)
+	}
+	x := Array(f32, ones...)
+	start := time.Now()
+	dot := inst(OpDot, ops(x, x), Attr{"lhs_batch_dims", all}, Attr{"rhs_batch_dims", all},
+		Attr{"lhs_contracting_dims", Ints{}}, Attr{"rhs_contracting_dims", Ints{}})
+	if s, err := InferShape(dot); err != nil || !slices.Equal(s.Dims, ones) {
+		t.Errorf("dot: %v", err)
+	}
+	gather := inst(OpGather, ops(x, Array(s32, 1)), Attr{"offset_dims", all}, Attr{"collapsed_slice_dims", Ints{}},
+		Attr{"start_index_map", Ints{0}}, Attr{"index_vector_dim", Int(0)}, Attr{"slice_sizes", Ints(ones)})
+	if s, err := InferShape(gather); err != nil || !slices.Equal(s.Dims, ones) {
+		t.Errorf("gather: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("inferring the shapes took %v", d)
 	}
 }

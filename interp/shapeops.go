@@ -382,11 +382,13 @@ func (e *evaluator) slice(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Ten
 	var base int64
 	for i, d := range sl {
 		stride := max(d.Stride, 1)
-		if d.Start < 0 || d.Limit > x.Shape[i] || d.Start > d.Limit || out[i] != (d.Limit-d.Start+stride-1)/stride {
+		if d.Start < 0 || d.Limit > x.Shape[i] || d.Start > d.Limit || out[i] != ceilDiv(d.Limit-d.Start, stride) {
 			return nil, errorf(in, "slice [%d:%d:%d] of dimension %d of %s", d.Start, d.Limit, stride, i, x)
 		}
 		base += d.Start * xs[i]
-		src[i] = xs[i] * stride
+		if out[i] > 1 { // a stride that takes one element may be past what the strides of x can multiply
+			src[i] = xs[i] * stride
+		}
 	}
 	r := tensor.New(x.Type, out)
 	copyRegion(r.Data, 0, rowMajorStrides(out), x.Data, base, src, out, x.Type.ByteSize())
@@ -514,11 +516,14 @@ func (e *evaluator) pad(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tenso
 	var dstBase, srcBase int64
 	for i, p := range cfg {
 		n := x.Shape[i]
-		step := p.Interior + 1
 		if p.Interior < 0 {
 			return nil, errorf(in, "negative interior padding")
 		}
-		want := p.Low + p.High + n
+		step := int64(1) // the interior padding of one element is none, whatever it says
+		if n > 1 {
+			step = p.Interior + 1 // the verifier keeps (n-1)*step below 2^63
+		}
+		want := p.Low + p.High + n // wraps around where the padding cancels out past 2^63, to the right size
 		if n > 0 {
 			want += (n - 1) * p.Interior
 		}
@@ -529,7 +534,7 @@ func (e *evaluator) pad(in *hlo.Instruction, ts []*tensor.Tensor) (*tensor.Tenso
 		// Operand elements i0 <= k < i1 land inside the result, at p.Low + k*step.
 		i0 := int64(0)
 		if p.Low < 0 {
-			i0 = (-p.Low + step - 1) / step
+			i0 = ceilDiv(-p.Low, step)
 		}
 		i1 := n
 		for i1 > i0 && p.Low+(i1-1)*step >= out[i] {
@@ -630,4 +635,14 @@ func (e *evaluator) iota(in *hlo.Instruction) (Value, error) {
 		return ArrayValue(fromC128(t, dims, v)), nil
 	}
 	return Value{}, unsupportedf(in, "iota of %s", t)
+}
+
+// ceilDiv returns the ceiling of a/b for a >= 0 and b > 0, without the a+b-1 that overflows for a or b
+// near 2^63.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
 }

@@ -76,6 +76,15 @@ func TestShapeOps(t *testing.T) {
   p = f32[] constant(-1)
   ROOT r = f32[4] pad(x, p), padding=-1_0_1
 }`, []string{"f32[3] {1, 2, 3}"}, []string{"f32[4] {-1, 2, -1, 3}"}},
+		// Strides and paddings near 2^63, which the sizes are worked out without overflowing: one element
+		// taken with the largest stride; the second element alone landing in the result, after an interior
+		// padding of 2^63-3 that starts at the negative low padding -(2^63-3).
+		{"slice-stride-near-2^63", unary("slice", "s32[10]", "s32[1]", "slice={[3:10:9223372036854775807]}"), []string{"s32[10] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}"}, []string{"s32[1] {3}"}},
+		{"pad-near-2^63", `ENTRY e {
+  x = f32[2] parameter(0)
+  p = f32[] constant(7)
+  ROOT r = f32[2] pad(x, p), padding=-9223372036854775805_0_9223372036854775805
+}`, []string{"f32[2] {1, 2}"}, []string{"f32[2] {7, 2}"}},
 		{"pad-2d", `ENTRY e {
   x = s32[2,2] parameter(0)
   p = s32[] constant(7)

@@ -770,7 +770,7 @@ func (sc *smallCompiler) move(in *hlo.Instruction, ops []sval) (sval, error) {
 		}
 		for i, d := range sl {
 			stride := max(d.Stride, 1)
-			if d.Start < 0 || d.Limit > xd[i] || d.Start > d.Limit || out[i] != (d.Limit-d.Start+stride-1)/stride {
+			if d.Start < 0 || d.Limit > xd[i] || d.Start > d.Limit || out[i] != ceilDiv(d.Limit-d.Start, stride) {
 				return sval{}, errNotSmall
 			}
 		}

@@ -45,6 +45,7 @@ func (p *parser) attrValue() Attr {
 	s := &p.scan
 	s.enter()
 	defer s.leave()
+	p.attrNodes++
 	start := s.off
 	switch c := s.peek(); {
 	case c == '"':
@@ -230,6 +231,9 @@ func (p *parser) hashAttr() Attr {
 	name := s.suffixID()
 	if s.off >= len(s.src) || s.src[s.off] != '<' {
 		if v, ok := p.attrAliases[name]; ok {
+			n := p.attrAliasNodes[name]
+			p.attrNodes += n
+			p.useAlias(start, "attribute", "#"+name, n) // each use shares the value; what reads it reads all of it
 			return v
 		}
 		return RawAttr(s.src[start:s.off]) // an attribute alias

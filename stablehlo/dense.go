@@ -13,7 +13,9 @@ import (
 	"octet/tensor"
 )
 
-// maxSplatBytes bounds the size of a constant a splat may expand to.
+// maxSplatBytes bounds the size of a constant a splat may expand to (unless the file is large enough to
+// spell out one of an eighth its size), and, with 8 bytes for each byte of the file, that of all the
+// dense<...> constants of a file.
 const maxSplatBytes = 64 << 20
 
 // denseElem is one element of a dense<...> list as written: a number, true/false, or a complex pair.
@@ -52,20 +54,7 @@ func (p *parser) dense(start int) *DenseAttr {
 	t, _ := p.typ()
 	elemName := p.elemName
 	d := &DenseAttr{Type: t}
-	if !t.IsArray() || t.Elem == dtype.Invalid {
-		s.failAt(start, "dense<...> of type %s", typeString(t))
-	}
-	for _, dim := range t.Dims {
-		if dim < 0 {
-			s.failAt(start, "dense<...> of a dynamic type")
-		}
-	}
-	n := t.NumElements()
-	// A splat or a one-element hex blob stands for any number of elements, all of which the literal
-	// holds: beyond maxSplatBytes (and beyond what the text itself spells out) it is refused.
-	if size := n * int64(t.Elem.ByteSize()); n < 0 || n > 1<<40 || size > maxSplatBytes && size > 8*int64(len(s.src)) {
-		s.failAt(start, "dense<...> of %d elements is larger than Octet holds in one constant (%d MiB)", n, maxSplatBytes>>20)
-	}
+	n := p.denseSize(start, "dense<...>", t)
 	if hex != nil {
 		blob, ok := decodeHex(hex)
 		if !ok {
@@ -105,6 +94,60 @@ func (p *parser) dense(start int) *DenseAttr {
 	}
 	d.Literal = hlo.ArrayLiteral(a)
 	return d
+}
+
+// denseSize checks the type t of a dense<...> (what, at offset at): an array of static shape, of a size
+// Octet holds in one constant and within what is left for the constants of the file, whose bytes it
+// counts; it returns the number of elements. A splat, or a blob of one element, stands for any number of
+// elements, all of which the literal holds: beyond maxSplatBytes (and beyond what the text itself spells
+// out) it is refused, and so are the constants of a file together past maxSplatBytes and 8 bytes for each
+// byte of the file (a few hundred splats of 64 MiB each would take more memory than the machine has).
+// The count is taken without overflow: tensor<4294967296x4294967296xf32> has 2^64 elements, not 0.
+func (p *parser) denseSize(at int, what string, t hlo.Shape) int64 {
+	s := &p.scan
+	if !t.IsArray() || t.Elem == dtype.Invalid {
+		s.failAt(at, "%s of type %s", what, typeString(t))
+	}
+	for _, dim := range t.Dims {
+		if dim < 0 {
+			s.failAt(at, "%s of a dynamic type", what)
+		}
+	}
+	n, ok := denseCount(t.Dims)
+	if !ok {
+		s.failAt(at, "%s of type %s has more elements than Octet holds in one constant (%d MiB)", what, typeString(t), maxSplatBytes>>20)
+	}
+	size := n * int64(t.Elem.ByteSize())
+	if size > maxSplatBytes && size > 8*int64(len(s.src)) {
+		s.failAt(at, "%s of %d elements is larger than Octet holds in one constant (%d MiB)", what, n, maxSplatBytes>>20)
+	}
+	if limit := maxSplatBytes + 8*int64(len(s.src)); size > limit-p.denseBytes {
+		s.failAt(at, "%s of %d bytes: the constants of the file would take more than %d bytes, %d MiB and 8 for each byte of the file",
+			what, size, limit, maxSplatBytes>>20)
+	}
+	p.denseBytes += size
+	return n
+}
+
+// maxDenseElements bounds the elements of a dense<...> constant: far more than maxSplatBytes holds, few
+// enough that their byte count fits an int64.
+const maxDenseElements = 1 << 40
+
+// denseCount returns the number of elements of an array of dims, and false where it is more than
+// maxDenseElements (however far: the product is not formed where it would overflow int64). An array with
+// a dimension of 0 has none, whatever the others.
+func denseCount(dims []int64) (int64, bool) {
+	if slices.Contains(dims, 0) {
+		return 0, true
+	}
+	n := int64(1)
+	for _, d := range dims {
+		if d < 0 || d > maxDenseElements/n {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
 }
 
 func truncate(s string) string {

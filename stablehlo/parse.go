@@ -20,6 +20,16 @@ type parser struct {
 	locDefs        map[string]int  // the offset of each location alias definition
 	locOrder       []string        // the location aliases in the order the file defines them
 	locUses        map[string]int  // the offset of the first use of each location alias used before its definition
+
+	typeAliasNodes map[string]int64 // the types (tuples and their elements) each type alias holds
+	attrAliasNodes map[string]int64 // the attribute values (lists and dictionaries count their elements) each attribute alias stands for
+	attrNodes      int64            // the attribute values read so far, those aliases stand for included
+	// aliasUses counts the types and attribute values that uses of aliases have stood for so far: an
+	// alias may name another twice over (#a1 = [#a0, #a0], #a2 = [#a1, #a1], ...), and what reads a
+	// type or a value reads all of it.
+	aliasUses int64
+	// denseBytes counts the bytes of the dense<...> constants read so far (see maxSplatBytes).
+	denseBytes int64
 	// elemName is the name of the last element type read as written (i8, si8, index, ...): Octet holds
 	// signed and signless integers alike, whose ranges differ.
 	elemName string
@@ -44,6 +54,8 @@ func Parse(fset *token.FileSet, filename string, src []byte) (f *File, err error
 		out:            &File{Locs: map[string]*Loc{}, Resources: map[string][]byte{}},
 		typeAliases:    map[string]hlo.Shape{},
 		typeAliasQuant: map[string]*Quant{},
+		typeAliasNodes: map[string]int64{},
+		attrAliasNodes: map[string]int64{},
 		locDefs:        map[string]int{},
 		locUses:        map[string]int{},
 		attrAliases:    map[string]Attr{},
@@ -151,7 +163,9 @@ func (p *parser) attrAlias() {
 		p.locOrder = append(p.locOrder, name)
 		return
 	}
+	before := p.attrNodes
 	p.attrAliases[name] = p.attrValue()
+	p.attrAliasNodes[name] = p.attrNodes - before
 }
 
 // typeAlias reads "!name = type".
@@ -163,7 +177,21 @@ func (p *parser) typeAlias() {
 	t, q := p.typ()
 	p.typeAliases[name] = t
 	p.typeAliasQuant[name] = q
+	p.typeAliasNodes[name] = shapeNodes(t)
 }
+
+// useAlias counts a use of an alias that stands for n types or attribute values, and refuses it, at
+// offset at, where the uses so far stand for more than the input's size allows (maxAliasUses).
+func (p *parser) useAlias(at int, kind, name string, n int64) {
+	p.aliasUses += n
+	if limit := maxAliasUses(len(p.src)); p.aliasUses > limit {
+		p.failAt(at, "%s %s stands for %d %ss: the uses of aliases would stand for more than %d in all", kind, name, n, kind, limit)
+	}
+}
+
+// maxAliasUses bounds the types and attribute values the uses of aliases stand for in a file of n bytes:
+// as many as its bytes, and 65536 more, keep the reader and what reads its output linear in the input.
+func maxAliasUses(n int) int64 { return int64(n) + 1<<16 }
 
 // resourceSection reads {-# dialect_resources: { builtin: { key: "0x..." } } #-}.
 func (p *parser) resourceSection() {
@@ -622,6 +650,8 @@ func (p *parser) resolveResources() {
 		if !ok {
 			p.failAt(r.off, "dense_resource<%s> names no resource of the file", r.name)
 		}
+		// A blob of one element stands for any number, as a splat does; a blob may be used many times.
+		p.denseSize(r.off, "dense_resource<"+r.name+">", r.attr.Type)
 		lit, err := literalFromBlob(blob, r.attr.Type)
 		if err != nil {
 			p.failAt(r.off, "dense_resource<%s>: %v", r.name, err)

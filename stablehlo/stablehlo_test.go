@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"bytes"
+	"fmt"
 	"go/token"
 	"math"
 	"os"
@@ -337,6 +338,9 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// resourceB is a resource section holding one f32, 1.0, as the blob b.
+const resourceB = "{-#\n  dialect_resources: {\n    builtin: {\n      b: \"0x040000000000803F\"\n    }\n  }\n#-}\n"
+
 // TestErrors: bad input gives one positioned error, never a panic.
 func TestErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
@@ -356,11 +360,57 @@ func TestErrors(t *testing.T) {
 			"test.mlir:3:29: dense<...> of 99999999 elements is larger than Octet holds in one constant (64 MiB)"},
 		{"module {\n  func.func @main() -> tensor<4xf32> {\n    %0 = stablehlo.constant dense_resource<blob> : tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n}\n",
 			"test.mlir:3:44: dense_resource<blob> names no resource of the file"},
+		// Dimensions whose product overflows int64 (2^64 elements, which wrapped around to 0).
+		{"module {\n  func.func @main() -> tensor<4294967296x4294967296xf32> {\n    %0 = stablehlo.constant dense<1.0> : tensor<4294967296x4294967296xf32>\n",
+			"test.mlir:3:29: dense<...> of type tensor<4294967296x4294967296xf32> has more elements than Octet holds in one constant (64 MiB)"},
+		// Splats that fit alone but not together: 64 MiB each, and a little more for the file's bytes.
+		{"module {\n  func.func @main() -> tensor<f32> {\n" + "    %0 = stablehlo.constant dense<1.0> : tensor<16777216xf32>\n    %1 = stablehlo.constant dense<1.0> : tensor<16777216xf32>\n",
+			"test.mlir:4:29: dense<...> of 67108864 bytes: the constants of the file would take more than 67110224 bytes, 64 MiB and 8 for each byte of the file"},
+		// A resource blob of one element stands for any number, as a splat does; and each use counts.
+		{"func.func @main() -> tensor<f32> {\n  %0 = stablehlo.constant dense_resource<b> : tensor<4294967296x4294967296xf32>\n}\n" + resourceB,
+			"test.mlir:2:42: dense_resource<b> of type tensor<4294967296x4294967296xf32> has more elements than Octet holds in one constant (64 MiB)"},
+		{"func.func @main() -> tensor<f32> {\n  %0 = stablehlo.constant dense_resource<b> : tensor<1000000000xf32>\n}\n" + resourceB,
+			"test.mlir:2:42: dense_resource<b> of 1000000000 elements is larger than Octet holds in one constant (64 MiB)"},
+		{"func.func @main() -> tensor<16777216xf32> {\n" + "  %0 = stablehlo.constant dense_resource<b> : tensor<16777216xf32>\n  %1 = stablehlo.constant dense_resource<b> : tensor<16777216xf32>\n  return %0 : tensor<16777216xf32>\n}\n" + resourceB,
+			"test.mlir:3:42: dense_resource<b> of 67108864 bytes: the constants of the file would take more than"},
 	} {
 		_, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.60q: got %v, want an error with %q", tc.src, err, tc.want)
 		}
+	}
+}
+
+// TestAliasUses: aliases that name other aliases twice over stand for types and attribute values that
+// double with each alias; their uses are refused once they stand for more than the input's size allows,
+// where reading them (and converting what they stand for) took time and memory exponential in the input.
+func TestAliasUses(t *testing.T) {
+	var types, attrs strings.Builder
+	types.WriteString("!t0 = tensor<f32>\n")
+	attrs.WriteString("#a0 = {k = 1}\n")
+	for i := 1; i <= 64; i++ {
+		fmt.Fprintf(&types, "!t%d = tuple<!t%d, !t%d>\n", i, i-1, i-1)
+		fmt.Fprintf(&attrs, "#a%d = {l = #a%d, r = #a%d}\n", i, i-1, i-1)
+	}
+	for name, tc := range map[string]struct{ src, want string }{
+		"types": {types.String() + "func.func @main(%a: !t64) -> !t64 {\n  return %a : !t64\n}\n",
+			"test.mlir:16:14: type !t14 stands for 32767 types: the uses of aliases would stand for more than"},
+		"attributes": {attrs.String() + "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n" +
+			"  %0 = stablehlo.negate %a {mhlo.frontend_attributes = {x = #a64}} : tensor<f32>\n  return %0 : tensor<f32>\n}\n",
+			"test.mlir:14:23: attribute #a12 stands for 20477 attributes: the uses of aliases would stand for more than"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(tc.src))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error starting %q", err, tc.want)
+			}
+		})
+	}
+	// Aliases used a few times read as written.
+	src := "!p = tuple<tensor<f32>, tensor<f32>>\n#d = {k = \"v\"}\nfunc.func @main(%a: !p) -> !p {\n" +
+		"  %0 = stablehlo.get_tuple_element %a[0] {mhlo.frontend_attributes = #d} : (!p) -> tensor<f32>\n  return %a : !p\n}\n"
+	if _, err := ParseFile(token.NewFileSet(), "test.mlir", []byte(src)); err != nil {
+		t.Errorf("aliases used a few times: %v", err)
 	}
 }
 

@@ -74,6 +74,7 @@ func (p *parser) typ() (shape hlo.Shape, q *Quant) {
 			return hlo.Scalar(q.Storage), q
 		}
 		if t, ok := p.typeAliases[name]; ok {
+			p.useAlias(start, "type", "!"+name, p.typeAliasNodes[name]) // each use copies the type
 			return t.Clone(), p.typeAliasQuant[name]
 		}
 		s.failAt(start, "unknown type !%s", name)
@@ -110,6 +111,15 @@ func (p *parser) typ() (shape hlo.Shape, q *Quant) {
 	}
 	s.failAt(start, "unsupported type %s", name)
 	return
+}
+
+// shapeNodes counts the shapes of t: itself and, for a tuple, those of its elements.
+func shapeNodes(t hlo.Shape) int64 {
+	n := int64(1)
+	for _, e := range t.Tuple {
+		n += shapeNodes(e)
+	}
+	return n
 }
 
 func (p *parser) complexElem(start int) dtype.Type {

@@ -192,3 +192,31 @@ func TestNpzLinear(t *testing.T) {
 		t.Errorf("%.0f allocations for 2000 members, %.0f for 4000: %.2fx", allocs[0], allocs[1], r)
 	}
 }
+
+// TestNpyHeaderMessages: an error quotes at most the start of a long part of a header (a shape of a
+// 5000-digit number, a 5000-character string, name or descr), not all of it.
+func TestNpyHeaderMessages(t *testing.T) {
+	long := strings.Repeat("9", 5000)
+	for _, shape := range []string{"(" + long + ",)", "('" + long + "',)", "(a" + long + ",)", "(" + long + "x,)"} {
+		_, err := tensor.ReadNpy(bytes.NewReader(npyClaiming(shape, nil)))
+		if err == nil || len(err.Error()) > 400 {
+			t.Errorf("shape of %d bytes: error of %d bytes: %.100v", len(shape), len(err.Error()), err)
+		}
+	}
+	header := "{'descr': '<f" + strings.Repeat("0", 5000) + "x', 'fortran_order': False, 'shape': (), }\n"
+	src := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)), byte(len(header)>>8))
+	if _, err := tensor.ReadNpy(bytes.NewReader(append(src, header...))); err == nil || len(err.Error()) > 400 {
+		t.Errorf("descr of 5000 bytes: %.100v", err)
+	}
+}
+
+// TestNpyEmptyLargeDims: an array with a dimension of 0 has no elements, however large its other
+// dimensions (whose product overflows int64 without it), and reads as numpy reads it.
+func TestNpyEmptyLargeDims(t *testing.T) {
+	for _, shape := range []string{"(4294967296, 4294967296, 0)", "(0, 9223372036854775807, 9223372036854775807)"} {
+		x, err := tensor.ReadNpyWithin(bytes.NewReader(npyClaiming(shape, nil)), dtype.Invalid, 1<<20)
+		if err != nil || x.NumElements() != 0 || len(x.Data) != 0 {
+			t.Errorf("%s: %v, %v", shape, x, err)
+		}
+	}
+}

@@ -188,10 +188,10 @@ func parseNpyHeader(text string, h *NpyHeader) error {
 		switch kv.key {
 		case "descr", "fortran_order", "shape":
 		default:
-			return fmt.Errorf("unexpected key %q (want descr, fortran_order and shape)", kv.key)
+			return fmt.Errorf("unexpected key %q (want descr, fortran_order and shape)", clip(kv.key, 40))
 		}
 		if seen[kv.key] {
-			return fmt.Errorf("key %q appears twice", kv.key)
+			return fmt.Errorf("key %q appears twice", clip(kv.key, 40))
 		}
 		seen[kv.key] = true
 	}
@@ -248,12 +248,12 @@ func descrType(descr string) (t dtype.Type, size int, bigEndian, raw bool, err e
 		return 0, 0, false, false, errors.New("object arrays (pickled Python objects) are not supported")
 	}
 	if len(s) < 2 {
-		return 0, 0, false, false, fmt.Errorf("descr %q is not an array protocol type string", descr)
+		return 0, 0, false, false, fmt.Errorf("descr %q is not an array protocol type string", clip(descr, 40))
 	}
 	kind := s[0]
 	size, convErr := strconv.Atoi(s[1:])
 	if convErr != nil || size <= 0 {
-		return 0, 0, false, false, fmt.Errorf("descr %q is not an array protocol type string", descr)
+		return 0, 0, false, false, fmt.Errorf("descr %q is not an array protocol type string", clip(descr, 40))
 	}
 	bigEndian = order == '>' && size > 1
 	switch kind {
@@ -304,7 +304,7 @@ func descrType(descr string) (t dtype.Type, size int, bigEndian, raw bool, err e
 	case 'V':
 		return dtype.Invalid, size, false, true, nil
 	}
-	return 0, 0, false, false, fmt.Errorf("descr %q: element type not supported", descr)
+	return 0, 0, false, false, fmt.Errorf("descr %q: element type not supported", clip(descr, 40))
 }
 
 func readNpyData(r io.Reader, h *NpyHeader, want dtype.Type, limit int64) (*Tensor, error) {
@@ -315,15 +315,15 @@ func readNpyData(r io.Reader, h *NpyHeader, want dtype.Type, limit int64) (*Tens
 	switch {
 	case raw:
 		if want == dtype.Invalid {
-			return nil, fmt.Errorf("npy: the array holds raw %d-byte values (%s), as numpy writes ml_dtypes types: give its element type (bf16, f8e4m3fn, ...)", size, h.Descr)
+			return nil, fmt.Errorf("npy: the array holds raw %d-byte values (%s), as numpy writes ml_dtypes types: give its element type (bf16, f8e4m3fn, ...)", size, clip(h.Descr, 40))
 		}
 		if want.ByteSize() != size || want.IsComplex() {
-			return nil, fmt.Errorf("npy: the array holds raw %d-byte values (%s), but %s elements take %d bytes", size, h.Descr, want, want.ByteSize())
+			return nil, fmt.Errorf("npy: the array holds raw %d-byte values (%s), but %s elements take %d bytes", size, clip(h.Descr, 40), want, want.ByteSize())
 		}
 		t = want
 	case want != dtype.Invalid && want != t:
 		if !(t.IsInteger() && want.ByteSize() == size && (want.IsNarrowFloat() || want == dtype.BF16 || want.BitWidth() < 8)) {
-			return nil, fmt.Errorf("npy: the array holds %s (%s), not %s", t.NumpyName(), h.Descr, want)
+			return nil, fmt.Errorf("npy: the array holds %s (%s), not %s", t.NumpyName(), clip(h.Descr, 40), want)
 		}
 		t = want // the bits of a narrow type stored as integers
 	}

@@ -102,7 +102,7 @@ func (p *pyParser) value() (any, error) {
 		case "None":
 			return pyNone{}, nil
 		default:
-			return nil, fmt.Errorf("unexpected name %q", name)
+			return nil, fmt.Errorf("unexpected name %q", clip(name, 40))
 		}
 	case c == 0:
 		return nil, errors.New("expected a value, found the end")
@@ -214,11 +214,11 @@ func (p *pyParser) integer() (int64, error) {
 		p.i++ // Python 2 long
 	}
 	if p.i < len(p.s) && (p.s[p.i] == '.' || p.s[p.i] == 'e' || p.s[p.i] == 'E' || isIdent(p.s[p.i])) {
-		return 0, fmt.Errorf("not an integer at %q", p.s[start:min(len(p.s), p.i+10)])
+		return 0, fmt.Errorf("not an integer at %q", clip(p.s[start:min(len(p.s), p.i+10)], 40))
 	}
 	v, err := strconv.ParseInt(text, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("bad integer %q", text)
+		return 0, fmt.Errorf("bad integer %q", clip(text, 40)) // a header quotes only its start too
 	}
 	return v, nil
 }
@@ -246,7 +246,7 @@ func pyTypeName(v any) string {
 func pyRepr(v any) string {
 	switch x := v.(type) {
 	case string:
-		return strconv.Quote(x)
+		return strconv.Quote(clip(x, 40))
 	case bool:
 		if x {
 			return "True"

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -40,11 +41,16 @@ func numElements(shape []int64) int64 {
 // checkedElements returns the number of elements of shape with size bytes each, or an error when a
 // dimension is negative or the byte count overflows.
 func checkedElements(shape []int64, size int) (int64, error) {
-	n := int64(1)
 	for _, d := range shape {
 		if d < 0 {
 			return 0, fmt.Errorf("negative dimension %d in shape %s", d, shapeString(shape))
 		}
+	}
+	if slices.Contains(shape, 0) {
+		return 0, nil // no elements, however large the other dimensions
+	}
+	n := int64(1)
+	for _, d := range shape {
 		if d != 0 && n > math.MaxInt64/d {
 			return 0, fmt.Errorf("shape %s has too many elements", shapeString(shape))
 		}

@@ -349,3 +349,28 @@ func TestManyModulesLinear(t *testing.T) {
 		t.Errorf("%d bytes parse with %d bytes allocated, %d a byte", len(large), a2, perByte)
 	}
 }
+
+// TestBroadcastLiterals: literals written as one value for a whole array ("f32[1000] constant(1)") take
+// maxBroadcastBytes in all in a file, not each: a dozen of 1 GiB in a file of a few hundred bytes took 12
+// GiB. The modules of a file share the bound.
+func TestBroadcastLiterals(t *testing.T) {
+	defer func(old int64) { maxBroadcastBytes = old }(maxBroadcastBytes)
+	maxBroadcastBytes = 5000
+	one := "ENTRY e {\n  a = f32[600] constant(1)\n  b = f32[600] constant(2)\n  ROOT t = (f32[600], f32[600]) tuple(a, b)\n}\n"
+	if _, err := ParseString("ok.hlo", one); err != nil {
+		t.Fatalf("two literals of 2400 bytes: %v", err)
+	}
+	for name, src := range map[string]string{
+		"one module":  strings.Replace(one, "f32[600] constant(2)", "f32[600] constant(2)\n  c = f32[600] constant(3)", 1),
+		"two modules": one + "// -----\n" + one,
+	} {
+		list := parseErrors(t, src)
+		want := "op.hlo:4:25: a literal of shape f32[600] written as one value takes 2400 bytes: such literals may take 5000 bytes in all in a file, and 200 are left"
+		if name == "two modules" {
+			want = "op.hlo:8:25: a literal of shape f32[600] written as one value takes 2400 bytes: such literals may take 5000 bytes in all in a file, and 200 are left"
+		}
+		if len(list) == 0 || list[0].Error() != want {
+			t.Errorf("%s: errors %v; want first %q", name, list, want)
+		}
+	}
+}

@@ -63,15 +63,26 @@ func (p *parser) literal(s hlo.Shape) *hlo.Literal {
 	p.skipSpace()
 	broadcast := rank > 0 && p.peek() != '{'
 	// The values take memory only in proportion to the text that writes them (a character each at least),
-	// except the one value written for a whole array, which is bounded by maxBroadcastBytes.
+	// except the one value written for a whole array: those of a file take maxBroadcastBytes in all.
 	limit := int64(p.end-p.off) * int64(s.Elem.ByteSize())
 	if broadcast {
 		limit = maxBroadcastBytes
+		if p.broadcastLeft != nil {
+			limit = *p.broadcastLeft
+		}
 	}
 	a, ok := newTensor(s.Elem, s.Dims, limit)
 	if !ok {
+		if size, alone := tensorBytes(s.Elem, s.Dims, maxBroadcastBytes); broadcast && alone {
+			p.errorAt(p.off, "a literal of shape %s written as one value takes %d bytes: such literals may take %d bytes in all in a file, and %d are left",
+				s.String(), size, maxBroadcastBytes, limit)
+			return nil
+		}
 		p.errorAt(p.off, "a literal of shape %s is larger than its text allows", s.String())
 		return nil
+	}
+	if broadcast && p.broadcastLeft != nil {
+		*p.broadcastLeft -= int64(len(a.Data))
 	}
 	if broadcast {
 		// One value for the whole array, which XLA's parser gives every element (of which there may be
@@ -133,22 +144,31 @@ func (p *parser) literal(s hlo.Shape) *hlo.Literal {
 	return hlo.ArrayLiteral(a)
 }
 
-// maxBroadcastBytes bounds an array literal written as one value for every element.
-const maxBroadcastBytes = 1 << 30
+// maxBroadcastBytes bounds the array literals of a file written as one value for every element, together
+// (a variable for tests).
+var maxBroadcastBytes int64 = 1 << 30
 
 // newTensor allocates a tensor of the given dimensions if its data takes at most limit bytes.
 func newTensor(t dtype.Type, dims []int64, limit int64) (*tensor.Tensor, bool) {
+	if _, ok := tensorBytes(t, dims, limit); !ok {
+		return nil, false
+	}
+	return tensor.New(t, dims), true
+}
+
+// tensorBytes returns the bytes of a tensor of the given dimensions, and whether they are at most limit.
+func tensorBytes(t dtype.Type, dims []int64, limit int64) (int64, bool) {
 	n := int64(t.ByteSize())
 	for _, d := range dims {
 		if d != 0 && n > limit/d {
-			return nil, false
+			return 0, false
 		}
 		n *= d
 	}
 	if n > limit && n > 0 {
-		return nil, false
+		return 0, false
 	}
-	return tensor.New(t, dims), true
+	return n, true
 }
 
 // scalarWord reads one scalar of a literal: a number, true, false, inf, nan, or nan(0xPAYLOAD), with an

@@ -52,8 +52,9 @@ func parseFile(fset *token.FileSet, filename string, src []byte, text string) (m
 		return read(fset, file, src)
 	}
 	shared := &slabs{}
+	broadcastLeft := maxBroadcastBytes
 	for _, ch := range splitModules(text) {
-		p := &parser{src: text, off: ch.start, end: ch.end, file: file, fset: fset, slabs: shared}
+		p := &parser{src: text, off: ch.start, end: ch.end, file: file, fset: fset, slabs: shared, broadcastLeft: &broadcastLeft}
 		m := p.parseModule()
 		errs = append(errs, p.errs...)
 		if m != nil && len(p.errs) == 0 {
@@ -188,6 +189,10 @@ type parser struct {
 
 	// depth is the current nesting level (see maxNesting).
 	depth int
+
+	// broadcastLeft, shared by the parsers of one file, is what is left of maxBroadcastBytes for the
+	// literals written as one value for a whole array; nil is all of it.
+	broadcastLeft *int64
 
 	*slabs
 

@@ -1457,6 +1457,24 @@ func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) *hlo.Literal {
 			return nil
 		}
 	}
+	fields := c.take(m, name)
+	// The values given are counted before the values' memory is set aside: a literal that claims 2^24
+	// elements and gives none took 256 MiB for nothing.
+	given := int64(len(fields))
+	switch {
+	case t == dtype.PRED || t == dtype.S32 || t == dtype.S64 || t == dtype.U32 || t == dtype.U64 || t == dtype.F32 || t == dtype.F64:
+	case t.IsComplex():
+		given /= 2
+	case len(fields) > 0:
+		given = int64(len(c.strOf(fields[0])))
+		if t.BitWidth() == 16 {
+			given /= 2
+		}
+	}
+	if given != n {
+		c.errorAt(m.off, "literal of shape %s has %d values, not %d", shapeString(s), given, n)
+		return nil
+	}
 	stored := tensor.New(t, []int64{n})
 	count := int64(0)
 	put := func(bits uint64) {
@@ -1465,7 +1483,6 @@ func (c *protoConverter) arrayLiteral(m *protoField, s hlo.Shape) *hlo.Literal {
 		}
 		count++
 	}
-	fields := c.take(m, name)
 	switch {
 	case t == dtype.PRED:
 		for _, f := range fields {

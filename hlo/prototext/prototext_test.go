@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"octet/internal/cstring"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -925,6 +926,11 @@ func TestProtoErrors(t *testing.T) {
 			`layout`, `layout has 2 minor_to_major entries but the shape has 1 dimensions`},
 		{"literal count", protoModule(`name: "k" opcode: "constant" shape { element_type: F32 dimensions: 2 } literal { shape { element_type: F32 dimensions: 2 } f32s: 1 }`),
 			`literal`, `literal of shape f32[2]{0} has 1 values, not 2`},
+		// Counted before the values' memory is set aside: 256 MiB for a literal that gives no values.
+		{"literal claiming 2^24 values", protoModule(`name: "k" opcode: "constant" shape { element_type: C128 dimensions: 16777216 } literal { shape { element_type: C128 dimensions: 16777216 } }`),
+			`literal`, `literal of shape c128[16777216]{0} has 0 values, not 16777216`},
+		{"literal of bytes counted", protoModule(`name: "k" opcode: "constant" shape { element_type: BF16 dimensions: 3 } literal { shape { element_type: BF16 dimensions: 3 } bf16s: "\x00\x01\x02\x03" }`),
+			`literal`, `literal of shape bf16[3]{0} has 2 values, not 3`},
 		{"not a message", "computations: 3\n", `3`, `field computations: expected a message, found a number`},
 		{"bad name", protoModule(`name: "a b" opcode: "negate" shape { element_type: F32 }`),
 			`"a b"`, `instruction name "a b" has a character HLO text cannot write (' ')`},
@@ -1086,5 +1092,21 @@ func TestProtoUnknownElementType(t *testing.T) {
 		if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Error(), et) {
 			t.Errorf("element_type %s: %v, want one error naming it", et, err)
 		}
+	}
+}
+
+// TestLiteralCountedFirst: a literal that claims 2^24 complex values and gives none is refused before
+// memory is set aside for them (256 MiB each, up to 50 errors in a file of a few kilobytes).
+func TestLiteralCountedFirst(t *testing.T) {
+	src := protoModule(`name: "k" opcode: "constant" shape { element_type: C128 dimensions: 16777216 } literal { shape { element_type: C128 dimensions: 16777216 } }`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := parser.ParseString("big.pbtxt", src)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "has 0 values, not 16777216") {
+		t.Errorf("error %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("refusing the literal allocated %d bytes", n)
 	}
 }
