@@ -34,6 +34,33 @@ func ReadNpzAs(r io.ReaderAt, size int64, types map[string]dtype.Type) (names []
 	return ReadNpzWithin(r, size, types, 0)
 }
 
+// NpzNames returns the names of a .npz archive's arrays (its members without the ".npy" suffix), in
+// the archive's order, from its directory alone: nothing is decompressed. It refuses what ReadNpz refuses
+// of the directory (a member that is not a .npy array, two of one name, members that share bytes).
+func NpzNames(r io.ReaderAt, size int64) ([]string, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("npz: %v", err)
+	}
+	if err := checkNoOverlap(zr.File); err != nil {
+		return nil, err
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, f := range zr.File {
+		name, ok := strings.CutSuffix(f.Name, ".npy")
+		if !ok {
+			return nil, fmt.Errorf("npz: member %q is not a .npy array", f.Name)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("npz: two members named %q", f.Name)
+		}
+		seen[name] = true
+		names = append(names, name)
+	}
+	return names, nil
+}
+
 // ReadNpzWithin is ReadNpzAs for archives whose arrays hold at most maxBytes bytes of data in all (no limit
 // when maxBytes is zero or less). Each member's header is checked against what is left of the budget before
 // its data is decompressed or memory set aside for it, so a small archive that claims huge arrays costs

@@ -334,36 +334,61 @@ func (inv *invocation) readNpzInputs(params []*hlo.Instruction, file string, bud
 			types["arg"+strconv.Itoa(i)] = p.Shape.Elem
 		}
 	}
-	names, arrays, err := tensor.ReadNpzWithin(r, size, types, budget)
+	// The names first, from the archive's directory: a missing or unknown array is reported before any
+	// array is decompressed.
+	names, err := tensor.NpzNames(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", display, err)
 	}
-	used := map[string]bool{}
+	keys, err := npzKeys(params, names, display)
+	if err != nil {
+		return nil, err
+	}
+	_, arrays, err := tensor.ReadNpzWithin(r, size, types, budget)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", display, err)
+	}
 	vals := make([]interp.Value, len(params))
 	for i, p := range params {
+		t := arrays[keys[i]]
+		if err := checkInput(p, t, display+": "+keys[i]); err != nil {
+			return nil, err
+		}
+		vals[i] = interp.ArrayValue(t)
+	}
+	return vals, nil
+}
+
+// npzKeys returns the name of each parameter's array among an archive's names: the parameter's own name
+// or argN (N its number), not both; every name must be one.
+func npzKeys(params []*hlo.Instruction, names []string, display string) ([]string, error) {
+	has := map[string]bool{}
+	for _, n := range names {
+		has[n] = true
+	}
+	used := map[string]bool{}
+	keys := make([]string, len(params))
+	for i, p := range params {
 		key := "arg" + strconv.Itoa(i)
-		t, ok := arrays[key]
-		if named, ok2 := arrays[p.Name]; ok2 {
+		ok := has[key]
+		if has[p.Name] {
 			if ok && p.Name != key {
 				return nil, fmt.Errorf("%s: parameter %d is there twice, as %s and %s", display, i, key, p.Name)
 			}
-			t, ok, key = named, true, p.Name
+			ok, key = true, p.Name
 		}
 		if !ok {
 			return nil, fmt.Errorf("%s: no array for parameter %d (%%%s): name it %s or %s", display, i, p.Name, p.Name, "arg"+strconv.Itoa(i))
 		}
 		used[key] = true
-		if err := checkInput(p, t, display+": "+key); err != nil {
-			return nil, err
-		}
-		vals[i] = interp.ArrayValue(t)
+		keys[i] = key
 	}
 	for _, n := range names {
 		if !used[n] {
 			return nil, fmt.Errorf("%s: array %q is no parameter of the entry computation", display, n)
 		}
 	}
-	return vals, nil
+	return keys, nil
 }
 
 // writeSummary prints one line about an output array and its first values.

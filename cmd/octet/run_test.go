@@ -1,9 +1,12 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +51,26 @@ func npzBytes(t *testing.T, names []string, xs ...*tensor.Tensor) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := tensor.WriteNpz(&b, names, xs); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// npzRaw writes a zip archive of the given members, stored, in the order of their names.
+func npzRaw(t *testing.T, members map[string][]byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		if err == nil {
+			_, err = w.Write(members[name])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -168,6 +191,7 @@ func TestRunBadInput(t *testing.T) {
 		"s64.npy":        npyBytes(t, tensor.FromFloat64(nil, []float64{2})),
 		"short.npz":      npzBytes(t, []string{"x"}, x),
 		"extra.npz":      npzBytes(t, []string{"x", "s", "z"}, x, s, s),
+		"bad-extra.npz":  npzRaw(t, map[string][]byte{"x.npy": npyBytes(t, x), "s.npy": npyBytes(t, s), "z.npy": []byte("not an array")}),
 		"garbage.npy":    []byte("not an array"),
 		"big.hlo":        []byte("ENTRY e {\n  x = f32[] parameter(0)\n  ROOT b = f32[4096,4096] broadcast(x), dimensions={}\n}"),
 		"stochastic.hlo": []byte("ENTRY e {\n  x = f32[2] parameter(0)\n  y = u32[2] parameter(1)\n  ROOT r = bf16[2] stochastic-convert(x, y)\n}"),
@@ -192,6 +216,8 @@ func TestRunBadInput(t *testing.T) {
 		{"missing-file", []string{"run", "--input", p["x.npy"], "--input", "/no/such.npy", p["m.hlo"]}, 1, "/no/such.npy"},
 		{"npz-missing", []string{"run", "--inputs", p["short.npz"], p["m.hlo"]}, 1, "no array for parameter 1 (%s): name it s or arg1"},
 		{"npz-extra", []string{"run", "--inputs", p["extra.npz"], p["m.hlo"]}, 1, `array "z" is no parameter`},
+		// The names are checked from the archive's directory before any array is read.
+		{"npz-extra-unread", []string{"run", "--inputs", p["bad-extra.npz"], p["m.hlo"]}, 1, `array "z" is no parameter`},
 		{"over-memory", []string{"run", "--random", "1", "--max-memory", "1MiB", p["big.hlo"]}, 1, "more than the memory budget of 1.0 MiB; largest: %b f32[4096,4096] (64.0 MiB)"},
 		{"unsupported", []string{"run", "--random", "1", p["stochastic.hlo"]}, 1, "stochastic.hlo:4:3: unsupported: stochastic-convert"},
 		{"parse-error", []string{"run", "--random", "1", p["bad.hlo"]}, 1, "bad.hlo:2:"},
