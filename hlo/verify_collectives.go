@@ -105,7 +105,12 @@ func (v *verifier) collective(in *Instruction) {
 	case !channel:
 		mode, want = "across replicas", replicas
 	case global:
-		mode, want = "across flattened device ids", replicas*partitions
+		devices, ok := mulInt64(replicas, partitions)
+		if !ok {
+			v.errorAt(in, "%%%s groups flattened device ids of %d replicas times %d partitions, past the int64 range", in.Name, replicas, partitions)
+			return
+		}
+		mode, want = "across flattened device ids", devices
 	case rule.globalIDs:
 		mode, want = "across replicas and partitions", replicas
 	default:

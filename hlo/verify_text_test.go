@@ -309,6 +309,23 @@ ENTRY main {
 			"replica_groups.hlo:31:3: the replica groups of %iotasize name 6 devices; grouping across replicas, the module's 4 are needed",
 			"replica_groups.hlo:32:3: the iota replica groups of %iotarank are [4]<=...; they take two numbers, [groups,size]",
 		}},
+		// A replica count times a partition count past the int64 range would wrap around to a device count
+		// that looks valid (here 4).
+		{"device_count_overflow", `
+HloModule m, replica_count=4611686018427387905, num_partitions=4
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  ROOT flat = f32[8] all-reduce(p), replica_groups={{0,1,2,3}}, channel_id=1, use_global_device_ids=true, to_apply=add
+}`, []string{
+			"device_count_overflow.hlo:12:3: %flat groups flattened device ids of 4611686018427387905 replicas times 4 partitions, past the int64 range",
+		}},
 		// XLA's HandleReduceScatter: the result is the operand divided along the scatter dimension by the
 		// group size (replica_groups' first group; without groups, the replicas, times the partitions
 		// where a channel groups across both).
