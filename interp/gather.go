@@ -304,7 +304,7 @@ func (e *evaluator) scatter(in *hlo.Instruction, ops []Value) (Value, error) {
 	nb := product(iv.batchDims)
 	nw := product(winDims)
 	rows := scatterRows(f, outs, u, types, winDims, windowDims, windowOperand, xs, us)
-	iterDims := winDims // the window positions visited: with rows, those of the first element of each
+	iterDims := winDims // the window positions visited: with rows, the first of each row
 	if rows != nil {
 		iterDims = slices.Clone(winDims)
 		iterDims[len(iterDims)-1] = 1

@@ -280,8 +280,9 @@ func (e *evaluator) reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims [
 }
 
 // fold4F32 returns reduceRuns's fold4 for a float32-domain reduce with op, for f32 and bf16 adds,
-// maximums and minimums (each step rounded to bf16 as the fold rounds it), or nil. Each is a loop of its
-// own, so that its operations are inlined.
+// maximums and minimums, or nil. A bf16 add rounds each step as the fold does; a maximum or minimum
+// returns one of its operands, a bf16 value already, but for a NaN, which the fold redoes (fold4Done).
+// Each is a loop of its own, so that its operations are inlined.
 func fold4F32(op hlo.Opcode, t dtype.Type) func(acc *[4]float32, segs *[4][]float32) bool {
 	bf16 := t == dtype.BF16
 	if t != dtype.F32 && !bf16 {
