@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,13 +97,22 @@ func TestLockstepOtherOrder(t *testing.T) {
 }
 
 // TestLockstepEvaluationCounts checks the errors for a loop that runs more often in one module than in the
-// other, in either direction, with the runs in lockstep.
+// other, in either direction, with the runs in lockstep. Where the original runs more often, its extra
+// evaluation is found as it is recorded, if the rewritten module has ended by then, or else when the
+// counts are compared at the end: the two runs are goroutines, and once every recorded value is compared
+// the original does not wait, so either may come first; both errors say what is wrong.
 func TestLockstepEvaluationCounts(t *testing.T) {
 	src := scanModule(4, 16)
 	three := strings.Replace(src, "n = s32[] constant(4)", "n = s32[] constant(3)", 1)
-	for _, c := range []struct{ orig, fused, want string }{
-		{three, src, "is evaluated more often than %y of the original (3 times)"},
-		{src, three, "the original module: scan.hlo:20:3: %y: %y is evaluated more often than the rewritten module evaluates its call (3 times)"},
+	for _, c := range []struct {
+		orig, fused string
+		want        []string
+	}{
+		{three, src, []string{"is evaluated more often than %y of the original (3 times)"}},
+		{src, three, []string{
+			"the original module: scan.hlo:20:3: %y: %y is evaluated more often than the rewritten module evaluates its call (3 times)",
+			"the GEMM %d: the original evaluates %y 4 times, the rewritten module the call's %get-tuple-element 3 times",
+		}},
 	} {
 		orig, err := parser.ParseString("scan.hlo", c.orig)
 		if err != nil {
@@ -114,8 +124,8 @@ func TestLockstepEvaluationCounts(t *testing.T) {
 		}
 		ds := fuse.Rewrite(fused, fuse.Options{}).Decisions
 		_, err = checkRandom(t, orig, fused, ds, interp.Options{})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("got %v, want an error with %q", err, c.want)
+		if err == nil || !slices.ContainsFunc(c.want, func(w string) bool { return strings.Contains(err.Error(), w) }) {
+			t.Errorf("got %v, want an error with one of %q", err, c.want)
 		}
 	}
 }
