@@ -94,8 +94,8 @@ var vexpProbe = sync.OnceValue(func() (p struct{ exp, tanh bool }) {
 
 // The constants of archExp (src/math/exp_amd64.s).
 const (
-	expLog2e    = 1.4426950408889634073599246810018920          // 1/ln(2)
-	expLn2U     = 0.69314718055966295651160180568695068359375   // upper half of ln(2)
+	expLog2e    = 1.4426950408889634073599246810018920                  // 1/ln(2)
+	expLn2U     = 0.69314718055966295651160180568695068359375           // upper half of ln(2)
 	expLn2L     = 0.28235290563031577122588448175013436025525412068e-12 // lower half
 	expOverflow = 7.09782712893384e+02
 	expC2       = 0.5
@@ -157,12 +157,12 @@ func expFMA(x float64) float64 {
 
 // The coefficients of math.Tanh (tanhP and tanhQ in src/math/tanh.go).
 const (
-	tanhP0 = -9.64399179425052238628e-1
-	tanhP1 = -9.92877231001918586564e1
-	tanhP2 = -1.61468768441708447952e3
-	tanhQ0 = 1.12811678491632931402e2
-	tanhQ1 = 2.23548839060100448583e3
-	tanhQ2 = 4.84406305325125486048e3
+	tanhP0     = -9.64399179425052238628e-1
+	tanhP1     = -9.92877231001918586564e1
+	tanhP2     = -1.61468768441708447952e3
+	tanhQ0     = 1.12811678491632931402e2
+	tanhQ1     = 2.23548839060100448583e3
+	tanhQ2     = 4.84406305325125486048e3
 	tanhMaxLog = 8.8029691931113054295988e+01 // log(2**127)
 )
 

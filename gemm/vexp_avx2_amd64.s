@@ -87,6 +87,73 @@ CONST4(vxQ2, $4.84406305325125486048e3)
 	VPSLLQ       $52, k, k; \
 	VMULPD       k, x, x
 
+// EXP4X2 is EXP4 on two sets of four lanes, their instructions interleaved.
+#define EXP4X2(x, t, k, xk, x2, t2, k2, xk2) \
+	VMULPD       vxLog2e<>(SB), x, t; \
+	VMULPD       vxLog2e<>(SB), x2, t2; \
+	VCVTPD2DQY   t, xk; \
+	VCVTPD2DQY   t2, xk2; \
+	VCVTDQ2PD    xk, t; \
+	VCVTDQ2PD    xk2, t2; \
+	VFNMADD231PD vxLn2U<>(SB), t, x; \
+	VFNMADD231PD vxLn2U<>(SB), t2, x2; \
+	VFNMADD231PD vxLn2L<>(SB), t, x; \
+	VFNMADD231PD vxLn2L<>(SB), t2, x2; \
+	VMULPD       vxSixteenth<>(SB), x, x; \
+	VMULPD       vxSixteenth<>(SB), x2, x2; \
+	VMOVUPD      vxC8<>(SB), t; \
+	VMOVUPD      vxC8<>(SB), t2; \
+	VFMADD213PD  vxC7<>(SB), x, t; \
+	VFMADD213PD  vxC7<>(SB), x2, t2; \
+	VFMADD213PD  vxC6<>(SB), x, t; \
+	VFMADD213PD  vxC6<>(SB), x2, t2; \
+	VFMADD213PD  vxC5<>(SB), x, t; \
+	VFMADD213PD  vxC5<>(SB), x2, t2; \
+	VFMADD213PD  vxC4<>(SB), x, t; \
+	VFMADD213PD  vxC4<>(SB), x2, t2; \
+	VFMADD213PD  vxC3<>(SB), x, t; \
+	VFMADD213PD  vxC3<>(SB), x2, t2; \
+	VFMADD213PD  vxC2<>(SB), x, t; \
+	VFMADD213PD  vxC2<>(SB), x2, t2; \
+	VFMADD213PD  vxOne<>(SB), x, t; \
+	VFMADD213PD  vxOne<>(SB), x2, t2; \
+	VMULPD       t, x, x; \
+	VMULPD       t2, x2, x2; \
+	VADDPD       vxTwo<>(SB), x, t; \
+	VADDPD       vxTwo<>(SB), x2, t2; \
+	VMULPD       t, x, x; \
+	VMULPD       t2, x2, x2; \
+	VADDPD       vxTwo<>(SB), x, t; \
+	VADDPD       vxTwo<>(SB), x2, t2; \
+	VMULPD       t, x, x; \
+	VMULPD       t2, x2, x2; \
+	VADDPD       vxTwo<>(SB), x, t; \
+	VADDPD       vxTwo<>(SB), x2, t2; \
+	VMULPD       t, x, x; \
+	VMULPD       t2, x2, x2; \
+	VADDPD       vxTwo<>(SB), x, t; \
+	VADDPD       vxTwo<>(SB), x2, t2; \
+	VFMADD213PD  vxOne<>(SB), t, x; \
+	VFMADD213PD  vxOne<>(SB), t2, x2; \
+	VPMOVSXDQ    xk, k; \
+	VPMOVSXDQ    xk2, k2; \
+	VPADDQ       vxBias<>(SB), k, k; \
+	VPADDQ       vxBias<>(SB), k2, k2; \
+	VPSLLQ       $52, k, k; \
+	VPSLLQ       $52, k2, k2; \
+	VMULPD       k, x, x; \
+	VMULPD       k2, x2, x2
+
+// EXPF32 sets the four float32 at off(DI)(DX*1) to the exponential of those at off(SI)(DX*1), Y15 and
+// Y14 the clamps.
+#define EXPF32(off, x, xx, t, k, xk) \
+	VCVTPS2PD  off(SI)(DX*1), x; \
+	VMINPD     x, Y15, x; \
+	VMAXPD     x, Y14, x; \
+	EXP4(x, t, k, xk); \
+	VCVTPD2PSY x, xx; \
+	VMOVUPS    xx, off(DI)(DX*1)
+
 // func expF32AVX2(dst, x *float32, n int)
 TEXT ·expF32AVX2(SB), NOSPLIT, $0-24
 	MOVQ    dst+0(FP), DI
@@ -96,18 +163,30 @@ TEXT ·expF32AVX2(SB), NOSPLIT, $0-24
 	XORQ    DX, DX
 	VMOVUPD vxExpHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
+	MOVQ    CX, R8
+	ANDQ    $~31, R8 // bytes in groups of eight lanes
 
-loop:
-	CMPQ       DX, CX
-	JGE        done
+loop8:
+	CMPQ DX, R8
+	JGE  tail
 	VCVTPS2PD  (SI)(DX*1), Y0
+	VCVTPS2PD  16(SI)(DX*1), Y3
 	VMINPD     Y0, Y15, Y0
+	VMINPD     Y3, Y15, Y3
 	VMAXPD     Y0, Y14, Y0
-	EXP4(Y0, Y1, Y2, X2)
+	VMAXPD     Y3, Y14, Y3
+	EXP4X2(Y0, Y1, Y2, X2, Y3, Y4, Y5, X5)
 	VCVTPD2PSY Y0, X0
+	VCVTPD2PSY Y3, X3
 	VMOVUPS    X0, (DI)(DX*1)
-	ADDQ       $16, DX
-	JMP        loop
+	VMOVUPS    X3, 16(DI)(DX*1)
+	ADDQ $32, DX
+	JMP  loop8
+
+tail:
+	CMPQ DX, CX
+	JGE  done
+	EXPF32(0, Y0, X0, Y1, Y2, X2)
 
 done:
 	VZEROUPPER
@@ -120,13 +199,38 @@ TEXT ·logisticF32AVX2(SB), NOSPLIT, $0-24
 	MOVQ    n+16(FP), CX
 	SHLQ    $2, CX
 	XORQ    DX, DX
+	MOVQ    CX, R8
+	ANDQ    $~31, R8 // bytes in groups of eight lanes
 	VMOVUPD vxLogHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
 	VMOVUPD vxOne<>(SB), Y13
 
-loop:
-	CMPQ       DX, CX
-	JGE        done
+loop8:
+	CMPQ DX, R8
+	JGE  tail
+	VCVTPS2PD  (SI)(DX*1), Y0
+	VCVTPS2PD  16(SI)(DX*1), Y3
+	VXORPD     vxSign<>(SB), Y0, Y0
+	VXORPD     vxSign<>(SB), Y3, Y3
+	VMINPD     Y0, Y15, Y0
+	VMINPD     Y3, Y15, Y3
+	VMAXPD     Y0, Y14, Y0
+	VMAXPD     Y3, Y14, Y3
+	EXP4X2(Y0, Y1, Y2, X2, Y3, Y4, Y5, X5)
+	VADDPD     Y13, Y0, Y0
+	VADDPD     Y13, Y3, Y3
+	VDIVPD     Y0, Y13, Y0
+	VDIVPD     Y3, Y13, Y3
+	VCVTPD2PSY Y0, X0
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (DI)(DX*1)
+	VMOVUPS    X3, 16(DI)(DX*1)
+	ADDQ $32, DX
+	JMP  loop8
+
+tail:
+	CMPQ DX, CX
+	JGE  done
 	VCVTPS2PD  (SI)(DX*1), Y0
 	VXORPD     vxSign<>(SB), Y0, Y0
 	VMINPD     Y0, Y15, Y0
@@ -136,8 +240,6 @@ loop:
 	VDIVPD     Y0, Y13, Y0
 	VCVTPD2PSY Y0, X0
 	VMOVUPS    X0, (DI)(DX*1)
-	ADDQ       $16, DX
-	JMP        loop
 
 done:
 	VZEROUPPER
@@ -155,13 +257,76 @@ TEXT ·tanhF32AVX2(SB), NOSPLIT, $0-24
 	MOVQ    n+16(FP), CX
 	SHLQ    $2, CX
 	XORQ    DX, DX
+	MOVQ    CX, R8
+	ANDQ    $~31, R8 // bytes in groups of eight lanes
 	VMOVUPD vxTanhHi<>(SB), Y15
 	VMOVUPD vxOne<>(SB), Y14
 	VMOVUPD vxTwo<>(SB), Y13
 
-loop:
-	CMPQ       DX, CX
-	JGE        done
+loop8:
+	CMPQ DX, R8
+	JGE  tail
+	VCVTPS2PD  (SI)(DX*1), Y0
+	VCVTPS2PD  16(SI)(DX*1), Y5
+	VANDPD     vxAbs<>(SB), Y0, Y1
+	VANDPD     vxAbs<>(SB), Y5, Y6
+	VMINPD     Y1, Y15, Y2
+	VMINPD     Y6, Y15, Y7
+	VADDPD     Y2, Y2, Y2
+	VADDPD     Y7, Y7, Y7
+	EXP4X2(Y2, Y3, Y4, X4, Y7, Y8, Y9, X9)
+	VADDPD     Y14, Y2, Y2
+	VADDPD     Y14, Y7, Y7
+	VDIVPD     Y2, Y13, Y2
+	VDIVPD     Y7, Y13, Y7
+	VSUBPD     Y2, Y14, Y2
+	VSUBPD     Y7, Y14, Y7
+	VMULPD     Y1, Y1, Y3
+	VMULPD     Y6, Y6, Y8
+	VMULPD     vxP0<>(SB), Y3, Y4
+	VMULPD     vxP0<>(SB), Y8, Y9
+	VADDPD     vxP1<>(SB), Y4, Y4
+	VADDPD     vxP1<>(SB), Y9, Y9
+	VMULPD     Y3, Y4, Y4
+	VMULPD     Y8, Y9, Y9
+	VADDPD     vxP2<>(SB), Y4, Y4
+	VADDPD     vxP2<>(SB), Y9, Y9
+	VADDPD     vxQ0<>(SB), Y3, Y10
+	VADDPD     vxQ0<>(SB), Y8, Y11
+	VMULPD     Y3, Y10, Y10
+	VMULPD     Y8, Y11, Y11
+	VADDPD     vxQ1<>(SB), Y10, Y10
+	VADDPD     vxQ1<>(SB), Y11, Y11
+	VMULPD     Y3, Y10, Y10
+	VMULPD     Y8, Y11, Y11
+	VADDPD     vxQ2<>(SB), Y10, Y10
+	VADDPD     vxQ2<>(SB), Y11, Y11
+	VMULPD     Y3, Y1, Y3
+	VMULPD     Y8, Y6, Y8
+	VMULPD     Y4, Y3, Y3
+	VMULPD     Y9, Y8, Y8
+	VDIVPD     Y10, Y3, Y3
+	VDIVPD     Y11, Y8, Y8
+	VADDPD     Y3, Y1, Y3
+	VADDPD     Y8, Y6, Y8
+	VCMPPD     $13, vxTanhSmall<>(SB), Y1, Y4
+	VCMPPD     $13, vxTanhSmall<>(SB), Y6, Y9
+	VBLENDVPD  Y4, Y2, Y3, Y3
+	VBLENDVPD  Y9, Y7, Y8, Y8
+	VANDPD     vxSign<>(SB), Y0, Y0
+	VANDPD     vxSign<>(SB), Y5, Y5
+	VORPD      Y0, Y3, Y3
+	VORPD      Y5, Y8, Y8
+	VCVTPD2PSY Y3, X3
+	VCVTPD2PSY Y8, X8
+	VMOVUPS    X3, (DI)(DX*1)
+	VMOVUPS    X8, 16(DI)(DX*1)
+	ADDQ $32, DX
+	JMP  loop8
+
+tail:
+	CMPQ DX, CX
+	JGE  done
 	VCVTPS2PD  (SI)(DX*1), Y0
 	VANDPD     vxAbs<>(SB), Y0, Y1 // z
 	// 1 - 2/(exp(2z)+1)
@@ -192,8 +357,6 @@ loop:
 	VORPD      Y0, Y3, Y3
 	VCVTPD2PSY Y3, X3
 	VMOVUPS    X3, (DI)(DX*1)
-	ADDQ       $16, DX
-	JMP        loop
 
 done:
 	VZEROUPPER
