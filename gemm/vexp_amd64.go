@@ -13,9 +13,21 @@ func tanhF32AVX2(dst, x *float32, n int)
 //go:noescape
 func logisticF32AVX2(dst, x *float32, n int)
 
+// The same kernels on float64 lanes, for the tests (see vexp_avx2_amd64.s): n a multiple of 4.
+//
+//go:noescape
+func expF64AVX2(dst, x *float64, n int)
+
+//go:noescape
+func tanhF64AVX2(dst, x *float64, n int)
+
+//go:noescape
+func logisticF64AVX2(dst, x *float64, n int)
+
 // asmVexp2 is the AVX2 exponential assembly: AVX for the floating-point operations, AVX2 for the integer
 // ones on the exponents, FMA for math.Exp's fused multiply-adds.
-var asmVexp2 = &asmSet{"vexp-avx2", []string{"expF32AVX2", "tanhF32AVX2", "logisticF32AVX2"}, vex | fAVX2 | fFMA}
+var asmVexp2 = &asmSet{"vexp-avx2", []string{"expF32AVX2", "tanhF32AVX2", "logisticF32AVX2",
+	"expF64AVX2", "tanhF64AVX2", "logisticF64AVX2"}, vex | fAVX2 | fFMA}
 
 func init() {
 	asmSets = append(asmSets, asmVexp2)

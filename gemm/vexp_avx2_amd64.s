@@ -361,3 +361,208 @@ tail:
 done:
 	VZEROUPPER
 	RET
+
+// EXPF64 is EXPF32 on float64 lanes, for expF64AVX2.
+#define EXPF64(off, x, t, k, xk) \
+	VMOVUPD    off(SI)(DX*2), x; \
+	VMINPD     x, Y15, x; \
+	VMAXPD     x, Y14, x; \
+	EXP4(x, t, k, xk); \
+	VMOVUPD    x, off(DI)(DX*2)
+
+// The kernels above on float64 lanes, neither widened nor narrowed (n still counts elements), for the
+// tests: the float64 results before narrowing show any departure from math's arithmetic, which the
+// float32 results all but hide. Their arguments must lie where the clamps change nothing: exp's in
+// [-200, 100], the logistic's in [-200, 200]; tanh's anywhere.
+
+TEXT ·expF64AVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	SHLQ    $2, CX
+	XORQ    DX, DX
+	VMOVUPD vxExpHi<>(SB), Y15
+	VMOVUPD vxLo<>(SB), Y14
+	MOVQ    CX, R8
+	ANDQ    $~31, R8 // bytes in groups of eight lanes
+
+loop8:
+	CMPQ DX, R8
+	JGE  tail
+	VMOVUPD    (SI)(DX*2), Y0
+	VMOVUPD    32(SI)(DX*2), Y3
+	VMINPD     Y0, Y15, Y0
+	VMINPD     Y3, Y15, Y3
+	VMAXPD     Y0, Y14, Y0
+	VMAXPD     Y3, Y14, Y3
+	EXP4X2(Y0, Y1, Y2, X2, Y3, Y4, Y5, X5)
+	VMOVUPD    Y0, (DI)(DX*2)
+	VMOVUPD    Y3, 32(DI)(DX*2)
+	ADDQ $32, DX
+	JMP  loop8
+
+tail:
+	CMPQ DX, CX
+	JGE  done
+	EXPF64(0, Y0, Y1, Y2, X2)
+
+done:
+	VZEROUPPER
+	RET
+
+TEXT ·logisticF64AVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	SHLQ    $2, CX
+	XORQ    DX, DX
+	MOVQ    CX, R8
+	ANDQ    $~31, R8 // bytes in groups of eight lanes
+	VMOVUPD vxLogHi<>(SB), Y15
+	VMOVUPD vxLo<>(SB), Y14
+	VMOVUPD vxOne<>(SB), Y13
+
+loop8:
+	CMPQ DX, R8
+	JGE  tail
+	VMOVUPD    (SI)(DX*2), Y0
+	VMOVUPD    32(SI)(DX*2), Y3
+	VXORPD     vxSign<>(SB), Y0, Y0
+	VXORPD     vxSign<>(SB), Y3, Y3
+	VMINPD     Y0, Y15, Y0
+	VMINPD     Y3, Y15, Y3
+	VMAXPD     Y0, Y14, Y0
+	VMAXPD     Y3, Y14, Y3
+	EXP4X2(Y0, Y1, Y2, X2, Y3, Y4, Y5, X5)
+	VADDPD     Y13, Y0, Y0
+	VADDPD     Y13, Y3, Y3
+	VDIVPD     Y0, Y13, Y0
+	VDIVPD     Y3, Y13, Y3
+	VMOVUPD    Y0, (DI)(DX*2)
+	VMOVUPD    Y3, 32(DI)(DX*2)
+	ADDQ $32, DX
+	JMP  loop8
+
+tail:
+	CMPQ DX, CX
+	JGE  done
+	VMOVUPD    (SI)(DX*2), Y0
+	VXORPD     vxSign<>(SB), Y0, Y0
+	VMINPD     Y0, Y15, Y0
+	VMAXPD     Y0, Y14, Y0
+	EXP4(Y0, Y1, Y2, X2)
+	VADDPD     Y13, Y0, Y0
+	VDIVPD     Y0, Y13, Y0
+	VMOVUPD    Y0, (DI)(DX*2)
+
+done:
+	VZEROUPPER
+	RET
+
+TEXT ·tanhF64AVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	SHLQ    $2, CX
+	XORQ    DX, DX
+	MOVQ    CX, R8
+	ANDQ    $~31, R8 // bytes in groups of eight lanes
+	VMOVUPD vxTanhHi<>(SB), Y15
+	VMOVUPD vxOne<>(SB), Y14
+	VMOVUPD vxTwo<>(SB), Y13
+
+loop8:
+	CMPQ DX, R8
+	JGE  tail
+	VMOVUPD    (SI)(DX*2), Y0
+	VMOVUPD    32(SI)(DX*2), Y5
+	VANDPD     vxAbs<>(SB), Y0, Y1
+	VANDPD     vxAbs<>(SB), Y5, Y6
+	VMINPD     Y1, Y15, Y2
+	VMINPD     Y6, Y15, Y7
+	VADDPD     Y2, Y2, Y2
+	VADDPD     Y7, Y7, Y7
+	EXP4X2(Y2, Y3, Y4, X4, Y7, Y8, Y9, X9)
+	VADDPD     Y14, Y2, Y2
+	VADDPD     Y14, Y7, Y7
+	VDIVPD     Y2, Y13, Y2
+	VDIVPD     Y7, Y13, Y7
+	VSUBPD     Y2, Y14, Y2
+	VSUBPD     Y7, Y14, Y7
+	VMULPD     Y1, Y1, Y3
+	VMULPD     Y6, Y6, Y8
+	VMULPD     vxP0<>(SB), Y3, Y4
+	VMULPD     vxP0<>(SB), Y8, Y9
+	VADDPD     vxP1<>(SB), Y4, Y4
+	VADDPD     vxP1<>(SB), Y9, Y9
+	VMULPD     Y3, Y4, Y4
+	VMULPD     Y8, Y9, Y9
+	VADDPD     vxP2<>(SB), Y4, Y4
+	VADDPD     vxP2<>(SB), Y9, Y9
+	VADDPD     vxQ0<>(SB), Y3, Y10
+	VADDPD     vxQ0<>(SB), Y8, Y11
+	VMULPD     Y3, Y10, Y10
+	VMULPD     Y8, Y11, Y11
+	VADDPD     vxQ1<>(SB), Y10, Y10
+	VADDPD     vxQ1<>(SB), Y11, Y11
+	VMULPD     Y3, Y10, Y10
+	VMULPD     Y8, Y11, Y11
+	VADDPD     vxQ2<>(SB), Y10, Y10
+	VADDPD     vxQ2<>(SB), Y11, Y11
+	VMULPD     Y3, Y1, Y3
+	VMULPD     Y8, Y6, Y8
+	VMULPD     Y4, Y3, Y3
+	VMULPD     Y9, Y8, Y8
+	VDIVPD     Y10, Y3, Y3
+	VDIVPD     Y11, Y8, Y8
+	VADDPD     Y3, Y1, Y3
+	VADDPD     Y8, Y6, Y8
+	VCMPPD     $13, vxTanhSmall<>(SB), Y1, Y4
+	VCMPPD     $13, vxTanhSmall<>(SB), Y6, Y9
+	VBLENDVPD  Y4, Y2, Y3, Y3
+	VBLENDVPD  Y9, Y7, Y8, Y8
+	VANDPD     vxSign<>(SB), Y0, Y0
+	VANDPD     vxSign<>(SB), Y5, Y5
+	VORPD      Y0, Y3, Y3
+	VORPD      Y5, Y8, Y8
+	VMOVUPD    Y3, (DI)(DX*2)
+	VMOVUPD    Y8, 32(DI)(DX*2)
+	ADDQ $32, DX
+	JMP  loop8
+
+tail:
+	CMPQ DX, CX
+	JGE  done
+	VMOVUPD    (SI)(DX*2), Y0
+	VANDPD     vxAbs<>(SB), Y0, Y1 // z
+	// 1 - 2/(exp(2z)+1)
+	VMINPD     Y1, Y15, Y2
+	VADDPD     Y2, Y2, Y2
+	EXP4(Y2, Y3, Y4, X4)
+	VADDPD     Y14, Y2, Y2
+	VDIVPD     Y2, Y13, Y2
+	VSUBPD     Y2, Y14, Y2
+	// z + z*s*((P0*s+P1)*s+P2)/(((s+Q0)*s+Q1)*s+Q2), s = z*z
+	VMULPD     Y1, Y1, Y3
+	VMULPD     vxP0<>(SB), Y3, Y4
+	VADDPD     vxP1<>(SB), Y4, Y4
+	VMULPD     Y3, Y4, Y4
+	VADDPD     vxP2<>(SB), Y4, Y4
+	VADDPD     vxQ0<>(SB), Y3, Y5
+	VMULPD     Y3, Y5, Y5
+	VADDPD     vxQ1<>(SB), Y5, Y5
+	VMULPD     Y3, Y5, Y5
+	VADDPD     vxQ2<>(SB), Y5, Y5
+	VMULPD     Y3, Y1, Y3
+	VMULPD     Y4, Y3, Y3
+	VDIVPD     Y5, Y3, Y3
+	VADDPD     Y3, Y1, Y3
+	VCMPPD     $13, vxTanhSmall<>(SB), Y1, Y4 // z >= 0.625
+	VBLENDVPD  Y4, Y2, Y3, Y3
+	VANDPD     vxSign<>(SB), Y0, Y0
+	VORPD      Y0, Y3, Y3
+	VMOVUPD    Y3, (DI)(DX*2)
+
+done:
+	VZEROUPPER
+	RET
