@@ -105,7 +105,9 @@ func (e *evaluator) unaryFloat32(in *hlo.Instruction, x *tensor.Tensor, f func(f
 }
 
 // unaryChunk returns the loop that sets dst[i] to f(x[i]), f the element function of op; the cheapest
-// operations are written out, since a call per element would cost several times the operation.
+// operations are written out, since a call per element would cost several times the operation, and
+// exponential, tanh and logistic run on package gemm's kernels, which give their element functions' bits
+// several elements at a time.
 func unaryChunk(op hlo.Opcode, f func(float32) float32) func(dst, x []float32) {
 	switch op {
 	case hlo.OpNegate:
@@ -126,6 +128,12 @@ func unaryChunk(op hlo.Opcode, f func(float32) float32) func(dst, x []float32) {
 				dst[i] = float32(math.Sqrt(float64(v)))
 			}
 		}
+	case hlo.OpExp:
+		return func(dst, x []float32) { gemm.ExpF32(dst, x[:len(dst)]) }
+	case hlo.OpTanh:
+		return func(dst, x []float32) { gemm.TanhF32(dst, x[:len(dst)]) }
+	case hlo.OpLogistic:
+		return func(dst, x []float32) { gemm.LogisticF32(dst, x[:len(dst)]) }
 	}
 	return func(dst, x []float32) {
 		for i, v := range x[:len(dst)] {

@@ -201,7 +201,8 @@ func TestConvertFast(t *testing.T) {
 	}
 }
 
-// TestUnaryWrittenOut checks the written-out loops of negate, abs and sqrt against the same chunks
+// TestUnaryWrittenOut checks the written-out loops of negate, abs and sqrt, and package gemm's
+// exponential, tanh and logistic, against the same chunks
 // computed through the operations' element functions (unaryF32), over every bit pattern of the narrow
 // types and random f32 bits with the specials.
 func TestUnaryWrittenOut(t *testing.T) {
@@ -218,7 +219,7 @@ func TestUnaryWrittenOut(t *testing.T) {
 		} else {
 			x, _ = compareOperands(rng, ty, 2*elementwiseGrain+7)
 		}
-		for _, op := range []hlo.Opcode{hlo.OpNegate, hlo.OpAbs, hlo.OpSqrt} {
+		for _, op := range []hlo.Opcode{hlo.OpNegate, hlo.OpAbs, hlo.OpSqrt, hlo.OpExp, hlo.OpTanh, hlo.OpLogistic} {
 			in := &hlo.Instruction{Opcode: op, Shape: hlo.Shape{Elem: ty, Dims: x.Shape}}
 			f := unaryF32(op)
 			got := e.unaryFloat32(in, x, f)
