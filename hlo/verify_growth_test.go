@@ -2,7 +2,22 @@ package hlo
 
 import (
 	"testing"
+	"time"
 )
+
+// growth returns how many times longer run(2n) takes than run(n), each the fastest of five runs taken in
+// turn: about 2 for work linear in n, 4 for quadratic work, whatever the machine's speed or load.
+func growth(run func(n int), n int) float64 {
+	best := [2]time.Duration{time.Hour, time.Hour}
+	for range 5 {
+		for i, size := range []int{n, 2 * n} {
+			start := time.Now()
+			run(size)
+			best[i] = min(best[i], time.Since(start))
+		}
+	}
+	return float64(best[1]) / float64(max(best[0], 1))
+}
 
 // wideModule returns a module whose entry computes n values from one parameter and returns them all in one
 // tuple: a parameter with n users and a tuple with n operands, as XLA's entry computations return every
