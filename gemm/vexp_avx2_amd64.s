@@ -144,49 +144,185 @@ CONST4(vxQ2, $4.84406305325125486048e3)
 	VMULPD       k, x, x; \
 	VMULPD       k2, x2, x2
 
-// EXPF32 sets the four float32 at off(DI)(DX*1) to the exponential of those at off(SI)(DX*1), Y15 and
-// Y14 the clamps.
-#define EXPF32(off, x, xx, t, k, xk) \
-	VCVTPS2PD  off(SI)(DX*1), x; \
-	VMINPD     x, Y15, x; \
-	VMAXPD     x, Y14, x; \
-	EXP4(x, t, k, xk); \
-	VCVTPD2PSY x, xx; \
-	VMOVUPS    xx, off(DI)(DX*1)
+// The bodies of the kernels, on float64 lanes already loaded: the groups of eight lanes take Y0 and Y3
+// (tanh Y0 and Y5) and leave their results there (tanh's in Y3 and Y8), a group of four takes and leaves
+// Y0 (tanh's result in Y3). Each kernel below is one of them between the loads and stores of its
+// element type: float32 widened (VCVTPS2PD, as Go's float64 conversion: exact, a signalling NaN
+// quieted) and narrowed (VCVTPD2PS, as Go's float32 conversion), or float64 as it is. The constants
+// are in Y13-Y15, set by each kernel's prologue.
+
+// EXP8 and EXP4: the argument clamped to [Y14, Y15], then archExp.
+#define EXP8 \
+	VMINPD     Y0, Y15, Y0; \
+	VMINPD     Y3, Y15, Y3; \
+	VMAXPD     Y0, Y14, Y0; \
+	VMAXPD     Y3, Y14, Y3; \
+	EXP4X2(Y0, Y1, Y2, X2, Y3, Y4, Y5, X5)
+
+#define EXP4CLAMPED \
+	VMINPD     Y0, Y15, Y0; \
+	VMAXPD     Y0, Y14, Y0; \
+	EXP4(Y0, Y1, Y2, X2)
+
+// LOGISTIC8 and LOGISTIC4: 1/(1+exp(-x)), -x clamped to [Y14, Y15], Y13 one.
+#define LOGISTIC8 \
+	VXORPD     vxSign<>(SB), Y0, Y0; \
+	VXORPD     vxSign<>(SB), Y3, Y3; \
+	EXP8; \
+	VADDPD     Y13, Y0, Y0; \
+	VADDPD     Y13, Y3, Y3; \
+	VDIVPD     Y0, Y13, Y0; \
+	VDIVPD     Y3, Y13, Y3
+
+#define LOGISTIC4 \
+	VXORPD     vxSign<>(SB), Y0, Y0; \
+	EXP4CLAMPED; \
+	VADDPD     Y13, Y0, Y0; \
+	VDIVPD     Y0, Y13, Y0
+
+// TANH8 and TANH4: both of math.Tanh's branches on z = |x|, the one for z >= 0.625 chosen, and x's sign
+// set: the rational branch is odd in x as rounded (every operation's rounding is symmetric), and the
+// other's result is positive before its sign is set, as is 1 for z beyond 44.01; a zero keeps its sign,
+// as math.Tanh returns it. Y15 clamps z (45), Y14 is one, Y13 two.
+#define TANH8 \
+	VANDPD     vxAbs<>(SB), Y0, Y1; \
+	VANDPD     vxAbs<>(SB), Y5, Y6; \
+	VMINPD     Y1, Y15, Y2; \
+	VMINPD     Y6, Y15, Y7; \
+	VADDPD     Y2, Y2, Y2; \
+	VADDPD     Y7, Y7, Y7; \
+	EXP4X2(Y2, Y3, Y4, X4, Y7, Y8, Y9, X9); \
+	VADDPD     Y14, Y2, Y2; \
+	VADDPD     Y14, Y7, Y7; \
+	VDIVPD     Y2, Y13, Y2; \
+	VDIVPD     Y7, Y13, Y7; \
+	VSUBPD     Y2, Y14, Y2; \
+	VSUBPD     Y7, Y14, Y7; \
+	VMULPD     Y1, Y1, Y3; \
+	VMULPD     Y6, Y6, Y8; \
+	VMULPD     vxP0<>(SB), Y3, Y4; \
+	VMULPD     vxP0<>(SB), Y8, Y9; \
+	VADDPD     vxP1<>(SB), Y4, Y4; \
+	VADDPD     vxP1<>(SB), Y9, Y9; \
+	VMULPD     Y3, Y4, Y4; \
+	VMULPD     Y8, Y9, Y9; \
+	VADDPD     vxP2<>(SB), Y4, Y4; \
+	VADDPD     vxP2<>(SB), Y9, Y9; \
+	VADDPD     vxQ0<>(SB), Y3, Y10; \
+	VADDPD     vxQ0<>(SB), Y8, Y11; \
+	VMULPD     Y3, Y10, Y10; \
+	VMULPD     Y8, Y11, Y11; \
+	VADDPD     vxQ1<>(SB), Y10, Y10; \
+	VADDPD     vxQ1<>(SB), Y11, Y11; \
+	VMULPD     Y3, Y10, Y10; \
+	VMULPD     Y8, Y11, Y11; \
+	VADDPD     vxQ2<>(SB), Y10, Y10; \
+	VADDPD     vxQ2<>(SB), Y11, Y11; \
+	VMULPD     Y3, Y1, Y3; \
+	VMULPD     Y8, Y6, Y8; \
+	VMULPD     Y4, Y3, Y3; \
+	VMULPD     Y9, Y8, Y8; \
+	VDIVPD     Y10, Y3, Y3; \
+	VDIVPD     Y11, Y8, Y8; \
+	VADDPD     Y3, Y1, Y3; \
+	VADDPD     Y8, Y6, Y8; \
+	VCMPPD     $13, vxTanhSmall<>(SB), Y1, Y4; \
+	VCMPPD     $13, vxTanhSmall<>(SB), Y6, Y9; \
+	VBLENDVPD  Y4, Y2, Y3, Y3; \
+	VBLENDVPD  Y9, Y7, Y8, Y8; \
+	VANDPD     vxSign<>(SB), Y0, Y0; \
+	VANDPD     vxSign<>(SB), Y5, Y5; \
+	VORPD      Y0, Y3, Y3; \
+	VORPD      Y5, Y8, Y8
+
+#define TANH4 \
+	VANDPD     vxAbs<>(SB), Y0, Y1; \
+	VMINPD     Y1, Y15, Y2; \
+	VADDPD     Y2, Y2, Y2; \
+	EXP4(Y2, Y3, Y4, X4); \
+	VADDPD     Y14, Y2, Y2; \
+	VDIVPD     Y2, Y13, Y2; \
+	VSUBPD     Y2, Y14, Y2; \
+	VMULPD     Y1, Y1, Y3; \
+	VMULPD     vxP0<>(SB), Y3, Y4; \
+	VADDPD     vxP1<>(SB), Y4, Y4; \
+	VMULPD     Y3, Y4, Y4; \
+	VADDPD     vxP2<>(SB), Y4, Y4; \
+	VADDPD     vxQ0<>(SB), Y3, Y5; \
+	VMULPD     Y3, Y5, Y5; \
+	VADDPD     vxQ1<>(SB), Y5, Y5; \
+	VMULPD     Y3, Y5, Y5; \
+	VADDPD     vxQ2<>(SB), Y5, Y5; \
+	VMULPD     Y3, Y1, Y3; \
+	VMULPD     Y4, Y3, Y3; \
+	VDIVPD     Y5, Y3, Y3; \
+	VADDPD     Y3, Y1, Y3; \
+	VCMPPD     $13, vxTanhSmall<>(SB), Y1, Y4; \
+	VBLENDVPD  Y4, Y2, Y3, Y3; \
+	VANDPD     vxSign<>(SB), Y0, Y0; \
+	VORPD      Y0, Y3, Y3
+
+// PROLOGUE reads the arguments, func(dst, x *T, n int): DI dst, SI x, CX n*4 (bytes of float32, half
+// those of float64), DX 0, R8 CX in whole groups of eight lanes.
+#define PROLOGUE \
+	MOVQ    dst+0(FP), DI; \
+	MOVQ    x+8(FP), SI; \
+	MOVQ    n+16(FP), CX; \
+	SHLQ    $2, CX; \
+	XORQ    DX, DX; \
+	MOVQ    CX, R8; \
+	ANDQ    $~31, R8
+
+// The loads and stores of eight lanes (a and b) and of four (a), at DX counting float32 bytes.
+#define LOAD8F32(a, b) \
+	VCVTPS2PD  (SI)(DX*1), a; \
+	VCVTPS2PD  16(SI)(DX*1), b
+
+#define STORE8F32(a, xa, b, xb) \
+	VCVTPD2PSY a, xa; \
+	VCVTPD2PSY b, xb; \
+	VMOVUPS    xa, (DI)(DX*1); \
+	VMOVUPS    xb, 16(DI)(DX*1)
+
+#define LOAD4F32(a) VCVTPS2PD (SI)(DX*1), a
+
+#define STORE4F32(a, xa) \
+	VCVTPD2PSY a, xa; \
+	VMOVUPS    xa, (DI)(DX*1)
+
+#define LOAD8F64(a, b) \
+	VMOVUPD    (SI)(DX*2), a; \
+	VMOVUPD    32(SI)(DX*2), b
+
+#define STORE8F64(a, xa, b, xb) \
+	VMOVUPD    a, (DI)(DX*2); \
+	VMOVUPD    b, 32(DI)(DX*2)
+
+#define LOAD4F64(a) VMOVUPD (SI)(DX*2), a
+
+#define STORE4F64(a, xa) VMOVUPD a, (DI)(DX*2)
 
 // func expF32AVX2(dst, x *float32, n int)
 TEXT ·expF32AVX2(SB), NOSPLIT, $0-24
-	MOVQ    dst+0(FP), DI
-	MOVQ    x+8(FP), SI
-	MOVQ    n+16(FP), CX
-	SHLQ    $2, CX
-	XORQ    DX, DX
+	PROLOGUE
 	VMOVUPD vxExpHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
-	MOVQ    CX, R8
-	ANDQ    $~31, R8 // bytes in groups of eight lanes
 
 loop8:
 	CMPQ DX, R8
 	JGE  tail
-	VCVTPS2PD  (SI)(DX*1), Y0
-	VCVTPS2PD  16(SI)(DX*1), Y3
-	VMINPD     Y0, Y15, Y0
-	VMINPD     Y3, Y15, Y3
-	VMAXPD     Y0, Y14, Y0
-	VMAXPD     Y3, Y14, Y3
-	EXP4X2(Y0, Y1, Y2, X2, Y3, Y4, Y5, X5)
-	VCVTPD2PSY Y0, X0
-	VCVTPD2PSY Y3, X3
-	VMOVUPS    X0, (DI)(DX*1)
-	VMOVUPS    X3, 16(DI)(DX*1)
+	LOAD8F32(Y0, Y3)
+	EXP8
+	STORE8F32(Y0, X0, Y3, X3)
 	ADDQ $32, DX
 	JMP  loop8
 
 tail:
 	CMPQ DX, CX
 	JGE  done
-	EXPF32(0, Y0, X0, Y1, Y2, X2)
+	LOAD4F32(Y0)
+	EXP4CLAMPED
+	STORE4F32(Y0, X0)
 
 done:
 	VZEROUPPER
@@ -194,13 +330,7 @@ done:
 
 // func logisticF32AVX2(dst, x *float32, n int)
 TEXT ·logisticF32AVX2(SB), NOSPLIT, $0-24
-	MOVQ    dst+0(FP), DI
-	MOVQ    x+8(FP), SI
-	MOVQ    n+16(FP), CX
-	SHLQ    $2, CX
-	XORQ    DX, DX
-	MOVQ    CX, R8
-	ANDQ    $~31, R8 // bytes in groups of eight lanes
+	PROLOGUE
 	VMOVUPD vxLogHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
 	VMOVUPD vxOne<>(SB), Y13
@@ -208,57 +338,26 @@ TEXT ·logisticF32AVX2(SB), NOSPLIT, $0-24
 loop8:
 	CMPQ DX, R8
 	JGE  tail
-	VCVTPS2PD  (SI)(DX*1), Y0
-	VCVTPS2PD  16(SI)(DX*1), Y3
-	VXORPD     vxSign<>(SB), Y0, Y0
-	VXORPD     vxSign<>(SB), Y3, Y3
-	VMINPD     Y0, Y15, Y0
-	VMINPD     Y3, Y15, Y3
-	VMAXPD     Y0, Y14, Y0
-	VMAXPD     Y3, Y14, Y3
-	EXP4X2(Y0, Y1, Y2, X2, Y3, Y4, Y5, X5)
-	VADDPD     Y13, Y0, Y0
-	VADDPD     Y13, Y3, Y3
-	VDIVPD     Y0, Y13, Y0
-	VDIVPD     Y3, Y13, Y3
-	VCVTPD2PSY Y0, X0
-	VCVTPD2PSY Y3, X3
-	VMOVUPS    X0, (DI)(DX*1)
-	VMOVUPS    X3, 16(DI)(DX*1)
+	LOAD8F32(Y0, Y3)
+	LOGISTIC8
+	STORE8F32(Y0, X0, Y3, X3)
 	ADDQ $32, DX
 	JMP  loop8
 
 tail:
 	CMPQ DX, CX
 	JGE  done
-	VCVTPS2PD  (SI)(DX*1), Y0
-	VXORPD     vxSign<>(SB), Y0, Y0
-	VMINPD     Y0, Y15, Y0
-	VMAXPD     Y0, Y14, Y0
-	EXP4(Y0, Y1, Y2, X2)
-	VADDPD     Y13, Y0, Y0
-	VDIVPD     Y0, Y13, Y0
-	VCVTPD2PSY Y0, X0
-	VMOVUPS    X0, (DI)(DX*1)
+	LOAD4F32(Y0)
+	LOGISTIC4
+	STORE4F32(Y0, X0)
 
 done:
 	VZEROUPPER
 	RET
 
 // func tanhF32AVX2(dst, x *float32, n int)
-//
-// Both of math.Tanh's branches on |x|, the one for |x| >= 0.625 chosen, and x's sign set: the rational
-// branch is odd in x as rounded (every operation's rounding is symmetric), and the other's result is
-// positive before its sign is set, as is 1 for |x| beyond 44.01; a zero keeps its sign, as math.Tanh
-// returns it.
 TEXT ·tanhF32AVX2(SB), NOSPLIT, $0-24
-	MOVQ    dst+0(FP), DI
-	MOVQ    x+8(FP), SI
-	MOVQ    n+16(FP), CX
-	SHLQ    $2, CX
-	XORQ    DX, DX
-	MOVQ    CX, R8
-	ANDQ    $~31, R8 // bytes in groups of eight lanes
+	PROLOGUE
 	VMOVUPD vxTanhHi<>(SB), Y15
 	VMOVUPD vxOne<>(SB), Y14
 	VMOVUPD vxTwo<>(SB), Y13
@@ -266,158 +365,57 @@ TEXT ·tanhF32AVX2(SB), NOSPLIT, $0-24
 loop8:
 	CMPQ DX, R8
 	JGE  tail
-	VCVTPS2PD  (SI)(DX*1), Y0
-	VCVTPS2PD  16(SI)(DX*1), Y5
-	VANDPD     vxAbs<>(SB), Y0, Y1
-	VANDPD     vxAbs<>(SB), Y5, Y6
-	VMINPD     Y1, Y15, Y2
-	VMINPD     Y6, Y15, Y7
-	VADDPD     Y2, Y2, Y2
-	VADDPD     Y7, Y7, Y7
-	EXP4X2(Y2, Y3, Y4, X4, Y7, Y8, Y9, X9)
-	VADDPD     Y14, Y2, Y2
-	VADDPD     Y14, Y7, Y7
-	VDIVPD     Y2, Y13, Y2
-	VDIVPD     Y7, Y13, Y7
-	VSUBPD     Y2, Y14, Y2
-	VSUBPD     Y7, Y14, Y7
-	VMULPD     Y1, Y1, Y3
-	VMULPD     Y6, Y6, Y8
-	VMULPD     vxP0<>(SB), Y3, Y4
-	VMULPD     vxP0<>(SB), Y8, Y9
-	VADDPD     vxP1<>(SB), Y4, Y4
-	VADDPD     vxP1<>(SB), Y9, Y9
-	VMULPD     Y3, Y4, Y4
-	VMULPD     Y8, Y9, Y9
-	VADDPD     vxP2<>(SB), Y4, Y4
-	VADDPD     vxP2<>(SB), Y9, Y9
-	VADDPD     vxQ0<>(SB), Y3, Y10
-	VADDPD     vxQ0<>(SB), Y8, Y11
-	VMULPD     Y3, Y10, Y10
-	VMULPD     Y8, Y11, Y11
-	VADDPD     vxQ1<>(SB), Y10, Y10
-	VADDPD     vxQ1<>(SB), Y11, Y11
-	VMULPD     Y3, Y10, Y10
-	VMULPD     Y8, Y11, Y11
-	VADDPD     vxQ2<>(SB), Y10, Y10
-	VADDPD     vxQ2<>(SB), Y11, Y11
-	VMULPD     Y3, Y1, Y3
-	VMULPD     Y8, Y6, Y8
-	VMULPD     Y4, Y3, Y3
-	VMULPD     Y9, Y8, Y8
-	VDIVPD     Y10, Y3, Y3
-	VDIVPD     Y11, Y8, Y8
-	VADDPD     Y3, Y1, Y3
-	VADDPD     Y8, Y6, Y8
-	VCMPPD     $13, vxTanhSmall<>(SB), Y1, Y4
-	VCMPPD     $13, vxTanhSmall<>(SB), Y6, Y9
-	VBLENDVPD  Y4, Y2, Y3, Y3
-	VBLENDVPD  Y9, Y7, Y8, Y8
-	VANDPD     vxSign<>(SB), Y0, Y0
-	VANDPD     vxSign<>(SB), Y5, Y5
-	VORPD      Y0, Y3, Y3
-	VORPD      Y5, Y8, Y8
-	VCVTPD2PSY Y3, X3
-	VCVTPD2PSY Y8, X8
-	VMOVUPS    X3, (DI)(DX*1)
-	VMOVUPS    X8, 16(DI)(DX*1)
+	LOAD8F32(Y0, Y5)
+	TANH8
+	STORE8F32(Y3, X3, Y8, X8)
 	ADDQ $32, DX
 	JMP  loop8
 
 tail:
 	CMPQ DX, CX
 	JGE  done
-	VCVTPS2PD  (SI)(DX*1), Y0
-	VANDPD     vxAbs<>(SB), Y0, Y1 // z
-	// 1 - 2/(exp(2z)+1)
-	VMINPD     Y1, Y15, Y2
-	VADDPD     Y2, Y2, Y2
-	EXP4(Y2, Y3, Y4, X4)
-	VADDPD     Y14, Y2, Y2
-	VDIVPD     Y2, Y13, Y2
-	VSUBPD     Y2, Y14, Y2
-	// z + z*s*((P0*s+P1)*s+P2)/(((s+Q0)*s+Q1)*s+Q2), s = z*z
-	VMULPD     Y1, Y1, Y3
-	VMULPD     vxP0<>(SB), Y3, Y4
-	VADDPD     vxP1<>(SB), Y4, Y4
-	VMULPD     Y3, Y4, Y4
-	VADDPD     vxP2<>(SB), Y4, Y4
-	VADDPD     vxQ0<>(SB), Y3, Y5
-	VMULPD     Y3, Y5, Y5
-	VADDPD     vxQ1<>(SB), Y5, Y5
-	VMULPD     Y3, Y5, Y5
-	VADDPD     vxQ2<>(SB), Y5, Y5
-	VMULPD     Y3, Y1, Y3
-	VMULPD     Y4, Y3, Y3
-	VDIVPD     Y5, Y3, Y3
-	VADDPD     Y3, Y1, Y3
-	VCMPPD     $13, vxTanhSmall<>(SB), Y1, Y4 // z >= 0.625
-	VBLENDVPD  Y4, Y2, Y3, Y3
-	VANDPD     vxSign<>(SB), Y0, Y0
-	VORPD      Y0, Y3, Y3
-	VCVTPD2PSY Y3, X3
-	VMOVUPS    X3, (DI)(DX*1)
+	LOAD4F32(Y0)
+	TANH4
+	STORE4F32(Y3, X3)
 
 done:
 	VZEROUPPER
 	RET
-
-// EXPF64 is EXPF32 on float64 lanes, for expF64AVX2.
-#define EXPF64(off, x, t, k, xk) \
-	VMOVUPD    off(SI)(DX*2), x; \
-	VMINPD     x, Y15, x; \
-	VMAXPD     x, Y14, x; \
-	EXP4(x, t, k, xk); \
-	VMOVUPD    x, off(DI)(DX*2)
 
 // The kernels above on float64 lanes, neither widened nor narrowed (n still counts elements), for the
 // tests: the float64 results before narrowing show any departure from math's arithmetic, which the
 // float32 results all but hide. Their arguments must lie where the clamps change nothing: exp's in
 // [-200, 100], the logistic's in [-200, 200]; tanh's anywhere.
 
+// func expF64AVX2(dst, x *float64, n int)
 TEXT ·expF64AVX2(SB), NOSPLIT, $0-24
-	MOVQ    dst+0(FP), DI
-	MOVQ    x+8(FP), SI
-	MOVQ    n+16(FP), CX
-	SHLQ    $2, CX
-	XORQ    DX, DX
+	PROLOGUE
 	VMOVUPD vxExpHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
-	MOVQ    CX, R8
-	ANDQ    $~31, R8 // bytes in groups of eight lanes
 
 loop8:
 	CMPQ DX, R8
 	JGE  tail
-	VMOVUPD    (SI)(DX*2), Y0
-	VMOVUPD    32(SI)(DX*2), Y3
-	VMINPD     Y0, Y15, Y0
-	VMINPD     Y3, Y15, Y3
-	VMAXPD     Y0, Y14, Y0
-	VMAXPD     Y3, Y14, Y3
-	EXP4X2(Y0, Y1, Y2, X2, Y3, Y4, Y5, X5)
-	VMOVUPD    Y0, (DI)(DX*2)
-	VMOVUPD    Y3, 32(DI)(DX*2)
+	LOAD8F64(Y0, Y3)
+	EXP8
+	STORE8F64(Y0, X0, Y3, X3)
 	ADDQ $32, DX
 	JMP  loop8
 
 tail:
 	CMPQ DX, CX
 	JGE  done
-	EXPF64(0, Y0, Y1, Y2, X2)
+	LOAD4F64(Y0)
+	EXP4CLAMPED
+	STORE4F64(Y0, X0)
 
 done:
 	VZEROUPPER
 	RET
 
+// func logisticF64AVX2(dst, x *float64, n int)
 TEXT ·logisticF64AVX2(SB), NOSPLIT, $0-24
-	MOVQ    dst+0(FP), DI
-	MOVQ    x+8(FP), SI
-	MOVQ    n+16(FP), CX
-	SHLQ    $2, CX
-	XORQ    DX, DX
-	MOVQ    CX, R8
-	ANDQ    $~31, R8 // bytes in groups of eight lanes
+	PROLOGUE
 	VMOVUPD vxLogHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
 	VMOVUPD vxOne<>(SB), Y13
@@ -425,48 +423,26 @@ TEXT ·logisticF64AVX2(SB), NOSPLIT, $0-24
 loop8:
 	CMPQ DX, R8
 	JGE  tail
-	VMOVUPD    (SI)(DX*2), Y0
-	VMOVUPD    32(SI)(DX*2), Y3
-	VXORPD     vxSign<>(SB), Y0, Y0
-	VXORPD     vxSign<>(SB), Y3, Y3
-	VMINPD     Y0, Y15, Y0
-	VMINPD     Y3, Y15, Y3
-	VMAXPD     Y0, Y14, Y0
-	VMAXPD     Y3, Y14, Y3
-	EXP4X2(Y0, Y1, Y2, X2, Y3, Y4, Y5, X5)
-	VADDPD     Y13, Y0, Y0
-	VADDPD     Y13, Y3, Y3
-	VDIVPD     Y0, Y13, Y0
-	VDIVPD     Y3, Y13, Y3
-	VMOVUPD    Y0, (DI)(DX*2)
-	VMOVUPD    Y3, 32(DI)(DX*2)
+	LOAD8F64(Y0, Y3)
+	LOGISTIC8
+	STORE8F64(Y0, X0, Y3, X3)
 	ADDQ $32, DX
 	JMP  loop8
 
 tail:
 	CMPQ DX, CX
 	JGE  done
-	VMOVUPD    (SI)(DX*2), Y0
-	VXORPD     vxSign<>(SB), Y0, Y0
-	VMINPD     Y0, Y15, Y0
-	VMAXPD     Y0, Y14, Y0
-	EXP4(Y0, Y1, Y2, X2)
-	VADDPD     Y13, Y0, Y0
-	VDIVPD     Y0, Y13, Y0
-	VMOVUPD    Y0, (DI)(DX*2)
+	LOAD4F64(Y0)
+	LOGISTIC4
+	STORE4F64(Y0, X0)
 
 done:
 	VZEROUPPER
 	RET
 
+// func tanhF64AVX2(dst, x *float64, n int)
 TEXT ·tanhF64AVX2(SB), NOSPLIT, $0-24
-	MOVQ    dst+0(FP), DI
-	MOVQ    x+8(FP), SI
-	MOVQ    n+16(FP), CX
-	SHLQ    $2, CX
-	XORQ    DX, DX
-	MOVQ    CX, R8
-	ANDQ    $~31, R8 // bytes in groups of eight lanes
+	PROLOGUE
 	VMOVUPD vxTanhHi<>(SB), Y15
 	VMOVUPD vxOne<>(SB), Y14
 	VMOVUPD vxTwo<>(SB), Y13
@@ -474,94 +450,18 @@ TEXT ·tanhF64AVX2(SB), NOSPLIT, $0-24
 loop8:
 	CMPQ DX, R8
 	JGE  tail
-	VMOVUPD    (SI)(DX*2), Y0
-	VMOVUPD    32(SI)(DX*2), Y5
-	VANDPD     vxAbs<>(SB), Y0, Y1
-	VANDPD     vxAbs<>(SB), Y5, Y6
-	VMINPD     Y1, Y15, Y2
-	VMINPD     Y6, Y15, Y7
-	VADDPD     Y2, Y2, Y2
-	VADDPD     Y7, Y7, Y7
-	EXP4X2(Y2, Y3, Y4, X4, Y7, Y8, Y9, X9)
-	VADDPD     Y14, Y2, Y2
-	VADDPD     Y14, Y7, Y7
-	VDIVPD     Y2, Y13, Y2
-	VDIVPD     Y7, Y13, Y7
-	VSUBPD     Y2, Y14, Y2
-	VSUBPD     Y7, Y14, Y7
-	VMULPD     Y1, Y1, Y3
-	VMULPD     Y6, Y6, Y8
-	VMULPD     vxP0<>(SB), Y3, Y4
-	VMULPD     vxP0<>(SB), Y8, Y9
-	VADDPD     vxP1<>(SB), Y4, Y4
-	VADDPD     vxP1<>(SB), Y9, Y9
-	VMULPD     Y3, Y4, Y4
-	VMULPD     Y8, Y9, Y9
-	VADDPD     vxP2<>(SB), Y4, Y4
-	VADDPD     vxP2<>(SB), Y9, Y9
-	VADDPD     vxQ0<>(SB), Y3, Y10
-	VADDPD     vxQ0<>(SB), Y8, Y11
-	VMULPD     Y3, Y10, Y10
-	VMULPD     Y8, Y11, Y11
-	VADDPD     vxQ1<>(SB), Y10, Y10
-	VADDPD     vxQ1<>(SB), Y11, Y11
-	VMULPD     Y3, Y10, Y10
-	VMULPD     Y8, Y11, Y11
-	VADDPD     vxQ2<>(SB), Y10, Y10
-	VADDPD     vxQ2<>(SB), Y11, Y11
-	VMULPD     Y3, Y1, Y3
-	VMULPD     Y8, Y6, Y8
-	VMULPD     Y4, Y3, Y3
-	VMULPD     Y9, Y8, Y8
-	VDIVPD     Y10, Y3, Y3
-	VDIVPD     Y11, Y8, Y8
-	VADDPD     Y3, Y1, Y3
-	VADDPD     Y8, Y6, Y8
-	VCMPPD     $13, vxTanhSmall<>(SB), Y1, Y4
-	VCMPPD     $13, vxTanhSmall<>(SB), Y6, Y9
-	VBLENDVPD  Y4, Y2, Y3, Y3
-	VBLENDVPD  Y9, Y7, Y8, Y8
-	VANDPD     vxSign<>(SB), Y0, Y0
-	VANDPD     vxSign<>(SB), Y5, Y5
-	VORPD      Y0, Y3, Y3
-	VORPD      Y5, Y8, Y8
-	VMOVUPD    Y3, (DI)(DX*2)
-	VMOVUPD    Y8, 32(DI)(DX*2)
+	LOAD8F64(Y0, Y5)
+	TANH8
+	STORE8F64(Y3, X3, Y8, X8)
 	ADDQ $32, DX
 	JMP  loop8
 
 tail:
 	CMPQ DX, CX
 	JGE  done
-	VMOVUPD    (SI)(DX*2), Y0
-	VANDPD     vxAbs<>(SB), Y0, Y1 // z
-	// 1 - 2/(exp(2z)+1)
-	VMINPD     Y1, Y15, Y2
-	VADDPD     Y2, Y2, Y2
-	EXP4(Y2, Y3, Y4, X4)
-	VADDPD     Y14, Y2, Y2
-	VDIVPD     Y2, Y13, Y2
-	VSUBPD     Y2, Y14, Y2
-	// z + z*s*((P0*s+P1)*s+P2)/(((s+Q0)*s+Q1)*s+Q2), s = z*z
-	VMULPD     Y1, Y1, Y3
-	VMULPD     vxP0<>(SB), Y3, Y4
-	VADDPD     vxP1<>(SB), Y4, Y4
-	VMULPD     Y3, Y4, Y4
-	VADDPD     vxP2<>(SB), Y4, Y4
-	VADDPD     vxQ0<>(SB), Y3, Y5
-	VMULPD     Y3, Y5, Y5
-	VADDPD     vxQ1<>(SB), Y5, Y5
-	VMULPD     Y3, Y5, Y5
-	VADDPD     vxQ2<>(SB), Y5, Y5
-	VMULPD     Y3, Y1, Y3
-	VMULPD     Y4, Y3, Y3
-	VDIVPD     Y5, Y3, Y3
-	VADDPD     Y3, Y1, Y3
-	VCMPPD     $13, vxTanhSmall<>(SB), Y1, Y4 // z >= 0.625
-	VBLENDVPD  Y4, Y2, Y3, Y3
-	VANDPD     vxSign<>(SB), Y0, Y0
-	VORPD      Y0, Y3, Y3
-	VMOVUPD    Y3, (DI)(DX*2)
+	LOAD4F64(Y0)
+	TANH4
+	STORE4F64(Y3, X3)
 
 done:
 	VZEROUPPER
