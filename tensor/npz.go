@@ -34,38 +34,18 @@ func ReadNpzAs(r io.ReaderAt, size int64, types map[string]dtype.Type) (names []
 	return ReadNpzWithin(r, size, types, 0)
 }
 
-// NpzNames returns the names of a .npz archive's arrays (its members without the ".npy" suffix), in
-// the archive's order, from its directory alone: nothing is decompressed. It refuses what ReadNpz refuses
-// of the directory (a member that is not a .npy array, two of one name, members that share bytes).
-func NpzNames(r io.ReaderAt, size int64) ([]string, error) {
-	zr, err := zip.NewReader(r, size)
-	if err != nil {
-		return nil, fmt.Errorf("npz: %v", err)
-	}
-	if err := checkNoOverlap(zr.File); err != nil {
-		return nil, err
-	}
-	var names []string
-	seen := map[string]bool{}
-	for _, f := range zr.File {
-		name, ok := strings.CutSuffix(f.Name, ".npy")
-		if !ok {
-			return nil, fmt.Errorf("npz: member %q is not a .npy array", f.Name)
-		}
-		if seen[name] {
-			return nil, fmt.Errorf("npz: two members named %q", f.Name)
-		}
-		seen[name] = true
-		names = append(names, name)
-	}
-	return names, nil
-}
-
 // ReadNpzWithin is ReadNpzAs for archives whose arrays hold at most maxBytes bytes of data in all (no limit
 // when maxBytes is zero or less). Each member's header is checked against what is left of the budget before
 // its data is decompressed or memory set aside for it, so a small archive that claims huge arrays costs
 // nothing.
 func ReadNpzWithin(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBytes int64) (names []string, arrays map[string]*Tensor, err error) {
+	return ReadNpzChecked(r, size, types, maxBytes, nil)
+}
+
+// ReadNpzChecked is ReadNpzWithin that first calls check, when not nil, with the arrays' names (the
+// members without the ".npy" suffix, in the archive's order), read from the archive's directory before
+// any array is: an error it returns is returned as it is, nothing decompressed.
+func ReadNpzChecked(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBytes int64, check func(names []string) error) (names []string, arrays map[string]*Tensor, err error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, nil, fmt.Errorf("npz: %v", err)
@@ -73,16 +53,26 @@ func ReadNpzWithin(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBy
 	if err := checkNoOverlap(zr.File); err != nil {
 		return nil, nil, err
 	}
-	arrays = map[string]*Tensor{}
-	var used int64 // bytes of array data read so far
+	seen := map[string]bool{}
 	for _, f := range zr.File {
 		name, ok := strings.CutSuffix(f.Name, ".npy")
 		if !ok {
 			return nil, nil, fmt.Errorf("npz: member %q is not a .npy array", f.Name)
 		}
-		if _, dup := arrays[name]; dup {
+		if seen[name] {
 			return nil, nil, fmt.Errorf("npz: two members named %q", f.Name)
 		}
+		seen[name] = true
+		names = append(names, name)
+	}
+	if check != nil {
+		if err := check(names); err != nil {
+			return nil, nil, err
+		}
+	}
+	arrays = map[string]*Tensor{}
+	var used int64 // bytes of array data read so far
+	for i, f := range zr.File {
 		rc, err := f.Open()
 		if err != nil {
 			return nil, nil, fmt.Errorf("npz: member %q: %v", f.Name, err)
@@ -94,7 +84,7 @@ func ReadNpzWithin(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBy
 		if maxBytes > 0 {
 			limit = min(limit, maxBytes-used)
 		}
-		t, err := readNpy(rc, types[name], limit)
+		t, err := readNpy(rc, types[names[i]], limit)
 		if t != nil {
 			used += int64(len(t.Data))
 		}
@@ -113,8 +103,7 @@ func ReadNpzWithin(r io.ReaderAt, size int64, types map[string]dtype.Type, maxBy
 		if err != nil {
 			return nil, nil, fmt.Errorf("npz: member %q: %v", f.Name, err)
 		}
-		names = append(names, name)
-		arrays[name] = t
+		arrays[names[i]] = t
 	}
 	return names, arrays, nil
 }

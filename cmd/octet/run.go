@@ -336,16 +336,16 @@ func (inv *invocation) readNpzInputs(params []*hlo.Instruction, file string, bud
 	}
 	// The names first, from the archive's directory: a missing or unknown array is reported before any
 	// array is decompressed.
-	names, err := tensor.NpzNames(r, size)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", display, err)
-	}
-	keys, err := npzKeys(params, names, display)
-	if err != nil {
-		return nil, err
-	}
-	_, arrays, err := tensor.ReadNpzWithin(r, size, types, budget)
-	if err != nil {
+	var keys []string
+	var keysErr error
+	_, arrays, err := tensor.ReadNpzChecked(r, size, types, budget, func(names []string) error {
+		keys, keysErr = npzKeys(params, names, display)
+		return keysErr
+	})
+	switch {
+	case keysErr != nil:
+		return nil, keysErr // it names the file
+	case err != nil:
 		return nil, fmt.Errorf("%s: %v", display, err)
 	}
 	vals := make([]interp.Value, len(params))
