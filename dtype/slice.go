@@ -191,6 +191,11 @@ func EncodeSliceFloat32U16(t Type, dst []uint16, src []float32, saturate bool) {
 	}
 }
 
+// EncodeBF16 rounds x to bf16 as EncodeFloat32 does (to nearest even, overflow to infinity, a NaN to
+// the quiet NaN of its sign), on the bits directly: the scalar beneath the vector loops of package gemm
+// and the rounding steps of package interp.
+func EncodeBF16(x float32) uint16 { return encodeBF16(x, false) }
+
 func encodeBF16(x float32, saturate bool) uint16 {
 	b := math.Float32bits(x)
 	a := b & 0x7fffffff

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"unsafe"
+
+	"octet/dtype"
 )
 
 // Row kernels: the vector loops beneath an interpreter's elementwise instructions and depthwise
@@ -123,16 +125,8 @@ func EncodeBF16(dst []uint16, src []float32) {
 		s.encodeBF16(&dst[0], &src[0], i)
 	}
 	for ; i < n; i++ {
-		dst[i] = encodeBF16(src[i])
+		dst[i] = dtype.EncodeBF16(src[i])
 	}
-}
-
-func encodeBF16(x float32) uint16 {
-	b := math.Float32bits(x)
-	if b&0x7fffffff > 0x7f800000 {
-		return uint16(b>>16)&0x8000 | 0x7fc0
-	}
-	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
 }
 
 // Clamp sets dst[i] to x[i] clamped to [lo, hi] for every i < len(x), as XLA's clamp does: a NaN among
@@ -188,7 +182,7 @@ func ClampBF16(dst, x []uint16, lo, hi uint16) {
 		s.clampBF16(&dst[0], &x[0], i, l, h)
 	}
 	for ; i < n; i++ {
-		dst[i] = encodeBF16(Clamp32(l, math.Float32frombits(uint32(x[i])<<16), h))
+		dst[i] = dtype.EncodeBF16(Clamp32(l, math.Float32frombits(uint32(x[i])<<16), h))
 	}
 }
 

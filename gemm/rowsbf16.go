@@ -3,6 +3,8 @@ package gemm
 import (
 	"fmt"
 	"math"
+
+	"octet/dtype"
 )
 
 // Rows of bf16 values held as float32 words: a bf16 value is the top half of a float32, so an evaluator
@@ -29,7 +31,7 @@ func RoundBF16(dst, src []float32) {
 }
 
 // roundBF16 is one element of RoundBF16: EncodeBF16's rounding, widened back.
-func roundBF16(x float32) float32 { return math.Float32frombits(uint32(encodeBF16(x)) << 16) }
+func roundBF16(x float32) float32 { return math.Float32frombits(uint32(dtype.EncodeBF16(x)) << 16) }
 
 // NarrowBF16 sets dst[i] to the top half of src[i]'s bits for every i < len(src): the bf16 code of a
 // float32 that holds a bf16 value (a decoded code, or a RoundBF16 result), NaN payloads kept. Of any

@@ -302,13 +302,7 @@ func round32(ty dtype.Type) func(float32) float32 {
 
 // roundBF16 rounds x to bf16 and back, as dtype.BF16's DecodeFloat32(EncodeFloat32(x)) does (to
 // nearest even, overflow to infinity, a NaN to the quiet NaN of its sign) on the bits directly.
-func roundBF16(x float32) float32 {
-	b := math.Float32bits(x)
-	if b&0x7fffffff > 0x7f800000 {
-		return math.Float32frombits(b&0x80000000 | 0x7fc00000)
-	}
-	return math.Float32frombits((b + 0x7fff + (b>>16)&1) &^ 0xffff)
-}
+func roundBF16(x float32) float32 { return math.Float32frombits(uint32(dtype.EncodeBF16(x)) << 16) }
 
 // scalarI64 returns element 0 of an integer tensor as int64.
 func scalarI64(t *tensor.Tensor) int64 { return i64s(t)[0] }
