@@ -262,12 +262,9 @@ CONST4(vxQ2, $4.84406305325125486048e3)
 	VANDPD     vxSign<>(SB), Y0, Y0; \
 	VORPD      Y0, Y3, Y3
 
-// PROLOGUE reads the arguments, func(dst, x *T, n int): DI dst, SI x, CX n*4 (bytes of float32, half
-// those of float64), DX 0, R8 CX in whole groups of eight lanes.
-#define PROLOGUE \
-	MOVQ    dst+0(FP), DI; \
-	MOVQ    x+8(FP), SI; \
-	MOVQ    n+16(FP), CX; \
+// COUNTS follows each kernel's reading of its arguments, func(dst, x *T, n int), into DI, SI and CX:
+// CX becomes n*4 (bytes of float32, half those of float64), DX 0, R8 CX in whole groups of eight lanes.
+#define COUNTS \
 	SHLQ    $2, CX; \
 	XORQ    DX, DX; \
 	MOVQ    CX, R8; \
@@ -304,7 +301,10 @@ CONST4(vxQ2, $4.84406305325125486048e3)
 
 // func expF32AVX2(dst, x *float32, n int)
 TEXT ·expF32AVX2(SB), NOSPLIT, $0-24
-	PROLOGUE
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	COUNTS
 	VMOVUPD vxExpHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
 
@@ -330,7 +330,10 @@ done:
 
 // func logisticF32AVX2(dst, x *float32, n int)
 TEXT ·logisticF32AVX2(SB), NOSPLIT, $0-24
-	PROLOGUE
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	COUNTS
 	VMOVUPD vxLogHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
 	VMOVUPD vxOne<>(SB), Y13
@@ -357,7 +360,10 @@ done:
 
 // func tanhF32AVX2(dst, x *float32, n int)
 TEXT ·tanhF32AVX2(SB), NOSPLIT, $0-24
-	PROLOGUE
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	COUNTS
 	VMOVUPD vxTanhHi<>(SB), Y15
 	VMOVUPD vxOne<>(SB), Y14
 	VMOVUPD vxTwo<>(SB), Y13
@@ -389,7 +395,10 @@ done:
 
 // func expF64AVX2(dst, x *float64, n int)
 TEXT ·expF64AVX2(SB), NOSPLIT, $0-24
-	PROLOGUE
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	COUNTS
 	VMOVUPD vxExpHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
 
@@ -415,7 +424,10 @@ done:
 
 // func logisticF64AVX2(dst, x *float64, n int)
 TEXT ·logisticF64AVX2(SB), NOSPLIT, $0-24
-	PROLOGUE
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	COUNTS
 	VMOVUPD vxLogHi<>(SB), Y15
 	VMOVUPD vxLo<>(SB), Y14
 	VMOVUPD vxOne<>(SB), Y13
@@ -442,7 +454,10 @@ done:
 
 // func tanhF64AVX2(dst, x *float64, n int)
 TEXT ·tanhF64AVX2(SB), NOSPLIT, $0-24
-	PROLOGUE
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	COUNTS
 	VMOVUPD vxTanhHi<>(SB), Y15
 	VMOVUPD vxOne<>(SB), Y14
 	VMOVUPD vxTwo<>(SB), Y13
