@@ -410,8 +410,8 @@ func TestHigherPrecision(t *testing.T) {
 }
 
 // TestInferLargeRank: the shapes of a dot and a gather are inferred in time linear in the rank (a search
-// of the batch or offset dimensions for each dimension took minutes at rank 200,000): twice the rank takes
-// less than three times as long.
+// of the batch or offset dimensions for each dimension took minutes at rank 200,000): eight times the rank
+// takes less than twenty times as long.
 func TestInferLargeRank(t *testing.T) {
 	shapes := func(rank int) (dot, gather *Instruction) {
 		ones := make([]int64, rank)
@@ -426,9 +426,9 @@ func TestInferLargeRank(t *testing.T) {
 			Attr{"start_index_map", Ints{0}}, Attr{"index_vector_dim", Int(0)}, Attr{"slice_sizes", Ints(ones)})
 		return dot, gather
 	}
-	const rank = 20_000
+	const rank = 2_000
 	insts := map[int][2]*Instruction{}
-	for _, r := range []int{rank, 2 * rank} {
+	for _, r := range []int{rank, 8 * rank} {
 		dot, gather := shapes(r)
 		insts[r] = [2]*Instruction{dot, gather}
 		for _, in := range insts[r] {
@@ -437,11 +437,13 @@ func TestInferLargeRank(t *testing.T) {
 			}
 		}
 	}
-	if g := growth(func(r int) {
+	g := growth(func(r int) {
 		for _, in := range insts[r] {
 			InferShape(in)
 		}
-	}, rank); g > 3 {
-		t.Errorf("rank %d takes %.1f times as long to infer as rank %d", 2*rank, g, rank)
+	}, rank)
+	if g > 20 {
+		t.Errorf("rank %d takes %.1f times as long to infer as rank %d", 8*rank, g, rank)
 	}
+	t.Logf("rank %d takes %.1f times as long to infer as rank %d", 8*rank, g, rank)
 }

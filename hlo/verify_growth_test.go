@@ -1,16 +1,19 @@
 package hlo
 
 import (
+	"runtime/debug"
 	"testing"
 	"time"
 )
 
-// growth returns how many times longer run(2n) takes than run(n), each the fastest of five runs taken in
-// turn: about 2 for work linear in n, 4 for quadratic work, whatever the machine's speed or load.
+// growth returns how many times longer run(8n) takes than run(n), each the fastest of five runs taken in
+// turn with the garbage collector held off (its pauses would depend on what the heap holds): about 8 for
+// work linear in n, 64 for quadratic work, whatever the machine's speed or load.
 func growth(run func(n int), n int) float64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	best := [2]time.Duration{time.Hour, time.Hour}
 	for range 5 {
-		for i, size := range []int{n, 2 * n} {
+		for i, size := range []int{n, 8 * n} {
 			start := time.Now()
 			run(size)
 			best[i] = min(best[i], time.Since(start))
