@@ -8,6 +8,7 @@ import (
 	"octet/dtype"
 	"octet/gemm"
 	"octet/hlo"
+	"octet/tensor"
 )
 
 // RandomInputs returns deterministic arguments for m's entry computation. The values of parameter i
@@ -93,31 +94,63 @@ func randomFloats(key uint64, n int64, scalar bool, threads int) []float64 {
 	return v
 }
 
+// normalPairs sets u1[i] and u2[i] to normal values 2(p0+i) and 2(p0+i)+1 of the stream key (their
+// magnitudes, where abs is set): the uniforms of the pairs by gemm.SplitMixUniforms (as normalUniforms
+// hashes them), then their Box-Muller transforms by gemm.BoxMuller, vector code both, which gives the bits
+// of math's functions many times faster than they do.
+func normalPairs(key uint64, p0 int, u1, u2 []float64, abs bool) {
+	gemm.SplitMixUniforms(u1, u2, key, uint64(p0))
+	gemm.BoxMuller(u1, u2, u1, u2)
+	if abs {
+		for i := range u1 {
+			u1[i], u2[i] = math.Abs(u1[i]), math.Abs(u2[i])
+		}
+	}
+}
+
+// interleave sets out[2i] to T(a[i]) and out[2i+1] to T(b[i]); out may end after an even element.
+func interleave[T float32 | float64](out []T, a, b []float64) {
+	for i := range len(out) / 2 {
+		out[2*i], out[2*i+1] = T(a[i]), T(b[i])
+	}
+	if len(out)%2 == 1 {
+		out[len(out)-1] = T(a[len(out)/2])
+	}
+}
+
+// normalBlock is the number of pairs computed at a time.
+const normalBlock = 256
+
 // normals sets dst[j] to normal value j of the stream key, rounded to T (its magnitude, where abs is set),
-// on at most threads goroutines: the uniforms of a block of pairs, then their Box-Muller transforms in one
-// call of gemm.BoxMuller (vector code, which gives the bits of math's functions many times faster than
-// they do). gemm.SplitMixUniforms hashes the uniforms as normalUniforms does, in vector code too.
+// a block of pairs at a time on at most threads goroutines.
 func normals[T float32 | float64](key uint64, dst []T, threads int, abs bool) {
 	pairs := (len(dst) + 1) / 2
 	parallelFor(threads, pairs, 1<<12, func(lo, hi int) {
-		var a, b [256]float64 // u1 and u2 of a block of pairs, then r*cos and r*sin
-		for p0 := lo; p0 < hi; p0 += len(a) {
-			n := min(hi-p0, len(a))
-			u1, u2 := a[:n], b[:n]
-			gemm.SplitMixUniforms(u1, u2, key, uint64(p0)) // normalUniforms of each pair
-			gemm.BoxMuller(u1, u2, u1, u2)
-			if abs {
-				for i := range u1 {
-					u1[i], u2[i] = math.Abs(u1[i]), math.Abs(u2[i])
-				}
-			}
-			out := dst[2*p0 : min(2*(p0+n), len(dst))]
-			for i := range len(out) / 2 {
-				out[2*i], out[2*i+1] = T(u1[i]), T(u2[i])
-			}
-			if len(out)%2 == 1 {
-				out[len(out)-1] = T(u1[n-1])
-			}
+		var a, b [normalBlock]float64
+		for p0 := lo; p0 < hi; p0 += normalBlock {
+			n := min(hi-p0, normalBlock)
+			normalPairs(key, p0, a[:n], b[:n], abs)
+			interleave(dst[2*p0:min(2*(p0+n), len(dst))], a[:n], b[:n])
+		}
+	})
+}
+
+// normalsInto sets the n elements of dst, a float type of at most 32 bits, to the normal values of the
+// stream key (magnitudes where abs is set) rounded to float32 and then to the type, as normals and
+// fromF32 do one after the other, but a block at a time on every goroutine, into the array's own bytes:
+// no float32 copy of the whole array is made, touched and encoded on one core.
+func normalsInto(key uint64, t dtype.Type, dst []byte, n, threads int, abs bool) {
+	es := t.ByteSize()
+	pairs := (n + 1) / 2
+	parallelFor(threads, pairs, 1<<12, func(lo, hi int) {
+		var a, b [normalBlock]float64
+		var v [2 * normalBlock]float32
+		for p0 := lo; p0 < hi; p0 += normalBlock {
+			m := min(hi-p0, normalBlock)
+			normalPairs(key, p0, a[:m], b[:m], abs)
+			j0, j1 := 2*p0, min(2*(p0+m), n)
+			interleave(v[:j1-j0], a[:m], b[:m])
+			encodeFloat32Into(t, dst[j0*es:j1*es], v[:j1-j0])
 		}
 	})
 }
@@ -175,16 +208,12 @@ func randomValueThreads(s hlo.Shape, key uint64, threads int) (Value, error) {
 	case t == dtype.F64:
 		return ArrayValue(fromF64(t, dims, randomFloats(key, n, len(dims) == 0, threads))), nil
 	case t.IsFloat():
-		v := make([]float32, n)
-		switch {
-		case len(dims) == 0:
-			v[0] = float32(randomFloats(key, n, true, 1)[0])
-		case t == dtype.F8E8M0FNU:
-			normals(key, v, threads, true) // |x|: f8e8m0fnu has no sign
-		default:
-			normals(key, v, threads, false)
+		if len(dims) == 0 {
+			return ArrayValue(fromF32(t, dims, []float32{float32(randomFloats(key, n, true, 1)[0])})), nil
 		}
-		return ArrayValue(fromF32(t, dims, v)), nil
+		out := tensor.New(t, dims)
+		normalsInto(key, t, out.Data, int(n), threads, t == dtype.F8E8M0FNU) // |x|: f8e8m0fnu has no sign
+		return ArrayValue(out), nil
 	case t.IsComplex():
 		x := randomFloats(key, 2*n, false, threads)
 		z := make([]complex128, n)

@@ -1,11 +1,13 @@
 package interp
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"math"
 	"testing"
 
+	"octet/dtype"
 	"octet/gemm"
 )
 
@@ -141,7 +143,7 @@ func normalPairRef(key uint64, i int64) (float64, float64) {
 // TestRandomNormals compares the normal values of float arrays, computed in blocks of pairs by
 // gemm.BoxMuller, with normalPairRef one pair at a time: every length to 9, lengths around a block of
 // pairs, and lengths that split among threads, f32 (and its magnitudes) and f64, under every kernel (each a kernel set of
-// gemm.BoxMuller).
+// gemm.BoxMuller); and the values written straight into an array of each float type.
 func TestRandomNormals(t *testing.T) {
 	lengths := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 511, 512, 513, 514, 1023, 1025, 3*8192 + 7}
 	for _, k := range gemm.Kernels() {
@@ -167,6 +169,20 @@ func TestRandomNormals(t *testing.T) {
 						}
 						if math.Float32bits(abs[j]) != math.Float32bits(float32(math.Abs(want))) {
 							t.Fatalf("length %d, %d threads: element %d's magnitude is %v, want %v", n, threads, j, abs[j], math.Abs(want))
+						}
+					}
+					// Straight into an array's bytes: each type's encoding of the float32 values.
+					for _, ty := range []dtype.Type{dtype.F32, dtype.BF16, dtype.F16, dtype.F8E4M3FN, dtype.F8E5M2, dtype.F4E2M1FN, dtype.F8E8M0FNU} {
+						src := d32
+						if ty == dtype.F8E8M0FNU {
+							src = abs
+						}
+						want := make([]byte, n*ty.ByteSize())
+						encodeFloat32Into(ty, want, src)
+						got := make([]byte, len(want))
+						normalsInto(key, ty, got, n, threads, ty == dtype.F8E8M0FNU)
+						if !bytes.Equal(got, want) {
+							t.Fatalf("length %d, %d threads: %s values differ from the encoded float32 ones", n, threads, ty)
 						}
 					}
 				}
