@@ -199,14 +199,15 @@ func reduceRuns[T any](threads int, src []T, outN, run int64, init T, fold func(
 				copy(partial[p:p+4], acc[:])
 			}
 		}
+		if nb == 1 {
+			for ; p < int64(hi); p++ {
+				partial[p] = fold(init, src[p*run:(p+1)*run])
+			}
+		}
 		for ; p < int64(hi); p++ {
 			o, b := p/nb, p%nb
 			seg := src[o*run+b*reduceBlock : min(o*run+(b+1)*reduceBlock, (o+1)*run)]
-			if nb == 1 {
-				partial[p] = fold(init, seg)
-			} else {
-				partial[p] = fold(seg[0], seg[1:])
-			}
+			partial[p] = fold(seg[0], seg[1:])
 		}
 	})
 	if nb == 1 {

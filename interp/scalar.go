@@ -36,6 +36,11 @@ type scalarProg struct {
 	keyed      bool
 	keyReg     int
 	keyCompare func(a, b uint64) bool
+	keySteps   []func(r []uint64) // the steps that compute the first side's key from the first parameter
+	// keyOrder, where not nil, numbers the keys in the comparison's order (see orderOf): a sort compares
+	// the numbers instead, keyNarrow where they fit in 32 bits.
+	keyOrder  func(uint64) (uint64, bool)
+	keyNarrow bool
 	// choice is set when the computation is a reducer that chooses each result from its two sides by
 	// comparisons (JAX's argmax and argmin): see choiceProg.
 	choice *choiceProg
@@ -58,6 +63,7 @@ func compileScalar(c *hlo.Computation) (*scalarProg, error) {
 		types[in] = in.Shape.Elem
 		return r
 	}
+	var stepOf []*hlo.Instruction // the instruction of each step
 	for i, prm := range c.Params {
 		if prm == nil || !prm.Shape.IsScalar() {
 			return nil, errNotScalar
@@ -100,6 +106,7 @@ func compileScalar(c *hlo.Computation) (*scalarProg, error) {
 		}
 		if step != nil {
 			p.steps = append(p.steps, step)
+			stepOf = append(stepOf, in)
 		}
 	}
 	if c.Root == nil {
@@ -133,6 +140,24 @@ func compileScalar(c *hlo.Computation) (*scalarProg, error) {
 			d, ok := parseDirection(root.Str("direction"))
 			if cmp := scalarCompare(types[x], d, root.Str("type")); ok && cmp != nil {
 				p.keyed, p.keyReg, p.keyCompare = true, reg[x], cmp
+				p.keyOrder, p.keyNarrow = orderOf(types[x], d, root.Str("type"))
+				// The key is what the first side computes: the steps of the instructions x depends on.
+				side := map[*hlo.Instruction]bool{}
+				var walk func(in *hlo.Instruction)
+				walk = func(in *hlo.Instruction) {
+					if !side[in] {
+						side[in] = true
+						for _, o := range in.Operands() {
+							walk(o)
+						}
+					}
+				}
+				walk(x)
+				for i, in := range stepOf {
+					if side[in] {
+						p.keySteps = append(p.keySteps, p.steps[i])
+					}
+				}
 			}
 		}
 	}
@@ -182,12 +207,14 @@ func sameAttrs(x, y *hlo.Instruction) bool {
 	return reflect.DeepEqual(semantic(x), semantic(y))
 }
 
-// key runs the program of a keyed comparator (scalarProg.keyed) on the element bits x on both sides
-// and returns g(x): what the comparator compares of x. The caller charges the work.
+// key runs the steps of a keyed comparator (scalarProg.keyed) that compute its first side from the
+// element bits x, and returns g(x): what the comparator compares of x. The caller charges the work.
 func (f *scalarFn) key(x uint64) uint64 {
 	p := f.prog
-	f.regs[p.params[0]], f.regs[p.params[1]] = x, x
-	p.run(f.regs)
+	f.regs[p.params[0]] = x
+	for _, s := range p.keySteps {
+		s(f.regs)
+	}
 	return f.regs[p.keyReg]
 }
 

@@ -1,8 +1,11 @@
 package interp
 
 import (
+	"cmp"
+	"math"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"octet/dtype"
 	"octet/hlo"
@@ -78,9 +81,16 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 		var less func(a, b int64) bool
 		var callErr error
 		var base int64
+		var ords, packed []uint64
 		if keyed {
 			keys = make([]uint64, length)
 			less = func(a, b int64) bool { return p.keyCompare(keys[a], keys[b]) }
+			if p.keyOrder != nil {
+				ords = make([]uint64, length)
+				if p.keyNarrow {
+					packed = make([]uint64, length)
+				}
+			}
 		} else {
 			args, res := make([]uint64, 2*n), make([]uint64, 1)
 			less = func(a, b int64) bool {
@@ -106,16 +116,16 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 			for j := range keys {
 				keys[j] = f.key(ts[0].BitsAt(base + int64(j)*stride))
 			}
-			sort.SliceStable(perm, func(a, b int) bool { return less(perm[a], perm[b]) })
+			if !numbered(p, keys, ords) {
+				sort.SliceStable(perm, func(a, b int) bool { return less(perm[a], perm[b]) })
+			} else {
+				orderRow(ords, p.keyNarrow, perm, len(perm), packed)
+			}
 			if callErr != nil {
 				return callErr
 			}
 			for i, t := range ts {
-				es := int64(t.Type.ByteSize())
-				for j, p := range perm {
-					d, s := (base+int64(j)*stride)*es, (base+p*stride)*es
-					copy(outs[i].Data[d:d+es], t.Data[s:s+es])
-				}
+				permuteRow(outs[i], t, base, stride, perm)
 			}
 			return nil
 		}
@@ -154,6 +164,190 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 	return packResults(in, outs), nil
 }
 
+// numbered sets ords to the numbers of a keyed comparator's keys (scalarProg.keyOrder) and reports
+// whether every key has one; where not (no numbering, or a NaN that a float comparison leaves unordered),
+// the row is sorted by the comparator itself.
+func numbered(p *scalarProg, keys, ords []uint64) bool {
+	if p == nil || p.keyOrder == nil || ords == nil || len(ords) != len(keys) {
+		return false
+	}
+	for j, k := range keys {
+		o, ok := p.keyOrder(k)
+		if !ok {
+			return false
+		}
+		ords[j] = o
+	}
+	return true
+}
+
+// orderOf numbers the values of type t in the order of a comparison of direction d (LT or GT) and type
+// ctype, as scalarCompare computes it: for two values a and b that are both ordered (ok), the comparison
+// is true exactly when ord(a) < ord(b). A float NaN is unordered under a comparison other than TOTALORDER,
+// which answers false for it against every value, as no numbering does; every other value is ordered (-0
+// and 0 get one number where they compare equal). A sort by such a comparator is then a sort by the
+// numbers, stable as the comparator's: the same permutation. narrow reports numbers below 2^32. nil for
+// other directions, and for complex types.
+func orderOf(t dtype.Type, d direction, ctype string) (ord func(uint64) (uint64, bool), narrow bool) {
+	if d != dirLT && d != dirGT {
+		return nil, false
+	}
+	var flip uint64 // GT: the numbers' complement
+	switch domainOf(t) {
+	case domFloat32:
+		dec, total := dec32(t), ctype == "TOTALORDER"
+		if d == dirGT {
+			flip = 1<<32 - 1
+		}
+		return func(b uint64) (uint64, bool) {
+			x := dec(b)
+			if !total {
+				if x != x {
+					return 0, false
+				}
+				if x == 0 {
+					x = 0 // -0 compares equal to 0
+				}
+			}
+			return uint64(uint32(totalOrder32(x))^1<<31) ^ flip, true
+		}, true
+	case domFloat64:
+		total := ctype == "TOTALORDER"
+		if d == dirGT {
+			flip = ^uint64(0)
+		}
+		return func(b uint64) (uint64, bool) {
+			x := math.Float64frombits(b)
+			if !total {
+				if x != x {
+					return 0, false
+				}
+				if x == 0 {
+					x = 0
+				}
+			}
+			return uint64(totalOrder64(x)) ^ 1<<63 ^ flip, true
+		}, false
+	case domInt:
+		dec, signed := decInt(t), t.IsSigned()
+		narrow = t.BitWidth() <= 32
+		var bias uint64 // moves signed values to unsigned order
+		switch {
+		case signed && narrow:
+			bias = 1 << 31
+		case signed:
+			bias = 1 << 63
+		}
+		flip = ^uint64(0)
+		if narrow {
+			flip = 1<<32 - 1
+		}
+		if d == dirLT {
+			flip = 0
+		}
+		mask := ^uint64(0)
+		if narrow {
+			mask = 1<<32 - 1
+		}
+		return func(b uint64) (uint64, bool) { return (uint64(dec(b))&mask ^ bias) ^ flip, true }, narrow
+	}
+	return nil, false
+}
+
+// orderRow sets perm[:k] to the first k positions of a row ordered by their numbers ords, ascending, ties
+// in order of position: what a stable sort by a comparator that is ords[a] < ords[b] gives. Numbers
+// below 2^32 (narrow) sort as one word each, with their position in the low half (packed, as long as
+// ords, is the room for them); well below the row's length, the k smallest are selected rather than the
+// row sorted (top-k).
+func orderRow(ords []uint64, narrow bool, perm []int64, k int, packed []uint64) {
+	n := len(ords)
+	if k <= 0 {
+		return
+	}
+	if !narrow || uint64(n) > 1<<32 {
+		for i := range perm {
+			perm[i] = int64(i)
+		}
+		slices.SortStableFunc(perm, func(a, b int64) int { return cmp.Compare(ords[a], ords[b]) })
+		return
+	}
+	for i, o := range ords {
+		packed[i] = o<<32 | uint64(i)
+	}
+	if k < n/8 {
+		smallestFirst(packed, k)
+	} else {
+		slices.Sort(packed)
+	}
+	for i := range k {
+		perm[i] = int64(packed[i] & (1<<32 - 1))
+	}
+}
+
+// smallestFirst moves the k smallest of the distinct values v to v[:k], in ascending order, by a heap of
+// the k smallest so far (the largest of them at its root).
+func smallestFirst(v []uint64, k int) {
+	h := v[:k]
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= k {
+				return
+			}
+			if c+1 < k && h[c+1] > h[c] {
+				c++
+			}
+			if h[i] >= h[c] {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for j := k; j < len(v); j++ {
+		if v[j] < h[0] {
+			h[0], v[j] = v[j], h[0]
+			down(0)
+		}
+	}
+	slices.Sort(h)
+}
+
+// permuteRow sets the row of out at base (positions base + j*stride) to the elements of t at base +
+// perm[j]*stride.
+func permuteRow(out, t *tensor.Tensor, base, stride int64, perm []int64) {
+	es := int64(t.Type.ByteSize())
+	switch {
+	case es == 1:
+		permuteAs(out.Data, t.Data, base, stride, perm)
+	case es == 2 && startsAt(t.Data, 2) && startsAt(out.Data, 2):
+		permuteAs(tensor.View[uint16](out), tensor.View[uint16](t), base, stride, perm)
+	case es == 4 && startsAt(t.Data, 4) && startsAt(out.Data, 4):
+		permuteAs(tensor.View[uint32](out), tensor.View[uint32](t), base, stride, perm)
+	case es == 8 && startsAt(t.Data, 8) && startsAt(out.Data, 8):
+		permuteAs(tensor.View[uint64](out), tensor.View[uint64](t), base, stride, perm)
+	default:
+		for j, p := range perm {
+			d, s := (base+int64(j)*stride)*es, (base+p*stride)*es
+			copy(out.Data[d:d+es], t.Data[s:s+es])
+		}
+	}
+}
+
+func permuteAs[E any](dst, src []E, base, stride int64, perm []int64) {
+	for j, p := range perm {
+		dst[base+int64(j)*stride] = src[base+p*stride]
+	}
+}
+
+// startsAt reports whether b starts at a multiple of n bytes.
+func startsAt(b []byte, n uintptr) bool {
+	return len(b) == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%n == 0
+}
+
 // topK returns the k largest (or smallest) elements of each row (the last dimension) in order, with
 // their indices: the topk instruction and the TopK custom call. Floats are ordered by IEEE totalOrder, so
 // NaN counts as the largest value; equal elements keep their order.
@@ -177,41 +371,56 @@ func (e *evaluator) topK(in *hlo.Instruction, ops []Value) (Value, error) {
 	if k > length {
 		return Value{}, errorf(in, "k=%d is larger than the row of %s", k, x)
 	}
-	var key func(i int64) int64
+	// Each element's number in IEEE totalOrder, or the integers' order, descending where largest: the
+	// first k of a row in the stable order of those numbers.
+	var ord func(i int64) uint64
+	narrow := true
 	switch domainOf(x.Type) {
 	case domFloat32:
 		v := f32s(x)
-		key = func(i int64) int64 { return totalOrder32(v[i]) }
+		ord = func(i int64) uint64 { return uint64(uint32(totalOrder32(v[i])) ^ 1<<31) }
 	case domFloat64:
 		v := f64s(x)
-		key = func(i int64) int64 { return totalOrder64(v[i]) }
+		ord, narrow = func(i int64) uint64 { return uint64(totalOrder64(v[i])) ^ 1<<63 }, false
 	case domInt:
 		v := i64s(x)
-		if x.Type == dtype.U64 {
-			key = func(i int64) int64 { return v[i] ^ -1<<63 }
-		} else {
-			key = func(i int64) int64 { return v[i] }
+		signed := x.Type.IsSigned()
+		switch narrow = x.Type.BitWidth() <= 32; {
+		case narrow && signed:
+			ord = func(i int64) uint64 { return uint64(uint32(v[i]) ^ 1<<31) }
+		case narrow:
+			ord = func(i int64) uint64 { return uint64(uint32(v[i])) }
+		case signed:
+			ord = func(i int64) uint64 { return uint64(v[i]) ^ 1<<63 }
+		default:
+			ord = func(i int64) uint64 { return uint64(v[i]) }
 		}
 	default:
 		return Value{}, unsupportedf(in, "top-k of %s", x.Type)
+	}
+	flip := uint64(0)
+	if largest {
+		flip = 1<<32 - 1
+		if !narrow {
+			flip = ^uint64(0)
+		}
 	}
 	rows := x.NumElements() / max(length, 1)
 	vals := tensor.New(x.Type, vs.Dims)
 	ids := make([]int64, rows*k)
 	es := int64(x.Type.ByteSize())
 	perm := make([]int64, length)
+	ords := make([]uint64, length)
+	var packed []uint64
+	if narrow {
+		packed = make([]uint64, length)
+	}
 	for row := int64(0); row < rows; row++ {
 		base := row * length
-		for i := range perm {
-			perm[i] = int64(i)
+		for j := range ords {
+			ords[j] = ord(base+int64(j)) ^ flip
 		}
-		sort.SliceStable(perm, func(a, b int) bool {
-			ka, kb := key(base+perm[a]), key(base+perm[b])
-			if largest {
-				return ka > kb
-			}
-			return ka < kb
-		})
+		orderRow(ords, narrow, perm, int(k), packed)
 		for j := int64(0); j < k; j++ {
 			d, s := (row*k+j)*es, (base+perm[j])*es
 			copy(vals.Data[d:d+es], x.Data[s:s+es])

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 
@@ -45,6 +46,8 @@ var sortComparators = map[string]struct {
   s2.b = T[] select(ne.b, nan.b, s1.b)
   ROOT c = pred[] compare(s2.a, s2.b), direction=GT, type=TOTALORDER
 `, true},
+	"plain descending": {`  ROOT c = pred[] compare(a, b), direction=GT
+`, true},
 	"abs keys": {`  x = T[] abs(a)
   y = T[] abs(b)
   ROOT c = pred[] compare(x, y), direction=LT
@@ -70,14 +73,18 @@ var sortComparators = map[string]struct {
 
 // TestSortKeyedComparators checks that a sort whose comparator compares the same function of each side
 // (JAX's) gives, with that function computed once per element, the bits of the comparator called for
-// every comparison: on rows of f32, bf16 and f64 full of NaNs of both signs, zeros of both signs,
-// infinities and repeated values, with argsort's iota as a payload; and that comparators that are not of
-// that form are not taken for it.
+// every comparison: on rows of f32, bf16 and f64 full of NaNs of both signs (half of them without NaNs,
+// which a comparison other than TOTALORDER leaves unordered), zeros of both signs, infinities and
+// repeated values, and of s32, u8 and s64, with argsort's iota as a payload; and that comparators that are
+// not of that form are not taken for it.
 func TestSortKeyedComparators(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	defer func(v bool) { sortKeys = v }(sortKeys)
-	for _, typ := range []dtype.Type{dtype.F32, dtype.BF16, dtype.F64} {
+	for _, typ := range []dtype.Type{dtype.F32, dtype.BF16, dtype.F64, dtype.S32, dtype.U8, dtype.S64} {
 		for name, cmp := range sortComparators {
+			if !typ.IsFloat() && (strings.Contains(cmp.body, "nan") || !typ.IsSigned() && strings.Contains(cmp.body, "abs")) {
+				continue
+			}
 			t.Run(fmt.Sprintf("%s/%s", typ, name), func(t *testing.T) {
 				body := strings.ReplaceAll(cmp.body, "T[]", typ.String()+"[]")
 				src := fmt.Sprintf(`HloModule sorts
@@ -110,8 +117,18 @@ ENTRY e {
 					switch rng.IntN(4) {
 					case 0:
 						v = specials[rng.IntN(len(specials))]
+						if j >= 4*300 {
+							v = specials[2+rng.IntN(len(specials)-2)] // rows 4-7 without NaNs
+						}
 					case 1:
 						v = float64(rng.IntN(5) - 2)
+					}
+					if !typ.IsFloat() {
+						x.SetBitsAt(j, encInt(typ)(int64(rng.IntN(9)-4)))
+						if rng.IntN(3) == 0 {
+							x.SetBitsAt(j, rng.Uint64())
+						}
+						continue
 					}
 					x.SetBitsAt(j, typ.EncodeFloat64(v))
 				}
@@ -135,6 +152,168 @@ ENTRY e {
 					}
 				}
 			})
+		}
+	}
+}
+
+// orderValues returns element bits of type typ to compare: every code of a type of 8 bits or fewer, and
+// otherwise the edges of the type (zeros, infinities, NaNs of both signs and several payloads, the
+// extremes, subnormals, integers' limits) with random codes.
+func orderValues(rng *rand.Rand, typ dtype.Type) []uint64 {
+	w := typ.BitWidth()
+	if w <= 8 {
+		out := make([]uint64, 1<<w)
+		for i := range out {
+			out[i] = uint64(i)
+		}
+		return out
+	}
+	mask := uint64(1)<<w - 1
+	if w == 64 {
+		mask = ^uint64(0)
+	}
+	sign := uint64(1) << (w - 1)
+	out := []uint64{0, sign, 1, sign | 1, mask, mask >> 1, sign - 1, sign + 1, mask - 1}
+	if typ.IsFloat() {
+		for _, v := range []float64{math.Inf(1), math.Inf(-1), math.NaN(), 1, -1, 0.5, -0.5, 2, -2} {
+			out = append(out, typ.EncodeFloat64(v))
+		}
+	}
+	for range 600 {
+		out = append(out, rng.Uint64()&mask)
+	}
+	return out
+}
+
+// TestOrderOf checks the numbering a keyed sort compares (orderOf) against the comparison itself
+// (scalarCompare) on every pair of values of orderValues, for both directions of the float comparisons
+// (total and not) and of the integers' (signed and not): where both values are ordered, the comparison
+// is true exactly when the first number is below the second; a value is unordered only where it is a NaN
+// and the comparison is not TOTALORDER; narrow numbers stay below 2^32.
+func TestOrderOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	types := []dtype.Type{dtype.F32, dtype.BF16, dtype.F16, dtype.F8E4M3FN, dtype.F8E5M2, dtype.F8E4M3FNUZ, dtype.F4E2M1FN,
+		dtype.F64, dtype.S8, dtype.S16, dtype.S32, dtype.S64, dtype.U8, dtype.U16, dtype.U32, dtype.U64, dtype.PRED}
+	for _, typ := range types {
+		ctypes := []string{""}
+		if typ.IsFloat() {
+			ctypes = []string{"", "FLOAT", "TOTALORDER"}
+		}
+		vals := orderValues(rng, typ)
+		if typ == dtype.PRED {
+			vals = []uint64{0, 1}
+		}
+		for _, d := range []direction{dirLT, dirGT} {
+			for _, ct := range ctypes {
+				cmp := scalarCompare(typ, d, ct)
+				ord, narrow := orderOf(typ, d, ct)
+				if cmp == nil || ord == nil {
+					t.Fatalf("%s %v %q: no comparison (%v) or numbering (%v)", typ, d, ct, cmp == nil, ord == nil)
+				}
+				nums := make([]uint64, len(vals))
+				oks := make([]bool, len(vals))
+				for i, v := range vals {
+					nums[i], oks[i] = ord(v)
+					nan := typ.IsFloat() && math.IsNaN(typ.DecodeFloat64(v))
+					if oks[i] == (nan && ct != "TOTALORDER") {
+						t.Fatalf("%s %v %q: value %#x ordered = %v", typ, d, ct, v, oks[i])
+					}
+					if narrow && nums[i] >= 1<<32 {
+						t.Fatalf("%s %v %q: value %#x numbered %#x, not narrow", typ, d, ct, v, nums[i])
+					}
+				}
+				for i, a := range vals {
+					for j, b := range vals {
+						if oks[i] && oks[j] && cmp(a, b) != (nums[i] < nums[j]) {
+							t.Fatalf("%s %v %q: compare(%#x, %#x) = %v, numbers %#x and %#x", typ, d, ct, a, b, cmp(a, b), nums[i], nums[j])
+						}
+					}
+				}
+			}
+		}
+	}
+	if ord, _ := orderOf(dtype.F32, dirLE, ""); ord != nil {
+		t.Error("LE numbered: a sort by a reflexive comparison is not a sort by numbers")
+	}
+}
+
+// TestTopKOrder compares topk with the first k of a stable sort of each row by IEEE totalOrder (or the
+// integers' order), descending for largest and ascending otherwise: rows full of ties, NaNs of both signs
+// and zeros of both signs, for k that selects (well below the row) and k that sorts.
+func TestTopKOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 1))
+	for _, typ := range []dtype.Type{dtype.F32, dtype.BF16, dtype.F64, dtype.S32, dtype.U8, dtype.S64, dtype.U64} {
+		const rows, n = 3, 200
+		x := tensor.New(typ, []int64{rows, n})
+		vals := orderValues(rng, typ)
+		for j := range x.NumElements() {
+			if rng.IntN(3) == 0 {
+				x.SetBitsAt(j, vals[rng.IntN(9)]) // the edges, again and again
+			} else {
+				x.SetBitsAt(j, vals[rng.IntN(len(vals))])
+			}
+		}
+		for _, k := range []int{1, 7, n/8 - 1, n / 8, n - 1, n} {
+			for _, largest := range []bool{true, false} {
+				src := fmt.Sprintf("ENTRY e {\n  x = %s[%d,%d] parameter(0)\n  ROOT t = (%s[%d,%d], s32[%d,%d]) topk(x), k=%d, largest=%v\n}",
+					typ, rows, n, typ, rows, k, rows, k, k, largest)
+				got, err := Run(parseModule(t, src), []Value{ArrayValue(x)}, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				key := func(i int64) (f float64, u uint64, isFloat bool) {
+					b := x.BitsAt(i)
+					if typ.IsFloat() {
+						return typ.DecodeFloat64(b), 0, true
+					}
+					return 0, b, false
+				}
+				less := func(a, b int64) bool { // a before b in the wanted order
+					fa, ua, fl := key(a)
+					fb, ub, _ := key(b)
+					var lt bool
+					switch {
+					case fl && typ == dtype.F64:
+						lt = totalOrder64(fa) < totalOrder64(fb)
+						if largest {
+							lt = totalOrder64(fa) > totalOrder64(fb)
+						}
+					case fl:
+						lt = totalOrder32(float32(fa)) < totalOrder32(float32(fb))
+						if largest {
+							lt = totalOrder32(float32(fa)) > totalOrder32(float32(fb))
+						}
+					default:
+						ia, ib := decInt(typ)(ua), decInt(typ)(ub)
+						if !typ.IsSigned() {
+							lt = uint64(ia) < uint64(ib)
+							if largest {
+								lt = uint64(ia) > uint64(ib)
+							}
+						} else {
+							lt = ia < ib
+							if largest {
+								lt = ia > ib
+							}
+						}
+					}
+					return lt
+				}
+				for r := range int64(rows) {
+					perm := make([]int64, n)
+					for i := range perm {
+						perm[i] = r*n + int64(i)
+					}
+					sort.SliceStable(perm, func(a, b int) bool { return less(perm[a], perm[b]) })
+					for j := range int64(k) {
+						gi := got.Tuple[1].Array.BitsAt(r*int64(k) + j)
+						gv := got.Tuple[0].Array.BitsAt(r*int64(k) + j)
+						if int64(gi) != perm[j]-r*n || gv != x.BitsAt(perm[j]) {
+							t.Fatalf("%s k=%d largest=%v row %d: element %d is %#x at %d, want %#x at %d", typ, k, largest, r, j, gv, gi, x.BitsAt(perm[j]), perm[j]-r*n)
+						}
+					}
+				}
+			}
 		}
 	}
 }
