@@ -8,6 +8,31 @@ package gemm
 // holds, for p = 0..kc-1, the mr elements a(s*mr+r, p) for r = 0..mr-1 (zero past row mc). tmp holds at
 // least 16*kc elements, for decoding.
 func (h isa) packA(dst []float32, a *view, mc, kc, mr int, tmp []float32) {
+	if a.trans && (a.f32 != nil || mc <= len(tmp)) {
+		// a(i, p) is stored at p*stride+i: row p of the storage holds a(0..mc-1, p), contiguous. Read
+		// (decode) each once and deal it out to the strips, as packB does B's rows: reading each
+		// strip's mr elements down the rows instead took a copy per mr elements and a cache line per
+		// step of k, more than the kernel's own time for a product whose K is long (a weight gradient).
+		full := mc / mr
+		for p := 0; p < kc; p++ {
+			row := a.run(h, p*a.stride, mc, tmp)
+			if mr == 6 {
+				for s := 0; s < full; s++ {
+					d, r := dst[(s*kc+p)*6:][:6:6], row[s*6:][:6:6]
+					d[0], d[1], d[2], d[3], d[4], d[5] = r[0], r[1], r[2], r[3], r[4], r[5]
+				}
+			} else {
+				for s := 0; s < full; s++ {
+					copy(dst[(s*kc+p)*mr:(s*kc+p+1)*mr], row[s*mr:])
+				}
+			}
+			if full*mr < mc {
+				d := dst[(full*kc+p)*mr : (full*kc+p+1)*mr]
+				clear(d[copy(d, row[full*mr:]):])
+			}
+		}
+		return
+	}
 	for i0 := 0; i0 < mc; i0 += mr {
 		strip := dst[:kc*mr]
 		dst = dst[kc*mr:]
