@@ -146,6 +146,20 @@ func (h isa) packB(dst []float32, b *view, kc, nc, nr int, tmp []float32) {
 				}
 				h.transpose(strip[c:], nr, &src, n, kc)
 			}
+		case h.pack2 && cols*kc <= len(tmp):
+			// AVX2: the columns of the logical B (float32 where they lie, else decoded into tmp one
+			// after another) transposed into the strip by the 8 x 8 blocks of TransposeBlock, rather
+			// than written one element a line apart.
+			src, srcStride := b.f32, b.stride
+			if src != nil {
+				src = src[j0*b.stride:]
+			} else {
+				for j := 0; j < cols; j++ {
+					b.read(h, tmp[j*kc:(j+1)*kc], (j0+j)*b.stride)
+				}
+				src, srcStride = tmp, kc
+			}
+			TransposeBlock(asU32(strip), nr, asU32(src), srcStride, cols, kc)
 		default:
 			for j := 0; j < cols; j++ {
 				scatter(strip[j:], b.run(h, (j0+j)*b.stride, kc, tmp), nr)
