@@ -240,6 +240,15 @@ func (e *evaluator) compile(c *hlo.Computation) *compiled {
 		if transposeFolding {
 			groups = append(groups, planTransposeFolds(c, k)...)
 		}
+		if convertFolding {
+			grouped := map[int]bool{}
+			for _, g := range groups {
+				for _, m := range g.members {
+					grouped[m] = true
+				}
+			}
+			groups = append(groups, planConvertFolds(c, k, grouped)...)
+		}
 		k.applyGroups(c, groups)
 	}
 	k.planViews(c)

@@ -97,9 +97,30 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 		}
 	}
 	outN := product(outDims)
+	widened := false
 	for i := range inputs {
-		if types[i] != inputs[i].Type || types[i] != inits[i].Type {
+		if types[i] != inits[i].Type || types[i] != inputs[i].Type && !widens(inputs[i].Type, types[i]) {
 			return Value{}, unsupportedf(in, "reduce of %s with initial value %s giving %s", inputs[i].Type, inits[i].Type, types[i])
+		}
+		widened = widened || types[i] != inputs[i].Type
+	}
+	if widened {
+		// Inputs of a narrower float type than the accumulator's (a conversion folded into the reduce,
+		// or a reduce written so, which XLA's verifier admits): each element is its exact value in the
+		// accumulator's type. The plain float32 folds decode them as they go; the other paths convert
+		// them first.
+		f, err := e.scalarFunc(in, in.CalledComputation("to_apply"))
+		if err != nil {
+			return Value{}, err
+		}
+		if n != 1 || types[0] != dtype.F32 || f.prog == nil || f.prog.binop == hlo.OpInvalid {
+			for i := range inputs {
+				if inputs[i].Type != types[i] {
+					if inputs[i], err = convertTensor(inputs[i], types[i], inputs[i].Shape); err != nil {
+						return Value{}, errorf(in, "%v", err)
+					}
+				}
+			}
 		}
 	}
 	if t, err := e.reduceColumns(in, inputs, inits, reduced, outDims, run); t != nil || err != nil {
@@ -176,20 +197,21 @@ const reduceBlock = 4096
 // the one before (a float32 add is four cycles; the four adds of a step are independent). It returns
 // false when a result may differ from fold's (a NaN, whose payload the order of an operation's operands
 // in the machine code decides): the four are folded again by fold.
-func reduceRuns[T any](threads int, src []T, outN, run int64, init T, fold func(acc T, seg []T) T, fold4 func(acc *[4]T, segs *[4][]T) bool) []T {
+func reduceRuns[T any](threads int, load loader[T], outN, run int64, init T, fold func(acc T, seg []T) T, fold4 func(acc *[4]T, segs *[4][]T) bool) []T {
 	nb := int64(1)
 	if run > reduceBlock {
 		nb = (run + reduceBlock - 1) / reduceBlock
 	}
 	partial := make([]T, outN*nb)
 	parallelFor(threads, int(outN*nb), int(max(1, elementwiseGrain/min(max(run, 1), reduceBlock))), func(lo, hi int) {
+		var bufs [4][]T // where load decodes, one for each of fold4's runs
 		p := int64(lo)
 		if nb == 1 && fold4 != nil {
 			var acc [4]T
 			var segs [4][]T
 			for ; p+4 <= int64(hi); p += 4 {
 				for i := range acc {
-					acc[i], segs[i] = init, src[(p+int64(i))*run:(p+int64(i)+1)*run]
+					acc[i], segs[i] = init, load(&bufs[i], (p+int64(i))*run, run)
 				}
 				if !fold4(&acc, &segs) {
 					for i, seg := range segs {
@@ -201,12 +223,13 @@ func reduceRuns[T any](threads int, src []T, outN, run int64, init T, fold func(
 		}
 		if nb == 1 {
 			for ; p < int64(hi); p++ {
-				partial[p] = fold(init, src[p*run:(p+1)*run])
+				partial[p] = fold(init, load(&bufs[0], p*run, run))
 			}
 		}
 		for ; p < int64(hi); p++ {
 			o, b := p/nb, p%nb
-			seg := src[o*run+b*reduceBlock : min(o*run+(b+1)*reduceBlock, (o+1)*run)]
+			start := o*run + b*reduceBlock
+			seg := load(&bufs[0], start, min(o*run+(b+1)*reduceBlock, (o+1)*run)-start)
 			partial[p] = fold(seg[0], seg[1:])
 		}
 	})
@@ -220,16 +243,58 @@ func reduceRuns[T any](threads int, src []T, outN, run int64, init T, fold func(
 	return dst
 }
 
+// loader returns n elements of an input from element off on, as T: a view of them, or decoded into *buf,
+// which it grows as needed (at most reduceBlock elements are asked for at once).
+type loader[T any] func(buf *[]T, off, n int64) []T
+
+// viewing is the loader of elements that are T already.
+func viewing[T any](src []T) loader[T] {
+	return func(_ *[]T, off, n int64) []T { return src[off : off+n] }
+}
+
+// decodingFloat32 is the loader of x's elements as float32 (a view for f32): a bf16 or narrower input is
+// decoded a run at a time rather than copied whole into float32.
+func decodingFloat32(x *tensor.Tensor) loader[float32] {
+	if x.Type == dtype.F32 {
+		return viewing(tensor.View[float32](x))
+	}
+	w := int64(x.Type.ByteSize())
+	return func(buf *[]float32, off, n int64) []float32 {
+		if int64(cap(*buf)) < n {
+			*buf = make([]float32, n)
+		}
+		d := (*buf)[:n]
+		decodeFloat32Into(x.Type, d, x.Data[off*w:(off+n)*w])
+		return d
+	}
+}
+
+// widens reports whether every value of the float type from is exactly a value of the float type to, so
+// that a reduce may take inputs of from into an accumulator of to: float32 from bf16, f16 and the
+// narrower floats, float64 from those and float32.
+func widens(from, to dtype.Type) bool {
+	if !from.IsFloat() || !to.IsFloat() || from.IsComplex() || to.IsComplex() || from == to {
+		return false
+	}
+	switch to {
+	case dtype.F32:
+		return from == dtype.BF16 || from == dtype.F16 || from.BitWidth() <= 8
+	case dtype.F64:
+		return from == dtype.F32 || from == dtype.BF16 || from == dtype.F16 || from.BitWidth() <= 8
+	}
+	return false
+}
+
 // reduceBinop is reduce with a plain binary reducer, as a loop in the working domain (reduceRuns gives
 // the order); nil when the type has no such loop.
 func (e *evaluator) reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims []int64, run int64) *tensor.Tensor {
 	outN := product(outDims)
+	acc := init.Type // x's type, or f32 where x widens into it (float32 domain)
 	switch domainOf(x.Type) {
 	case domFloat32:
-		src := f32s(x)
 		start := f32s(init)[0]
 		f := binaryF32(op)
-		rnd := round32(x.Type)
+		rnd := round32(acc)
 		var fold func(acc float32, seg []float32) float32
 		switch {
 		case rnd != nil:
@@ -254,10 +319,10 @@ func (e *evaluator) reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims [
 				return acc
 			}
 		}
-		return fromF32(x.Type, outDims, reduceRuns(e.threads, src, outN, run, start, fold, fold4F32(op, x.Type)))
+		return fromF32(acc, outDims, reduceRuns(e.threads, decodingFloat32(x), outN, run, start, fold, fold4F32(op, acc)))
 	case domFloat64:
 		f := binaryF64(op)
-		return fromF64(x.Type, outDims, reduceRuns(e.threads, f64s(x), outN, run, f64s(init)[0], func(acc float64, seg []float64) float64 {
+		return fromF64(x.Type, outDims, reduceRuns(e.threads, viewing(f64s(x)), outN, run, f64s(init)[0], func(acc float64, seg []float64) float64 {
 			for _, v := range seg {
 				acc = f(acc, v)
 			}
@@ -268,7 +333,7 @@ func (e *evaluator) reduceBinop(op hlo.Opcode, x, init *tensor.Tensor, outDims [
 		if f == nil {
 			return nil
 		}
-		return fromI64(x.Type, outDims, reduceRuns(e.threads, i64s(x), outN, run, i64s(init)[0], func(acc int64, seg []int64) int64 {
+		return fromI64(x.Type, outDims, reduceRuns(e.threads, viewing(i64s(x)), outN, run, i64s(init)[0], func(acc int64, seg []int64) int64 {
 			for _, v := range seg {
 				acc = f(acc, v)
 			}
@@ -379,6 +444,7 @@ func (e *evaluator) reduceColumns(in *hlo.Instruction, inputs, inits []*tensor.T
 		x = transposeThreads(x, perm, e.threads)
 	}
 	var t *tensor.Tensor
+	acc := inits[0].Type // x's type, or f32 where x widens into it (float32 domain)
 	switch domainOf(x.Type) {
 	case domFloat32:
 		fn := binaryF32(op)
@@ -390,7 +456,7 @@ func (e *evaluator) reduceColumns(in *hlo.Instruction, inputs, inits []*tensor.T
 				return dst
 			}
 		}
-		t = fromF32(x.Type, outDims, foldColumns(e.threads, outer, outN/max(outer, 1), run, f32s(inits[0])[0], load, rowFolder(op, fn, x.Type)))
+		t = fromF32(acc, outDims, foldColumns(e.threads, outer, outN/max(outer, 1), run, f32s(inits[0])[0], load, rowFolder(op, fn, acc)))
 	case domFloat64:
 		fn, src := binaryF64(op), f64s(x)
 		t = fromF64(x.Type, outDims, foldColumns(e.threads, outer, outN/max(outer, 1), run, f64s(inits[0])[0], func(dst []float64, off int64) []float64 {
