@@ -229,27 +229,20 @@ func orderOf(t dtype.Type, d direction, ctype string) (ord func(uint64) (uint64,
 			return uint64(totalOrder64(x)) ^ 1<<63 ^ flip, true
 		}, false
 	case domInt:
-		dec, signed := decInt(t), t.IsSigned()
-		narrow = t.BitWidth() <= 32
+		dec, narrow := decInt(t), t.BitWidth() <= 32
+		width := uint(64)
+		if narrow {
+			width = 32
+		}
+		mask := ^uint64(0) >> (64 - width)
 		var bias uint64 // moves signed values to unsigned order
-		switch {
-		case signed && narrow:
-			bias = 1 << 31
-		case signed:
-			bias = 1 << 63
+		if t.IsSigned() {
+			bias = 1 << (width - 1)
 		}
-		flip = ^uint64(0)
-		if narrow {
-			flip = 1<<32 - 1
+		if d == dirGT {
+			flip = mask
 		}
-		if d == dirLT {
-			flip = 0
-		}
-		mask := ^uint64(0)
-		if narrow {
-			mask = 1<<32 - 1
-		}
-		return func(b uint64) (uint64, bool) { return (uint64(dec(b))&mask ^ bias) ^ flip, true }, narrow
+		return func(b uint64) (uint64, bool) { return uint64(dec(b))&mask ^ bias ^ flip, true }, narrow
 	}
 	return nil, false
 }
@@ -373,37 +366,13 @@ func (e *evaluator) topK(in *hlo.Instruction, ops []Value) (Value, error) {
 	}
 	// Each element's number in IEEE totalOrder, or the integers' order, descending where largest: the
 	// first k of a row in the stable order of those numbers.
-	var ord func(i int64) uint64
-	narrow := true
-	switch domainOf(x.Type) {
-	case domFloat32:
-		v := f32s(x)
-		ord = func(i int64) uint64 { return uint64(uint32(totalOrder32(v[i])) ^ 1<<31) }
-	case domFloat64:
-		v := f64s(x)
-		ord, narrow = func(i int64) uint64 { return uint64(totalOrder64(v[i])) ^ 1<<63 }, false
-	case domInt:
-		v := i64s(x)
-		signed := x.Type.IsSigned()
-		switch narrow = x.Type.BitWidth() <= 32; {
-		case narrow && signed:
-			ord = func(i int64) uint64 { return uint64(uint32(v[i]) ^ 1<<31) }
-		case narrow:
-			ord = func(i int64) uint64 { return uint64(uint32(v[i])) }
-		case signed:
-			ord = func(i int64) uint64 { return uint64(v[i]) ^ 1<<63 }
-		default:
-			ord = func(i int64) uint64 { return uint64(v[i]) }
-		}
-	default:
-		return Value{}, unsupportedf(in, "top-k of %s", x.Type)
-	}
-	flip := uint64(0)
+	dir := dirLT
 	if largest {
-		flip = 1<<32 - 1
-		if !narrow {
-			flip = ^uint64(0)
-		}
+		dir = dirGT
+	}
+	ord, narrow := orderOf(x.Type, dir, "TOTALORDER")
+	if ord == nil {
+		return Value{}, unsupportedf(in, "top-k of %s", x.Type)
 	}
 	rows := x.NumElements() / max(length, 1)
 	vals := tensor.New(x.Type, vs.Dims)
@@ -418,7 +387,7 @@ func (e *evaluator) topK(in *hlo.Instruction, ops []Value) (Value, error) {
 	for row := int64(0); row < rows; row++ {
 		base := row * length
 		for j := range ords {
-			ords[j] = ord(base+int64(j)) ^ flip
+			ords[j], _ = ord(x.BitsAt(base + int64(j)))
 		}
 		orderRow(ords, narrow, perm, int(k), packed)
 		for j := int64(0); j < k; j++ {
