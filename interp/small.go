@@ -415,6 +415,13 @@ func (sc *smallCompiler) inst(in *hlo.Instruction, ops []sval, steps *[]smallSte
 		}
 		*steps = (*steps)[:n]
 		return sc.escape(in, ops, steps)
+	case hlo.OpScatter:
+		if smallScatter {
+			if r, err := sc.scatter(in, ops, steps, work); err != errNotSmall {
+				return r, err
+			}
+		}
+		return sc.escape(in, ops, steps)
 	case hlo.OpWhile, hlo.OpConditional:
 		compile := sc.while
 		if in.Opcode == hlo.OpConditional {
@@ -953,6 +960,194 @@ func (sc *smallCompiler) dynamic(in *hlo.Instruction, ops []sval, steps *[]small
 	return r, nil
 }
 
+// scatter compiles a scatter of one operand by small indices and updates (JAX's x.at[i].set(v) and
+// .add(v) in a loop): each update window's start from its index vector, the window left out where it
+// does not fit, and each of its elements combined with the update computation, inlined, in the order of
+// the updates, as the evaluator's scatter does; into registers, or in place into a large array of a loop's
+// state (inPlace), which the evaluator's would also update in place.
+func (sc *smallCompiler) scatter(in *hlo.Instruction, ops []sval, steps *[]smallStep, work *int64) (sval, error) {
+	if len(ops) != 3 || !in.Shape.IsArray() || len(in.Ints("input_batching_dims")) > 0 ||
+		len(in.Ints("scatter_indices_batching_dims")) > 0 {
+		return sval{}, errNotSmall
+	}
+	x, idx, u := ops[0], ops[1], ops[2]
+	t := in.Shape.Elem
+	if !x.shape.IsArray() || x.shape.Elem != t || x.unset || !idx.shape.IsArray() || idx.big ||
+		!idx.shape.Elem.IsInteger() || !u.shape.IsArray() || u.big || u.shape.Elem != t ||
+		x.big && !sc.inPlace(in, x) {
+		return sval{}, errNotSmall
+	}
+	xd, idims := x.shape.Dims, idx.shape.Dims
+	ivd, _ := in.Int("index_vector_dim")
+	if ivd < 0 || ivd > int64(len(idims)) {
+		return sval{}, errNotSmall
+	}
+	vecLen := int64(1)
+	if ivd < int64(len(idims)) {
+		vecLen = idims[ivd]
+	}
+	toOperand, windowDims, inserted := in.Ints("scatter_dims_to_operand_dims"), in.Ints("update_window_dims"), in.Ints("inserted_window_dims")
+	if int64(len(toOperand)) != vecLen {
+		return sval{}, errNotSmall
+	}
+	for _, d := range toOperand {
+		if d < 0 || d >= int64(len(xd)) {
+			return sval{}, errNotSmall
+		}
+	}
+	var windowOperand, scatterDims, batchDims, batchPos []int64
+	for d := range int64(len(xd)) {
+		if !contains(inserted, d) {
+			windowOperand = append(windowOperand, d)
+		}
+	}
+	for d := range int64(len(u.shape.Dims)) {
+		if !contains(windowDims, d) {
+			scatterDims = append(scatterDims, d)
+		}
+	}
+	for d, n := range idims {
+		if int64(d) != ivd {
+			batchDims, batchPos = append(batchDims, n), append(batchPos, int64(d))
+		}
+	}
+	if len(windowOperand) != len(windowDims) || len(scatterDims) != len(batchDims) {
+		return sval{}, errNotSmall
+	}
+	winSize := make([]int64, len(xd))
+	for d := range winSize {
+		winSize[d] = 1
+	}
+	winDims := make([]int64, len(windowDims))
+	for j, d := range windowDims {
+		if d < 0 || d >= int64(len(u.shape.Dims)) {
+			return sval{}, errNotSmall
+		}
+		winDims[j] = u.shape.Dims[d]
+		winSize[windowOperand[j]] = winDims[j]
+	}
+	for i, d := range scatterDims {
+		if u.shape.Dims[d] != batchDims[i] {
+			return sval{}, errNotSmall
+		}
+	}
+	// The update computation, inlined on two registers of its own.
+	scalar := hlo.Array(t)
+	a, err := sc.fresh(scalar, false)
+	if err != nil {
+		return sval{}, err
+	}
+	b, err := sc.fresh(scalar, false)
+	if err != nil {
+		return sval{}, err
+	}
+	var comb []smallStep
+	res, err := sc.computation(in.CalledComputation("to_apply"), []sval{a, b}, &comb, work)
+	if err != nil {
+		return sval{}, err
+	}
+	if !res.shape.IsArray() || res.shape.Elem != t || len(res.regs) != 1 {
+		return sval{}, errNotSmall
+	}
+	r := sval{shape: in.Shape, big: true, slot: x.slot}
+	if !x.big {
+		if r, err = sc.fresh(in.Shape, false); err != nil {
+			return sval{}, err
+		}
+	}
+	// Everything but the start of each window is known now: the registers of each index vector's
+	// components and of each update element, and each window element's offset.
+	xs, us, is := rowMajorStrides(xd), rowMajorStrides(u.shape.Dims), rowMajorStrides(idims)
+	var xoff, uoff []int64
+	w := make([]int64, len(winDims))
+	for range product(winDims) {
+		var xo, uo int64
+		for j := range w {
+			xo += w[j] * xs[windowOperand[j]]
+			uo += w[j] * us[windowDims[j]]
+		}
+		xoff, uoff = append(xoff, xo), append(uoff, uo)
+		nextIndex(w, winDims)
+	}
+	nb := product(batchDims)
+	comps := make([]int, 0, nb*vecLen)         // index vector b's component k: comps[b*vecLen+k]
+	upd := make([]int, 0, nb*int64(len(uoff))) // update b's window element j: upd[b*len(uoff)+j]
+	g := make([]int64, len(batchDims))
+	for range nb {
+		var ib, ub int64
+		for i, d := range batchPos {
+			ib += g[i] * is[d]
+			ub += g[i] * us[scatterDims[i]]
+		}
+		for k := range vecLen {
+			o := ib
+			if ivd < int64(len(idims)) {
+				o += k * is[ivd]
+			}
+			comps = append(comps, idx.regs[o])
+		}
+		for _, uo := range uoff {
+			upd = append(upd, u.regs[ub+uo])
+		}
+		nextIndex(g, batchDims)
+	}
+	dec := decInt(idx.shape.Elem)
+	if idx.shape.Elem == dtype.U64 {
+		dec = func(b uint64) int64 { return int64(min(b, 1<<63-1)) }
+	}
+	ra, rb, rres := a.regs[0], b.regs[0], res.regs[0]
+	xr, rr := x.regs, r.regs
+	start := make([]int64, len(xd))
+	p := sc.p
+	*steps = append(*steps, func(regs []uint64) {
+		var big *tensor.Tensor
+		if x.big {
+			big = p.bigs[x.slot].Array
+			inPlaceWrites.Add(1)
+		} else {
+			for k, d := range rr {
+				regs[d] = regs[xr[k]]
+			}
+		}
+		for bi := range nb {
+			clear(start)
+			for k, d := range toOperand {
+				start[d] = dec(regs[comps[bi*vecLen+int64(k)]])
+			}
+			var base int64
+			fits := true
+			for d, s := range start {
+				if s < 0 || s > xd[d]-winSize[d] {
+					fits = false
+					break
+				}
+				base += s * xs[d]
+			}
+			if !fits {
+				continue
+			}
+			for j, xo := range xoff {
+				xo += base
+				if big != nil {
+					regs[ra] = big.BitsAt(xo)
+				} else {
+					regs[ra] = regs[rr[xo]]
+				}
+				regs[rb] = regs[upd[bi*int64(len(xoff))+int64(j)]]
+				for _, s := range comb {
+					s(regs)
+				}
+				if big != nil {
+					big.SetBitsAt(xo, regs[rres])
+				} else {
+					regs[rr[xo]] = regs[rres]
+				}
+			}
+		}
+	})
+	return r, nil
+}
+
 // while compiles a loop: its state has registers of its own, set from the operand, then from the body's
 // result after each iteration.
 func (sc *smallCompiler) while(in *hlo.Instruction, ops []sval, steps *[]smallStep) (sval, error) {
@@ -1314,3 +1509,7 @@ func (e *evaluator) trySmall(in *hlo.Instruction, ops []Value) (v Value, ok bool
 
 // smallPrograms turns the small programs on; tests turn them off to compare.
 var smallPrograms = true
+
+// smallScatter compiles scatters into steps of their own (scatter); tests turn it off to compare with the
+// evaluator's scatter called from the program.
+var smallScatter = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -636,4 +637,84 @@ ENTRY main {
 		t.Fatalf("%v with %d small programs, want 7 from a small program", err, n)
 	}
 	expect(t, v, "u32[] 7")
+}
+
+// TestSmallScatter runs loops whose bodies scatter into a small array of their state, or into a large one
+// in place, by indices that the counter moves in and out of range (a window that does not fit is left
+// out), with scalar updates and windows, one and two index components, several index types, and update
+// computations that assign, add, take the maximum or compute more; each compiled into the program's own
+// steps and as a call of the evaluator's scatter, and by the evaluator alone: the same bits.
+func TestSmallScatter(t *testing.T) {
+	type form struct {
+		name, state, operand, idx, upd, dims string
+	}
+	forms := []form{
+		{"scalar", "T[8]", "T[8]", "idx = S[1] broadcast(i), dimensions={}", "u = T[] convert(i)",
+			"update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=0"},
+		{"scalars", "T[8]", "T[8]", "i2 = S[] multiply(i, c3)\n  idx0 = S[2,1] broadcast(i2), dimensions={}\n  iota = S[2,1] iota(), iota_dimension=0\n  idx = S[2,1] add(idx0, iota)",
+			"u1 = T[] convert(i)\n  u = T[2] broadcast(u1), dimensions={}",
+			"update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1"},
+		{"window", "T[4,6]", "T[4,6]", "j = S[] subtract(i, c3)\n  idx = S[2] broadcast(j), dimensions={}",
+			"u1 = T[] convert(i)\n  u = T[2,3] broadcast(u1), dimensions={}",
+			"update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0"},
+		{"row", "T[5,4]", "T[5,4]", "idx = S[1] broadcast(i), dimensions={}",
+			"u1 = T[] convert(i)\n  u = T[4] broadcast(u1), dimensions={}",
+			"update_window_dims={0}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=0"},
+		{"large", "T[3000]", "T[3000]", "j = S[] multiply(i, c3)\n  idx = S[1] broadcast(j), dimensions={}", "u = T[] convert(i)",
+			"update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=0"},
+	}
+	combiners := map[string]string{
+		"assign":  "ROOT r = T[] copy(b)",
+		"add":     "ROOT r = T[] add(a, b)",
+		"maximum": "ROOT r = T[] maximum(a, b)",
+		"more":    "s = T[] add(a, b)\n  ROOT r = T[] multiply(s, s)",
+	}
+	for _, f := range forms {
+		for cname, comb := range combiners {
+			for _, ty := range []string{"f32", "bf16", "s32"} {
+				for _, st := range []string{"s32", "u32", "s64"} {
+					src := fmt.Sprintf(`HloModule scatters
+comb {
+  a = T[] parameter(0)
+  b = T[] parameter(1)
+  %s
+}
+body {
+  p = (S[], %s) parameter(0)
+  i = S[] get-tuple-element(p), index=0
+  v = %s get-tuple-element(p), index=1
+  c3 = S[] constant(3)
+  %s
+  %s
+  v1 = %s scatter(v, idx, u), %s, to_apply=comb
+  one = S[] constant(1)
+  i1 = S[] add(i, one)
+  ROOT t = (S[], %s) tuple(i1, v1)
+}
+cond {
+  p = (S[], %s) parameter(0)
+  i = S[] get-tuple-element(p), index=0
+  n = S[] constant(9)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = %s parameter(0)
+  z = S[] constant(0)
+  st = (S[], %s) tuple(z, x)
+  ROOT l = (S[], %s) while(st), condition=cond, body=body
+}`, comb, f.state, f.operand, f.idx, f.upd, f.operand, f.dims, f.state, f.state, f.state, f.state, f.state)
+					src = strings.ReplaceAll(strings.ReplaceAll(src, "T[", ty+"["), "S[", st+"[")
+					m := parseModule(t, src)
+					rng := rand.New(rand.NewPCG(uint64(len(src)), 7))
+					args := []Value{viewInput(t, rng, m.Entry.Params[0].Shape.String())}
+					t.Run(fmt.Sprintf("%s/%s/%s/%s", f.name, cname, ty, st), func(t *testing.T) {
+						if _, _, n := runSmall(t, m, args, Options{}); n != 1 {
+							t.Fatalf("%d small programs, want 1", n)
+						}
+						runBothWays(t, m, args, Options{}, &smallScatter, "scatter steps give", "the evaluator's scatter")
+					})
+				}
+			}
+		}
+	}
 }
