@@ -10,7 +10,7 @@ import (
 
 // FuzzSmallPrograms writes a loop over a state of small arrays from the fuzzer's bytes (elementwise
 // operations of every kind on integer, float and pred arrays, compares and selects, conversions and
-// bitcasts, moves, dynamic slices and updates, reductions) and requires the same bits from its small
+// bitcasts, moves, dynamic slices and updates, scatters, reductions) and requires the same bits from its small
 // program as from the evaluation instruction by instruction.
 func FuzzSmallPrograms(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
@@ -67,8 +67,24 @@ func smallFuzzModule(data []byte) (src string, small bool) {
 	}
 	stateShape += ", " + full(big) + ")"
 
-	var b strings.Builder
-	fmt.Fprintf(&b, "HloModule fuzz\n\nadd_s32 {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n\n")
+	var b, combs strings.Builder
+	fmt.Fprintf(&combs, "HloModule fuzz\n\nadd_s32 {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n\n")
+	// comb names a scatter's update computation for type t, written once: the update itself, or its
+	// combination with the old value.
+	made := map[string]bool{}
+	comb := func(t string) string {
+		ops := []string{"copy(b)", "maximum(a, b)", "add(a, b)"}
+		if t == "pred" {
+			ops = []string{"copy(b)", "or(a, b)", "xor(a, b)"}
+		}
+		k := next(len(ops))
+		name := fmt.Sprintf("comb_%s_%d", t, k)
+		if !made[name] {
+			made[name] = true
+			fmt.Fprintf(&combs, "%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT r = %s[] %s\n}\n\n", name, t, t, t, ops[k])
+		}
+		return name
+	}
 	fmt.Fprintf(&b, "body {\n  p = %s parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n", stateShape)
 	pool := []value{{"i", "s32", "[]"}}
 	for k, s := range state {
@@ -177,6 +193,27 @@ func smallFuzzModule(data []byte) (src string, small bool) {
 				temp(value{name + "d", x.typ, "[1,2]"}, "dynamic-slice(%s, %s, %s), dynamic_slice_sizes={1,2}", x.name, idx, idx)
 				emit(value{name, x.typ, "[2,3]"}, "dynamic-update-slice(%s, %s, i, %s)", x.name, name+"d", idx)
 			}
+		case 9: // a scatter of one element, its index from the loop (in range or not)
+			var u value
+			for _, v := range pool {
+				if v.typ == x.typ && v.shape == "[]" {
+					u = v
+				}
+			}
+			if x.shape == "[]" || u.name == "" {
+				continue
+			}
+			emit(value{name + "m", "s32", "[]"}, "constant(%d)", next(5)-2)
+			emit(value{name + "k", "s32", "[]"}, "add(i, %s)", name+"m")
+			if x.shape == "[3]" {
+				temp(value{name + "i", "s32", "[1]"}, "broadcast(%s), dimensions={}", name+"k")
+				emit(value{name, x.typ, x.shape}, "scatter(%s, %s, %s), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=%s",
+					x.name, name+"i", u.name, comb(x.typ))
+			} else {
+				temp(value{name + "i", "s32", "[2]"}, "broadcast(%s), dimensions={}", name+"k")
+				emit(value{name, x.typ, x.shape}, "scatter(%s, %s, %s), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=%s",
+					x.name, name+"i", u.name, comb(x.typ))
+			}
 		case 10: // a read of the large array
 			idx := "i"
 			if x.typ == "s32" && x.shape == "[]" {
@@ -207,7 +244,16 @@ func smallFuzzModule(data []byte) (src string, small bool) {
 	nextBig := "big"
 	for _, v := range pool {
 		if v.typ == big.typ && v.shape == "[3]" && next(2) == 0 {
-			temp(value{"upd", big.typ, big.shape}, "dynamic-update-slice(big, %s, %s)", v.name, pool[0].name)
+			if next(2) == 0 {
+				temp(value{"upd", big.typ, big.shape}, "dynamic-update-slice(big, %s, %s)", v.name, pool[0].name)
+			} else {
+				// A scatter of a window of three, which the index moves past the end.
+				temp(value{"ui", "s32", "[1]"}, "broadcast(i), dimensions={}")
+				temp(value{"uk", "s32", "[1]"}, "constant({%d})", 90+next(12))
+				temp(value{"uj", "s32", "[1]"}, "add(ui, uk)")
+				temp(value{"upd", big.typ, big.shape}, "scatter(big, uj, %s), update_window_dims={0}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=%s",
+					v.name, comb(big.typ))
+			}
 			nextBig = "upd"
 			switch next(3) {
 			case 0:
@@ -240,5 +286,5 @@ func smallFuzzModule(data []byte) (src string, small bool) {
 	fmt.Fprintf(&b, "  st = %s tuple(z, a0, a1, a2, a3)\n  l = %s while(st), condition=cond, body=body\n", stateShape, stateShape)
 	// The argument of the loop, which an update in place must not have changed.
 	fmt.Fprintf(&b, "  ROOT r = (%s, %s) tuple(l, a3)\n}\n", stateShape, full(big))
-	return b.String(), small
+	return combs.String() + b.String(), small
 }
