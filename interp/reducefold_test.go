@@ -11,18 +11,7 @@ import (
 )
 
 // countConvertFolds counts the reduces of m that would read a conversion's operand in its place.
-func countConvertFolds(m *hlo.Module) int {
-	e := &evaluator{mod: m, comps: map[*hlo.Computation]*compiled{}}
-	n := 0
-	for _, c := range m.Computations {
-		for _, f := range e.compile(c).fused {
-			if f != nil && f.Opcode == hlo.OpReduce {
-				n++
-			}
-		}
-	}
-	return n
-}
+func countConvertFolds(m *hlo.Module) int { return countFused(m, hlo.OpReduce) }
 
 // reducers are reduce computations of f32: the plain ones the float32 folds run (add, maximum, minimum,
 // multiply) and one the scalar program runs (a clamped add), which takes its inputs converted first.

@@ -12,12 +12,16 @@ import (
 )
 
 // countFolds counts the dots of m that would read a transpose's operand in its place.
-func countFolds(m *hlo.Module) int {
+func countFolds(m *hlo.Module) int { return countFused(m, hlo.OpDot) }
+
+// countFused counts the instructions of m that would run as a group's fusion of opcode op: a dot with
+// transposes folded into it, a reduce with a conversion.
+func countFused(m *hlo.Module, op hlo.Opcode) int {
 	e := &evaluator{mod: m, comps: map[*hlo.Computation]*compiled{}}
 	n := 0
 	for _, c := range m.Computations {
 		for _, f := range e.compile(c).fused {
-			if f != nil && f.Opcode == hlo.OpDot {
+			if f != nil && f.Opcode == op {
 				n++
 			}
 		}
