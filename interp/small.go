@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"octet/dtype"
+	"octet/gemm"
 	"octet/hlo"
 	"octet/tensor"
 )
@@ -414,6 +415,13 @@ func (sc *smallCompiler) inst(in *hlo.Instruction, ops []sval, steps *[]smallSte
 			return sval{}, err
 		}
 		*steps = (*steps)[:n]
+		return sc.escape(in, ops, steps)
+	case hlo.OpDot:
+		if smallDot {
+			if r, err := sc.dot(in, ops, steps); err != errNotSmall {
+				return r, err
+			}
+		}
 		return sc.escape(in, ops, steps)
 	case hlo.OpScatter:
 		if smallScatter {
@@ -955,6 +963,99 @@ func (sc *smallCompiler) dynamic(in *hlo.Instruction, ops []sval, steps *[]small
 		}
 		for k, o := range offs {
 			regs[rr[k]] = regs[xr[base+o]]
+		}
+	})
+	return r, nil
+}
+
+// dot compiles a dot of small f32 or bf16 operands giving f32 or bf16 (the few-element products of an ODE
+// solver's steps, a small network's layers in a loop) into a step: each element the chain of float32
+// fused multiply-adds over its contracting positions in order from zero, rounded once to the result's
+// type, as package gemm's kernels compute it (docs/numerics.md), with gemm.FMA32. Where an operand holds
+// a NaN the step has the evaluator compute the dot instead: the kernels promise a NaN then, not which
+// payload, and the evaluator's is the one to give.
+func (sc *smallCompiler) dot(in *hlo.Instruction, ops []sval, steps *[]smallStep) (sval, error) {
+	if len(ops) != 2 || in.Attr("sparsity") != nil || !in.Shape.IsArray() {
+		return sval{}, errNotSmall
+	}
+	out := in.Shape.Elem
+	lhs, rhs := ops[0], ops[1]
+	for _, o := range ops {
+		t := o.shape.Elem
+		if !o.shape.IsArray() || o.big || t != dtype.F32 && t != dtype.BF16 || t != out && out != dtype.F32 {
+			return sval{}, errNotSmall // an f32 operand of a bf16 dot is rounded first: the evaluator's
+		}
+	}
+	if out != dtype.F32 && out != dtype.BF16 {
+		return sval{}, errNotSmall
+	}
+	d := dotDimsOf(in)
+	ld, rd := lhs.shape.Dims, rhs.shape.Dims
+	p, err := planDot(ld, rd, d)
+	if err != nil || !slices.Equal(p.outDims, in.Shape.Dims) {
+		return sval{}, errNotSmall
+	}
+	lf, _ := freeDims(len(ld), d.lhsBatch, d.lhsContract)
+	rf, _ := freeDims(len(rd), d.rhsBatch, d.rhsContract)
+	// The registers of each element's products, in order of its contracting positions: terms[o*k+kk].
+	sizes := func(dims, of []int64) []int64 {
+		out := make([]int64, len(of))
+		for i, x := range of {
+			out[i] = dims[x]
+		}
+		return out
+	}
+	ls, rs := rowMajorStrides(ld), rowMajorStrides(rd)
+	offsets := func(dims []int64, strides []int64, of []int64) []int64 { // of each position, row-major
+		sz := sizes(dims, of)
+		idx := make([]int64, len(of))
+		var offs []int64
+		for range product(sz) {
+			var o int64
+			for i, x := range of {
+				o += idx[i] * strides[x]
+			}
+			offs = append(offs, o)
+			nextIndex(idx, sz)
+		}
+		return offs
+	}
+	lb, rb := offsets(ld, ls, d.lhsBatch), offsets(rd, rs, d.rhsBatch)
+	li, rj := offsets(ld, ls, lf), offsets(rd, rs, rf)
+	lk, rk := offsets(ld, ls, d.lhsContract), offsets(rd, rs, d.rhsContract)
+	k := len(lk)
+	terms := make([][2]int, 0, int(p.batch*p.m*p.n)*k)
+	for b := range lb {
+		for _, i := range li {
+			for _, j := range rj {
+				for kk := range k {
+					terms = append(terms, [2]int{lhs.regs[lb[b]+i+lk[kk]], rhs.regs[rb[b]+j+rk[kk]]})
+				}
+			}
+		}
+	}
+	// The evaluator's dot, for operands with a NaN: its step writes the result's registers.
+	var fallback []smallStep
+	r, err := sc.escape(in, ops, &fallback)
+	if err != nil {
+		return sval{}, err
+	}
+	decL, decR, enc := dec32(lhs.shape.Elem), dec32(rhs.shape.Elem), enc32(out)
+	*steps = append(*steps, func(regs []uint64) {
+		for i, dec := range [2]func(uint64) float32{decL, decR} {
+			for _, x := range ops[i].regs {
+				if v := dec(regs[x]); v != v {
+					fallback[0](regs)
+					return
+				}
+			}
+		}
+		for o, dst := range r.regs {
+			var acc float32
+			for _, t := range terms[o*k : (o+1)*k] {
+				acc = gemm.FMA32(decL(regs[t[0]]), decR(regs[t[1]]), acc)
+			}
+			regs[dst] = enc(acc)
 		}
 	})
 	return r, nil
@@ -1513,3 +1614,6 @@ var smallPrograms = true
 // smallScatter compiles scatters into steps of their own (scatter); tests turn it off to compare with the
 // evaluator's scatter called from the program.
 var smallScatter = true
+
+// smallDot compiles dots into steps of their own (dot); tests turn it off likewise.
+var smallDot = true
