@@ -10,7 +10,7 @@ import (
 
 // FuzzSmallPrograms writes a loop over a state of small arrays from the fuzzer's bytes (elementwise
 // operations of every kind on integer, float and pred arrays, compares and selects, conversions and
-// bitcasts, moves, dynamic slices and updates, scatters, reductions) and requires the same bits from its small
+// bitcasts, moves, dynamic slices and updates, scatters, dots, reductions) and requires the same bits from its small
 // program as from the evaluation instruction by instruction.
 func FuzzSmallPrograms(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
@@ -113,7 +113,7 @@ func smallFuzzModule(data []byte) (src string, small bool) {
 	for k := range nops {
 		x := pick()
 		name := fmt.Sprintf("v%d", k)
-		switch next(11) {
+		switch next(12) {
 		case 0: // unary
 			ops := []string{"negate", "abs", "sign"}
 			switch {
@@ -214,6 +214,22 @@ func smallFuzzModule(data []byte) (src string, small bool) {
 				emit(value{name, x.typ, x.shape}, "scatter(%s, %s, %s), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=%s",
 					x.name, name+"i", u.name, comb(x.typ))
 			}
+		case 11: // a dot of f32 or bf16 arrays, to a scalar
+			if x.typ != "f32" && x.typ != "bf16" || x.shape == "[]" {
+				continue
+			}
+			y, out := same(x), x.typ
+			if next(2) == 0 {
+				out = "f32"
+			}
+			dims := "lhs_contracting_dims={0}, rhs_contracting_dims={0}"
+			if x.shape == "[2,3]" {
+				dims = "lhs_contracting_dims={0,1}, rhs_contracting_dims={0,1}"
+				if next(2) == 0 {
+					dims = "lhs_contracting_dims={1,0}, rhs_contracting_dims={1,0}"
+				}
+			}
+			emit(value{name, out, "[]"}, "dot(%s, %s), %s", x.name, y.name, dims)
 		case 10: // a read of the large array
 			idx := "i"
 			if x.typ == "s32" && x.shape == "[]" {
