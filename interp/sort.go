@@ -15,6 +15,9 @@ import (
 // sortKeys turns on the keys of a keyed comparator (scalarProg.keyed); tests turn it off to compare.
 var sortKeys = true
 
+// sortTables turns on the tables of the numbers of narrow keys' codes; tests turn it off to compare.
+var sortTables = true
+
 // sortOp sorts its operands together along one dimension, ordered by the comparator (which takes the
 // elements of every operand at two positions: lhs_0, rhs_0, lhs_1, rhs_1, ...). The sort is stable
 // (which is_stable requires and is a valid order otherwise).
@@ -73,6 +76,21 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 			return Value{}, err
 		}
 	}
+	// Keys of at most 16 bits, many more elements than codes: each code's number is found once, by the
+	// key's steps and orderOf, and every element looks its own up (a NaN under a partial order, which has
+	// none, still sends its row to the comparator).
+	var table []uint64 // a code's number, or noNumber
+	if w := ts[0].Type.BitWidth(); keyed && sortTables && p.keyOrder != nil && w <= 16 && product(shape) >= 4<<w {
+		table = make([]uint64, 1<<w)
+		kf := &scalarFn{comp: f.comp, prog: p, regs: make([]uint64, p.nregs)}
+		for c := range table {
+			o, ok := p.keyOrder(kf.key(uint64(c)))
+			table[c] = o
+			if !ok {
+				table[c] = noNumber
+			}
+		}
+	}
 	// sorter returns a function that sorts the row at base into outs, with state of its own, calling f
 	// where the comparator is called for each comparison.
 	sorter := func(f *scalarFn) func(base int64) error {
@@ -113,13 +131,17 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 			for i := range perm {
 				perm[i] = int64(i)
 			}
-			for j := range keys {
-				keys[j] = f.key(ts[0].BitsAt(base + int64(j)*stride))
-			}
-			if !numbered(p, keys, ords) {
-				sort.SliceStable(perm, func(a, b int) bool { return less(perm[a], perm[b]) })
-			} else {
+			if table != nil && lookUp(table, ts[0], base, stride, ords) {
 				orderRow(ords, p.keyNarrow, perm, len(perm), packed)
+			} else {
+				for j := range keys {
+					keys[j] = f.key(ts[0].BitsAt(base + int64(j)*stride))
+				}
+				if !numbered(p, keys, ords) {
+					sort.SliceStable(perm, func(a, b int) bool { return less(perm[a], perm[b]) })
+				} else {
+					orderRow(ords, p.keyNarrow, perm, len(perm), packed)
+				}
 			}
 			if callErr != nil {
 				return callErr
@@ -162,6 +184,22 @@ func (e *evaluator) sort(in *hlo.Instruction, ops []Value) (Value, error) {
 		}
 	})
 	return packResults(in, outs), nil
+}
+
+// noNumber marks a code without a number in a sort's table: numbers are below 2^64-1.
+const noNumber = ^uint64(0)
+
+// lookUp sets ords to the numbers table gives the codes of the row of t at base (positions base +
+// j*stride), and reports whether every code has one.
+func lookUp(table []uint64, t *tensor.Tensor, base, stride int64, ords []uint64) bool {
+	for j := range ords {
+		o := table[t.BitsAt(base+int64(j)*stride)]
+		if o == noNumber {
+			return false
+		}
+		ords[j] = o
+	}
+	return true
 }
 
 // numbered sets ords to the numbers of a keyed comparator's keys (scalarProg.keyOrder) and reports
