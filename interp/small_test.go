@@ -739,37 +739,8 @@ func TestSmallDot(t *testing.T) {
 		for range contract {
 			ks = append(ks, int64(1+rng.IntN(4)))
 		}
-		side := func() (dims, bd, cd []int64, free []int64) {
-			kinds := []int{}
-			for range batch {
-				kinds = append(kinds, 0)
-			}
-			for range rng.IntN(2) + 1 {
-				kinds = append(kinds, 1)
-			}
-			for range contract {
-				kinds = append(kinds, 2)
-			}
-			rng.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
-			bi, ci := 0, 0
-			bd, cd = make([]int64, batch), make([]int64, contract)
-			for i, kd := range kinds {
-				switch kd {
-				case 0:
-					dims = append(dims, bs[bi])
-					bd[bi] = int64(i)
-					bi++
-				case 1:
-					f := int64(1 + rng.IntN(3))
-					dims = append(dims, f)
-					free = append(free, f)
-				case 2:
-					dims = append(dims, ks[ci])
-					cd[ci] = int64(i)
-					ci++
-				}
-			}
-			return dims, bd, cd, free
+		side := func() (dims, bd, cd, free []int64) {
+			return dotSide(rng, bs, ks, func(int) int64 { return int64(1 + rng.IntN(3)) })
 		}
 		ld, lb, lc, lfree := side()
 		rd, rb, rc, rfree := side()

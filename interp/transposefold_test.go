@@ -173,6 +173,44 @@ func TestTransposeFolds(t *testing.T) {
 	interceptSeesEvery(t, m, args)
 }
 
+// dotSide lays out one side of a random dot: its batch dimensions (of sizes bs), one or two free ones
+// (free gives each's size, told how many there are) and its contracting ones (of sizes ks), in a random
+// order. It returns the side's dimensions, where its batch and contracting ones are, and the free ones'
+// sizes.
+func dotSide(rng *rand.Rand, bs, ks []int64, free func(n int) int64) (dims, bd, cd, frees []int64) {
+	kinds := []int{}
+	for range bs {
+		kinds = append(kinds, 0)
+	}
+	nfree := 1 + rng.IntN(2)
+	for range nfree {
+		kinds = append(kinds, 1)
+	}
+	for range ks {
+		kinds = append(kinds, 2)
+	}
+	rng.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
+	bi, ci := 0, 0
+	bd, cd = make([]int64, len(bs)), make([]int64, len(ks))
+	for i, kd := range kinds {
+		switch kd {
+		case 0:
+			dims = append(dims, bs[bi])
+			bd[bi] = int64(i)
+			bi++
+		case 1:
+			f := free(nfree)
+			dims = append(dims, f)
+			frees = append(frees, f)
+		case 2:
+			dims = append(dims, ks[ci])
+			cd[ci] = int64(i)
+			ci++
+		}
+	}
+	return dims, bd, cd, frees
+}
+
 // TestTransposeFoldsRandom writes dots of random dimension numbers whose operands are random transposes
 // of parameters (of f32, bf16, f16 and f8e4m3fn, with f32 or bf16 results), and requires the same bits
 // with the folding on and off.
@@ -203,36 +241,8 @@ func TestTransposeFoldsRandom(t *testing.T) {
 			return int64(6 + rng.IntN(8))
 		}
 		side := func() (dims []int64, bd, cd []int64) {
-			// The side's logical dimensions before the transpose: batch, free and contracting in a
-			// random order.
-			kinds := []int{}
-			for range batch {
-				kinds = append(kinds, 0)
-			}
-			nfree := 1 + rng.IntN(2)
-			for range nfree {
-				kinds = append(kinds, 1)
-			}
-			for range contract {
-				kinds = append(kinds, 2)
-			}
-			rng.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
-			bi, ci := 0, 0
-			bd, cd = make([]int64, batch), make([]int64, contract)
-			for i, kd := range kinds {
-				switch kd {
-				case 0:
-					dims = append(dims, bs[bi])
-					bd[bi] = int64(i)
-					bi++
-				case 1:
-					dims = append(dims, free(nfree))
-				case 2:
-					dims = append(dims, ks[ci])
-					cd[ci] = int64(i)
-					ci++
-				}
-			}
+			// The side's logical dimensions before the transpose.
+			dims, bd, cd, _ = dotSide(rng, bs, ks, free)
 			return dims, bd, cd
 		}
 		ld, lb, lc := side()
