@@ -28,24 +28,14 @@ func boxMullerRef(u1, u2 float64) (float64, float64) {
 // mathIsReference is set where math's Log and Sincos give the bits BoxMuller promises.
 const mathIsReference = runtime.GOARCH == "amd64" && !fusingBuild
 
-// testSplitmix64 and testMix are the hashes of package interp's random inputs.
-func testSplitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-func testMix(key, x uint64) uint64 { return testSplitmix64(key ^ testSplitmix64(x+0x632be59bd9b4e019)) }
-
 // hashUniforms returns the uniforms of n Box-Muller pairs of interp's stream key from pair p0 on: u1 in
 // (0, 1], u2 in [0, 1).
 func hashUniforms(key uint64, p0, n int) (u1, u2 []float64) {
 	u1, u2 = make([]float64, n), make([]float64, n)
 	for i := range u1 {
 		p := uint64(p0 + i)
-		u1[i] = float64(testMix(key, 2*p)>>11+1) * 0x1p-53
-		u2[i] = float64(testMix(key, 2*p+1)>>11) * 0x1p-53
+		u1[i] = float64(SplitMix(key, 2*p)>>11+1) * 0x1p-53
+		u2[i] = float64(SplitMix(key, 2*p+1)>>11) * 0x1p-53
 	}
 	return u1, u2
 }
@@ -264,8 +254,8 @@ func TestSplitMixUniforms(t *testing.T) {
 					SplitMixUniforms(u1, u2, key, p0)
 					for i := range n {
 						x := 2 * (p0 + uint64(i))
-						w1 := float64(testMix(key, x)>>11+1) * 0x1p-53
-						w2 := float64(testMix(key, x+1)>>11) * 0x1p-53
+						w1 := float64(SplitMix(key, x)>>11+1) * 0x1p-53
+						w2 := float64(SplitMix(key, x+1)>>11) * 0x1p-53
 						if math.Float64bits(u1[i]) != math.Float64bits(w1) || math.Float64bits(u2[i]) != math.Float64bits(w2) {
 							t.Fatalf("key %#x, pairs %d+%d: element %d is %v, %v, want %v, %v", key, p0, n, i, u1[i], u2[i], w1, w2)
 						}
@@ -284,8 +274,8 @@ func TestSplitMixUniforms(t *testing.T) {
 			for _, low := range []uint64{0, 0x7ff} {
 				h := v<<11 | low
 				for x := uint64(0); x < 8; x++ {
-					key := unsplitmix64(h) ^ testSplitmix64(x+0x632be59bd9b4e019)
-					if testMix(key, x) != h {
+					key := unsplitmix64(h) ^ splitmix64(x+0x632be59bd9b4e019)
+					if SplitMix(key, x) != h {
 						t.Fatalf("unsplitmix64 does not invert splitmix64")
 					}
 					u1, u2 := make([]float64, 4), make([]float64, 4)
@@ -303,7 +293,7 @@ func TestSplitMixUniforms(t *testing.T) {
 	})
 }
 
-// unsplitmix64 inverts testSplitmix64.
+// unsplitmix64 inverts splitmix64.
 func unsplitmix64(y uint64) uint64 {
 	unshift := func(y uint64, k uint) uint64 {
 		x := y

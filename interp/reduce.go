@@ -104,18 +104,25 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 		}
 		widened = widened || types[i] != inputs[i].Type
 	}
+	// The reducer, resolved once; a plain binary one (binop) takes the loops of reduceColumns and
+	// reduceBinop. Its error matters only to the paths that call it.
+	f, fErr := e.scalarFunc(in, in.CalledComputation("to_apply"))
+	binop := hlo.OpInvalid
+	if fErr == nil && f.prog != nil {
+		binop = f.prog.binop
+	}
 	if widened {
 		// Inputs of a narrower float type than the accumulator's (a conversion folded into the reduce,
 		// or a reduce written so, which XLA's verifier admits): each element is its exact value in the
 		// accumulator's type. The plain float32 folds decode them as they go; the other paths convert
 		// them first.
-		f, err := e.scalarFunc(in, in.CalledComputation("to_apply"))
-		if err != nil {
-			return Value{}, err
+		if fErr != nil {
+			return Value{}, fErr
 		}
-		if n != 1 || types[0] != dtype.F32 || f.prog == nil || f.prog.binop == hlo.OpInvalid {
+		if n != 1 || types[0] != dtype.F32 || binop == hlo.OpInvalid {
 			for i := range inputs {
 				if inputs[i].Type != types[i] {
+					var err error
 					if inputs[i], err = convertTensor(inputs[i], types[i], inputs[i].Shape); err != nil {
 						return Value{}, errorf(in, "%v", err)
 					}
@@ -123,7 +130,7 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 			}
 		}
 	}
-	if t, err := e.reduceColumns(in, inputs, inits, reduced, outDims, run); t != nil || err != nil {
+	if t, err := e.reduceColumns(binop, inputs, inits, reduced, outDims, run); t != nil || err != nil {
 		return ArrayValue(t), err
 	}
 	for i := range inputs {
@@ -137,15 +144,14 @@ func (e *evaluator) reduce(in *hlo.Instruction, ops []Value) (Value, error) {
 	if hasWide(inputs) {
 		return e.reduceWide(in, inputs, inits, types, outDims, run)
 	}
-	f, err := e.scalarFunc(in, in.CalledComputation("to_apply"))
-	if err != nil {
-		return Value{}, err
+	if fErr != nil {
+		return Value{}, fErr
 	}
-	if n == 1 && f.prog != nil && f.prog.binop != hlo.OpInvalid {
+	if n == 1 && binop != hlo.OpInvalid {
 		if err := e.charge(outN * run); err != nil {
 			return Value{}, err
 		}
-		if t := e.reduceBinop(f.prog.binop, inputs[0], inits[0], outDims, run); t != nil {
+		if t := e.reduceBinop(binop, inputs[0], inits[0], outDims, run); t != nil {
 			return ArrayValue(t), nil
 		}
 	}
@@ -409,16 +415,12 @@ func fold4Done(acc *[4]float32, a0, a1, a2, a3 float32) bool {
 // time, rather than gathering every output's run to fold it (a strided copy of the whole input). The
 // order is reduceRuns's: each output's elements in row-major order of the reduced dimensions, in blocks
 // of reduceBlock for a longer run. It returns nil, and no error, when the reduce is not of that kind.
-func (e *evaluator) reduceColumns(in *hlo.Instruction, inputs, inits []*tensor.Tensor, reduced []bool, outDims []int64, run int64) (*tensor.Tensor, error) {
-	if len(inputs) != 1 || len(reduced) == 0 || reduced[len(reduced)-1] || inputs[0].Type.ByteSize() > 8 {
+func (e *evaluator) reduceColumns(op hlo.Opcode, inputs, inits []*tensor.Tensor, reduced []bool, outDims []int64, run int64) (*tensor.Tensor, error) {
+	if len(inputs) != 1 || len(reduced) == 0 || reduced[len(reduced)-1] || inputs[0].Type.ByteSize() > 8 ||
+		op == hlo.OpInvalid || domainOf(inputs[0].Type) == domComplex {
 		return nil, nil
 	}
 	x := inputs[0]
-	f, err := e.scalarFunc(in, in.CalledComputation("to_apply"))
-	if err != nil || f.prog == nil || f.prog.binop == hlo.OpInvalid || domainOf(x.Type) == domComplex {
-		return nil, nil
-	}
-	op := f.prog.binop
 	// The input as outer blocks of run rows of inner columns: with the reduced dimensions consecutive,
 	// the dimensions before them make the blocks, as the input lies; otherwise the reduced dimensions are
 	// moved to the front, one block.
